@@ -1,0 +1,68 @@
+/**
+ * Creating a user or bot: the profile with a fresh API key and a memory-hard password hash,
+ * the personal recipient that direct messages to them use, their stored API email (a dummy
+ * address when their real one is hidden), and their role's system-group membership.
+ */
+import type { Realm, Tx } from "../db.ts";
+import { JsonableError } from "../errors.ts";
+import { generateApiKey, hashPassword } from "../lib/passwords.ts";
+import { RecipientType } from "../lib/recipients.ts";
+import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
+import { apiEmailFor, Role } from "../lib/users.ts";
+import { iexact } from "../lib/text.ts";
+
+export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
+  [Role.OWNER]: [SystemGroups.OWNERS],
+  [Role.ADMINISTRATOR]: [SystemGroups.ADMINISTRATORS],
+  [Role.MODERATOR]: [SystemGroups.MODERATORS],
+  // The waiting period is 0 here, so every member is a full member at once.
+  [Role.MEMBER]: [SystemGroups.MEMBERS, SystemGroups.FULL_MEMBERS],
+  [Role.GUEST]: [SystemGroups.EVERYONE],
+};
+
+export interface NewUser {
+  email: string;
+  fullName: string;
+  role: number;
+  /** Already hashed with hashPassword() (hash outside the transaction: it is slow on purpose). */
+  passwordHash?: string | null;
+  isBot?: boolean;
+  botType?: number | null;
+  botOwnerId?: number | null;
+  timezone?: string;
+}
+
+export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEmailDomain: string) {
+  const email = input.email.trim();
+  const existing = await tx.userProfile.findFirst({ where: { realmId: realm.id, deliveryEmail: iexact(email) } });
+  if (existing) throw new JsonableError(`Email '${email}' already in use`);
+  const created = await tx.userProfile.create({
+    data: {
+      realmId: realm.id,
+      // Placeholder until the id is known; replaced below in the same transaction.
+      email,
+      deliveryEmail: email,
+      fullName: input.fullName.trim(),
+      role: input.role,
+      isBot: input.isBot ?? false,
+      botType: input.botType ?? null,
+      botOwnerId: input.botOwnerId ?? null,
+      apiKey: generateApiKey(),
+      passwordHash: input.passwordHash ?? null,
+      timezone: input.timezone ?? "",
+      emailAddressVisibility: realm.emailAddressVisibility,
+    },
+  });
+  const recipient = await tx.recipient.create({ data: { realmId: realm.id, type: RecipientType.PERSONAL, typeId: created.id } });
+  const user = await tx.userProfile.update({
+    where: { id: created.id },
+    data: { recipientId: recipient.id, email: apiEmailFor(created, fakeEmailDomain) },
+  });
+  const groups = await getSystemGroupIds(tx, realm.id);
+  await tx.userGroupMembership.createMany({
+    data: (ROLE_GROUPS[input.role] ?? []).map((name) => ({ userGroupId: groups[name], userProfileId: user.id })),
+  });
+  return user;
+}
+
+export { hashPassword };

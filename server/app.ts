@@ -1,0 +1,68 @@
+/**
+ * createApp(deps) builds the Express application; it reads no environment and opens no
+ * socket, so tests build it on a database of their own. Middleware order is fixed:
+ * body parsing and Zulip's parameter merging → the validator's route lookup → authentication
+ * → JSON-in-form decoding → request validation → response validation → the operation's
+ * handler → the error handler.
+ */
+import express from "express";
+import type { NextFunction, Request, Response } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { AppDeps } from "./context.ts";
+import { authMiddleware } from "./http/auth.ts";
+import { errorHandler } from "./http/error-handler.ts";
+import { bodyParsers, decodeJsonFields, parseParams } from "./http/form.ts";
+import { loadSpec, type LoadedSpec } from "./http/spec.ts";
+import { registerRoutes } from "./routes.ts";
+
+const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
+
+function jsonFormDecoder(spec: LoadedSpec) {
+  return function decodeJsonForm(req: Request, _res: Response, next: NextFunction) {
+    const route = (req as any).openapi?.openApiRoute?.slice(spec.basePath.length);
+    const op = spec.byRoute.get(`${req.method} ${route}`);
+    try {
+      if (op && req.body && typeof req.body === "object") decodeJsonFields(op, req.body);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+export function createApp(deps: AppDeps) {
+  const spec = loadSpec();
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  // Django's QueryDict: the last value of a repeated key wins.
+  app.set("query parser", (q: string) => parseParams(q));
+
+  app.get("/api/docs", (_req, res) => {
+    if (existsSync(DOCS_PATH)) res.sendFile(DOCS_PATH);
+    else res.status(404).type("text/plain").send("API docs are not built: run `npm run docs`.\n");
+  });
+  app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
+
+  app.use(bodyParsers());
+  const validator = OpenApiValidator.middleware({
+    apiSpec: structuredClone(spec.validatorDoc),
+    validateRequests: { coerceTypes: false, allowUnknownQueryParameters: true, removeAdditional: false },
+    validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    validateApiSpec: false,
+    fileUploader: false,
+  }) as unknown as ((req: Request, res: Response, next: NextFunction) => void)[];
+  const requestAt = validator.findIndex((m) => m.name === "requestMiddleware");
+  const metadataAt = validator.findIndex((m) => m.name === "metadataMiddleware");
+  if (requestAt < 0 || metadataAt < 0 || metadataAt > requestAt)
+    throw new Error("express-openapi-validator's middleware layout changed; update server/app.ts");
+  validator.splice(requestAt, 0, authMiddleware(spec, deps), jsonFormDecoder(spec));
+  app.use(validator);
+
+  registerRoutes(app, spec, deps);
+  app.use(errorHandler(spec, deps.log));
+  return app;
+}

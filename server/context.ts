@@ -1,0 +1,29 @@
+/**
+ * What a handler and an action get: the database, the event bus, the logger, the clock and
+ * configuration; for authenticated operations also the organization and the acting user.
+ */
+import type { Logger } from "pino";
+import type { PrismaClient, Realm, UserProfile } from "./db.ts";
+import type { EventBus } from "./events.ts";
+import type { Config } from "./config.ts";
+
+export interface AppDeps {
+  db: PrismaClient;
+  events: EventBus;
+  log: Logger;
+  config: Config;
+  /** The clock; tests may replace it. */
+  now: () => Date;
+}
+
+export interface PublicContext extends AppDeps {
+  /** The organization the request's host names (see lib/realms.ts resolveRealm). */
+  host: string;
+  /** The request's User-Agent, from which Zulip names the sending client. */
+  userAgent?: string;
+}
+
+export interface RequestContext extends PublicContext {
+  realm: Realm;
+  user: UserProfile;
+}

@@ -1,0 +1,29 @@
+import { AuthenticationFailedError, JsonableError } from "../errors.ts";
+import type { Handler } from "../http/types.ts";
+import { verifyPassword } from "../lib/passwords.ts";
+import { resolveRealm } from "../lib/realms.ts";
+import { findUserByDeliveryEmail } from "../lib/users.ts";
+
+// Django's EmailValidator, loosely: one "@", no spaces, a dotted or bracketed domain.
+const EMAIL = /^[^\s@]+@([^\s@.]+\.)*[^\s@.]+$/;
+
+/**
+ * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key, with the checks of
+ * zproject/backends.py EmailAuthBackend in its order). A wrong password, an unknown user and
+ * a user of another organization get the same answer; an unknown user costs a hash too, so
+ * timing does not tell them apart.
+ */
+export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
+  const username = body.username.trim();
+  if (!EMAIL.test(username)) throw new JsonableError("Enter a valid email address.");
+  const realm = await resolveRealm(ctx.db, ctx.host);
+  if (!realm) throw new JsonableError("Invalid subdomain", { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
+  if (!realm.passwordAuthEnabled)
+    throw new AuthenticationFailedError("Password authentication is disabled in this organization", "PASSWORD_AUTH_DISABLED");
+  const user = await findUserByDeliveryEmail(ctx.db, realm.id, username);
+  if (user && !user.isActive) throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
+  if (user && realm.deactivated) throw new AuthenticationFailedError("This organization has been deactivated", "REALM_DEACTIVATED");
+  const ok = await verifyPassword(body.password, user?.passwordHash);
+  if (!user || !ok) throw new AuthenticationFailedError();
+  return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id };
+};

@@ -1,0 +1,30 @@
+import type { Handler } from "../http/types.ts";
+import { fakeEmailDomain } from "../lib/realms.ts";
+import { accessUserByEmail, loadProfileData, toApiUser } from "../lib/users.ts";
+
+/** GET /users: every user of the organization, deactivated ones and bots included. */
+export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
+  const users = await ctx.db.userProfile.findMany({
+    where: { realmId: ctx.realm.id, ...(query.user_ids ? { id: { in: query.user_ids } } : {}) },
+    orderBy: { id: "asc" },
+  });
+  const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, users.map((u) => u.id)) : undefined;
+  return { members: users.map((u) => toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData })) };
+};
+
+/** GET /users/me: the caller, with the real email and custom profile data. */
+export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
+  const [profileData, last] = await Promise.all([
+    loadProfileData(ctx.db, ctx.realm.id, [ctx.user.id]),
+    ctx.db.userMessage.findFirst({ where: { userProfileId: ctx.user.id }, orderBy: { messageId: "desc" }, select: { messageId: true } }),
+  ]);
+  const user = toApiUser(ctx.user, ctx.user, { clientGravatar: false, profileData: ctx.user.isBot ? undefined : profileData });
+  return { ...user, max_message_id: last?.messageId ?? -1 };
+};
+
+/** GET /users/{email} (zerver/views/users.py get_user_by_email). */
+export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query }, ctx) => {
+  const target = await accessUserByEmail(ctx.db, ctx.realm, ctx.user, path.email, fakeEmailDomain(ctx.realm, ctx.config));
+  const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, [target.id]) : undefined;
+  return { user: toApiUser(target, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }) };
+};

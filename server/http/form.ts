@@ -1,0 +1,64 @@
+/**
+ * Zulip's parameter conventions, applied before the validator sees a request:
+ * form-urlencoded and multipart bodies, parameters also read from the query string of a
+ * POST/PATCH/DELETE (typed_endpoint reads request.POST then request.GET; zulip-js sends PATCH
+ * parameters in the query string), the last value winning for a repeated key (as Django's
+ * QueryDict does), and JSON-encoded form fields decoded from the spec's `encoding`.
+ */
+import express from "express";
+import multer from "multer";
+import type { NextFunction, Request, Response } from "express";
+import { JsonableError } from "../errors.ts";
+import type { OperationInfo } from "./spec.ts";
+
+const MAX_BODY = "25mb";
+
+/** Last value wins for repeated keys, for query strings and form bodies alike. */
+export function parseParams(raw: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(raw)) out[k] = v;
+  return out;
+}
+
+const multipart = multer({ limits: { fieldSize: 25 * 1024 * 1024 } }).none();
+
+export function bodyParsers() {
+  return [
+    express.text({ type: "application/x-www-form-urlencoded", limit: MAX_BODY }),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (req.is("multipart/form-data")) return multipart(req, res, (err?: unknown) => next(err ? new JsonableError("Invalid multipart body") : undefined));
+      next();
+    },
+    mergeParams,
+  ];
+}
+
+function mergeParams(req: Request, _res: Response, next: NextFunction) {
+  if (typeof req.body === "string") req.body = parseParams(req.body);
+  else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
+  if (req.method === "GET" || req.method === "HEAD") return next();
+  // A body-less PATCH from zulip-js has no content type; the multipart body is already parsed.
+  if (!req.headers["content-type"] || req.is("multipart/form-data")) req.headers["content-type"] = "application/x-www-form-urlencoded";
+  const body: Record<string, unknown> = req.body && typeof req.body === "object" ? req.body : {};
+  const query = parseParams(req.url.split("?")[1] ?? "");
+  for (const [k, v] of Object.entries(query)) if (!(k in body)) body[k] = v;
+  req.body = body;
+  next();
+}
+
+/**
+ * Decodes the form fields that Zulip sends as JSON text (`to=[8,9]`, `read_by_sender=true`)
+ * so that the validator checks the decoded value. A field whose schema also allows a string
+ * keeps its raw text when it is not JSON (e.g. `to=Verona`).
+ */
+export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown>) {
+  for (const [name, { allowsString }] of op.jsonBodyFields) {
+    const raw = body[name];
+    if (typeof raw !== "string") continue;
+    try {
+      body[name] = JSON.parse(raw);
+    } catch {
+      if (!allowsString) throw new JsonableError(`${name} is not valid JSON`);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Password hashing with scrypt from node:crypto: memory-hard (N=2^15, r=8 → 32 MiB per hash)
+ * and built into Node, so no native addon has to be compiled. Stored as
+ * `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>` so the parameters can be raised later and old
+ * hashes still verify.
+ */
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+
+const N = 2 ** 15;
+const R = 8;
+const P = 1;
+const KEY_LENGTH = 32;
+
+function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+const maxmem = (n: number, r: number) => 128 * n * r * 2;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, KEY_LENGTH, { N, r: R, p: P, maxmem: maxmem(N, R) });
+  return ["scrypt", N, R, P, salt.toString("base64"), hash.toString("base64")].join("$");
+}
+
+/** A hash of a random password, compared against when the user does not exist (same cost). */
+let dummyHash: Promise<string> | undefined;
+
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const encoded = stored ?? (await (dummyHash ??= hashPassword(randomBytes(16).toString("hex"))));
+  const [scheme, n, r, p, salt, hash] = encoded.split("$");
+  if (scheme !== "scrypt" || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, "base64");
+  const actual = await scrypt(password, Buffer.from(salt, "base64"), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: maxmem(Number(n), Number(r)),
+  });
+  return stored !== null && stored !== undefined && timingSafeEqual(actual, expected);
+}
+
+/** Zulip's API keys: 32 characters from [A-Za-z0-9] (zerver/lib/utils.py generate_api_key). */
+export function generateApiKey(): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const bytes = randomBytes(64);
+  let key = "";
+  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
+  for (const b of bytes) if (b < 248 && key.length < 32) key += alphabet[b % 62];
+  return key.length === 32 ? key : generateApiKey();
+}

@@ -1,0 +1,138 @@
+/**
+ * The initial state POST /register returns (zerver/lib/events.py fetch_initial_state_data),
+ * section by section, each fetched only when the client asked for its event type.
+ */
+import type { RequestContext } from "../context.ts";
+import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
+import { groupSettingValue } from "./user-groups.ts";
+import { canSeeDeliveryEmail, isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
+
+/** Limits and timings clients are told (Conventions 7; zerver/lib/events.py). */
+export const LIMITS = {
+  max_message_length: MAX_MESSAGE_LENGTH,
+  max_topic_length: MAX_TOPIC_NAME_LENGTH,
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  server_typing_started_wait_period_milliseconds: 10000,
+  server_typing_stopped_wait_period_milliseconds: 5000,
+  server_typing_started_expiry_period_milliseconds: 15000,
+};
+
+/** Realm.REPORT_MESSAGE_REASONS, in Zulip's order (feature level 435). */
+export const REPORT_MESSAGE_TYPES = [
+  { key: "spam", name: "Spam" },
+  { key: "harassment", name: "Harassment" },
+  { key: "inappropriate", name: "Inappropriate content" },
+  { key: "norms", name: "Violates community norms" },
+  { key: "other", name: "Other reason" },
+];
+
+const unix = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export async function fetchInitialState(ctx: RequestContext, types: string[] | null, clientGravatar: boolean) {
+  const want = (t: string) => types === null || types.includes(t);
+  const { realm, user, db } = ctx;
+  const state: Record<string, unknown> = {
+    zulip_feature_level: ZULIP_FEATURE_LEVEL,
+    zulip_version: ZULIP_VERSION,
+    zulip_merge_base: ZULIP_MERGE_BASE,
+    ...LIMITS,
+    realm_empty_topic_display_name: emptyTopicDisplayName(realm),
+    server_report_message_types: REPORT_MESSAGE_TYPES,
+  };
+  if (want("realm")) {
+    Object.assign(state, {
+      realm_name: realm.name,
+      realm_description: realm.description,
+      realm_allow_message_editing: realm.allowMessageEditing,
+      realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
+      realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
+      realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
+      realm_can_move_messages_between_channels_group: await groupSettingValue(db, realm.canMoveMessagesBetweenChannelsGroupId!),
+      realm_can_move_messages_between_topics_group: await groupSettingValue(db, realm.canMoveMessagesBetweenTopicsGroupId!),
+      realm_can_resolve_topics_group: await groupSettingValue(db, realm.canResolveTopicsGroupId!),
+      realm_can_mention_many_users_group: await groupSettingValue(db, realm.canMentionManyUsersGroupId!),
+      realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
+      realm_topics_policy: realm.topicsPolicy,
+      realm_enable_spectator_access: realm.enableSpectatorAccess,
+      realm_email_address_visibility: realm.emailAddressVisibility,
+    });
+  }
+  if (want("realm_user")) {
+    const users = await db.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, orderBy: { id: "asc" } });
+    Object.assign(state, {
+      realm_users: users.map((u) => toApiUser(u, user, { clientGravatar })),
+      user_id: user.id,
+      email: user.email,
+      delivery_email: user.deliveryEmail,
+      full_name: user.fullName,
+      is_admin: isRealmAdmin(user),
+      is_owner: user.role === 100,
+      is_moderator: isModeratorOrAbove(user),
+      is_guest: user.role === 600,
+      role: user.role,
+      can_see_emails: users.filter((u) => canSeeDeliveryEmail(user, u)).length === users.length,
+    });
+  }
+  if (want("message")) {
+    const last = await db.userMessage.findFirst({ where: { userProfileId: user.id }, orderBy: { messageId: "desc" }, select: { messageId: true } });
+    state.max_message_id = last?.messageId ?? -1;
+  }
+  if (want("subscription")) {
+    const subs = await db.subscription.findMany({
+      where: { userProfileId: user.id, active: true, recipient: { type: 2 } },
+      include: { recipient: { include: { stream: true } } },
+      orderBy: { id: "asc" },
+    });
+    state.subscriptions = subs.map((s) => ({
+      stream_id: s.recipient.stream!.id,
+      name: s.recipient.stream!.name,
+      description: s.recipient.stream!.description,
+      rendered_description: s.recipient.stream!.renderedDescription,
+      invite_only: s.recipient.stream!.inviteOnly,
+      is_web_public: s.recipient.stream!.isWebPublic,
+      history_public_to_subscribers: s.recipient.stream!.historyPublicToSubscribers,
+      is_archived: s.recipient.stream!.isArchived,
+      color: s.color,
+      is_muted: s.isMuted,
+      in_home_view: !s.isMuted,
+      pin_to_top: s.pinToTop,
+      desktop_notifications: s.desktopNotifications,
+      audible_notifications: s.audibleNotifications,
+      push_notifications: s.pushNotifications,
+      email_notifications: s.emailNotifications,
+      wildcard_mentions_notify: s.wildcardMentionsNotify,
+      date_created: unix(s.recipient.stream!.dateCreated),
+      topics_policy: s.recipient.stream!.topicsPolicy,
+    }));
+  }
+  if (want("drafts")) {
+    const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });
+    const groupIds = drafts.filter((d) => d.recipient?.type === 3).map((d) => d.recipientId!);
+    const groupSubs = groupIds.length ? await db.subscription.findMany({ where: { recipientId: { in: groupIds } }, select: { recipientId: true, userProfileId: true } }) : [];
+    const toOf = (d: (typeof drafts)[number]): number[] => {
+      if (d.recipient === null) return [];
+      if (d.recipient.type === 3) return groupSubs.filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id).map((s) => s.userProfileId);
+      return [d.recipient.typeId];
+    };
+    state.drafts = drafts.map((d) => ({
+      id: d.id,
+      type: d.recipient === null ? "" : d.recipient.type === 2 ? "stream" : "private",
+      to: toOf(d),
+      topic: d.topic,
+      content: d.content,
+      timestamp: unix(d.lastEditTime),
+    }));
+  }
+  if (want("user_topic")) {
+    const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
+    state.user_topics = topics.map((t) => ({ stream_id: t.streamId, topic_name: t.topicName, last_updated: unix(t.lastUpdated), visibility_policy: t.visibilityPolicy }));
+  }
+  if (want("has_videoprovider_token")) {
+    state.has_videoprovider_token = (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
+  }
+  return state;
+}

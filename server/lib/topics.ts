@@ -1,0 +1,56 @@
+/**
+ * Topic and content rules of zerver/lib/topic.py, zerver/lib/message.py and
+ * zerver/lib/string_validation.py.
+ */
+import { JsonableError } from "../errors.ts";
+
+export const MAX_TOPIC_NAME_LENGTH = 60;
+export const MAX_MESSAGE_LENGTH = 10000;
+/** The contract's default display text of the empty topic (Conventions 6). */
+export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "(no topic)";
+/** Zulip's own fallback name, also read as the empty topic. */
+export const EMPTY_TOPIC_FALLBACK_NAME = "general chat";
+
+export function emptyTopicDisplayName(realm: { emptyTopicDisplayName: string | null }) {
+  return realm.emptyTopicDisplayName ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME;
+}
+
+/** Python's str.isprintable()-style check: control and format characters are refused. */
+function firstInvalidCharacter(text: string): number {
+  let i = 0;
+  for (const ch of text) {
+    i++;
+    if (/[\p{Cc}\p{Cs}\p{Co}\p{Cn}]/u.test(ch)) return i;
+  }
+  return 0;
+}
+
+/**
+ * Strips a topic and maps the names that stand for the empty topic ("(no topic)",
+ * "general chat" and the realm's display name) to "". Over-long topics are truncated with
+ * "..." as Zulip does when sending.
+ */
+export function normalizeTopic(raw: string, realm: { emptyTopicDisplayName: string | null }): string {
+  let topic = raw.trim();
+  if ([DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, EMPTY_TOPIC_FALLBACK_NAME, emptyTopicDisplayName(realm)].includes(topic)) topic = "";
+  const bad = firstInvalidCharacter(topic);
+  if (bad) throw new JsonableError(`Invalid character in topic, at position ${bad}!`);
+  const chars = [...topic];
+  if (chars.length > MAX_TOPIC_NAME_LENGTH) topic = chars.slice(0, MAX_TOPIC_NAME_LENGTH - 3).join("") + "...";
+  return topic;
+}
+
+/** normalize_body: strip, refuse empty and null bytes, truncate over-long content. */
+export function normalizeContent(raw: string): string {
+  const content = raw.trimEnd().replace(/^\n+/, "");
+  if (content.trim() === "") throw new JsonableError("Message must not be empty");
+  if (content.includes("\x00")) throw new JsonableError("Message must not contain null bytes");
+  const chars = [...content];
+  if (chars.length > MAX_MESSAGE_LENGTH) return chars.slice(0, MAX_MESSAGE_LENGTH - 20).join("") + "\n[message truncated]";
+  return content;
+}
+
+/** The topic as a client sees it: the empty topic becomes the display name unless the client supports it. */
+export function topicForClient(topic: string, realm: { emptyTopicDisplayName: string | null }, allowEmptyTopicName: boolean) {
+  return topic === "" && !allowEmptyTopicName ? emptyTopicDisplayName(realm) : topic;
+}

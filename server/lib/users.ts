@@ -1,0 +1,136 @@
+/**
+ * Users as the API shows them: roles, email visibility (who may see a user's real address),
+ * avatars and custom profile data (zerver/lib/users.py format_user_row,
+ * can_access_delivery_email).
+ */
+import { createHash } from "node:crypto";
+import type { PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
+import { JsonableError } from "../errors.ts";
+import type { ApiUser } from "../http/types.ts";
+import { iexact } from "./text.ts";
+
+type Db = PrismaClient | Tx;
+
+export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
+
+/** email_address_visibility values (zerver/models/users.py). */
+export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
+
+export const isRealmAdmin = (u: Pick<UserProfile, "role">) => u.role <= Role.ADMINISTRATOR;
+export const isModeratorOrAbove = (u: Pick<UserProfile, "role">) => u.role <= Role.MODERATOR;
+export const isGuest = (u: Pick<UserProfile, "role">) => u.role === Role.GUEST;
+
+export async function findUserByDeliveryEmail(db: Db, realmId: number, email: string) {
+  return db.userProfile.findFirst({ where: { realmId, deliveryEmail: iexact(email.trim()) } });
+}
+
+/** API authentication names a user by their real address or their API (possibly dummy) one. */
+export async function findUserForAuthentication(db: Db, realmId: number, email: string) {
+  const address = email.trim();
+  return db.userProfile.findFirst({
+    where: { realmId, OR: [{ deliveryEmail: iexact(address) }, { email: iexact(address) }] },
+  });
+}
+
+/** Whether `viewer` may see `target`'s real email address (Zulip's can_access_delivery_email). */
+export function canSeeDeliveryEmail(viewer: Pick<UserProfile, "id" | "role">, target: Pick<UserProfile, "id" | "isBot" | "emailAddressVisibility">) {
+  if (viewer.id === target.id || target.isBot) return true;
+  switch (target.emailAddressVisibility) {
+    case EmailVisibility.EVERYONE:
+      return true;
+    case EmailVisibility.MEMBERS:
+      return !isGuest(viewer);
+    case EmailVisibility.MODERATORS:
+      return isModeratorOrAbove(viewer);
+    case EmailVisibility.ADMINS:
+      return isRealmAdmin(viewer);
+    default:
+      return false;
+  }
+}
+
+/** Zulip's dummy API address for users whose real address is hidden. */
+export function dummyEmail(userId: number, domain: string) {
+  return `user${userId}@${domain}`;
+}
+
+/** The API email a user gets for their visibility setting (stored, as Zulip stores it). */
+export function apiEmailFor(user: Pick<UserProfile, "id" | "deliveryEmail" | "isBot" | "emailAddressVisibility">, domain: string) {
+  return user.isBot || user.emailAddressVisibility === EmailVisibility.EVERYONE ? user.deliveryEmail : dummyEmail(user.id, domain);
+}
+
+/** Avatars are Gravatar-hosted until uploads exist (zerver/lib/avatar_hash.py gravatar_hash). */
+export function gravatarUrl(email: string, avatarVersion: number) {
+  const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
+}
+
+/** Python's isoformat() with microseconds and +00:00, as Zulip writes date_joined. */
+export function isoFormat(date: Date) {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
+}
+
+export type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;
+
+export interface UserFormatOptions {
+  clientGravatar: boolean;
+  /** Custom profile values by user id, when they were requested. */
+  profileData?: Map<number, ProfileData>;
+}
+
+export function toApiUser(user: UserProfile, viewer: Pick<UserProfile, "id" | "role">, options: UserFormatOptions): ApiUser {
+  const visible = canSeeDeliveryEmail(viewer, user);
+  const api: ApiUser = {
+    user_id: user.id,
+    delivery_email: visible ? user.deliveryEmail : null,
+    email: user.email,
+    full_name: user.fullName,
+    date_joined: isoFormat(user.dateJoined),
+    is_active: user.isActive,
+    is_owner: user.role === Role.OWNER,
+    is_admin: isRealmAdmin(user),
+    is_guest: isGuest(user),
+    is_bot: user.isBot,
+    bot_type: (user.botType ?? null) as ApiUser["bot_type"],
+    role: user.role as ApiUser["role"],
+    timezone: user.timezone,
+    avatar_url: options.clientGravatar && visible ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+    avatar_version: user.avatarVersion,
+    is_imported_stub: user.isImportedStub,
+  };
+  if (user.isBot) api.bot_owner_id = user.botOwnerId ?? null;
+  if (options.profileData && !user.isBot) api.profile_data = options.profileData.get(user.id) ?? {};
+  return api;
+}
+
+/** Custom profile field values of the given users, keyed by user id then field id. */
+export async function loadProfileData(db: Db, realmId: number, userIds: number[]): Promise<Map<number, ProfileData>> {
+  const rows = await db.customProfileFieldValue.findMany({
+    where: { userProfileId: { in: userIds }, field: { realmId } },
+    select: { userProfileId: true, fieldId: true, value: true, renderedValue: true },
+  });
+  const out = new Map<number, ProfileData>(userIds.map((id) => [id, {}]));
+  for (const r of rows) {
+    const entry: { value: string; rendered_value?: string | null } = { value: r.value };
+    if (r.renderedValue !== null) entry.rendered_value = r.renderedValue;
+    out.get(r.userProfileId)![String(r.fieldId)] = entry;
+  }
+  return out;
+}
+
+/**
+ * GET /users/{email}: the API email (dummy or real) finds any user; a real address finds the
+ * user only when the caller may see it, so hidden addresses cannot be probed.
+ */
+export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer: UserProfile, email: string, dummyDomain: string) {
+  const dummy = email.toLowerCase().match(/^user(\d+)@(.+)$/);
+  if (dummy && dummy[2] === dummyDomain.toLowerCase()) {
+    const user = await db.userProfile.findFirst({ where: { realmId: realm.id, id: Number(dummy[1]) } });
+    if (user) return user;
+  }
+  const byApiEmail = await db.userProfile.findFirst({ where: { realmId: realm.id, email: iexact(email) } });
+  if (byApiEmail) return byApiEmail;
+  const byDelivery = await findUserByDeliveryEmail(db, realm.id, email);
+  if (byDelivery && canSeeDeliveryEmail(viewer, byDelivery)) return byDelivery;
+  throw new JsonableError("No such user");
+}

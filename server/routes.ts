@@ -1,0 +1,81 @@
+/**
+ * operationId → handler. Routes are registered from the spec, never by hand: an operation
+ * without a handler, or a handler without an operation, is a type error (`satisfies
+ * HandlerMap`) and fails test/conformance/parity.test.ts.
+ */
+import type { Express, Request, Response } from "express";
+import { NotImplementedError } from "./errors.ts";
+import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
+import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
+import { parseParams } from "./http/form.ts";
+import type { LoadedSpec } from "./http/spec.ts";
+import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
+import { fetchApiKey } from "./handlers/api-keys.ts";
+import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
+import { getMessage, getMessages, sendMessage } from "./handlers/messages.ts";
+import { updateRealm } from "./handlers/realm.ts";
+import { getServerSettings } from "./handlers/server-settings.ts";
+import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+
+/** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
+function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
+  return async () => {
+    throw new NotImplementedError(operationId);
+  };
+}
+
+export const handlers = {
+  "get-server-settings": getServerSettings,
+  "fetch-api-key": fetchApiKey,
+  "register-queue": registerQueue,
+  "get-events": getEvents,
+  "delete-queue": deleteQueue,
+  "set-typing-status": notImplemented("set-typing-status"),
+  "get-messages": getMessages,
+  "send-message": sendMessage,
+  "check-messages-match-narrow": notImplemented("check-messages-match-narrow"),
+  "get-message": getMessage,
+  "update-message": notImplemented("update-message"),
+  "report-message": notImplemented("report-message"),
+  "create-scheduled-message": notImplemented("create-scheduled-message"),
+  "edit-draft": notImplemented("edit-draft"),
+  "create-channel": notImplemented("create-channel"),
+  "create-channel-folder": notImplemented("create-channel-folder"),
+  "update-user-topic": notImplemented("update-user-topic"),
+  "mute-topic": notImplemented("mute-topic"),
+  "update-subscription-property": notImplemented("update-subscription-property"),
+  "get-users": getUsers,
+  "get-own-user": getOwnUser,
+  "get-user-by-email": getUserByEmail,
+  "update-user": notImplemented("update-user"),
+  "update-status-for-user": notImplemented("update-status-for-user"),
+  "create-custom-profile-field": notImplemented("create-custom-profile-field"),
+  "update-custom-profile-data": notImplemented("update-custom-profile-data"),
+  "update-user-group": notImplemented("update-user-group"),
+  "send-invites": notImplemented("send-invites"),
+  "update-realm": updateRealm,
+  "e2ee-test-notify": notImplemented("e2ee-test-notify"),
+  "create-video-call": notImplemented("create-video-call"),
+} satisfies HandlerMap;
+
+export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
+  for (const op of spec.operations.values()) {
+    const handler = (handlers as Record<string, Handler<any>>)[op.operationId];
+    if (!handler) throw new Error(`No handler for operation ${op.operationId}`);
+    const expressPath = spec.basePath + op.routePath.replace(/\{(\w+)\}/g, ":$1");
+    (app as any)[op.method](expressPath, async (req: Request, res: Response) => {
+      const path: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(req.params)) {
+        const own = op.pathParamRenames[name] ?? name;
+        path[own] = op.pathParamTypes[own] === "integer" ? Number(value) : value;
+      }
+      const sentQuery = Object.keys(parseParams(req.url.split("?")[1] ?? ""));
+      const body = req.body && typeof req.body === "object" ? req.body : {};
+      const ignored = ignoredParameters(op.knownParams, [...sentQuery, ...Object.keys(body)]);
+      const zulip = (req as any).zulip ?? {};
+      const ctx: PublicContext | RequestContext = { ...deps, ...zulip, host: zulip.host ?? req.headers.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
+      const data = await handler({ path, query: req.query, body } as any, ctx as any);
+      jsonSuccess(res, data, ignored);
+    });
+  }
+}

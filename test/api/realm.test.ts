@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const patch = (as: string, body: Record<string, unknown>) => server.as(as).PATCH("/realm", { body: body as never });
+const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
+
+describe("PATCH /realm", () => {
+  it("lets administrators change message editing settings and echoes the changes", async () => {
+    const data = await expectSuccess(patch("iago", { allow_message_editing: false, message_content_edit_limit_seconds: 3600, move_messages_within_stream_limit_seconds: "unlimited" }));
+    expect(data).toMatchObject({ allow_message_editing: false, message_content_edit_limit_seconds: 3600, move_messages_within_stream_limit_seconds: null });
+    expect(await realmRow()).toMatchObject({ allowMessageEditing: false, messageContentEditLimitSeconds: 3600, moveMessagesWithinStreamLimitSeconds: null });
+  });
+
+  it("refuses non-administrators and changes nothing", async () => {
+    await expectError(patch("shiva", { allow_message_editing: true }), 400, "Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
+    expect((await realmRow()).allowMessageEditing).toBe(false);
+  });
+
+  it("refuses a bad time limit and applies nothing of the request", async () => {
+    await expectError(patch("iago", { allow_message_editing: true, message_content_edit_limit_seconds: 0 }), 400, "Bad value for 'message_content_edit_limit_seconds': 0");
+    expect((await realmRow()).allowMessageEditing).toBe(false);
+  });
+
+  it("sets the moderation request channel, checks it exists, and -1 turns it off", async () => {
+    const denmark = server.creds.channels.Denmark!.stream_id;
+    expect(await expectSuccess(patch("iago", { moderation_request_channel_id: denmark }))).toMatchObject({ moderation_request_channel_id: denmark });
+    await expectError(patch("iago", { moderation_request_channel_id: 98765 }), 400, "Invalid channel ID");
+    await expectSuccess(patch("iago", { moderation_request_channel_id: -1 }));
+    expect((await realmRow()).moderationRequestChannelId).toBeNull();
+  });
+
+  it("changes group settings, checks `old`, and refuses role:internet", async () => {
+    const groups = await server.db.namedUserGroup.findMany({ where: { realmId: server.creds.realm.id, isSystemGroup: true } });
+    const id = (name: string) => groups.find((g) => g.name === name)!.id;
+    const data = await expectSuccess(patch("iago", { can_resolve_topics_group: { new: id("role:moderators"), old: id("role:everyone") } }));
+    expect(data.can_resolve_topics_group).toBe(id("role:moderators"));
+    await expectError(patch("iago", { can_resolve_topics_group: { new: id("role:members"), old: id("role:everyone") } }), 400, "'old' value does not match the expected value.", {
+      code: "EXPECTATION_MISMATCH",
+    });
+    await expectError(patch("iago", { can_resolve_topics_group: { new: id("role:internet") } }), 400, "'can_resolve_topics_group' setting cannot be set to 'role:internet' group.");
+    const hamlet = server.creds.users.hamlet!.user_id;
+    const anon = await expectSuccess(patch("iago", { can_mention_many_users_group: { new: { direct_members: [hamlet], direct_subgroups: [id("role:administrators")] } } }));
+    expect(anon.can_mention_many_users_group).toEqual({ direct_members: [hamlet], direct_subgroups: [id("role:administrators")] });
+    await expectError(patch("iago", { can_mention_many_users_group: { new: { direct_members: [424242], direct_subgroups: [] } } }), 400, "Invalid user ID: 424242");
+  });
+
+  it("sends a realm update_dict event to the organization after commit", async () => {
+    const { queue_id } = await expectSuccess(server.as("hamlet").POST("/register", { body: { event_types: ["realm"] } }));
+    await expectSuccess(patch("iago", { empty_topic_display_name: "general chat" }));
+    const { events } = await expectSuccess(server.as("hamlet").GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }));
+    expect(events).toEqual([expect.objectContaining({ type: "realm", op: "update_dict", property: "default", data: { empty_topic_display_name: "general chat" } })]);
+    const state = await expectSuccess(server.as("hamlet").POST("/register", { body: {} }));
+    expect(state.realm_empty_topic_display_name).toBe("general chat");
+  });
+
+  it("succeeds without changes for an empty request", async () => {
+    const data = await expectSuccess(patch("iago", {}));
+    expect(Object.keys(data).sort()).toEqual(["msg", "result"]);
+  });
+});

@@ -1,0 +1,24 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectSuccess } from "../helpers/expect.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+describe("GET /server_settings", () => {
+  it("answers without authentication with the feature level, version and organization", async () => {
+    const data = await expectSuccess(server.client().GET("/server_settings"));
+    expect(data).toMatchObject({
+      zulip_feature_level: 496,
+      realm_name: "Zulip Dev",
+      realm_url: "http://zulip.testserver",
+      email_auth_enabled: true,
+      require_email_format_usernames: true,
+      authentication_methods: { password: true, email: true, ldap: false },
+    });
+    expect(data.realm_description).toBe("<p>The Zulip development environment.</p>");
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * A running server for one test file: a fresh database (a copy of a migrated template),
+ * the development organization, the real app on an ephemeral loopback port, and typed clients
+ * whose every response is validated against the spec.
+ */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { createApp } from "../../server/app.ts";
+import { configFromEnv, type Config } from "../../server/config.ts";
+import type { AppDeps } from "../../server/context.ts";
+import type { PrismaClient } from "../../server/db.ts";
+import { EventBus } from "../../server/events.ts";
+import { createLogger } from "../../server/logger.ts";
+import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
+import { createZulipClient, type ZulipClient } from "../../client/index.ts";
+import { createTestDatabase } from "./db.ts";
+import { specCheckMiddleware } from "./spec-check.ts";
+
+export interface TestServer {
+  baseUrl: string;
+  db: PrismaClient;
+  deps: AppDeps;
+  creds: DevCredentials;
+  /** A client authenticated as a user or bot of the development organization, by short name. */
+  as(shortName: string): ZulipClient;
+  /** A client with explicit (possibly wrong) credentials, or none. */
+  client(email?: string, apiKey?: string): ZulipClient;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const config: Config = {
+    ...configFromEnv({}),
+    externalHost: "zulip.testserver",
+    validateResponses: true,
+    eventHeartbeatMs: 1000,
+    logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...overrides,
+  };
+  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs }), log: createLogger(config.logLevel), config, now: () => new Date() };
+  const creds = await populateDevRealm(deps);
+  const app = createApp(deps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = (email?: string, apiKey?: string) => createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
+  return {
+    baseUrl,
+    db: database.prisma,
+    deps,
+    creds,
+    as(shortName) {
+      const cred = creds.users[shortName] ?? creds.bots[shortName];
+      if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
+      return client(cred.email, cred.api_key);
+    },
+    client,
+    async close() {
+      deps.events.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Client-side conformance: every response a test receives, errors included, is validated
+ * against the spec's declared response for its operation and status (Zulip's
+ * ZulipClientHandler, Backstage's wrapServer). A response with an undeclared status fails too.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Middleware } from "openapi-fetch";
+import { deref, HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
+
+const spec = loadSpec();
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(spec.doc, "spec");
+
+const pointer = (...tokens: string[]) => "spec#/" + tokens.map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
+
+const routes = Object.keys(spec.doc.paths)
+  .map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    regexp: new RegExp("^" + spec.basePath + template.replace(/\{[^}]+\}/g, "[^/]+") + "$"),
+  }))
+  .sort((a, b) => a.params - b.params);
+
+const validators = new Map<string, ReturnType<typeof ajv.getSchema>>();
+function validatorFor(ref: string) {
+  if (!validators.has(ref)) validators.set(ref, ajv.compile({ $ref: ref }));
+  return validators.get(ref)!;
+}
+
+/** Returns the schema pointer for a response, or a reason it has none. */
+export function responseSchemaRef(method: string, urlPath: string, status: number): { ref?: string; problem?: string } {
+  const m = method.toLowerCase();
+  const route = routes.find((r) => r.regexp.test(urlPath) && spec.doc.paths[r.template][m]);
+  if (!route) {
+    const pathExists = routes.some((r) => r.regexp.test(urlPath));
+    if (status === 405 && pathExists) return { ref: pointer("components", "schemas", "MethodNotAllowedError") };
+    if (status === 404 && !pathExists) return { ref: pointer("components", "schemas", "JsonError") };
+    return { problem: `no operation for ${method} ${urlPath}` };
+  }
+  const responses = spec.doc.paths[route.template][m].responses;
+  const declared = responses[String(status)];
+  if (!declared) return { problem: `${method} ${route.template} does not declare status ${status}` };
+  if (declared.$ref) return { ref: `spec${declared.$ref}/content/application~1json/schema` };
+  if (!deref(spec.doc, declared).content?.["application/json"]) return { problem: `${method} ${route.template} ${status} has no JSON body` };
+  return { ref: pointer("paths", route.template, m, "responses", String(status), "content", "application/json", "schema") };
+}
+
+export function checkResponse(method: string, url: string, status: number, body: unknown): string | null {
+  const { pathname } = new URL(url);
+  const { ref, problem } = responseSchemaRef(method, pathname, status);
+  if (problem) return problem;
+  const validate = validatorFor(ref!);
+  if (validate(body)) return null;
+  return `${method} ${pathname} → ${status} breaks the spec: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`;
+}
+
+/** Every response that fails its spec is recorded; the test helpers assert none were. */
+export const specViolations: string[] = [];
+
+export const specCheckMiddleware: Middleware = {
+  async onResponse({ request, response }) {
+    const body = await response.clone().json().catch(() => "<not JSON>");
+    const problem = checkResponse(request.method, request.url, response.status, body);
+    if (problem) {
+      specViolations.push(problem);
+      throw new Error(problem);
+    }
+    return undefined;
+  },
+};
+
+export { HTTP_METHODS };
