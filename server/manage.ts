@@ -84,6 +84,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof JsonableError ? err.message : err);
+  console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

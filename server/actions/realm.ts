@@ -7,6 +7,7 @@ import type { Prisma, Realm } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import { checkGroupSettingUpdate, groupSettingValue, type GroupSettingValue, type SettingRules } from "../lib/user-groups.ts";
+import { renderMarkdown } from "../lib/markdown.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { apiEmailFor } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
@@ -64,6 +65,7 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
   }
   if (changes.description !== undefined && changes.description !== realm.description) {
     data.description = changes.description;
+    data.renderedDescription = changes.description ? renderMarkdown(changes.description).html : "";
     echoed.description = "updated";
   }
   if (changes.empty_topic_display_name !== undefined && changes.empty_topic_display_name.trim() !== realm.emptyTopicDisplayName) {

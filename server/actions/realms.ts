@@ -4,6 +4,7 @@
  * role:nobody) and the realm's permission settings pointing at them, in one transaction.
  */
 import type { Tx } from "../db.ts";
+import { renderMarkdown } from "../lib/markdown.ts";
 import { SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
 
 const NESTING: [SystemGroupName, SystemGroupName][] = [
@@ -67,6 +68,7 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
       name: input.name,
       stringId: input.stringId,
       description: input.description ?? "",
+      renderedDescription: input.description ? renderMarkdown(input.description).html : "",
       emailAddressVisibility: input.emailAddressVisibility ?? 1,
     },
   });

@@ -10,6 +10,7 @@ import type { Prisma } from "../db.ts";
 /** Zulip's anchor for "newest" (LARGER_THAN_MAX_MESSAGE_ID). */
 const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 const MAX_MESSAGES_PER_FETCH = 5000;
+const MAX_MESSAGE_ID = 2 ** 31 - 1;
 
 /** The sending client's name, from the User-Agent (Zulip's parse_client), e.g. "ZulipMobile". */
 function clientName(userAgent: string | undefined): string {
@@ -78,11 +79,12 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
       const first = unread.length ? await find({ id: { in: unread } }, "asc", 1) : [];
       anchor = first[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
     } else anchor = query.anchor as number;
-    const idLimit = Math.min(anchor, 2 ** 31 - 1);
+    // Message ids are 32-bit; an anchor beyond them (as "newest" is) has nothing at or after it.
+    const beyond = anchor > MAX_MESSAGE_ID;
     const [before, at, after] = await Promise.all([
-      numBefore > 0 ? find({ id: { lt: anchor > idLimit ? idLimit + 1 : anchor } }, "desc", numBefore) : [],
-      anchor <= idLimit ? find({ id: anchor }, "asc", 1) : [],
-      numAfter > 0 && anchor < idLimit ? find({ id: { gt: anchor } }, "asc", numAfter) : [],
+      numBefore > 0 ? find(beyond ? {} : { id: { lt: anchor } }, "desc", numBefore) : [],
+      beyond ? [] : find({ id: anchor }, "asc", 1),
+      numAfter > 0 && !beyond ? find({ id: { gt: anchor } }, "asc", numAfter) : [],
     ]);
     foundAnchor = at.length > 0;
     foundOldest = query.anchor === "oldest" || before.length < numBefore;

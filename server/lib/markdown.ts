@@ -21,7 +21,7 @@
  */
 import { createRequire } from "node:module";
 import MarkdownIt from "markdown-it";
-import type { StateBlock, StateCore, StateInline, Token } from "markdown-it";
+import type { Env, StateBlock, StateCore, StateInline, Token } from "markdown-it";
 
 // ---------------------------------------------------------------------------
 // Public API types
@@ -315,8 +315,7 @@ const TEXT_PRESENTATION_RE = /^\P{Emoji_Presentation}\u20E3?$/u;
 // Rendering environment
 // ---------------------------------------------------------------------------
 
-interface ZulipEnv {
-  [key: string]: unknown;
+interface ZulipEnv extends Env {
   zulipCtx: Partial<MarkdownContext>;
   zulipResult: RenderResult;
 }
@@ -480,11 +479,19 @@ function matchCodeSpanAt(src: string, pos: number, max: number): [number, number
   let runLen = 0;
   while (pos + runLen < max && src.charCodeAt(pos + runLen) === 0x60) runLen++;
   const runs = getBacktickRuns(src);
+  // First run starting after this one (binary search; runs are sorted).
+  let lo = 0;
+  let hi = runs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (runs[mid]![0] < pos + runLen) lo = mid + 1;
+    else hi = mid;
+  }
   for (let n = runLen; n >= 1; n--) {
-    for (const [start, len] of runs) {
-      if (start <= pos + runLen - 1 || len !== n) continue;
+    for (let k = lo; k < runs.length; k++) {
+      const [start, len] = runs[k]!;
       if (start + len > max) break;
-      return [pos + n, start, start + len];
+      if (len === n) return [pos + n, start, start + len];
     }
   }
   return null;
@@ -956,7 +963,15 @@ function emojify(state: StateCore, text: string, level: number, out: Token[]): v
 }
 
 /** Split a text token at bare URLs (Zulip's AutoLink pattern). */
-function autolink(state: StateCore, text: string, level: number, startOk: boolean, endOk: boolean, out: Token[]): void {
+function autolink(
+  state: StateCore,
+  text: string,
+  level: number,
+  startOk: boolean,
+  endOk: boolean,
+  inQuote: boolean,
+  out: Token[],
+): void {
   // Sentinels make the look-behind/look-ahead fail where Zulip would have seen
   // a placeholder or markup character next to this text.
   const prefix = startOk ? "" : "\u0002";
@@ -969,8 +984,11 @@ function autolink(state: StateCore, text: string, level: number, startOk: boolea
     if (href === null) continue;
     const start = m.index - prefix.length;
     emojify(state, text.slice(last, start), level, out);
+    const env = state.env as ZulipEnv;
+    const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
+    noteLink(localHref, inQuote, env.zulipResult);
     const open = makeToken(state, "link_open", "a", 1, level);
-    open.attrs = [["href", href]];
+    open.attrs = [["href", localHref]];
     open.markup = "linkify";
     open.info = "auto";
     out.push(open);
@@ -1029,7 +1047,7 @@ function processInline(state: StateCore, children: Token[], inQuote: boolean): T
         const next = children[i + 1];
         const startOk = !prev || prev.type === "softbreak" || prev.type === "hardbreak";
         const endOk = !next || next.type === "softbreak" || next.type === "hardbreak";
-        autolink(state, tok.content, tok.level, startOk, endOk, out);
+        autolink(state, tok.content, tok.level, startOk, endOk, inQuote, out);
         break;
       }
       case "link_open": {
@@ -1245,6 +1263,41 @@ md.normalizeLinkText = (s: string): string => s;
 md.block.ruler.disable(["fence", "lheading", "reference", "html_block"]);
 md.block.ruler.before("code", "zulip_fence", ruleZulipFence, { alt: ["paragraph", "reference", "blockquote", "list"] });
 md.block.ruler.at("paragraph", ruleParagraph);
+
+type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
+function builtinBlockRule(name: string): BlockRule {
+  const rule = md.block.ruler.__rules__.find((r) => r.name === name);
+  if (!rule) throw new Error(`markdown-it block rule ${name} not found`);
+  return rule.fn;
+}
+
+// Lists: Zulip (Python-Markdown) only knows "1." markers, and a marker needs a space after it.
+const builtinList = builtinBlockRule("list");
+md.block.ruler.at(
+  "list",
+  (state, startLine, endLine, silent) =>
+    /^(?:\d{1,9}\)|(?:[*+-]|\d{1,9}\.)$)/.test(lineText(state, startLine))
+      ? false
+      : builtinList(state, startLine, endLine, silent),
+  { alt: ["paragraph", "reference", "blockquote"] },
+);
+
+// Blockquotes: a quote made only of empty ">" lines stays plain text (`>` → `<p>&gt;</p>`).
+const builtinBlockquote = builtinBlockRule("blockquote");
+md.block.ruler.at(
+  "blockquote",
+  (state, startLine, endLine, silent) => {
+    let onlyEmpty = true;
+    for (let line = startLine; line < endLine && !state.isEmpty(line); line++) {
+      if (!/^>[ \t]*$/.test(lineText(state, line))) {
+        onlyEmpty = false;
+        break;
+      }
+    }
+    return onlyEmpty ? false : builtinBlockquote(state, startLine, endLine, silent);
+  },
+  { alt: ["paragraph", "reference", "blockquote", "list"] },
+);
 
 md.inline.ruler.disable(["linkify", "escape", "strikethrough", "emphasis", "image", "autolink", "html_inline"]);
 md.inline.ruler2.disable(["strikethrough", "emphasis"]);

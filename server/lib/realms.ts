@@ -3,15 +3,26 @@
  * the same when the Host's first label is a realm's string_id, and otherwise serves its
  * default (root) organization, so a single-organization server answers on any host name.
  */
-import type { PrismaClient, Realm, Tx } from "../db.ts";
+import type { PrismaClient, Realm } from "../db.ts";
 import type { Config } from "../config.ts";
 
-type Db = PrismaClient | Tx;
 
-export async function resolveRealm(db: Db, host: string): Promise<Realm | null> {
+// Host → realm id, per database: which organization a host names does not change while the
+// server runs (only a new realm on a new subdomain would), so each host costs one lookup.
+const realmIdsByHost = new WeakMap<object, Map<string, number>>();
+
+export async function resolveRealm(db: PrismaClient, host: string): Promise<Realm | null> {
+  let byHost = realmIdsByHost.get(db);
+  if (!byHost) realmIdsByHost.set(db, (byHost = new Map()));
+  const known = byHost.get(host);
+  if (known !== undefined) {
+    const realm = await db.realm.findUnique({ where: { id: known } });
+    if (realm) return realm;
+  }
   const label = host.split(":")[0]!.split(".")[0]!.toLowerCase();
-  const bySubdomain = label ? await db.realm.findFirst({ where: { stringId: label } }) : null;
-  return bySubdomain ?? (await db.realm.findFirst({ orderBy: { id: "asc" } }));
+  const realm = (label ? await db.realm.findFirst({ where: { stringId: label } }) : null) ?? (await db.realm.findFirst({ orderBy: { id: "asc" } }));
+  if (realm) byHost.set(host, realm.id);
+  return realm;
 }
 
 /** The realm's host: the server's external host (a second realm would get a subdomain). */

@@ -1,0 +1,50 @@
+/**
+ * `npm run bench`: throughput and latency of the main operations of the first slice, on a fresh
+ * embedded database (or DATABASE_URL), with autocannon on loopback. Bounded: each scenario runs
+ * for BENCH_SECONDS (default 5) with 10 connections, after a 1 s warm-up.
+ */
+import autocannon from "autocannon";
+import type { AddressInfo } from "node:net";
+import { createApp } from "../server/app.ts";
+import { configFromEnv } from "../server/config.ts";
+import { EventBus } from "../server/events.ts";
+import { createLogger } from "../server/logger.ts";
+import { populateDevRealm } from "../server/manage/populate-db.ts";
+import { createTestDatabase, prepareTestDatabaseTemplate } from "./helpers/db.ts";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+await prepareTestDatabaseTemplate();
+const database = await createTestDatabase();
+const config = { ...configFromEnv({}), externalHost: "zulip.testserver", validateResponses: process.env.BENCH_VALIDATE_RESPONSES === "true", logLevel: "silent" };
+const deps = { db: database.prisma, events: new EventBus(), log: createLogger("silent"), config, now: () => new Date() };
+const creds = await populateDevRealm(deps);
+const server = createApp(deps).listen(0, "127.0.0.1");
+await new Promise((r) => server.once("listening", r));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+const hamlet = creds.users.hamlet!;
+const auth = "Basic " + Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64");
+const firstMessage = (await database.prisma.message.findFirstOrThrow({ orderBy: { id: "asc" } })).id;
+
+const scenarios: { name: string; method: "GET" | "POST"; path: string; body?: string }[] = [
+  { name: "GET /server_settings (no auth)", method: "GET", path: "/server_settings" },
+  { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com" },
+  { name: "GET /messages/{message_id}", method: "GET", path: `/messages/${firstMessage}` },
+  { name: "GET /messages (newest 20 in Verona)", method: "GET", path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}` },
+  { name: "POST /messages (channel)", method: "POST", path: "/messages", body: "type=stream&to=Verona&topic=bench&content=Hello%20**bench**" },
+];
+
+console.log(`bench: ${seconds}s per scenario, 10 connections, ${database.kind}, response validation ${config.validateResponses ? "on" : "off"}`);
+for (const s of scenarios) {
+  const opts = { url: base + s.path, method: s.method, body: s.body, headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, connections: 10 };
+  await autocannon({ ...opts, duration: 1 });
+  const r = await autocannon({ ...opts, duration: seconds });
+  const bad = r.non2xx + r.errors;
+  console.log(
+    `${s.name.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${bad ? `  (${bad} failed)` : ""}`,
+  );
+}
+const mem = process.memoryUsage();
+console.log(`memory: rss ${Math.round(mem.rss / 2 ** 20)} MiB, heap ${Math.round(mem.heapUsed / 2 ** 20)} MiB`);
+server.close();
+deps.events.close();
+await database.close();
