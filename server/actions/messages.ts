@@ -151,7 +151,17 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
     }
   }
 
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  const flagsFor = (userId: number): bigint => {
+    const names: FlagName[] = [];
+    if (userId === ctx.user.id && input.readBySender !== false) names.push("read");
+    if (rendered.mentionedUserIds.has(userId)) names.push("mentioned");
+    if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
+    if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");
+    if (!stream) names.push("is_private");
+    return flagsOf(...names);
+  };
+
+  const { message, userIds } = await inTransaction(ctx, ctx.realm.id, async (tx) => {
     let recipientId: number;
     let userIds: number[];
     if (stream) {
@@ -178,32 +188,25 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
         isChannelMessage: stream !== null,
       },
     });
-    const flagsFor = (userId: number): bigint => {
-      const names: FlagName[] = [];
-      if (userId === ctx.user.id && input.readBySender !== false) names.push("read");
-      if (rendered.mentionedUserIds.has(userId)) names.push("mentioned");
-      if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
-      if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");
-      if (!stream) names.push("is_private");
-      return flagsOf(...names);
-    };
     await tx.userMessage.createMany({ data: userIds.map((userProfileId) => ({ userProfileId, messageId: message.id, flags: flagsFor(userProfileId) })) });
     if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id } });
-
-    const [dict] = await buildMessageDicts(tx, ctx.realm, [{ message, flags: 0n }], { applyMarkdown: true, allowEmptyTopicName: true, clientGravatar: false });
-    const { flags: _unused, ...eventMessage } = dict!;
-    const displayName = emptyTopicDisplayName(ctx.realm);
-    // Each queue gets the message as its register options asked: raw Markdown for
-    // apply_markdown=false, the empty topic's display name for clients without empty_topic_name.
-    const adapt: EventAdapter = (event, queue) => {
-      const message = { ...(event.message as typeof eventMessage) };
-      if (!queue.applyMarkdown) Object.assign(message, { content, content_type: "text/x-markdown" });
-      if (message.type === "stream" && message.subject === "" && !queue.clientCapabilities.empty_topic_name) message.subject = displayName;
-      return { ...event, message };
-    };
-    for (const userId of userIds) events.add({ type: "message", message: eventMessage, flags: flagsToList(flagsFor(userId)) }, [userId], adapt);
-    return { id: message.id };
+    return { message, userIds };
   });
+
+  // Committed: build the event payload (with the pooled client, not the finished transaction)
+  // and publish it. Each queue gets the message as its register options asked: raw Markdown
+  // for apply_markdown=false, the empty topic's display name for clients without empty_topic_name.
+  const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags: 0n }], { applyMarkdown: true, allowEmptyTopicName: true, clientGravatar: false });
+  const { flags: _unused, ...eventMessage } = dict!;
+  const displayName = emptyTopicDisplayName(ctx.realm);
+  const adapt: EventAdapter = (event, queue) => {
+    const copy = { ...(event.message as typeof eventMessage) };
+    if (!queue.applyMarkdown) Object.assign(copy, { content, content_type: "text/x-markdown" });
+    if (copy.type === "stream" && copy.subject === "" && !queue.clientCapabilities.empty_topic_name) copy.subject = displayName;
+    return { ...event, message: copy };
+  };
+  for (const userId of userIds) ctx.events.publish(ctx.realm.id, { type: "message", message: eventMessage, flags: flagsToList(flagsFor(userId)) }, [userId], adapt);
+  return { id: message.id };
 }
 
 export type { AppDeps };

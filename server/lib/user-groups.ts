@@ -43,16 +43,12 @@ export async function isUserInGroup(db: Db, userId: number, groupId: number): Pr
 
 /** The API form of a group setting: the group's id if named, else its direct members and subgroups. */
 export async function groupSettingValue(db: Db, groupId: number): Promise<GroupSettingValue> {
-  const group = await db.userGroup.findUniqueOrThrow({
-    where: { id: groupId },
-    select: {
-      named: { select: { id: true } },
-      directMembers: { select: { userProfileId: true }, orderBy: { userProfileId: "asc" } },
-      directSubgroups: { select: { subgroupId: true }, orderBy: { subgroupId: "asc" } },
-    },
-  });
-  if (group.named) return group.named.id;
-  return { direct_members: group.directMembers.map((m) => m.userProfileId), direct_subgroups: group.directSubgroups.map((g) => g.subgroupId) };
+  // Sequential queries: within a transaction Prisma's nested reads would run concurrently.
+  const named = await db.namedUserGroup.findUnique({ where: { id: groupId }, select: { id: true } });
+  if (named) return named.id;
+  const members = await db.userGroupMembership.findMany({ where: { userGroupId: groupId }, select: { userProfileId: true }, orderBy: { userProfileId: "asc" } });
+  const subgroups = await db.groupGroupMembership.findMany({ where: { supergroupId: groupId }, select: { subgroupId: true }, orderBy: { subgroupId: "asc" } });
+  return { direct_members: members.map((m) => m.userProfileId), direct_subgroups: subgroups.map((g) => g.subgroupId) };
 }
 
 function sameValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
@@ -110,13 +106,11 @@ export async function resolveGroupSettingValue(
   const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
   if (missingGroup !== undefined) throw new JsonableError(`Invalid user group ID: ${missingGroup}`);
   if (groups.some((g) => g.deactivated)) throw new JsonableError("User group is deactivated.");
-  const group = await tx.userGroup.create({
-    data: {
-      realmId,
-      directMembers: { create: members.map((userProfileId) => ({ userProfileId })) },
-      directSubgroups: { create: subgroups.map((subgroupId) => ({ subgroupId })) },
-    },
-  });
+  // Separate statements: Prisma runs a nested create's inserts concurrently, which a
+  // transaction's single connection can only queue.
+  const group = await tx.userGroup.create({ data: { realmId } });
+  await tx.userGroupMembership.createMany({ data: members.map((userProfileId) => ({ userGroupId: group.id, userProfileId })) });
+  await tx.groupGroupMembership.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: group.id, subgroupId })) });
   return group.id;
 }
 
