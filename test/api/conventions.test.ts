@@ -3,16 +3,12 @@
  * request (malformed JSON, multipart, query-string parameters on PATCH, repeated keys). Every
  * response is still validated against the spec.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = useTestServer();
 
 function basic(shortName: string) {
   const c = server.creds.users[shortName]!;

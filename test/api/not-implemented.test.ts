@@ -2,10 +2,10 @@
  * Contract operations whose issue has not landed answer 501 NOT_IMPLEMENTED. Each is called
  * with the request example its spec gives, which also proves every example passes validation.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeParam } from "../../client/index.ts";
 import { deref, HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 
 const spec = loadSpec();
@@ -13,11 +13,7 @@ const pending = Object.entries<any>(spec.doc.paths).flatMap(([path, item]) =>
   HTTP_METHODS.filter((m) => item[m]?.responses?.["501"]).map((method) => ({ path, method, item, op: item[method] })),
 );
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = useTestServer();
 
 describe("operations not implemented yet", () => {
   it("are the contract operations whose issues are still open", () => {

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { useTestServer } from "../helpers/server.ts";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = useTestServer();
 
 const byEmail = (as: string, email: string, query: Record<string, boolean> = {}) =>
   server.as(as).GET("/users/{email}", { params: { path: { email }, query } });

@@ -4,6 +4,7 @@
  * whose every response is validated against the spec.
  */
 import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 import type { Server } from "node:http";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
@@ -64,4 +65,22 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
       await database.close();
     },
   };
+}
+
+/**
+ * Starts a server for the calling test file (before its tests, stopped after them) and returns
+ * a stand-in that forwards to it, so tests write `server.as("hamlet")`.
+ */
+export function useTestServer(overrides: Partial<Config> = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(overrides);
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as TestServer, {
+    get(_target, property) {
+      if (!started) throw new Error("The test server is not started yet (use it inside tests or hooks)");
+      return started[property as keyof TestServer];
+    },
+  });
 }
