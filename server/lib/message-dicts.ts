@@ -26,6 +26,12 @@ export interface MessageRow {
   flags: bigint | null;
 }
 
+function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const row of rows) out.set(row.messageId, [...(out.get(row.messageId) ?? []), row]);
+  return out;
+}
+
 export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const messageIds = rows.map((r) => r.message.id);
@@ -66,13 +72,17 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     ).map((u) => [u.id, u]),
   );
   const clientById = new Map(clients.map((c) => [c.id, c]));
+  const reactionsOf = groupByMessage(reactions);
+  const submessagesOf = groupByMessage(submessages);
+  const editsOf = groupByMessage(edits);
 
   return rows.map(({ message: m, flags }) => {
     const recipient = recipientById.get(m.recipientId)!;
     const sender = users.get(m.senderId)!;
     const isStream = recipient.type === RecipientType.STREAM;
     const participantIds = isStream ? [] : participantsOf(m);
-    const history = edits.filter((e) => e.messageId === m.id);
+    // message_edit_history_visibility_policy 2 ("moves only") hides content edits.
+    const history = (editsOf.get(m.id) ?? []).filter((e) => realm.messageEditHistoryVisibilityPolicy !== 2 || e.prevStreamId !== null || e.prevTopic !== null);
     const dict: ApiMessage = {
       id: m.id,
       type: isStream ? "stream" : "private",
@@ -96,12 +106,8 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       client: clientById.get(m.sendingClientId)?.name ?? "Internal",
       is_me_message: /^\/me( |$)/.test(m.content),
       timestamp: unix(m.dateSent),
-      reactions: reactions
-        .filter((r) => r.messageId === m.id)
-        .map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType as "unicode_emoji", user_id: r.userProfileId })),
-      submessages: submessages
-        .filter((s) => s.messageId === m.id)
-        .map((s) => ({ msg_type: s.msgType, content: s.content, message_id: s.messageId, sender_id: s.senderId, id: s.id })),
+      reactions: (reactionsOf.get(m.id) ?? []).map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType as "unicode_emoji", user_id: r.userProfileId })),
+      submessages: (submessagesOf.get(m.id) ?? []).map((s) => ({ msg_type: s.msgType, content: s.content, message_id: s.messageId, sender_id: s.senderId, id: s.id })),
       flags: flags === null ? ["read", "historical"] : flagsToList(flags),
     };
     if (isStream) dict.stream_id = recipient.typeId;

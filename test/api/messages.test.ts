@@ -143,6 +143,12 @@ describe("GET /messages/{message_id}", () => {
     expect(message.last_moved_timestamp).toBeTypeOf("number");
     const withEmpty = await expectSuccess(fetchOne("hamlet", id, { allow_empty_topic_name: true }));
     expect(withEmpty.message.edit_history![0]!.prev_topic).toBe("");
+    // The organization may show moves only, or no history at all.
+    await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { messageEditHistoryVisibilityPolicy: 2 } });
+    expect((await expectSuccess(fetchOne("hamlet", id))).message.edit_history).toEqual([expect.objectContaining({ topic: "new" })]);
+    await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { messageEditHistoryVisibilityPolicy: 3 } });
+    expect((await expectSuccess(fetchOne("hamlet", id))).message).not.toHaveProperty("edit_history");
+    await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { messageEditHistoryVisibilityPolicy: 1 } });
   });
 
   it("lists reactions oldest first", async () => {
