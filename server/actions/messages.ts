@@ -4,7 +4,7 @@
  * group) the group itself are written in one transaction; `message` events go out after commit.
  */
 import type { Realm, Stream, Tx, UserProfile } from "../db.ts";
-import type { AppDeps, RequestContext } from "../context.ts";
+import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown.ts";
 import { buildMessageDicts } from "../lib/message-dicts.ts";
@@ -208,5 +208,3 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
   for (const userId of userIds) ctx.events.publish(ctx.realm.id, { type: "message", message: eventMessage, flags: flagsToList(flagsFor(userId)) }, [userId], adapt);
   return { id: message.id };
 }
-
-export type { AppDeps };

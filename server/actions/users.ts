@@ -5,7 +5,7 @@
  */
 import type { Realm, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import { generateApiKey, hashPassword } from "../lib/passwords.ts";
+import { generateApiKey } from "../lib/passwords.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
 import { apiEmailFor, Role } from "../lib/users.ts";
@@ -64,5 +64,3 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEma
   });
   return user;
 }
-
-export { hashPassword };

@@ -26,6 +26,17 @@ export interface MessageRow {
   flags: bigint | null;
 }
 
+// Client rows are never renamed, so their names are cached per database for the process.
+const clientNameCache = new WeakMap<object, Map<number, string>>();
+
+async function clientNames(db: Db, ids: number[]): Promise<Map<number, string>> {
+  let cache = clientNameCache.get(db);
+  if (!cache) clientNameCache.set(db, (cache = new Map()));
+  const missing = [...new Set(ids)].filter((id) => !cache.has(id));
+  if (missing.length) for (const c of await db.client.findMany({ where: { id: { in: missing } } })) cache.set(c.id, c.name);
+  return cache;
+}
+
 function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const row of rows) out.set(row.messageId, [...(out.get(row.messageId) ?? []), row]);
@@ -43,7 +54,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     realm.messageEditHistoryVisibilityPolicy === 3
       ? Promise.resolve([])
       : db.messageEdit.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "desc" } }),
-    db.client.findMany({ where: { id: { in: [...new Set(rows.map((r) => r.message.sendingClientId))] } } }),
+    clientNames(db, rows.map((r) => r.message.sendingClientId)),
   ]);
   // Members of direct-message groups are the group recipient's subscriptions (as in Zulip).
   const groupRecipientIds = recipients.filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id);
@@ -71,7 +82,6 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       })
     ).map((u) => [u.id, u]),
   );
-  const clientById = new Map(clients.map((c) => [c.id, c]));
   const reactionsOf = groupByMessage(reactions);
   const submessagesOf = groupByMessage(submessages);
   const editsOf = groupByMessage(edits);
@@ -103,7 +113,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       sender_realm_str: realm.stringId,
       avatar_url:
         options.clientGravatar && (options.canSeeEmail?.(sender.id) ?? true) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
-      client: clientById.get(m.sendingClientId)?.name ?? "Internal",
+      client: clients.get(m.sendingClientId) ?? "Internal",
       is_me_message: /^\/me( |$)/.test(m.content),
       timestamp: unix(m.dateSent),
       reactions: (reactionsOf.get(m.id) ?? []).map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType as "unicode_emoji", user_id: r.userProfileId })),

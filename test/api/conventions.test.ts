@@ -3,6 +3,7 @@
  * request (malformed JSON, multipart, query-string parameters on PATCH, repeated keys). Every
  * response is still validated against the spec.
  */
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
@@ -172,8 +173,10 @@ describe("routing", () => {
 });
 
 describe("unexpected failures", () => {
-  it("answers 500 with an error envelope and no stack trace", async () => {
-    const broken = await startTestServer();
+  it("answers 500 with an error envelope and no stack trace, and logs the error", async () => {
+    const logged: string[] = [];
+    const log = pino({ level: "error" }, { write: (line: string) => logged.push(line) });
+    const broken = await startTestServer({}, { log });
     try {
       // Break the database under the running app: every authenticated request now fails inside Prisma.
       await broken.db.$executeRawUnsafe('ALTER TABLE "user_profile" RENAME TO "user_profile_gone"');
@@ -185,6 +188,7 @@ describe("unexpected failures", () => {
       expect(response.status).toBe(500);
       expect(JSON.parse(text)).toEqual({ result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" });
       expect(text).not.toMatch(/at .*\.ts|prisma/i);
+      expect(logged.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 50, msg: "unexpected error", url: "/api/v1/users/me" })]);
     } finally {
       await broken.close();
     }

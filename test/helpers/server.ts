@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll } from "vitest";
 import type { Server } from "node:http";
+import type { Logger } from "pino";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
@@ -29,7 +30,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: { log?: Logger } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const config: Config = {
     ...configFromEnv({}),
@@ -39,7 +40,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };
-  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs }), log: createLogger(config.logLevel), config, now: () => new Date() };
+  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
   const creds = await populateDevRealm(deps);
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
