@@ -1,0 +1,68 @@
+/**
+ * Organizations are isolated: every query is scoped by realm, and a request's realm comes from
+ * its Host's subdomain (the default organization answers any other host).
+ */
+import { request } from "node:http";
+import { describe, expect, it } from "vitest";
+import { doCreateRealm } from "../../server/actions/realms.ts";
+import { doCreateUser } from "../../server/actions/users.ts";
+import { checkSendMessage } from "../../server/actions/messages.ts";
+import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
+import { actAs } from "../../server/manage/context.ts";
+import { checkResponse } from "../helpers/spec-check.ts";
+import { expectError } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+
+const server = useTestServer();
+
+/** A request with an explicit Host header (fetch does not let us set one). */
+function get(path: string, host: string, email: string, apiKey: string): Promise<{ status: number; body: any }> {
+  const url = new URL(`${server.baseUrl}/api/v1${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Host: host, Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") } },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => {
+          const body = JSON.parse(text);
+          expect(checkResponse("GET", url.toString(), res.statusCode!, body)).toBeNull();
+          resolve({ status: res.statusCode!, body });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function createSecondOrganization() {
+  const { realm, owner } = await server.db.$transaction(async (tx) => {
+    const realm = await doCreateRealm(tx, { name: "Second", stringId: "second" });
+    const owner = await doCreateUser(tx, realm, { email: "hamlet@zulip.com", fullName: "Other Hamlet", role: 100 }, "second.zulip.testserver");
+    const channel = await doCreateChannel(tx, realm.id, { name: "Verona" });
+    await doSubscribe(tx, realm.id, channel, [owner.id]);
+    return { realm, owner };
+  });
+  const { id } = await checkSendMessage(actAs(server.deps, realm, owner), { target: { kind: "channel", streamName: "Verona", topic: "t" }, content: "elsewhere", clientName: "test" });
+  return { realm, owner, messageId: id };
+}
+
+describe("a second organization on the same server", () => {
+  it("has its own users, channels and messages, reached by its subdomain", async () => {
+    const { owner, messageId } = await createSecondOrganization();
+    const host = "second.zulip.testserver";
+    // The same address names a different user in each organization.
+    const mine = await get("/users/me", host, "hamlet@zulip.com", owner.apiKey);
+    expect(mine).toMatchObject({ status: 200, body: { user_id: owner.id, full_name: "Other Hamlet" } });
+    const message = await get(`/messages/${messageId}`, host, "hamlet@zulip.com", owner.apiKey);
+    expect(message.body.message).toMatchObject({ sender_realm_str: "second", display_recipient: "Verona", content: "<p>elsewhere</p>" });
+
+    // Nothing crosses over: the first organization's hamlet cannot see it, and the other key is refused here.
+    await expectError(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: messageId } } }), 400, "Invalid message(s)");
+    const members = (await get("/users", host, "hamlet@zulip.com", owner.apiKey)).body.members;
+    expect(members.map((m: { user_id: number }) => m.user_id)).toEqual([owner.id]);
+    const refused = await get("/users/me", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
+    expect(refused).toMatchObject({ status: 401, body: { msg: "Invalid API key" } });
+  });
+});
