@@ -35,7 +35,6 @@ export function zulipVarName(path: string): string {
 }
 
 function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableError {
-  if (err.status === 415) return new JsonableError("Unsupported content type", { httpStatus: 415 });
   if (err.status !== 400 || !err.errors?.length) return new JsonableError(err.message, { httpStatus: err.status });
   const first = err.errors[0]!;
   const code = first.errorCode?.replace(".openapi.validation", "") ?? "";

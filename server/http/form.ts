@@ -25,6 +25,9 @@ const multipart = multer({ limits: { fieldSize: 25 * 1024 * 1024 } }).none();
 export function bodyParsers() {
   return [
     express.text({ type: "application/x-www-form-urlencoded", limit: MAX_BODY }),
+    // Zulip clients send forms; a JSON object body is read as the same parameters (its
+    // values may already be typed). Malformed JSON becomes a 400 in the error handler.
+    express.json({ type: "application/json", limit: MAX_BODY }),
     (req: Request, res: Response, next: NextFunction) => {
       if (req.is("multipart/form-data")) return multipart(req, res, (err?: unknown) => next(err ? new JsonableError("Invalid multipart body") : undefined));
       next();
@@ -37,8 +40,12 @@ function mergeParams(req: Request, _res: Response, next: NextFunction) {
   if (typeof req.body === "string") req.body = parseParams(req.body);
   else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
   if (req.method === "GET" || req.method === "HEAD") return next();
-  // A body-less PATCH from zulip-js has no content type; the multipart body is already parsed.
-  if (!req.headers["content-type"] || req.is("multipart/form-data")) req.headers["content-type"] = "application/x-www-form-urlencoded";
+  if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null))
+    return next(new JsonableError("Malformed JSON", { code: "INVALID_JSON" }));
+  // The validator knows the documented form encoding only: a body-less PATCH from zulip-js
+  // (no content type), a parsed multipart or JSON body, and a body of any other type (which,
+  // as in Zulip, is not read: its parameters are missing) are all checked as that form.
+  req.headers["content-type"] = "application/x-www-form-urlencoded";
   const body: Record<string, unknown> = req.body && typeof req.body === "object" ? req.body : {};
   const query = parseParams(req.url.split("?")[1] ?? "");
   for (const [k, v] of Object.entries(query)) if (!(k in body)) body[k] = v;

@@ -62,6 +62,19 @@ describe("parameters", () => {
     expect(r2.status).toBe(400);
   });
 
+  it("reads a JSON object body as the parameters, and answers malformed JSON with INVALID_JSON", async () => {
+    const json = { "Content-Type": "application/json" };
+    const ok = await raw("POST", "/messages", { as: "hamlet", headers: json, body: JSON.stringify({ type: "stream", to: "Verona", topic: "json", content: "as JSON" }) });
+    expect(ok.status).toBe(200);
+    const bad = await raw("POST", "/messages", { as: "hamlet", headers: json, body: '{"type": "stream", ' });
+    expect(bad).toMatchObject({ status: 400, body: { result: "error", msg: "Malformed JSON", code: "INVALID_JSON" } });
+  });
+
+  it("does not read a body of another type, so its parameters are missing (as in Zulip)", async () => {
+    const r = await raw("POST", "/messages", { as: "hamlet", headers: { "Content-Type": "text/plain" }, body: "type=stream" });
+    expect(r).toMatchObject({ status: 400, body: { code: "REQUEST_VARIABLE_MISSING" } });
+  });
+
   it("names the failing list element (to[1] is not an integer)", async () => {
     const body = new URLSearchParams({ type: "direct", to: '[1,"a",{}]', content: "x" });
     const r = await raw("POST", "/messages", { as: "hamlet", headers: form, body });
