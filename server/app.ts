@@ -24,7 +24,7 @@ function jsonFormDecoder(spec: LoadedSpec) {
     const route = (req as any).openapi?.openApiRoute?.slice(spec.basePath.length);
     const op = spec.byRoute.get(`${req.method} ${route}`);
     try {
-      if (op && req.body && typeof req.body === "object") decodeJsonFields(op, req.body);
+      if (op) decodeJsonFields(op, req.body && typeof req.body === "object" ? req.body : {}, parseParams(req.url.split("?")[1] ?? ""));
       next();
     } catch (err) {
       next(err);

@@ -58,7 +58,18 @@ function mergeParams(req: Request, _res: Response, next: NextFunction) {
  * so that the validator checks the decoded value. A field whose schema also allows a string
  * keeps its raw text when it is not JSON (e.g. `to=Verona`).
  */
-export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown>) {
+export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown>, query: Record<string, string>) {
+  // The validator decodes JSON query parameters itself (decoding them here would decode twice);
+  // only refuse text that is not JSON, with Zulip's wording.
+  for (const name of op.jsonQueryParams) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    try {
+      JSON.parse(raw);
+    } catch {
+      throw new JsonableError(`${name} is not valid JSON`);
+    }
+  }
   for (const [name, { allowsString }] of op.jsonBodyFields) {
     const raw = body[name];
     if (typeof raw !== "string") continue;

@@ -21,6 +21,8 @@ export interface OperationInfo {
   pathParamTypes: Record<string, string>;
   /** Query and body parameter names: anything else a client sends is reported as ignored. */
   knownParams: Set<string>;
+  /** Query parameters sent as JSON text (`content: application/json`); the validator decodes them. */
+  jsonQueryParams: Set<string>;
   /** Form fields sent as JSON text: the properties with `encoding.contentType: application/json`. */
   jsonBodyFields: Map<string, { allowsString: boolean }>;
   /** Parameters whose enum errors use Zulip's check_string_in wording. */
@@ -97,10 +99,12 @@ function schemaAllowsString(doc: any, schema: any): boolean {
 function describeOperation(doc: any, item: any, op: any, method: string, specPath: string, routePath: string): OperationInfo {
   const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => deref(doc, p));
   const knownParams = new Set<string>();
+  const jsonQueryParams = new Set<string>();
   const pathParamTypes: Record<string, string> = {};
   for (const p of params) {
     if (p.in === "path") pathParamTypes[p.name] = deref(doc, p.schema)?.type ?? "string";
     else knownParams.add(p.name);
+    if (p.in === "query" && p.content?.["application/json"]) jsonQueryParams.add(p.name);
   }
   const jsonBodyFields = new Map<string, { allowsString: boolean }>();
   const body = deref(doc, op.requestBody);
@@ -125,6 +129,7 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
     pathParamRenames: {},
     pathParamTypes,
     knownParams,
+    jsonQueryParams,
     jsonBodyFields,
     inListParams: new Set(op["x-zulip-in-list"] ?? []),
     hasRequestBody: Boolean(body),

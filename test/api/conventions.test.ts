@@ -75,11 +75,13 @@ describe("parameters", () => {
     expect(r).toMatchObject({ status: 400, body: { code: "REQUEST_VARIABLE_MISSING" } });
   });
 
-  it("names the failing list element (to[1] is not an integer)", async () => {
-    const body = new URLSearchParams({ type: "direct", to: '[1,"a",{}]', content: "x" });
-    const r = await raw("POST", "/messages", { as: "hamlet", headers: form, body });
-    expect(r.status).toBe(400);
-    expect(r.body.code).toBe("BAD_REQUEST");
+  it("names the failing list element (user_ids[1] is not an integer)", async () => {
+    const r = await raw("GET", `/users?user_ids=${encodeURIComponent('[1,"a"]')}`, { as: "hamlet" });
+    expect(r).toMatchObject({ status: 400, body: { msg: "user_ids[1] is not an integer", code: "BAD_REQUEST" } });
+    const notJson = await raw("GET", `/messages?anchor=newest&narrow=${encodeURIComponent("[{")}`, { as: "hamlet" });
+    expect(notJson).toMatchObject({ status: 400, body: { msg: "narrow is not valid JSON" } });
+    const notList = await raw("GET", "/users?user_ids=5", { as: "hamlet" });
+    expect(notList).toMatchObject({ status: 400, body: { msg: "user_ids is not a list" } });
   });
 
   it("reports a missing argument with REQUEST_VARIABLE_MISSING and var_name", async () => {
