@@ -4,7 +4,7 @@
  * this when its issue lands.)
  */
 import type { Tx } from "../db.ts";
-import { renderMarkdown } from "../lib/markdown.ts";
+import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups } from "../lib/user-groups.ts";
 

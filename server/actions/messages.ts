@@ -6,7 +6,7 @@
 import type { Realm, Stream, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
-import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown.ts";
+import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
 import { buildMessageDicts } from "../lib/message-dicts.ts";
 import { flagsOf, flagsToList, type FlagName } from "../lib/messages.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";

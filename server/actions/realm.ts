@@ -7,7 +7,7 @@ import type { Prisma, Realm } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import { checkGroupSettingUpdate, groupSettingValue, type GroupSettingValue, type SettingRules } from "../lib/user-groups.ts";
-import { renderMarkdown } from "../lib/markdown.ts";
+import { renderMarkdown } from "../lib/markdown/index.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { apiEmailFor } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";

@@ -4,7 +4,7 @@
  * role:nobody) and the realm's permission settings pointing at them, in one transaction.
  */
 import type { Tx } from "../db.ts";
-import { renderMarkdown } from "../lib/markdown.ts";
+import { renderMarkdown } from "../lib/markdown/index.ts";
 import { SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
 
 const NESTING: [SystemGroupName, SystemGroupName][] = [

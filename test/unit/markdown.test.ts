@@ -6,7 +6,7 @@ import {
   sanitizeUrl,
   type MarkdownContext,
   type MentionUser,
-} from "../../server/lib/markdown.ts";
+} from "../../server/lib/markdown/index.ts";
 
 const html = (content: string, ctx?: Partial<MarkdownContext>): string => renderMarkdown(content, ctx).html;
 
