@@ -7,6 +7,7 @@ import type { Realm, Stream, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
+import { clientIdFor } from "../lib/clients.ts";
 import { buildMessageDicts } from "../lib/message-dicts.ts";
 import { flagsOf, flagsToList, type FlagName } from "../lib/messages.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
@@ -31,11 +32,6 @@ export interface SendMessageInput {
   readBySender?: boolean;
 }
 
-async function getClientId(tx: Tx, name: string) {
-  const client = await tx.client.upsert({ where: { name }, create: { name }, update: {}, select: { id: true } });
-  return client.id;
-}
-
 async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget, { kind: "channel" }>): Promise<Stream> {
   const where = target.streamId !== undefined ? { id: target.streamId } : { name: iexact(target.streamName!) };
   const stream = await ctx.db.stream.findFirst({ where: { realmId: ctx.realm.id, ...where } });
@@ -43,10 +39,12 @@ async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget
     if (target.streamId !== undefined) throw new StreamWithIdDoesNotExistError(target.streamId);
     throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
   }
-  const subscribed = await ctx.db.subscription.findFirst({ where: { userProfileId: ctx.user.id, recipientId: stream.recipientId!, active: true }, select: { id: true } });
   // Guests and private channels need a subscription; archived channels take no messages.
-  if (stream.isArchived || ((stream.inviteOnly || isGuest(ctx.user)) && !subscribed && !ctx.user.isBot))
-    throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
+  const subscribed =
+    needsSubscription &&
+    (await ctx.db.subscription.findFirst({ where: { userProfileId: ctx.user.id, recipientId: stream.recipientId!, active: true }, select: { id: true } }));
+  if (stream.isArchived || (needsSubscription && !subscribed)) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
   if (!(await isUserInGroup(ctx.db, ctx.user.id, stream.canSendMessageGroupId)))
     throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
@@ -161,6 +159,7 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
     return flagsOf(...names);
   };
 
+  const sendingClientId = await clientIdFor(ctx.db, input.clientName);
   const { message, userIds } = await inTransaction(ctx, ctx.realm.id, async (tx) => {
     let recipientId: number;
     let userIds: number[];
@@ -180,7 +179,7 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
         renderedContent: rendered.html,
         renderedContentVersion: 1,
         dateSent: ctx.now(),
-        sendingClientId: await getClientId(tx, input.clientName),
+        sendingClientId,
         type: 1,
         hasAttachment: rendered.hasAttachment,
         hasImage: rendered.hasImage,
@@ -196,7 +195,7 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
   // Committed: build the event payload (with the pooled client, not the finished transaction)
   // and publish it. Each queue gets the message as its register options asked: raw Markdown
   // for apply_markdown=false, the empty topic's display name for clients without empty_topic_name.
-  const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags: 0n }], { applyMarkdown: true, allowEmptyTopicName: true, clientGravatar: false });
+  const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags: 0n }], { applyMarkdown: true, allowEmptyTopicName: true, clientGravatar: false, justSent: true });
   const { flags: _unused, ...eventMessage } = dict!;
   const displayName = emptyTopicDisplayName(ctx.realm);
   const adapt: EventAdapter = (event, queue) => {

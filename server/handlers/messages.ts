@@ -4,7 +4,6 @@ import type { Handler } from "../http/types.ts";
 import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
 import { accessMessage, FLAG_BITS } from "../lib/messages.ts";
 import { compileNarrow, messageIdsWithFlags } from "../lib/narrow.ts";
-import { canSeeDeliveryEmail } from "../lib/users.ts";
 import type { Prisma } from "../db.ts";
 
 /** Zulip's anchor for "newest" (LARGER_THAN_MAX_MESSAGE_ID). */
@@ -98,13 +97,11 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   });
   const flags = new Map(userMessages.map((um) => [um.messageId, um.flags]));
   const rows: MessageRow[] = messages.map((message) => ({ message, flags: flags.get(message.id) ?? null }));
-  const senders = await ctx.db.userProfile.findMany({ where: { id: { in: [...new Set(messages.map((m) => m.senderId))] } } });
-  const canSee = new Map(senders.map((s) => [s.id, canSeeDeliveryEmail(ctx.user, s)]));
   const dicts = await buildMessageDicts(ctx.db, ctx.realm, rows, {
     applyMarkdown: query.apply_markdown ?? true,
     allowEmptyTopicName: query.allow_empty_topic_name ?? false,
     clientGravatar: query.client_gravatar ?? true,
-    canSeeEmail: (id) => canSee.get(id) ?? false,
+    viewer: ctx.user,
   });
   return { anchor, found_anchor: foundAnchor, found_oldest: foundOldest, found_newest: foundNewest, history_limited: false, messages: dicts };
 };

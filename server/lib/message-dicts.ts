@@ -2,12 +2,13 @@
  * Message objects as the API returns them (zerver/lib/message.py MessageDict), built for a
  * batch of messages with one query per related table, never one per message.
  */
-import type { Message, PrismaClient, Realm, Tx } from "../db.ts";
+import type { Message, PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
 import type { ApiMessage } from "../http/types.ts";
+import { clientNames } from "./clients.ts";
 import { flagsToList } from "./messages.ts";
 import { RecipientType } from "./recipients.ts";
 import { topicForClient } from "./topics.ts";
-import { gravatarUrl } from "./users.ts";
+import { canSeeDeliveryEmail, gravatarUrl } from "./users.ts";
 
 type Db = PrismaClient | Tx;
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
@@ -16,25 +17,16 @@ export interface MessageDictOptions {
   applyMarkdown: boolean;
   allowEmptyTopicName: boolean;
   clientGravatar: boolean;
-  /** Which users' real emails the viewer may see (for client_gravatar); all when absent. */
-  canSeeEmail?: (userId: number) => boolean;
+  /** With client_gravatar, avatar_url is null for senders whose real email the viewer may see. */
+  viewer?: Pick<UserProfile, "id" | "role">;
+  /** The messages were just sent: they have no reactions or submessages yet to look up. */
+  justSent?: boolean;
 }
 
 export interface MessageRow {
   message: Message;
   /** The viewer's flags; null when the message is read from channel history without a row. */
   flags: bigint | null;
-}
-
-// Client rows are never renamed, so their names are cached per database for the process.
-const clientNameCache = new WeakMap<object, Map<number, string>>();
-
-async function clientNames(db: Db, ids: number[]): Promise<Map<number, string>> {
-  let cache = clientNameCache.get(db);
-  if (!cache) clientNameCache.set(db, (cache = new Map()));
-  const missing = [...new Set(ids)].filter((id) => !cache.has(id));
-  if (missing.length) for (const c of await db.client.findMany({ where: { id: { in: missing } } })) cache.set(c.id, c.name);
-  return cache;
 }
 
 function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number, T[]> {
@@ -46,16 +38,25 @@ function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number,
 export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const messageIds = rows.map((r) => r.message.id);
-  const recipientIds = [...new Set(rows.map((r) => r.message.recipientId))];
-  const [recipients, reactions, submessages, edits, clients] = await Promise.all([
-    db.recipient.findMany({ where: { id: { in: recipientIds } }, select: { id: true, type: true, typeId: true, stream: { select: { id: true, name: true } } } }),
-    db.reaction.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
-    db.submessage.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
-    realm.messageEditHistoryVisibilityPolicy === 3
-      ? Promise.resolve([])
-      : db.messageEdit.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "desc" } }),
+  const channelRecipientIds = [...new Set(rows.filter((r) => r.message.isChannelMessage).map((r) => r.message.recipientId))];
+  const directRecipientIds = [...new Set(rows.filter((r) => !r.message.isChannelMessage).map((r) => r.message.recipientId))];
+  // Edit history exists only for messages edited or moved, and may be hidden by the organization.
+  const editedIds = rows.filter((r) => r.message.lastEditTime || r.message.lastMovedTime).map((r) => r.message.id);
+  const [streams, directRecipients, reactions, submessages, edits, clients] = await Promise.all([
+    channelRecipientIds.length ? db.stream.findMany({ where: { recipientId: { in: channelRecipientIds } }, select: { id: true, name: true, recipientId: true } }) : [],
+    directRecipientIds.length ? db.recipient.findMany({ where: { id: { in: directRecipientIds } }, select: { id: true, type: true, typeId: true } }) : [],
+    options.justSent ? [] : db.reaction.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
+    options.justSent ? [] : db.submessage.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
+    realm.messageEditHistoryVisibilityPolicy === 3 || editedIds.length === 0
+      ? []
+      : db.messageEdit.findMany({ where: { messageId: { in: editedIds } }, orderBy: { id: "desc" } }),
     clientNames(db, rows.map((r) => r.message.sendingClientId)),
   ]);
+  const streamByRecipient = new Map(streams.map((s) => [s.recipientId!, s]));
+  const recipients = [
+    ...directRecipients,
+    ...streams.map((s) => ({ id: s.recipientId!, type: RecipientType.STREAM as number, typeId: s.id })),
+  ];
   // Members of direct-message groups are the group recipient's subscriptions (as in Zulip).
   const groupRecipientIds = recipients.filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id);
   const groupMembers = new Map<number, number[]>();
@@ -78,7 +79,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     (
       await db.userProfile.findMany({
         where: { id: { in: [...userIds] } },
-        select: { id: true, email: true, deliveryEmail: true, fullName: true, isMirrorDummy: true, avatarVersion: true },
+        select: { id: true, email: true, deliveryEmail: true, fullName: true, isMirrorDummy: true, avatarVersion: true, role: true, isBot: true, emailAddressVisibility: true },
       })
     ).map((u) => [u.id, u]),
   );
@@ -101,7 +102,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       content: options.applyMarkdown ? (m.renderedContent ?? "") : m.content,
       content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
       display_recipient: isStream
-        ? recipient.stream!.name
+        ? streamByRecipient.get(recipient.id)!.name
         : [...participantIds].sort((a, b) => a - b).map((id) => {
             const u = users.get(id)!;
             return { id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy };
@@ -112,7 +113,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       sender_full_name: sender.fullName,
       sender_realm_str: realm.stringId,
       avatar_url:
-        options.clientGravatar && (options.canSeeEmail?.(sender.id) ?? true) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
+        options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
       client: clients.get(m.sendingClientId) ?? "Internal",
       is_me_message: /^\/me( |$)/.test(m.content),
       timestamp: unix(m.dateSent),

@@ -4,7 +4,6 @@
  */
 import type { Message, PrismaClient, Stream, Tx, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import { RecipientType } from "./recipients.ts";
 import { isGuest } from "./users.ts";
 
 type Db = PrismaClient | Tx;
@@ -62,11 +61,10 @@ export async function canReadChannelHistory(db: Db, user: UserProfile, stream: S
 export async function accessMessage(db: Db, user: UserProfile, messageId: number): Promise<AccessibleMessage> {
   const message = await db.message.findFirst({ where: { id: messageId, realmId: user.realmId } });
   if (!message) throw new JsonableError("Invalid message(s)");
-  const [userMessage, recipient] = await Promise.all([
+  const [userMessage, stream] = await Promise.all([
     db.userMessage.findUnique({ where: { userProfileId_messageId: { userProfileId: user.id, messageId } }, select: { flags: true } }),
-    db.recipient.findUniqueOrThrow({ where: { id: message.recipientId }, select: { type: true, stream: true } }),
+    message.isChannelMessage ? db.stream.findFirst({ where: { recipientId: message.recipientId } }) : null,
   ]);
-  const stream = recipient.type === RecipientType.STREAM ? recipient.stream : null;
   if (userMessage) return { message, flags: userMessage.flags, stream };
   if (stream && (await canReadChannelHistory(db, user, stream))) return { message, flags: null, stream };
   throw new JsonableError("Invalid message(s)");
