@@ -14,15 +14,14 @@ import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { bodyParsers, decodeJsonFields, parseParams } from "./http/form.ts";
-import { loadSpec, type LoadedSpec } from "./http/spec.ts";
+import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { registerRoutes } from "./routes.ts";
 
 const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
 
 function jsonFormDecoder(spec: LoadedSpec) {
   return function decodeJsonForm(req: Request, _res: Response, next: NextFunction) {
-    const route = (req as any).openapi?.openApiRoute?.slice(spec.basePath.length);
-    const op = spec.byRoute.get(`${req.method} ${route}`);
+    const op = operationFor(spec, req);
     try {
       if (op) decodeJsonFields(op, req.body && typeof req.body === "object" ? req.body : {}, parseParams(req.url.split("?")[1] ?? ""));
       next();

@@ -72,8 +72,7 @@ export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
       const sentQuery = Object.keys(parseParams(req.url.split("?")[1] ?? ""));
       const body = req.body && typeof req.body === "object" ? req.body : {};
       const ignored = ignoredParameters(op.knownParams, [...sentQuery, ...Object.keys(body)]);
-      const zulip = (req as any).zulip ?? {};
-      const ctx: PublicContext | RequestContext = { ...deps, ...zulip, host: zulip.host ?? req.headers.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
+      const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
       const data = await handler({ path, query: req.query, body } as any, ctx as any);
       jsonSuccess(res, data, ignored);
     });

@@ -7,11 +7,21 @@ import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import { JsonableError, UnauthorizedError } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
+import type { Realm, UserProfile } from "../db.ts";
 import { resolveRealm } from "../lib/realms.ts";
 import { findUserForAuthentication } from "../lib/users.ts";
-import type { LoadedSpec } from "./spec.ts";
+import { operationFor, type LoadedSpec } from "./spec.ts";
 
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by authentication: the request's host and, for authenticated operations, who is asking. */
+      zulip?: { host: string; realm?: Realm; user?: UserProfile };
+    }
+  }
+}
 
 function keysEqual(a: string, b: string) {
   const x = Buffer.from(a);
@@ -31,10 +41,9 @@ export function parseBasicAuth(header: string): { username: string; password: st
 export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
   return async function zulipAuth(req: Request, _res: Response, next: NextFunction) {
     try {
-      const route = (req as any).openapi?.openApiRoute?.slice(spec.basePath.length);
-      const op = spec.byRoute.get(`${req.method} ${route}`);
+      const op = operationFor(spec, req);
       const host = req.headers.host ?? deps.config.externalHost;
-      (req as any).zulip = { host };
+      req.zulip = { host };
       if (!op?.requiresAuth) return next();
       const header = req.headers.authorization;
       if (!header) throw new UnauthorizedError();
@@ -47,7 +56,7 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
       if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
       if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
-      (req as any).zulip = { host, realm, user };
+      req.zulip = { host, realm, user };
       next();
     } catch (err) {
       next(err);

@@ -6,7 +6,7 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { JsonableError, RequestVariableMissingError } from "../errors.ts";
-import type { LoadedSpec } from "./spec.ts";
+import { operationFor, type LoadedSpec } from "./spec.ts";
 
 interface ValidatorError {
   status: number;
@@ -78,9 +78,7 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       }
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
       else {
-        const route = (req as any).openapi?.openApiRoute?.slice(spec.basePath.length);
-        const op = spec.byRoute.get(`${req.method} ${route}`);
-        error = fromValidatorError(err, op?.inListParams ?? new Set());
+        error = fromValidatorError(err, operationFor(spec, req)?.inListParams ?? new Set());
       }
     } else if ((err as any)?.type === "entity.too.large") error = new JsonableError("Request body too large", { httpStatus: 413 });
     else if ((err as any)?.type === "entity.parse.failed") error = new JsonableError("Malformed JSON", { code: "INVALID_JSON" });

@@ -67,6 +67,12 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
   return loaded;
 }
 
+/** The operation the validator matched for this request (its `req.openapi`), if any. */
+export function operationFor(spec: LoadedSpec, req: { method: string }): OperationInfo | undefined {
+  const route: string | undefined = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
+  return route === undefined ? undefined : spec.byRoute.get(`${req.method} ${route.slice(spec.basePath.length)}`);
+}
+
 /** Follows a local `$ref` (the bundle only has refs into #/components). */
 export function deref(doc: any, obj: any): any {
   let cur = obj;
