@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
 import { PrismaClient, Prisma } from "../generated/prisma/client.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
+import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
 // Everything callers need from the generated client: PrismaClient, the
 // Prisma namespace, model types (Realm, UserProfile, Message, ...) and enums.
@@ -58,7 +59,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     if (migrate) await applyPendingMigrationsPostgres(url);
     const { PrismaPg } = await import("@prisma/adapter-pg");
     const adapter = new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 });
-    const prisma = new PrismaClient({ adapter, log: opts.log });
+    const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
     return { prisma, kind: "postgres", close: once(() => prisma.$disconnect()) };
   }
 
@@ -90,7 +91,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log: opts.log });
+  const prisma = withExtensions(new PrismaClient({ adapter: new PrismaPGlite(pglite), log: opts.log }));
   return {
     prisma,
     kind: "pglite",
@@ -128,6 +129,14 @@ function lockDataDir(dir: string): () => void {
       rmSync(file, { force: true });
     }
   }
+}
+
+/**
+ * The extended client keeps PrismaClient's API for models, transactions and raw queries (the
+ * extension only changes what some failed reads return), so callers keep the plain type.
+ */
+function withExtensions(client: PrismaClient): PrismaClient {
+  return client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient;
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

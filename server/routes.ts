@@ -7,7 +7,7 @@ import type { Express, Request, Response } from "express";
 import { NotImplementedError } from "./errors.ts";
 import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
 import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
-import { parseParams } from "./http/form.ts";
+import { parseParams, refuseInexactNumbers } from "./http/form.ts";
 import type { LoadedSpec } from "./http/spec.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
@@ -73,6 +73,8 @@ export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
       const body = req.body && typeof req.body === "object" ? req.body : {};
       const ignored = ignoredParameters(op.knownParams, [...sentQuery, ...Object.keys(body)]);
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
+      refuseInexactNumbers(req.query);
+      refuseInexactNumbers(body);
       const data = await handler({ path, query: req.query, body } as any, ctx as any);
       jsonSuccess(res, data, ignored);
     });

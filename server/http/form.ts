@@ -80,3 +80,16 @@ export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown
     }
   }
 }
+
+/**
+ * Numbers JavaScript cannot hold exactly (`1e999`, 2^53 and beyond) pass JSON Schema's integer
+ * check but cannot name anything; refuse them as Zulip refuses an invalid value.
+ */
+export function refuseInexactNumbers(params: Record<string, unknown>) {
+  const visit = (value: unknown, name: string): void => {
+    if (typeof value === "number" && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new JsonableError(`Invalid ${name}`);
+    if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${name}[${i}]`));
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, `${name}["${k}"]`);
+  };
+  for (const [name, value] of Object.entries(params)) visit(value, name);
+}

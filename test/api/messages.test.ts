@@ -38,6 +38,15 @@ describe("POST /messages", () => {
     });
   });
 
+  it("treats ids beyond the database's range as unknown, as Zulip does", async () => {
+    await expectError(send("hamlet", { type: "channel", to: 99999999999, topic: "x", content: "x" }), 400, "Channel with ID '99999999999' does not exist", {
+      code: "STREAM_DOES_NOT_EXIST",
+      stream_id: 99999999999,
+    });
+    await expectError(fetchOne("hamlet", 99999999999), 400, "Invalid message(s)");
+    await expectError(send("hamlet", { type: "channel", to: "Ver\u0000ona", topic: "x", content: "x" }), 400, "Channel 'Ver\u0000ona' does not exist");
+  });
+
   it("refuses an unknown user id", async () => {
     await expectError(send("hamlet", { type: "direct", to: [99999], content: "x" }), 400, "Invalid user ID 99999");
   });
@@ -213,6 +222,10 @@ describe("GET /messages", () => {
       "Invalid narrow operator: unknown operator",
       { code: "BAD_NARROW", desc: "unknown operator" },
     );
+  });
+
+  it("refuses an anchor no message id can have", async () => {
+    await expectError(server.as("hamlet").GET("/messages", { params: { query: { anchor: 1e999 } } }), 400, "Invalid anchor");
   });
 
   it("requires an anchor unless message_ids is given", async () => {
