@@ -33,12 +33,14 @@ const scenarios: { name: string; method: "GET" | "POST"; path: string; body?: st
   { name: "POST /messages (channel)", method: "POST", path: "/messages", body: "type=stream&to=Verona&topic=bench&content=Hello%20**bench**" },
 ];
 
+let failures = 0;
 console.log(`bench: ${seconds}s per scenario, 10 connections, ${database.kind}, response validation ${config.validateResponses ? "on" : "off"}`);
 for (const s of scenarios) {
   const opts = { url: base + s.path, method: s.method, body: s.body, headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, connections: 10 };
   await autocannon({ ...opts, duration: 1 });
   const r = await autocannon({ ...opts, duration: seconds });
   const bad = r.non2xx + r.errors;
+  failures += bad;
   console.log(
     `${s.name.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${bad ? `  (${bad} failed)` : ""}`,
   );
@@ -48,3 +50,8 @@ console.log(`memory: rss ${Math.round(mem.rss / 2 ** 20)} MiB, heap ${Math.round
 server.close();
 deps.events.close();
 await database.close();
+// A request that fails under load is a bug, not a slow result.
+if (failures > 0) {
+  console.error(`${failures} requests failed`);
+  process.exit(1);
+}
