@@ -13,17 +13,17 @@ import { fileURLToPath } from "node:url";
 import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
 import { errorHandler } from "./http/error-handler.ts";
-import { bodyParsers, decodeJsonFields, parseParams } from "./http/form.ts";
+import { bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { registerRoutes } from "./routes.ts";
 
 const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
 
 function jsonFormDecoder(spec: LoadedSpec) {
-  return function decodeJsonForm(req: Request, _res: Response, next: NextFunction) {
+  return function decodeJsonForm(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
     try {
-      if (op) decodeJsonFields(op, req.body && typeof req.body === "object" ? req.body : {}, parseParams(req.url.split("?")[1] ?? ""));
+      if (op) decodeJsonFields(op, req.body && typeof req.body === "object" ? req.body : {}, sentQuery(res));
       next();
     } catch (err) {
       next(err);

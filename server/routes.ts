@@ -7,7 +7,7 @@ import type { Express, Request, Response } from "express";
 import { NotImplementedError } from "./errors.ts";
 import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
 import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
-import { parseParams, refuseInexactNumbers } from "./http/form.ts";
+import { refuseInexactNumbers, sentQuery } from "./http/form.ts";
 import type { LoadedSpec } from "./http/spec.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
@@ -69,9 +69,9 @@ export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
         const own = op.pathParamRenames[name] ?? name;
         path[own] = op.pathParamTypes[own] === "integer" ? Number(value) : value;
       }
-      const sentQuery = Object.keys(parseParams(req.url.split("?")[1] ?? ""));
+      const queryKeys = Object.keys(sentQuery(res));
       const body = req.body && typeof req.body === "object" ? req.body : {};
-      const ignored = ignoredParameters(op.knownParams, [...sentQuery, ...Object.keys(body)]);
+      const ignored = ignoredParameters(op.knownParams, [...queryKeys, ...Object.keys(body)]);
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
       refuseInexactNumbers(req.query);
       refuseInexactNumbers(body);

@@ -36,7 +36,14 @@ export function bodyParsers() {
   ];
 }
 
-function mergeParams(req: Request, _res: Response, next: NextFunction) {
+/** The query string as sent (before validation adds defaults), parsed once per request. */
+export function sentQuery(res: Response): Record<string, string> {
+  return res.locals.sentQuery as Record<string, string>;
+}
+
+function mergeParams(req: Request, res: Response, next: NextFunction) {
+  const query = parseParams(req.url.split("?")[1] ?? "");
+  res.locals.sentQuery = query;
   if (typeof req.body === "string") req.body = parseParams(req.body);
   else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
   if (req.method === "GET" || req.method === "HEAD") return next();
@@ -47,7 +54,6 @@ function mergeParams(req: Request, _res: Response, next: NextFunction) {
   // as in Zulip, is not read: its parameters are missing) are all checked as that form.
   req.headers["content-type"] = "application/x-www-form-urlencoded";
   const body: Record<string, unknown> = req.body && typeof req.body === "object" ? req.body : {};
-  const query = parseParams(req.url.split("?")[1] ?? "");
   for (const [k, v] of Object.entries(query)) if (!(k in body)) body[k] = v;
   req.body = body;
   next();
