@@ -116,6 +116,8 @@ export interface paths {
         /**
          * Delete an event queue
          * @description Delete a queue created by `POST /register`; further polls of it get `BAD_EVENT_QUEUE_ID`.
+         *     Like every non-`GET` operation, `queue_id` is read from a form body (as python-zulip-api
+         *     sends it) or from the query string (as zulip-js sends it).
          */
         delete: operations["delete-queue"];
         options?: never;
@@ -398,7 +400,7 @@ export interface paths {
                  * @description The ID of the draft.
                  * @example 2
                  */
-                draft_id: number;
+                draft_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -543,7 +545,7 @@ export interface paths {
                  * @description The ID of a channel the caller is subscribed to.
                  * @example 1
                  */
-                stream_id: number;
+                stream_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -779,7 +781,7 @@ export interface paths {
                  *     "Invalid user group".
                  * @example 11
                  */
-                user_group_id: number;
+                user_group_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -947,6 +949,14 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * Format: int64
+         * @description The ID of an object. IDs are non-negative; the largest accepted is 2^53 − 1, the largest
+         *     integer a JSON client can represent exactly. A larger, negative or fractional value is
+         *     refused as invalid; an ID that names nothing is answered as the object not existing.
+         * @example 42
+         */
+        ObjectId: number;
+        /**
          * @description Fields of every successful response. Operation responses extend it with
          *     `allOf` and close the object with `unevaluatedProperties: false`.
          */
@@ -1072,7 +1082,6 @@ export interface components {
          *       "is_admin": false,
          *       "is_guest": false,
          *       "is_bot": false,
-         *       "bot_type": null,
          *       "role": 400,
          *       "timezone": "",
          *       "avatar_url": null,
@@ -1103,10 +1112,10 @@ export interface components {
             is_guest: boolean;
             is_bot: boolean;
             /**
-             * @description `null` for humans; 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded.
-             * @enum {integer|null}
+             * @description Bots only: 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded.
+             * @enum {integer}
              */
-            bot_type: 1 | 2 | 3 | 4 | null;
+            bot_type?: 1 | 2 | 3 | 4;
             /** @description Bots only; the owner's ID, or `null` for legacy bots. */
             bot_owner_id?: number | null;
             /**
@@ -1341,17 +1350,28 @@ export interface components {
         };
         /**
          * @description One term of a narrow: an object with `operator` and `operand`, or the legacy
-         *     `[operator, operand]` pair.
+         *     `[operator, operand]` pair of strings.
+         *
+         *     The operand's type depends on the operator (Zulip's `NarrowParameter`):
+         *
+         *     - `channel`, `stream`, `id`, `sender`, `dm-including`, `group-pm-with`: a string or an
+         *       integer ID (`id` takes a string of digits too);
+         *     - `dm`, `pm-with`: a string of comma-separated emails, or a list of user IDs;
+         *     - `search`: a non-empty string;
+         *     - every other operator: a string.
+         *
+         *     A wrongly typed operand is refused with Zulip's validator text, e.g.
+         *     "operand is not a string or integer".
          * @example {
          *       "operator": "channel",
          *       "operand": "Verona"
          *     }
          */
-        NarrowTerm: {
+        NarrowTerm: (({
             operator: string;
             operand: string | number | number[];
             negated?: boolean;
-        } | string[];
+        } & (unknown & unknown & unknown & unknown)) | (string[] & (unknown & unknown & unknown & unknown))) & (unknown & unknown & unknown & unknown);
         /**
          * @description The caller exceeded a rate limit (HTTP 429). The response also carries a `Retry-After`
          *     header with the same number of seconds.
@@ -1572,12 +1592,12 @@ export interface components {
          * @description The target message's ID.
          * @example 42
          */
-        MessageIdInPath: number;
+        MessageIdInPath: components["schemas"]["ObjectId"];
         /**
          * @description The target user's ID.
          * @example 12
          */
-        UserIdInPath: number;
+        UserIdInPath: components["schemas"]["ObjectId"];
         /**
          * @description Whether the client computes Gravatar URLs itself; if true, `avatar_url` is `null` for users
          *     whose real email the caller may see and whose avatar Gravatar hosts.
@@ -1651,6 +1671,7 @@ export interface operations {
                      *       "email_auth_enabled": true,
                      *       "require_email_format_usernames": true,
                      *       "realm_url": "http://127.0.0.1:9991",
+                     *       "realm_uri": "http://127.0.0.1:9991",
                      *       "realm_name": "Zulip Dev",
                      *       "realm_icon": "https://secure.gravatar.com/avatar/62429d594b6ffc712f54aee976a18b44?d=identicon",
                      *       "realm_description": "<p>The Zulip development environment default organization.</p>",
@@ -1708,6 +1729,11 @@ export interface operations {
                         require_email_format_usernames: boolean;
                         /** @description The organization's base URL. */
                         realm_url: string;
+                        /**
+                         * @deprecated
+                         * @description The same as `realm_url`, still sent for clients older than feature level 257.
+                         */
+                        realm_uri: string;
                         realm_name: string;
                         /** @description URL of the organization's icon. */
                         realm_icon: string;
@@ -1913,10 +1939,16 @@ export interface operations {
                      */
                     client_gravatar?: boolean;
                     /**
-                     * @description Whether each channel in the state includes its subscribers' user IDs.
+                     * @description Whether each channel in `subscriptions` includes its subscribers' user IDs.
+                     *     `partial` gives the complete `subscribers` list for channels with fewer than
+                     *     250 subscribers and, for larger ones, a `partial_subscribers` list that holds
+                     *     at least every bot and every user active in the last 14 days.
+                     *
+                     *     **Changes**: `partial` is new in Zulip 11.0 (feature level 412).
                      * @default false
+                     * @enum {boolean|string}
                      */
-                    include_subscribers?: boolean;
+                    include_subscribers?: true | false | "partial";
                     /**
                      * @deprecated
                      * @description Whether presence data is keyed by user ID rather than by email. Deprecated in
@@ -2112,6 +2144,14 @@ export interface operations {
                             color?: string;
                             is_muted?: boolean;
                             pin_to_top?: boolean;
+                            /** @description The channel's subscribers' user IDs; only with `include_subscribers`. */
+                            subscribers?: number[];
+                            /**
+                             * @description With `include_subscribers=partial`, for channels with 250 subscribers or
+                             *     more instead of `subscribers`: a subset holding every bot and every user
+                             *     active in the last 14 days.
+                             */
+                            partial_subscribers?: number[];
                         } & {
                             [key: string]: unknown;
                         })[];
@@ -2143,12 +2183,6 @@ export interface operations {
                         realm_topics_policy?: "allow_empty_topic" | "disable_empty_topic";
                         /** @description Whether logged-out visitors may view web-public channels. */
                         realm_enable_spectator_access?: boolean;
-                        /**
-                         * @description Who may see users' real email addresses: 1 everyone, 2 members, 3
-                         *     administrators, 4 nobody, 5 moderators.
-                         * @enum {integer}
-                         */
-                        realm_email_address_visibility?: 1 | 2 | 3 | 4 | 5;
                     } & {
                         [key: string]: unknown;
                     }) & components["schemas"]["JsonSuccessBase"];
@@ -2251,18 +2285,24 @@ export interface operations {
     };
     "delete-queue": {
         parameters: {
-            query: {
-                /**
-                 * @description The ID of the queue to delete.
-                 * @example fb67bf8a-c031-47cc-84cf-ed80accacda8
-                 */
-                queue_id: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "queue_id": "fb67bf8a-c031-47cc-84cf-ed80accacda8"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the queue to delete. */
+                    queue_id: string;
+                };
+            };
+        };
         responses: {
             200: components["responses"]["Success"];
             /** @description The queue does not exist (or `queue_id` is missing). */
@@ -2379,6 +2419,14 @@ export interface operations {
                  * @example newest
                  */
                 anchor?: ("newest" | "oldest" | "first_unread") | number;
+                /**
+                 * @deprecated
+                 * @description `true` is the same as `anchor=first_unread`, and `anchor` is then ignored.
+                 *
+                 *     **Changes**: Deprecated in Zulip 3.0 (feature level 1) in favour of `anchor=first_unread`.
+                 * @example true
+                 */
+                use_first_unread_anchor?: boolean;
                 /**
                  * @description Whether the anchor message itself is returned when it matches the narrow. Only an end
                  *     of the range may be excluded: `false` is an error when both `num_before` and
@@ -3117,7 +3165,7 @@ export interface operations {
                  * @description The ID of the draft.
                  * @example 2
                  */
-                draft_id: number;
+                draft_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -3585,7 +3633,7 @@ export interface operations {
                  * @description The ID of a channel the caller is subscribed to.
                  * @example 1
                  */
-                stream_id: number;
+                stream_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };
@@ -3682,7 +3730,6 @@ export interface operations {
                      *           "is_admin": false,
                      *           "is_guest": false,
                      *           "is_bot": false,
-                     *           "bot_type": null,
                      *           "role": 400,
                      *           "timezone": "",
                      *           "avatar_url": null,
@@ -3700,7 +3747,6 @@ export interface operations {
                      *           "is_admin": true,
                      *           "is_guest": false,
                      *           "is_bot": false,
-                     *           "bot_type": null,
                      *           "role": 200,
                      *           "timezone": "Europe/Madrid",
                      *           "avatar_url": "https://secure.gravatar.com/avatar/af4f06322c177ef4e1e9b2c424986b54?d=identicon&version=1",
@@ -3756,7 +3802,6 @@ export interface operations {
                      *       "is_admin": false,
                      *       "is_guest": false,
                      *       "is_bot": false,
-                     *       "bot_type": null,
                      *       "role": 400,
                      *       "timezone": "",
                      *       "avatar_url": null,
@@ -3787,10 +3832,10 @@ export interface operations {
                         is_guest: boolean;
                         is_bot: boolean;
                         /**
-                         * @description `null` for humans; 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded.
-                         * @enum {integer|null}
+                         * @description Bots only: 1 generic, 2 incoming webhook, 3 outgoing webhook, 4 embedded.
+                         * @enum {integer}
                          */
-                        bot_type: 1 | 2 | 3 | 4 | null;
+                        bot_type?: 1 | 2 | 3 | 4;
                         /** @description Bots only; the owner's ID, or `null` for legacy bots. */
                         bot_owner_id?: number | null;
                         /**
@@ -3871,7 +3916,6 @@ export interface operations {
                      *         "is_admin": false,
                      *         "is_guest": false,
                      *         "is_bot": false,
-                     *         "bot_type": null,
                      *         "role": 400,
                      *         "timezone": "",
                      *         "avatar_url": null,
@@ -4199,7 +4243,7 @@ export interface operations {
                  *     "Invalid user group".
                  * @example 11
                  */
-                user_group_id: number;
+                user_group_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
         };

@@ -15,7 +15,7 @@ import { authMiddleware } from "./http/auth.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
-import { registerRoutes } from "./routes.ts";
+import { dispatcher } from "./routes.ts";
 
 const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
 
@@ -23,7 +23,9 @@ function jsonFormDecoder(spec: LoadedSpec) {
   return function decodeJsonForm(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
     try {
-      if (op) decodeJsonFields(op, req.body && typeof req.body === "object" ? req.body : {}, sentQuery(res));
+      const query = op ? decodeJsonFields(spec, op, req.body && typeof req.body === "object" ? req.body : {}, sentQuery(res)) : undefined;
+      // Express computes req.query from the URL on every read; the decoded values replace it.
+      if (query) Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
       next();
     } catch (err) {
       next(err);
@@ -38,6 +40,13 @@ export function createApp(deps: AppDeps) {
   app.set("etag", false);
   // Django's QueryDict: the last value of a repeated key wins.
   app.set("query parser", (q: string) => parseParams(q));
+  // A fragment is never part of a request target (RFC 9112 §3.2); a client that sends one
+  // anyway means the URL before it, as Node's URL parser reads it.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const hash = req.url.indexOf("#");
+    if (hash >= 0) req.url = req.originalUrl = req.url.slice(0, hash);
+    next();
+  });
 
   app.get("/api/docs", (_req, res) => {
     if (existsSync(DOCS_PATH)) res.sendFile(DOCS_PATH);
@@ -61,7 +70,7 @@ export function createApp(deps: AppDeps) {
   validator.splice(requestAt, 0, authMiddleware(spec, deps), jsonFormDecoder(spec));
   app.use(validator);
 
-  registerRoutes(app, spec, deps);
+  app.use(dispatcher(spec, deps));
   app.use(errorHandler(spec, deps.log));
   return app;
 }

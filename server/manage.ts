@@ -61,7 +61,7 @@ async function main() {
       const stringId = values["string-id"] ?? (name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "org");
       const owner = await deps.db.$transaction(async (tx) => {
         const realm = await doCreateRealm(tx, { name, stringId });
-        return doCreateUser(tx, realm, { email, fullName: values["full-name"] ?? email.split("@")[0]!, role: Role.OWNER, passwordHash }, fakeEmailDomain(realm, deps.config));
+        return doCreateUser(tx, realm, { email, fullName: values["full-name"] ?? email.split("@")[0]!, role: Role.OWNER, passwordHash }, await fakeEmailDomain(tx, realm, deps.config));
       });
       console.log(owner.apiKey);
     } else {
@@ -74,7 +74,8 @@ async function main() {
         : await deps.db.realm.findFirst({ orderBy: { id: "asc" } });
       if (!realm) throw new JsonableError(values.realm !== undefined ? `No organization '${values.realm}'` : "No organization yet: run create-realm first");
       const passwordHash = values.password ? await hashPassword(values.password) : null;
-      const user = await deps.db.$transaction((tx) => doCreateUser(tx, realm, { email, fullName, role, passwordHash }, fakeEmailDomain(realm, deps.config)));
+      const domain = await fakeEmailDomain(deps.db, realm, deps.config);
+      const user = await deps.db.$transaction((tx) => doCreateUser(tx, realm, { email, fullName, role, passwordHash }, domain));
       console.log(user.apiKey);
     }
   } finally {

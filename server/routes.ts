@@ -3,12 +3,12 @@
  * without a handler, or a handler without an operation, is a type error (`satisfies
  * HandlerMap`) and fails test/conformance/parity.test.ts.
  */
-import type { Express, Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import { NotImplementedError } from "./errors.ts";
 import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
 import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
 import { refuseInexactNumbers, sentQuery } from "./http/form.ts";
-import type { LoadedSpec } from "./http/spec.ts";
+import { operationFor, type LoadedSpec } from "./http/spec.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
@@ -58,14 +58,22 @@ export const handlers = {
   "create-video-call": notImplemented("create-video-call"),
 } satisfies HandlerMap;
 
-export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
-  for (const op of spec.operations.values()) {
-    const handler = (handlers as Record<string, Handler<any>>)[op.operationId];
-    if (!handler) throw new Error(`No handler for operation ${op.operationId}`);
-    const expressPath = spec.basePath + op.routePath.replace(/\{(\w+)\}/g, ":$1");
-    (app as any)[op.method](expressPath, async (req: Request, res: Response) => {
+/**
+ * One route lookup per request: the validator matches the operation (its `req.openapi`) and
+ * this dispatcher runs that operation's handler, so validation and handling can never disagree
+ * on which operation a URL names (they did for a `#fragment` sent on the wire).
+ */
+export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
+  for (const op of spec.operations.values())
+    if (!(handlers as Record<string, unknown>)[op.operationId]) throw new Error(`No handler for operation ${op.operationId}`);
+  return async function dispatch(req: Request, res: Response, next: NextFunction) {
+    const op = operationFor(spec, req);
+    if (!op) return next();
+    try {
+      const handler = (handlers as Record<string, Handler<any>>)[op.operationId]!;
       const path: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(req.params)) {
+      const pathParams: Record<string, string> = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams ?? {};
+      for (const [name, value] of Object.entries(pathParams)) {
         const own = op.pathParamRenames[name] ?? name;
         path[own] = op.pathParamTypes[own] === "integer" ? Number(value) : value;
       }
@@ -73,10 +81,14 @@ export function registerRoutes(app: Express, spec: LoadedSpec, deps: AppDeps) {
       const body = req.body && typeof req.body === "object" ? req.body : {};
       const ignored = ignoredParameters(op.knownParams, [...queryKeys, ...Object.keys(body)]);
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
+      // The validator lets ±Infinity through as an integer; no id can be one.
+      refuseInexactNumbers(path);
       refuseInexactNumbers(req.query);
       refuseInexactNumbers(body);
       const data = await handler({ path, query: req.query, body } as any, ctx as any);
       jsonSuccess(res, data, ignored);
-    });
-  }
+    } catch (err) {
+      next(err);
+    }
+  };
 }

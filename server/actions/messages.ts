@@ -17,6 +17,7 @@ import { isGuest } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 import type { EventAdapter } from "../events.ts";
 import { iexact } from "../lib/text.ts";
+import { realmUrl } from "../lib/realms.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -99,6 +100,8 @@ async function markdownContext(ctx: RequestContext, content: string): Promise<Pa
   const usersByName = new Map<string, { id: number; fullName: string }[]>();
   for (const u of users) usersByName.set(u.fullName.toLowerCase(), [...(usersByName.get(u.fullName.toLowerCase()) ?? []), u]);
   return {
+    // Links into the organization itself are made relative, as Zulip renders them.
+    realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
     usersByName,
     usersById: new Map(users.map((u) => [u.id, u])),
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
@@ -115,14 +118,22 @@ async function directRecipient(tx: Tx, realmId: number, sender: UserProfile, oth
   }
   const ids = members.map((u) => u.id).sort((a, b) => a - b);
   const hash = directMessageGroupHash(ids);
-  let group = await tx.directMessageGroup.findUnique({ where: { huddleHash: hash } });
-  if (!group) {
-    group = await tx.directMessageGroup.create({ data: { realmId, huddleHash: hash, groupSize: ids.length } });
-    const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: group.id } });
-    group = await tx.directMessageGroup.update({ where: { id: group.id }, data: { recipientId: recipient.id } });
-    await tx.subscription.createMany({ data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })) });
+  const existing = await tx.directMessageGroup.findUnique({ where: { huddleHash: hash }, select: { recipientId: true } });
+  if (existing) return { recipientId: existing.recipientId!, memberIds: ids };
+  // The first messages to a new group may race to create it: ON CONFLICT lets one transaction
+  // create it (this statement waits for the other to commit), and the others read its row.
+  const created = await tx.$queryRaw<{ id: number }[]>`
+    INSERT INTO direct_message_group (realm_id, huddle_hash, group_size) VALUES (${realmId}, ${hash}, ${ids.length})
+    ON CONFLICT (huddle_hash) DO NOTHING RETURNING id`;
+  if (created.length === 0) {
+    const group = await tx.directMessageGroup.findUniqueOrThrow({ where: { huddleHash: hash }, select: { recipientId: true } });
+    return { recipientId: group.recipientId!, memberIds: ids };
   }
-  return { recipientId: group.recipientId!, memberIds: ids };
+  const groupId = created[0]!.id;
+  const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: groupId }, select: { id: true } });
+  await tx.directMessageGroup.update({ where: { id: groupId }, data: { recipientId: recipient.id }, select: { id: true } });
+  await tx.subscription.createMany({ data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })) });
+  return { recipientId: recipient.id, memberIds: ids };
 }
 
 export async function checkSendMessage(ctx: RequestContext, input: SendMessageInput): Promise<{ id: number }> {

@@ -117,7 +117,7 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     const recipients = (await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } })).map((u) => u.id);
     if (echoed.email_address_visibility !== undefined) {
       // The organization-wide policy applies to every user, and their API emails follow it.
-      const domain = fakeEmailDomain(realm, ctx.config);
+      const domain = await fakeEmailDomain(tx, realm, ctx.config);
       const users = await tx.userProfile.findMany({ where: { realmId: realm.id }, select: { id: true, deliveryEmail: true, isBot: true, email: true } });
       for (const u of users) {
         const email = apiEmailFor({ ...u, emailAddressVisibility: echoed.email_address_visibility as number }, domain);

@@ -17,7 +17,7 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     applyMarkdown: body.apply_markdown ?? false,
     clientGravatar,
   });
-  const state = await fetchInitialState(ctx, fetchTypes, clientGravatar);
+  const state = await fetchInitialState(ctx, fetchTypes, clientGravatar, body.include_subscribers ?? false);
   return { queue_id: queue.id, last_event_id: queue.lastEventId, ...state } as any;
 };
 
@@ -30,8 +30,8 @@ export const getEvents: Handler<"get-events"> = async ({ query }, ctx) => {
 };
 
 /** DELETE /events: deletes the queue. */
-export const deleteQueue: Handler<"delete-queue"> = async ({ query }, ctx) => {
-  if (!ctx.events.get(query.queue_id, ctx.user.id)) throw new BadEventQueueIdError(query.queue_id);
-  ctx.events.delete(query.queue_id);
+export const deleteQueue: Handler<"delete-queue"> = async ({ body }, ctx) => {
+  if (!ctx.events.get(body.queue_id, ctx.user.id)) throw new BadEventQueueIdError(body.queue_id);
+  ctx.events.delete(body.queue_id);
   return {};
 };

@@ -2,14 +2,13 @@ import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
-import { accessMessage, FLAG_BITS } from "../lib/messages.ts";
+import { accessMessage, FLAG_BITS, MAX_MESSAGE_ID } from "../lib/messages.ts";
 import { compileNarrow, messageIdsWithFlags } from "../lib/narrow.ts";
 import type { Prisma } from "../db.ts";
 
 /** Zulip's anchor for "newest" (LARGER_THAN_MAX_MESSAGE_ID). */
 const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 const MAX_MESSAGES_PER_FETCH = 5000;
-const MAX_MESSAGE_ID = 2 ** 31 - 1;
 
 /** The sending client's name, from the User-Agent (Zulip's parse_client), e.g. "ZulipMobile". */
 function clientName(userAgent: string | undefined): string {
@@ -53,8 +52,12 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   const numBefore = query.num_before ?? 0;
   const numAfter = query.num_after ?? 0;
   const includeAnchor = query.include_anchor ?? true;
-  if (query.message_ids !== undefined && query.anchor !== undefined) throw new IncompatibleParametersError(["anchor", "message_ids"]);
-  if (query.message_ids === undefined && query.anchor === undefined) throw new JsonableError("Missing 'anchor' argument.");
+  const firstUnread = query.use_first_unread_anchor ?? false;
+  if (query.message_ids !== undefined && (numBefore > 0 || numAfter > 0 || query.anchor !== undefined || firstUnread))
+    throw new IncompatibleParametersError(["num_before", "num_after", "anchor", "message_ids", "include_anchor", "use_first_unread_anchor"]);
+  // The legacy use_first_unread_anchor=true stands for anchor=first_unread (parse_anchor_value).
+  const anchorParam = firstUnread ? "first_unread" : query.anchor;
+  if (query.message_ids === undefined && anchorParam === undefined) throw new JsonableError("Missing 'anchor' argument.");
   if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
 
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow ?? []);
@@ -71,13 +74,13 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   if (query.message_ids !== undefined) {
     messages = await find({ id: { in: query.message_ids } }, "asc");
   } else {
-    if (query.anchor === "newest") anchor = LARGER_THAN_MAX_MESSAGE_ID;
-    else if (query.anchor === "oldest") anchor = 0;
-    else if (query.anchor === "first_unread") {
+    if (anchorParam === "newest") anchor = LARGER_THAN_MAX_MESSAGE_ID;
+    else if (anchorParam === "oldest") anchor = 0;
+    else if (anchorParam === "first_unread") {
       const unread = await messageIdsWithFlags(ctx.db, ctx.user.id, FLAG_BITS.read, false);
       const first = unread.length ? await find({ id: { in: unread } }, "asc", 1) : [];
       anchor = first[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
-    } else anchor = query.anchor as number;
+    } else anchor = anchorParam as number;
     // Message ids are 32-bit; an anchor beyond them (as "newest" is) has nothing at or after it.
     const beyond = anchor > MAX_MESSAGE_ID;
     const [before, at, after] = await Promise.all([
@@ -86,7 +89,7 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
       numAfter > 0 && !beyond ? find({ id: { gt: anchor } }, "asc", numAfter) : [],
     ]);
     foundAnchor = at.length > 0;
-    foundOldest = query.anchor === "oldest" || before.length < numBefore;
+    foundOldest = anchorParam === "oldest" || before.length < numBefore;
     foundNewest = anchor >= LARGER_THAN_MAX_MESSAGE_ID || after.length < numAfter;
     messages = [...before.reverse(), ...(includeAnchor ? at : []), ...after];
   }

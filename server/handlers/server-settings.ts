@@ -6,6 +6,7 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version
 export const getServerSettings: Handler<"get-server-settings"> = async (_input, ctx) => {
   const realm = await resolveRealm(ctx.db, ctx.host);
   const passwordAuth = realm?.passwordAuthEnabled ?? true;
+  const url = realm ? await realmUrl(ctx.db, realm, ctx.config) : `http://${ctx.config.externalHost}`;
   return {
     authentication_methods: {
       password: passwordAuth,
@@ -29,7 +30,8 @@ export const getServerSettings: Handler<"get-server-settings"> = async (_input, 
     is_incompatible: false,
     email_auth_enabled: passwordAuth,
     require_email_format_usernames: true,
-    realm_url: realm ? realmUrl(realm, ctx.config) : `http://${ctx.config.externalHost}`,
+    realm_url: url,
+    realm_uri: url,
     realm_name: realm?.name ?? "",
     realm_icon: "/static/images/logo/zulip-icon-128x128.png",
     realm_description: realm?.renderedDescription ?? "",

@@ -24,7 +24,7 @@ export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
 
 /** GET /users/{email} (zerver/views/users.py get_user_by_email). */
 export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query }, ctx) => {
-  const target = await accessUserByEmail(ctx.db, ctx.realm, ctx.user, path.email, fakeEmailDomain(ctx.realm, ctx.config));
+  const target = await accessUserByEmail(ctx.db, ctx.realm, ctx.user, path.email, await fakeEmailDomain(ctx.db, ctx.realm, ctx.config));
   const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, [target.id]) : undefined;
   return { user: toApiUser(target, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }) };
 };

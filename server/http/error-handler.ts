@@ -28,11 +28,22 @@ const TYPE_NAMES: Record<string, string> = {
   string: "a string",
 };
 
-/** `/body/to/1` → `to[1]`; `/body/draft/content` → `draft["content"]` (Zulip's naming). */
+/**
+ * `/body/to/1` → `to[1]`; `/body/draft/content` → `draft["content"]` (Zulip's naming). A narrow
+ * term's fields are checked by Zulip's NarrowParameter, whose texts name the field alone:
+ * `/query/narrow/0/operand/1` → `operand[1]`.
+ */
 export function zulipVarName(path: string): string {
-  const [, , name = "", ...rest] = path.split("/");
+  let [, , name = "", ...rest] = path.split("/");
+  if (name === "narrow" && rest.length >= 2 && /^\d+$/.test(rest[0]!) && !/^\d+$/.test(rest[1]!)) [name = "", ...rest] = rest.slice(1);
   return name + rest.map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `["${seg}"]`)).join("");
 }
+
+/** Zulip's texts for values of a union type (check_string_or_int, check_string_or_int_list). */
+const UNION_TYPE_NAMES: Record<string, string> = {
+  "string,integer": "a string or integer",
+  "string,array": "a string or an integer list",
+};
 
 function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableError {
   if (err.status !== 400 || !err.errors?.length) return new JsonableError(err.message, { httpStatus: err.status });
@@ -50,8 +61,9 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableE
   if (err.errors.some((e) => /^(oneOf|anyOf)\./.test(e.errorCode ?? ""))) return new JsonableError(`Invalid ${varName}`);
   switch (code) {
     case "type": {
-      const wanted = first.message.replace(/^must be /, "").split(",")[0]!;
-      return new JsonableError(`${varName} is not ${TYPE_NAMES[wanted] ?? wanted}`);
+      const wanted = first.message.replace(/^must be /, "");
+      const single = wanted.split(",")[0]!;
+      return new JsonableError(`${varName} is not ${UNION_TYPE_NAMES[wanted] ?? TYPE_NAMES[single] ?? single}`);
     }
     case "enum":
     case "const":
@@ -67,6 +79,37 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableE
   }
 }
 
+/** An error of reading the body (body-parser's http-errors, zlib's through them): the client's fault. */
+interface BodyReadError {
+  status: number;
+  expose: true;
+  type?: string;
+  charset?: string;
+  encoding?: string;
+  code?: string;
+}
+
+function isBodyReadError(err: unknown): err is BodyReadError {
+  const e = err as BodyReadError | null;
+  return typeof e === "object" && e !== null && e.expose === true && typeof e.status === "number" && e.status >= 400 && e.status < 500;
+}
+
+function fromBodyReadError(err: BodyReadError): JsonableError {
+  switch (err.type) {
+    case "entity.too.large":
+      return new JsonableError("Request body too large", { httpStatus: 413 });
+    case "entity.parse.failed":
+      return new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
+    case "encoding.unsupported":
+      return new JsonableError(`Unsupported Content-Encoding: ${err.encoding ?? ""}`.trim());
+    case "charset.unsupported":
+      return new JsonableError(`Unsupported charset: ${err.charset ?? ""}`.trim());
+  }
+  // zlib's errors (no type, a code): a gzip/deflate/br Content-Encoding over a body that is not so encoded.
+  if (err.type === undefined && typeof err.code === "string") return new JsonableError("The request body is not encoded as its Content-Encoding says");
+  return new JsonableError("Malformed request body");
+}
+
 export function errorHandler(spec: LoadedSpec, log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let error: JsonableError;
@@ -80,9 +123,14 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       else {
         error = fromValidatorError(err, operationFor(spec, req)?.inListParams ?? new Set());
       }
-    } else if ((err as any)?.type === "entity.too.large") error = new JsonableError("Request body too large", { httpStatus: 413 });
-    else if ((err as any)?.type === "entity.parse.failed") error = new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
-    else {
+    } else if (isBodyReadError(err)) {
+      if (err.type === "request.aborted") {
+        // The client went away before sending its whole body: nobody is left to answer.
+        log.debug({ method: req.method, url: req.originalUrl }, "client disconnected before sending its body");
+        return;
+      }
+      error = fromBodyReadError(err);
+    } else {
       log.error({ err, method: req.method, url: req.originalUrl }, "unexpected error");
       error = new JsonableError("Internal server error", { code: "INTERNAL_SERVER_ERROR", httpStatus: 500 });
     }

@@ -9,9 +9,34 @@ import express from "express";
 import multer from "multer";
 import type { NextFunction, Request, Response } from "express";
 import { JsonableError } from "../errors.ts";
-import type { OperationInfo } from "./spec.ts";
+import { checkJsonQueryParam } from "./json-params.ts";
+import type { LoadedSpec, OperationInfo } from "./spec.ts";
 
 const MAX_BODY = "25mb";
+
+/**
+ * How deep a JSON value may nest: Zulip parses with orjson, which refuses more than 1024
+ * levels as invalid JSON. Everything that later walks a value (validation, serializers,
+ * JSON.stringify) recurses, so nothing deeper may get in.
+ */
+export const MAX_JSON_DEPTH = 1024;
+
+/** JSON.parse, refusing (as SyntaxError) values nested deeper than MAX_JSON_DEPTH. */
+export function parseJson(text: string): unknown {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError("JSON nested too deeply");
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return JSON.parse(text);
+}
 
 /** Last value wins for repeated keys, for query strings and form bodies alike. */
 export function parseParams(raw: string): Record<string, string> {
@@ -26,8 +51,8 @@ export function bodyParsers() {
   return [
     express.text({ type: "application/x-www-form-urlencoded", limit: MAX_BODY }),
     // Zulip clients send forms; a JSON object body is read as the same parameters (its
-    // values may already be typed). Malformed JSON becomes a 400 in the error handler.
-    express.json({ type: "application/json", limit: MAX_BODY }),
+    // values may already be typed). It is parsed in mergeParams, depth-limited.
+    express.text({ type: "application/json", limit: MAX_BODY }),
     (req: Request, res: Response, next: NextFunction) => {
       if (req.is("multipart/form-data")) return multipart(req, res, (err?: unknown) => next(err ? new JsonableError("Invalid multipart body") : undefined));
       next();
@@ -44,8 +69,15 @@ export function sentQuery(res: Response): Record<string, string> {
 function mergeParams(req: Request, res: Response, next: NextFunction) {
   const query = parseParams(req.url.split("?")[1] ?? "");
   res.locals.sentQuery = query;
-  if (typeof req.body === "string") req.body = parseParams(req.body);
-  else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
+  if (typeof req.body === "string") {
+    if (req.is("application/json")) {
+      try {
+        req.body = parseJson(req.body);
+      } catch {
+        return next(new JsonableError("Malformed JSON", { code: "INVALID_JSON" }));
+      }
+    } else req.body = parseParams(req.body);
+  } else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
   if (req.method === "GET" || req.method === "HEAD") return next();
   if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null))
     return next(new JsonableError("Malformed JSON", { code: "INVALID_JSON" }));
@@ -60,31 +92,35 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
 }
 
 /**
- * Decodes the form fields that Zulip sends as JSON text (`to=[8,9]`, `read_by_sender=true`)
- * so that the validator checks the decoded value. A field whose schema also allows a string
- * keeps its raw text when it is not JSON (e.g. `to=Verona`).
+ * Decodes the parameters that Zulip sends as JSON text so that the validator checks the
+ * decoded value: form fields (`to=[8,9]`, `read_by_sender=true`; one whose schema also allows a
+ * string keeps its raw text when it is not JSON, e.g. `to=Verona`) in place, and JSON query
+ * parameters (`narrow=[…]`), which are also checked here, strictly, and returned decoded.
  */
-export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown>, query: Record<string, string>) {
-  // The validator decodes JSON query parameters itself (decoding them here would decode twice);
-  // only refuse text that is not JSON, with Zulip's wording.
-  for (const name of op.jsonQueryParams) {
+export function decodeJsonFields(spec: LoadedSpec, op: OperationInfo, body: Record<string, unknown>, query: Record<string, string>): Record<string, unknown> | undefined {
+  let decodedQuery: Record<string, unknown> | undefined;
+  for (const [name, pointer] of op.jsonQueryParams) {
     const raw = query[name];
     if (raw === undefined) continue;
+    let value: unknown;
     try {
-      JSON.parse(raw);
+      value = parseJson(raw);
     } catch {
       throw new JsonableError(`${name} is not valid JSON`);
     }
+    checkJsonQueryParam(spec, name, pointer, value);
+    (decodedQuery ??= { ...query })[name] = value;
   }
   for (const [name, { allowsString }] of op.jsonBodyFields) {
     const raw = body[name];
     if (typeof raw !== "string") continue;
     try {
-      body[name] = JSON.parse(raw);
+      body[name] = parseJson(raw);
     } catch {
       if (!allowsString) throw new JsonableError(`${name} is not valid JSON`);
     }
   }
+  return decodedQuery;
 }
 
 /**
@@ -92,10 +128,13 @@ export function decodeJsonFields(op: OperationInfo, body: Record<string, unknown
  * check but cannot name anything; refuse them as Zulip refuses an invalid value.
  */
 export function refuseInexactNumbers(params: Record<string, unknown>) {
-  const visit = (value: unknown, name: string): void => {
+  // Iterative, so that no value (however it got in) can overflow the stack.
+  // Children are pushed in reverse, so the first inexact number in document order is named.
+  const stack: [unknown, string][] = Object.entries(params).map(([name, value]): [unknown, string] => [value, name]).reverse();
+  while (stack.length > 0) {
+    const [value, name] = stack.pop()!;
     if (typeof value === "number" && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new JsonableError(`Invalid ${name}`);
-    if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${name}[${i}]`));
-    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) visit(v, `${name}["${k}"]`);
-  };
-  for (const [name, value] of Object.entries(params)) visit(value, name);
+    if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${name}[${i}]`]);
+    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value).reverse()) stack.push([v, `${name}["${k}"]`]);
+  }
 }

@@ -21,8 +21,11 @@ export interface OperationInfo {
   pathParamTypes: Record<string, string>;
   /** Query and body parameter names: anything else a client sends is reported as ignored. */
   knownParams: Set<string>;
-  /** Query parameters sent as JSON text (`content: application/json`); the validator decodes them. */
-  jsonQueryParams: Set<string>;
+  /**
+   * Query parameters sent as JSON text (`content: application/json`) → the JSON pointer of their
+   * schema. They are decoded and validated strictly by http/json-params.ts, not by the validator.
+   */
+  jsonQueryParams: Map<string, string>;
   /** Form fields sent as JSON text: the properties with `encoding.contentType: application/json`. */
   jsonBodyFields: Map<string, { allowsString: boolean }>;
   /** Parameters whose enum errors use Zulip's check_string_in wording. */
@@ -47,6 +50,7 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
   if (cached && path === SPEC_PATH) return cached;
   const doc = JSON.parse(readFileSync(path, "utf8"));
   const validatorDoc = structuredClone(doc);
+  prepareQueryParams(validatorDoc);
   const renames = mergeIdenticalTemplates(validatorDoc);
   const operations = new Map<string, OperationInfo>();
   const byRoute = new Map<string, OperationInfo>();
@@ -103,14 +107,20 @@ function schemaAllowsString(doc: any, schema: any): boolean {
 }
 
 function describeOperation(doc: any, item: any, op: any, method: string, specPath: string, routePath: string): OperationInfo {
-  const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => deref(doc, p));
+  // Each parameter with the JSON pointer of where it is written (a $ref's target, or in place).
+  const pointer = (...tokens: string[]) => "#/" + tokens.map((t) => t.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+  const located = [
+    ...(item.parameters ?? []).map((p: any, i: number) => ({ raw: p, at: pointer("paths", specPath, "parameters", String(i)) })),
+    ...(op.parameters ?? []).map((p: any, i: number) => ({ raw: p, at: pointer("paths", specPath, method, "parameters", String(i)) })),
+  ];
   const knownParams = new Set<string>();
-  const jsonQueryParams = new Set<string>();
+  const jsonQueryParams = new Map<string, string>();
   const pathParamTypes: Record<string, string> = {};
-  for (const p of params) {
+  for (const { raw, at } of located) {
+    const p = deref(doc, raw);
     if (p.in === "path") pathParamTypes[p.name] = deref(doc, p.schema)?.type ?? "string";
     else knownParams.add(p.name);
-    if (p.in === "query" && p.content?.["application/json"]) jsonQueryParams.add(p.name);
+    if (p.in === "query" && p.content?.["application/json"]) jsonQueryParams.set(p.name, `${raw.$ref ?? at}/content/application~1json/schema`);
   }
   const jsonBodyFields = new Map<string, { allowsString: boolean }>();
   const body = deref(doc, op.requestBody);
@@ -141,6 +151,32 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
     hasRequestBody: Boolean(body),
     requiresAuth: security.length > 0,
   };
+}
+
+/**
+ * Query parameters as the validator sees them. It refuses RFC 3986 reserved characters
+ * (`+ [ ] : "` …) in a raw query value unless its parameter says `allowReserved`. Real clients send them unencoded: `URLSearchParams`,
+ * python-zulip-api and `curl --data-urlencode` write spaces as `+`, JSON narrows keep their
+ * brackets, queue ids their colon. Zulip reads any percent- or plus-encoded text, so every
+ * query parameter is read that way; the published spec keeps the default serialization.
+ */
+function prepareQueryParams(doc: any) {
+  const mark = (p: any) => {
+    if (!p || typeof p !== "object" || p.in !== "query") return;
+    p.allowReserved = true;
+    // The validator would coerce inside a decoded JSON value (`true` passing as the string
+    // "true"), which Zulip's Json[...] never does: http/json-params.ts decodes and checks these
+    // strictly before the validator runs, and the validator takes the decoded value as it is.
+    if (p.content?.["application/json"]) {
+      delete p.content;
+      p.schema = {};
+    }
+  };
+  for (const p of Object.values<any>(doc.components?.parameters ?? {})) mark(p);
+  for (const item of Object.values<any>(doc.paths)) {
+    for (const p of item.parameters ?? []) mark(p);
+    for (const method of HTTP_METHODS) for (const p of item[method]?.parameters ?? []) mark(p);
+  }
 }
 
 /**

@@ -21,15 +21,23 @@ export async function clientNames(db: Db, ids: number[]): Promise<Map<number, st
   return names;
 }
 
+/** Client.MAX_NAME_LENGTH: Zulip keeps the first 30 characters of a client's name. */
+export const MAX_CLIENT_NAME_LENGTH = 30;
+
 /**
- * The id of the client with this name, created on first use. Pass the root client (not a
- * transaction): a row created inside a transaction that rolls back must not be cached.
+ * The id of the client with this name (truncated as Zulip truncates it), created on first use.
+ * Concurrent first uses race to insert the row: `ON CONFLICT DO NOTHING` lets one win, and the
+ * others read the winner's row in a statement of their own, whose snapshot sees it. Pass the
+ * root client (not a transaction): a row created inside a transaction that rolls back must not
+ * be cached.
  */
-export async function clientIdFor(db: PrismaClient, name: string): Promise<number> {
+export async function clientIdFor(db: PrismaClient, fullName: string): Promise<number> {
+  const name = Array.from(fullName).slice(0, MAX_CLIENT_NAME_LENGTH).join("");
   const { ids, names } = cacheFor(db);
   const known = ids.get(name);
   if (known !== undefined) return known;
-  const { id } = await db.client.upsert({ where: { name }, create: { name }, update: {}, select: { id: true } });
+  const inserted = await db.$queryRaw<{ id: number }[]>`INSERT INTO client (name) VALUES (${name}) ON CONFLICT (name) DO NOTHING RETURNING id`;
+  const id = inserted[0]?.id ?? (await db.client.findUniqueOrThrow({ where: { name }, select: { id: true } })).id;
   ids.set(name, id);
   names.set(id, name);
   return id;

@@ -8,6 +8,9 @@ import { isGuest } from "./users.ts";
 
 type Db = PrismaClient | Tx;
 
+/** Message ids are 32-bit (Zulip's AutoField): a larger id names no message. */
+export const MAX_MESSAGE_ID = 2 ** 31 - 1;
+
 /** Bit positions of UserMessage.flags, in Zulip's order (zerver/models/messages.py). */
 export const FLAG_BITS = {
   read: 1n << 0n,

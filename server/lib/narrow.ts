@@ -6,7 +6,7 @@
 import type { Prisma, PrismaClient, Realm, Stream, Tx, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { Schemas } from "../http/types.ts";
-import { canReadChannelHistory, FLAG_BITS } from "./messages.ts";
+import { canReadChannelHistory, FLAG_BITS, MAX_MESSAGE_ID } from "./messages.ts";
 import { directMessageGroupHash } from "./recipients.ts";
 import { normalizeTopic } from "./topics.ts";
 import { iexact, icontains, startsWith } from "./text.ts";
@@ -29,12 +29,21 @@ function normalizeTerms(narrow: NarrowTerm[]): Term[] {
   return narrow.map((t) => (Array.isArray(t) ? { operator: t[0]!, operand: t[1]!, negated: false } : { operator: t.operator, operand: t.operand, negated: t.negated ?? false }));
 }
 
-const FLAG_OPERANDS: Record<string, { bits: bigint; set: boolean }> = {
-  starred: { bits: FLAG_BITS.starred, set: true },
-  mentioned: { bits: FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned, set: true },
-  alerted: { bits: FLAG_BITS.has_alert_word, set: true },
-  unread: { bits: FLAG_BITS.read, set: false },
-};
+// Maps, not object literals: an operand such as "constructor" must find nothing.
+const FLAG_OPERANDS = new Map<string, { bits: bigint; set: boolean }>([
+  ["starred", { bits: FLAG_BITS.starred, set: true }],
+  ["mentioned", { bits: FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned, set: true }],
+  ["alerted", { bits: FLAG_BITS.has_alert_word, set: true }],
+  ["unread", { bits: FLAG_BITS.read, set: false }],
+]);
+
+/** `has:` operands → the message column that records them (null: has a reaction). */
+const HAS_FIELDS = new Map<string, "hasLink" | "hasImage" | "hasAttachment" | null>([
+  ["link", "hasLink"],
+  ["image", "hasImage"],
+  ["attachment", "hasAttachment"],
+  ["reaction", null],
+]);
 
 /** IDs of the user's messages with (or without) the given flag bits. */
 export async function messageIdsWithFlags(db: Db, userId: number, bits: bigint, set: boolean): Promise<number[]> {
@@ -75,7 +84,7 @@ async function termClause(db: Db, realm: Realm, user: UserProfile, term: Term): 
     case "stream": {
       const where = typeof operand === "number" ? { id: operand } : { name: iexact(String(operand)) };
       const stream = await db.stream.findFirst({ where: { realmId: realm.id, ...where } });
-      if (!stream) throw new BadNarrowError("unknown channel");
+      if (!stream) throw new BadNarrowError(`unknown channel ${operand}`);
       return { where: { recipientId: stream.recipientId! }, stream };
     }
     case "topic":
@@ -83,11 +92,15 @@ async function termClause(db: Db, realm: Realm, user: UserProfile, term: Term): 
       return { where: { isChannelMessage: true, subject: iexact(normalizeTopic(String(operand), realm)) } };
     case "sender": {
       const sender = await userByOperand(db, realm, operand as string | number);
-      if (!sender) throw new BadNarrowError("unknown user");
+      if (!sender) throw new BadNarrowError(`unknown user ${operand}`);
       return { where: { senderId: sender.id } };
     }
-    case "id":
-      return { where: { id: Number(operand) } };
+    case "id": {
+      // Zulip's by_id: the operand must be digits; an id beyond the 32-bit column matches nothing.
+      if (!/^\d+$/.test(String(operand))) throw new BadNarrowError("Invalid message ID");
+      const id = Number(operand);
+      return { where: id <= MAX_MESSAGE_ID ? { id } : { id: { in: [] } } };
+    }
     case "search": {
       const words = String(operand).split(/\s+/).filter(Boolean);
       return {
@@ -99,16 +112,16 @@ async function termClause(db: Db, realm: Realm, user: UserProfile, term: Term): 
       };
     }
     case "has": {
-      const field = { link: "hasLink", image: "hasImage", attachment: "hasAttachment", reaction: null }[String(operand)];
-      if (field === undefined) throw new BadNarrowError("unknown 'has' operand");
+      const field = HAS_FIELDS.get(String(operand));
+      if (field === undefined) throw new BadNarrowError(`unknown 'has' operand ${operand}`);
       if (field === null) return { where: { reactions: { some: {} } } };
       return { where: { [field]: true } };
     }
     case "is": {
       if (operand === "dm" || operand === "private") return { where: { isChannelMessage: false } };
       if (operand === "resolved") return { where: { isChannelMessage: true, subject: startsWith("✔ ") } };
-      const flag = FLAG_OPERANDS[String(operand)];
-      if (!flag) throw new BadNarrowError("unknown 'is' operand");
+      const flag = FLAG_OPERANDS.get(String(operand));
+      if (!flag) throw new BadNarrowError(`unknown 'is' operand ${operand}`);
       return { where: { id: { in: await messageIdsWithFlags(db, user.id, flag.bits, flag.set) } } };
     }
     case "dm":
@@ -119,7 +132,7 @@ async function termClause(db: Db, realm: Realm, user: UserProfile, term: Term): 
       const others: UserProfile[] = [];
       for (const p of parts) {
         const u = await userByOperand(db, realm, p);
-        if (!u) throw new BadNarrowError("unknown user in " + String(operand));
+        if (!u) throw new BadNarrowError(operator === "dm" || operator === "pm-with" ? `unknown user in ${operand}` : `unknown user ${operand}`);
         others.push(u);
       }
       if (operator === "dm-including" || operator === "group-pm-with") {
@@ -145,6 +158,6 @@ async function termClause(db: Db, realm: Realm, user: UserProfile, term: Term): 
     case "with":
       return {};
     default:
-      throw new BadNarrowError("unknown operator");
+      throw new BadNarrowError(`unknown operator ${operator}`);
   }
 }

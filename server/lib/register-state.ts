@@ -5,7 +5,7 @@
 import type { RequestContext } from "../context.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { groupSettingValue } from "./user-groups.ts";
-import { canSeeDeliveryEmail, isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
+import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 
 /** Limits and timings clients are told (Conventions 7; zerver/lib/events.py). */
@@ -32,7 +32,47 @@ export const REPORT_MESSAGE_TYPES = [
 
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
-export async function fetchInitialState(ctx: RequestContext, types: string[] | null, clientGravatar: boolean) {
+/** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
+const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
+/** `partial_subscribers` holds every user active within this long, and every bot. */
+const RECENTLY_ACTIVE_MS = 14 * 24 * 3600 * 1000;
+
+export type IncludeSubscribers = boolean | "partial";
+
+/**
+ * Subscriber lists of the given channels (by recipient), in one query: `subscribers` for each,
+ * or with "partial", `partial_subscribers` (bots and recently active users) for large channels.
+ */
+async function subscriberLists(ctx: RequestContext, recipientIds: number[], mode: "full" | "partial") {
+  const rows = await ctx.db.subscription.findMany({
+    where: { recipientId: { in: recipientIds }, active: true, isUserActive: true },
+    select: { recipientId: true, userProfileId: true, userProfile: { select: { isBot: true } } },
+    orderBy: { userProfileId: "asc" },
+  });
+  const byRecipient = new Map<number, typeof rows>(recipientIds.map((id) => [id, []]));
+  for (const row of rows) byRecipient.get(row.recipientId)!.push(row);
+  const large = [...byRecipient.values()].some((r) => r.length >= PARTIAL_SUBSCRIBERS_THRESHOLD);
+  const active =
+    mode === "partial" && large
+      ? new Set(
+          (
+            await ctx.db.userPresence.findMany({
+              where: { realmId: ctx.realm.id, lastActiveTime: { gte: new Date(ctx.now().getTime() - RECENTLY_ACTIVE_MS) } },
+              select: { userProfileId: true },
+            })
+          ).map((p) => p.userProfileId),
+        )
+      : new Set<number>();
+  const lists = new Map<number, { subscribers: number[] } | { partial_subscribers: number[] }>();
+  for (const [recipientId, subs] of byRecipient) {
+    if (mode === "partial" && subs.length >= PARTIAL_SUBSCRIBERS_THRESHOLD)
+      lists.set(recipientId, { partial_subscribers: subs.filter((s) => s.userProfile.isBot || active.has(s.userProfileId)).map((s) => s.userProfileId) });
+    else lists.set(recipientId, { subscribers: subs.map((s) => s.userProfileId) });
+  }
+  return lists;
+}
+
+export async function fetchInitialState(ctx: RequestContext, types: string[] | null, clientGravatar: boolean, includeSubscribers: IncludeSubscribers = false) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
   const state: Record<string, unknown> = {
@@ -58,7 +98,6 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
       realm_topics_policy: realm.topicsPolicy,
       realm_enable_spectator_access: realm.enableSpectatorAccess,
-      realm_email_address_visibility: realm.emailAddressVisibility,
     });
   }
   if (want("realm_user")) {
@@ -73,8 +112,6 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       is_owner: user.role === 100,
       is_moderator: isModeratorOrAbove(user),
       is_guest: user.role === 600,
-      role: user.role,
-      can_see_emails: users.filter((u) => canSeeDeliveryEmail(user, u)).length === users.length,
     });
   }
   if (want("message")) {
@@ -108,6 +145,10 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       date_created: unix(s.recipient.stream!.dateCreated),
       topics_policy: s.recipient.stream!.topicsPolicy,
     }));
+    if (includeSubscribers !== false) {
+      const lists = await subscriberLists(ctx, subs.map((s) => s.recipientId), includeSubscribers === "partial" ? "partial" : "full");
+      subs.forEach((s, i) => Object.assign((state.subscriptions as object[])[i]!, lists.get(s.recipientId)));
+    }
   }
   if (want("drafts")) {
     const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });

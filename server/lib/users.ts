@@ -91,14 +91,17 @@ export function toApiUser(user: UserProfile, viewer: Pick<UserProfile, "id" | "r
     is_admin: isRealmAdmin(user),
     is_guest: isGuest(user),
     is_bot: user.isBot,
-    bot_type: (user.botType ?? null) as ApiUser["bot_type"],
     role: user.role as ApiUser["role"],
     timezone: user.timezone,
     avatar_url: options.clientGravatar && visible ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
     avatar_version: user.avatarVersion,
     is_imported_stub: user.isImportedStub,
   };
-  if (user.isBot) api.bot_owner_id = user.botOwnerId ?? null;
+  // Zulip's format_user_row: bot fields for bots only.
+  if (user.isBot) {
+    api.bot_type = (user.botType ?? undefined) as ApiUser["bot_type"];
+    api.bot_owner_id = user.botOwnerId ?? null;
+  }
   if (options.profileData && !user.isBot) api.profile_data = options.profileData.get(user.id) ?? {};
   return api;
 }

@@ -69,7 +69,7 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
   const { realm, users, bots, channels } = await deps.db.$transaction(
     async (tx) => {
       const realm = await doCreateRealm(tx, { name: "Zulip Dev", stringId: "zulip", description: "The Zulip development environment." });
-      const domain = fakeEmailDomain(realm, deps.config);
+      const domain = await fakeEmailDomain(tx, realm, deps.config);
       const users = [];
       for (const [email, fullName, role] of HUMANS) users.push(await doCreateUser(tx, realm, { email, fullName, role, passwordHash: hashes.get(email)! }, domain));
       const hamlet = users.find((u) => u.deliveryEmail === "hamlet@zulip.com")!;
@@ -103,7 +103,7 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
     password: passwords.get(u.deliveryEmail) ?? null,
   });
   return {
-    realm: { id: realm.id, name: realm.name, string_id: realm.stringId, host: realmHost(realm, deps.config) },
+    realm: { id: realm.id, name: realm.name, string_id: realm.stringId, host: await realmHost(deps.db, realm, deps.config) },
     users: Object.fromEntries(users.map((u) => [shortName(u.deliveryEmail), credential(u)])),
     bots: Object.fromEntries(bots.map((b) => [shortName(b.deliveryEmail), credential(b)])),
     channels: Object.fromEntries(channels.map((c) => [c.name, { stream_id: c.id }])),

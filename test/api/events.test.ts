@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
+import { doCreateUser } from "../../server/actions/users.ts";
 
 const server = useTestServer();
 
@@ -27,6 +29,33 @@ describe("POST /register", () => {
     expect((state.server_report_message_types as { key: string }[]).map((t) => t.key)).toEqual(["spam", "harassment", "inappropriate", "norms", "other"]);
     expect((state.subscriptions as { name: string }[]).map((s) => s.name).sort()).toEqual(["Denmark", "Rome", "Scotland", "Verona"]);
     expect(state.realm_users).toHaveLength(11);
+  });
+
+  it("sends no state fields Zulip removed (role, can_see_emails, realm_email_address_visibility)", async () => {
+    const state = await expectSuccess(server.as("hamlet").POST("/register", { body: {} }));
+    for (const removed of ["role", "can_see_emails", "realm_email_address_visibility"]) expect(state).not.toHaveProperty(removed);
+    expect(state).toMatchObject({ is_admin: false, is_owner: false, is_guest: false, user_id: server.creds.users.hamlet!.user_id });
+    // Without include_subscribers, no subscriber lists.
+    expect((state.subscriptions as object[])[0]).not.toHaveProperty("subscribers");
+  });
+
+  it("includes each channel's subscribers with include_subscribers, in full or partial form", async () => {
+    const users = server.creds.users;
+    for (const include_subscribers of [true, "partial"] as const) {
+      const state = await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["subscription"], include_subscribers } }));
+      const subs = state.subscriptions as { name: string; subscribers?: number[]; partial_subscribers?: number[] }[];
+      // Small channels get the complete list in both modes.
+      for (const s of subs) {
+        const stream = await server.db.stream.findFirstOrThrow({ where: { name: s.name }, select: { recipientId: true } });
+        const rows = await server.db.subscription.findMany({ where: { recipientId: stream.recipientId!, active: true }, select: { userProfileId: true } });
+        expect(s.subscribers).toEqual(rows.map((r) => r.userProfileId).sort((a, b) => a - b));
+        expect(s).not.toHaveProperty("partial_subscribers");
+      }
+      expect(subs.find((s) => s.name === "Verona")!.subscribers).toEqual(expect.arrayContaining([users.hamlet!.user_id, users.polonius!.user_id]));
+    }
+    // Sent as JSON text too, as Zulip's Json[bool | Literal["partial"]] reads it.
+    const viaJson = await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["subscription"], include_subscribers: '"partial"' as never } }));
+    expect((viaJson.subscriptions as { subscribers?: number[] }[])[0]!.subscribers).toBeDefined();
   });
 
   it("fetches only the requested sections", async () => {
@@ -87,8 +116,38 @@ describe("GET /events", () => {
 describe("DELETE /events", () => {
   it("deletes the queue", async () => {
     const { queue_id } = await expectSuccess(server.as("hamlet").POST("/register", { body: {} }));
-    await expectSuccess(server.as("hamlet").DELETE("/events", { params: { query: { queue_id: queue_id! } } }));
+    await expectSuccess(server.as("hamlet").DELETE("/events", { body: { queue_id: queue_id! } }));
     await expectError(server.as("hamlet").GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }), 400, `Bad event queue ID: ${queue_id}`);
-    await expectError(server.as("hamlet").DELETE("/events", { params: { query: { queue_id: queue_id! } } }), 400, `Bad event queue ID: ${queue_id}`);
+    await expectError(server.as("hamlet").DELETE("/events", { body: { queue_id: queue_id! } }), 400, `Bad event queue ID: ${queue_id}`);
+  });
+});
+
+describe("POST /register with include_subscribers=partial on a large channel", () => {
+  it("sends partial_subscribers (bots and recently active users) for a channel of 250 or more", async () => {
+    const realm = await server.db.realm.findFirstOrThrow({ where: { stringId: "zulip" } });
+    const channel = await server.db.$transaction(
+      async (tx) => {
+        const stream = await doCreateChannel(tx, realm.id, { name: "crowd" });
+        const crowd = [];
+        for (let i = 0; i < 250; i++) crowd.push(await doCreateUser(tx, realm, { email: `crowd${i}@zulip.com`, fullName: `Crowd ${i}`, role: 400 }, "zulip.testserver"));
+        await doSubscribe(tx, realm.id, stream, [server.creds.users.hamlet!.user_id, server.creds.bots["default-bot"]!.user_id, ...crowd.map((u) => u.id)]);
+        // crowd0 was active a day ago, crowd1 a month ago.
+        const day = 24 * 3600 * 1000;
+        await tx.userPresence.createMany({
+          data: [
+            { realmId: realm.id, userProfileId: crowd[0]!.id, lastActiveTime: new Date(Date.now() - day) },
+            { realmId: realm.id, userProfileId: crowd[1]!.id, lastActiveTime: new Date(Date.now() - 30 * day) },
+          ],
+        });
+        return { stream, crowd };
+      },
+      { timeout: 60_000 },
+    );
+    const partial = await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["subscription"], include_subscribers: "partial" } }));
+    const crowd = (partial.subscriptions as { name: string; subscribers?: number[]; partial_subscribers?: number[] }[]).find((s) => s.name === "crowd")!;
+    expect(crowd).not.toHaveProperty("subscribers");
+    expect(crowd.partial_subscribers).toEqual([server.creds.bots["default-bot"]!.user_id, channel.crowd[0]!.id].sort((a, b) => a - b));
+    const full = await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["subscription"], include_subscribers: true } }));
+    expect((full.subscriptions as { name: string; subscribers?: number[] }[]).find((s) => s.name === "crowd")!.subscribers).toHaveLength(252);
   });
 });

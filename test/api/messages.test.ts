@@ -219,13 +219,50 @@ describe("GET /messages", () => {
     await expectError(
       server.as("hamlet").GET("/messages", { params: { query: { anchor: "newest", narrow: [{ operator: "bogus", operand: "x" }] } } }),
       400,
-      "Invalid narrow operator: unknown operator",
-      { code: "BAD_NARROW", desc: "unknown operator" },
+      "Invalid narrow operator: unknown operator bogus",
+      { code: "BAD_NARROW", desc: "unknown operator bogus" },
     );
+  });
+
+  it("checks each operator's operand type and value with Zulip's texts", async () => {
+    const get = (narrow: unknown) => server.as("hamlet").GET("/messages", { params: { query: { anchor: "newest", num_before: 5, narrow: narrow as never } } });
+    await expectError(get([{ operator: "sender", operand: [4] }]), 400, "operand is not a string or integer");
+    await expectError(get([{ operator: "dm", operand: true }]), 400, "operand is not a string or an integer list");
+    await expectError(get([{ operator: "dm", operand: [1, "x"] }]), 400, "operand[1] is not an integer");
+    await expectError(get([{ operator: "topic", operand: 5 }]), 400, "operand is not a string");
+    await expectError(get([{ operator: "search", operand: "" }]), 400, "operand cannot be blank");
+    await expectError(get([{ operator: "id", operand: "abc" }]), 400, "Invalid narrow operator: Invalid message ID", { code: "BAD_NARROW", desc: "Invalid message ID" });
+    await expectError(get([{ operator: "id", operand: "Denmark" }]), 400, "Invalid narrow operator: Invalid message ID");
+    await expectError(get([{ operator: "channel", operand: "Nowhere" }]), 400, "Invalid narrow operator: unknown channel Nowhere");
+    await expectError(get([{ operator: "sender", operand: "nobody@zulip.com" }]), 400, "Invalid narrow operator: unknown user nobody@zulip.com");
+    await expectError(get([{ operator: "is", operand: "constructor" }]), 400, "Invalid narrow operator: unknown 'is' operand constructor");
+    await expectError(get([{ operator: "has", operand: "constructor" }]), 400, "Invalid narrow operator: unknown 'has' operand constructor");
+    // Digits beyond any message id are a valid operand that matches nothing.
+    for (const operand of ["9223372036854775807", "99999999999999999999999"]) {
+      const none = await expectSuccess(get([{ operator: "id", operand }]));
+      expect(none.messages).toEqual([]);
+    }
+    const { id } = await expectSuccess(send("hamlet", { type: "channel", to: "Verona", topic: "by id", content: "find me" }));
+    for (const operand of [id, String(id)]) expect((await expectSuccess(get([{ operator: "id", operand }]))).messages.map((m) => m.id)).toEqual([id]);
+    const bySenderId = await expectSuccess(get([{ operator: "id", operand: id }, { operator: "sender", operand: server.creds.users.hamlet!.user_id }]));
+    expect(bySenderId.messages.map((m) => m.id)).toEqual([id]);
   });
 
   it("refuses an anchor no message id can have", async () => {
     await expectError(server.as("hamlet").GET("/messages", { params: { query: { anchor: 1e999 } } }), 400, "Invalid anchor");
+  });
+
+  it("takes the deprecated use_first_unread_anchor as anchor=first_unread", async () => {
+    const { id } = await expectSuccess(send("hamlet", { type: "channel", to: "Verona", topic: "unread anchor", content: "unread for othello" }));
+    const narrow = [{ operator: "topic", operand: "unread anchor" }];
+    const legacy = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, num_after: 1, narrow } } }));
+    const modern = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { anchor: "first_unread", num_after: 1, narrow } } }));
+    expect(legacy).toEqual(modern);
+    expect(legacy.anchor).toBe(id);
+    // It overrides an anchor, and cannot be combined with message_ids.
+    const both = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, anchor: "oldest", num_after: 1, narrow } } }));
+    expect(both.anchor).toBe(id);
+    await expectError(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, message_ids: [id] } } }), 400, "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", { code: "REQUEST_CONFUSING_VAR" });
   });
 
   it("requires an anchor unless message_ids is given", async () => {

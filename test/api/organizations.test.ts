@@ -9,6 +9,7 @@ import { doCreateUser } from "../../server/actions/users.ts";
 import { checkSendMessage } from "../../server/actions/messages.ts";
 import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
 import { actAs } from "../../server/manage/context.ts";
+import { fakeEmailDomain } from "../../server/lib/realms.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { expectError } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -50,7 +51,7 @@ async function createSecondOrganization() {
 
 describe("a second organization on the same server", () => {
   it("has its own users, channels and messages, reached by its subdomain", async () => {
-    const { owner, messageId } = await createSecondOrganization();
+    const { realm, owner, messageId } = await createSecondOrganization();
     const host = "second.zulip.testserver";
     // The same address names a different user in each organization.
     const mine = await get("/users/me", host, "hamlet@zulip.com", owner.apiKey);
@@ -62,6 +63,12 @@ describe("a second organization on the same server", () => {
     await expectError(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: messageId } } }), 400, "Invalid message(s)");
     const members = (await get("/users", host, "hamlet@zulip.com", owner.apiKey)).body.members;
     expect(members.map((m: { user_id: number }) => m.user_id)).toEqual([owner.id]);
+    // Its URL and dummy-email domain are its subdomain of the server's host (Realm.host).
+    const settings = await get("/server_settings", host, "hamlet@zulip.com", owner.apiKey);
+    expect(settings.body).toMatchObject({ realm_url: "http://second.zulip.testserver", realm_name: "Second" });
+    const root = await get("/server_settings", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
+    expect(root.body).toMatchObject({ realm_url: "http://zulip.testserver", realm_name: "Zulip Dev" });
+    expect(await fakeEmailDomain(server.db, realm, server.deps.config)).toBe("second.zulip.testserver");
     const refused = await get("/users/me", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
     expect(refused).toMatchObject({ status: 401, body: { msg: "Invalid API key" } });
   });

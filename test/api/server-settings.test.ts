@@ -11,6 +11,8 @@ describe("GET /server_settings", () => {
       zulip_feature_level: 496,
       realm_name: "Zulip Dev",
       realm_url: "http://zulip.testserver",
+      // The deprecated alias Zulip still sends for clients older than feature level 257.
+      realm_uri: "http://zulip.testserver",
       email_auth_enabled: true,
       require_email_format_usernames: true,
       authentication_methods: { password: true, email: true, ldap: false },

@@ -20,10 +20,12 @@ describe("GET /users/{email}", () => {
       is_owner: false,
       is_guest: false,
       role: 400,
-      bot_type: null,
       is_active: true,
     });
     expect(user).not.toHaveProperty("profile_data");
+    // Zulip's format_user_row: bot fields only for bots.
+    expect(user).not.toHaveProperty("bot_type");
+    expect(user).not.toHaveProperty("bot_owner_id");
     expect(user.date_joined).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
   });
 
@@ -107,5 +109,8 @@ describe("GET /users and GET /users/me", () => {
     const me = await expectSuccess(server.as("hamlet").GET("/users/me"));
     expect(me).toMatchObject({ user_id: server.creds.users.hamlet!.user_id, email: "hamlet@zulip.com", full_name: "King Hamlet" });
     expect(me.max_message_id).toBeGreaterThan(0);
+    expect(me).not.toHaveProperty("bot_type");
+    const bot = await expectSuccess(server.as("default-bot").GET("/users/me"));
+    expect(bot).toMatchObject({ is_bot: true, bot_type: 1, bot_owner_id: server.creds.users.hamlet!.user_id });
   });
 });

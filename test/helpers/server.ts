@@ -46,6 +46,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
+  // As in server/main.ts: idle keep-alive connections outlive a slow test step.
+  server.keepAliveTimeout = 65_000;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = (email?: string, apiKey?: string) => createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {

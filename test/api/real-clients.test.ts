@@ -1,0 +1,227 @@
+/**
+ * What real Zulip clients put on the wire, and hostile bytes, sent exactly (node:http, not
+ * fetch, which would re-encode the URL, drop a fragment and refuse some headers). Each case
+ * was a defect on main: a refused request, a 500, or a row half-written. Every response is
+ * validated against the spec.
+ */
+import { request } from "node:http";
+import { gzipSync } from "node:zlib";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { expectSuccess } from "../helpers/expect.ts";
+import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";
+import { checkResponse } from "../helpers/spec-check.ts";
+
+const server = useTestServer();
+
+interface Sent {
+  method: string;
+  path: string;
+  as?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  on?: TestServer;
+}
+
+/** Sends the request as written; the response must be JSON that matches the spec. */
+function send({ method, path, as, headers = {}, body, on = server }: Sent): Promise<{ status: number; body: any }> {
+  const url = new URL(on.baseUrl);
+  const auth: Record<string, string> = {};
+  // Node sends a DELETE body only with an explicit length (no chunking by default).
+  if (body !== undefined) auth["Content-Length"] = String(Buffer.byteLength(body));
+  if (as) {
+    const c = on.creds.users[as] ?? on.creds.bots[as]!;
+    auth.Authorization = "Basic " + Buffer.from(`${c.email}:${c.api_key}`).toString("base64");
+  }
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method, path: `/api/v1${path}`, headers: { ...auth, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed: any;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          return reject(new Error(`${method} ${path.slice(0, 100)} → ${res.statusCode}: not JSON: ${text.slice(0, 200)}`));
+        }
+        // The checker matches operations by URL path; a fragment is not part of it.
+        const problem = checkResponse(method, `http://x/api/v1${path.split("#")[0]}`, res.statusCode!, parsed);
+        if (problem) return reject(new Error(`${path.slice(0, 100)}: ${problem.slice(0, 500)}`));
+        resolve({ status: res.statusCode!, body: parsed });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
+const messageCount = () => server.db.message.count();
+
+describe("query strings as clients encode them", () => {
+  it("reads spaces sent as '+' and JSON with unencoded brackets and quotes", async () => {
+    const { id } = await expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "channel", to: "Verona", topic: "two words", content: "plus" } }));
+    // URLSearchParams and python-zulip-api (requests) write spaces as '+'.
+    const narrow = JSON.stringify([{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "two words" }]);
+    const encoded = await send({ method: "GET", path: `/messages?${form({ anchor: "newest", num_before: "5", narrow })}`, as: "hamlet" });
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.messages.map((m: { id: number }) => m.id)).toEqual([id]);
+    // curl -G without --data-urlencode leaves brackets, quotes and colons as they are.
+    const rawNarrow = `[{"operator":"topic","operand":"two+words"}]`;
+    const unencoded = await send({ method: "GET", path: `/messages?anchor=newest&num_before=5&narrow=${rawNarrow}`, as: "hamlet" });
+    expect(unencoded.body.messages.map((m: { id: number }) => m.id)).toEqual([id]);
+    const byIds = await send({ method: "GET", path: `/messages?message_ids=[${id},+${id}]`, as: "hamlet" });
+    expect(byIds.body.messages.map((m: { id: number }) => m.id)).toEqual([id]);
+    const users = await send({ method: "GET", path: `/users?user_ids=[${server.creds.users.iago!.user_id}]`, as: "hamlet" });
+    expect(users.body.members).toHaveLength(1);
+  });
+
+  it("answers a queue id with reserved characters as an unknown queue", async () => {
+    const r = await send({ method: "GET", path: "/events?queue_id=1:2&dont_block=true", as: "hamlet" });
+    expect(r).toMatchObject({ status: 400, body: { code: "BAD_EVENT_QUEUE_ID", queue_id: "1:2" } });
+  });
+
+  it("takes JSON query values strictly, without coercing inside them", async () => {
+    const r = await send({ method: "GET", path: `/messages?anchor=newest&narrow=${encodeURIComponent('[{"operator":"topic","operand":true}]')}`, as: "hamlet" });
+    expect(r).toMatchObject({ status: 400, body: { msg: "operand is not a string" } });
+    const ids = await send({ method: "GET", path: `/messages?message_ids=${encodeURIComponent('["1"]')}`, as: "hamlet" });
+    expect(ids).toMatchObject({ status: 400, body: { msg: "message_ids[0] is not an integer" } });
+  });
+});
+
+describe("DELETE /events as each client sends it", () => {
+  it("reads queue_id from a form body (python-zulip-api) and from the query string (zulip-js)", async () => {
+    for (const where of ["body", "query"] as const) {
+      const { queue_id } = await expectSuccess(server.as("hamlet").POST("/register", { body: { event_types: ["message"] } }));
+      const r =
+        where === "body"
+          ? await send({ method: "DELETE", path: "/events", as: "hamlet", headers: FORM, body: form({ queue_id: queue_id! }) })
+          : await send({ method: "DELETE", path: `/events?queue_id=${queue_id}`, as: "hamlet" });
+      expect(r).toMatchObject({ status: 200, body: { result: "success" } });
+      const gone = await send({ method: "GET", path: `/events?queue_id=${queue_id}&dont_block=true`, as: "hamlet" });
+      expect(gone.body.code).toBe("BAD_EVENT_QUEUE_ID");
+    }
+  });
+});
+
+describe("a fragment sent on the wire", () => {
+  it("is not part of the path: validation and handling agree on the operation", async () => {
+    const r = await send({ method: "GET", path: "/users/me#frag", as: "hamlet" });
+    expect(r).toMatchObject({ status: 200, body: { user_id: server.creds.users.hamlet!.user_id, max_message_id: expect.any(Number) } });
+  });
+});
+
+describe("bodies the server cannot read are refused with a 4xx, and nothing changes", () => {
+  const message = form({ type: "stream", to: "Verona", topic: "encoding", content: "must not be stored" });
+
+  it("refuses an unsupported or lying Content-Encoding", async () => {
+    const before = await messageCount();
+    for (const [encoding, msg] of [
+      ["xyz", "Unsupported Content-Encoding: xyz"],
+      ["gzip, gzip", "Unsupported Content-Encoding: gzip, gzip"],
+      ["gzip", "The request body is not encoded as its Content-Encoding says"],
+      ["deflate", "The request body is not encoded as its Content-Encoding says"],
+      ["br", "The request body is not encoded as its Content-Encoding says"],
+    ]) {
+      const r = await send({ method: "POST", path: "/messages", as: "hamlet", headers: { ...FORM, "Content-Encoding": encoding! }, body: message });
+      expect(r, encoding).toMatchObject({ status: 400, body: { result: "error", msg } });
+    }
+    expect(await messageCount()).toBe(before);
+    // A body that really is gzip-compressed is read.
+    const gz = await send({ method: "POST", path: "/messages", as: "hamlet", headers: { ...FORM, "Content-Encoding": "gzip" }, body: gzipSync(message) });
+    expect(gz.status).toBe(200);
+  });
+
+  it("refuses an unknown charset", async () => {
+    const before = await messageCount();
+    const r = await send({ method: "POST", path: "/messages", as: "hamlet", headers: { "Content-Type": "application/x-www-form-urlencoded; charset=xyz" }, body: message });
+    expect(r).toMatchObject({ status: 400, body: { msg: "Unsupported charset: xyz" } });
+    expect(await messageCount()).toBe(before);
+  });
+
+  it("refuses JSON nested deeper than Zulip's parser takes, even where nobody reads it", async () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    // Unauthenticated, in an undeclared field of a JSON body.
+    const json = await send({ method: "POST", path: "/fetch_api_key", headers: { "Content-Type": "application/json" }, body: `{"username":"a","password":"b","x":${deep}}` });
+    expect(json).toMatchObject({ status: 400, body: { msg: "Malformed JSON", code: "INVALID_JSON" } });
+    const field = await send({ method: "POST", path: "/messages", as: "hamlet", headers: FORM, body: form({ type: "direct", to: deep, content: "x" }) });
+    expect(field).toMatchObject({ status: 400 });
+    // A URL carries less (Node takes 16 KB of headers), but enough to nest too deeply.
+    const deepUrl = "[".repeat(2000) + "]".repeat(2000);
+    const query = await send({ method: "GET", path: `/messages?anchor=newest&narrow=${deepUrl}`, as: "hamlet" });
+    expect(query).toMatchObject({ status: 400, body: { msg: "narrow is not valid JSON" } });
+    // 1024 levels are still JSON (and still the wrong shape).
+    const ok = await send({ method: "POST", path: "/fetch_api_key", headers: { "Content-Type": "application/json" }, body: `{"username":"a@zulip.com","password":"b","x":${"[".repeat(1000) + "]".repeat(1000)}}` });
+    expect(ok.body.msg).not.toBe("Malformed JSON");
+    expect(ok.status).toBe(401);
+  });
+
+  it("refuses path ids no client can represent, and treats large valid ones as unknown", async () => {
+    for (const id of ["9223372036854775808", "9.2e18", "-Infinity", "Infinity", "-1", "1.5"]) {
+      const r = await send({ method: "GET", path: `/messages/${id}`, as: "hamlet" });
+      expect(r.status, id).toBe(400);
+      expect(r.body.msg, id).toMatch(/^(Invalid message_id|message_id is not an integer)$/);
+    }
+    const unknown = await send({ method: "GET", path: "/messages/9007199254740991", as: "hamlet" });
+    expect(unknown).toMatchObject({ status: 400, body: { msg: "Invalid message(s)" } });
+  });
+});
+
+describe("the sending client's name", () => {
+  it("is cut to Zulip's 30 characters, however long the User-Agent", async () => {
+    const agent = "Z".repeat(3000) + "/1.0";
+    const r = await send({ method: "POST", path: "/messages", as: "hamlet", headers: { ...FORM, "User-Agent": agent }, body: form({ type: "stream", to: "Verona", topic: "ua", content: "long agent" }) });
+    expect(r.status).toBe(200);
+    const { message } = await expectSuccess(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: r.body.id } } }));
+    expect(message.client).toBe("Z".repeat(30));
+  });
+
+  it("is created once when many first sends race for it", async () => {
+    const agent = `RaceClient${Date.now()}/1.0`;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        send({ method: "POST", path: "/messages", as: "hamlet", headers: { ...FORM, "User-Agent": agent }, body: form({ type: "stream", to: "Verona", topic: "race", content: `race ${i}` }) }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(await server.db.client.count({ where: { name: agent.split("/")[0]! } })).toBe(1);
+  });
+
+  it("creates a new direct-message group once when its first messages race", async () => {
+    const u = server.creds.users;
+    const to = JSON.stringify([u.iago!.user_id, u.othello!.user_id, u.prospero!.user_id, u.aaron!.user_id]);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => send({ method: "POST", path: "/messages", as: "cordelia", headers: FORM, body: form({ type: "direct", to, content: `group ${i}` }) })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const recipients = await server.db.message.findMany({ where: { id: { in: results.map((r) => r.body.id) } }, select: { recipientId: true } });
+    expect(new Set(recipients.map((m) => m.recipientId)).size).toBe(1);
+  });
+});
+
+describe("a client that goes away mid-body", () => {
+  it("is logged as what it is, not as an unexpected error", async () => {
+    const logged: { level: number; msg: string }[] = [];
+    const log = pino({ level: "debug" }, { write: (line: string) => logged.push(JSON.parse(line)) });
+    const own = await startTestServer({}, { log });
+    try {
+      const url = new URL(own.baseUrl);
+      await new Promise<void>((resolve) => {
+        const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/api/v1/messages", headers: { ...FORM, "Content-Length": "1000" } });
+        req.on("error", () => resolve());
+        req.write("type=stream&to=Ver");
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 100);
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(logged.filter((l) => l.level >= 50)).toEqual([]);
+      expect(logged).toContainEqual(expect.objectContaining({ level: 20, msg: "client disconnected before sending its body" }));
+    } finally {
+      await own.close();
+    }
+  });
+});
