@@ -67,24 +67,46 @@ export class EventQueue {
 export interface EventBusOptions {
   /** How long GET /events waits before answering with a heartbeat (Zulip: about 50 s). */
   heartbeatMs?: number;
-  /** A queue nobody polled for this long is deleted (Zulip: 10 minutes). */
+  /** A queue nobody polled for this long is deleted (Zulip's IDLE_EVENT_QUEUE_TIMEOUT_SECS: 10 minutes). */
   idleQueueMs?: number;
+  /** Queues one user may hold; registering one more deletes their least recently polled queue. */
+  maxQueuesPerUser?: number;
+  /** Unacknowledged events one queue may hold; a queue that overflows is deleted. */
+  maxEventsPerQueue?: number;
 }
+
+/**
+ * Bounds on what queues hold, so that abandoned or slow clients cannot grow the server without
+ * limit. A queue that is deleted for either reason behaves as one that timed out: its next poll
+ * gets BAD_EVENT_QUEUE_ID, and the client registers again and reloads its state, which is how
+ * every Zulip client already recovers.
+ */
+export const DEFAULT_MAX_QUEUES_PER_USER = 50;
+export const DEFAULT_MAX_EVENTS_PER_QUEUE = 1000;
 
 export class EventBus {
   private queues = new Map<string, EventQueue>();
   private readonly heartbeatMs: number;
   private readonly idleQueueMs: number;
+  private readonly maxQueuesPerUser: number;
+  private readonly maxEventsPerQueue: number;
   private gcTimer: NodeJS.Timeout;
 
   constructor(options: EventBusOptions = {}) {
     this.heartbeatMs = options.heartbeatMs ?? 50_000;
     this.idleQueueMs = options.idleQueueMs ?? 10 * 60_000;
-    this.gcTimer = setInterval(() => this.collectIdle(), 60_000);
+    this.maxQueuesPerUser = options.maxQueuesPerUser ?? DEFAULT_MAX_QUEUES_PER_USER;
+    this.maxEventsPerQueue = options.maxEventsPerQueue ?? DEFAULT_MAX_EVENTS_PER_QUEUE;
+    this.gcTimer = setInterval(() => this.collectIdle(), Math.min(60_000, this.idleQueueMs));
     this.gcTimer.unref();
   }
 
   register(options: QueueOptions): EventQueue {
+    const own = [...this.queues.values()].filter((q) => q.options.userId === options.userId);
+    if (own.length >= this.maxQueuesPerUser) {
+      own.sort((a, b) => a.lastTouched - b.lastTouched);
+      for (const stale of own.slice(0, own.length - this.maxQueuesPerUser + 1)) this.delete(stale.id);
+    }
     const queue = new EventQueue(options);
     this.queues.set(queue.id, queue);
     return queue;
@@ -128,9 +150,11 @@ export class EventBus {
    */
   publish(realmId: number, event: ZulipEvent, userIds: Iterable<number>, adapt?: EventAdapter) {
     const users = new Set(userIds);
-    for (const queue of this.queues.values())
-      if (queue.options.realmId === realmId && users.has(queue.options.userId) && queue.wants(event))
+    for (const queue of [...this.queues.values()])
+      if (queue.options.realmId === realmId && users.has(queue.options.userId) && queue.wants(event)) {
         queue.push(adapt ? adapt(event, queue.options) : event);
+        if (queue.pending().length > this.maxEventsPerQueue) this.delete(queue.id);
+      }
   }
 
   /** Drops a user's queues (deactivation, API key change). */

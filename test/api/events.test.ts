@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
 import { doCreateUser } from "../../server/actions/users.ts";
 
@@ -149,5 +149,39 @@ describe("POST /register with include_subscribers=partial on a large channel", (
     expect(crowd.partial_subscribers).toEqual([server.creds.bots["default-bot"]!.user_id, channel.crowd[0]!.id].sort((a, b) => a - b));
     const full = await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["subscription"], include_subscribers: true } }));
     expect((full.subscriptions as { name: string; subscribers?: number[] }[]).find((s) => s.name === "crowd")!.subscribers).toHaveLength(252);
+  });
+});
+
+describe("event queue bounds", () => {
+  it("keeps a user's queues, the events a queue holds and idle queues within Zulip's limits", async () => {
+    const small = await startTestServer({}, { events: { maxQueuesPerUser: 3, maxEventsPerQueue: 5, idleQueueMs: 400 } });
+    try {
+      const register = async () => (await expectSuccess(small.as("hamlet").POST("/register", { body: { event_types: ["message"] } }))).queue_id!;
+      const poll = (queue_id: string) => small.as("hamlet").GET("/events", { params: { query: { queue_id, dont_block: true } } });
+      const gone = (queue_id: string) => expectError(poll(queue_id), 400, `Bad event queue ID: ${queue_id}`, { code: "BAD_EVENT_QUEUE_ID" });
+
+      // A fourth queue replaces the least recently polled one.
+      const [a, b, c] = [await register(), await register(), await register()];
+      await expectSuccess(poll(a));
+      const d = await register();
+      await gone(b);
+      for (const q of [a, c, d]) await expectSuccess(poll(q));
+
+      // A queue nobody drains is deleted once it holds more than 5 events; one that is drained is not.
+      const send = (i: number) => small.as("othello").POST("/messages", { body: { type: "direct", to: [small.creds.users.hamlet!.user_id], content: `bound ${i}` } });
+      for (let i = 0; i < 4; i++) await expectSuccess(send(i));
+      const drained = await expectSuccess(poll(a));
+      expect(drained.events).toHaveLength(4);
+      await expectSuccess(small.as("hamlet").GET("/events", { params: { query: { queue_id: a, last_event_id: drained.events.at(-1)!.id, dont_block: true } } }));
+      for (let i = 4; i < 6; i++) await expectSuccess(send(i));
+      await gone(c);
+      expect((await expectSuccess(poll(a))).events).toHaveLength(2);
+
+      // An idle queue is collected.
+      await new Promise((r) => setTimeout(r, 1000));
+      await gone(a);
+    } finally {
+      await small.close();
+    }
   });
 });

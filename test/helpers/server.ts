@@ -11,7 +11,7 @@ import { createApp } from "../../server/app.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import type { PrismaClient } from "../../server/db.ts";
-import { EventBus } from "../../server/events.ts";
+import { EventBus, type EventBusOptions } from "../../server/events.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
 import { createZulipClient, type ZulipClient } from "../../client/index.ts";
@@ -30,7 +30,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, options: { log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: { log?: Logger; events?: EventBusOptions } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const config: Config = {
     ...configFromEnv({}),
@@ -40,7 +40,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };
-  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
+  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
   const creds = await populateDevRealm(deps);
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
