@@ -5,6 +5,7 @@
  * validated against the spec.
  */
 import { request } from "node:http";
+import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
@@ -166,6 +167,30 @@ describe("bodies the server cannot read are refused with a 4xx, and nothing chan
     }
     const unknown = await send({ method: "GET", path: "/messages/9007199254740991", as: "hamlet" });
     expect(unknown).toMatchObject({ status: 400, body: { msg: "Invalid message(s)" } });
+  });
+});
+
+describe("requests Node's HTTP parser refuses", () => {
+  /** Writes raw bytes on a new connection and returns the status line and the parsed body. */
+  const rawExchange = (bytes: string) =>
+    new Promise<{ statusLine: string; body: unknown }>((resolve, reject) => {
+      const url = new URL(server.baseUrl);
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+      let out = "";
+      socket.on("data", (d) => (out += d));
+      socket.on("end", () => resolve({ statusLine: out.split("\r\n")[0]!, body: JSON.parse(out.split("\r\n\r\n")[1]!) }));
+      socket.on("error", reject);
+    });
+
+  it("are answered with a JSON error envelope", async () => {
+    expect(await rawExchange(`GET /api/v1/users/me?x=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)).toEqual({
+      statusLine: "HTTP/1.1 431 Request Header Fields Too Large",
+      body: { result: "error", msg: "Request headers too large", code: "BAD_REQUEST" },
+    });
+    expect(await rawExchange("GET /api/v1/users/me HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")).toEqual({
+      statusLine: "HTTP/1.1 400 Bad Request",
+      body: { result: "error", msg: "Malformed HTTP request", code: "BAD_REQUEST" },
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
 import { createApp } from "../../server/app.ts";
+import { answerClientErrors } from "../../server/http/client-error.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import type { PrismaClient } from "../../server/db.ts";
@@ -46,8 +47,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
-  // As in server/main.ts: idle keep-alive connections outlive a slow test step.
+  // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
+  // Node's parser refuses still get a JSON envelope.
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = (email?: string, apiKey?: string) => createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
