@@ -13,6 +13,13 @@ export interface Config {
   validateResponses: boolean;
   /** Milliseconds GET /events waits before a heartbeat. */
   eventHeartbeatMs: number;
+  /** On SIGTERM/SIGINT, how long requests in flight may run before their connections are closed. */
+  shutdownTimeoutMs: number;
+  /**
+   * Embedded database only: PostgreSQL's fsync on, forwarded to the host files (true unless
+   * PGLITE_FSYNC=off, which is for tests only). openDatabase reads it from the environment too.
+   */
+  pgliteFsync: boolean;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -27,5 +34,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     externalHost: env.EXTERNAL_HOST ?? `${host}:${port}`,
     validateResponses: (env.VALIDATE_RESPONSES ?? (env.NODE_ENV === "production" ? "false" : "true")) === "true",
     eventHeartbeatMs: Number(env.EVENT_HEARTBEAT_MS ?? 50_000),
+    shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
+    pgliteFsync: pgliteFsyncFromEnv(env),
   };
+}
+
+/** PGLITE_FSYNC: `on` (default) or `off` (tests only: a power loss can then lose commits or corrupt the data directory). */
+export function pgliteFsyncFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = (env.PGLITE_FSYNC ?? "on").trim().toLowerCase();
+  if (v === "on" || v === "true" || v === "1" || v === "") return true;
+  if (v === "off" || v === "false" || v === "0") return false;
+  throw new Error(`PGLITE_FSYNC must be "on" or "off", not ${JSON.stringify(env.PGLITE_FSYNC)}`);
 }

@@ -1,12 +1,18 @@
 /**
  * `npm run bench`: throughput and latency of the main operations of the first slice, on a fresh
  * embedded database (or DATABASE_URL), with autocannon on loopback. Bounded: each scenario runs
- * for BENCH_SECONDS (default 5) with 10 connections, after a 1 s warm-up.
+ * for BENCH_SECONDS (default 5) with 10 connections, after a 1 s warm-up. Then the cost of
+ * durability: POST /messages on an embedded database in a data directory on disk, with fsync on
+ * (the default) and off (PGLITE_FSYNC=off), min(BENCH_SECONDS, 3) s each.
  */
 import autocannon from "autocannon";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createApp } from "../server/app.ts";
 import { configFromEnv } from "../server/config.ts";
+import { openDatabase } from "../server/db.ts";
 import { EventBus } from "../server/events.ts";
 import { createLogger } from "../server/logger.ts";
 import { populateDevRealm } from "../server/manage/populate-db.ts";
@@ -50,6 +56,53 @@ console.log(`memory: rss ${Math.round(mem.rss / 2 ** 20)} MiB, heap ${Math.round
 server.close();
 deps.events.close();
 await database.close();
+
+// The cost of durability, on a data directory on disk (os.tmpdir()): the same directory opened
+// with fsync off (first, as it is created and populated faster), then with fsync on.
+{
+  const diskSeconds = Math.min(seconds, 3);
+  const dir = mkdtempSync(join(tmpdir(), "chat-server-bench-"));
+  const results: Record<string, number> = {};
+  console.log(`durability: POST /messages on an embedded database on disk (${dir}), ${diskSeconds}s each, 10 connections`);
+  try {
+    let diskAuth: string | undefined;
+    for (const fsync of [false, true]) {
+      const disk = await openDatabase({ dataDir: join(dir, "postgres"), fsync });
+      const diskDeps = { ...deps, db: disk.prisma, events: new EventBus() };
+      const diskServer = createApp(diskDeps).listen(0, "127.0.0.1");
+      try {
+        if (!diskAuth) {
+          const h = (await populateDevRealm(diskDeps)).users.hamlet!;
+          diskAuth = "Basic " + Buffer.from(`${h.email}:${h.api_key}`).toString("base64");
+        }
+        if (!diskServer.listening) await new Promise((r) => diskServer.once("listening", r));
+        const url = `http://127.0.0.1:${(diskServer.address() as AddressInfo).port}/api/v1/messages`;
+        const opts = { url, method: "POST" as const, body: "type=stream&to=Verona&topic=bench&content=Hello%20**bench**", headers: { authorization: diskAuth, "content-type": "application/x-www-form-urlencoded" }, connections: 10 };
+        await autocannon({ ...opts, duration: 1 });
+        const r = await autocannon({ ...opts, duration: diskSeconds });
+        const bad = r.non2xx + r.errors;
+        failures += bad;
+        results[fsync ? "on" : "off"] = r.requests.average;
+        // And the bare cost of a commit: sequential one-row INSERTs, each its own transaction.
+        await disk.prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS bench_commit (id serial PRIMARY KEY)");
+        const commits = 200;
+        const t0 = performance.now();
+        for (let i = 0; i < commits; i++) await disk.prisma.$executeRawUnsafe("INSERT INTO bench_commit DEFAULT VALUES");
+        const perCommit = (performance.now() - t0) / commits;
+        console.log(
+          `${`POST /messages, on disk, fsync ${fsync ? "on " : "off"}`.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${bad ? `  (${bad} failed)` : ""}  | ${perCommit.toFixed(2)} ms per committed INSERT`,
+        );
+      } finally {
+        diskServer.close();
+        diskDeps.events.close();
+        await disk.close();
+      }
+    }
+    if (results.on && results.off) console.log(`with fsync on, POST /messages runs at ${Math.round((results.on / results.off) * 100)}% of its fsync-off throughput on this disk`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 // A request that fails under load is a bug, not a slow result.
 if (failures > 0) {
   console.error(`${failures} requests failed`);

@@ -253,3 +253,54 @@ export async function prepareTestDatabaseTemplate(): Promise<void> {
   if (url) await getPostgresTemplate(url);
   else await getPGliteTemplate();
 }
+
+/**
+ * A fresh, migrated PostgreSQL database (a copy of the template, like createTestDatabase) that
+ * this process does not open, for a child process to use through its URL (e.g. a spawned
+ * server). drop() removes it, closing whatever connections are left. Needs DATABASE_URL.
+ */
+export async function createPostgresTestDatabaseUrl(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("createPostgresTestDatabaseUrl needs DATABASE_URL");
+  const template = await getPostgresTemplate(url);
+  const name = `chat_test_${process.pid}_${++dbCounter}_${randomBytes(3).toString("hex")}`;
+  const admin = await adminClient(url);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        break;
+      } catch (e) {
+        // 55006: the template is being copied by another worker right now: retry shortly.
+        if ((e as { code?: string }).code !== "55006" || attempt >= 50) throw e;
+        await sleep(50 + Math.random() * 100);
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: withDatabase(url, name),
+    async drop() {
+      const a = await adminClient(url);
+      try {
+        await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
+
+/**
+ * Fills `dataDir` (a PGlite data directory that does not exist yet) with a copy of the migrated
+ * template, for another process (the server, a management command) to open as its embedded
+ * database: much quicker than letting that process run initdb and every migration.
+ */
+export async function createPGliteTestDataDir(dataDir: string): Promise<void> {
+  const template = await getPGliteTemplate();
+  const { PGlite } = await import("@electric-sql/pglite");
+  const pg = await PGlite.create({ dataDir, loadDataDir: new Blob([template]) });
+  await pg.close();
+}
