@@ -9,6 +9,7 @@ import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import { clientIdFor } from "../../server/lib/clients.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
@@ -212,6 +213,10 @@ describe("the sending client's name", () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
     expect(await server.db.client.count({ where: { name: agent.split("/")[0]! } })).toBe(1);
+    // A tighter burst than HTTP produces: every call misses the cache and races to insert.
+    const name = `Burst${Date.now()}`;
+    const burst = await Promise.all(Array.from({ length: 50 }, () => clientIdFor(server.db, name)));
+    expect(new Set(burst).size).toBe(1);
   });
 
   it("creates a new direct-message group once when its first messages race", async () => {
