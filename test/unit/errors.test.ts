@@ -48,6 +48,9 @@ describe("errors", () => {
     expect(zulipVarName("/body/to")).toBe("to");
     expect(zulipVarName("/body/to/1")).toBe("to[1]");
     expect(zulipVarName("/body/draft/content")).toBe('draft["content"]');
-    expect(zulipVarName("/query/narrow/0/operator")).toBe('narrow[0]["operator"]');
+    // Narrow terms are checked by Zulip's NarrowParameter, whose texts name the field alone.
+    expect(zulipVarName("/query/narrow/0/operator")).toBe("operator");
+    expect(zulipVarName("/query/narrow/0/operand/1")).toBe("operand[1]");
+    expect(zulipVarName("/query/narrow/1")).toBe("narrow[1]");
   });
 });
