@@ -4445,9 +4445,9 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
-                    /** @description The organization's name. */
+                    /** @description The organization's name. It may not contain NUL characters. */
                     name?: string;
-                    /** @description The organization's description (Markdown). */
+                    /** @description The organization's description (Markdown). It may not contain NUL characters. */
                     description?: string;
                     /**
                      * @description Whether users may edit the content of their messages. When false, content edits

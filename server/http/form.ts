@@ -48,7 +48,7 @@ export function parseParams(raw: string): Record<string, string> {
 const multipart = multer({ limits: { fieldSize: 25 * 1024 * 1024 } }).none();
 
 export function bodyParsers() {
-  return [
+  const readers = [
     express.text({ type: "application/x-www-form-urlencoded", limit: MAX_BODY }),
     // Zulip clients send forms; a JSON object body is read as the same parameters (its
     // values may already be typed). It is parsed in mergeParams, depth-limited.
@@ -57,8 +57,12 @@ export function bodyParsers() {
       if (req.is("multipart/form-data")) return multipart(req, res, (err?: unknown) => next(err ? new JsonableError("Invalid multipart body") : undefined));
       next();
     },
-    mergeParams,
   ];
+  // Zulip (Django) never reads the body of a GET or HEAD: whatever it holds, or however it is
+  // encoded, changes nothing.
+  const unlessGet = (reader: (req: Request, res: Response, next: NextFunction) => void) => (req: Request, res: Response, next: NextFunction) =>
+    req.method === "GET" || req.method === "HEAD" ? next() : reader(req, res, next);
+  return [...readers.map(unlessGet), mergeParams];
 }
 
 /** The query string as sent (before validation adds defaults), parsed once per request. */
@@ -67,7 +71,9 @@ export function sentQuery(res: Response): Record<string, string> {
 }
 
 function mergeParams(req: Request, res: Response, next: NextFunction) {
-  const query = parseParams(req.url.split("?")[1] ?? "");
+  // Everything after the first `?` is the query, `?` included (`msg_ids={"?":1}` sent raw).
+  const at = req.url.indexOf("?");
+  const query = parseParams(at < 0 ? "" : req.url.slice(at + 1));
   res.locals.sentQuery = query;
   if (typeof req.body === "string") {
     if (req.is("application/json")) {

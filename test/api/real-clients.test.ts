@@ -80,6 +80,19 @@ describe("query strings as clients encode them", () => {
     expect(users.body.members).toHaveLength(1);
   });
 
+  it("reads everything after the first '?' as the query, '?' included", async () => {
+    const r = await send({ method: "GET", path: `/users?user_ids=[${server.creds.users.iago!.user_id}]&x={"?":1}`, as: "hamlet" });
+    expect(r).toMatchObject({ status: 200, body: { ignored_parameters_unsupported: ["x"] } });
+    expect(r.body.members).toHaveLength(1);
+    const list = await send({ method: "GET", path: `/users?x=?&user_ids={"?":""}`, as: "hamlet" });
+    expect(list).toMatchObject({ status: 400, body: { msg: "user_ids is not a list" } });
+  });
+
+  it("ignores the body of a GET, whatever it holds", async () => {
+    const r = await send({ method: "GET", path: "/server_settings", headers: { "Content-Type": "application/json", "Content-Encoding": "xyz" }, body: "{" + "[".repeat(5000) });
+    expect(r).toMatchObject({ status: 200, body: { result: "success" } });
+  });
+
   it("answers a queue id with reserved characters as an unknown queue", async () => {
     const r = await send({ method: "GET", path: "/events?queue_id=1:2&dont_block=true", as: "hamlet" });
     expect(r).toMatchObject({ status: 400, body: { code: "BAD_EVENT_QUEUE_ID", queue_id: "1:2" } });

@@ -14,6 +14,14 @@ describe("PATCH /realm", () => {
     expect(await realmRow()).toMatchObject({ allowMessageEditing: false, messageContentEditLimitSeconds: 3600, moveMessagesWithinStreamLimitSeconds: null });
   });
 
+  it("refuses text PostgreSQL cannot store (a NUL character) with a 400, changing nothing", async () => {
+    const before = await realmRow();
+    await expectError(patch("iago", { name: "Zulip\u0000Dev", allow_message_editing: !before.allowMessageEditing }), 400, "Invalid name");
+    await expectError(patch("iago", { description: "a\u0000b" }), 400, "Invalid description");
+    const after = await realmRow();
+    expect({ name: after.name, allow: after.allowMessageEditing }).toEqual({ name: before.name, allow: before.allowMessageEditing });
+  });
+
   it("refuses non-administrators and changes nothing", async () => {
     await expectError(patch("shiva", { allow_message_editing: true }), 400, "Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
     expect((await realmRow()).allowMessageEditing).toBe(false);
