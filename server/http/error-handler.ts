@@ -110,13 +110,22 @@ function fromBodyReadError(err: BodyReadError): JsonableError {
   return new JsonableError("Malformed request body");
 }
 
+/**
+ * Writes an error envelope with res.send, not res.json: the validator checks responses by
+ * wrapping res.json, and an error body it refused (a status the operation does not declare)
+ * would escape as Express's HTML page. Tests check every error body against the spec instead.
+ */
+function sendError(res: Response, body: Record<string, unknown>) {
+  res.type("application/json").send(JSON.stringify(body));
+}
+
 export function errorHandler(spec: LoadedSpec, log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let error: JsonableError;
     if (err instanceof JsonableError) error = err;
     else if (isValidatorError(err) && err.status !== 500) {
       if (err.status === 405) {
-        res.status(405).set(err.headers ?? {}).json({ result: "error", msg: "Method Not Allowed", allowed_methods: (err.headers?.Allow ?? "").split(", ").filter(Boolean) });
+        sendError(res.status(405).set(err.headers ?? {}), { result: "error", msg: "Method Not Allowed", allowed_methods: (err.headers?.Allow ?? "").split(", ").filter(Boolean) });
         return;
       }
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
@@ -135,6 +144,6 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       error = new JsonableError("Internal server error", { code: "INTERNAL_SERVER_ERROR", httpStatus: 500 });
     }
     if (res.headersSent) return;
-    res.status(error.httpStatus).set(error.headers).json({ result: "error", msg: error.message, code: error.code, ...error.data() });
+    sendError(res.status(error.httpStatus).set(error.headers), { result: "error", msg: error.message, code: error.code, ...error.data() });
   };
 }

@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { JsonableError } from "../../server/errors.ts";
+import { handlers } from "../../server/routes.ts";
 
 const server = useTestServer();
 
@@ -188,6 +190,21 @@ describe("routing", () => {
 });
 
 describe("unexpected failures", () => {
+  it("answers an error status the operation does not declare with a JSON envelope, not an HTML page", async () => {
+    const original = handlers["get-server-settings"];
+    (handlers as Record<string, unknown>)["get-server-settings"] = async () => {
+      throw new JsonableError("I'm a teapot", { httpStatus: 418 });
+    };
+    try {
+      const response = await fetch(`${server.baseUrl}/api/v1/server_settings`);
+      expect(response.status).toBe(418);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await response.json()).toEqual({ result: "error", msg: "I'm a teapot", code: "BAD_REQUEST" });
+    } finally {
+      (handlers as Record<string, unknown>)["get-server-settings"] = original;
+    }
+  });
+
   it("answers 500 with an error envelope and no stack trace, and logs the error", async () => {
     const logged: string[] = [];
     const log = pino({ level: "error" }, { write: (line: string) => logged.push(line) });
