@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
 import { errorHandler } from "./http/error-handler.ts";
-import { bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
+import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { dispatcher } from "./routes.ts";
 
@@ -23,6 +23,7 @@ function jsonFormDecoder(spec: LoadedSpec) {
   return function decodeJsonForm(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
     try {
+      if (bodyError(res)) throw bodyError(res);
       const query = op ? decodeJsonFields(spec, op, req.body && typeof req.body === "object" ? req.body : {}, sentQuery(res)) : undefined;
       // Express computes req.query from the URL on every read; the decoded values replace it.
       if (query) Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });

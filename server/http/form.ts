@@ -59,10 +59,23 @@ export function bodyParsers() {
     },
   ];
   // Zulip (Django) never reads the body of a GET or HEAD: whatever it holds, or however it is
-  // encoded, changes nothing.
-  const unlessGet = (reader: (req: Request, res: Response, next: NextFunction) => void) => (req: Request, res: Response, next: NextFunction) =>
-    req.method === "GET" || req.method === "HEAD" ? next() : reader(req, res, next);
-  return [...readers.map(unlessGet), mergeParams];
+  // encoded, changes nothing. Any other body that cannot be read is refused only once the
+  // operation is known (see bodyError), so a wrong method or path still answers 405 or 404.
+  const reading = (reader: (req: Request, res: Response, next: NextFunction) => void) => (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === "GET" || req.method === "HEAD") return next();
+    reader(req, res, (err?: unknown) => {
+      // A client that went away mid-body needs no answer: stop here.
+      if (err && (err as { type?: string }).type === "request.aborted") return next(err);
+      if (err) res.locals.bodyError = err;
+      next();
+    });
+  };
+  return [...readers.map(reading), mergeParams];
+}
+
+/** Why the body could not be read, if it could not; raised after route lookup and authentication. */
+export function bodyError(res: Response): unknown {
+  return res.locals.bodyError;
 }
 
 /** The query string as sent (before validation adds defaults), parsed once per request. */
@@ -80,13 +93,16 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
       try {
         req.body = parseJson(req.body);
       } catch {
-        return next(new JsonableError("Malformed JSON", { code: "INVALID_JSON" }));
+        res.locals.bodyError = new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
+        req.body = {};
       }
     } else req.body = parseParams(req.body);
   } else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
   if (req.method === "GET" || req.method === "HEAD") return next();
-  if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null))
-    return next(new JsonableError("Malformed JSON", { code: "INVALID_JSON" }));
+  if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null)) {
+    res.locals.bodyError ??= new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
+    req.body = {};
+  }
   // The validator knows the documented form encoding only: a body-less PATCH from zulip-js
   // (no content type), a parsed multipart or JSON body, and a body of any other type (which,
   // as in Zulip, is not read: its parameters are missing) are all checked as that form.

@@ -149,6 +149,16 @@ describe("bodies the server cannot read are refused with a 4xx, and nothing chan
     expect(gz.status).toBe(200);
   });
 
+  it("refuses it only after the route and the credentials: a wrong method is 405, no key is 401", async () => {
+    const json = { "Content-Type": "application/json" };
+    const wrongMethod = await send({ method: "POST", path: "/users/me", as: "hamlet", headers: json, body: "{" });
+    expect(wrongMethod).toMatchObject({ status: 405, body: { msg: "Method Not Allowed" } });
+    const noKey = await send({ method: "POST", path: "/messages", headers: { ...FORM, "Content-Encoding": "xyz" }, body: message });
+    expect(noKey.status).toBe(401);
+    const unknown = await send({ method: "POST", path: "/no_such_thing", as: "hamlet", headers: json, body: "{" });
+    expect(unknown.status).toBe(404);
+  });
+
   it("refuses an unknown charset", async () => {
     const before = await messageCount();
     const r = await send({ method: "POST", path: "/messages", as: "hamlet", headers: { "Content-Type": "application/x-www-form-urlencoded; charset=xyz" }, body: message });
