@@ -36,7 +36,7 @@ export interface TestDatabase extends Database {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const url = process.env.DATABASE_URL;
-  return url ? createPostgresTestDatabase(url) : createPGliteTestDatabase();
+  return url ? createPostgresTestDatabase() : createPGliteTestDatabase();
 }
 
 // ---------------------------------------------------------------------------
@@ -201,41 +201,19 @@ async function buildPostgresTemplate(url: string): Promise<string> {
   }
 }
 
-async function createPostgresTestDatabase(url: string): Promise<TestDatabase> {
-  const template = await getPostgresTemplate(url);
-  const name = `chat_test_${process.pid}_${++dbCounter}_${randomBytes(3).toString("hex")}`;
-  const admin = await adminClient(url);
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
-        break;
-      } catch (e) {
-        // 55006: "source database is being accessed by other users" (another
-        // worker is copying it at this very moment): retry shortly.
-        if ((e as { code?: string }).code !== "55006" || attempt >= 50) throw e;
-        await sleep(50 + Math.random() * 100);
-      }
-    }
-  } finally {
-    await admin.end();
-  }
-  const db = await openDatabase({ databaseUrl: withDatabase(url, name), migrate: false, poolSize: 5 });
+async function createPostgresTestDatabase(): Promise<TestDatabase> {
+  const copy = await createPostgresTestDatabaseUrl();
+  const db = await openDatabase({ databaseUrl: copy.url, migrate: false, poolSize: 5 });
   let closing: Promise<void> | undefined;
   return {
     ...db,
-    name,
+    name: copy.name,
     close() {
       closing ??= (async () => {
         try {
           await db.close();
         } finally {
-          const a = await adminClient(url);
-          try {
-            await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-          } finally {
-            await a.end();
-          }
+          await copy.drop();
         }
       })();
       return closing;
@@ -271,7 +249,8 @@ export async function createPostgresTestDatabaseUrl(): Promise<{ name: string; u
         await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
         break;
       } catch (e) {
-        // 55006: the template is being copied by another worker right now: retry shortly.
+        // 55006: "source database is being accessed by other users" (another worker is
+        // copying it at this very moment): retry shortly.
         if ((e as { code?: string }).code !== "55006" || attempt >= 50) throw e;
         await sleep(50 + Math.random() * 100);
       }
