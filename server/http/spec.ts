@@ -155,10 +155,11 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
 
 /**
  * Query parameters as the validator sees them. It refuses RFC 3986 reserved characters
- * (`+ [ ] : "` …) in a raw query value unless its parameter says `allowReserved`. Real clients send them unencoded: `URLSearchParams`,
- * python-zulip-api and `curl --data-urlencode` write spaces as `+`, JSON narrows keep their
- * brackets, queue ids their colon. Zulip reads any percent- or plus-encoded text, so every
- * query parameter is read that way; the published spec keeps the default serialization.
+ * (`+ [ ] : "` …) in a raw query value unless its parameter says `allowReserved`, yet real
+ * clients send them unencoded: `URLSearchParams`, python-zulip-api and `curl --data-urlencode`
+ * write spaces as `+`, JSON narrows keep their brackets, queue ids their colon. Zulip reads any
+ * percent- or plus-encoded text, so every query parameter is read that way; the published spec
+ * keeps the default serialization.
  */
 function prepareQueryParams(doc: any) {
   const mark = (p: any) => {
