@@ -3,6 +3,7 @@
  * owners ⊂ administrators ⊂ moderators ⊂ fullmembers ⊂ members ⊂ everyone ⊂ internet, and
  * role:nobody) and the realm's permission settings pointing at them, in one transaction.
  */
+import { randomUUID } from "node:crypto";
 import type { Tx } from "../db.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
@@ -62,24 +63,43 @@ export interface NewRealm {
   emailAddressVisibility?: number;
 }
 
+/** Realm model field → column, for the group settings above. */
+const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 export async function doCreateRealm(tx: Tx, input: NewRealm) {
-  const realm = await tx.realm.create({
-    data: {
-      name: input.name,
-      stringId: input.stringId,
-      description: input.description ?? "",
-      renderedDescription: input.description ? renderMarkdown(input.description).html : "",
-      emailAddressVisibility: input.emailAddressVisibility ?? 1,
-    },
-  });
-  const ids = {} as Record<SystemGroupName, number>;
-  for (const name of Object.values(SystemGroups)) ids[name] = (await tx.userGroup.create({ data: { realmId: realm.id } })).id;
+  const names = Object.values(SystemGroups);
+  // The realm's group settings are not null and its groups belong to it: take every id first,
+  // then insert the realm and its groups in one statement, as foreign keys are checked at its end.
+  const [ids0] = await tx.$queryRaw<{ realm_id: number; group_ids: number[] }[]>`
+    SELECT nextval(pg_get_serial_sequence('realm', 'id'))::int AS realm_id,
+           ARRAY(SELECT nextval(pg_get_serial_sequence('user_group', 'id'))::int FROM generate_series(1, ${names.length}::int)) AS group_ids`;
+  const realmId = ids0!.realm_id;
+  const ids = Object.fromEntries(names.map((name, i) => [name, ids0!.group_ids[i]!])) as Record<SystemGroupName, number>;
+  const settings = Object.entries(REALM_DEFAULTS).map(([field, group]) => [column(field), ids[group]] as const);
+  const columns = ["id", "name", "string_id", "description", "rendered_description", "email_address_visibility", "uuid", ...settings.map(([c]) => c)];
+  const values: unknown[] = [
+    realmId,
+    input.name,
+    input.stringId,
+    input.description ?? "",
+    input.description ? renderMarkdown(input.description).html : "",
+    input.emailAddressVisibility ?? 1,
+    randomUUID(),
+    ...settings.map(([, id]) => id),
+  ];
+  const placeholders = values.map((_, i) => (i === 6 ? `$${i + 1}::uuid` : `$${i + 1}`)).join(", ");
+  await tx.$executeRawUnsafe(
+    `WITH r AS (INSERT INTO realm (${columns.map((c) => `"${c}"`).join(", ")}) VALUES (${placeholders}) RETURNING id)
+     INSERT INTO user_group (id, realm_id) SELECT g, (SELECT id FROM r) FROM unnest($${values.length + 1}::int[]) AS g`,
+    ...values,
+    names.map((n) => ids[n]),
+  );
   // System groups are managed by nobody: their settings all point at role:nobody.
   const nobody = ids[SystemGroups.NOBODY];
   await tx.namedUserGroup.createMany({
-    data: Object.values(SystemGroups).map((name) => ({
+    data: names.map((name) => ({
       id: ids[name],
-      realmId: realm.id,
+      realmId,
       name,
       description: DESCRIPTIONS[name],
       isSystemGroup: true,
@@ -92,6 +112,5 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
     })),
   });
   await tx.groupGroupMembership.createMany({ data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })) });
-  const settings = Object.fromEntries(Object.entries(REALM_DEFAULTS).map(([field, group]) => [field, ids[group]]));
-  return tx.realm.update({ where: { id: realm.id }, data: settings });
+  return tx.realm.findUniqueOrThrow({ where: { id: realmId } });
 }

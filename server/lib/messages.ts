@@ -19,10 +19,11 @@ export const FLAG_BITS = {
   mentioned: 1n << 3n,
   stream_wildcard_mentioned: 1n << 4n,
   topic_wildcard_mentioned: 1n << 5n,
-  has_alert_word: 1n << 10n,
-  historical: 1n << 11n,
-  is_private: 1n << 12n,
-  active_mobile_push_notification: 1n << 13n,
+  group_mentioned: 1n << 6n,
+  has_alert_word: 1n << 9n,
+  historical: 1n << 10n,
+  is_private: 1n << 11n,
+  active_mobile_push_notification: 1n << 12n,
 } as const;
 export type FlagName = keyof typeof FLAG_BITS;
 
