@@ -14,6 +14,15 @@ export interface AppDeps {
   config: Config;
   /** The clock; tests may replace it. */
   now: () => Date;
+  /** Told of each operation answered, with the SQL statements it ran (tests assert budgets on it). */
+  observe?: (info: RequestInfo) => void;
+}
+
+export interface RequestInfo {
+  operationId: string;
+  status: number;
+  /** SQL statements the request ran: authentication and handler, BEGIN and COMMIT included. */
+  statements: number;
 }
 
 export interface PublicContext extends AppDeps {

@@ -15,6 +15,8 @@ import { PrismaClient, Prisma } from "../generated/prisma/client.ts";
 import { fsyncTree, pgliteDurability } from "./db/durability.ts";
 import { lockDataDir } from "./db/lock.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
+import { listenPostgres } from "./db/listen.ts";
+import { countingAdapter } from "./db/statements.ts";
 import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
 export { pgliteHostFsyncCount } from "./db/durability.ts";
@@ -31,6 +33,13 @@ export type Db = PrismaClient | Tx;
 export interface Database {
   prisma: PrismaClient;
   kind: "pglite" | "postgres";
+  /**
+   * LISTEN on a channel (PostgreSQL: a dedicated connection, reconnected when it drops, with
+   * `onReconnect` called so the listener can catch up on what it may have missed). On the embedded
+   * database, which one process owns, there is nothing to listen to: changes are announced in
+   * memory, and this returns a no-op.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /** Disconnects (and closes PGlite, leaving its data directory reusable). Idempotent. */
   close(): Promise<void>;
 }
@@ -69,9 +78,25 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     const url = opts.databaseUrl;
     if (migrate) await applyPendingMigrationsPostgres(url);
     const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapter = new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 });
+    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 }));
     const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
-    return { prisma, kind: "postgres", close: once(() => prisma.$disconnect()) };
+    const listeners = new Set<() => Promise<void>>();
+    return {
+      prisma,
+      kind: "postgres",
+      listen: async (channel, onNotify, onReconnect) => {
+        const stop = await listenPostgres(url, channel, onNotify, onReconnect);
+        listeners.add(stop);
+        return async () => {
+          listeners.delete(stop);
+          await stop();
+        };
+      },
+      close: once(async () => {
+        await Promise.all([...listeners].map((stop) => stop()));
+        await prisma.$disconnect();
+      }),
+    };
   }
 
   let pg = opts.pglite;
@@ -112,10 +137,11 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const prisma = withExtensions(new PrismaClient({ adapter: new PrismaPGlite(pglite), log: opts.log }));
+  const prisma = withExtensions(new PrismaClient({ adapter: countingAdapter(new PrismaPGlite(pglite)), log: opts.log }));
   return {
     prisma,
     kind: "pglite",
+    listen: async () => async () => {},
     close: once(async () => {
       try {
         await prisma.$disconnect();

@@ -1,68 +1,28 @@
 /**
- * Per-client event queues (Zulip's Tornado queues), held in this process. Actions queue events
- * while their transaction runs and publish them only after it commits (Zulip's
- * send_event_on_commit), so a client never hears of a change that was rolled back.
+ * Events, for any number of server processes on one database (Zulip's Tornado event queues).
+ *
+ * - An action collects its events in `PendingEvents` while its transaction runs; `inTransaction`
+ *   appends them to the event log in that transaction (events/log.ts), so a client never hears
+ *   of a change that was rolled back, and never misses one that committed.
+ * - Queues live in the database (events/queues.ts): any process answers any queue's GET /events.
+ * - This process follows the log (a window at a time, by transaction id) to wake its waiting
+ *   long-polls and drop stale cache entries. It reads the log when one of its own transactions
+ *   commits, and when PostgreSQL NOTIFYs that another process's did.
  */
-import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Database, Db } from "./db.ts";
+import { invalidateCaches } from "./lib/caches.ts";
+import { realmById } from "./lib/identity.ts";
+import { emptyTopicDisplayName } from "./lib/topics.ts";
+import { isStorableId } from "./lib/messages.ts";
+import { isStorableText } from "./lib/text.ts";
+import { uncounted } from "./db/statements.ts";
+import { formatEvent, type FormatContext } from "./events/format.ts";
+import { collectLog, NOTIFY_CHANNEL, readLogWindow, type LoggedEvent, type ZulipEvent } from "./events/log.ts";
+import { addHeartbeat, collectIdleQueues, createQueue, deleteQueue, pollQueue, touchQueues, type NewQueue, type QueueLimits } from "./events/queues.ts";
 
-export interface ZulipEvent {
-  type: string;
-  [key: string]: unknown;
-}
-
-export interface QueueOptions {
-  userId: number;
-  realmId: number;
-  eventTypes: string[] | null;
-  allPublicStreams: boolean;
-  clientCapabilities: Record<string, boolean>;
-  applyMarkdown: boolean;
-  clientGravatar: boolean;
-}
-
-export type EventAdapter = (event: ZulipEvent, queue: QueueOptions) => ZulipEvent;
-
-interface Waiter {
-  resolve: (events: (ZulipEvent & { id: number })[]) => void;
-  timer: NodeJS.Timeout;
-}
-
-export class EventQueue {
-  readonly id = randomUUID();
-  private events: (ZulipEvent & { id: number })[] = [];
-  private nextId = 0;
-  lastTouched = Date.now();
-  waiter: Waiter | undefined;
-  constructor(readonly options: QueueOptions) {}
-
-  get lastEventId() {
-    return this.nextId - 1;
-  }
-
-  wants(event: ZulipEvent) {
-    const types = this.options.eventTypes;
-    return types === null || types.includes(event.type) || event.type === "heartbeat";
-  }
-
-  push(event: ZulipEvent) {
-    this.events.push({ ...event, id: this.nextId++ });
-    if (this.waiter) {
-      const { resolve, timer } = this.waiter;
-      this.waiter = undefined;
-      clearTimeout(timer);
-      resolve(this.events);
-    }
-  }
-
-  /** Drops events the client has acknowledged by asking for later ones. */
-  prune(lastEventId: number) {
-    this.events = this.events.filter((e) => e.id > lastEventId);
-  }
-
-  pending() {
-    return this.events;
-  }
-}
+export type { ZulipEvent, LoggedEvent } from "./events/log.ts";
+export type { QueueOptions, NewQueue } from "./events/queues.ts";
 
 export interface EventBusOptions {
   /** How long GET /events waits before answering with a heartbeat (Zulip: about 50 s). */
@@ -73,6 +33,9 @@ export interface EventBusOptions {
   maxQueuesPerUser?: number;
   /** Unacknowledged events one queue may hold; a queue that overflows is deleted. */
   maxEventsPerQueue?: number;
+  /** Log rows are kept at least this long, for processes catching up on cache invalidations. */
+  keepLogMs?: number;
+  log?: Logger;
 }
 
 /**
@@ -84,103 +47,218 @@ export interface EventBusOptions {
 export const DEFAULT_MAX_QUEUES_PER_USER = 50;
 export const DEFAULT_MAX_EVENTS_PER_QUEUE = 1000;
 
+export type EventDatabase = Pick<Database, "prisma" | "listen">;
+
+interface Waiter {
+  userId: number;
+  wake: (reason: "event" | "stop") => void;
+}
+
 export class EventBus {
-  private queues = new Map<string, EventQueue>();
+  private readonly db: Db;
   private readonly heartbeatMs: number;
   private readonly idleQueueMs: number;
-  private readonly maxQueuesPerUser: number;
-  private readonly maxEventsPerQueue: number;
-  private gcTimer: NodeJS.Timeout;
+  private readonly keepLogMs: number;
+  private readonly limits: QueueLimits;
+  private readonly log: Logger | undefined;
+  /** Long-polls waiting in this process, by queue. */
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly gcTimer: NodeJS.Timeout;
+  private readonly started: Promise<void>;
+  private unlisten: (() => Promise<void>) | undefined;
+  private closed = false;
+  /** The log is read up to this transaction id (exclusive). */
+  private horizon: bigint | null = null;
+  /** Log ids announced (by NOTIFY or a local commit) that the follower has not read yet. */
+  private readonly announced = new Set<bigint>();
+  private following: Promise<void> | undefined;
+  private followAgain = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay = 1;
 
-  constructor(options: EventBusOptions = {}) {
+  constructor(database: EventDatabase, options: EventBusOptions = {}) {
+    this.db = database.prisma;
     this.heartbeatMs = options.heartbeatMs ?? 50_000;
     this.idleQueueMs = options.idleQueueMs ?? 10 * 60_000;
-    this.maxQueuesPerUser = options.maxQueuesPerUser ?? DEFAULT_MAX_QUEUES_PER_USER;
-    this.maxEventsPerQueue = options.maxEventsPerQueue ?? DEFAULT_MAX_EVENTS_PER_QUEUE;
-    this.gcTimer = setInterval(() => this.collectIdle(), Math.min(60_000, this.idleQueueMs));
+    this.keepLogMs = options.keepLogMs ?? 5 * 60_000;
+    this.limits = {
+      maxQueuesPerUser: options.maxQueuesPerUser ?? DEFAULT_MAX_QUEUES_PER_USER,
+      maxEventsPerQueue: options.maxEventsPerQueue ?? DEFAULT_MAX_EVENTS_PER_QUEUE,
+    };
+    this.log = options.log;
+    this.gcTimer = setInterval(() => void this.collect(), Math.min(60_000, this.idleQueueMs));
     this.gcTimer.unref();
+    this.started = this.start(database);
+    this.started.catch(() => {});
   }
 
-  register(options: QueueOptions): EventQueue {
-    const own = [...this.queues.values()].filter((q) => q.options.userId === options.userId);
-    if (own.length >= this.maxQueuesPerUser) {
-      own.sort((a, b) => a.lastTouched - b.lastTouched);
-      for (const stale of own.slice(0, own.length - this.maxQueuesPerUser + 1)) this.delete(stale.id);
-    }
-    const queue = new EventQueue(options);
-    this.queues.set(queue.id, queue);
-    return queue;
+  private async start(database: EventDatabase) {
+    this.unlisten = await database.listen(
+      NOTIFY_CHANNEL,
+      (payload) => this.announce(payload ? BigInt(payload) : null),
+      () => {
+        // Notifications may have been lost while the connection was down.
+        invalidateCaches(["*"]);
+        this.announce(null);
+      },
+    );
+    if (this.closed) await this.unlisten();
+    this.horizon = (await uncounted(() => readLogWindow(this.db, null))).horizon;
   }
 
-  get(queueId: string, userId: number): EventQueue | undefined {
-    const queue = this.queues.get(queueId);
-    return queue && queue.options.userId === userId ? queue : undefined;
+  /** Resolves once the bus follows the log (call before serving). */
+  ready(): Promise<void> {
+    return this.started;
   }
 
-  delete(queueId: string) {
-    const queue = this.queues.get(queueId);
-    if (queue?.waiter) {
-      clearTimeout(queue.waiter.timer);
-      queue.waiter.resolve([]);
-    }
-    this.queues.delete(queueId);
-  }
-
-  /** Waits for events after `lastEventId`, or returns at once when `dontBlock`. */
-  async fetch(queue: EventQueue, lastEventId: number, dontBlock: boolean): Promise<(ZulipEvent & { id: number })[]> {
-    queue.lastTouched = Date.now();
-    queue.prune(lastEventId);
-    if (queue.pending().length > 0 || dontBlock) return [...queue.pending()];
-    if (queue.waiter) {
-      // A newer poll replaces an older one, as Zulip's single-handler queues do.
-      clearTimeout(queue.waiter.timer);
-      queue.waiter.resolve([]);
-    }
-    return new Promise((resolve) => {
-      // push() answers the waiting poll and clears the waiter.
-      const timer = setTimeout(() => queue.push({ type: "heartbeat" }), this.heartbeatMs);
-      timer.unref();
-      queue.waiter = { resolve: (events) => resolve([...events]), timer };
-    });
+  async register(queue: NewQueue): Promise<string> {
+    return createQueue(this.db, queue, this.limits);
   }
 
   /**
-   * Delivers an event to every queue of the given users (in the event's realm). `adapt`
-   * tailors it to a queue's options (e.g. raw Markdown for apply_markdown=false queues).
+   * Events after `lastEventId`, waiting up to the heartbeat for one when there is none (unless
+   * `dontBlock`). Null when the user has no such queue (or it overflowed and was deleted).
    */
-  publish(realmId: number, event: ZulipEvent, userIds: Iterable<number>, adapt?: EventAdapter) {
-    const users = new Set(userIds);
-    for (const queue of [...this.queues.values()])
-      if (queue.options.realmId === realmId && users.has(queue.options.userId) && queue.wants(event)) {
-        queue.push(adapt ? adapt(event, queue.options) : event);
-        if (queue.pending().length > this.maxEventsPerQueue) this.delete(queue.id);
+  async fetch(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<(ZulipEvent & { id: number })[] | null> {
+    if (!isStorableText(queueId) || !isStorableId(lastEventId)) return null;
+    const deadline = Date.now() + this.heartbeatMs;
+    for (;;) {
+      const polled = await pollQueue(this.db, queueId, userId, lastEventId, this.limits);
+      if (!polled) return null;
+      if (polled.overflowed) {
+        await deleteQueue(this.db, queueId);
+        return null;
       }
+      if (polled.events.length > 0 || dontBlock || this.closed) {
+        const realm = await realmById(this.db, polled.realmId);
+        const ctx: FormatContext = { emptyTopicDisplayName: realm ? emptyTopicDisplayName(realm) : "" };
+        return polled.events.map((e) => ({ ...formatEvent(e.event, e.userData, polled.options, ctx), id: e.id }));
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        await addHeartbeat(this.db, queueId);
+        continue;
+      }
+      const reason = await this.wait(queueId, userId, remaining);
+      if (reason === "stop") return [];
+    }
   }
 
-  /** Drops a user's queues (deactivation, API key change). */
-  dropUserQueues(userId: number) {
-    for (const queue of [...this.queues.values()]) if (queue.options.userId === userId) this.delete(queue.id);
+  private wait(queueId: string, userId: number, ms: number): Promise<"event" | "stop" | "timeout"> {
+    // A newer poll replaces an older one, as Zulip's single-handler queues do.
+    this.waiters.get(queueId)?.wake("stop");
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done("timeout"), ms);
+      const waiter: Waiter = { userId, wake: (reason) => done(reason) };
+      const done = (reason: "event" | "stop" | "timeout") => {
+        clearTimeout(timer);
+        if (this.waiters.get(queueId) === waiter) this.waiters.delete(queueId);
+        resolve(reason);
+      };
+      this.waiters.set(queueId, waiter);
+    });
   }
 
-  private collectIdle() {
-    const limit = Date.now() - this.idleQueueMs;
-    for (const queue of [...this.queues.values()]) if (!queue.waiter && queue.lastTouched < limit) this.delete(queue.id);
+  async delete(queueId: string, userId: number): Promise<boolean> {
+    if (!isStorableText(queueId)) return false;
+    const deleted = await deleteQueue(this.db, queueId, userId);
+    if (deleted) this.waiters.get(queueId)?.wake("stop");
+    return deleted;
   }
 
+  /**
+   * After one of this process's transactions committed: its cache keys are dropped at once (the
+   * next request must not see the old values), and the log is read to wake long-polls.
+   */
+  afterCommit(lastLogId: bigint | null, invalidate: string[]) {
+    if (invalidate.length) invalidateCaches(invalidate);
+    if (lastLogId !== null) this.announce(lastLogId);
+  }
+
+  private announce(id: bigint | null) {
+    if (this.closed) return;
+    if (id !== null) this.announced.add(id);
+    this.follow();
+  }
+
+  /** Reads the log's next window; runs once at a time, again if asked meanwhile. */
+  private follow() {
+    if (this.following) {
+      this.followAgain = true;
+      return;
+    }
+    this.following = uncounted(async () => {
+      try {
+        await this.started;
+        do {
+          this.followAgain = false;
+          const { horizon, rows } = await readLogWindow(this.db, this.horizon);
+          this.horizon = horizon;
+          this.deliver(rows);
+        } while (this.followAgain && !this.closed);
+      } catch (err) {
+        if (!this.closed) this.log?.warn({ err }, "reading the event log failed");
+      } finally {
+        this.following = undefined;
+      }
+      // An announced row not read yet belongs to a transaction that committed while an older one
+      // is still running: read again shortly, until the window reaches it.
+      if (this.announced.size > 0 && !this.closed && !this.retryTimer) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.follow();
+        }, this.retryDelay);
+        this.retryDelay = Math.min(this.retryDelay * 2, 50);
+      } else if (this.announced.size === 0) this.retryDelay = 1;
+    });
+  }
+
+  private deliver(rows: { id: bigint; userIds: number[]; invalidate: string[] }[]) {
+    for (const row of rows) {
+      this.announced.delete(row.id);
+      if (row.invalidate.length) invalidateCaches(row.invalidate);
+      if (this.waiters.size === 0 || row.userIds.length === 0) continue;
+      const users = new Set(row.userIds);
+      for (const waiter of [...this.waiters.values()]) if (users.has(waiter.userId)) waiter.wake("event");
+    }
+    // Every announced id is read eventually; a bound keeps a surprise from growing the set.
+    if (this.announced.size > 10_000) this.announced.clear();
+  }
+
+  private async collect() {
+    if (this.closed) return;
+    await uncounted(async () => {
+      try {
+        const waiting = [...this.waiters.keys()];
+        await touchQueues(this.db, waiting);
+        await collectIdleQueues(this.db, this.idleQueueMs, waiting);
+        await collectLog(this.db, this.keepLogMs);
+      } catch (err) {
+        if (!this.closed) this.log?.warn({ err }, "collecting idle event queues failed");
+      }
+    });
+  }
+
+  /** Answers every waiting long-poll and stops following the log (the database stays open). */
   close() {
+    if (this.closed) return;
+    this.closed = true;
     clearInterval(this.gcTimer);
-    for (const id of [...this.queues.keys()]) this.delete(id);
+    clearTimeout(this.retryTimer);
+    for (const waiter of [...this.waiters.values()]) waiter.wake("stop");
+    void this.unlisten?.();
   }
 }
 
-/** Events collected by an action during its transaction, published after commit. */
+/** Events collected by an action during its transaction; `inTransaction` logs them before commit. */
 export class PendingEvents {
-  private items: { event: ZulipEvent; userIds: number[]; adapt?: EventAdapter }[] = [];
-  add(event: ZulipEvent, userIds: Iterable<number>, adapt?: EventAdapter) {
-    this.items.push({ event, userIds: [...userIds], adapt });
+  readonly events: LoggedEvent[] = [];
+  readonly keys: string[] = [];
+  add(event: ZulipEvent, users: Iterable<number>, userData?: Map<number, Record<string, unknown>>) {
+    this.events.push({ event, users: [...users], userData });
   }
-  publishTo(bus: EventBus, realmId: number) {
-    for (const { event, userIds, adapt } of this.items) bus.publish(realmId, event, userIds, adapt);
-    this.items = [];
+  /** Names a per-process cache entry this change makes stale (see lib/caches.ts). */
+  invalidate(key: string) {
+    if (!this.keys.includes(key)) this.keys.push(key);
   }
 }

@@ -16,7 +16,8 @@ const config = configFromEnv();
 const log = createLogger(config.logLevel);
 const database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync });
 log.info({ database: database.kind, dataDir: database.kind === "pglite" ? join(config.dataDir, "postgres") : undefined }, "database ready");
-const events = new EventBus({ heartbeatMs: config.eventHeartbeatMs });
+const events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, log });
+await events.ready();
 const app = createApp({ db: database.prisma, events, log, config, now: () => new Date() });
 const server = app.listen(config.port, config.host, () => log.info(`listening on http://${config.host}:${config.port} (API docs at /api/docs)`));
 // Idle keep-alive connections are kept longer than clients keep theirs (Node's 5 s default

@@ -9,6 +9,8 @@ import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
 import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
 import { refuseInexactNumbers, sentQuery } from "./http/form.ts";
 import { operationFor, type LoadedSpec } from "./http/spec.ts";
+import { requestCounter } from "./http/auth.ts";
+import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
@@ -85,8 +87,10 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
       refuseInexactNumbers(path);
       refuseInexactNumbers(req.query);
       refuseInexactNumbers(body);
-      const data = await handler({ path, query: req.query, body } as any, ctx as any);
+      const counter = requestCounter(res);
+      const data = await countStatements(counter, () => handler({ path, query: req.query, body } as any, ctx as any));
       jsonSuccess(res, data, ignored);
+      deps.observe?.({ operationId: op.operationId, status: res.statusCode, statements: counter.statements });
     } catch (err) {
       next(err);
     }

@@ -1,110 +1,343 @@
 /**
- * `npm run bench`: throughput and latency of the main operations of the first slice, on a fresh
- * embedded database (or DATABASE_URL), with autocannon on loopback. Bounded: each scenario runs
- * for BENCH_SECONDS (default 5) with 10 connections, after a 1 s warm-up. Then the cost of
- * durability: POST /messages on an embedded database in a data directory on disk, with fsync on
- * (the default) and off (PGLITE_FSYNC=off), min(BENCH_SECONDS, 3) s each.
+ * `npm run bench`: our server against a minimal raw-SQL Express server (test/bench/raw-server.ts)
+ * answering the same requests on the same database, both as child processes started with
+ * `node --import tsx …` (so each one's RSS is its own and autocannon, here, shares no event loop
+ * with them).
+ *
+ * - DATABASE_URL set: a fresh database `bench_<random>` on that server (dropped at the end). Our
+ *   server starts once to migrate it, `npm run manage -- populate-db` fills it, then our server and
+ *   the raw server run at the same time and are benched alternately, operation by operation.
+ * - Otherwise: embedded PGlite in a temporary DATA_DIR, PGLITE_FSYNC=off (the raw server opens it
+ *   with `new PGlite(dir)`, whose default is fsync off too). One process owns a PGlite directory, so
+ *   our server is benched first and stopped, then the raw server runs on the same directory.
+ *
+ * Per operation: req/s, latency p50/p99, ours/raw. Each scenario: 10 connections, 1 s warm-up,
+ * then BENCH_SECONDS (default 5). Then: RSS of each server after the load (VmRSS, VmHWM), start-up
+ * time of our server on the migrated database (median of 3), delivery latency through the event
+ * queue (one process; and on PostgreSQL, two processes on one database), and on PGlite (or with
+ * BENCH_DURABILITY=1; BENCH_DURABILITY=0 skips it) the cost of durability: POST /messages with
+ * PGLITE_FSYNC on and off. Targets are printed with ✓/✗; only failed requests fail the run.
  */
 import autocannon from "autocannon";
-import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
 import { join } from "node:path";
-import { createApp } from "../server/app.ts";
-import { configFromEnv } from "../server/config.ts";
-import { openDatabase } from "../server/db.ts";
-import { EventBus } from "../server/events.ts";
-import { createLogger } from "../server/logger.ts";
-import { populateDevRealm } from "../server/manage/populate-db.ts";
-import { createTestDatabase, prepareTestDatabaseTemplate } from "./helpers/db.ts";
+import pg from "pg";
+import { cleanUp, interrupted, memoryOf, onCleanUp, ROOT, run, startServer, stopServer, type Child } from "./bench/children.ts";
+import { measureDelivery, type DeliveryResult } from "./bench/delivery.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-await prepareTestDatabaseTemplate();
-const database = await createTestDatabase();
-const config = { ...configFromEnv({}), externalHost: "zulip.testserver", validateResponses: process.env.BENCH_VALIDATE_RESPONSES === "true", logLevel: "silent" };
-const deps = { db: database.prisma, events: new EventBus(), log: createLogger("silent"), config, now: () => new Date() };
-const creds = await populateDevRealm(deps);
-const server = createApp(deps).listen(0, "127.0.0.1");
-await new Promise((r) => server.once("listening", r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
-const hamlet = creds.users.hamlet!;
-const auth = "Basic " + Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64");
-const firstMessage = (await database.prisma.message.findFirstOrThrow({ orderBy: { id: "asc" } })).id;
+const CONNECTIONS = 10;
+const DELIVERY_MESSAGES = 50;
+const POLL_TIMEOUT_MS = 3000;
+const OURS = "server/main.ts";
+const RAW = "test/bench/raw-server.ts";
+const adminUrl = process.env.DATABASE_URL || undefined;
+const kind: "postgres" | "pglite" = adminUrl ? "postgres" : "pglite";
+const runDurability = process.env.BENCH_DURABILITY === "1" || (kind === "pglite" && process.env.BENCH_DURABILITY !== "0");
 
-const scenarios: { name: string; method: "GET" | "POST"; path: string; body?: string }[] = [
-  { name: "GET /server_settings (no auth)", method: "GET", path: "/server_settings" },
-  { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com" },
-  { name: "GET /messages/{message_id}", method: "GET", path: `/messages/${firstMessage}` },
-  { name: "GET /messages (newest 20 in Verona)", method: "GET", path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}` },
-  { name: "POST /messages (channel)", method: "POST", path: "/messages", body: "type=stream&to=Verona&topic=bench&content=Hello%20**bench**" },
-];
+const T = {
+  ratio: { "GET /messages/{id}": 0.5, "GET /users/me": 0.5, "POST /messages": 0.3 } as Record<string, number>,
+  rssMiB: kind === "postgres" ? 200 : 450,
+  startS: 3,
+  deliveryOneMs: 5,
+  deliveryTwoMs: 20,
+};
 
+interface Scenario {
+  name: string;
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  raw: boolean;
+}
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+const POST_BODY = "type=stream&to=Verona&topic=bench&content=Hello%20**bench**";
 let failures = 0;
-console.log(`bench: ${seconds}s per scenario, 10 connections, ${database.kind}, response validation ${config.validateResponses ? "on" : "off"}`);
-for (const s of scenarios) {
-  const opts = { url: base + s.path, method: s.method, body: s.body, headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, connections: 10 };
+const targets: { label: string; ok: boolean }[] = [];
+const mark = (label: string, ok: boolean) => (targets.push({ label, ok }), ok ? "✓" : "✗");
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+const ms = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(1));
+const pad = (s: string, n: number) => s.padEnd(n);
+const lpad = (s: string, n: number) => s.padStart(n);
+const basic = (u: { email: string; api_key: string }) => "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+
+async function load(base: string, s: Scenario, auth: string, duration = seconds): Promise<Load> {
+  const opts = { url: base + s.path, method: s.method, body: s.body, headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, connections: CONNECTIONS };
   await autocannon({ ...opts, duration: 1 });
-  const r = await autocannon({ ...opts, duration: seconds });
+  const r = await autocannon({ ...opts, duration });
   const bad = r.non2xx + r.errors;
   failures += bad;
-  console.log(
-    `${s.name.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${bad ? `  (${bad} failed)` : ""}`,
-  );
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad };
 }
-const mem = process.memoryUsage();
-console.log(`memory: rss ${Math.round(mem.rss / 2 ** 20)} MiB, heap ${Math.round(mem.heapUsed / 2 ** 20)} MiB`);
-server.close();
-deps.events.close();
-await database.close();
+const show = (l: Load) => `${fmt(l.rps)} req/s, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms${l.bad ? `, ${l.bad} FAILED` : ""}`;
 
-// The cost of durability, on a data directory on disk (os.tmpdir()): the same directory opened
-// with fsync off (first, as it is created and populated faster), then with fsync on.
-{
-  const diskSeconds = Math.min(seconds, 3);
-  const dir = mkdtempSync(join(tmpdir(), "chat-server-bench-"));
-  const results: Record<string, number> = {};
-  console.log(`durability: POST /messages on an embedded database on disk (${dir}), ${diskSeconds}s each, 10 connections`);
-  try {
-    let diskAuth: string | undefined;
-    for (const fsync of [false, true]) {
-      const disk = await openDatabase({ dataDir: join(dir, "postgres"), fsync });
-      const diskDeps = { ...deps, db: disk.prisma, events: new EventBus() };
-      const diskServer = createApp(diskDeps).listen(0, "127.0.0.1");
-      try {
-        if (!diskAuth) {
-          const h = (await populateDevRealm(diskDeps)).users.hamlet!;
-          diskAuth = "Basic " + Buffer.from(`${h.email}:${h.api_key}`).toString("base64");
-        }
-        if (!diskServer.listening) await new Promise((r) => diskServer.once("listening", r));
-        const url = `http://127.0.0.1:${(diskServer.address() as AddressInfo).port}/api/v1/messages`;
-        const opts = { url, method: "POST" as const, body: "type=stream&to=Verona&topic=bench&content=Hello%20**bench**", headers: { authorization: diskAuth, "content-type": "application/x-www-form-urlencoded" }, connections: 10 };
-        await autocannon({ ...opts, duration: 1 });
-        const r = await autocannon({ ...opts, duration: diskSeconds });
-        const bad = r.non2xx + r.errors;
-        failures += bad;
-        results[fsync ? "on" : "off"] = r.requests.average;
-        // And the bare cost of a commit: sequential one-row INSERTs, each its own transaction.
-        await disk.prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS bench_commit (id serial PRIMARY KEY)");
-        const commits = 200;
-        const t0 = performance.now();
-        for (let i = 0; i < commits; i++) await disk.prisma.$executeRawUnsafe("INSERT INTO bench_commit DEFAULT VALUES");
-        const perCommit = (performance.now() - t0) / commits;
-        console.log(
-          `${`POST /messages, on disk, fsync ${fsync ? "on " : "off"}`.padEnd(40)} ${String(Math.round(r.requests.average)).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${bad ? `  (${bad} failed)` : ""}  | ${perCommit.toFixed(2)} ms per committed INSERT`,
-        );
-      } finally {
-        diskServer.close();
-        diskDeps.events.close();
-        await disk.close();
+async function api(base: string, path: string, auth: string): Promise<any> {
+  const res = await fetch(base + path, { headers: { authorization: auth } });
+  const body = (await res.json()) as { result?: string; msg?: string };
+  if (!res.ok || body.result !== "success") throw new Error(`GET ${path}: HTTP ${res.status} ${body.msg ?? ""}`);
+  return body;
+}
+
+async function stop(child: Child) {
+  const code = await stopServer(child);
+  if (code !== 0) console.log(`  (note: ${child.name} exited with code ${code} on SIGTERM)`);
+}
+
+function describeDelivery(r: DeliveryResult | string): string {
+  if (typeof r === "string") return r;
+  const timeouts = `${r.timedOut}/${r.attempts} timed out${r.stopped ? ` (${r.stopped})` : ""}`;
+  if (r.afterResponse.length === 0) return `no message delivered: ${timeouts}`;
+  return `p50 ${ms(quantile(r.afterResponse, 0.5))} ms, p99 ${ms(quantile(r.afterResponse, 0.99))} ms after the POST's response (from its start: p50 ${ms(quantile(r.afterStart, 0.5))} ms, p99 ${ms(quantile(r.afterStart, 0.99))} ms); ${timeouts}`;
+}
+function deliveryTarget(label: string, r: DeliveryResult | string, limit: number): string {
+  if (typeof r === "string") return "";
+  const ok = r.afterResponse.length > 0 && r.timedOut === 0 && quantile(r.afterResponse, 0.5) <= limit;
+  return `— target p50 ≤ ${limit} ms, none timed out ${mark(label, ok)}`;
+}
+
+async function main() {
+  const work = mkdtempSync(join(os.tmpdir(), "chat-server-bench-"));
+  onCleanUp(() => rmSync(work, { recursive: true, force: true }));
+  const dataDir = join(work, "data");
+  const common = { LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" };
+
+  // --- The database -------------------------------------------------------------------------
+  let dbEnv: Record<string, string | undefined>;
+  let rawEnv: Record<string, string | undefined>;
+  let dbLabel: string;
+  if (adminUrl) {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    const name = `bench_${randomBytes(5).toString("hex")}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    onCleanUp(async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => admin.query(`DROP DATABASE IF EXISTS ${name}`));
+      await admin.end();
+    });
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    dbEnv = { DATABASE_URL: url.toString(), DATA_DIR: dataDir };
+    rawEnv = { DATABASE_URL: url.toString() };
+    const version = (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0]!.server_version;
+    dbLabel = `PostgreSQL ${version} at ${url.host}, database ${name} (dropped at the end)`;
+  } else {
+    dbEnv = { DATABASE_URL: undefined, DATA_DIR: dataDir, PGLITE_FSYNC: "off" };
+    rawEnv = { DATABASE_URL: undefined, PGLITE_DIR: join(dataDir, "postgres") };
+    const version = JSON.parse(readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8")).version;
+    dbLabel = `embedded PGlite ${version} in ${join(dataDir, "postgres")}, PGLITE_FSYNC=off for our server (the raw server: PGlite's default, fsync off)`;
+  }
+  const oursEnv = { ...common, ...dbEnv };
+  const cpus = os.cpus();
+  console.log(`bench: ${seconds} s per scenario after a 1 s warm-up, ${CONNECTIONS} connections, autocannon in the parent process`);
+  console.log(`database: ${dbLabel}`);
+  const loadAtStart = os.loadavg()[0]!;
+  console.log(`machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "?"}, Node ${process.version}, load average ${loadAtStart.toFixed(2)}; servers: node --import tsx, LOG_LEVEL=warn, VALIDATE_RESPONSES=false`);
+
+  // --- Set-up: migrate (our server's first start), populate, start-up time ---------------------
+  const first = await startServer("our server (first start)", OURS, oursEnv);
+  await stop(first.child);
+  const credsFile = join(work, "creds.json");
+  await run("npm", ["run", "--silent", "manage", "--", "populate-db", "--credentials", credsFile], oursEnv);
+  const creds = JSON.parse(readFileSync(credsFile, "utf8")) as { users: Record<string, { email: string; api_key: string }> };
+  const hamlet = basic(creds.users.hamlet!);
+  const othello = basic(creds.users.othello!);
+  const starts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await startServer("our server", OURS, oursEnv);
+    starts.push(s.readyMs / 1000);
+    await stop(s.child);
+  }
+  console.log(`set-up: first start (creates and migrates the database) ${fmt(first.readyMs / 1000, 2)} s; populate-db done; start-up ${starts.map((s) => fmt(s, 2)).join(", ")} s`);
+
+  // --- Throughput --------------------------------------------------------------------------------
+  const ours = (await startServer("our server", OURS, oursEnv)).child;
+  const oursIdle = memoryOf(ours.pid);
+  let rawIdle: ReturnType<typeof memoryOf>;
+  const firstMessage: number = (await api(ours.base, "/messages?anchor=oldest&num_before=0&num_after=1", hamlet)).messages[0].id;
+  const scenarios: Scenario[] = [
+    { name: "GET /messages/{id}", method: "GET", path: `/messages/${firstMessage}`, raw: true },
+    { name: "GET /users/me", method: "GET", path: "/users/me", raw: true },
+    { name: "POST /messages", method: "POST", path: "/messages", body: POST_BODY, raw: true },
+    { name: "GET /server_settings", method: "GET", path: "/server_settings", raw: false },
+    { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
+    { name: "GET /messages (newest 20, Verona)", method: "GET", path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`, raw: false },
+  ];
+  const results = new Map<string, { ours?: Load; raw?: Load }>(scenarios.map((s) => [s.name, {}]));
+  let oursMem: ReturnType<typeof memoryOf>;
+  let rawMem: ReturnType<typeof memoryOf>;
+  const deliveryOne = { result: "not run" as DeliveryResult | string };
+  const deliveryTwo = { result: "not run" as DeliveryResult | string };
+  const delivery = (pollBase: string, sendBase: string) =>
+    measureDelivery({ pollBase, sendBase, authA: hamlet, authB: othello, count: DELIVERY_MESSAGES, timeoutMs: POLL_TIMEOUT_MS, maxConsecutiveTimeouts: 3 }).catch((e: Error) => {
+      failures++;
+      return `failed: ${e.message}`;
+    });
+
+  console.log(`\nrunning (${kind === "postgres" ? "both servers up, alternately per operation" : "our server, then the raw server on the same data directory"}):`);
+  if (kind === "postgres") {
+    const raw = (await startServer("raw server", RAW, rawEnv)).child;
+    rawIdle = memoryOf(raw.pid);
+    for (const s of scenarios) {
+      const r = results.get(s.name)!;
+      r.ours = await load(ours.base, s, hamlet);
+      console.log(`  ours ${pad(s.name, 34)} ${show(r.ours)}`);
+      if (s.raw) {
+        r.raw = await load(raw.base, s, hamlet);
+        console.log(`  raw  ${pad(s.name, 34)} ${show(r.raw)}`);
       }
     }
-    if (results.on && results.off) console.log(`with fsync on, POST /messages runs at ${Math.round((results.on / results.off) * 100)}% of its fsync-off throughput on this disk`);
+    oursMem = memoryOf(ours.pid);
+    rawMem = memoryOf(raw.pid);
+    await stop(raw);
+    deliveryOne.result = await delivery(ours.base, ours.base);
+    const second = (await startServer("our second server", OURS, oursEnv)).child;
+    deliveryTwo.result = await delivery(ours.base, second.base);
+    await stop(second);
+    await stop(ours);
+  } else {
+    for (const s of scenarios) {
+      const r = results.get(s.name)!;
+      r.ours = await load(ours.base, s, hamlet);
+      console.log(`  ours ${pad(s.name, 34)} ${show(r.ours)}`);
+    }
+    oursMem = memoryOf(ours.pid);
+    deliveryOne.result = await delivery(ours.base, ours.base);
+    deliveryTwo.result = "n/a on the embedded database (one process per data directory)";
+    await stop(ours);
+    const raw = (await startServer("raw server", RAW, rawEnv)).child;
+    rawIdle = memoryOf(raw.pid);
+    for (const s of scenarios.filter((s) => s.raw)) {
+      const r = results.get(s.name)!;
+      r.raw = await load(raw.base, s, hamlet);
+      console.log(`  raw  ${pad(s.name, 34)} ${show(r.raw)}`);
+    }
+    rawMem = memoryOf(raw.pid);
+    await stop(raw);
+  }
+
+  // --- Durability (embedded database on disk) -----------------------------------------------------
+  const durable: { fsync: boolean; load: Load; commitMs: number }[] = [];
+  if (runDurability) {
+    let dir = dataDir;
+    let auth = hamlet;
+    if (kind === "postgres") {
+      dir = join(work, "durability");
+      const env = { ...common, DATABASE_URL: undefined, DATA_DIR: dir, PGLITE_FSYNC: "off" };
+      await stop((await startServer("our server (embedded, first start)", OURS, env)).child);
+      await run("npm", ["run", "--silent", "manage", "--", "populate-db", "--credentials", join(work, "creds-durability.json")], env);
+      auth = basic((JSON.parse(readFileSync(join(work, "creds-durability.json"), "utf8")) as typeof creds).users.hamlet!);
+    }
+    const diskSeconds = Math.min(seconds, 3);
+    console.log(`\ndurability: POST /messages, embedded database on disk (${join(dir, "postgres")}), ${diskSeconds} s each:`);
+    for (const fsync of [false, true]) {
+      const server = (await startServer(`our server (fsync ${fsync ? "on" : "off"})`, OURS, { ...common, DATABASE_URL: undefined, DATA_DIR: dir, PGLITE_FSYNC: fsync ? "on" : "off" })).child;
+      const l = await load(server.base, scenarios[2]!, auth, diskSeconds);
+      await stop(server);
+      const commitMs = await commitCost(join(dir, "postgres"), fsync);
+      durable.push({ fsync, load: l, commitMs });
+      console.log(`  fsync ${fsync ? "on " : "off"}  ${show(l)}; ${commitMs.toFixed(2)} ms per committed one-row INSERT`);
+    }
+    const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
+    console.log(`  with fsync on, POST /messages runs at ${fmt((on.load.rps / off.load.rps) * 100)}% of its fsync-off throughput on this disk`);
+  }
+
+  // --- Report ----------------------------------------------------------------------------------------
+  const W = 34;
+  const cols = (l?: Load) => (l ? `${lpad(fmt(l.rps), 10)} ${lpad(ms(l.p50), 6)} ${lpad(ms(l.p99), 6)}` : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`);
+  const lines: string[] = [];
+  lines.push(`${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ours/raw │ target`);
+  lines.push(`${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼──────────┼───────────`);
+  const summaryRows: string[] = [];
+  for (const s of scenarios) {
+    const r = results.get(s.name)!;
+    const ratio = r.ours && r.raw ? r.ours.rps / r.raw.rps : undefined;
+    const want = T.ratio[s.name];
+    let target = "";
+    if (ratio !== undefined && want !== undefined) target = kind === "postgres" ? `≥ ${want.toFixed(2)} ${mark(`${s.name} ours/raw ≥ ${want}`, ratio >= want)}` : `≥ ${want.toFixed(2)} on PostgreSQL only`;
+    const bad = (r.ours?.bad ?? 0) + (r.raw?.bad ?? 0);
+    lines.push(`${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`);
+    summaryRows.push(
+      `${pad(s.name, W)} ours ${lpad(fmt(r.ours!.rps), 6)} req/s (p50 ${ms(r.ours!.p50)}, p99 ${ms(r.ours!.p99)} ms)` +
+        (r.raw ? ` | raw ${lpad(fmt(r.raw.rps), 6)} req/s (p50 ${ms(r.raw.p50)}, p99 ${ms(r.raw.p99)} ms) | ratio ${ratio!.toFixed(2)}${target ? ` (target ${target})` : ""}` : " | ratio —"),
+    );
+  }
+  const memText = (m: ReturnType<typeof memoryOf>, idle: ReturnType<typeof memoryOf>) => (m ? `${fmt(m.rss)} MiB (peak ${fmt(m.peak)} MiB, ${idle ? fmt(idle.rss) : "?"} MiB once started)` : "unavailable (no /proc)");
+  const memTarget = oursMem ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}` : "";
+  const startMedian = median(starts);
+  const startTarget = `target ≤ ${T.startS} s ${mark(`start ≤ ${T.startS} s`, startMedian <= T.startS)}`;
+  const oneTarget = deliveryTarget("delivery one process", deliveryOne.result, T.deliveryOneMs);
+  const twoTarget = kind === "postgres" ? deliveryTarget("delivery two processes", deliveryTwo.result, T.deliveryTwoMs) : "";
+
+  console.log(`\nthroughput (${kind === "postgres" ? "PostgreSQL" : "PGlite"}, ${seconds} s each, ${CONNECTIONS} connections):`);
+  for (const l of lines) console.log(l);
+  console.log(`\nmemory after the load (VmRSS, VmHWM): ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}`);
+  console.log(`start-up of our server on the migrated database, until GET /server_settings answers: median ${fmt(startMedian, 2)} s of ${starts.map((s) => fmt(s, 2)).join(", ")} s ${startTarget}`);
+  console.log(`delivery through the event queue (${DELIVERY_MESSAGES} messages one after another, poll timeout ${POLL_TIMEOUT_MS / 1000} s):`);
+  console.log(`  one process:   ${describeDelivery(deliveryOne.result)} ${oneTarget}`);
+  console.log(`  two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`);
+  let durableLine = "";
+  if (durable.length === 2) {
+    const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
+    durableLine = `durability (PGlite on disk, POST /messages): fsync off ${fmt(off.load.rps)} req/s, on ${fmt(on.load.rps)} req/s (${fmt((on.load.rps / off.load.rps) * 100)}%); one-row commit ${off.commitMs.toFixed(2)} ms off, ${on.commitMs.toFixed(2)} ms on`;
+  }
+
+  const met = targets.filter((t) => t.ok).length;
+  const summary = [
+    `── bench summary (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC) ──`,
+    `${kind === "postgres" ? dbLabel.replace(/, database .*/, "") : dbLabel.replace(/ in \/.*?,/, ",")}; ${cpus.length} CPUs; Node ${process.version}; BENCH_SECONDS=${seconds}, ${CONNECTIONS} connections; load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end`,
+    ...summaryRows,
+    `RSS after load: ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}`,
+    `start-up (median of 3): ${fmt(startMedian, 2)} s ${startTarget}`,
+    `delivery, one process: ${describeDelivery(deliveryOne.result)} ${oneTarget}`,
+    `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,
+    ...(durableLine ? [durableLine] : []),
+    `targets met: ${met}/${targets.length}${targets.some((t) => !t.ok) ? ` (missed: ${targets.filter((t) => !t.ok).map((t) => t.label).join("; ")})` : ""}; failed requests: ${failures}`,
+  ];
+  console.log(`\n${summary.join("\n")}`);
+}
+
+/** ms per committed one-row INSERT, sequential, on the data directory (no server running). */
+async function commitCost(dir: string, fsync: boolean): Promise<number> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { pgliteDurability } = await import("../server/db/durability.ts");
+  const db = await PGlite.create({ dataDir: dir, ...(fsync ? await pgliteDurability(dir) : {}) });
+  try {
+    await db.exec("CREATE TABLE IF NOT EXISTS bench_commit (id serial PRIMARY KEY)");
+    const n = 200;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) await db.exec("INSERT INTO bench_commit DEFAULT VALUES");
+    return (performance.now() - t0) / n;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await db.close();
   }
 }
+
+let exitCode = 0;
+try {
+  await main();
+} catch (e) {
+  if (!interrupted()) console.error(`\nbench failed: ${(e as Error).stack ?? e}`);
+  exitCode = 2;
+} finally {
+  await cleanUp();
+}
+if (interrupted()) process.exit(130);
 // A request that fails under load is a bug, not a slow result.
 if (failures > 0) {
   console.error(`${failures} requests failed`);
-  process.exit(1);
+  exitCode ||= 1;
 }
+process.exit(exitCode);

@@ -3,25 +3,12 @@
  * subscribing users to it. (The POST /channels/create operation with every option builds on
  * this when its issue lands.)
  */
-import type { Tx } from "../db.ts";
+import type { Prisma, Tx } from "../db.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
-import { getSystemGroupIds, SystemGroups } from "../lib/user-groups.ts";
-
-/** Zulip's defaults for a new channel's group settings (zerver/models/streams.py). */
-const CHANNEL_DEFAULTS = {
-  canAddSubscribersGroupId: SystemGroups.NOBODY,
-  canAdministerChannelGroupId: SystemGroups.NOBODY,
-  canCreateTopicGroupId: SystemGroups.EVERYONE,
-  canDeleteAnyMessageGroupId: SystemGroups.NOBODY,
-  canDeleteOwnMessageGroupId: SystemGroups.EVERYONE,
-  canMoveMessagesOutOfChannelGroupId: SystemGroups.NOBODY,
-  canMoveMessagesWithinChannelGroupId: SystemGroups.NOBODY,
-  canRemoveSubscribersGroupId: SystemGroups.ADMINISTRATORS,
-  canResolveTopicsGroupId: SystemGroups.NOBODY,
-  canSendMessageGroupId: SystemGroups.EVERYONE,
-  canSubscribeGroupId: SystemGroups.NOBODY,
-} as const;
+import type { PendingEvents } from "../events.ts";
+import { CHANNEL_GROUP_SETTINGS, type SystemGroupName } from "../lib/group-settings.ts";
+import { createCreatorGroup, getSystemGroupIds } from "../lib/user-groups.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
 const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
@@ -34,8 +21,24 @@ export interface NewChannel {
   creatorId?: number | null;
 }
 
-export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel) {
+/**
+ * `events`: the caller's pending events, when it runs inside `inTransaction`. A creator default
+ * makes a new group holding the creator, which their cached memberships (lib/permissions.ts) lack
+ * until it names `groups:<realm id>`. Without events (organization setup), nothing has cached them.
+ */
+export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel, events?: Pick<PendingEvents, "invalidate">) {
   const groups = await getSystemGroupIds(tx, realmId);
+  // Zulip's defaults (lib/group-settings.ts); "channel_creator" is an anonymous group of the
+  // creator, one per setting (each is updated in place later), or role:nobody without one.
+  const settings: Record<string, number> = {};
+  for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) {
+    if (setting.default !== "channel_creator") settings[setting.field] = groups[setting.default as SystemGroupName];
+    else if (input.creatorId == null) settings[setting.field] = groups["role:nobody"];
+    else {
+      settings[setting.field] = await createCreatorGroup(tx, realmId, input.creatorId);
+      events?.invalidate(`groups:${realmId}`);
+    }
+  }
   const description = input.description ?? "";
   const stream = await tx.stream.create({
     data: {
@@ -46,8 +49,8 @@ export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel
       inviteOnly: input.inviteOnly ?? false,
       historyPublicToSubscribers: input.historyPublicToSubscribers ?? !input.inviteOnly,
       creatorId: input.creatorId ?? null,
-      ...Object.fromEntries(Object.entries(CHANNEL_DEFAULTS).map(([field, group]) => [field, groups[group]])),
-    } as any,
+      ...settings,
+    } as Prisma.StreamUncheckedCreateInput,
   });
   const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.STREAM, typeId: stream.id } });
   return tx.stream.update({ where: { id: stream.id }, data: { recipientId: recipient.id } });

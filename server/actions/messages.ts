@@ -1,23 +1,28 @@
 /**
- * Sending a message (zerver/actions/message_send.py): recipients are resolved and checked,
- * the content rendered, and the message, its per-user rows and (for a new direct-message
- * group) the group itself are written in one transaction; `message` events go out after commit.
+ * Sending a message (zerver/actions/message_send.py), in two steps as Zulip splits it:
+ * `checkMessage` resolves and checks the recipients, permissions and content and renders it,
+ * writing nothing; `doSendMessage(tx, events, request)` writes the message, its per-user rows and
+ * (for a new direct-message group) the group inside the caller's transaction and logs the
+ * `message` events there, so scheduled delivery and edits send within transactions of their own.
+ * `checkSendMessage` is both, in one transaction.
  */
-import type { Realm, Stream, Tx, UserProfile } from "../db.ts";
+import type { Realm, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
-import { clientIdFor } from "../lib/clients.ts";
-import { buildMessageDicts } from "../lib/message-dicts.ts";
-import { flagsOf, flagsToList, type FlagName } from "../lib/messages.ts";
+import type { RenderResult } from "../lib/markdown/types.ts";
+import { clientIdFor, MAX_CLIENT_NAME_LENGTH } from "../lib/clients.ts";
+import { sentMessageDict } from "../lib/message-dicts.ts";
+import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
+import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { isUserInGroup } from "../lib/user-groups.ts";
+import { groupMembers, isUserInGroup } from "../lib/permissions.ts";
+import { findChannel, type ChannelRow } from "../lib/streams.ts";
 import { isGuest } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
-import type { EventAdapter } from "../events.ts";
-import { iexact } from "../lib/text.ts";
-import { realmUrl } from "../lib/realms.ts";
+import type { PendingEvents } from "../events.ts";
+import { realmHost, realmUrl } from "../lib/realms.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -33,68 +38,67 @@ export interface SendMessageInput {
   readBySender?: boolean;
 }
 
-async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget, { kind: "channel" }>): Promise<Stream> {
-  const where = target.streamId !== undefined ? { id: target.streamId } : { name: iexact(target.streamName!) };
-  const stream = await ctx.db.stream.findFirst({ where: { realmId: ctx.realm.id, ...where } });
+async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget, { kind: "channel" }>): Promise<ChannelRow> {
+  const stream = await findChannel(ctx.db, ctx.realm.id, target.streamId !== undefined ? { id: target.streamId } : { name: target.streamName! });
   if (!stream) {
     if (target.streamId !== undefined) throw new StreamWithIdDoesNotExistError(target.streamId);
     throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
   }
   // Guests and private channels need a subscription; archived channels take no messages.
   const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
-  const subscribed =
-    needsSubscription &&
-    (await ctx.db.subscription.findFirst({ where: { userProfileId: ctx.user.id, recipientId: stream.recipientId!, active: true }, select: { id: true } }));
-  if (stream.isArchived || (needsSubscription && !subscribed)) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
-  if (!(await isUserInGroup(ctx.db, ctx.user.id, stream.canSendMessageGroupId)))
-    throw new JsonableError("You do not have permission to post in this channel.");
+  if (stream.isArchived || (needsSubscription && !stream.subscriberIds.includes(ctx.user.id))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  if (!(await isUserInGroup(ctx.db, ctx.user, stream.canSendMessageGroupId))) throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
 }
 
-function checkTopicPolicy(realm: Realm, stream: Stream, topic: string) {
+function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string) {
   const policy = stream.topicsPolicy === "inherit" ? realm.topicsPolicy : stream.topicsPolicy;
   const name = emptyTopicDisplayName(realm);
   if (topic === "" && policy === "disable_empty_topic") throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
   if (topic !== "" && policy === "empty_topic_only") throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
 }
 
-async function resolveDirectRecipients(ctx: RequestContext, target: Extract<MessageTarget, { kind: "direct" }>): Promise<UserProfile[]> {
+/** What a direct message needs of its recipients. */
+export type RecipientUser = Pick<UserProfile, "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy">;
+
+async function resolveDirectRecipients(ctx: RequestContext, target: Extract<MessageTarget, { kind: "direct" }>): Promise<RecipientUser[]> {
   const ids = target.userIds ?? [];
   const emails = target.emails ?? [];
   if (ids.length === 0 && emails.length === 0) throw new JsonableError("Message must have recipients");
-  const users = await ctx.db.userProfile.findMany({
-    where: { realmId: ctx.realm.id, OR: [{ id: { in: ids } }, ...emails.map((e) => ({ email: iexact(e) }))] },
-  });
+  const users = await usersByIdsOrEmails(ctx, ids, emails);
   for (const id of ids) if (!users.some((u) => u.id === id)) throw new JsonableError(`Invalid user ID ${id}`);
   for (const e of emails) if (!users.some((u) => u.email.toLowerCase() === e.toLowerCase())) throw new JsonableError(`Invalid email '${e}'`);
   for (const u of users) if (!u.isActive && u.id !== ctx.user.id) throw new JsonableError(`'${u.email}' is no longer using Zulip.`);
   return users;
 }
 
+/** Users by id or by API email (case-insensitively, through the (realm_id, lower(email)) index). */
+async function usersByIdsOrEmails(ctx: RequestContext, ids: number[], emails: string[]): Promise<RecipientUser[]> {
+  const lowered = emails.filter(isStorableText).map((e) => e.toLowerCase());
+  ids = ids.filter(isStorableId); // the others name nobody (reported as invalid by the caller)
+  return ctx.db.$queryRaw<RecipientUser[]>`
+    SELECT id, email, full_name AS "fullName", is_active AS "isActive", recipient_id AS "recipientId", is_mirror_dummy AS "isMirrorDummy"
+    FROM user_profile
+    WHERE realm_id = ${ctx.realm.id} AND (id = ANY (${ids}::int[]) OR lower(email) = ANY (${lowered}::text[]))`;
+}
+
+/** What rendering needs to resolve the content's mentions: nothing is read for content without any. */
 async function markdownContext(ctx: RequestContext, content: string): Promise<Partial<MarkdownContext>> {
   const wanted = extractMentionCandidates(content);
+  const lower = (names: string[]) => names.map((n) => n.toLowerCase());
   const [users, groups, channels] = await Promise.all([
     wanted.userNames.length || wanted.userIds.length
-      ? ctx.db.userProfile.findMany({
-          where: {
-            realmId: ctx.realm.id,
-            isActive: true,
-            OR: [{ id: { in: wanted.userIds } }, ...wanted.userNames.map((n) => ({ fullName: iexact(n) }))],
-          },
-          select: { id: true, fullName: true },
-        })
+      ? ctx.db.$queryRaw<{ id: number; fullName: string }[]>`
+          SELECT id, full_name AS "fullName" FROM user_profile
+          WHERE realm_id = ${ctx.realm.id} AND is_active AND (id = ANY (${wanted.userIds}::int[]) OR lower(full_name) = ANY (${lower(wanted.userNames)}::text[]))`
       : [],
     wanted.groupNames.length
-      ? ctx.db.namedUserGroup.findMany({
-          where: { realmId: ctx.realm.id, deactivated: false, OR: wanted.groupNames.map((n) => ({ name: iexact(n) })) },
-          select: { id: true, name: true },
-        })
+      ? ctx.db.$queryRaw<{ id: number; name: string }[]>`
+          SELECT id, name FROM named_user_group WHERE realm_id = ${ctx.realm.id} AND NOT deactivated AND lower(name) = ANY (${lower(wanted.groupNames)}::text[])`
       : [],
     wanted.channelNames.length
-      ? ctx.db.stream.findMany({
-          where: { realmId: ctx.realm.id, OR: wanted.channelNames.map((n) => ({ name: iexact(n) })) },
-          select: { id: true, name: true },
-        })
+      ? ctx.db.$queryRaw<{ id: number; name: string }[]>`
+          SELECT id, name FROM stream WHERE realm_id = ${ctx.realm.id} AND lower(name) = ANY (${lower(wanted.channelNames)}::text[])`
       : [],
   ]);
   const usersByName = new Map<string, { id: number; fullName: string }[]>();
@@ -110,7 +114,7 @@ async function markdownContext(ctx: RequestContext, content: string): Promise<Pa
 }
 
 /** The recipient of a direct conversation: the other user's personal recipient, or a group's. */
-async function directRecipient(tx: Tx, realmId: number, sender: UserProfile, others: UserProfile[]) {
+async function directRecipient(tx: Tx, realmId: number, sender: RecipientUser, others: RecipientUser[]) {
   const members = [...new Map([sender, ...others].map((u) => [u.id, u])).values()];
   if (members.length <= 2) {
     const other = members.find((u) => u.id !== sender.id) ?? sender;
@@ -136,11 +140,31 @@ async function directRecipient(tx: Tx, realmId: number, sender: UserProfile, oth
   return { recipientId: recipient.id, memberIds: ids };
 }
 
-export async function checkSendMessage(ctx: RequestContext, input: SendMessageInput): Promise<{ id: number }> {
+/** A message checked and rendered, ready for doSendMessage (Zulip's SendMessageRequest). */
+export interface SendMessageRequest {
+  realm: Realm;
+  sender: UserProfile;
+  stream: ChannelRow | null;
+  topic: string;
+  /** Direct messages: the other recipients, as named. */
+  directUsers: RecipientUser[];
+  content: string;
+  rendered: RenderResult;
+  /** Users mentioned directly or through a group they belong to. */
+  mentionedUserIds: Set<number>;
+  sendingClientId: number;
+  clientName: string;
+  readBySender: boolean;
+  realmHost: string;
+  sentAt: Date;
+}
+
+/** Checks everything and renders the content; writes nothing (but a new client's name row). */
+export async function checkMessage(ctx: RequestContext, input: SendMessageInput): Promise<SendMessageRequest> {
   const content = normalizeContent(input.content);
-  let stream: Stream | null = null;
+  let stream: ChannelRow | null = null;
   let topic = "";
-  let directUsers: UserProfile[] = [];
+  let directUsers: RecipientUser[] = [];
   if (input.target.kind === "channel") {
     stream = await resolveChannel(ctx, input.target);
     if (input.target.topic === undefined) throw new JsonableError("Missing topic");
@@ -149,72 +173,87 @@ export async function checkSendMessage(ctx: RequestContext, input: SendMessageIn
   } else directUsers = await resolveDirectRecipients(ctx, input.target);
 
   const rendered = renderMarkdown(content, await markdownContext(ctx, content));
-  const recipientUserIds = stream
-    ? (await ctx.db.subscription.findMany({ where: { recipientId: stream.recipientId!, active: true, isUserActive: true }, select: { userProfileId: true } })).map((s) => s.userProfileId)
-    : [];
-  if (stream && rendered.wildcardMention && recipientUserIds.length > WILDCARD_MENTION_THRESHOLD) {
-    if (!(await isUserInGroup(ctx.db, ctx.user.id, ctx.realm.canMentionManyUsersGroupId!))) {
+  if (stream && rendered.wildcardMention && stream.subscriberIds.length > WILDCARD_MENTION_THRESHOLD) {
+    if (!(await isUserInGroup(ctx.db, ctx.user, ctx.realm.canMentionManyUsersGroupId))) {
       if (rendered.wildcardMention === "channel")
         throw new JsonableError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
       throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
     }
   }
+  // A group mention mentions the group's members (Zulip adds them to mentions_user_ids).
+  const mentionedUserIds = new Set(rendered.mentionedUserIds);
+  if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
 
+  return {
+    realm: ctx.realm,
+    sender: ctx.user,
+    stream,
+    topic,
+    directUsers,
+    content,
+    rendered,
+    mentionedUserIds,
+    sendingClientId: await clientIdFor(ctx.db, input.clientName),
+    clientName: Array.from(input.clientName).slice(0, MAX_CLIENT_NAME_LENGTH).join(""),
+    readBySender: input.readBySender !== false,
+    realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
+    sentAt: ctx.now(),
+  };
+}
+
+/** Writes a checked message inside the caller's transaction and logs its events there. */
+export async function doSendMessage(tx: Tx, events: PendingEvents, request: SendMessageRequest): Promise<{ id: number }> {
+  const { realm, sender, stream, rendered } = request;
+  let recipientId: number;
+  let userIds: number[];
+  if (stream) {
+    recipientId = stream.recipientId;
+    userIds = [...new Set([...stream.subscriberIds, sender.id])];
+  } else {
+    ({ recipientId, memberIds: userIds } = await directRecipient(tx, realm.id, sender, request.directUsers));
+  }
   const flagsFor = (userId: number): bigint => {
     const names: FlagName[] = [];
-    if (userId === ctx.user.id && input.readBySender !== false) names.push("read");
-    if (rendered.mentionedUserIds.has(userId)) names.push("mentioned");
+    if (userId === sender.id && request.readBySender) names.push("read");
+    if (request.mentionedUserIds.has(userId)) names.push("mentioned");
     if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
     if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");
     if (!stream) names.push("is_private");
     return flagsOf(...names);
   };
-
-  const sendingClientId = await clientIdFor(ctx.db, input.clientName);
-  const { message, userIds } = await inTransaction(ctx, ctx.realm.id, async (tx) => {
-    let recipientId: number;
-    let userIds: number[];
-    if (stream) {
-      recipientId = stream.recipientId!;
-      userIds = [...new Set([...recipientUserIds, ctx.user.id])];
-    } else {
-      ({ recipientId, memberIds: userIds } = await directRecipient(tx, ctx.realm.id, ctx.user, directUsers));
-    }
-    const message = await tx.message.create({
-      data: {
-        realmId: ctx.realm.id,
-        senderId: ctx.user.id,
-        recipientId,
-        subject: topic,
-        content,
-        renderedContent: rendered.html,
-        renderedContentVersion: 1,
-        dateSent: ctx.now(),
-        sendingClientId,
-        type: 1,
-        hasAttachment: rendered.hasAttachment,
-        hasImage: rendered.hasImage,
-        hasLink: rendered.hasLink,
-        isChannelMessage: stream !== null,
-      },
-    });
-    await tx.userMessage.createMany({ data: userIds.map((userProfileId) => ({ userProfileId, messageId: message.id, flags: flagsFor(userProfileId) })) });
-    if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id } });
-    return { message, userIds };
+  const message = await tx.message.create({
+    data: {
+      realmId: realm.id,
+      senderId: sender.id,
+      recipientId,
+      subject: request.topic,
+      content: request.content,
+      renderedContent: rendered.html,
+      renderedContentVersion: 1,
+      dateSent: request.sentAt,
+      sendingClientId: request.sendingClientId,
+      type: 1,
+      hasAttachment: rendered.hasAttachment,
+      hasImage: rendered.hasImage,
+      hasLink: rendered.hasLink,
+      isChannelMessage: stream !== null,
+    },
+    select: { id: true },
   });
+  await tx.userMessage.createMany({ data: userIds.map((userProfileId) => ({ userProfileId, messageId: message.id, flags: flagsFor(userProfileId) })) });
+  if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id }, select: { id: true } });
 
-  // Committed: build the event payload (with the pooled client, not the finished transaction)
-  // and publish it. Each queue gets the message as its register options asked: raw Markdown
-  // for apply_markdown=false, the empty topic's display name for clients without empty_topic_name.
-  const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags: 0n }], { applyMarkdown: true, allowEmptyTopicName: true, clientGravatar: false, justSent: true });
-  const { flags: _unused, ...eventMessage } = dict!;
-  const displayName = emptyTopicDisplayName(ctx.realm);
-  const adapt: EventAdapter = (event, queue) => {
-    const copy = { ...(event.message as typeof eventMessage) };
-    if (!queue.applyMarkdown) Object.assign(copy, { content, content_type: "text/x-markdown" });
-    if (copy.type === "stream" && copy.subject === "" && !queue.clientCapabilities.empty_topic_name) copy.subject = displayName;
-    return { ...event, message: copy };
-  };
-  for (const userId of userIds) ctx.events.publish(ctx.realm.id, { type: "message", message: eventMessage, flags: flagsToList(flagsFor(userId)) }, [userId], adapt);
+  // The event carries the rendered message and its Markdown source; each queue takes the form
+  // its client asked for (events/format.ts), and each user their own flags.
+  const participants = stream ? [] : [sender, ...request.directUsers];
+  const dict = sentMessageDict({ id: message.id, realm, sender, request, stream, participants, recipientId });
+  const userData = new Map(userIds.map((id) => [id, { flags: flagsToList(flagsFor(id)) }]));
+  events.add({ type: "message", message: dict, markdown: request.content }, userIds, userData);
   return { id: message.id };
+}
+
+/** Check and send, in one transaction (Zulip's check_send_message). */
+export async function checkSendMessage(ctx: RequestContext, input: SendMessageInput): Promise<{ id: number }> {
+  const request = await checkMessage(ctx, input);
+  return inTransaction(ctx, ctx.realm.id, (tx, events) => doSendMessage(tx, events, request));
 }

@@ -3,13 +3,15 @@
  * the whole request is checked first, then every change is written in one transaction and
  * announced to the organization's users after commit.
  */
-import type { Prisma, Realm } from "../db.ts";
+import type { Prisma } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import { checkGroupSettingUpdate, groupSettingValue, type GroupSettingValue, type SettingRules } from "../lib/user-groups.ts";
+import { OFFERED_REALM_SETTINGS, settingChangeEvent, settingColumn } from "../lib/group-settings.ts";
+import { checkGroupSettingUpdate, deleteAnonymousGroups, type GroupSettingValue } from "../lib/user-groups.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { apiEmailFor } from "../lib/users.ts";
+import { EmailVisibility } from "../lib/users.ts";
+import type { ZulipEvent } from "../events.ts";
 import { inTransaction } from "./transaction.ts";
 
 type TimeLimit = "unlimited" | number | null;
@@ -21,10 +23,11 @@ export interface RealmChanges {
   message_content_edit_limit_seconds?: TimeLimit;
   move_messages_within_stream_limit_seconds?: TimeLimit;
   move_messages_between_streams_limit_seconds?: TimeLimit;
-  can_resolve_topics_group?: { new: GroupSettingValue; old?: GroupSettingValue };
-  can_move_messages_between_channels_group?: { new: GroupSettingValue; old?: GroupSettingValue };
-  can_move_messages_between_topics_group?: { new: GroupSettingValue; old?: GroupSettingValue };
-  can_mention_many_users_group?: { new: GroupSettingValue; old?: GroupSettingValue };
+  /** The group settings this server offers (lib/group-settings.ts OFFERED_REALM_SETTINGS). */
+  can_resolve_topics_group?: GroupSettingUpdate;
+  can_move_messages_between_channels_group?: GroupSettingUpdate;
+  can_move_messages_between_topics_group?: GroupSettingUpdate;
+  can_mention_many_users_group?: GroupSettingUpdate;
   moderation_request_channel_id?: number;
   topics_policy?: "allow_empty_topic" | "disable_empty_topic";
   empty_topic_display_name?: string;
@@ -38,12 +41,7 @@ const TIME_LIMITS = {
   move_messages_between_streams_limit_seconds: "moveMessagesBetweenStreamsLimitSeconds",
 } as const;
 
-const GROUP_SETTINGS: Record<string, { field: keyof Realm & string; rules: SettingRules }> = {
-  can_resolve_topics_group: { field: "canResolveTopicsGroupId", rules: { allowEveryone: true } },
-  can_move_messages_between_channels_group: { field: "canMoveMessagesBetweenChannelsGroupId", rules: { allowEveryone: true } },
-  can_move_messages_between_topics_group: { field: "canMoveMessagesBetweenTopicsGroupId", rules: { allowEveryone: true } },
-  can_mention_many_users_group: { field: "canMentionManyUsersGroupId", rules: { allowEveryone: true } },
-};
+type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
 
 /** Settings announced together in one `update_dict` event, as Zulip groups them. */
 const SIMPLE = {
@@ -101,37 +99,60 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     }
   }
 
+  // Only settings the API declares: anything else a client sends is reported as ignored.
+  const groupUpdates = OFFERED_REALM_SETTINGS.flatMap((setting) => {
+    const update = (changes as Record<string, GroupSettingUpdate | undefined>)[setting.name];
+    return update ? [{ setting, update }] : [];
+  });
+
   return inTransaction(ctx, realm.id, async (tx, events) => {
-    for (const [setting, { field, rules }] of Object.entries(GROUP_SETTINGS)) {
-      const update = changes[setting as keyof RealmChanges] as RealmChanges["can_resolve_topics_group"];
-      if (!update) continue;
-      const current = realm[field] as number;
-      const groupId = await checkGroupSettingUpdate(tx, realm.id, setting, current, update, rules);
-      if (groupId !== current) {
-        (data as Record<string, unknown>)[field] = groupId;
-        echoed[setting] = await groupSettingValue(tx, groupId);
+    const replaced: number[] = [];
+    const groupEvents: object[] = [];
+    if (groupUpdates.length) {
+      // The current values come from the row, locked: concurrent updates of a setting then take
+      // turns, so an anonymous group is never updated by one and replaced by the other.
+      const columns = groupUpdates.map(({ setting }) => `"${settingColumn(setting)}" AS "${setting.field}"`).join(", ");
+      const [current] = await tx.$queryRawUnsafe<Record<string, number>[]>(`SELECT ${columns} FROM realm WHERE id = $1 FOR UPDATE`, realm.id);
+      for (const { setting, update } of groupUpdates) {
+        const change = await checkGroupSettingUpdate(tx, events, realm.id, setting, current![setting.field]!, update);
+        if (!change) continue;
+        (data as Record<string, unknown>)[setting.field] = change.groupId;
+        if (change.replacedGroupId !== null) replaced.push(change.replacedGroupId);
+        echoed[setting.name] = change.value;
+        groupEvents.push(settingChangeEvent(setting, realm, change.value));
       }
     }
     if (Object.keys(echoed).length === 0) return {};
+    events.invalidate(`realm:${realm.id}`);
     await tx.realm.update({ where: { id: realm.id }, data });
+    // Only now does no row reference the anonymous groups a named group replaced.
+    await deleteAnonymousGroups(tx, replaced);
     const recipients = (await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } })).map((u) => u.id);
     if (echoed.email_address_visibility !== undefined) {
       // The organization-wide policy applies to every user, and their API emails follow it.
+      // One statement for every user; the new email is apiEmailFor's rule: the real address for
+      // bots and under "everyone", else the dummy user<id>@<domain>.
+      const visibility = echoed.email_address_visibility as number;
       const domain = await fakeEmailDomain(tx, realm, ctx.config);
-      const users = await tx.userProfile.findMany({ where: { realmId: realm.id }, select: { id: true, deliveryEmail: true, isBot: true, email: true } });
-      for (const u of users) {
-        const email = apiEmailFor({ ...u, emailAddressVisibility: echoed.email_address_visibility as number }, domain);
-        await tx.userProfile.update({ where: { id: u.id }, data: { emailAddressVisibility: echoed.email_address_visibility as number, email } });
-        if (email !== u.email) events.add({ type: "realm_user", op: "update", person: { user_id: u.id, new_email: email } }, recipients);
-      }
+      const changed = await tx.$queryRaw<{ id: number; old_email: string; new_email: string }[]>`
+        WITH old AS (SELECT id, email FROM user_profile WHERE realm_id = ${realm.id} FOR UPDATE)
+        UPDATE user_profile u SET email_address_visibility = ${visibility},
+          email = CASE WHEN u.is_bot OR ${visibility}::int = ${EmailVisibility.EVERYONE}::int THEN u.delivery_email ELSE 'user' || u.id || '@' || ${domain} END
+        FROM old WHERE u.id = old.id
+        RETURNING u.id, old.email AS old_email, u.email AS new_email`;
+      events.invalidate(`users:${realm.id}`);
+      for (const u of changed.sort((a, b) => a.id - b.id))
+        if (u.new_email !== u.old_email) events.add({ type: "realm_user", op: "update", person: { user_id: u.id, new_email: u.new_email } }, recipients);
     }
     await tx.realmAuditLog.create({
       data: { realmId: realm.id, actingUserId: ctx.user.id, eventType: 201, eventTime: ctx.now(), extraData: echoed as Prisma.InputJsonValue },
     });
     for (const [property, value] of Object.entries(echoed)) {
+      if (groupUpdates.some(({ setting }) => setting.name === property)) continue;
       const eventValue = value === "updated" ? changes[property as "name"] : value;
       events.add({ type: "realm", op: "update_dict", property: "default", data: { [property]: eventValue } }, recipients);
     }
+    for (const event of groupEvents) events.add(event as ZulipEvent, recipients);
     return echoed;
   });
 }

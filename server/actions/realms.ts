@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Tx } from "../db.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
-import { SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
+import { REALM_GROUP_SETTINGS, settingColumn, SystemGroups, USER_GROUP_SETTINGS, type DefaultGroup, type GroupSetting, type SystemGroupName } from "../lib/group-settings.ts";
 
 const NESTING: [SystemGroupName, SystemGroupName][] = [
   [SystemGroups.ADMINISTRATORS, SystemGroups.OWNERS],
@@ -28,34 +28,6 @@ const DESCRIPTIONS: Record<SystemGroupName, string> = {
   "role:nobody": "Nobody",
 };
 
-/** Zulip's defaults for the realm's group settings (zerver/models/realms.py REALM_PERMISSION_GROUP_SETTINGS). */
-const REALM_DEFAULTS = {
-  canAccessAllUsersGroupId: SystemGroups.EVERYONE,
-  canAddCustomEmojiGroupId: SystemGroups.MEMBERS,
-  canAddSubscribersGroupId: SystemGroups.MEMBERS,
-  canCreateBotsGroupId: SystemGroups.MEMBERS,
-  canCreateGroupsId: SystemGroups.MEMBERS,
-  canCreatePrivateChannelGroupId: SystemGroups.MEMBERS,
-  canCreatePublicChannelGroupId: SystemGroups.MEMBERS,
-  canCreateWebPublicChannelGroupId: SystemGroups.OWNERS,
-  canCreateWriteOnlyBotsGroupId: SystemGroups.MEMBERS,
-  canDeleteAnyMessageGroupId: SystemGroups.ADMINISTRATORS,
-  canDeleteOwnMessageGroupId: SystemGroups.EVERYONE,
-  canInviteUsersGroupId: SystemGroups.MEMBERS,
-  canManageAllGroupsId: SystemGroups.OWNERS,
-  canManageBillingGroupId: SystemGroups.ADMINISTRATORS,
-  canMentionManyUsersGroupId: SystemGroups.ADMINISTRATORS,
-  canMoveMessagesBetweenChannelsGroupId: SystemGroups.MEMBERS,
-  canMoveMessagesBetweenTopicsGroupId: SystemGroups.EVERYONE,
-  canResolveTopicsGroupId: SystemGroups.EVERYONE,
-  canSetDeleteMessagePolicyGroupId: SystemGroups.MODERATORS,
-  canSetTopicsPolicyGroupId: SystemGroups.MODERATORS,
-  canSummarizeTopicsGroupId: SystemGroups.EVERYONE,
-  createMultiuseInviteGroupId: SystemGroups.ADMINISTRATORS,
-  directMessageInitiatorGroupId: SystemGroups.EVERYONE,
-  directMessagePermissionGroupId: SystemGroups.EVERYONE,
-} as const;
-
 export interface NewRealm {
   name: string;
   stringId: string;
@@ -63,8 +35,11 @@ export interface NewRealm {
   emailAddressVisibility?: number;
 }
 
-/** Realm model field → column, for the group settings above. */
-const column = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** A default that is a system group (creator defaults exist only for channels and user groups). */
+function systemDefault(setting: GroupSetting, name: DefaultGroup): SystemGroupName {
+  if (!name.startsWith("role:")) throw new Error(`${setting.kind} setting ${setting.name} has the creator default ${name}`);
+  return name as SystemGroupName;
+}
 
 export async function doCreateRealm(tx: Tx, input: NewRealm) {
   const names = Object.values(SystemGroups);
@@ -75,7 +50,8 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
            ARRAY(SELECT nextval(pg_get_serial_sequence('user_group', 'id'))::int FROM generate_series(1, ${names.length}::int)) AS group_ids`;
   const realmId = ids0!.realm_id;
   const ids = Object.fromEntries(names.map((name, i) => [name, ids0!.group_ids[i]!])) as Record<SystemGroupName, number>;
-  const settings = Object.entries(REALM_DEFAULTS).map(([field, group]) => [column(field), ids[group]] as const);
+  // Every organization setting starts at Zulip's default (lib/group-settings.ts).
+  const settings = Object.values(REALM_GROUP_SETTINGS).map((s) => [settingColumn(s), ids[systemDefault(s, s.default)]] as const);
   const columns = ["id", "name", "string_id", "description", "rendered_description", "email_address_visibility", "uuid", ...settings.map(([c]) => c)];
   const values: unknown[] = [
     realmId,
@@ -94,22 +70,13 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
     ...values,
     names.map((n) => ids[n]),
   );
-  // System groups are managed by nobody: their settings all point at role:nobody.
-  const nobody = ids[SystemGroups.NOBODY];
+  // System groups are managed by nobody: their settings take the registry's defaults for system
+  // groups (role:nobody in Zulip).
+  const systemGroupSettings = Object.fromEntries(
+    Object.values(USER_GROUP_SETTINGS).map((s) => [s.field, ids[systemDefault(s, s.defaultForSystemGroups ?? s.default)]]),
+  ) as Record<(typeof USER_GROUP_SETTINGS)[keyof typeof USER_GROUP_SETTINGS]["field"], number>;
   await tx.namedUserGroup.createMany({
-    data: names.map((name) => ({
-      id: ids[name],
-      realmId,
-      name,
-      description: DESCRIPTIONS[name],
-      isSystemGroup: true,
-      canAddMembersGroupId: nobody,
-      canJoinGroupId: nobody,
-      canLeaveGroupId: nobody,
-      canManageGroupId: nobody,
-      canMentionGroupId: ids[SystemGroups.EVERYONE],
-      canRemoveMembersGroupId: nobody,
-    })),
+    data: names.map((name) => ({ id: ids[name], realmId, name, description: DESCRIPTIONS[name], isSystemGroup: true, ...systemGroupSettings })),
   });
   await tx.groupGroupMembership.createMany({ data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })) });
   return tx.realm.findUniqueOrThrow({ where: { id: realmId } });

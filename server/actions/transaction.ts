@@ -1,14 +1,42 @@
 /**
- * One transaction per mutation; events are published only after it commits (Zulip's
- * send_event_on_commit). Only the outermost action calls this; helpers take `tx`.
+ * One transaction per mutation, and its events written to the event log in that transaction
+ * (so an event exists exactly when its change committed). After commit, this process drops the
+ * cache entries the change made stale and wakes its long-polls; other processes do the same
+ * when PostgreSQL NOTIFYs them. Only the outermost action calls this; helpers take `tx`.
  */
 import type { Tx } from "../db.ts";
 import type { AppDeps } from "../context.ts";
 import { PendingEvents } from "../events.ts";
+import { appendEvents } from "../events/log.ts";
 
 export async function inTransaction<T>(deps: Pick<AppDeps, "db" | "events">, realmId: number, work: (tx: Tx, events: PendingEvents) => Promise<T>): Promise<T> {
-  const events = new PendingEvents();
-  const result = await deps.db.$transaction((tx) => work(tx, events), { timeout: 30_000, maxWait: 30_000 });
-  events.publishTo(deps.events, realmId);
+  let keys: string[] = [];
+  let lastLogId: bigint | null = null;
+  const result = await deps.db.$transaction(
+    async (tx) => {
+      const pending = new PendingEvents();
+      const value = await work(tx, pending);
+      keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
+      lastLogId = await appendEvents(tx, realmId, pending.events, keys);
+      return value;
+    },
+    { timeout: 30_000, maxWait: 30_000 },
+  );
+  deps.events.afterCommit(lastLogId, keys);
   return result;
+}
+
+/**
+ * Cache keys implied by the events themselves, so that a change announced to clients can never
+ * leave a stale cached row behind: an organization event makes the organization stale, a user
+ * event that user (lib/identity.ts).
+ */
+function staleKeys(realmId: number, pending: PendingEvents): string[] {
+  const keys: string[] = [];
+  for (const { event } of pending.events) {
+    if (event.type === "realm") keys.push(`realm:${realmId}`);
+    if (event.type === "realm_user" && (event.person as { user_id?: number } | undefined)?.user_id !== undefined)
+      keys.push(`user:${(event.person as { user_id: number }).user_id}`);
+  }
+  return keys;
 }

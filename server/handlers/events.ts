@@ -1,37 +1,46 @@
-import { BadEventQueueIdError } from "../errors.ts";
+import { BadEventQueueIdError, JsonableError } from "../errors.ts";
+
+/** The narrow operators an event queue may filter by. */
+const EVENTS_NARROW_OPERATORS = new Set(["stream", "channel", "topic", "sender", "is"]);
 import type { Handler } from "../http/types.ts";
 import { fetchInitialState } from "../lib/register-state.ts";
 
 /** POST /register (zerver/views/events_register.py): a new event queue and the state it starts from. */
 export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) => {
+  // Zulip's check_supported_events_narrow_filter.
+  for (const term of body.narrow ?? []) {
+    const operator = Array.isArray(term) ? term[0] : term.operator;
+    if (!EVENTS_NARROW_OPERATORS.has(String(operator))) throw new JsonableError(`Operator ${operator} not supported.`);
+  }
   const eventTypes = body.event_types ?? null;
   const fetchTypes = body.fetch_event_types ?? eventTypes;
   const clientGravatar = body.client_gravatar ?? true;
   // The queue exists before the state is read, so no event in between is lost.
-  const queue = ctx.events.register({
+  const queueId = await ctx.events.register({
     userId: ctx.user.id,
     realmId: ctx.realm.id,
     eventTypes,
-    allPublicStreams: body.all_public_streams ?? false,
-    clientCapabilities: (body.client_capabilities ?? {}) as Record<string, boolean>,
-    applyMarkdown: body.apply_markdown ?? false,
-    clientGravatar,
+    narrow: body.narrow ?? [],
+    options: {
+      allPublicStreams: body.all_public_streams ?? false,
+      clientCapabilities: (body.client_capabilities ?? {}) as Record<string, boolean>,
+      applyMarkdown: body.apply_markdown ?? false,
+      clientGravatar,
+    },
   });
   const state = await fetchInitialState(ctx, fetchTypes, clientGravatar, body.include_subscribers ?? false);
-  return { queue_id: queue.id, last_event_id: queue.lastEventId, ...state } as any;
+  return { queue_id: queueId, last_event_id: -1, ...state } as any;
 };
 
 /** GET /events: long-polls the queue; `dont_block` answers at once. */
 export const getEvents: Handler<"get-events"> = async ({ query }, ctx) => {
-  const queue = ctx.events.get(query.queue_id, ctx.user.id);
-  if (!queue) throw new BadEventQueueIdError(query.queue_id);
-  const events = await ctx.events.fetch(queue, query.last_event_id ?? -1, query.dont_block ?? false);
-  return { events, queue_id: queue.id };
+  const events = await ctx.events.fetch(query.queue_id, ctx.user.id, query.last_event_id ?? -1, query.dont_block ?? false);
+  if (!events) throw new BadEventQueueIdError(query.queue_id);
+  return { events, queue_id: query.queue_id };
 };
 
 /** DELETE /events: deletes the queue. */
 export const deleteQueue: Handler<"delete-queue"> = async ({ body }, ctx) => {
-  if (!ctx.events.get(body.queue_id, ctx.user.id)) throw new BadEventQueueIdError(body.queue_id);
-  ctx.events.delete(body.queue_id);
+  if (!(await ctx.events.delete(body.queue_id, ctx.user.id))) throw new BadEventQueueIdError(body.queue_id);
   return {};
 };

@@ -2,12 +2,10 @@ import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
-import { accessMessage, FLAG_BITS, MAX_MESSAGE_ID } from "../lib/messages.ts";
-import { compileNarrow, messageIdsWithFlags } from "../lib/narrow.ts";
-import type { Prisma } from "../db.ts";
+import { fetchMessageRange, fetchMessagesById, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
+import { accessMessage } from "../lib/messages.ts";
+import { compileNarrow } from "../lib/narrow.ts";
 
-/** Zulip's anchor for "newest" (LARGER_THAN_MAX_MESSAGE_ID). */
-const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 const MAX_MESSAGES_PER_FETCH = 5000;
 
 /** The sending client's name, from the User-Agent (Zulip's parse_client), e.g. "ZulipMobile". */
@@ -58,53 +56,39 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   // The legacy use_first_unread_anchor=true stands for anchor=first_unread (parse_anchor_value).
   const anchorParam = firstUnread ? "first_unread" : query.anchor;
   if (query.message_ids === undefined && anchorParam === undefined) throw new JsonableError("Missing 'anchor' argument.");
-  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH) throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH || (query.message_ids?.length ?? 0) > MAX_MESSAGES_PER_FETCH)
+    throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
 
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow ?? []);
-  // Without a readable channel history the user sees only messages they received.
-  const scope: Prisma.MessageWhereInput = narrow.historyStream ? narrow.where : { AND: [narrow.where, { userMessages: { some: { userProfileId: ctx.user.id } } }] };
-  const find = (where: Prisma.MessageWhereInput, order: "asc" | "desc", take?: number) =>
-    ctx.db.message.findMany({ where: { AND: [scope, where] }, orderBy: { id: order }, ...(take !== undefined ? { take } : {}) });
-
-  let messages;
-  let anchor = 0;
-  let foundAnchor = false;
-  let foundOldest = false;
-  let foundNewest = false;
+  let rows: MessageRow[];
+  let range: { anchor?: number; found_anchor: boolean; found_oldest: boolean; found_newest: boolean };
   if (query.message_ids !== undefined) {
-    messages = await find({ id: { in: query.message_ids } }, "asc");
+    rows = await fetchMessagesById(ctx.db, narrow, query.message_ids);
+    range = { found_anchor: false, found_oldest: false, found_newest: false };
   } else {
-    if (anchorParam === "newest") anchor = LARGER_THAN_MAX_MESSAGE_ID;
-    else if (anchorParam === "oldest") anchor = 0;
-    else if (anchorParam === "first_unread") {
-      const unread = await messageIdsWithFlags(ctx.db, ctx.user.id, FLAG_BITS.read, false);
-      const first = unread.length ? await find({ id: { in: unread } }, "asc", 1) : [];
-      anchor = first[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
-    } else anchor = anchorParam as number;
-    // Message ids are 32-bit; an anchor beyond them (as "newest" is) has nothing at or after it.
-    const beyond = anchor > MAX_MESSAGE_ID;
-    const [before, at, after] = await Promise.all([
-      numBefore > 0 ? find(beyond ? {} : { id: { lt: anchor } }, "desc", numBefore) : [],
-      beyond ? [] : find({ id: anchor }, "asc", 1),
-      numAfter > 0 && !beyond ? find({ id: { gt: anchor } }, "asc", numAfter) : [],
-    ]);
-    foundAnchor = at.length > 0;
-    foundOldest = anchorParam === "oldest" || before.length < numBefore;
-    foundNewest = anchor >= LARGER_THAN_MAX_MESSAGE_ID || after.length < numAfter;
-    messages = [...before.reverse(), ...(includeAnchor ? at : []), ...after];
+    // parse_anchor_value: a negative id is taken as 0, and none is beyond LARGER_THAN_MAX_MESSAGE_ID.
+    const anchor =
+      anchorParam === "newest"
+        ? LARGER_THAN_MAX_MESSAGE_ID
+        : anchorParam === "oldest"
+          ? 0
+          : anchorParam === "first_unread"
+            ? anchorParam
+            : Math.min(Math.max(anchorParam!, 0), LARGER_THAN_MAX_MESSAGE_ID);
+    const fetched = await fetchMessageRange(ctx.db, narrow, { anchor, numBefore, numAfter });
+    rows = [...fetched.before, ...(includeAnchor && fetched.anchorMessage ? [fetched.anchorMessage] : []), ...fetched.after];
+    range = {
+      anchor: fetched.anchor,
+      found_anchor: fetched.anchorMessage !== null,
+      found_oldest: anchorParam === "oldest" || fetched.before.length < numBefore,
+      found_newest: fetched.anchor >= LARGER_THAN_MAX_MESSAGE_ID || fetched.after.length < numAfter,
+    };
   }
-
-  const userMessages = await ctx.db.userMessage.findMany({
-    where: { userProfileId: ctx.user.id, messageId: { in: messages.map((m) => m.id) } },
-    select: { messageId: true, flags: true },
-  });
-  const flags = new Map(userMessages.map((um) => [um.messageId, um.flags]));
-  const rows: MessageRow[] = messages.map((message) => ({ message, flags: flags.get(message.id) ?? null }));
   const dicts = await buildMessageDicts(ctx.db, ctx.realm, rows, {
     applyMarkdown: query.apply_markdown ?? true,
     allowEmptyTopicName: query.allow_empty_topic_name ?? false,
     clientGravatar: query.client_gravatar ?? true,
     viewer: ctx.user,
   });
-  return { anchor, found_anchor: foundAnchor, found_oldest: foundOldest, found_newest: foundNewest, history_limited: false, messages: dicts };
+  return { ...range, history_limited: false, messages: dicts };
 };

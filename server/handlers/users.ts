@@ -1,6 +1,6 @@
 import type { Handler } from "../http/types.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { accessUserByEmail, loadProfileData, toApiUser } from "../lib/users.ts";
+import { accessUserByEmail, loadOwnUserExtras, loadProfileData, toApiUser } from "../lib/users.ts";
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
@@ -14,12 +14,9 @@ export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
 
 /** GET /users/me: the caller, with the real email and custom profile data. */
 export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
-  const [profileData, last] = await Promise.all([
-    loadProfileData(ctx.db, ctx.realm.id, [ctx.user.id]),
-    ctx.db.userMessage.findFirst({ where: { userProfileId: ctx.user.id }, orderBy: { messageId: "desc" }, select: { messageId: true } }),
-  ]);
-  const user = toApiUser(ctx.user, ctx.user, { clientGravatar: false, profileData: ctx.user.isBot ? undefined : profileData });
-  return { ...user, max_message_id: last?.messageId ?? -1 };
+  const { maxMessageId, profileData } = await loadOwnUserExtras(ctx.db, ctx.realm.id, ctx.user.id);
+  const user = toApiUser(ctx.user, ctx.user, { clientGravatar: false, profileData: ctx.user.isBot ? undefined : new Map([[ctx.user.id, profileData]]) });
+  return { ...user, max_message_id: maxMessageId };
 };
 
 /** GET /users/{email} (zerver/views/users.py get_user_by_email). */

@@ -8,9 +8,9 @@ import type { NextFunction, Request, Response } from "express";
 import { JsonableError, UnauthorizedError } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm, UserProfile } from "../db.ts";
-import { resolveRealm } from "../lib/realms.ts";
-import { findUserForAuthentication } from "../lib/users.ts";
+import { resolveRealm, userByApiKey } from "../lib/identity.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
+import { countStatements, type StatementCounter } from "../db/statements.ts";
 
 const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
@@ -39,7 +39,10 @@ export function parseBasicAuth(header: string): { username: string; password: st
 }
 
 export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
-  return async function zulipAuth(req: Request, _res: Response, next: NextFunction) {
+  return function zulipAuth(req: Request, res: Response, next: NextFunction) {
+    void countStatements(requestCounter(res), () => authenticate(req, next));
+  };
+  async function authenticate(req: Request, next: NextFunction) {
     try {
       const op = operationFor(spec, req);
       const host = req.headers.host ?? deps.config.externalHost;
@@ -49,8 +52,11 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       if (!header) throw new UnauthorizedError();
       const { username, password } = parseBasicAuth(header);
       if (!API_KEY_FORMAT.test(password)) throw new UnauthorizedError("Malformed API key");
-      const realm = await resolveRealm(deps.db, host);
-      const user = realm ? await findUserForAuthentication(deps.db, realm.id, username) : null;
+      // One indexed lookup by the (unique) key, cached; the email must name the same user, by its
+      // real or its API address, case-insensitively.
+      const [realm, found] = await Promise.all([resolveRealm(deps.db, host), userByApiKey(deps.db, password)]);
+      const email = username.toLowerCase();
+      const user = found && found.realmId === realm?.id && (found.deliveryEmail.toLowerCase() === email || found.email.toLowerCase() === email) ? found : null;
       // Compare even when there is no such user, so the answer takes the same time.
       const matches = keysEqual(user?.apiKey ?? "0".repeat(32), password) && user !== null;
       if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
@@ -61,5 +67,10 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
     } catch (err) {
       next(err);
     }
-  };
+  }
+}
+
+/** The request's statement counter (authentication and the handler add to it). */
+export function requestCounter(res: Response): StatementCounter {
+  return ((res.locals as { statements?: StatementCounter }).statements ??= { statements: 0 });
 }

@@ -35,54 +35,76 @@ function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number,
   return out;
 }
 
+interface Related {
+  recipients: { id: number; type: number; typeId: number; name: string | null }[];
+  groupMembers: { recipientId: number; userId: number }[];
+  users: { id: number; email: string; deliveryEmail: string; fullName: string; isMirrorDummy: boolean; avatarVersion: number; role: number; isBot: boolean; emailAddressVisibility: number }[];
+  reactions: { messageId: number; emojiName: string; emojiCode: string; reactionType: string; userProfileId: number }[];
+  submessages: { id: number; messageId: number; senderId: number; msgType: string; content: string }[];
+  edits: {
+    messageId: number;
+    userId: number | null;
+    editTime: number;
+    prevContent: string | null;
+    prevRenderedContent: string | null;
+    prevStreamId: number | null;
+    streamId: number | null;
+    prevTopic: string | null;
+    topic: string | null;
+  }[];
+}
+
+/**
+ * Everything the dicts need besides the messages themselves, in one statement: recipients (with
+ * channel names), direct-message group members, every user shown, reactions, submessages and
+ * visible edit history.
+ */
+async function loadRelated(db: Db, rows: MessageRow[], wantEdits: number[], justSent: boolean): Promise<Related> {
+  const ids = rows.map((r) => r.message.id);
+  const recipientIds = [...new Set(rows.map((r) => r.message.recipientId))];
+  const senderIds = [...new Set(rows.map((r) => r.message.senderId))];
+  const [row] = await db.$queryRaw<Related[]>`
+    WITH rcp AS (SELECT r.id, r.type, r.type_id FROM recipient r WHERE r.id = ANY (${recipientIds}::int[])),
+    grp AS (SELECT sub.recipient_id, sub.user_profile_id FROM subscription sub JOIN rcp ON rcp.id = sub.recipient_id AND rcp.type = 3),
+    uids AS (SELECT unnest(${senderIds}::int[]) AS id UNION SELECT type_id FROM rcp WHERE type = 1 UNION SELECT user_profile_id FROM grp)
+    SELECT
+      (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'type', r.type, 'typeId', r.type_id, 'name', s.name)), '[]')
+         FROM rcp r LEFT JOIN stream s ON r.type = 2 AND s.id = r.type_id) AS recipients,
+      (SELECT COALESCE(json_agg(json_build_object('recipientId', recipient_id, 'userId', user_profile_id)), '[]') FROM grp) AS "groupMembers",
+      (SELECT COALESCE(json_agg(json_build_object('id', u.id, 'email', u.email, 'deliveryEmail', u.delivery_email, 'fullName', u.full_name,
+                'isMirrorDummy', u.is_mirror_dummy, 'avatarVersion', u.avatar_version, 'role', u.role, 'isBot', u.is_bot,
+                'emailAddressVisibility', u.email_address_visibility)), '[]')
+         FROM user_profile u WHERE u.id IN (SELECT id FROM uids)) AS users,
+      (SELECT COALESCE(json_agg(json_build_object('messageId', x.message_id, 'emojiName', x.emoji_name, 'emojiCode', x.emoji_code,
+                'reactionType', x.reaction_type, 'userProfileId', x.user_profile_id) ORDER BY x.id), '[]')
+         FROM reaction x WHERE NOT ${justSent} AND x.message_id = ANY (${ids}::int[])) AS reactions,
+      (SELECT COALESCE(json_agg(json_build_object('id', x.id, 'messageId', x.message_id, 'senderId', x.sender_id, 'msgType', x.msg_type,
+                'content', x.content) ORDER BY x.id), '[]')
+         FROM submessage x WHERE NOT ${justSent} AND x.message_id = ANY (${ids}::int[])) AS submessages,
+      (SELECT COALESCE(json_agg(json_build_object('messageId', e.message_id, 'userId', e.user_id, 'editTime', floor(extract(epoch FROM e.edit_time)),
+                'prevContent', e.prev_content, 'prevRenderedContent', e.prev_rendered_content, 'prevStreamId', e.prev_stream_id,
+                'streamId', e.stream_id, 'prevTopic', e.prev_topic, 'topic', e.topic) ORDER BY e.id DESC), '[]')
+         FROM message_edit e WHERE e.message_id = ANY (${wantEdits}::int[])) AS edits`;
+  return row!;
+}
+
 export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
-  const messageIds = rows.map((r) => r.message.id);
-  const channelRecipientIds = [...new Set(rows.filter((r) => r.message.isChannelMessage).map((r) => r.message.recipientId))];
-  const directRecipientIds = [...new Set(rows.filter((r) => !r.message.isChannelMessage).map((r) => r.message.recipientId))];
   // Edit history exists only for messages edited or moved, and may be hidden by the organization.
-  const editedIds = rows.filter((r) => r.message.lastEditTime || r.message.lastMovedTime).map((r) => r.message.id);
-  const [streams, directRecipients, reactions, submessages, edits, clients] = await Promise.all([
-    channelRecipientIds.length ? db.stream.findMany({ where: { recipientId: { in: channelRecipientIds } }, select: { id: true, name: true, recipientId: true } }) : [],
-    directRecipientIds.length ? db.recipient.findMany({ where: { id: { in: directRecipientIds } }, select: { id: true, type: true, typeId: true } }) : [],
-    options.justSent ? [] : db.reaction.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
-    options.justSent ? [] : db.submessage.findMany({ where: { messageId: { in: messageIds } }, orderBy: { id: "asc" } }),
-    realm.messageEditHistoryVisibilityPolicy === 3 || editedIds.length === 0
-      ? []
-      : db.messageEdit.findMany({ where: { messageId: { in: editedIds } }, orderBy: { id: "desc" } }),
-    clientNames(db, rows.map((r) => r.message.sendingClientId)),
-  ]);
-  const streamByRecipient = new Map(streams.map((s) => [s.recipientId!, s]));
-  const recipients = [
-    ...directRecipients,
-    ...streams.map((s) => ({ id: s.recipientId!, type: RecipientType.STREAM as number, typeId: s.id })),
-  ];
-  // Members of direct-message groups are the group recipient's subscriptions (as in Zulip).
-  const groupRecipientIds = recipients.filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id);
+  const editedIds = realm.messageEditHistoryVisibilityPolicy === 3 ? [] : rows.filter((r) => r.message.lastEditTime || r.message.lastMovedTime).map((r) => r.message.id);
+  const [related, clients] = await Promise.all([loadRelated(db, rows, editedIds, options.justSent ?? false), clientNames(db, rows.map((r) => r.message.sendingClientId))]);
+  const { reactions, submessages, edits } = related;
+  const recipients = related.recipients;
+  const streamByRecipient = new Map(recipients.filter((r) => r.type === RecipientType.STREAM).map((r) => [r.id, { id: r.typeId, name: r.name! }]));
   const groupMembers = new Map<number, number[]>();
-  if (groupRecipientIds.length) {
-    const subs = await db.subscription.findMany({ where: { recipientId: { in: groupRecipientIds } }, select: { recipientId: true, userProfileId: true } });
-    for (const s of subs) groupMembers.set(s.recipientId, [...(groupMembers.get(s.recipientId) ?? []), s.userProfileId]);
-  }
+  for (const s of related.groupMembers) groupMembers.set(s.recipientId, [...(groupMembers.get(s.recipientId) ?? []), s.userId]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const participantsOf = (m: Message): number[] => {
     const r = recipientById.get(m.recipientId)!;
     if (r.type === RecipientType.PERSONAL) return [...new Set([r.typeId, m.senderId])];
     return groupMembers.get(r.id) ?? [m.senderId];
   };
-  const userIds = new Set<number>();
-  for (const { message } of rows) {
-    userIds.add(message.senderId);
-    if (recipientById.get(message.recipientId)!.type !== RecipientType.STREAM) participantsOf(message).forEach((id) => userIds.add(id));
-  }
-  const users = new Map(
-    (
-      await db.userProfile.findMany({
-        where: { id: { in: [...userIds] } },
-        select: { id: true, email: true, deliveryEmail: true, fullName: true, isMirrorDummy: true, avatarVersion: true, role: true, isBot: true, emailAddressVisibility: true },
-      })
-    ).map((u) => [u.id, u]),
-  );
+  const users = new Map(related.users.map((u) => [u.id, u]));
   const reactionsOf = groupByMessage(reactions);
   const submessagesOf = groupByMessage(submessages);
   const editsOf = groupByMessage(edits);
@@ -126,7 +148,7 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     if (m.lastMovedTime) dict.last_moved_timestamp = unix(m.lastMovedTime);
     if (history.length) {
       dict.edit_history = history.map((e) => {
-        const entry: NonNullable<ApiMessage["edit_history"]>[number] = { user_id: e.userId, timestamp: unix(e.editTime) };
+        const entry: NonNullable<ApiMessage["edit_history"]>[number] = { user_id: e.userId, timestamp: e.editTime };
         if (e.prevContent !== null) entry.prev_content = e.prevContent;
         if (e.prevRenderedContent !== null) entry.prev_rendered_content = e.prevRenderedContent;
         if (e.prevStreamId !== null) entry.prev_stream = e.prevStreamId;
@@ -138,4 +160,48 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     }
     return dict;
   });
+}
+
+/** What sentMessageDict needs to know of a message it did not read back. */
+export interface SentMessage {
+  id: number;
+  realm: Pick<Realm, "stringId">;
+  sender: Pick<UserProfile, "id" | "email" | "deliveryEmail" | "fullName" | "avatarVersion">;
+  request: { topic: string; rendered: { html: string }; content: string; clientName: string; sentAt: Date };
+  stream: { id: number; name: string; recipientId: number } | null;
+  /** Direct messages: everyone in the conversation, the sender included. */
+  participants: Pick<UserProfile, "id" | "email" | "fullName" | "isMirrorDummy">[];
+  recipientId?: number;
+}
+
+/**
+ * The dict of a message just sent, from the rows the send already holds (no query): the form a
+ * `message` event carries, with rendered content and the topic as stored.
+ */
+export function sentMessageDict(m: SentMessage & { recipientId: number }): Omit<ApiMessage, "flags"> {
+  const unique = [...new Map(m.participants.map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id);
+  const dict: Omit<ApiMessage, "flags"> = {
+    id: m.id,
+    type: m.stream ? "stream" : "private",
+    subject: m.stream ? m.request.topic : "",
+    topic_links: [],
+    content: m.request.rendered.html,
+    content_type: "text/html",
+    display_recipient: m.stream
+      ? m.stream.name
+      : unique.map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy })),
+    recipient_id: m.recipientId,
+    sender_id: m.sender.id,
+    sender_email: m.sender.email,
+    sender_full_name: m.sender.fullName,
+    sender_realm_str: m.realm.stringId,
+    avatar_url: gravatarUrl(m.sender.deliveryEmail, m.sender.avatarVersion),
+    client: m.request.clientName,
+    is_me_message: /^\/me( |$)/.test(m.request.content),
+    timestamp: unix(m.request.sentAt),
+    reactions: [],
+    submessages: [],
+  };
+  if (m.stream) dict.stream_id = m.stream.id;
+  return dict;
 }

@@ -7,23 +7,7 @@ import type { PrismaClient, Realm, Tx } from "../db.ts";
 import type { Config } from "../config.ts";
 
 
-// Host → realm id, per database: which organization a host names does not change while the
-// server runs (only a new realm on a new subdomain would), so each host costs one lookup.
-const realmIdsByHost = new WeakMap<object, Map<string, number>>();
-
-export async function resolveRealm(db: PrismaClient, host: string): Promise<Realm | null> {
-  let byHost = realmIdsByHost.get(db);
-  if (!byHost) realmIdsByHost.set(db, (byHost = new Map()));
-  const known = byHost.get(host);
-  if (known !== undefined) {
-    const realm = await db.realm.findUnique({ where: { id: known } });
-    if (realm) return realm;
-  }
-  const label = host.split(":")[0]!.split(".")[0]!.toLowerCase();
-  const realm = (label ? await db.realm.findFirst({ where: { stringId: label } }) : null) ?? (await db.realm.findFirst({ orderBy: { id: "asc" } }));
-  if (realm) byHost.set(host, realm.id);
-  return realm;
-}
+export { resolveRealm } from "./identity.ts";
 
 /**
  * The root organization, the first one created, is served on EXTERNAL_HOST itself (and on any

@@ -4,7 +4,8 @@
  */
 import type { RequestContext } from "../context.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
-import { groupSettingValue } from "./user-groups.ts";
+import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
+import { groupSettingValues } from "./user-groups.ts";
 import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 
@@ -84,6 +85,9 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     server_report_message_types: REPORT_MESSAGE_TYPES,
   };
   if (want("realm")) {
+    // Every offered group setting's value in one statement (named ids, anonymous groups' members).
+    const values = await groupSettingValues(db, OFFERED_REALM_SETTINGS.map((s) => realm[s.field] as number));
+    for (const setting of OFFERED_REALM_SETTINGS) state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
     Object.assign(state, {
       realm_name: realm.name,
       realm_description: realm.description,
@@ -91,10 +95,6 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
       realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
       realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
-      realm_can_move_messages_between_channels_group: await groupSettingValue(db, realm.canMoveMessagesBetweenChannelsGroupId!),
-      realm_can_move_messages_between_topics_group: await groupSettingValue(db, realm.canMoveMessagesBetweenTopicsGroupId!),
-      realm_can_resolve_topics_group: await groupSettingValue(db, realm.canResolveTopicsGroupId!),
-      realm_can_mention_many_users_group: await groupSettingValue(db, realm.canMentionManyUsersGroupId!),
       realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
       realm_topics_policy: realm.topicsPolicy,
       realm_enable_spectator_access: realm.enableSpectatorAccess,

@@ -10,3 +10,22 @@ export function escapeLike(text: string): string {
 export const iexact = (text: string) => ({ equals: escapeLike(text), mode: "insensitive" as const });
 export const icontains = (text: string) => ({ contains: escapeLike(text), mode: "insensitive" as const });
 export const startsWith = (text: string) => ({ startsWith: escapeLike(text) });
+
+/** PostgreSQL text cannot hold NUL: such a value names nothing, and raw SQL must not compare it. */
+export const isStorableText = (text: string) => !text.includes("\0");
+
+/**
+ * PostgreSQL text and jsonb cannot hold NUL either. Where a client's free-form strings are only
+ * kept (a queue's options and narrow, event payloads), NUL is stored as U+FFFD: a narrow operand
+ * or an event type with a NUL matches nothing either way.
+ */
+export const storable = (text: string) => text.replaceAll("\0", "\ufffd");
+
+export const storableJson = (value: unknown) =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "string"
+      ? storable(v)
+      : v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [storable(k), x]))
+        : v,
+  );

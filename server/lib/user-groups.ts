@@ -1,134 +1,192 @@
 /**
  * Group-setting values: every permission (`can_*_group`) points at a user group — a named
  * group (often a system group such as `role:members`) or an anonymous group of direct members
- * and direct subgroups — as in Zulip's zerver/lib/user_groups.py.
+ * and direct subgroups — as in Zulip's zerver/lib/user_groups.py. Which settings exist and the
+ * rules their values obey are in lib/group-settings.ts.
  */
-import type { PrismaClient, Tx } from "../db.ts";
+import type { Db, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
+import type { PendingEvents } from "../events.ts";
 import type { Schemas } from "../http/types.ts";
+import { SystemGroups, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
+import * as permissions from "./permissions.ts";
 
-type Db = PrismaClient | Tx;
+export { SystemGroups, type SystemGroupName } from "./group-settings.ts";
+
 export type GroupSettingValue = Schemas["GroupSettingValue"];
-
-export const SystemGroups = {
-  OWNERS: "role:owners",
-  ADMINISTRATORS: "role:administrators",
-  MODERATORS: "role:moderators",
-  FULL_MEMBERS: "role:fullmembers",
-  MEMBERS: "role:members",
-  EVERYONE: "role:everyone",
-  INTERNET: "role:internet",
-  NOBODY: "role:nobody",
-} as const;
-export type SystemGroupName = (typeof SystemGroups)[keyof typeof SystemGroups];
+type AnonymousValue = Exclude<GroupSettingValue, number>;
 
 export async function getSystemGroupIds(db: Db, realmId: number): Promise<Record<SystemGroupName, number>> {
   const rows = await db.namedUserGroup.findMany({ where: { realmId, isSystemGroup: true }, select: { id: true, name: true } });
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
 }
 
-/** Whether the user is a member of the group, directly or through nested subgroups. */
+/**
+ * Whether the user is a member of the group, directly or through nested subgroups. Kept for
+ * callers that hold only a user id; lib/permissions.ts is the engine (and caches memberships).
+ */
 export async function isUserInGroup(db: Db, userId: number, groupId: number): Promise<boolean> {
-  const rows = await db.$queryRaw<{ found: boolean }[]>`
-    WITH RECURSIVE groups(id) AS (
-      SELECT ${groupId}::int
-      UNION
-      SELECT ggm.subgroup_id FROM group_group_membership ggm JOIN groups g ON ggm.supergroup_id = g.id
-    )
-    SELECT EXISTS (
-      SELECT 1 FROM user_group_membership m JOIN groups g ON m.user_group_id = g.id WHERE m.user_profile_id = ${userId}
-    ) AS found`;
-  return rows[0]?.found ?? false;
-}
-
-/** The API form of a group setting: the group's id if named, else its direct members and subgroups. */
-export async function groupSettingValue(db: Db, groupId: number): Promise<GroupSettingValue> {
-  // Sequential queries: within a transaction Prisma's nested reads would run concurrently.
-  const named = await db.namedUserGroup.findUnique({ where: { id: groupId }, select: { id: true } });
-  if (named) return named.id;
-  const members = await db.userGroupMembership.findMany({ where: { userGroupId: groupId }, select: { userProfileId: true }, orderBy: { userProfileId: "asc" } });
-  const subgroups = await db.groupGroupMembership.findMany({ where: { supergroupId: groupId }, select: { subgroupId: true }, orderBy: { subgroupId: "asc" } });
-  return { direct_members: members.map((m) => m.userProfileId), direct_subgroups: subgroups.map((g) => g.subgroupId) };
-}
-
-function sameValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
-  if (typeof a === "number" || typeof b === "number") return a === b;
-  const eq = (x: number[], y: number[]) => x.length === y.length && [...x].sort().every((v, i) => v === [...y].sort()[i]);
-  return eq(a.direct_members, b.direct_members) && eq(a.direct_subgroups, b.direct_subgroups);
-}
-
-export interface SettingRules {
-  allowInternet?: boolean;
-  allowEveryone?: boolean;
-  allowNobody?: boolean;
-  /** Settings that only accept system groups (e.g. realm settings in older feature levels). */
-  systemGroupsOnly?: boolean;
+  return (await permissions.userGroupIds(db, { id: userId })).has(groupId);
 }
 
 /**
- * Validates a new value for `setting` and returns the id of the group that holds it, creating
- * an anonymous group for an object value. An anonymous value naming exactly one subgroup and
- * no members collapses to that group, and an empty one to `role:nobody`, as Zulip stores them.
+ * The API form of several group-setting values in one statement: a named group's id, or an
+ * anonymous group's active direct members and direct subgroups (get_group_setting_value_for_api).
  */
-export async function resolveGroupSettingValue(
-  tx: Tx,
-  realmId: number,
-  setting: string,
-  value: GroupSettingValue,
-  rules: SettingRules = {},
-): Promise<number> {
-  const system = await getSystemGroupIds(tx, realmId);
-  let groupId: number | undefined;
-  if (typeof value === "number") groupId = value;
-  else if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) groupId = value.direct_subgroups[0];
-  else if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) groupId = system[SystemGroups.NOBODY];
-  if (groupId !== undefined) {
-    const named = await tx.namedUserGroup.findFirst({ where: { id: groupId, realmId } });
-    if (!named) throw new JsonableError("Invalid user group");
-    if (named.deactivated) throw new JsonableError("User group is deactivated.");
-    if (named.isSystemGroup) {
-      const refused =
-        (named.name === SystemGroups.INTERNET && !rules.allowInternet) ||
-        (named.name === SystemGroups.EVERYONE && rules.allowEveryone === false) ||
-        (named.name === SystemGroups.NOBODY && rules.allowNobody === false);
-      if (refused) throw new JsonableError(`'${setting}' setting cannot be set to '${named.name}' group.`);
-    } else if (rules.systemGroupsOnly) throw new JsonableError("Invalid user group");
-    return named.id;
+export async function groupSettingValues(db: Db, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
+  const ids = [...new Set(groupIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.$queryRaw<{ id: number; named: boolean; members: number[]; subgroups: number[] }[]>`
+    SELECT g.id, n.id IS NOT NULL AS named,
+      ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
+            WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
+      ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id) AS subgroups
+    FROM user_group g LEFT JOIN named_user_group n ON n.id = g.id
+    WHERE g.id = ANY(${ids}::int[])`;
+  return new Map(
+    rows.map((r) => [Number(r.id), r.named ? Number(r.id) : { direct_members: r.members.map(Number), direct_subgroups: r.subgroups.map(Number) }] as const),
+  );
+}
+
+/** The API form of one group-setting value. */
+export async function groupSettingValue(db: Db, groupId: number): Promise<GroupSettingValue> {
+  const value = (await groupSettingValues(db, [groupId])).get(groupId);
+  if (value === undefined) throw new Error(`No user group ${groupId}`);
+  return value;
+}
+
+/**
+ * Zulip's parse_group_setting_value: an anonymous value of exactly one subgroup and no members
+ * is that group, and an empty one is `role:nobody`, as Zulip stores them.
+ */
+export function parseGroupSettingValue(value: GroupSettingValue, nobodyGroupId: number): GroupSettingValue {
+  if (typeof value === "number") return value;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return nobodyGroupId;
+  return value;
+}
+
+/** Zulip's are_both_group_setting_values_equal: anonymous values compare as sets. */
+export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue): boolean {
+  if (typeof a === "number" || typeof b === "number") return a === b;
+  const sameSet = (x: number[], y: number[]) => {
+    const sx = new Set(x);
+    const sy = new Set(y);
+    return sx.size === sy.size && [...sx].every((v) => sy.has(v));
+  };
+  return sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups);
+}
+
+/** SystemGroupRequiredError: a user-defined or anonymous group for a system-groups-only setting. */
+export class SystemGroupRequiredError extends JsonableError {
+  constructor(setting: string) {
+    super(`'${setting}' must be a system user group.`, { code: "SYSTEM_GROUP_REQUIRED" });
   }
-  if (rules.systemGroupsOnly) throw new JsonableError("Invalid user group");
-  const anonymous = value as Exclude<GroupSettingValue, number>;
-  const members = [...new Set(anonymous.direct_members)];
-  const subgroups = [...new Set(anonymous.direct_subgroups)];
-  const users = await tx.userProfile.findMany({ where: { realmId, id: { in: members } }, select: { id: true } });
-  const missingUser = members.find((id) => !users.some((u) => u.id === id));
+}
+
+/** A named group for a setting (access_user_group_for_setting and check_setting_configuration_for_system_groups). */
+async function checkNamedGroupForSetting(tx: Tx, realmId: number, setting: GroupSetting, groupId: number): Promise<number> {
+  const group = await tx.namedUserGroup.findFirst({ where: { id: groupId, realmId }, select: { id: true, name: true, isSystemGroup: true, deactivated: true } });
+  if (!group) throw new JsonableError("Invalid user group");
+  if (group.deactivated) throw new JsonableError("User group is deactivated.");
+  if (setting.requireSystemGroup && !group.isSystemGroup) throw new SystemGroupRequiredError(setting.name);
+  const refused =
+    (group.name === SystemGroups.INTERNET && !setting.allowInternetGroup) ||
+    (group.name === SystemGroups.NOBODY && !setting.allowNobodyGroup) ||
+    (group.name === SystemGroups.EVERYONE && !setting.allowEveryoneGroup) ||
+    (group.isSystemGroup && setting.allowedSystemGroups.length > 0 && !setting.allowedSystemGroups.includes(group.name as SystemGroupName));
+  if (refused) throw new JsonableError(`'${setting.name}' setting cannot be set to '${group.name}' group.`);
+  return group.id;
+}
+
+/**
+ * Stores an anonymous value (update_or_create_user_group_for_setting): the current anonymous group
+ * is updated in place — its direct members and subgroups replaced — and a new group is created
+ * only when the setting held a named group. Members must be active users of the organization,
+ * subgroups its active named groups.
+ */
+async function storeAnonymousValue(tx: Tx, realmId: number, value: AnonymousValue, currentAnonymousId: number | null): Promise<number> {
+  const members = [...new Set(value.direct_members)];
+  const subgroups = [...new Set(value.direct_subgroups)];
+  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true, id: { in: members } }, select: { id: true } });
+  const found = new Set(users.map((u) => u.id));
+  const missingUser = members.find((id) => !found.has(id));
   if (missingUser !== undefined) throw new JsonableError(`Invalid user ID: ${missingUser}`);
   const groups = await tx.namedUserGroup.findMany({ where: { realmId, id: { in: subgroups } }, select: { id: true, deactivated: true } });
   const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
   if (missingGroup !== undefined) throw new JsonableError(`Invalid user group ID: ${missingGroup}`);
   if (groups.some((g) => g.deactivated)) throw new JsonableError("User group is deactivated.");
-  // Separate statements: Prisma runs a nested create's inserts concurrently, which a
-  // transaction's single connection can only queue.
-  const group = await tx.userGroup.create({ data: { realmId } });
-  await tx.userGroupMembership.createMany({ data: members.map((userProfileId) => ({ userGroupId: group.id, userProfileId })) });
-  await tx.groupGroupMembership.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: group.id, subgroupId })) });
-  return group.id;
+
+  // Separate statements: Prisma runs a nested write's inserts concurrently, which a transaction's
+  // single connection can only queue.
+  const groupId = currentAnonymousId ?? (await tx.userGroup.create({ data: { realmId }, select: { id: true } })).id;
+  if (currentAnonymousId !== null) {
+    await tx.userGroupMembership.deleteMany({ where: { userGroupId: groupId, userProfileId: { notIn: members } } });
+    await tx.groupGroupMembership.deleteMany({ where: { supergroupId: groupId, subgroupId: { notIn: subgroups } } });
+  }
+  await tx.userGroupMembership.createMany({ data: members.map((userProfileId) => ({ userGroupId: groupId, userProfileId })), skipDuplicates: true });
+  await tx.groupGroupMembership.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: groupId, subgroupId })), skipDuplicates: true });
+  return groupId;
+}
+
+export interface GroupSettingChange {
+  /** The group now holding the setting (the same anonymous group when it was updated in place). */
+  groupId: number;
+  /** The new value in API form, for the response and the event. */
+  value: GroupSettingValue;
+  /**
+   * An anonymous group the setting no longer uses: delete it (deleteAnonymousGroups) once the
+   * holder's row points at `groupId`, as the row's foreign key still references it until then.
+   */
+  replacedGroupId: number | null;
 }
 
 /**
- * Applies a group-setting update value `{new, old?}`: with `old`, the change is made only if
- * the current value is still `old` (EXPECTATION_MISMATCH otherwise).
+ * Applies a group-setting update `{new, old?}` to a setting currently held by `currentGroupId`
+ * (zerver/views/realm.py update_realm and validate_group_setting_value_change): with `old`, only
+ * if the current value is still `old` (EXPECTATION_MISMATCH otherwise); a value equal to the
+ * current one changes nothing (null). Writes anonymous groups, so it names `groups:<realm id>`.
  */
 export async function checkGroupSettingUpdate(
   tx: Tx,
+  events: Pick<PendingEvents, "invalidate">,
   realmId: number,
-  setting: string,
+  setting: GroupSetting,
   currentGroupId: number,
   update: { new: GroupSettingValue; old?: GroupSettingValue },
-  rules?: SettingRules,
-): Promise<number> {
-  if (update.old !== undefined) {
-    const current = await groupSettingValue(tx, currentGroupId);
-    if (!sameValue(current, update.old)) throw new JsonableError("'old' value does not match the expected value.", { code: "EXPECTATION_MISMATCH" });
+): Promise<GroupSettingChange | null> {
+  const nobody = (await tx.namedUserGroup.findFirstOrThrow({ where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY }, select: { id: true } })).id;
+  const current = await groupSettingValue(tx, currentGroupId);
+  if (update.old !== undefined && !sameGroupSettingValue(parseGroupSettingValue(update.old, nobody), current))
+    throw new JsonableError("'old' value does not match the expected value.", { code: "EXPECTATION_MISMATCH" });
+  const wanted = parseGroupSettingValue(update.new, nobody);
+  if (sameGroupSettingValue(wanted, current)) return null;
+  const currentAnonymousId = typeof current === "number" ? null : currentGroupId;
+  events.invalidate(`groups:${realmId}`);
+  if (typeof wanted === "number") {
+    const groupId = await checkNamedGroupForSetting(tx, realmId, setting, wanted);
+    return { groupId, value: groupId, replacedGroupId: currentAnonymousId };
   }
-  return resolveGroupSettingValue(tx, realmId, setting, update.new, rules);
+  if (!setting.allowAnonymousGroup) throw new SystemGroupRequiredError(setting.name);
+  const groupId = await storeAnonymousValue(tx, realmId, wanted, currentAnonymousId);
+  return { groupId, value: await groupSettingValue(tx, groupId), replacedGroupId: null };
+}
+
+/**
+ * Deletes anonymous groups no setting uses any more (their memberships go with them). Named
+ * groups are never deleted here: a caller's mistake must not remove one.
+ */
+export async function deleteAnonymousGroups(tx: Tx, groupIds: number[]) {
+  if (groupIds.length === 0) return;
+  await tx.userGroup.deleteMany({ where: { id: { in: groupIds }, named: { is: null } } });
+}
+
+/**
+ * A new anonymous group of one member (Zulip's "channel_creator" and "group_creator" defaults).
+ * Creates membership, so the caller's transaction must name `groups:<realm id>`.
+ */
+export async function createCreatorGroup(tx: Tx, realmId: number, creatorId: number): Promise<number> {
+  const group = await tx.userGroup.create({ data: { realmId }, select: { id: true } });
+  await tx.userGroupMembership.create({ data: { userGroupId: group.id, userProfileId: creatorId }, select: { id: true } });
+  return group.id;
 }

@@ -24,14 +24,6 @@ export async function findUserByDeliveryEmail(db: Db, realmId: number, email: st
   return db.userProfile.findFirst({ where: { realmId, deliveryEmail: iexact(email.trim()) } });
 }
 
-/** API authentication names a user by their real address or their API (possibly dummy) one. */
-export async function findUserForAuthentication(db: Db, realmId: number, email: string) {
-  const address = email.trim();
-  return db.userProfile.findFirst({
-    where: { realmId, OR: [{ deliveryEmail: iexact(address) }, { email: iexact(address) }] },
-  });
-}
-
 /** Whether `viewer` may see `target`'s real email address (Zulip's can_access_delivery_email). */
 export function canSeeDeliveryEmail(viewer: Pick<UserProfile, "id" | "role">, target: Pick<UserProfile, "id" | "isBot" | "emailAddressVisibility">) {
   if (viewer.id === target.id || target.isBot) return true;
@@ -119,6 +111,18 @@ export async function loadProfileData(db: Db, realmId: number, userIds: number[]
     out.get(r.userProfileId)![String(r.fieldId)] = entry;
   }
   return out;
+}
+
+/** GET /users/me's extras in one statement: the newest message id the user has, and their custom profile data. */
+export async function loadOwnUserExtras(db: Db, realmId: number, userId: number): Promise<{ maxMessageId: number; profileData: ProfileData }> {
+  const [row] = await db.$queryRaw<{ max_id: number | null; profile: { fieldId: number; value: string; renderedValue: string | null }[] }[]>`
+    SELECT (SELECT max(message_id) FROM user_message WHERE user_profile_id = ${userId}) AS max_id,
+           (SELECT COALESCE(json_agg(json_build_object('fieldId', v.field_id, 'value', v.value, 'renderedValue', v.rendered_value)), '[]')
+              FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id AND f.realm_id = ${realmId}
+              WHERE v.user_profile_id = ${userId}) AS profile`;
+  const profileData: ProfileData = {};
+  for (const r of row!.profile) profileData[String(r.fieldId)] = r.renderedValue !== null ? { value: r.value, rendered_value: r.renderedValue } : { value: r.value };
+  return { maxMessageId: row!.max_id ?? -1, profileData };
 }
 
 /**

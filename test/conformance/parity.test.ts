@@ -29,7 +29,7 @@ describe("spec and server parity", () => {
   it("dispatches every operation's method and path to an operation, and nothing else", async () => {
     // Building the app touches no database: handlers only run per request, and these requests
     // stop at authentication (or, for public operations, fail on the missing database).
-    const app = createApp({ db: {} as never, events: new EventBus(), log: createLogger("silent"), config: configFromEnv({}), now: () => new Date() });
+    const app = createApp({ db: {} as never, events: new EventBus({ prisma: {} as never, listen: async () => async () => {} }), log: createLogger("silent"), config: configFromEnv({}), now: () => new Date() });
     const server = app.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${spec.basePath}`;

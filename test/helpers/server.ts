@@ -13,6 +13,7 @@ import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import type { PrismaClient } from "../../server/db.ts";
 import { EventBus, type EventBusOptions } from "../../server/events.ts";
+import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
 import { createZulipClient, type ZulipClient } from "../../client/index.ts";
@@ -21,6 +22,10 @@ import { specCheckMiddleware } from "./spec-check.ts";
 
 export interface TestServer {
   baseUrl: string;
+  /**
+   * The test's own handle on the database, for setup and checks. A write through it drops the
+   * server's per-process caches, as the server's own actions do through the event log.
+   */
   db: PrismaClient;
   deps: AppDeps;
   creds: DevCredentials;
@@ -29,6 +34,22 @@ export interface TestServer {
   /** A client with explicit (possibly wrong) credentials, or none. */
   client(email?: string, apiKey?: string): ZulipClient;
   close(): Promise<void>;
+}
+
+const WRITES = new Set(["create", "createMany", "createManyAndReturn", "update", "updateMany", "updateManyAndReturn", "upsert", "delete", "deleteMany"]);
+
+function invalidatingWrites(db: PrismaClient): PrismaClient {
+  return db.$extends({
+    query: {
+      $allModels: {
+        async $allOperations({ operation, args, query }) {
+          const result = await query(args);
+          if (WRITES.has(operation)) invalidateCaches(["*"]);
+          return result;
+        },
+      },
+    },
+  }) as unknown as PrismaClient;
 }
 
 export async function startTestServer(overrides: Partial<Config> = {}, options: { log?: Logger; events?: EventBusOptions } = {}): Promise<TestServer> {
@@ -41,7 +62,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };
-  const deps: AppDeps = { db: database.prisma, events: new EventBus({ heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
+  const deps: AppDeps = { db: database.prisma, events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
+  await deps.events.ready();
   const creds = await populateDevRealm(deps);
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
@@ -55,7 +77,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   const client = (email?: string, apiKey?: string) => createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
     baseUrl,
-    db: database.prisma,
+    db: invalidatingWrites(database.prisma),
     deps,
     creds,
     as(shortName) {

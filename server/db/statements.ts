@@ -1,0 +1,81 @@
+/**
+ * Counting the SQL statements a request runs, at the driver-adapter boundary where Prisma hands
+ * each statement to the database: every query, and BEGIN and COMMIT/ROLLBACK of a transaction.
+ * A request runs inside `countStatements`, so the count is its own even when requests overlap;
+ * statement budgets are asserted on it by tests (a count, never a timing).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
+
+export interface StatementCounter {
+  statements: number;
+}
+
+const scope = new AsyncLocalStorage<StatementCounter>();
+
+/** Runs `fn` with its own statement counter (read it after `fn` settles). */
+export function countStatements<T>(counter: StatementCounter, fn: () => T): T {
+  return scope.run(counter, fn);
+}
+
+/** Runs `fn` outside any request's count (background work started from within a request). */
+export function uncounted<T>(fn: () => T): T {
+  return scope.exit(fn);
+}
+
+function count() {
+  const counter = scope.getStore();
+  if (counter) counter.statements++;
+}
+
+const COUNTED = new Set(["queryRaw", "executeRaw", "executeScript"]);
+
+function wrapTransaction(tx: Transaction): Transaction {
+  return new Proxy(tx, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      // Some adapters (PGlite's) end a transaction in commit()/rollback() itself ("phantom"
+      // queries); others (pg) send COMMIT/ROLLBACK as a statement, counted above, and commit() only
+      // releases the connection.
+      const ends = (prop === "commit" || prop === "rollback") && target.options.usePhantomQuery;
+      if (COUNTED.has(prop as string) || ends)
+        return (...args: unknown[]) => {
+          count();
+          return value.apply(target, args);
+        };
+      return value.bind(target);
+    },
+  });
+}
+
+function wrapAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
+  return new Proxy(adapter, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      if (COUNTED.has(prop as string))
+        return (...args: unknown[]) => {
+          count();
+          return value.apply(target, args);
+        };
+      if (prop === "startTransaction")
+        return async (...args: unknown[]) => {
+          count(); // BEGIN
+          return wrapTransaction(await value.apply(target, args));
+        };
+      return value.bind(target);
+    },
+  });
+}
+
+/** The adapter factory whose connections count their statements. */
+export function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F): F {
+  return new Proxy(factory, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop === "connect") return async () => wrapAdapter(await (value as F["connect"]).call(target));
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

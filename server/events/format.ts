@@ -1,0 +1,37 @@
+/**
+ * Shaping a logged event for one queue when the queue takes it: the log holds plain data, and
+ * what depends on the client (apply_markdown, the empty topic's display name for clients without
+ * the `empty_topic_name` capability, per-user data such as message flags) is applied here, as
+ * Zulip's Tornado does in process_message_event / ClientDescriptor.
+ */
+import type { ZulipEvent } from "./log.ts";
+import type { QueueOptions } from "./queues.ts";
+
+export interface FormatContext {
+  /** The organization's display name of the empty topic. */
+  emptyTopicDisplayName: string;
+}
+
+type Formatter = (event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext) => ZulipEvent;
+
+/**
+ * `message` events are logged with the rendered HTML in `message.content` and the Markdown
+ * source in `markdown`; per-user `flags` come from the user data.
+ */
+function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
+  const { markdown, ...rest } = event as ZulipEvent & { markdown: string; message: Record<string, unknown> };
+  const message = { ...rest.message };
+  if (!options.applyMarkdown) Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
+  if (message.type === "stream" && message.subject === "" && !options.clientCapabilities.empty_topic_name) message.subject = ctx.emptyTopicDisplayName;
+  return { ...rest, message, flags: (userData?.flags as string[] | undefined) ?? [] };
+}
+
+const FORMATTERS: Record<string, Formatter> = {
+  message: formatMessage,
+};
+
+export function formatEvent(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
+  const formatter = FORMATTERS[event.type];
+  if (formatter) return formatter(event, userData, options, ctx);
+  return userData ? { ...event, ...userData } : event;
+}

@@ -1,0 +1,138 @@
+/**
+ * Event queues in the database (Zulip's Tornado ClientDescriptor), so that any process answers
+ * any queue's GET /events and queues survive a restart. A queue holds events by reference to the
+ * log: a poll takes the log rows of the queue's next window (see log.ts) that are for its user
+ * and of its event types, numbers them with the queue's own ids (0, 1, 2, … as Zulip's), and
+ * returns everything not yet acknowledged. Each operation is one statement.
+ */
+import { randomUUID } from "node:crypto";
+import type { Db } from "../db.ts";
+import type { ZulipEvent } from "./log.ts";
+import { storable, storableJson } from "../lib/text.ts";
+
+export interface QueueOptions {
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allPublicStreams: boolean;
+  clientCapabilities: Record<string, boolean>;
+}
+
+export interface NewQueue {
+  realmId: number;
+  userId: number;
+  /** null: every type. */
+  eventTypes: string[] | null;
+  options: QueueOptions;
+  narrow: unknown[];
+}
+
+export interface QueueLimits {
+  maxQueuesPerUser: number;
+  maxEventsPerQueue: number;
+}
+
+/**
+ * Creates a queue whose window starts at the oldest running transaction, so every event that
+ * commits after this point reaches it (one that had already committed may too: clients apply
+ * events idempotently, as with Zulip's queue-before-state order). A user's queues beyond the
+ * limit, least recently polled first, are deleted in the same statement.
+ */
+export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits): Promise<string> {
+  const id = `${Date.now().toString(36)}:${randomUUID()}`;
+  await db.$executeRaw`
+    WITH evicted AS (
+      DELETE FROM event_queue WHERE id IN (
+        SELECT id FROM event_queue WHERE user_profile_id = ${queue.userId}
+        ORDER BY last_touch DESC OFFSET ${limits.maxQueuesPerUser - 1}::int))
+    INSERT INTO event_queue (id, realm_id, user_profile_id, event_types, options, narrow, cursor_xid)
+    VALUES (${id}, ${queue.realmId}, ${queue.userId}, ${queue.eventTypes?.map(storable) ?? null}::text[], ${storableJson(queue.options)}::jsonb,
+            ${storableJson(queue.narrow)}::jsonb, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`;
+  return id;
+}
+
+export interface PolledEvent {
+  id: number;
+  event: ZulipEvent;
+  userData: Record<string, unknown> | null;
+}
+
+export interface PollResult {
+  realmId: number;
+  options: QueueOptions;
+  /** Unacknowledged events, oldest first. */
+  events: PolledEvent[];
+  /** More than the queue may hold: the caller deletes it. */
+  overflowed: boolean;
+}
+
+/**
+ * Acknowledges events up to `ack`, takes the queue's next window of the log and returns what is
+ * pending, or null when the user has no such queue. Concurrent polls of one queue serialise on
+ * its row (FOR UPDATE), and the cursor only moves forward, so none numbers an event twice.
+ */
+export async function pollQueue(db: Db, queueId: string, userId: number, ack: number, limits: QueueLimits): Promise<PollResult | null> {
+  const rows = await db.$queryRaw<{ kind: string; event_id: number; event: unknown; user_data: unknown; realm_id: number | null; options: unknown; over: boolean | null }[]>`
+    WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
+    q AS (SELECT id, realm_id, user_profile_id, event_types, options, cursor_xid, next_event_id
+          FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
+    fresh AS (
+      SELECT l.id AS log_id, (q.next_event_id + row_number() OVER (ORDER BY l.id) - 1)::int AS event_id
+      FROM q, h, event_log l
+      WHERE l.xid >= q.cursor_xid AND l.xid < h.hi AND l.realm_id = q.realm_id AND q.user_profile_id = ANY (l.user_ids)
+        AND (q.event_types IS NULL OR l.type = ANY (q.event_types))
+      ORDER BY l.id LIMIT ${limits.maxEventsPerQueue + 1}::int),
+    ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id) SELECT ${queueId}, event_id, log_id FROM fresh),
+    acked AS (DELETE FROM event_queue_item WHERE queue_id = ${queueId} AND event_id <= ${ack}::int AND EXISTS (SELECT 1 FROM q)),
+    upd AS (UPDATE event_queue e SET cursor_xid = GREATEST(q.cursor_xid, h.hi), next_event_id = q.next_event_id + (SELECT count(*) FROM fresh)::int, last_touch = now()
+            FROM q, h WHERE e.id = q.id),
+    pending AS (
+      SELECT i.event_id, COALESCE(l.event, i.inline) AS event, l.user_data -> ${String(userId)} AS user_data
+      FROM event_queue_item i LEFT JOIN event_log l ON l.id = i.log_id
+      WHERE i.queue_id = ${queueId} AND i.event_id > ${ack}::int AND EXISTS (SELECT 1 FROM q)
+      UNION ALL
+      SELECT f.event_id, l.event, l.user_data -> ${String(userId)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
+    SELECT 'queue' AS kind, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
+           (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over FROM q
+    UNION ALL
+    SELECT 'event', p.event_id, p.event, p.user_data, NULL, NULL, NULL FROM pending p
+    ORDER BY event_id`;
+  const head = rows[0];
+  if (!head || head.kind !== "queue") return null;
+  return {
+    realmId: head.realm_id!,
+    options: head.options as QueueOptions,
+    overflowed: head.over ?? false,
+    events: rows.slice(1).map((r) => ({ id: r.event_id, event: r.event as ZulipEvent, userData: (r.user_data as Record<string, unknown> | null) ?? null })),
+  };
+}
+
+/** Adds a heartbeat to the queue (Zulip sends one when a long-poll has waited long enough). */
+export async function addHeartbeat(db: Db, queueId: string): Promise<void> {
+  await db.$executeRaw`
+    WITH q AS (UPDATE event_queue SET next_event_id = next_event_id + 1, last_touch = now() WHERE id = ${queueId} RETURNING id, next_event_id - 1 AS event_id)
+    INSERT INTO event_queue_item (queue_id, event_id, inline) SELECT id, event_id, '{"type":"heartbeat"}'::jsonb FROM q`;
+}
+
+export async function deleteQueue(db: Db, queueId: string, userId?: number): Promise<boolean> {
+  const deleted = userId === undefined
+    ? await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId}`
+    : await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId}`;
+  return deleted > 0;
+}
+
+/** Whether the user has this queue (without touching it). */
+export async function queueExists(db: Db, queueId: string, userId: number): Promise<boolean> {
+  const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId}`;
+  return rows.length > 0;
+}
+
+/** Deletes queues nobody polled for `idleMs`, except those in `waiting` (a long-poll holds them). */
+export async function collectIdleQueues(db: Db, idleMs: number, waiting: string[]): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM event_queue WHERE last_touch < now() - ${idleMs}::int * interval '1 millisecond' AND NOT (id = ANY (${waiting}::text[]))`;
+}
+
+/** Keeps queues with a waiting long-poll alive across processes (their pollers touch them). */
+export async function touchQueues(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db.$executeRaw`UPDATE event_queue SET last_touch = now() WHERE id = ANY (${ids}::text[])`;
+}

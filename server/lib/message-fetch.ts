@@ -1,0 +1,97 @@
+/**
+ * The reads of GET /messages (zerver/views/message_fetch.py get_messages_backend and
+ * zerver/lib/narrow.py limit_query_to_range): the messages of a compiled narrow around an
+ * anchor, or by id, each with the user's flags, in one statement.
+ */
+import { Prisma, type Db, type Message } from "../db.ts";
+import type { MessageRow } from "./message-dicts.ts";
+import { isStorableId, MAX_MESSAGE_ID, MESSAGE_COLUMNS } from "./messages.ts";
+import type { CompiledNarrow } from "./narrow.ts";
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of first_unread when nothing is unread. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
+export interface RangeRequest {
+  /** A message id (possibly beyond any id, as "newest" is), or the first unread message of the narrow. */
+  anchor: number | "first_unread";
+  numBefore: number;
+  numAfter: number;
+}
+
+export interface FetchedRange {
+  /** The anchor used: the one asked for, or the computed first unread message (LARGER_THAN_MAX_MESSAGE_ID when none). */
+  anchor: number;
+  /** Up to numBefore matching messages before the anchor, oldest first. */
+  before: MessageRow[];
+  /** The anchor message, when it matches the narrow. */
+  anchorMessage: MessageRow | null;
+  /** Up to numAfter matching messages after the anchor, oldest first. */
+  after: MessageRow[];
+}
+
+type Part = -1 | 0 | 1;
+type RawRow = { [K in keyof Message]: Message[K] | null } & { part: Part | null; flags: bigint | number | string | null };
+
+/** A raw row as buildMessageDicts takes it; its flags are null for a historical message (no user_message row). */
+function messageRow({ part: _part, flags, ...message }: RawRow): MessageRow {
+  return { message: message as Message, flags: flags === null ? null : BigInt(flags) };
+}
+
+/** One range of the narrow's rows (a parenthesized SELECT), with `part` saying which. */
+function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): Prisma.Sql {
+  const { from, id, where } = narrow;
+  const comparison = Prisma.raw(part === -1 ? "<" : part === 0 ? "=" : ">");
+  // Each side is its own index scan from the anchor outwards, stopping after `limit` rows.
+  const order = part === -1 ? Prisma.sql`ORDER BY ${id} DESC LIMIT ${limit}` : part === 1 ? Prisma.sql`ORDER BY ${id} LIMIT ${limit}` : Prisma.empty;
+  return Prisma.sql`(SELECT ${Prisma.raw(String(part))} AS part, ${MESSAGE_COLUMNS}, um.flags
+    FROM ${from} WHERE ${where} AND ${id} ${comparison} a.anchor ${order})`;
+}
+
+/**
+ * The messages around an anchor, in one statement: the anchor (a constant, or the first unread
+ * message through the unread partial index) in a one-row CTE, and the before, at and after
+ * ranges as a UNION ALL of index scans, each ordered from the anchor outwards and limited.
+ * Message ids are 32-bit: an anchor beyond them (as "newest" is) has nothing at or after it.
+ */
+export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request: RangeRequest): Promise<FetchedRange> {
+  const { numBefore, numAfter } = request;
+  const mayHaveLater = request.anchor === "first_unread" || request.anchor <= MAX_MESSAGE_ID;
+  const ranges: Prisma.Sql[] = [];
+  if (numBefore > 0) ranges.push(rangeSelect(narrow, -1, numBefore));
+  if (mayHaveLater) ranges.push(rangeSelect(narrow, 0, null));
+  if (numAfter > 0 && mayHaveLater) ranges.push(rangeSelect(narrow, 1, numAfter));
+  if (request.anchor !== "first_unread" && ranges.length === 0) return { anchor: request.anchor, before: [], anchorMessage: null, after: [] };
+
+  const unread = narrow.unread;
+  const anchor =
+    request.anchor === "first_unread"
+      ? Prisma.sql`COALESCE((SELECT ${unread.id} FROM ${unread.from} WHERE ${unread.where} ORDER BY ${unread.id} LIMIT 1)::bigint, ${LARGER_THAN_MAX_MESSAGE_ID}::bigint)`
+      : Prisma.sql`${request.anchor}::bigint`;
+  // MATERIALIZED: the first unread message is looked up once, not once per range the CTE
+  // would otherwise be inlined into. LEFT JOIN LATERAL: the anchor comes back even when no
+  // message matches.
+  const rows = await db.$queryRaw<(RawRow & { anchor: bigint | number | string })[]>`
+    WITH a AS MATERIALIZED (SELECT ${anchor} AS anchor)
+    SELECT a.anchor AS anchor${ranges.length ? Prisma.sql`, r.* FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE` : Prisma.sql` FROM a`}`;
+
+  const result: FetchedRange = { anchor: Number(rows[0]!.anchor), before: [], anchorMessage: null, after: [] };
+  rows.sort((x, y) => (x.id ?? 0) - (y.id ?? 0));
+  for (const { anchor: _anchor, ...row } of rows) {
+    if (row.part === -1) result.before.push(messageRow(row));
+    else if (row.part === 0) result.anchorMessage = messageRow(row);
+    else if (row.part === 1) result.after.push(messageRow(row));
+  }
+  return result;
+}
+
+/** The listed messages that match the narrow (and that the user may see), by id, in one statement. */
+export async function fetchMessagesById(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<MessageRow[]> {
+  // An id beyond the 32-bit column names no message (and PostgreSQL would refuse to compare it).
+  const ids = [...new Set(messageIds.filter(isStorableId))];
+  if (!ids.length) return [];
+  const rows = await db.$queryRaw<RawRow[]>`
+    SELECT 0 AS part, ${MESSAGE_COLUMNS}, um.flags
+    FROM ${narrow.from} WHERE ${narrow.where} AND ${narrow.id} = ANY (${ids}::int[])
+    ORDER BY ${narrow.id}`;
+  return rows.map(messageRow);
+}

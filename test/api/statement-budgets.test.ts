@@ -1,0 +1,72 @@
+/**
+ * SQL statements per request on a warm server (a count, never a timing): authentication is one
+ * cached lookup, rows are read once, and a send writes in one short transaction. Counted at the
+ * driver adapter, BEGIN and COMMIT included (server/db/statements.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RequestInfo } from "../../server/context.ts";
+import { expectSuccess } from "../helpers/expect.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+const seen: RequestInfo[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  server.deps.observe = (info) => seen.push(info);
+});
+afterAll(() => server?.close());
+
+/** Runs the request twice (the first warms the caches) and returns the second's statement count. */
+async function statementsOf(operationId: string, request: () => Promise<unknown>): Promise<number> {
+  await request();
+  seen.length = 0;
+  await request();
+  const info = seen.filter((i) => i.operationId === operationId);
+  expect(info).toHaveLength(1);
+  if (process.env.SHOW_STATEMENTS) console.log(operationId, info[0]!.statements);
+  return info[0]!.statements;
+}
+
+describe("statement budgets", () => {
+  it("GET /messages/{message_id}: at most 2", async () => {
+    const { id } = await expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "stream", to: "Denmark", topic: "budget", content: "**bold** and @**Othello, the Moor of Venice**" } }));
+    const n = await statementsOf("get-message", () => expectSuccess(server.as("othello").GET("/messages/{message_id}", { params: { path: { message_id: id } } })));
+    expect(n).toBeLessThanOrEqual(2);
+    expect(n).toBeGreaterThan(0);
+  });
+
+  it("GET /messages/{message_id} of a channel's history (no row of the reader's): at most 2", async () => {
+    const { id } = await expectSuccess(server.as("iago").POST("/messages", { body: { type: "stream", to: "Scotland", topic: "budget", content: "history" } }));
+    // Cordelia is not subscribed to Scotland, a public channel with shared history.
+    const n = await statementsOf("get-message", () => expectSuccess(server.as("cordelia").GET("/messages/{message_id}", { params: { path: { message_id: id } } })));
+    expect(n).toBeLessThanOrEqual(2);
+  });
+
+  it("GET /users/me: at most 1", async () => {
+    const n = await statementsOf("get-own-user", () => expectSuccess(server.as("hamlet").GET("/users/me")));
+    expect(n).toBeLessThanOrEqual(1);
+  });
+
+  it("POST /messages to a channel: at most 6, BEGIN and COMMIT included", async () => {
+    const n = await statementsOf("send-message", () =>
+      expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "stream", to: "Verona", topic: "budget", content: "Hello **budget**" } })),
+    );
+    expect(n).toBeLessThanOrEqual(6);
+  });
+
+  it("POST /messages to a channel by id with a mention: at most 7 (the mention's lookup)", async () => {
+    const verona = server.creds.channels.Verona!.stream_id;
+    const n = await statementsOf("send-message", () =>
+      expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "stream", to: verona, topic: "budget", content: "Hi @**Othello, the Moor of Venice**" } })),
+    );
+    expect(n).toBeLessThanOrEqual(7);
+  });
+
+  it("counts each request's own statements when requests overlap", async () => {
+    seen.length = 0;
+    await Promise.all(Array.from({ length: 8 }, () => expectSuccess(server.as("hamlet").GET("/users/me"))));
+    const counts = seen.filter((i) => i.operationId === "get-own-user").map((i) => i.statements);
+    expect(counts).toEqual(Array(8).fill(1));
+  });
+});
