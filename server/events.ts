@@ -95,11 +95,14 @@ export class EventBus {
   private async start(database: EventDatabase) {
     this.unlisten = await database.listen(
       NOTIFY_CHANNEL,
-      (payload) => this.announce(payload ? BigInt(payload) : null),
+      (payload) => {
+        const [id, stale] = payload.split(":");
+        this.announce(id ? BigInt(id) : null, stale === "1");
+      },
       () => {
         // Notifications may have been lost while the connection was down.
         invalidateCaches(["*"]);
-        this.announce(null);
+        this.announce(null, true);
       },
     );
     if (this.closed) await this.unlisten();
@@ -139,14 +142,22 @@ export class EventBus {
         await addHeartbeat(this.db, queueId);
         continue;
       }
-      const reason = await this.wait(queueId, userId, remaining);
+      const reason = await this.wait(queueId, userId, remaining, polled.cursor);
       if (reason === "stop") return [];
     }
   }
 
-  private wait(queueId: string, userId: number, ms: number): Promise<"event" | "stop" | "timeout"> {
+  /**
+   * Waits for a log row for the user. `cursor` is where the poll that found nothing stopped: a row
+   * above it that this process read before the waiter existed would never wake it, so if the
+   * follower is already past the cursor the queue is polled again at once; otherwise the log is
+   * read once now (commits announced while nobody waited here were not read).
+   */
+  private wait(queueId: string, userId: number, ms: number, cursor: bigint): Promise<"event" | "stop" | "timeout"> {
     // A newer poll replaces an older one, as Zulip's single-handler queues do.
     this.waiters.get(queueId)?.wake("stop");
+    if (this.horizon !== null && this.horizon > cursor) return Promise.resolve("event");
+    queueMicrotask(() => this.follow());
     return new Promise((resolve) => {
       const timer = setTimeout(() => done("timeout"), ms);
       const waiter: Waiter = { userId, wake: (reason) => done(reason) };
@@ -172,11 +183,17 @@ export class EventBus {
    */
   afterCommit(lastLogId: bigint | null, invalidate: string[]) {
     if (invalidate.length) invalidateCaches(invalidate);
-    if (lastLogId !== null) this.announce(lastLogId);
+    if (lastLogId !== null) this.announce(lastLogId, false);
   }
 
-  private announce(id: bigint | null) {
+  /**
+   * A commit was announced. The log is read only when that can matter here: a long-poll waits in
+   * this process, or the commit names stale cache entries another process made (this process's
+   * own were dropped at commit). Otherwise the next read's window simply covers it.
+   */
+  private announce(id: bigint | null, staleHere: boolean) {
     if (this.closed) return;
+    if (this.waiters.size === 0 && !staleHere) return;
     if (id !== null) this.announced.add(id);
     this.follow();
   }

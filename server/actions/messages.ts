@@ -221,26 +221,19 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
     if (!stream) names.push("is_private");
     return flagsOf(...names);
   };
-  const message = await tx.message.create({
-    data: {
-      realmId: realm.id,
-      senderId: sender.id,
-      recipientId,
-      subject: request.topic,
-      content: request.content,
-      renderedContent: rendered.html,
-      renderedContentVersion: 1,
-      dateSent: request.sentAt,
-      sendingClientId: request.sendingClientId,
-      type: 1,
-      hasAttachment: rendered.hasAttachment,
-      hasImage: rendered.hasImage,
-      hasLink: rendered.hasLink,
-      isChannelMessage: stream !== null,
-    },
-    select: { id: true },
-  });
-  await tx.userMessage.createMany({ data: userIds.map((userProfileId) => ({ userProfileId, messageId: message.id, flags: flagsFor(userProfileId) })) });
+  // The message and every recipient's row in one statement, whatever the number of recipients.
+  const flags = userIds.map((id) => flagsFor(id).toString());
+  const [message] = await tx.$queryRaw<{ id: number }[]>`
+    WITH m AS (
+      INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
+                           sending_client_id, type, has_attachment, has_image, has_link, is_channel_message)
+      VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${request.topic}, ${request.content}, ${rendered.html}, 1, ${request.sentAt},
+              ${request.sendingClientId}, 1, ${rendered.hasAttachment}, ${rendered.hasImage}, ${rendered.hasLink}, ${stream !== null})
+      RETURNING id),
+    um AS (
+      INSERT INTO user_message (user_profile_id, message_id, flags)
+      SELECT u, m.id, f FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
+    SELECT id FROM m`;
   if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id }, select: { id: true } });
 
   // The event carries the rendered message and its Markdown source; each queue takes the form

@@ -4,6 +4,7 @@
 // - createMigration: what `prisma migrate dev --create-only` does (replays
 //   prisma/migrations into a shadow database and diffs it against the schema).
 
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
@@ -27,6 +28,30 @@ function wrapEngineError(what: string, e: unknown): Error {
   return new Error(`${what} failed: ${msg}${panic ? `\nengine panic: ${panic}` : ""}`, { cause: e });
 }
 
+type Query = (sql: string) => Promise<{ rows: { migration_name: string; checksum: string }[] }>;
+
+/**
+ * Whether every migration of the directory is recorded as applied, with the checksum of its file
+ * as it is now. Then the schema engine (WebAssembly, tens of MB once instantiated, and most of a
+ * start-up's time) is not needed; otherwise it applies what is pending and checks the rest.
+ */
+async function allApplied(query: Query, migrationsDir: string): Promise<boolean> {
+  const list = readMigrationsList(migrationsDir);
+  let rows;
+  try {
+    ({ rows } = await query(
+      `SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    ));
+  } catch {
+    return false; // no migrations table yet
+  }
+  const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
+  return list.migrationDirectories.every((d) => {
+    const file = d.migrationFile.content;
+    return file.tag === "ok" && applied.get(d.path) === createHash("sha256").update(file.value).digest("hex");
+  });
+}
+
 async function applyWith(factory: TrackedFactory, migrationsDir: string): Promise<string[]> {
   const list = readMigrationsList(migrationsDir);
   if (list.migrationDirectories.length === 0) return [];
@@ -46,6 +71,7 @@ export async function applyPendingMigrationsPGlite(
   pg: PGlite,
   migrationsDir: string = MIGRATIONS_DIR,
 ): Promise<string[]> {
+  if (await allApplied((sql) => pg.query(sql), migrationsDir)) return [];
   return applyWith(await pgliteMigrationFactory(pg), migrationsDir);
 }
 
@@ -63,6 +89,7 @@ export async function applyPendingMigrationsPostgres(
   await lockClient.connect();
   try {
     await lockClient.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    if (await allApplied((sql) => lockClient.query(sql), migrationsDir)) return [];
     return await applyWith(await pgMigrationFactory(connectionString), migrationsDir);
   } finally {
     await lockClient.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});

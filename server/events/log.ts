@@ -1,7 +1,7 @@
 /**
  * The event log. An action appends its events in its own transaction, so an event exists exactly
- * when its change committed; after commit, NOTIFY (payload: the last log id, far below
- * PostgreSQL's 8 kB) wakes every process.
+ * when its change committed; after commit, NOTIFY (payload `<last log id>:<1 if it names stale
+ * cache entries, else 0>`, far below PostgreSQL's 8 kB) wakes every process.
  *
  * Log ids come from a sequence at insert time, so a transaction that took id 10 can commit after
  * one that took id 11: a reader that went past 11 by id would skip 10. Readers therefore go by
@@ -58,7 +58,7 @@ export async function appendEvents(tx: Tx, realmId: number, events: LoggedEvent[
       ORDER BY n
       RETURNING id),
     last AS (SELECT max(id) AS id FROM ins),
-    notified AS (SELECT pg_notify(${NOTIFY_CHANNEL}, (SELECT id FROM last)::text))
+    notified AS (SELECT pg_notify(${NOTIFY_CHANNEL}, (SELECT id FROM last)::text || ${invalidate.length ? ":1" : ":0"}))
     SELECT (SELECT id FROM last) AS last FROM notified`;
   return result[0]?.last ?? null;
 }

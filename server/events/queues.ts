@@ -63,6 +63,8 @@ export interface PollResult {
   events: PolledEvent[];
   /** More than the queue may hold: the caller deletes it. */
   overflowed: boolean;
+  /** The queue has taken every log row below this transaction id. */
+  cursor: bigint;
 }
 
 /**
@@ -71,7 +73,9 @@ export interface PollResult {
  * its row (FOR UPDATE), and the cursor only moves forward, so none numbers an event twice.
  */
 export async function pollQueue(db: Db, queueId: string, userId: number, ack: number, limits: QueueLimits): Promise<PollResult | null> {
-  const rows = await db.$queryRaw<{ kind: string; event_id: number; event: unknown; user_data: unknown; realm_id: number | null; options: unknown; over: boolean | null }[]>`
+  const rows = await db.$queryRaw<
+    { kind: string; event_id: number; event: unknown; user_data: unknown; realm_id: number | null; options: unknown; over: boolean | null; cursor: bigint | null }[]
+  >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
     q AS (SELECT id, realm_id, user_profile_id, event_types, options, cursor_xid, next_event_id
           FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
@@ -92,9 +96,9 @@ export async function pollQueue(db: Db, queueId: string, userId: number, ack: nu
       UNION ALL
       SELECT f.event_id, l.event, l.user_data -> ${String(userId)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
     SELECT 'queue' AS kind, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
-           (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over FROM q
+           (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over, GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
     UNION ALL
-    SELECT 'event', p.event_id, p.event, p.user_data, NULL, NULL, NULL FROM pending p
+    SELECT 'event', p.event_id, p.event, p.user_data, NULL, NULL, NULL, NULL FROM pending p
     ORDER BY event_id`;
   const head = rows[0];
   if (!head || head.kind !== "queue") return null;
@@ -102,6 +106,7 @@ export async function pollQueue(db: Db, queueId: string, userId: number, ack: nu
     realmId: head.realm_id!,
     options: head.options as QueueOptions,
     overflowed: head.over ?? false,
+    cursor: BigInt(head.cursor!),
     events: rows.slice(1).map((r) => ({ id: r.event_id, event: r.event as ZulipEvent, userData: (r.user_data as Record<string, unknown> | null) ?? null })),
   };
 }
