@@ -25,6 +25,13 @@ export { pgliteHostFsyncCount } from "./db/durability.ts";
 // Prisma namespace, model types (Realm, UserProfile, Message, ...) and enums.
 export * from "../generated/prisma/client.ts";
 
+/**
+ * The embedded PostgreSQL runs inside this process, in WebAssembly memory that grows but never
+ * shrinks: a smaller buffer cache than PostgreSQL's 128 MB default keeps the server's memory
+ * bounded (reads beyond it still come from the operating system's file cache).
+ */
+const EMBEDDED_SETTINGS = ["shared_buffers=32MB"];
+
 /** The client handed to `prisma.$transaction(async (tx) => …)` callbacks. */
 export type Tx = Prisma.TransactionClient;
 /** Either the root client or a transaction client. */
@@ -110,7 +117,9 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
       unlock = await lockDataDir(dataDir);
       try {
         const fresh = !existsSync(join(dataDir, "PG_VERSION"));
-        pg = await PGlite.create({ dataDir, ...(fsync ? await pgliteDurability(dataDir) : {}) });
+        const durability = fsync ? await pgliteDurability(dataDir) : {};
+        const startParams = [...(durability.startParams ?? PGlite.defaultStartParams), ...EMBEDDED_SETTINGS.flatMap((s) => ["-c", s])];
+        pg = await PGlite.create({ dataDir, ...durability, startParams });
         if (fsync) {
           const { rows } = await pg.query<{ fsync: string }>("SHOW fsync");
           if (rows[0]?.fsync !== "on") throw new Error(`PGlite ignored fsync=on (SHOW fsync says ${rows[0]?.fsync})`);

@@ -93,8 +93,9 @@ async function markdownContext(ctx: RequestContext, content: string): Promise<Pa
           WHERE realm_id = ${ctx.realm.id} AND is_active AND (id = ANY (${wanted.userIds}::int[]) OR lower(full_name) = ANY (${lower(wanted.userNames)}::text[]))`
       : [],
     wanted.groupNames.length
-      ? ctx.db.$queryRaw<{ id: number; name: string }[]>`
-          SELECT id, name FROM named_user_group WHERE realm_id = ${ctx.realm.id} AND NOT deactivated AND lower(name) = ANY (${lower(wanted.groupNames)}::text[])`
+      ? ctx.db.$queryRaw<{ id: number; name: string; canMentionGroupId: number }[]>`
+          SELECT id, name, can_mention_group_id AS "canMentionGroupId" FROM named_user_group
+          WHERE realm_id = ${ctx.realm.id} AND NOT deactivated AND lower(name) = ANY (${lower(wanted.groupNames)}::text[])`
       : [],
     wanted.channelNames.length
       ? ctx.db.$queryRaw<{ id: number; name: string }[]>`
@@ -172,7 +173,8 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
     checkTopicPolicy(ctx.realm, stream, topic);
   } else directUsers = await resolveDirectRecipients(ctx, input.target);
 
-  const rendered = renderMarkdown(content, await markdownContext(ctx, content));
+  const markdown = await markdownContext(ctx, content);
+  const rendered = renderMarkdown(content, markdown);
   if (stream && rendered.wildcardMention && stream.subscriberIds.length > WILDCARD_MENTION_THRESHOLD) {
     if (!(await isUserInGroup(ctx.db, ctx.user, ctx.realm.canMentionManyUsersGroupId))) {
       if (rendered.wildcardMention === "channel")
@@ -180,7 +182,14 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
       throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
     }
   }
-  // A group mention mentions the group's members (Zulip adds them to mentions_user_ids).
+  // A group may be mentioned (not silently) only by its can_mention_group (Zulip's
+  // check_user_group_mention_allowed); the mention then mentions its members, as Zulip adds them
+  // to mentions_user_ids.
+  for (const group of markdown.groupsByName?.values() ?? []) {
+    const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
+    if (rendered.mentionedGroupIds.has(id) && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
+      throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
+  }
   const mentionedUserIds = new Set(rendered.mentionedUserIds);
   if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
 

@@ -3,13 +3,12 @@
  * the personal recipient that direct messages to them use, their stored API email (a dummy
  * address when their real one is hidden), and their role's system-group membership.
  */
-import type { Realm, Tx } from "../db.ts";
+import { Prisma, type Realm, type Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { generateApiKey } from "../lib/passwords.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
-import { apiEmailFor, Role } from "../lib/users.ts";
-import { iexact } from "../lib/text.ts";
+import { apiEmailFor, findUserByDeliveryEmail, Role } from "../lib/users.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
   [Role.OWNER]: [SystemGroups.OWNERS],
@@ -34,8 +33,9 @@ export interface NewUser {
 
 export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEmailDomain: string) {
   const email = input.email.trim();
-  const existing = await tx.userProfile.findFirst({ where: { realmId: realm.id, deliveryEmail: iexact(email) } });
-  if (existing) throw new JsonableError(`Email '${email}' already in use`);
+  const inUse = () => new JsonableError(`Email '${email}' already in use`);
+  if (await findUserByDeliveryEmail(tx, realm.id, email)) throw inUse();
+  // A concurrent creation of the same address is caught by the case-insensitive unique index.
   const created = await tx.userProfile.create({
     data: {
       realmId: realm.id,
@@ -52,6 +52,9 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEma
       timezone: input.timezone ?? "",
       emailAddressVisibility: realm.emailAddressVisibility,
     },
+  }).catch((e: unknown) => {
+    if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002") throw inUse();
+    throw e;
   });
   const recipient = await tx.recipient.create({ data: { realmId: realm.id, type: RecipientType.PERSONAL, typeId: created.id } });
   const user = await tx.userProfile.update({

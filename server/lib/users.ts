@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { ApiUser } from "../http/types.ts";
-import { iexact } from "./text.ts";
+import { isStorableText } from "./text.ts";
 
 type Db = PrismaClient | Tx;
 
@@ -20,8 +20,20 @@ export const isRealmAdmin = (u: Pick<UserProfile, "role">) => u.role <= Role.ADM
 export const isModeratorOrAbove = (u: Pick<UserProfile, "role">) => u.role <= Role.MODERATOR;
 export const isGuest = (u: Pick<UserProfile, "role">) => u.role === Role.GUEST;
 
+/**
+ * Ids of the organization's users whose API or real email is `email`, case-insensitively, through
+ * the (realm_id, lower(…)) unique indexes.
+ */
+async function idsByEmail(db: Db, realmId: number, email: string): Promise<{ id: number; byApiEmail: boolean; byDeliveryEmail: boolean }[]> {
+  if (!isStorableText(email)) return [];
+  return db.$queryRaw`
+    SELECT id, lower(email) = lower(${email}) AS "byApiEmail", lower(delivery_email) = lower(${email}) AS "byDeliveryEmail"
+    FROM user_profile WHERE realm_id = ${realmId} AND (lower(email) = lower(${email}) OR lower(delivery_email) = lower(${email}))`;
+}
+
 export async function findUserByDeliveryEmail(db: Db, realmId: number, email: string) {
-  return db.userProfile.findFirst({ where: { realmId, deliveryEmail: iexact(email.trim()) } });
+  const id = (await idsByEmail(db, realmId, email.trim())).find((r) => r.byDeliveryEmail)?.id;
+  return id === undefined ? null : db.userProfile.findUnique({ where: { id } });
 }
 
 /** Whether `viewer` may see `target`'s real email address (Zulip's can_access_delivery_email). */
@@ -135,9 +147,11 @@ export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer
     const user = await db.userProfile.findFirst({ where: { realmId: realm.id, id: Number(dummy[1]) } });
     if (user) return user;
   }
-  const byApiEmail = await db.userProfile.findFirst({ where: { realmId: realm.id, email: iexact(email) } });
+  const matches = await idsByEmail(db, realm.id, email);
+  const users = matches.length ? await db.userProfile.findMany({ where: { id: { in: matches.map((m) => m.id) } } }) : [];
+  const byApiEmail = users.find((u) => matches.some((m) => m.id === u.id && m.byApiEmail));
   if (byApiEmail) return byApiEmail;
-  const byDelivery = await findUserByDeliveryEmail(db, realm.id, email);
+  const byDelivery = users.find((u) => matches.some((m) => m.id === u.id && m.byDeliveryEmail));
   if (byDelivery && canSeeDeliveryEmail(viewer, byDelivery)) return byDelivery;
   throw new JsonableError("No such user");
 }
