@@ -157,6 +157,10 @@ export class EventBus {
     // A newer poll replaces an older one, as Zulip's single-handler queues do.
     this.waiters.get(queueId)?.wake("stop");
     if (this.horizon !== null && this.horizon > cursor) return Promise.resolve("event");
+    // With nobody waiting here the log was not read; the rows below the cursor no longer matter
+    // to this queue (its poll took them), and none of them names stale caches unread (those are
+    // read at once, and tracked in `announced` until they are), so the read can start there.
+    if (this.waiters.size === 0 && this.announced.size === 0 && !this.following && this.horizon !== null && this.horizon < cursor) this.horizon = cursor;
     queueMicrotask(() => this.follow());
     return new Promise((resolve) => {
       const timer = setTimeout(() => done("timeout"), ms);
@@ -209,7 +213,8 @@ export class EventBus {
         await this.started;
         do {
           this.followAgain = false;
-          const { horizon, rows } = await readLogWindow(this.db, this.horizon);
+          const waiting = [...new Set([...this.waiters.values()].map((w) => w.userId))];
+          const { horizon, rows } = await readLogWindow(this.db, this.horizon, waiting);
           this.horizon = horizon;
           this.deliver(rows);
         } while (this.followAgain && !this.closed);

@@ -73,11 +73,12 @@ export interface LogRow {
 /**
  * The rows of the next window `[from, horizon)` and the new horizon, in one statement. For a
  * process that wakes its long-polls and drops stale cache entries; queues read their own windows.
+ * Of each row's users only those in `waiting` come back (a channel message may go to thousands).
  */
-export async function readLogWindow(db: Db, from: bigint | null): Promise<{ horizon: bigint; rows: LogRow[] }> {
+export async function readLogWindow(db: Db, from: bigint | null, waiting: number[] = []): Promise<{ horizon: bigint; rows: LogRow[] }> {
   const rows = await db.$queryRaw<{ hi: bigint; id: bigint | null; realm_id: number | null; user_ids: number[] | null; invalidate: string[] | null }[]>`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi)
-    SELECT h.hi, l.id, l.realm_id, l.user_ids, l.invalidate
+    SELECT h.hi, l.id, l.realm_id, ARRAY(SELECT u FROM unnest(l.user_ids) AS u WHERE u = ANY (${waiting}::int[])) AS user_ids, l.invalidate
     FROM h LEFT JOIN event_log l ON ${from}::bigint IS NOT NULL AND l.xid >= ${from}::bigint AND l.xid < h.hi
     ORDER BY l.id`;
   const horizon = BigInt(rows[0]!.hi);
