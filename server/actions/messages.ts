@@ -17,7 +17,7 @@ import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messag
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { groupMembers, isUserInGroup } from "../lib/permissions.ts";
+import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
 import { isGuest } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
@@ -47,7 +47,7 @@ async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget
   // Guests and private channels need a subscription; archived channels take no messages.
   const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
   if (stream.isArchived || (needsSubscription && !stream.subscriberIds.includes(ctx.user.id))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
-  if (!(await isUserInGroup(ctx.db, ctx.user, stream.canSendMessageGroupId))) throw new JsonableError("You do not have permission to post in this channel.");
+  if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group"))) throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
 }
 
@@ -176,7 +176,7 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
   const markdown = await markdownContext(ctx, content);
   const rendered = renderMarkdown(content, markdown);
   if (stream && rendered.wildcardMention && stream.subscriberIds.length > WILDCARD_MENTION_THRESHOLD) {
-    if (!(await isUserInGroup(ctx.db, ctx.user, ctx.realm.canMentionManyUsersGroupId))) {
+    if (!(await can(ctx.db, ctx.user, ctx.realm, "can_mention_many_users_group"))) {
       if (rendered.wildcardMention === "channel")
         throw new JsonableError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
       throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });

@@ -7,7 +7,7 @@
  * `inTransaction`), or other requests keep seeing the old row.
  */
 import type { Db, PrismaClient, Realm, UserProfile } from "../db.ts";
-import { onInvalidate } from "./caches.ts";
+import { perClientCache } from "./caches.ts";
 
 /** Users kept per process; the least recently used beyond this are dropped. */
 const MAX_CACHED_USERS = 10_000;
@@ -17,19 +17,8 @@ interface Cache {
   realmIdsByHost: Map<string, number>;
   usersByKey: Map<string, UserProfile>;
   keysByUser: Map<number, string>;
-}
-
-const caches = new WeakMap<object, Cache>();
-const all = new Set<WeakRef<Cache>>();
-
-function cacheFor(db: PrismaClient): Cache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = { realms: new Map(), realmIdsByHost: new Map(), usersByKey: new Map(), keysByUser: new Map() };
-    caches.set(db, cache);
-    all.add(new WeakRef(cache));
-  }
-  return cache;
+  /** See perClientCache. */
+  generation: number;
 }
 
 function dropUser(cache: Cache, userId: number) {
@@ -38,41 +27,32 @@ function dropUser(cache: Cache, userId: number) {
   cache.keysByUser.delete(userId);
 }
 
-onInvalidate((key) => {
-  const [kind, id] = key.split(":") as [string, string | undefined];
-  for (const ref of all) {
-    const cache = ref.deref();
-    if (!cache) {
-      all.delete(ref);
-      continue;
-    }
+const cacheFor = perClientCache<Cache>(
+  () => ({ realms: new Map(), realmIdsByHost: new Map(), usersByKey: new Map(), keysByUser: new Map(), generation: 0 }),
+  (cache, kind, id) => {
     if (kind === "*") {
       cache.realms.clear();
       cache.realmIdsByHost.clear();
       cache.usersByKey.clear();
       cache.keysByUser.clear();
     } else if (kind === "realm") {
-      cache.realms.delete(Number(id));
+      cache.realms.delete(id);
       cache.realmIdsByHost.clear();
-    } else if (kind === "user") dropUser(cache, Number(id));
+    } else if (kind === "user") dropUser(cache, id);
     else if (kind === "users") {
-      for (const user of [...cache.usersByKey.values()]) if (user.realmId === Number(id)) dropUser(cache, user.id);
+      for (const user of [...cache.usersByKey.values()]) if (user.realmId === id) dropUser(cache, user.id);
     }
-  }
-});
-
-/** Whether `db` is the root client (cacheable) rather than a transaction's. */
-function isRoot(db: Db): db is PrismaClient {
-  return typeof (db as PrismaClient).$transaction === "function";
-}
+  },
+);
 
 export async function realmById(db: Db, id: number): Promise<Realm | null> {
-  if (!isRoot(db)) return db.realm.findUnique({ where: { id } });
   const cache = cacheFor(db);
+  if (!cache) return db.realm.findUnique({ where: { id } });
   const known = cache.realms.get(id);
   if (known) return known;
+  const generation = cache.generation;
   const realm = await db.realm.findUnique({ where: { id } });
-  if (realm) cache.realms.set(id, realm);
+  if (realm && generation === cache.generation) cache.realms.set(id, realm);
   return realm;
 }
 
@@ -81,15 +61,16 @@ export async function realmById(db: Db, id: number): Promise<Realm | null> {
  * else the default (root) organization, so a single-organization server answers on any host.
  */
 export async function resolveRealm(db: PrismaClient, host: string): Promise<Realm | null> {
-  const cache = cacheFor(db);
+  const cache = cacheFor(db)!;
   const knownId = cache.realmIdsByHost.get(host);
   if (knownId !== undefined) {
     const realm = await realmById(db, knownId);
     if (realm) return realm;
   }
   const label = host.split(":")[0]!.split(".")[0]!.toLowerCase();
+  const generation = cache.generation;
   const realm = (label ? await db.realm.findFirst({ where: { stringId: label } }) : null) ?? (await db.realm.findFirst({ orderBy: { id: "asc" } }));
-  if (realm) {
+  if (realm && generation === cache.generation) {
     cache.realmIdsByHost.set(host, realm.id);
     cache.realms.set(realm.id, realm);
   }
@@ -98,7 +79,7 @@ export async function resolveRealm(db: PrismaClient, host: string): Promise<Real
 
 /** The user with this API key (one lookup through its unique index, then cached). */
 export async function userByApiKey(db: PrismaClient, apiKey: string): Promise<UserProfile | null> {
-  const cache = cacheFor(db);
+  const cache = cacheFor(db)!;
   const known = cache.usersByKey.get(apiKey);
   if (known) {
     // Most recently used last, so the oldest are dropped first.
@@ -106,8 +87,9 @@ export async function userByApiKey(db: PrismaClient, apiKey: string): Promise<Us
     cache.usersByKey.set(apiKey, known);
     return known;
   }
+  const generation = cache.generation;
   const user = await db.userProfile.findUnique({ where: { apiKey } });
-  if (user) {
+  if (user && generation === cache.generation) {
     cache.usersByKey.set(apiKey, user);
     cache.keysByUser.set(user.id, apiKey);
     if (cache.usersByKey.size > MAX_CACHED_USERS) dropUser(cache, cache.usersByKey.values().next().value!.id);

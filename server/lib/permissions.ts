@@ -6,7 +6,7 @@
  * of memberships or group settings names `groups:<realm id>`, a change of a user `user:<id>`.
  */
 import type { Db, UserProfile } from "../db.ts";
-import { onInvalidate } from "./caches.ts";
+import { perClientCache } from "./caches.ts";
 import { CHANNEL_GROUP_SETTINGS, REALM_GROUP_SETTINGS, type ChannelSettingName, type GroupSetting, type RealmSettingName } from "./group-settings.ts";
 import { isGuest } from "./users.ts";
 
@@ -21,49 +21,21 @@ interface Membership {
 interface Cache {
   /** By user id, in least-recently-used-first order (a hit moves its entry to the end). */
   users: Map<number, Membership>;
-  /**
-   * Bumped by every invalidation: a read that started before one must not store what it read,
-   * as it may predate the change (the change committed while the query ran).
-   */
+  /** See perClientCache. */
   generation: number;
 }
 
-const caches = new WeakMap<object, Cache>();
-const all = new Set<WeakRef<Cache>>();
-
-/**
- * A transaction client must see its own uncommitted writes and must not leave them in the cache
- * (they may roll back): only the root client, which a transaction client lacks `$disconnect` of
- * (Prisma's interactive-transaction client drops it), has a cache.
- */
-function cacheFor(db: Db): Cache | undefined {
-  if (typeof (db as { $disconnect?: unknown }).$disconnect !== "function") return undefined;
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = { users: new Map(), generation: 0 };
-    caches.set(db, cache);
-    all.add(new WeakRef(cache));
-  }
-  return cache;
-}
-
-onInvalidate((key) => {
-  const [kind, id] = key.split(":") as [string, string | undefined];
-  for (const ref of all) {
-    const cache = ref.deref();
-    if (!cache) {
-      all.delete(ref);
-      continue;
-    }
-    cache.generation++;
+const cacheFor = perClientCache<Cache>(
+  () => ({ users: new Map(), generation: 0 }),
+  (cache, kind, id) => {
     if (kind === "*") cache.users.clear();
-    else if (kind === "user") cache.users.delete(Number(id));
+    else if (kind === "user") cache.users.delete(id);
     // `users:<realm id>` (many users of an organization changed, e.g. roles) changes memberships too.
     else if (kind === "groups" || kind === "users") {
-      for (const [userId, entry] of cache.users) if (entry.realmId === Number(id)) cache.users.delete(userId);
+      for (const [userId, entry] of cache.users) if (entry.realmId === id) cache.users.delete(userId);
     }
-  }
-});
+  },
+);
 
 /**
  * The ids of every group the user belongs to, directly or through subgroups, in one statement;

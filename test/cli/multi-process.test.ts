@@ -5,9 +5,9 @@
  * created it. PostgreSQL only: the embedded database belongs to a single process.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/net.ts";
 import { createZulipClient, type ZulipClient } from "../../client/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openDatabase } from "../../server/db.ts";
@@ -27,16 +27,6 @@ let database: { url: string; drop(): Promise<void> } | undefined;
 let creds: DevCredentials;
 const children = new Set<ChildProcess>();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Proc {
   child: ChildProcess;

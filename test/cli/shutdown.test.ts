@@ -12,13 +12,13 @@
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import net from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/net.ts";
 import { openDatabase } from "../../server/db.ts";
 import { createPGliteTestDataDir, createPostgresTestDatabaseUrl } from "../helpers/db.ts";
 
@@ -50,16 +50,6 @@ function childEnv(port: number): NodeJS.ProcessEnv {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls until the server answers (on one-shot connections, so that none is left idle). */
 async function waitUntilListening(port: number, proc: ChildProcess) {
