@@ -2,10 +2,10 @@
  * Message objects as the API returns them (zerver/lib/message.py MessageDict), built for a
  * batch of messages with one query per related table, never one per message.
  */
-import type { Message, PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
+import { Prisma, type Message, type PrismaClient, type Realm, type Tx, type UserProfile } from "../db.ts";
 import type { ApiMessage } from "../http/types.ts";
 import { clientNames } from "./clients.ts";
-import { flagsToList } from "./messages.ts";
+import { flagsToList } from "./flags.ts";
 import { RecipientType } from "./recipients.ts";
 import { topicForClient } from "./topics.ts";
 import { canSeeDeliveryEmail, gravatarUrl } from "./users.ts";
@@ -35,7 +35,7 @@ function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number,
   return out;
 }
 
-interface Related {
+export interface Related {
   recipients: { id: number; type: number; typeId: number; name: string | null }[];
   groupMembers: { recipientId: number; userId: number }[];
   users: { id: number; email: string; deliveryEmail: string; fullName: string; isMirrorDummy: boolean; avatarVersion: number; role: number; isBot: boolean; emailAddressVisibility: number }[];
@@ -55,19 +55,17 @@ interface Related {
 }
 
 /**
- * Everything the dicts need besides the messages themselves, in one statement: recipients (with
- * channel names), direct-message group members, every user shown, reactions, submessages and
- * visible edit history.
+ * Everything the dicts need besides the messages themselves, as SQL over a CTE `msgs(id,
+ * recipient_id, sender_id, edited)` named by the caller: recipients (with channel names),
+ * direct-message group members, every user shown, reactions, submessages and edit history. The
+ * result columns are those of `Related`; one statement with the caller's own query.
  */
-async function loadRelated(db: Db, rows: MessageRow[], wantEdits: number[], justSent: boolean): Promise<Related> {
-  const ids = rows.map((r) => r.message.id);
-  const recipientIds = [...new Set(rows.map((r) => r.message.recipientId))];
-  const senderIds = [...new Set(rows.map((r) => r.message.senderId))];
-  const [row] = await db.$queryRaw<Related[]>`
-    WITH rcp AS (SELECT r.id, r.type, r.type_id FROM recipient r WHERE r.id = ANY (${recipientIds}::int[])),
+export function relatedSql(justSent: boolean, withEdits: boolean) {
+  const ctes = Prisma.sql`
+    rcp AS (SELECT r.id, r.type, r.type_id FROM recipient r WHERE r.id IN (SELECT recipient_id FROM msgs)),
     grp AS (SELECT sub.recipient_id, sub.user_profile_id FROM subscription sub JOIN rcp ON rcp.id = sub.recipient_id AND rcp.type = 3),
-    uids AS (SELECT unnest(${senderIds}::int[]) AS id UNION SELECT type_id FROM rcp WHERE type = 1 UNION SELECT user_profile_id FROM grp)
-    SELECT
+    uids AS (SELECT sender_id AS id FROM msgs UNION SELECT type_id FROM rcp WHERE type = 1 UNION SELECT user_profile_id FROM grp)`;
+  const columns = Prisma.sql`
       (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'type', r.type, 'typeId', r.type_id, 'name', s.name)), '[]')
          FROM rcp r LEFT JOIN stream s ON r.type = 2 AND s.id = r.type_id) AS recipients,
       (SELECT COALESCE(json_agg(json_build_object('recipientId', recipient_id, 'userId', user_profile_id)), '[]') FROM grp) AS "groupMembers",
@@ -77,22 +75,41 @@ async function loadRelated(db: Db, rows: MessageRow[], wantEdits: number[], just
          FROM user_profile u WHERE u.id IN (SELECT id FROM uids)) AS users,
       (SELECT COALESCE(json_agg(json_build_object('messageId', x.message_id, 'emojiName', x.emoji_name, 'emojiCode', x.emoji_code,
                 'reactionType', x.reaction_type, 'userProfileId', x.user_profile_id) ORDER BY x.id), '[]')
-         FROM reaction x WHERE NOT ${justSent} AND x.message_id = ANY (${ids}::int[])) AS reactions,
+         FROM reaction x WHERE NOT ${justSent} AND x.message_id IN (SELECT id FROM msgs)) AS reactions,
       (SELECT COALESCE(json_agg(json_build_object('id', x.id, 'messageId', x.message_id, 'senderId', x.sender_id, 'msgType', x.msg_type,
                 'content', x.content) ORDER BY x.id), '[]')
-         FROM submessage x WHERE NOT ${justSent} AND x.message_id = ANY (${ids}::int[])) AS submessages,
+         FROM submessage x WHERE NOT ${justSent} AND x.message_id IN (SELECT id FROM msgs)) AS submessages,
       (SELECT COALESCE(json_agg(json_build_object('messageId', e.message_id, 'userId', e.user_id, 'editTime', floor(extract(epoch FROM e.edit_time)),
                 'prevContent', e.prev_content, 'prevRenderedContent', e.prev_rendered_content, 'prevStreamId', e.prev_stream_id,
                 'streamId', e.stream_id, 'prevTopic', e.prev_topic, 'topic', e.topic) ORDER BY e.id DESC), '[]')
-         FROM message_edit e WHERE e.message_id = ANY (${wantEdits}::int[])) AS edits`;
+         FROM message_edit e WHERE ${withEdits} AND e.message_id IN (SELECT id FROM msgs WHERE edited)) AS edits`;
+  return { ctes, columns };
+}
+
+/** Edit history exists only for messages edited or moved, and may be hidden by the organization. */
+export const showsEditHistory = (realm: Pick<Realm, "messageEditHistoryVisibilityPolicy">) => realm.messageEditHistoryVisibilityPolicy !== 3;
+
+async function loadRelated(db: Db, rows: MessageRow[], realm: Realm, justSent: boolean): Promise<Related> {
+  const msgs = rows.map((r) => r.message);
+  const { ctes, columns } = relatedSql(justSent, showsEditHistory(realm));
+  const [row] = await db.$queryRaw<Related[]>`
+    WITH msgs AS (SELECT * FROM unnest(${msgs.map((m) => m.id)}::int[], ${msgs.map((m) => m.recipientId)}::int[], ${msgs.map((m) => m.senderId)}::int[],
+                                      ${msgs.map((m) => Boolean(m.lastEditTime || m.lastMovedTime))}::boolean[]) AS t(id, recipient_id, sender_id, edited)),
+    ${ctes}
+    SELECT ${columns}`;
   return row!;
 }
 
-export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions): Promise<ApiMessage[]> {
+/**
+ * The dicts of the given messages. `preloaded`: the related rows, when the caller read them in its
+ * own statement (relatedSql); otherwise one statement reads them.
+ */
+export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions, preloaded?: Related): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
-  // Edit history exists only for messages edited or moved, and may be hidden by the organization.
-  const editedIds = realm.messageEditHistoryVisibilityPolicy === 3 ? [] : rows.filter((r) => r.message.lastEditTime || r.message.lastMovedTime).map((r) => r.message.id);
-  const [related, clients] = await Promise.all([loadRelated(db, rows, editedIds, options.justSent ?? false), clientNames(db, rows.map((r) => r.message.sendingClientId))]);
+  const [related, clients] = await Promise.all([
+    preloaded ?? loadRelated(db, rows, realm, options.justSent ?? false),
+    clientNames(db, rows.map((r) => r.message.sendingClientId)),
+  ]);
   const { reactions, submessages, edits } = related;
   const recipients = related.recipients;
   const streamByRecipient = new Map(recipients.filter((r) => r.type === RecipientType.STREAM).map((r) => [r.id, { id: r.typeId, name: r.name! }]));

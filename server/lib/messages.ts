@@ -2,7 +2,8 @@
  * Per-user message flags (Zulip's UserMessage.flags bit field) and who may see a message
  * (zerver/lib/message.py access_message / has_message_access).
  */
-import { Prisma, type Message, type PrismaClient, type Stream, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Message, type PrismaClient, type Realm, type Stream, type Tx, type UserProfile } from "../db.ts";
+import { relatedSql, showsEditHistory, type Related } from "./message-dicts.ts";
 import { JsonableError } from "../errors.ts";
 import { isGuest } from "./users.ts";
 
@@ -14,36 +15,7 @@ export const MAX_MESSAGE_ID = 2 ** 31 - 1;
 /** Whether an id fits the 32-bit id columns; one that does not names nothing, and raw SQL must not compare it. */
 export const isStorableId = (id: number) => Number.isInteger(id) && id >= -(2 ** 31) && id <= MAX_MESSAGE_ID;
 
-/** Bit positions of UserMessage.flags, in Zulip's order (zerver/models/messages.py). */
-export const FLAG_BITS = {
-  read: 1n << 0n,
-  starred: 1n << 1n,
-  collapsed: 1n << 2n,
-  mentioned: 1n << 3n,
-  stream_wildcard_mentioned: 1n << 4n,
-  topic_wildcard_mentioned: 1n << 5n,
-  group_mentioned: 1n << 6n,
-  has_alert_word: 1n << 9n,
-  historical: 1n << 10n,
-  is_private: 1n << 11n,
-  active_mobile_push_notification: 1n << 12n,
-} as const;
-export type FlagName = keyof typeof FLAG_BITS;
-
-/** Flags the API shows (is_private and active_mobile_push_notification are internal). */
-const API_FLAGS: FlagName[] = ["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"];
-
-export function flagsToList(flags: bigint): string[] {
-  const out: string[] = [];
-  for (const name of API_FLAGS) if (flags & FLAG_BITS[name]) out.push(name);
-  // `wildcard_mentioned` is the union of the two wildcard flags, for older clients.
-  if (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) out.push("wildcard_mentioned");
-  return out;
-}
-
-export function flagsOf(...names: FlagName[]): bigint {
-  return names.reduce((acc, n) => acc | FLAG_BITS[n], 0n);
-}
+export { FLAG_BITS, flagsOf, flagsToList, type FlagName } from "./flags.ts";
 
 export interface AccessibleMessage {
   message: Message;
@@ -75,20 +47,41 @@ export const MESSAGE_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sende
  * history is open to them (Zulip's has_message_access).
  */
 export async function accessMessage(db: Db, user: UserProfile, messageId: number): Promise<AccessibleMessage> {
+  return (await readAccessible(db, user, messageId, null)).access;
+}
+
+/**
+ * accessMessage and, in the same statement, everything its dict needs (message-dicts.ts
+ * relatedSql): GET /messages/{id} is one statement (and a client name, cached).
+ */
+export async function accessMessageWithRelated(db: Db, user: UserProfile, messageId: number, realm: Realm): Promise<AccessibleMessage & { related: Related }> {
+  const { access, related } = await readAccessible(db, user, messageId, realm);
+  return { ...access, related: related! };
+}
+
+type AccessRow = Message & { flags: bigint | null; streamId: number | null; inviteOnly: boolean | null; historyPublic: boolean | null; subscribed: boolean };
+
+async function readAccessible(db: Db, user: UserProfile, messageId: number, realm: Realm | null): Promise<{ access: AccessibleMessage; related: Related | null }> {
   if (!isStorableId(messageId)) throw new JsonableError("Invalid message(s)");
-  const rows = await db.$queryRaw<(Message & { flags: bigint | null; streamId: number | null; inviteOnly: boolean | null; historyPublic: boolean | null; subscribed: boolean })[]>`
+  const related = realm ? relatedSql(false, showsEditHistory(realm)) : null;
+  const rows = await db.$queryRaw<(AccessRow & Partial<Related>)[]>`
+    WITH msgs AS (SELECT id, recipient_id, sender_id, (last_edit_time IS NOT NULL OR last_moved_time IS NOT NULL) AS edited
+                  FROM message WHERE id = ${messageId} AND realm_id = ${user.realmId})
+    ${related ? Prisma.sql`, ${related.ctes}` : Prisma.empty}
     SELECT ${MESSAGE_COLUMNS}, um.flags, s.id AS "streamId", s.invite_only AS "inviteOnly", s.history_public_to_subscribers AS "historyPublic",
            (s.id IS NOT NULL AND um.flags IS NULL AND EXISTS (
               SELECT 1 FROM subscription sub WHERE sub.user_profile_id = ${user.id} AND sub.recipient_id = m.recipient_id AND sub.active)) AS subscribed
+           ${related ? Prisma.sql`, ${related.columns}` : Prisma.empty}
     FROM message m
     LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${user.id}
     LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
-    WHERE m.id = ${messageId} AND m.realm_id = ${user.realmId}`;
+    WHERE m.id IN (SELECT id FROM msgs)`;
   const row = rows[0];
   if (!row) throw new JsonableError("Invalid message(s)");
-  const { flags, streamId, inviteOnly, historyPublic, subscribed, ...message } = row;
-  if (flags !== null) return { message, flags: BigInt(flags) };
+  const { flags, streamId, inviteOnly, historyPublic, subscribed, recipients, groupMembers, users, reactions, submessages, edits, ...message } = row;
+  const loaded = realm ? ({ recipients, groupMembers, users, reactions, submessages, edits } as Related) : null;
+  if (flags !== null) return { access: { message, flags: BigInt(flags) }, related: loaded };
   // Without a row of their own: a channel's history, if it is open to them.
-  if (streamId !== null && historyPublic && ((!inviteOnly && !isGuest(user)) || subscribed)) return { message, flags: null };
+  if (streamId !== null && historyPublic && ((!inviteOnly && !isGuest(user)) || subscribed)) return { access: { message, flags: null }, related: loaded };
   throw new JsonableError("Invalid message(s)");
 }
