@@ -7,6 +7,7 @@
 // No Node flag is needed: the wasm engine is instantiated by hand (see
 // server/db/schema-engine.ts).
 
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
@@ -31,6 +32,25 @@ export * from "../generated/prisma/client.ts";
  * bounded (reads beyond it still come from the operating system's file cache).
  */
 const EMBEDDED_SETTINGS = ["shared_buffers=32MB"];
+
+/**
+ * Statements are prepared by name on each PostgreSQL connection, so that PostgreSQL plans a
+ * statement once per connection rather than on every execution (planning the message queries costs
+ * more than running them). Names are bounded: texts that vary with their input (Prisma's IN lists)
+ * could otherwise grow every connection's prepared statements without limit; the first distinct
+ * texts a process sees, its hot paths, are named, and the rest run unnamed.
+ */
+const MAX_PREPARED_STATEMENTS = 500;
+const preparedNames = new Map<string, string>();
+// (Its type says a string, but the adapter passes undefined on to pg, which then runs the statement unnamed.)
+function preparedStatementName(query: { sql: string }): string | undefined {
+  let name = preparedNames.get(query.sql);
+  if (name === undefined && preparedNames.size < MAX_PREPARED_STATEMENTS) {
+    name = `s${createHash("sha1").update(query.sql).digest("hex").slice(0, 20)}`;
+    preparedNames.set(query.sql, name);
+  }
+  return name;
+}
 
 /** The client handed to `prisma.$transaction(async (tx) => …)` callbacks. */
 export type Tx = Prisma.TransactionClient;
@@ -85,7 +105,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     const url = opts.databaseUrl;
     if (migrate) await applyPendingMigrationsPostgres(url);
     const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 }));
+    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 }, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
     const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
     const listeners = new Set<() => Promise<void>>();
     return {
