@@ -31,7 +31,7 @@ export * from "../generated/prisma/client.ts";
  * shrinks: a smaller buffer cache than PostgreSQL's 128 MB default keeps the server's memory
  * bounded (reads beyond it still come from the operating system's file cache).
  */
-const EMBEDDED_SETTINGS = ["shared_buffers=32MB"];
+const EMBEDDED_SETTINGS = ["shared_buffers=16MB"];
 
 /**
  * Statements are prepared by name on each PostgreSQL connection, so that PostgreSQL plans a
