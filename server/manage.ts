@@ -10,7 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { doCreateRealm } from "./actions/realms.ts";
-import { doCreateUser } from "./actions/users.ts";
+import { createUser, doCreateUser } from "./actions/users.ts";
 import { JsonableError } from "./errors.ts";
 import { hashPassword } from "./lib/passwords.ts";
 import { fakeEmailDomain } from "./lib/realms.ts";
@@ -74,8 +74,7 @@ async function main() {
         : await deps.db.realm.findFirst({ orderBy: { id: "asc" } });
       if (!realm) throw new JsonableError(values.realm !== undefined ? `No organization '${values.realm}'` : "No organization yet: run create-realm first");
       const passwordHash = values.password ? await hashPassword(values.password) : null;
-      const domain = await fakeEmailDomain(deps.db, realm, deps.config);
-      const user = await deps.db.$transaction((tx) => doCreateUser(tx, realm, { email, fullName, role, passwordHash }, domain));
+      const user = await createUser(deps, realm, { email, fullName, role, passwordHash });
       console.log(user.apiKey);
     }
   } finally {

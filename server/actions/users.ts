@@ -8,7 +8,11 @@ import { JsonableError } from "../errors.ts";
 import { generateApiKey } from "../lib/passwords.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
-import { apiEmailFor, findUserByDeliveryEmail, Role } from "../lib/users.ts";
+import { apiEmailFor, canSeeDeliveryEmail, findUserByDeliveryEmail, Role, toApiUser } from "../lib/users.ts";
+import type { AppDeps } from "../context.ts";
+import type { PendingEvents } from "../events.ts";
+import { fakeEmailDomain } from "../lib/realms.ts";
+import { inTransaction } from "./transaction.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
   [Role.OWNER]: [SystemGroups.OWNERS],
@@ -31,7 +35,13 @@ export interface NewUser {
   timezone?: string;
 }
 
-export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEmailDomain: string) {
+/**
+ * Creates the user inside the caller's transaction. With `events` (a running organization), the
+ * organization's users hear of them: a `realm_user` `add` event (Zulip's notify_created_user),
+ * with the real email only for those who may see it. Creating an organization's first users
+ * (create-realm, populate-db) has nobody to tell.
+ */
+export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEmailDomain: string, events?: PendingEvents) {
   const email = input.email.trim();
   const inUse = () => new JsonableError(`Email '${email}' already in use`);
   if (await findUserByDeliveryEmail(tx, realm.id, email)) throw inUse();
@@ -65,5 +75,20 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEma
   await tx.userGroupMembership.createMany({
     data: (ROLE_GROUPS[input.role] ?? []).map((name) => ({ userGroupId: groups[name], userProfileId: user.id })),
   });
+  if (events) {
+    events.invalidate(`groups:${realm.id}`);
+    const viewers = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true, id: { not: user.id } }, select: { id: true, role: true } });
+    const person = toApiUser(user, user, { clientGravatar: false });
+    const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
+    const others = viewers.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);
+    if (seeing.length) events.add({ type: "realm_user", op: "add", person }, seeing);
+    if (others.length) events.add({ type: "realm_user", op: "add", person: { ...person, delivery_email: null } }, others);
+  }
   return user;
+}
+
+/** A new user of a running organization (the admin CLI's create-user): one transaction, its event logged in it. */
+export async function createUser(deps: Pick<AppDeps, "db" | "events" | "config">, realm: Realm, input: NewUser) {
+  const domain = await fakeEmailDomain(deps.db, realm, deps.config);
+  return inTransaction(deps, realm.id, (tx, events) => doCreateUser(tx, realm, input, domain, events));
 }

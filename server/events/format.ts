@@ -26,8 +26,20 @@ function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | nu
   return { ...rest, message, flags: (userData?.flags as string[] | undefined) ?? [] };
 }
 
+/**
+ * A user's avatar: with `client_gravatar`, null when the client can compute the Gravatar URL
+ * itself from an email it may see (as lib/users.ts toApiUser does for the register state).
+ */
+function formatRealmUser(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions): ZulipEvent {
+  const person = event.person as { delivery_email?: string | null; avatar_url?: string | null } | undefined;
+  const shaped = userData ? { ...event, ...userData } : event;
+  if (event.op !== "add" || !person || !options.clientGravatar || !person.delivery_email) return shaped;
+  return { ...shaped, person: { ...person, avatar_url: null } };
+}
+
 const FORMATTERS: Record<string, Formatter> = {
   message: formatMessage,
+  realm_user: formatRealmUser,
 };
 
 export function formatEvent(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {

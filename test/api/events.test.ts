@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { createUser, doCreateUser } from "../../server/actions/users.ts";
 
 const server = useTestServer();
 
@@ -110,6 +110,27 @@ describe("GET /events", () => {
       code: "BAD_EVENT_QUEUE_ID",
       queue_id,
     });
+  });
+});
+
+describe("realm_user events", () => {
+  it("tells the organization of a user created from the command line, with the real email only to those who may see it", async () => {
+    const register = async (who: string) => (await expectSuccess(server.as(who).POST("/register", { body: { event_types: ["realm_user"] } }))).queue_id!;
+    await expectSuccess(server.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }));
+    try {
+      const [admin, member] = [await register("iago"), await register("hamlet")];
+      const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
+      const user = await createUser(server.deps, realm, { email: "newcomer@zulip.com", fullName: "Newcomer", role: 400 });
+      const added = async (who: string, queue_id: string) =>
+        (await expectSuccess(server.as(who).GET("/events", { params: { query: { queue_id, dont_block: true } } }))).events.filter((e) => e.op === "add");
+      const [toAdmin] = await added("iago", admin);
+      const [toMember] = await added("hamlet", member);
+      expect(toAdmin).toMatchObject({ type: "realm_user", op: "add", person: { user_id: user.id, full_name: "Newcomer", delivery_email: "newcomer@zulip.com", avatar_url: null } });
+      expect(toMember).toMatchObject({ type: "realm_user", op: "add", person: { user_id: user.id, email: `user${user.id}@zulip.testserver`, delivery_email: null } });
+      expect((toMember!.person as { avatar_url: string }).avatar_url).toMatch(/^https:/);
+    } finally {
+      await expectSuccess(server.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }));
+    }
   });
 });
 
