@@ -11,7 +11,7 @@ import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
-import { clientIdFor, MAX_CLIENT_NAME_LENGTH } from "../lib/clients.ts";
+import { clientIdFor, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
 import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
 import { isStorableText } from "../lib/text.ts";
@@ -203,7 +203,7 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
     rendered,
     mentionedUserIds,
     sendingClientId: await clientIdFor(ctx.db, input.clientName),
-    clientName: Array.from(input.clientName).slice(0, MAX_CLIENT_NAME_LENGTH).join(""),
+    clientName: storedClientName(input.clientName),
     readBySender: input.readBySender !== false,
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),

@@ -125,12 +125,6 @@ export async function deleteQueue(db: Db, queueId: string, userId?: number): Pro
   return deleted > 0;
 }
 
-/** Whether the user has this queue (without touching it). */
-export async function queueExists(db: Db, queueId: string, userId: number): Promise<boolean> {
-  const rows = await db.$queryRaw<unknown[]>`SELECT 1 FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId}`;
-  return rows.length > 0;
-}
-
 /** Deletes queues nobody polled for `idleMs`, except those in `waiting` (a long-poll holds them). */
 export async function collectIdleQueues(db: Db, idleMs: number, waiting: string[]): Promise<number> {
   return db.$executeRaw`

@@ -3,7 +3,7 @@ import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
 import { fetchMessageRange, fetchMessagesById, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
-import { accessMessageWithRelated } from "../lib/messages.ts";
+import { accessMessage } from "../lib/messages.ts";
 import { compileNarrow } from "../lib/narrow.ts";
 
 const MAX_MESSAGES_PER_FETCH = 5000;
@@ -36,7 +36,7 @@ export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
 
 /** GET /messages/{message_id} (zerver/views/message_edit.py json_fetch_raw_message). */
 export const getMessage: Handler<"get-message"> = async ({ path, query }, ctx) => {
-  const { message, flags, related } = await accessMessageWithRelated(ctx.db, ctx.user, path.message_id, ctx.realm);
+  const { message, flags, related } = await accessMessage(ctx.db, ctx.user, path.message_id, ctx.realm);
   const options = { applyMarkdown: query.apply_markdown ?? true, allowEmptyTopicName: query.allow_empty_topic_name ?? false, clientGravatar: false };
   const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags }], options, related);
   return { message: dict!, raw_content: message.content };

@@ -20,11 +20,6 @@ export function invalidateCaches(keys: Iterable<string>) {
   for (const key of keys) for (const fn of invalidators) fn(key);
 }
 
-/** Whether `key` (possibly `*`) covers the cache entry named `entry`. */
-export function covers(key: string, entry: string) {
-  return key === "*" || key === entry;
-}
-
 /**
  * A cache kept per root database client (a test process may run several servers), dropped
  * through the keys above. A transaction client gets none (undefined): it must see its own

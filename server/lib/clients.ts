@@ -24,6 +24,9 @@ export async function clientNames(db: Db, ids: number[]): Promise<Map<number, st
 /** Client.MAX_NAME_LENGTH: Zulip keeps the first 30 characters of a client's name. */
 export const MAX_CLIENT_NAME_LENGTH = 30;
 
+/** The name stored (and shown) for a client. */
+export const storedClientName = (fullName: string) => Array.from(fullName).slice(0, MAX_CLIENT_NAME_LENGTH).join("");
+
 /**
  * The id of the client with this name (truncated as Zulip truncates it), created on first use.
  * Concurrent first uses race to insert the row: `ON CONFLICT DO NOTHING` lets one win, and the
@@ -32,7 +35,7 @@ export const MAX_CLIENT_NAME_LENGTH = 30;
  * be cached.
  */
 export async function clientIdFor(db: PrismaClient, fullName: string): Promise<number> {
-  const name = Array.from(fullName).slice(0, MAX_CLIENT_NAME_LENGTH).join("");
+  const name = storedClientName(fullName);
   const { ids, names } = cacheFor(db);
   const known = ids.get(name);
   if (known !== undefined) return known;

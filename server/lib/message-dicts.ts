@@ -19,8 +19,6 @@ export interface MessageDictOptions {
   clientGravatar: boolean;
   /** With client_gravatar, avatar_url is null for senders whose real email the viewer may see. */
   viewer?: Pick<UserProfile, "id" | "role">;
-  /** The messages were just sent: they have no reactions or submessages yet to look up. */
-  justSent?: boolean;
 }
 
 export interface MessageRow {
@@ -60,7 +58,7 @@ export interface Related {
  * direct-message group members, every user shown, reactions, submessages and edit history. The
  * result columns are those of `Related`; one statement with the caller's own query.
  */
-export function relatedSql(justSent: boolean, withEdits: boolean) {
+export function relatedSql(withEdits: boolean) {
   const ctes = Prisma.sql`
     rcp AS (SELECT r.id, r.type, r.type_id FROM recipient r WHERE r.id IN (SELECT recipient_id FROM msgs)),
     grp AS (SELECT sub.recipient_id, sub.user_profile_id FROM subscription sub JOIN rcp ON rcp.id = sub.recipient_id AND rcp.type = 3),
@@ -75,10 +73,10 @@ export function relatedSql(justSent: boolean, withEdits: boolean) {
          FROM user_profile u WHERE u.id IN (SELECT id FROM uids)) AS users,
       (SELECT COALESCE(json_agg(json_build_object('messageId', x.message_id, 'emojiName', x.emoji_name, 'emojiCode', x.emoji_code,
                 'reactionType', x.reaction_type, 'userProfileId', x.user_profile_id) ORDER BY x.id), '[]')
-         FROM reaction x WHERE NOT ${justSent} AND x.message_id IN (SELECT id FROM msgs)) AS reactions,
+         FROM reaction x WHERE x.message_id IN (SELECT id FROM msgs)) AS reactions,
       (SELECT COALESCE(json_agg(json_build_object('id', x.id, 'messageId', x.message_id, 'senderId', x.sender_id, 'msgType', x.msg_type,
                 'content', x.content) ORDER BY x.id), '[]')
-         FROM submessage x WHERE NOT ${justSent} AND x.message_id IN (SELECT id FROM msgs)) AS submessages,
+         FROM submessage x WHERE x.message_id IN (SELECT id FROM msgs)) AS submessages,
       (SELECT COALESCE(json_agg(json_build_object('messageId', e.message_id, 'userId', e.user_id, 'editTime', floor(extract(epoch FROM e.edit_time)),
                 'prevContent', e.prev_content, 'prevRenderedContent', e.prev_rendered_content, 'prevStreamId', e.prev_stream_id,
                 'streamId', e.stream_id, 'prevTopic', e.prev_topic, 'topic', e.topic) ORDER BY e.id DESC), '[]')
@@ -89,9 +87,9 @@ export function relatedSql(justSent: boolean, withEdits: boolean) {
 /** Edit history exists only for messages edited or moved, and may be hidden by the organization. */
 export const showsEditHistory = (realm: Pick<Realm, "messageEditHistoryVisibilityPolicy">) => realm.messageEditHistoryVisibilityPolicy !== 3;
 
-async function loadRelated(db: Db, rows: MessageRow[], realm: Realm, justSent: boolean): Promise<Related> {
+async function loadRelated(db: Db, rows: MessageRow[], realm: Realm): Promise<Related> {
   const msgs = rows.map((r) => r.message);
-  const { ctes, columns } = relatedSql(justSent, showsEditHistory(realm));
+  const { ctes, columns } = relatedSql(showsEditHistory(realm));
   const [row] = await db.$queryRaw<Related[]>`
     WITH msgs AS (SELECT * FROM unnest(${msgs.map((m) => m.id)}::int[], ${msgs.map((m) => m.recipientId)}::int[], ${msgs.map((m) => m.senderId)}::int[],
                                       ${msgs.map((m) => Boolean(m.lastEditTime || m.lastMovedTime))}::boolean[]) AS t(id, recipient_id, sender_id, edited)),
@@ -107,7 +105,7 @@ async function loadRelated(db: Db, rows: MessageRow[], realm: Realm, justSent: b
 export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions, preloaded?: Related): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const [related, clients] = await Promise.all([
-    preloaded ?? loadRelated(db, rows, realm, options.justSent ?? false),
+    preloaded ?? loadRelated(db, rows, realm),
     clientNames(db, rows.map((r) => r.message.sendingClientId)),
   ]);
   const { reactions, submessages, edits } = related;
@@ -134,33 +132,26 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     // message_edit_history_visibility_policy 2 ("moves only") hides content edits.
     const history = (editsOf.get(m.id) ?? []).filter((e) => realm.messageEditHistoryVisibilityPolicy !== 2 || e.prevStreamId !== null || e.prevTopic !== null);
     const dict: ApiMessage = {
-      id: m.id,
-      type: isStream ? "stream" : "private",
-      subject: isStream ? topicForClient(m.subject, realm, options.allowEmptyTopicName) : "",
-      topic_links: [],
-      content: options.applyMarkdown ? (m.renderedContent ?? "") : m.content,
-      content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
-      display_recipient: isStream
-        ? streamByRecipient.get(recipient.id)!.name
-        : [...participantIds].sort((a, b) => a - b).map((id) => {
-            const u = users.get(id)!;
-            return { id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy };
-          }),
-      recipient_id: m.recipientId,
-      sender_id: m.senderId,
-      sender_email: sender.email,
-      sender_full_name: sender.fullName,
-      sender_realm_str: realm.stringId,
-      avatar_url:
-        options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
-      client: clients.get(m.sendingClientId) ?? "Internal",
-      is_me_message: /^\/me( |$)/.test(m.content),
-      timestamp: unix(m.dateSent),
+      ...messageDict({
+        id: m.id,
+        stream: isStream ? streamByRecipient.get(recipient.id)! : null,
+        participants: participantIds.map((id) => users.get(id)!),
+        subject: topicForClient(m.subject, realm, options.allowEmptyTopicName),
+        content: options.applyMarkdown ? (m.renderedContent ?? "") : m.content,
+        contentType: options.applyMarkdown ? "text/html" : "text/x-markdown",
+        source: m.content,
+        recipientId: m.recipientId,
+        sender,
+        realmStr: realm.stringId,
+        avatarUrl:
+          options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
+        client: clients.get(m.sendingClientId) ?? "Internal",
+        dateSent: m.dateSent,
+      }),
       reactions: (reactionsOf.get(m.id) ?? []).map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType as "unicode_emoji", user_id: r.userProfileId })),
       submessages: (submessagesOf.get(m.id) ?? []).map((s) => ({ msg_type: s.msgType, content: s.content, message_id: s.messageId, sender_id: s.senderId, id: s.id })),
       flags: flags === null ? ["read", "historical"] : flagsToList(flags),
     };
-    if (isStream) dict.stream_id = recipient.typeId;
     if (m.lastEditTime) dict.last_edit_timestamp = unix(m.lastEditTime);
     if (m.lastMovedTime) dict.last_moved_timestamp = unix(m.lastMovedTime);
     if (history.length) {
@@ -179,46 +170,85 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
   });
 }
 
+/** A message's fields as a dict shows them, however they were loaded. */
+interface DictParts {
+  id: number;
+  /** The channel, or null for a direct message (then `participants`). */
+  stream: { id: number; name: string } | null;
+  participants: Pick<UserProfile, "id" | "email" | "fullName" | "isMirrorDummy">[];
+  subject: string;
+  content: string;
+  contentType: "text/html" | "text/x-markdown";
+  /** The Markdown source (`/me` messages are told by it). */
+  source: string;
+  recipientId: number;
+  sender: Pick<UserProfile, "id" | "email" | "fullName">;
+  realmStr: string;
+  avatarUrl: string | null;
+  client: string;
+  dateSent: Date;
+}
+
+/** The fields every message dict has; reactions and submessages empty, no flags. */
+function messageDict(p: DictParts): Omit<ApiMessage, "flags"> {
+  const dict: Omit<ApiMessage, "flags"> = {
+    id: p.id,
+    type: p.stream ? "stream" : "private",
+    subject: p.stream ? p.subject : "",
+    topic_links: [],
+    content: p.content,
+    content_type: p.contentType,
+    display_recipient: p.stream
+      ? p.stream.name
+      : [...new Map(p.participants.map((u) => [u.id, u])).values()]
+          .sort((a, b) => a.id - b.id)
+          .map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy })),
+    recipient_id: p.recipientId,
+    sender_id: p.sender.id,
+    sender_email: p.sender.email,
+    sender_full_name: p.sender.fullName,
+    sender_realm_str: p.realmStr,
+    avatar_url: p.avatarUrl,
+    client: p.client,
+    is_me_message: /^\/me( |$)/.test(p.source),
+    timestamp: unix(p.dateSent),
+    reactions: [],
+    submessages: [],
+  };
+  if (p.stream) dict.stream_id = p.stream.id;
+  return dict;
+}
+
 /** What sentMessageDict needs to know of a message it did not read back. */
 export interface SentMessage {
   id: number;
   realm: Pick<Realm, "stringId">;
   sender: Pick<UserProfile, "id" | "email" | "deliveryEmail" | "fullName" | "avatarVersion">;
   request: { topic: string; rendered: { html: string }; content: string; clientName: string; sentAt: Date };
-  stream: { id: number; name: string; recipientId: number } | null;
+  stream: { id: number; name: string } | null;
   /** Direct messages: everyone in the conversation, the sender included. */
   participants: Pick<UserProfile, "id" | "email" | "fullName" | "isMirrorDummy">[];
-  recipientId?: number;
+  recipientId: number;
 }
 
 /**
  * The dict of a message just sent, from the rows the send already holds (no query): the form a
  * `message` event carries, with rendered content and the topic as stored.
  */
-export function sentMessageDict(m: SentMessage & { recipientId: number }): Omit<ApiMessage, "flags"> {
-  const unique = [...new Map(m.participants.map((u) => [u.id, u])).values()].sort((a, b) => a.id - b.id);
-  const dict: Omit<ApiMessage, "flags"> = {
+export function sentMessageDict(m: SentMessage): Omit<ApiMessage, "flags"> {
+  return messageDict({
     id: m.id,
-    type: m.stream ? "stream" : "private",
-    subject: m.stream ? m.request.topic : "",
-    topic_links: [],
+    stream: m.stream,
+    participants: m.participants,
+    subject: m.request.topic,
     content: m.request.rendered.html,
-    content_type: "text/html",
-    display_recipient: m.stream
-      ? m.stream.name
-      : unique.map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy })),
-    recipient_id: m.recipientId,
-    sender_id: m.sender.id,
-    sender_email: m.sender.email,
-    sender_full_name: m.sender.fullName,
-    sender_realm_str: m.realm.stringId,
-    avatar_url: gravatarUrl(m.sender.deliveryEmail, m.sender.avatarVersion),
+    contentType: "text/html",
+    source: m.request.content,
+    recipientId: m.recipientId,
+    sender: m.sender,
+    realmStr: m.realm.stringId,
+    avatarUrl: gravatarUrl(m.sender.deliveryEmail, m.sender.avatarVersion),
     client: m.request.clientName,
-    is_me_message: /^\/me( |$)/.test(m.request.content),
-    timestamp: unix(m.request.sentAt),
-    reactions: [],
-    submessages: [],
-  };
-  if (m.stream) dict.stream_id = m.stream.id;
-  return dict;
+    dateSent: m.request.sentAt,
+  });
 }

@@ -2,7 +2,7 @@
  * Per-user message flags (Zulip's UserMessage.flags bit field) and who may see a message
  * (zerver/lib/message.py access_message / has_message_access).
  */
-import { Prisma, type Message, type PrismaClient, type Realm, type Stream, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Message, type PrismaClient, type Realm, type Tx, type UserProfile } from "../db.ts";
 import { relatedSql, showsEditHistory, type Related } from "./message-dicts.ts";
 import { JsonableError } from "../errors.ts";
 import { isGuest } from "./users.ts";
@@ -23,18 +23,6 @@ export interface AccessibleMessage {
   flags: bigint | null;
 }
 
-/**
- * Whether a user without a UserMessage row may still read a channel's history: public
- * channels with shared history (not for guests), and private channels with shared history
- * for their subscribers.
- */
-export async function canReadChannelHistory(db: Db, user: UserProfile, stream: Stream): Promise<boolean> {
-  if (!stream.historyPublicToSubscribers) return false;
-  if (!stream.inviteOnly && !isGuest(user)) return true;
-  const sub = await db.subscription.findFirst({ where: { userProfileId: user.id, recipientId: stream.recipientId!, active: true }, select: { id: true } });
-  return sub !== null;
-}
-
 /** The message table's columns under their model names, for raw queries that return Message rows. */
 export const MESSAGE_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sender_id AS "senderId", m.recipient_id AS "recipientId", m.subject, m.content,
   m.rendered_content AS "renderedContent", m.rendered_content_version AS "renderedContentVersion", m.date_sent AS "dateSent",
@@ -42,36 +30,24 @@ export const MESSAGE_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sende
   m.has_attachment AS "hasAttachment", m.has_image AS "hasImage", m.has_link AS "hasLink", m.is_channel_message AS "isChannelMessage"`;
 
 /**
- * Fetches a message the user may see, or fails with Zulip's "Invalid message(s)": one statement
- * reads the message, the user's flags and, for a channel message, what decides whether its
- * history is open to them (Zulip's has_message_access).
+ * Fetches a message the user may see, or fails with Zulip's "Invalid message(s)" (Zulip's
+ * has_message_access): one statement reads the message, the user's flags, what decides whether a
+ * channel's history is open to them, and everything the message's dict needs (message-dicts.ts
+ * relatedSql), so GET /messages/{id} is one statement.
  */
-export async function accessMessage(db: Db, user: UserProfile, messageId: number): Promise<AccessibleMessage> {
-  return (await readAccessible(db, user, messageId, null)).access;
-}
-
-/**
- * accessMessage and, in the same statement, everything its dict needs (message-dicts.ts
- * relatedSql): GET /messages/{id} is one statement (and a client name, cached).
- */
-export async function accessMessageWithRelated(db: Db, user: UserProfile, messageId: number, realm: Realm): Promise<AccessibleMessage & { related: Related }> {
-  const { access, related } = await readAccessible(db, user, messageId, realm);
-  return { ...access, related: related! };
-}
-
 type AccessRow = Message & { flags: bigint | null; streamId: number | null; inviteOnly: boolean | null; historyPublic: boolean | null; subscribed: boolean };
 
-async function readAccessible(db: Db, user: UserProfile, messageId: number, realm: Realm | null): Promise<{ access: AccessibleMessage; related: Related | null }> {
+export async function accessMessage(db: Db, user: UserProfile, messageId: number, realm: Realm): Promise<AccessibleMessage & { related: Related }> {
   if (!isStorableId(messageId)) throw new JsonableError("Invalid message(s)");
-  const related = realm ? relatedSql(false, showsEditHistory(realm)) : null;
-  const rows = await db.$queryRaw<(AccessRow & Partial<Related>)[]>`
+  const relatedQuery = relatedSql(showsEditHistory(realm));
+  const rows = await db.$queryRaw<(AccessRow & Related)[]>`
     WITH msgs AS (SELECT id, recipient_id, sender_id, (last_edit_time IS NOT NULL OR last_moved_time IS NOT NULL) AS edited
                   FROM message WHERE id = ${messageId} AND realm_id = ${user.realmId})
-    ${related ? Prisma.sql`, ${related.ctes}` : Prisma.empty}
+    , ${relatedQuery.ctes}
     SELECT ${MESSAGE_COLUMNS}, um.flags, s.id AS "streamId", s.invite_only AS "inviteOnly", s.history_public_to_subscribers AS "historyPublic",
            (s.id IS NOT NULL AND um.flags IS NULL AND EXISTS (
               SELECT 1 FROM subscription sub WHERE sub.user_profile_id = ${user.id} AND sub.recipient_id = m.recipient_id AND sub.active)) AS subscribed
-           ${related ? Prisma.sql`, ${related.columns}` : Prisma.empty}
+           , ${relatedQuery.columns}
     FROM message m
     LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${user.id}
     LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
@@ -79,9 +55,10 @@ async function readAccessible(db: Db, user: UserProfile, messageId: number, real
   const row = rows[0];
   if (!row) throw new JsonableError("Invalid message(s)");
   const { flags, streamId, inviteOnly, historyPublic, subscribed, recipients, groupMembers, users, reactions, submessages, edits, ...message } = row;
-  const loaded = realm ? ({ recipients, groupMembers, users, reactions, submessages, edits } as Related) : null;
-  if (flags !== null) return { access: { message, flags: BigInt(flags) }, related: loaded };
-  // Without a row of their own: a channel's history, if it is open to them.
-  if (streamId !== null && historyPublic && ((!inviteOnly && !isGuest(user)) || subscribed)) return { access: { message, flags: null }, related: loaded };
+  const related: Related = { recipients, groupMembers, users, reactions, submessages, edits };
+  if (flags !== null) return { message, flags: BigInt(flags), related };
+  // Without a row of their own: a channel's history, if it is open to them (shared history, and
+  // public, not for guests, or subscribed).
+  if (streamId !== null && historyPublic && ((!inviteOnly && !isGuest(user)) || subscribed)) return { message, flags: null, related };
   throw new JsonableError("Invalid message(s)");
 }

@@ -108,7 +108,7 @@ export interface CompiledNarrow extends NarrowSource {
 /** Channels and users a narrow names, looked up together in one statement. */
 interface ChannelInfo {
   recipientId: number | null;
-  /** Whether the user may read the channel's history without a user_message row (canReadChannelHistory). */
+  /** Whether the user may read the channel's history without a user_message row (as lib/messages.ts accessMessage decides). */
   historyReadable: boolean;
 }
 interface UserInfo {
@@ -189,7 +189,7 @@ async function resolveLookups(db: Db, realm: Realm, user: UserProfile, keys: Loo
     else
       resolved[row.kind].set(row.i - 1, {
         recipientId: row.recipientId,
-        // canReadChannelHistory in lib/messages.ts: shared history, and public (not for guests) or subscribed.
+        // As lib/messages.ts accessMessage decides: shared history, and public (not for guests) or subscribed.
         historyReadable: !!row.historyPublic && ((!row.inviteOnly && !isGuest(user)) || !!row.subscribed),
       });
   }
