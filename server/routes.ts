@@ -14,7 +14,10 @@ import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
-import { getMessage, getMessages, sendMessage } from "./handlers/messages.ts";
+import { checkMessagesMatchNarrow, getMessage, getMessages, sendMessage } from "./handlers/messages.ts";
+import { updateMessage } from "./handlers/message-edit.ts";
+import { reportMessage } from "./handlers/message-reports.ts";
+import { createScheduledMessage } from "./handlers/scheduled-messages.ts";
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
@@ -35,11 +38,11 @@ export const handlers = {
   "set-typing-status": notImplemented("set-typing-status"),
   "get-messages": getMessages,
   "send-message": sendMessage,
-  "check-messages-match-narrow": notImplemented("check-messages-match-narrow"),
+  "check-messages-match-narrow": checkMessagesMatchNarrow,
   "get-message": getMessage,
-  "update-message": notImplemented("update-message"),
-  "report-message": notImplemented("report-message"),
-  "create-scheduled-message": notImplemented("create-scheduled-message"),
+  "update-message": updateMessage,
+  "report-message": reportMessage,
+  "create-scheduled-message": createScheduledMessage,
   "edit-draft": notImplemented("edit-draft"),
   "create-channel": notImplemented("create-channel"),
   "create-channel-folder": notImplemented("create-channel-folder"),

@@ -6,7 +6,7 @@
  * `message` events there, so scheduled delivery and edits send within transactions of their own.
  * `checkSendMessage` is both, in one transaction.
  */
-import type { Realm, Tx, UserProfile } from "../db.ts";
+import type { Db, Realm, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
@@ -38,12 +38,23 @@ export interface SendMessageInput {
   readBySender?: boolean;
 }
 
-async function resolveChannel(ctx: RequestContext, target: Extract<MessageTarget, { kind: "channel" }>): Promise<ChannelRow> {
+/**
+ * What checking a message reads with: a request's context, or (for messages the server sends
+ * itself inside a transaction: notices, reports, scheduled delivery) the same over that
+ * transaction. `internal` skips the sender's channel-access checks, as Zulip's system bots skip them.
+ */
+export interface MessageChecker extends Pick<RequestContext, "realm" | "user" | "config" | "now"> {
+  db: Db;
+  internal?: boolean;
+}
+
+async function resolveChannel(ctx: MessageChecker, target: Extract<MessageTarget, { kind: "channel" }>): Promise<ChannelRow> {
   const stream = await findChannel(ctx.db, ctx.realm.id, target.streamId !== undefined ? { id: target.streamId } : { name: target.streamName! });
   if (!stream) {
     if (target.streamId !== undefined) throw new StreamWithIdDoesNotExistError(target.streamId);
     throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
   }
+  if (ctx.internal) return stream;
   // Guests and private channels need a subscription; archived channels take no messages.
   const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
   if (stream.isArchived || (needsSubscription && !stream.subscriberIds.includes(ctx.user.id))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
@@ -61,7 +72,7 @@ function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string) {
 /** What a direct message needs of its recipients. */
 export type RecipientUser = Pick<UserProfile, "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy">;
 
-async function resolveDirectRecipients(ctx: RequestContext, target: Extract<MessageTarget, { kind: "direct" }>): Promise<RecipientUser[]> {
+async function resolveDirectRecipients(ctx: MessageChecker, target: Extract<MessageTarget, { kind: "direct" }>): Promise<RecipientUser[]> {
   const ids = target.userIds ?? [];
   const emails = target.emails ?? [];
   if (ids.length === 0 && emails.length === 0) throw new JsonableError("Message must have recipients");
@@ -73,7 +84,7 @@ async function resolveDirectRecipients(ctx: RequestContext, target: Extract<Mess
 }
 
 /** Users by id or by API email (case-insensitively, through the (realm_id, lower(email)) index). */
-async function usersByIdsOrEmails(ctx: RequestContext, ids: number[], emails: string[]): Promise<RecipientUser[]> {
+async function usersByIdsOrEmails(ctx: MessageChecker, ids: number[], emails: string[]): Promise<RecipientUser[]> {
   const lowered = emails.filter(isStorableText).map((e) => e.toLowerCase());
   ids = ids.filter(isStorableId); // the others name nobody (reported as invalid by the caller)
   return ctx.db.$queryRaw<RecipientUser[]>`
@@ -83,7 +94,7 @@ async function usersByIdsOrEmails(ctx: RequestContext, ids: number[], emails: st
 }
 
 /** What rendering needs to resolve the content's mentions: nothing is read for content without any. */
-async function markdownContext(ctx: RequestContext, content: string): Promise<Partial<MarkdownContext>> {
+export async function markdownContext(ctx: MessageChecker, content: string): Promise<Partial<MarkdownContext>> {
   const wanted = extractMentionCandidates(content);
   const lower = (names: string[]) => names.map((n) => n.toLowerCase());
   const [users, groups, channels] = await Promise.all([
@@ -162,6 +173,11 @@ export interface SendMessageRequest {
 
 /** Checks everything and renders the content; writes nothing (but a new client's name row). */
 export async function checkMessage(ctx: RequestContext, input: SendMessageInput): Promise<SendMessageRequest> {
+  return checkMessageWith(ctx, input, await clientIdFor(ctx.db, input.clientName));
+}
+
+/** checkMessage over any database handle (a transaction too), the sending client's id known. */
+export async function checkMessageWith(ctx: MessageChecker, input: SendMessageInput, sendingClientId: number): Promise<SendMessageRequest> {
   const content = normalizeContent(input.content);
   let stream: ChannelRow | null = null;
   let topic = "";
@@ -175,19 +191,13 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
 
   const markdown = await markdownContext(ctx, content);
   const rendered = renderMarkdown(content, markdown);
-  if (stream && rendered.wildcardMention && stream.subscriberIds.length > WILDCARD_MENTION_THRESHOLD) {
-    if (!(await can(ctx.db, ctx.user, ctx.realm, "can_mention_many_users_group"))) {
-      if (rendered.wildcardMention === "channel")
-        throw new JsonableError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
-      throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
-    }
-  }
+  if (stream && rendered.wildcardMention && !ctx.internal) await checkWildcardMention(ctx, rendered.wildcardMention, stream.subscriberIds.length);
   // A group may be mentioned (not silently) only by its can_mention_group (Zulip's
   // check_user_group_mention_allowed); the mention then mentions its members, as Zulip adds them
   // to mentions_user_ids.
   for (const group of markdown.groupsByName?.values() ?? []) {
     const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
-    if (rendered.mentionedGroupIds.has(id) && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
+    if (rendered.mentionedGroupIds.has(id) && !ctx.internal && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
       throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
   }
   const mentionedUserIds = new Set(rendered.mentionedUserIds);
@@ -202,12 +212,26 @@ export async function checkMessage(ctx: RequestContext, input: SendMessageInput)
     content,
     rendered,
     mentionedUserIds,
-    sendingClientId: await clientIdFor(ctx.db, input.clientName),
+    sendingClientId,
     clientName: storedClientName(input.clientName),
     readBySender: input.readBySender !== false,
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
   };
+}
+
+/**
+ * Wildcard mentions (@**all**, @**topic**) that would notify many users need
+ * can_mention_many_users_group (Zulip's wildcard_mention_policy_authorizes_user).
+ */
+export async function checkWildcardMention(ctx: MessageChecker, kind: "channel" | "topic", audience: number) {
+  if (audience > WILDCARD_MENTION_THRESHOLD) {
+    if (!(await can(ctx.db, ctx.user, ctx.realm, "can_mention_many_users_group"))) {
+      if (kind === "channel")
+        throw new JsonableError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
+      throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
+    }
+  }
 }
 
 /** Writes a checked message inside the caller's transaction and logs its events there. */

@@ -1,5 +1,5 @@
 import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
-import { IncompatibleParametersError, JsonableError } from "../errors.ts";
+import { IncompatibleParametersError, JsonableError, NotImplementedError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
 import { fetchMessageRange, fetchMessagesById, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
@@ -88,4 +88,9 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     viewer: ctx.user,
   });
   return { ...range, history_limited: false, messages: dicts };
+};
+
+/** GET /messages/matches_narrow (zerver/views/message_fetch.py messages_in_narrow_backend). */
+export const checkMessagesMatchNarrow: Handler<"check-messages-match-narrow"> = async () => {
+  throw new NotImplementedError("check-messages-match-narrow");
 };
