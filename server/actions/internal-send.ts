@@ -55,11 +55,12 @@ export async function internalSendMessage(
   sender: InternalSender,
   target: MessageTarget,
   content: string,
+  options: { readByUserIds?: ReadonlySet<number> } = {},
 ): Promise<{ id: number }> {
   const request = await checkMessageWith(
     { db: tx, realm, user: sender.bot, config: deps.config, now: deps.now, internal: true },
     { target, content, clientName: INTERNAL_CLIENT, readBySender: false },
     sender.clientId,
   );
-  return doSendMessage(tx, events, request);
+  return doSendMessage(tx, events, { ...request, readByUserIds: options.readByUserIds });
 }

@@ -167,6 +167,8 @@ export interface SendMessageRequest {
   sendingClientId: number;
   clientName: string;
   readBySender: boolean;
+  /** Others for whom the message starts read (the acting user of a notice: Zulip's mark_as_read_for_acting_user). */
+  readByUserIds?: ReadonlySet<number>;
   realmHost: string;
   sentAt: Date;
 }
@@ -247,7 +249,7 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
   }
   const flagsFor = (userId: number): bigint => {
     const names: FlagName[] = [];
-    if (userId === sender.id && request.readBySender) names.push("read");
+    if ((userId === sender.id && request.readBySender) || request.readByUserIds?.has(userId)) names.push("read");
     if (request.mentionedUserIds.has(userId)) names.push("mentioned");
     if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
     if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");

@@ -80,11 +80,14 @@ export function relatedSql(withEdits: boolean) {
       (SELECT COALESCE(json_agg(json_build_object('messageId', e.message_id, 'userId', e.user_id, 'editTime', floor(extract(epoch FROM e.edit_time)),
                 'prevContent', e.prev_content, 'prevRenderedContent', e.prev_rendered_content, 'prevStreamId', e.prev_stream_id,
                 'streamId', e.stream_id, 'prevTopic', e.prev_topic, 'topic', e.topic) ORDER BY e.id DESC), '[]')
-         FROM message_edit e WHERE ${withEdits} AND e.message_id IN (SELECT id FROM msgs WHERE edited)) AS edits`;
+         FROM message_edit e WHERE ${withEdits} AND e.message_id IN (SELECT id FROM msgs)) AS edits`;
   return { ctes, columns };
 }
 
-/** Edit history exists only for messages edited or moved, and may be hidden by the organization. */
+/**
+ * Edit history may be hidden by the organization. It is read for every message: resolving a topic
+ * leaves history without setting last_edit_time or last_moved_time.
+ */
 export const showsEditHistory = (realm: Pick<Realm, "messageEditHistoryVisibilityPolicy">) => realm.messageEditHistoryVisibilityPolicy !== 3;
 
 async function loadRelated(db: Db, rows: MessageRow[], realm: Realm): Promise<Related> {
