@@ -43,7 +43,11 @@ const T = {
   startS: 3,
   deliveryOneMs: 5,
   deliveryTwoMs: 20,
+  /** A whole-topic move of 10,000 messages (PostgreSQL), and how it may grow from 1,000. */
+  move10kMs: 1000,
+  moveGrowth: 10,
 };
+const MOVE_SIZES = [1000, 10000] as const;
 
 interface Scenario {
   name: string;
@@ -106,6 +110,63 @@ function deliveryTarget(label: string, r: DeliveryResult | string, limit: number
   if (typeof r === "string") return "";
   const ok = r.afterResponse.length > 0 && r.timedOut === 0 && quantile(r.afterResponse, 0.5) <= limit;
   return `— target p50 ≤ ${limit} ms, none timed out ${mark(label, ok)}`;
+}
+
+/** Runs SQL on the bench database while no server holds it (PGlite) or beside them (PostgreSQL). */
+type Sql = (text: string, params?: unknown[]) => Promise<any[]>;
+async function withDatabase<R>(env: Record<string, string | undefined>, fn: (sql: Sql) => Promise<R>): Promise<R> {
+  if (env.DATABASE_URL) {
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      return await fn(async (text, params) => (await client.query(text, params as unknown[])).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const db = await PGlite.create({ dataDir: env.PGLITE_DIR! });
+  try {
+    return await fn(async (text, params) => (await db.query(text, params as unknown[])).rows as any[]);
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * A topic of n messages in Verona (copies of its first message, with every subscriber's row), in
+ * one statement; returns its last message's id.
+ */
+async function seedTopic(sql: Sql, topic: string, n: number): Promise<number> {
+  await sql(
+    `WITH src AS (SELECT realm_id, sender_id, recipient_id, content, rendered_content, sending_client_id FROM message
+                  WHERE recipient_id = (SELECT recipient_id FROM stream WHERE name = 'Verona') ORDER BY id LIMIT 1),
+     ins AS (INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
+                                  sending_client_id, type, is_channel_message)
+             SELECT realm_id, sender_id, recipient_id, $1, content || ' ' || g, rendered_content, 1, now(), sending_client_id, 1, true
+             FROM src, generate_series(1, $2::int) AS g RETURNING id, recipient_id)
+     INSERT INTO user_message (user_profile_id, message_id, flags)
+     SELECT s.user_profile_id, ins.id, 0 FROM ins JOIN subscription s ON s.recipient_id = ins.recipient_id AND s.active`,
+    [topic, n],
+  );
+  return (await sql("SELECT max(id) AS id FROM message WHERE subject = $1", [topic]))[0].id;
+}
+
+/** Wall time of one PATCH moving a whole topic (the raw server: its one UPDATE). */
+async function timeMove(base: string, auth: string, messageId: number, topic: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${base}/messages/${messageId}`, {
+    method: "PATCH",
+    headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ topic, propagate_mode: "change_all" }),
+  });
+  const body = (await res.json()) as { result?: string; msg?: string };
+  const elapsed = performance.now() - t0;
+  if (body.result !== "success") {
+    failures++;
+    throw new Error(`PATCH /messages/${messageId}: HTTP ${res.status} ${body.msg}`);
+  }
+  return elapsed;
 }
 
 async function main() {
@@ -254,6 +315,30 @@ async function main() {
     console.log(`  with fsync on, POST /messages runs at ${fmt((on.load.rps / off.load.rps) * 100)}% of its fsync-off throughput on this disk`);
   }
 
+  // --- Whole-topic moves: ours (checks, history rows, notices, events) beside one raw UPDATE ---------
+  const iago = basic((creds.users as Record<string, { email: string; api_key: string }>).iago!);
+  const moveDb = kind === "postgres" ? rawEnv : { PGLITE_DIR: join(dataDir, "postgres") };
+  const seeded = await withDatabase(moveDb, async (sql) => {
+    const out: Record<string, number> = {};
+    for (const n of MOVE_SIZES) for (const who of ["ours", "raw"]) out[`${who}-${n}`] = await seedTopic(sql, `move ${who} ${n}`, n);
+    return out;
+  });
+  const moves: Record<string, number> = {};
+  console.log(`
+whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as iago):`);
+  for (const [who, script, env] of [["ours", OURS, oursEnv], ["raw", RAW, rawEnv]] as const) {
+    const server = (await startServer(`${who === "ours" ? "our" : "raw"} server (moves)`, script, env)).child;
+    for (const n of MOVE_SIZES) {
+      moves[`${who}-${n}`] = await timeMove(server.base, iago, seeded[`${who}-${n}`]!, `moved ${who} ${n}`);
+      console.log(`  ${who} ${lpad(String(n), 6)} messages: ${ms(moves[`${who}-${n}`]!)} ms`);
+    }
+    await stop(server);
+  }
+  const growth = moves["ours-10000"]! / moves["ours-1000"]!;
+  const move10kTarget = kind === "postgres" ? `target < ${T.move10kMs} ms ${mark(`move of 10,000 < ${T.move10kMs} ms`, moves["ours-10000"]! < T.move10kMs)}` : `target < ${T.move10kMs} ms on PostgreSQL only`;
+  const growthTarget = `target < ${T.moveGrowth} ${mark(`t(10,000)/t(1,000) < ${T.moveGrowth}`, growth < T.moveGrowth)}`;
+  const moveLine = `whole-topic move: ours ${ms(moves["ours-1000"]!)} ms (1,000), ${ms(moves["ours-10000"]!)} ms (10,000) ${move10kTarget}; t(10,000)/t(1,000) ${growth.toFixed(2)} ${growthTarget}; raw UPDATE ${ms(moves["raw-1000"]!)} ms, ${ms(moves["raw-10000"]!)} ms`;
+
   // --- Report ----------------------------------------------------------------------------------------
   const W = 34;
   const cols = (l?: Load) => (l ? `${lpad(fmt(l.rps), 10)} ${lpad(ms(l.p50), 6)} ${lpad(ms(l.p99), 6)}` : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`);
@@ -304,6 +389,7 @@ async function main() {
     `delivery, one process: ${describeDelivery(deliveryOne.result)} ${oneTarget}`,
     `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,
     ...(durableLine ? [durableLine] : []),
+    moveLine,
     `targets met: ${met}/${targets.length}${targets.some((t) => !t.ok) ? ` (missed: ${targets.filter((t) => !t.ok).map((t) => t.label).join("; ")})` : ""}; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);

@@ -19,7 +19,7 @@ import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
 import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { emptyTopicDisplayName, EMPTY_TOPIC_FALLBACK_NAME, MAX_TOPIC_NAME_LENGTH, normalizeContent, normalizeTopic } from "../lib/topics.ts";
+import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName, EMPTY_TOPIC_FALLBACK_NAME, normalizeContent, normalizeTopic } from "../lib/topics.ts";
 import { isGuest, isModeratorOrAbove, isRealmAdmin } from "../lib/users.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { realmUrl } from "../lib/realms.ts";
@@ -114,8 +114,10 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
 
   let topic: string | undefined;
   if (input.topic !== undefined) {
+    // The names that stand for the empty topic ("general chat", "(no topic)", the organization's
+    // display name) are the empty topic; the current topic is no change.
     topic = input.topic.trim();
-    if (topic === EMPTY_TOPIC_FALLBACK_NAME) topic = "";
+    if ([EMPTY_TOPIC_FALLBACK_NAME, DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName(realm)].includes(topic)) topic = "";
     if (topic === message.subject) topic = undefined;
   }
 
@@ -129,8 +131,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
     throw new JsonableError("Invalid propagate_mode without topic edit");
   if (topic !== undefined && [RESOLVED_TOPIC_PREFIX.trim(), `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_FALLBACK_NAME}`].includes(topic))
     throw new JsonableError("General chat cannot be marked as resolved");
-  // The contract's empty-topic names ("(no topic)", the organization's display name), the
-  // printable-character rule and truncation to the topic length.
+  // check_stream_topic (printable characters) and truncation to the topic length.
   if (topic !== undefined) topic = normalizeTopic(topic, realm);
   if (input.streamId !== undefined && input.content !== undefined) throw new JsonableError("Cannot change message content while changing channel");
   if (input.content !== undefined && related.submessages.some((s) => s.msgType === "widget")) throw new JsonableError("Widgets cannot be edited.");

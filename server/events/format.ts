@@ -37,8 +37,20 @@ function formatRealmUser(event: ZulipEvent, userData: Record<string, unknown> | 
   return { ...shaped, person: { ...person, avatar_url: null } };
 }
 
+/**
+ * `update_message`: per-user `flags`, and the empty topic under its display name for clients
+ * without the `empty_topic_name` capability (Tornado's process_message_update_event).
+ */
+function formatMessageUpdate(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
+  const shaped: ZulipEvent = userData ? { ...event, ...userData } : { ...event };
+  if (!options.clientCapabilities.empty_topic_name)
+    for (const key of ["orig_subject", "subject"]) if (shaped[key] === "") shaped[key] = ctx.emptyTopicDisplayName;
+  return shaped;
+}
+
 const FORMATTERS: Record<string, Formatter> = {
   message: formatMessage,
+  update_message: formatMessageUpdate,
   realm_user: formatRealmUser,
 };
 

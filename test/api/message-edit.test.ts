@@ -179,9 +179,14 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
 
   it("maps the empty-topic names to the empty topic and applies the organization's topics_policy", async () => {
     const messageId = await send("hamlet", "Verona", "to be emptied", "Hi");
+    const queue = await registerQueue("othello");
     await expectSuccess(edit("hamlet", messageId, { topic: " " }));
+    // Clients without the empty_topic_name capability see the display name in events too.
+    const [update] = (await pollEvents("othello", queue)).filter((e) => e.type === "update_message");
+    expect(update).toMatchObject({ orig_subject: "to be emptied", subject: "(no topic)", propagate_mode: "change_one" });
     expect((await fetchMessage("hamlet", messageId, { allow_empty_topic_name: true })).subject).toBe("");
     expect((await fetchMessage("hamlet", messageId)).subject).toBe("(no topic)");
+    await expectError(edit("hamlet", messageId, { topic: "(no topic)" }), 400, "Nothing to change");
     await expectSuccess(edit("hamlet", messageId, { topic: "named again" }));
     await patchRealm({ topics_policy: "disable_empty_topic" });
     try {

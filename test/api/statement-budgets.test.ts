@@ -69,4 +69,30 @@ describe("statement budgets", () => {
     const counts = seen.filter((i) => i.operationId === "get-own-user").map((i) => i.statements);
     expect(counts).toEqual(Array(8).fill(1));
   });
+
+  it("PATCH /messages/{message_id} moving a whole topic: the same statements for 5 messages as for 60", async () => {
+    /** Statements of one change_all move (with both notices) of a fresh topic of n messages. */
+    const moveOf = async (n: number, topic: string) => {
+      const rows = Array.from({ length: n }, (_, i) => ({ topic, content: `Message ${i}` }));
+      let last = 0;
+      for (const row of rows)
+        last = (await expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "stream", to: "Verona", topic: row.topic, content: row.content } }))).id;
+      seen.length = 0;
+      await expectSuccess(
+        server.as("iago").PATCH("/messages/{message_id}", {
+          params: { path: { message_id: last } },
+          body: { topic: `${topic} moved`, propagate_mode: "change_all", send_notification_to_old_thread: true } as never,
+        }),
+      );
+      const info = seen.filter((i) => i.operationId === "update-message");
+      expect(info).toHaveLength(1);
+      return info[0]!.statements;
+    };
+    await moveOf(2, "warm-up");
+    const small = await moveOf(5, "small topic");
+    const large = await moveOf(60, "large topic");
+    if (process.env.SHOW_STATEMENTS) console.log("update-message", small, large);
+    expect(large).toBe(small);
+    expect(small).toBeLessThanOrEqual(30);
+  });
 });

@@ -8,6 +8,8 @@
  *   GET  /api/v1/users/me          auth + 1 query (max_message_id)
  *   GET  /api/v1/messages/:id      auth + 1 query (message, sender, client, channel, access)
  *   POST /api/v1/messages          auth + 1 query (channel and its subscribers) + BEGIN, INSERT
+ *   PATCH /api/v1/messages/:id     auth + one UPDATE renaming the message's whole topic (topic,
+ *                                  propagate_mode=change_all only; no checks, history or notices)
  *                                  message, one multi-row INSERT user_message, COMMIT
  *
  * Auth is HTTP Basic with one indexed query by API key per request (no user cache); the
@@ -236,6 +238,22 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
     return message!.id;
   });
   res.json({ result: "success", msg: "", id });
+});
+
+app.patch("/api/v1/messages/:id", async (req: Request, res: Response) => {
+  await authenticate(req);
+  const { topic } = (req.body ?? {}) as Record<string, string | undefined>;
+  if (topic === undefined) throw new HttpError(400, "The raw server moves topics only");
+  const [moved] = await sql.query<{ count: number }>(
+    `WITH t AS (SELECT realm_id, recipient_id, subject FROM message WHERE id = $1),
+     upd AS (UPDATE message m SET subject = $2 FROM t
+             WHERE m.realm_id = t.realm_id AND m.recipient_id = t.recipient_id AND lower(m.subject) = lower(t.subject) AND m.is_channel_message
+             RETURNING m.id)
+     SELECT count(*)::int AS count FROM upd`,
+    [Number(req.params.id), topic.trim()],
+  );
+  if (!moved!.count) throw new HttpError(400, "Invalid message(s)");
+  res.json({ result: "success", msg: "", detached_uploads: [] });
 });
 
 app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
