@@ -24,9 +24,7 @@ import { isGuest, isModeratorOrAbove, isRealmAdmin } from "../lib/users.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { narrowUrl } from "../lib/markdown/mentions.ts";
-// TEMP until lib/attachments.ts lands
-type DetachedUpload = import("../http/types.ts").Schemas["Attachment"];
-const reconcileMessageAttachments = async (..._args: unknown[]): Promise<DetachedUpload[]> => [];
+import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
 import { checkWildcardMention, markdownContext } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";

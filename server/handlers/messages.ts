@@ -1,8 +1,8 @@
 import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
-import { IncompatibleParametersError, JsonableError, NotImplementedError } from "../errors.ts";
+import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { buildMessageDicts, type MessageRow } from "../lib/message-dicts.ts";
-import { fetchMessageRange, fetchMessagesById, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
+import { buildMessageDicts } from "../lib/message-dicts.ts";
+import { fetchMessageRange, fetchMessagesById, fetchNarrowMatches, LARGER_THAN_MAX_MESSAGE_ID, type FetchedRow } from "../lib/message-fetch.ts";
 import { accessMessage } from "../lib/messages.ts";
 import { compileNarrow } from "../lib/narrow.ts";
 
@@ -55,9 +55,10 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   if (query.message_ids === undefined && anchorParam === undefined) throw new JsonableError("Missing 'anchor' argument.");
   if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH || (query.message_ids?.length ?? 0) > MAX_MESSAGES_PER_FETCH)
     throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw new JsonableError("The anchor can only be excluded at an end of the range");
 
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow ?? []);
-  let rows: MessageRow[];
+  let rows: FetchedRow[];
   let range: { anchor?: number; found_anchor: boolean; found_oldest: boolean; found_newest: boolean };
   if (query.message_ids !== undefined) {
     rows = await fetchMessagesById(ctx.db, narrow, query.message_ids);
@@ -87,10 +88,14 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     clientGravatar: query.client_gravatar ?? true,
     viewer: ctx.user,
   });
-  return { ...range, history_limited: false, messages: dicts };
+  // A search's results carry their highlighted matches (Zulip's search_fields).
+  const messages = dicts.map((dict, i) => ({ ...dict, ...rows[i]!.search }));
+  return { ...range, history_limited: false, messages };
 };
 
 /** GET /messages/matches_narrow (zerver/views/message_fetch.py messages_in_narrow_backend). */
-export const checkMessagesMatchNarrow: Handler<"check-messages-match-narrow"> = async () => {
-  throw new NotImplementedError("check-messages-match-narrow");
+export const checkMessagesMatchNarrow: Handler<"check-messages-match-narrow"> = async ({ query }, ctx) => {
+  const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow);
+  const matches = await fetchNarrowMatches(ctx.db, narrow, query.msg_ids);
+  return { messages: Object.fromEntries([...matches].map(([id, match]) => [String(id), match])) };
 };

@@ -1,12 +1,14 @@
 /**
  * The reads of GET /messages (zerver/views/message_fetch.py get_messages_backend and
- * zerver/lib/narrow.py limit_query_to_range): the messages of a compiled narrow around an
- * anchor, or by id, each with the user's flags, in one statement.
+ * zerver/lib/narrow.py limit_query_to_range) and GET /messages/matches_narrow
+ * (messages_in_narrow_backend): the messages of a compiled narrow around an anchor, or by id,
+ * each with the user's flags and, for a search, its highlighted matches, in one statement.
  */
 import { Prisma, type Db, type Message } from "../db.ts";
 import type { MessageRow } from "./message-dicts.ts";
 import { isStorableId, MAX_MESSAGE_ID, MESSAGE_COLUMNS } from "./messages.ts";
 import type { CompiledNarrow } from "./narrow.ts";
+import { matchColumns, searchMatch, type SearchMatch } from "./search.ts";
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of first_unread when nothing is unread. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
@@ -18,23 +20,45 @@ export interface RangeRequest {
   numAfter: number;
 }
 
+/** A message as buildMessageDicts takes it, with its highlighted matches when the narrow is a search. */
+export interface FetchedRow extends MessageRow {
+  search?: SearchMatch;
+}
+
 export interface FetchedRange {
   /** The anchor used: the one asked for, or the computed first unread message (LARGER_THAN_MAX_MESSAGE_ID when none). */
   anchor: number;
   /** Up to numBefore matching messages before the anchor, oldest first. */
-  before: MessageRow[];
+  before: FetchedRow[];
   /** The anchor message, when it matches the narrow. */
-  anchorMessage: MessageRow | null;
+  anchorMessage: FetchedRow | null;
   /** Up to numAfter matching messages after the anchor, oldest first. */
-  after: MessageRow[];
+  after: FetchedRow[];
 }
 
 type Part = -1 | 0 | 1;
-type RawRow = { [K in keyof Message]: Message[K] | null } & { part: Part | null; flags: bigint | number | string | null };
+type RawRow = { [K in keyof Message]: Message[K] | null } & {
+  part: Part | null;
+  flags: bigint | number | string | null;
+  matchContent?: string;
+  matchSubject?: string;
+};
 
 /** A raw row as buildMessageDicts takes it; its flags are null for a historical message (no user_message row). */
-function messageRow({ part: _part, flags, ...message }: RawRow): MessageRow {
-  return { message: message as Message, flags: flags === null ? null : BigInt(flags) };
+function messageRow({ part: _part, flags, matchContent, matchSubject, ...message }: RawRow): FetchedRow {
+  const row: FetchedRow = { message: message as Message, flags: flags === null ? null : BigInt(flags) };
+  if (matchContent !== undefined && matchSubject !== undefined) row.search = searchMatch({ matchContent, matchSubject });
+  return row;
+}
+
+/**
+ * A search's match columns over the rows of `alias` (which has MESSAGE_COLUMNS), or nothing.
+ * They are computed on the rows a query returns, after its ranges are limited.
+ */
+function searchColumns(narrow: CompiledNarrow, alias: string): Prisma.Sql {
+  if (!narrow.search) return Prisma.empty;
+  const column = (name: string) => Prisma.raw(`${alias}."${name}"`);
+  return Prisma.sql`, ${matchColumns(narrow.search.highlight, column("renderedContent"), column("subject"))}`;
 }
 
 /** One range of the narrow's rows (a parenthesized SELECT), with `part` saying which. */
@@ -72,7 +96,9 @@ export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request:
   // message matches.
   const rows = await db.$queryRaw<(RawRow & { anchor: bigint | number | string })[]>`
     WITH a AS MATERIALIZED (SELECT ${anchor} AS anchor)
-    SELECT a.anchor AS anchor${ranges.length ? Prisma.sql`, r.* FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE` : Prisma.sql` FROM a`}`;
+    SELECT a.anchor AS anchor${
+      ranges.length ? Prisma.sql`, r.*${searchColumns(narrow, "r")} FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE` : Prisma.sql` FROM a`
+    }`;
 
   const result: FetchedRange = { anchor: Number(rows[0]!.anchor), before: [], anchorMessage: null, after: [] };
   rows.sort((x, y) => (x.id ?? 0) - (y.id ?? 0));
@@ -85,13 +111,32 @@ export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request:
 }
 
 /** The listed messages that match the narrow (and that the user may see), by id, in one statement. */
-export async function fetchMessagesById(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<MessageRow[]> {
+export async function fetchMessagesById(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<FetchedRow[]> {
   // An id beyond the 32-bit column names no message (and PostgreSQL would refuse to compare it).
   const ids = [...new Set(messageIds.filter(isStorableId))];
   if (!ids.length) return [];
   const rows = await db.$queryRaw<RawRow[]>`
-    SELECT 0 AS part, ${MESSAGE_COLUMNS}, um.flags
-    FROM ${narrow.from} WHERE ${narrow.where} AND ${narrow.id} = ANY (${ids}::int[])
-    ORDER BY ${narrow.id}`;
+    SELECT r.*${searchColumns(narrow, "r")} FROM (
+      SELECT 0 AS part, ${MESSAGE_COLUMNS}, um.flags
+      FROM ${narrow.from} WHERE ${narrow.where} AND ${narrow.id} = ANY (${ids}::int[])) r
+    ORDER BY r.id`;
   return rows.map(messageRow);
+}
+
+/**
+ * matches_narrow: which of the listed messages the user received (has a user_message row for)
+ * match the narrow, each with its match fields (highlighted for a search; otherwise the
+ * rendered content and the escaped topic), in one statement.
+ */
+export async function fetchNarrowMatches(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<Map<number, SearchMatch>> {
+  const ids = [...new Set(messageIds.filter(isStorableId))];
+  const matches = new Map<number, SearchMatch>();
+  if (!ids.length) return matches;
+  const { from, id, where } = narrow.received;
+  const rows = await db.$queryRaw<{ id: number; matchContent: string; matchSubject: string }[]>`
+    SELECT m.id, ${matchColumns(narrow.search?.highlight ?? null, Prisma.raw("m.rendered_content"), Prisma.raw("m.subject"))}
+    FROM ${from} WHERE ${where} AND ${id} = ANY (${ids}::int[])
+    ORDER BY ${id}`;
+  for (const row of rows) matches.set(row.id, searchMatch(row));
+  return matches;
 }

@@ -113,26 +113,19 @@ describe("narrow operators", () => {
     expect(await ids("othello", [{ operator: "id", operand: a }])).toEqual([a]);
     expect(await ids("othello", [{ operator: "id", operand: String(b) }])).toEqual([b]);
     expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "id", operand: a, negated: true }])).toEqual([b]);
-    expect(await ids("othello", [{ operator: "id", operand: "99999999999" }])).toEqual([]);
+    expect(await ids("othello", [{ operator: "id", operand: "2147483647" }])).toEqual([]);
   });
 
-  it("search: every word, case-insensitively, in content or topic, with LIKE's wildcards taken literally", async () => {
+  it("search: the full-text search of topic and content, and its negation", async () => {
     const topic = unique("search op");
     const word = `quokka${Date.now()}`;
-    const a = await sendTo("hamlet", "Verona", topic, `The ${word.toUpperCase()} smiles, 100% sure`);
-    const b = await sendTo("hamlet", "Verona", topic, `A ${word} frowns, 1000 sure`);
-    const c = await sendTo("hamlet", "Verona", `${word} in the topic`, "nothing here");
-    const d = await sendTo("hamlet", "Verona", topic, `${word} a_b`);
-    const e = await sendTo("hamlet", "Verona", topic, `${word} axb`);
-    const search = (operand: string, negated = false) => ids("othello", [{ operator: "search", operand, negated }]);
-    expect(await search(word)).toEqual([a, b, c, d, e]);
-    expect(await search(`${word} smiles`)).toEqual([a]);
-    expect(await search(`${word}   SURE`)).toEqual([a, b]);
-    expect(await search(`${word} 100%`)).toEqual([a]);
-    expect(await search(`${word} a_b`)).toEqual([d]);
-    expect(await search(`${word} %`)).toEqual([a]);
-    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "search", operand: "sure", negated: true }])).toEqual([d, e]);
-    expect(await search(`${word}\\`)).toEqual([]);
+    const a = await sendTo("hamlet", "Verona", topic, `The ${word} smiles`);
+    const b = await sendTo("hamlet", "Verona", topic, `Nothing to see`);
+    const c = await sendTo("hamlet", "Verona", `${word} in the topic`, "plain");
+    expect(await ids("othello", [{ operator: "search", operand: word.toUpperCase() }])).toEqual([a, c]);
+    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "search", operand: word, negated: true }])).toEqual([b]);
+    // Two search terms are one search: both words.
+    expect(await ids("othello", [{ operator: "search", operand: word }, { operator: "search", operand: "smiling" }])).toEqual([a]);
   });
 
   it("has: link, image, attachment and reaction", async () => {
@@ -197,30 +190,95 @@ describe("narrow operators", () => {
     expect(notProspero).not.toContain(toAaron);
   });
 
-  it("dm-including / group-pm-with: every direct message with that user", async () => {
+  it("dm-including: every direct message with that user; group-pm-with: the group ones", async () => {
     const one = await send("shiva", { type: "direct", to: [uid("cordelia")], content: "one" });
+    const back = await send("cordelia", { type: "direct", to: [uid("shiva")], content: "back" });
     const group = await send("shiva", { type: "direct", to: [uid("cordelia"), uid("othello")], content: "group" });
     const other = await send("shiva", { type: "direct", to: [uid("othello")], content: "other" });
+    const self = await send("shiva", { type: "direct", to: [uid("shiva")], content: "self" });
     const channel = await sendTo("cordelia", "Verona", unique("not a dm"));
-    for (const operator of ["dm-including", "group-pm-with"]) {
-      for (const operand of ["cordelia@zulip.com", uid("cordelia")]) {
-        const found = await ids("shiva", [{ operator, operand }]);
-        expect(found).toEqual(expect.arrayContaining([one, group]));
-        expect(found).not.toContain(other);
-        expect(found).not.toContain(channel);
-      }
-      const without = await ids("shiva", [{ operator: "is", operand: "dm" }, { operator, operand: "cordelia@zulip.com", negated: true }]);
-      expect(without).toContain(other);
-      expect(without).not.toContain(one);
+    for (const operand of ["cordelia@zulip.com", uid("cordelia")]) {
+      const found = await ids("shiva", [{ operator: "dm-including", operand }]);
+      expect(found).toEqual(expect.arrayContaining([one, back, group]));
+      for (const id of [other, self, channel]) expect(found).not.toContain(id);
+      const groups = await ids("shiva", [{ operator: "group-pm-with", operand }]);
+      expect(groups).toContain(group);
+      for (const id of [one, back, other, self, channel]) expect(groups).not.toContain(id);
     }
+    // Oneself: every direct message.
+    expect(await ids("shiva", [{ operator: "dm-including", operand: "shiva@zulip.com" }])).toEqual(expect.arrayContaining([one, back, group, other, self]));
+    const without = await ids("shiva", [{ operator: "is", operand: "dm" }, { operator: "dm-including", operand: "cordelia@zulip.com", negated: true }]);
+    expect(without).toEqual(expect.arrayContaining([other, self]));
+    expect(without).not.toContain(one);
+    const notGroups = await ids("shiva", [{ operator: "is", operand: "dm" }, { operator: "group-pm-with", operand: "cordelia@zulip.com", negated: true }]);
+    expect(notGroups).toEqual(expect.arrayContaining([one, back]));
+    expect(notGroups).not.toContain(group);
   });
 
-  it("near and with change nothing; legacy [operator, operand] pairs work", async () => {
+  it("channels:public (streams:public): every public channel, with its history", async () => {
+    const topic = `pubchan${Date.now()}`;
+    const secret = await createChannel(unique("secret"), ["iago", "hamlet"], { inviteOnly: true });
+    const open = await sendTo("iago", "Scotland", topic);
+    const hidden = await sendTo("iago", secret.name, topic);
+    const dm = await send("iago", { type: "direct", to: [uid("hamlet")], content: topic });
+    const t = { operator: "topic", operand: topic };
+    // Hamlet is not subscribed to Scotland: channels:public reads its history.
+    for (const operator of ["channels", "streams"]) expect(await ids("hamlet", [{ operator, operand: "public" }, t])).toEqual([open]);
+    expect(await ids("hamlet", [{ operator: "channels", operand: "public", negated: true }, { operator: "search", operand: topic }])).toEqual([hidden, dm]);
+    // A guest reads no public history that way, only what she received.
+    expect(await ids("polonius", [{ operator: "channels", operand: "public" }, t])).toEqual([]);
+    expect(await ids("hamlet", [{ operator: "channels", operand: "web-public" }, t])).toEqual([]);
+    await badNarrow("hamlet", [{ operator: "channels", operand: "private" }], "unknown channels operand private");
+    await badNarrow("hamlet", [{ operator: "streams", operand: "bogus" }], "unknown channels operand bogus");
+  });
+
+  it("sender:me is the caller", async () => {
+    const topic = unique("sender me");
+    const mine = await sendTo("aaron", "Verona", topic);
+    const theirs = await sendTo("hamlet", "Verona", topic);
+    const t = { operator: "topic", operand: topic };
+    expect(await ids("aaron", [t, { operator: "sender", operand: "me" }])).toEqual([mine]);
+    expect(await ids("aaron", [t, { operator: "sender", operand: "me", negated: true }])).toEqual([theirs]);
+  });
+
+  it("near changes nothing; legacy [operator, operand] pairs work", async () => {
     const topic = unique("legacy");
     const a = await sendTo("hamlet", "Denmark", topic);
     expect(await ids("othello", [["channel", "Denmark"], ["topic", topic]])).toEqual([a]);
     expect(await ids("othello", [["channel", "Denmark"], ["topic", topic], ["near", String(a)]])).toEqual([a]);
-    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "with", operand: String(a) }])).toEqual([a]);
+    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "near", operand: "12345", negated: true }])).toEqual([a]);
+  });
+
+  it("with: the conversation of a message, in place of the narrow's channel, topic and dm terms", async () => {
+    const topic = unique("with op");
+    const a = await sendTo("hamlet", "Denmark", topic, "first");
+    const b = await sendTo("othello", "Denmark", topic, "second");
+    await sendTo("hamlet", "Denmark", unique("other topic"));
+    // The narrow's own channel and topic give way to the message's.
+    for (const operand of [a, String(b), ` ${a} `])
+      expect(await ids("othello", [{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "elsewhere" }, { operator: "with", operand }])).toEqual([a, b]);
+    // Other terms still apply.
+    expect(await ids("othello", [{ operator: "with", operand: a }, { operator: "sender", operand: "othello@zulip.com" }])).toEqual([b]);
+    // A direct message: its conversation, seen from either side.
+    const dm1 = await send("prospero", { type: "direct", to: [uid("cordelia")], content: "hi" });
+    const dm2 = await send("cordelia", { type: "direct", to: [uid("prospero")], content: "hello" });
+    expect(await ids("cordelia", [{ operator: "with", operand: dm1 }])).toEqual([dm1, dm2]);
+    expect(await ids("prospero", [{ operator: "with", operand: dm2 }, { operator: "dm", operand: "iago@zulip.com" }])).toEqual([dm1, dm2]);
+    const group = await send("prospero", { type: "direct", to: [uid("cordelia"), uid("aaron")], content: "group" });
+    expect(await ids("aaron", [{ operator: "with", operand: group }])).toEqual([group]);
+    // A message in a public channel's history the user is not subscribed to.
+    const scotland = await sendTo("iago", "Scotland", topic);
+    expect(await ids("cordelia", [{ operator: "with", operand: scotland }])).toEqual([scotland]);
+    // A message the user may not see: the narrow as it is, if it names a conversation.
+    expect(await ids("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: topic }, { operator: "with", operand: dm1 }])).toEqual([a, b]);
+    await badNarrow("othello", [{ operator: "with", operand: dm1 }], "Invalid 'with' operator");
+    await badNarrow("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "with", operand: 99999999 }], "Invalid 'with' operator");
+    await badNarrow("othello", [{ operator: "with", operand: "abc" }], "Invalid 'with' operator");
+    const duplicate = "Duplicate 'with' operators.";
+    await expectError(get("othello", { anchor: "newest", narrow: [{ operator: "with", operand: a }, { operator: "with", operand: b }] }), 400, `Invalid narrow operator combination: ${duplicate}`, {
+      code: "BAD_NARROW",
+      desc: duplicate,
+    });
   });
 });
 
@@ -270,6 +328,68 @@ describe("flags", () => {
   });
 });
 
+describe("topic visibility and muting", () => {
+  /** A user's visibility policy for a topic (1 muted, 2 unmuted, 3 followed), as POST /user_topics records it. */
+  async function setPolicy(user: string, stream: { id: number; recipientId: number | null }, topic: string, visibilityPolicy: number) {
+    await server.db.userTopic.create({
+      data: { realmId: server.creds.realm.id, userProfileId: uid(user), streamId: stream.id, recipientId: stream.recipientId!, topicName: topic, topicNameLower: topic.toLowerCase(), visibilityPolicy },
+    });
+  }
+  const muteChannel = (user: string, stream: { recipientId: number | null }) =>
+    server.db.subscription.updateMany({ where: { userProfileId: uid(user), recipientId: stream.recipientId! }, data: { isMuted: true } });
+
+  it("is:followed, is:muted and in:home, from topic policies and channel muting", async () => {
+    const loud = await createChannel(unique("loud"), ["iago", "aaron"]);
+    const quiet = await createChannel(unique("quiet"), ["iago", "aaron"]);
+    const [followed, muted, plain, unmutedInQuiet, followedInQuiet, inQuiet] = ["Followed", "Muted", "Plain", "Unmuted", "Followed too", "Quiet"];
+    const m = {
+      followed: await sendTo("iago", loud.name, followed),
+      muted: await sendTo("iago", loud.name, muted),
+      plain: await sendTo("iago", loud.name, plain),
+      unmutedInQuiet: await sendTo("iago", quiet.name, unmutedInQuiet),
+      followedInQuiet: await sendTo("iago", quiet.name, followedInQuiet),
+      inQuiet: await sendTo("iago", quiet.name, inQuiet),
+      dm: await send("iago", { type: "direct", to: [uid("aaron")], content: "a dm" }),
+    };
+    // Policies match topics case-insensitively.
+    await setPolicy("aaron", loud, followed.toUpperCase(), 3);
+    await setPolicy("aaron", loud, muted, 1);
+    await setPolicy("aaron", quiet, unmutedInQuiet, 2);
+    await setPolicy("aaron", quiet, followedInQuiet, 3);
+    await muteChannel("aaron", quiet);
+    const mine = new Set(Object.values(m));
+    const narrowed = async (narrow: Term[]) => (await ids("aaron", narrow)).filter((id) => mine.has(id));
+    expect(await narrowed([{ operator: "is", operand: "followed" }])).toEqual([m.followed, m.followedInQuiet]);
+    expect(await narrowed([{ operator: "is", operand: "followed", negated: true }])).toEqual([m.muted, m.plain, m.unmutedInQuiet, m.inQuiet, m.dm]);
+    expect(await narrowed([{ operator: "is", operand: "muted" }])).toEqual([m.muted, m.inQuiet]);
+    expect(await narrowed([{ operator: "is", operand: "muted", negated: true }])).toEqual([m.followed, m.plain, m.unmutedInQuiet, m.followedInQuiet, m.dm]);
+    expect(await narrowed([{ operator: "in", operand: "home" }])).toEqual([m.followed, m.plain, m.unmutedInQuiet, m.followedInQuiet, m.dm]);
+    expect(await narrowed([{ operator: "in", operand: "home", negated: true }])).toEqual([m.muted, m.inQuiet]);
+    expect(await narrowed([{ operator: "in", operand: "all" }])).toEqual(Object.values(m));
+    // Another user's policies are theirs.
+    expect(await ids("iago", [{ operator: "channel", operand: loud.id }, { operator: "is", operand: "muted" }])).toEqual([]);
+    await badNarrow("aaron", [{ operator: "in", operand: "bogus" }], "unknown 'in' operand bogus");
+  });
+
+  it("first_unread skips muted topics, and muted channels unless the narrow names the channel", async () => {
+    const quiet = await createChannel(unique("first unread quiet"), ["iago", "prospero"]);
+    const loud = await createChannel(unique("first unread loud"), ["iago", "prospero"]);
+    const topic = unique("unread");
+    // Everything else Prospero has is read.
+    await server.db.userMessage.updateMany({ where: { userProfileId: uid("prospero") }, data: { flags: FLAG_BITS.read } });
+    const inQuiet = await sendTo("iago", quiet.name, topic);
+    const mutedTopic = await sendTo("iago", loud.name, "muted topic");
+    const open = await sendTo("iago", loud.name, topic);
+    await muteChannel("prospero", quiet);
+    await setPolicy("prospero", loud, "muted topic", 1);
+    expect((await fetch("prospero", { anchor: "first_unread" })).anchor).toBe(open);
+    expect((await fetch("prospero", { anchor: "first_unread", narrow: [{ operator: "channel", operand: quiet.id }] })).anchor).toBe(inQuiet);
+    expect((await fetch("prospero", { anchor: "first_unread", narrow: [{ operator: "channel", operand: loud.id }] })).anchor).toBe(open);
+    // The muted messages are still unread, and in the narrow.
+    expect(await ids("prospero", [{ operator: "is", operand: "unread" }])).toEqual([inQuiet, mutedTopic, open]);
+  });
+});
+
 describe("anchors", () => {
   it("first_unread: the first unread message of the narrow, or the newest when none is unread", async () => {
     const topic = unique("first unread");
@@ -306,6 +426,8 @@ describe("anchors", () => {
     const exclusive = await fetch("othello", { anchor: m[2], num_before: 0, num_after: 2, include_anchor: false, narrow: t });
     expect(exclusive.messages.map((x) => x.id)).toEqual([m[3], m[4]]);
     expect(exclusive.found_anchor).toBe(true);
+    // Only an end of the range may be left out (Zulip's get_messages_backend).
+    await expectError(get("othello", { anchor: m[2], num_before: 1, num_after: 1, include_anchor: false, narrow: t }), 400, "The anchor can only be excluded at an end of the range");
     const all = await fetch("othello", { anchor: m[3], num_before: 10, num_after: 10, narrow: t });
     expect(all.messages.map((x) => x.id)).toEqual(m);
     expect(all).toMatchObject({ found_oldest: true, found_newest: true });
@@ -419,8 +541,29 @@ describe("BAD_NARROW", () => {
     await badNarrow("hamlet", [{ operator: "has", operand: "toString" }], "unknown 'has' operand toString");
     await badNarrow("hamlet", [{ operator: "id", operand: "12a" }], "Invalid message ID");
     await badNarrow("hamlet", [["id", "-1"]], "Invalid message ID");
+    await badNarrow("hamlet", [{ operator: "id", operand: "2147483648" }], "Invalid message ID");
+    await badNarrow("hamlet", [{ operator: "dm", operand: "othello@zulip.com," }], "unknown user in othello@zulip.com,");
     // A valid term before an unknown one does not hide it.
     await badNarrow("hamlet", [{ operator: "sender", operand: "hamlet@zulip.com", negated: true }, { operator: "sender", operand: "x@y" }], "unknown user x@y");
+  });
+
+  it("refuses a narrow asking for both channel messages and direct messages", async () => {
+    const both = "No message can be both a channel message and direct message";
+    for (const narrow of [
+      [{ operator: "channel", operand: "Verona" }, { operator: "dm", operand: "othello@zulip.com" }],
+      [{ operator: "topic", operand: "x" }, { operator: "is", operand: "dm" }],
+      [{ operator: "is", operand: "private" }, { operator: "channels", operand: "public" }],
+      [{ operator: "dm-including", operand: "othello@zulip.com" }, { operator: "stream", operand: "Verona" }],
+      [{ operator: "is", operand: "dm", negated: true }, { operator: "group-pm-with", operand: "othello@zulip.com" }],
+      // Checked before the term's channel is looked up.
+      [{ operator: "is", operand: "dm" }, { operator: "channel", operand: "Nowhere" }],
+    ] as Term[][])
+      await badNarrow("hamlet", narrow, both);
+    // A negated term asks for nothing.
+    await fetch("hamlet", { anchor: "newest", narrow: [{ operator: "channel", operand: "Verona", negated: true }, { operator: "is", operand: "dm" }] });
+    await fetch("hamlet", { anchor: "newest", narrow: [{ operator: "topic", operand: "x" }, { operator: "dm", operand: "othello@zulip.com", negated: true }] });
+    // An unknown channel before the conflict is reported first.
+    await badNarrow("hamlet", [{ operator: "channel", operand: "Nowhere" }, { operator: "is", operand: "dm" }], "unknown channel Nowhere");
   });
 
   it("reports the first bad term, whether it needs a lookup or not", async () => {

@@ -1,12 +1,14 @@
 /**
  * The SQL a narrow compiles to: flag tests written with the literal constants of the partial
  * indexes (a bind parameter would keep the planner from using them), topics through lower(),
- * search patterns escaped. Narrows that name no channel or user need no database.
+ * searches as tsqueries against the full-text index. Narrows that name no channel or user need
+ * no database. And Zulip's highlighting of search matches.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Db, Realm, UserProfile } from "../../server/db.ts";
 import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow.ts";
+import { highlight } from "../../server/lib/search.ts";
 
 const noDatabase = new Proxy({}, { get: () => () => Promise.reject(new Error("no query expected")) }) as unknown as Db;
 const realm = { id: 7, emptyTopicDisplayName: null } as Realm;
@@ -52,26 +54,74 @@ describe("compileNarrow", () => {
     }
   });
 
-  it("finds the first unread message through the unread index", async () => {
+  it("finds the first unread message through the unread index, without muted topics and channels", async () => {
     const narrow = await compile([{ operator: "is", operand: "starred" }]);
-    expect(text(narrow.unread.where)).toBe("um.user_profile_id = $1 AND (um.flags & 1) = 0 AND m.realm_id = $2 AND (um.flags & 2) <> 0");
+    const where = text(narrow.unread.where);
+    expect(where).toMatch(/^um\.user_profile_id = \$1 AND \(um\.flags & 1\) = 0 AND m\.realm_id = \$2 AND \(um\.flags & 2\) <> 0 AND NOT \(m\.is_channel_message AND /);
+    expect(where).toContain("ut.visibility_policy IN (1)");
+    // Outside a channel, a muted channel's messages are skipped unless their topic is unmuted or followed.
+    expect(where).toContain("sub.is_muted) AND NOT EXISTS (SELECT 1 FROM user_topic ut");
+    expect(where).toContain("ut.visibility_policy IN (2, 3)");
     expect(text(narrow.unread.from)).toBe("user_message um JOIN message m ON m.id = um.message_id");
   });
 
-  it("matches topics through lower(subject), and escapes search words for LIKE", async () => {
+  it("matches topics through lower(subject)", async () => {
     const topic = await compile([{ operator: "topic", operand: " Lunch " }]);
     expect(text(topic.where)).toContain("(m.is_channel_message AND lower(m.subject) = lower($3))");
     expect(topic.where.values[2]).toBe("Lunch");
-    const search = await compile([{ operator: "search", operand: "100% a_b c\\d" }]);
-    expect(search.where.values.slice(2)).toEqual(["%100\\%%", "%100\\%%", "%a\\_b%", "%a\\_b%", "%c\\\\d%", "%c\\\\d%"]);
-    expect(text(search.where)).toContain("(m.content ILIKE $3 OR m.subject ILIKE $4)");
+    expect(topic.search).toBeNull();
+  });
+
+  it("searches the full-text index: words as plainto_tsquery, quoted phrases as phrase queries", async () => {
+    const search = await compile([{ operator: "search", operand: 'cats "big dog" 100% "unclosed' }]);
+    expect(text(search.where)).toBe(
+      "um.user_profile_id = $1 AND m.realm_id = $2 AND m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $3) && phraseto_tsquery('english'::regconfig, $4))",
+    );
+    expect(search.where.values.slice(2)).toEqual(['cats 100% "unclosed', "big dog"]);
+    expect(text(search.search!.highlight!)).toBe("plainto_tsquery('english'::regconfig, $1) && phraseto_tsquery('english'::regconfig, $2)");
+    // Search terms are one search; a negated one is its own condition, and highlights nothing.
+    const two = await compile([{ operator: "search", operand: "a" }, { operator: "search", operand: "no", negated: true }, { operator: "search", operand: '"b c"' }]);
+    expect(text(two.where)).toBe(
+      "um.user_profile_id = $1 AND m.realm_id = $2 AND NOT (m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $3))) AND m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $4) && phraseto_tsquery('english'::regconfig, $5))",
+    );
+    expect(two.where.values.slice(2)).toEqual(["no", "a", "b c"]);
     const negated = await compile([{ operator: "search", operand: "x", negated: true }]);
-    expect(text(negated.where)).toContain("NOT ((m.content ILIKE $3 OR m.subject ILIKE $4))");
+    expect(negated.search).toEqual({ highlight: null });
+    // Only blanks: nothing to search for, so nothing matches.
+    expect(text((await compile([{ operator: "search", operand: "  " }])).where)).toBe("um.user_profile_id = $1 AND m.realm_id = $2 AND FALSE");
+  });
+
+  it("channels:public names the realm's public channels, and reads their history", async () => {
+    const narrow = await compile([{ operator: "channels", operand: "public" }]);
+    expect(narrow.history).toBe(true);
+    expect(text(narrow.where)).toBe(
+      "m.realm_id = $1 AND m.recipient_id IN (SELECT s.recipient_id FROM stream s WHERE s.realm_id = $2 AND s.recipient_id IS NOT NULL AND NOT s.invite_only AND s.history_public_to_subscribers)",
+    );
+    expect((await compile([{ operator: "channels", operand: "public", negated: true }])).history).toBe(false);
+    const guest = await compileNarrow(noDatabase, realm, { ...user, role: 600 }, [{ operator: "channels", operand: "public" }]);
+    expect(guest.history).toBe(false);
+    // matches_narrow reads only the rows the user received.
+    expect(text(narrow.received.from)).toBe("user_message um JOIN message m ON m.id = um.message_id");
+    expect(text(narrow.received.where)).toMatch(/^um\.user_profile_id = \$1 AND m\.realm_id = \$2 AND m\.recipient_id IN/);
   });
 
   it("keeps text the database cannot store (NUL) out of the query", async () => {
     const narrow = await compile([{ operator: "search", operand: "a\u0000b" }]);
     expect(text(narrow.where)).toContain("AND FALSE");
     expect(narrow.where.values).toEqual([42, 7]);
+  });
+});
+
+describe("highlight", () => {
+  it("wraps each match in a highlight span", () => {
+    expect(highlight("<p><ts-match>KEYWORDMATCH</ts-match> and should work</p>")).toBe('<p><span class="highlight">KEYWORDMATCH</span> and should work</p>');
+    expect(highlight("<ts-match>a</ts-match> <ts-match>b</ts-match>c")).toBe('<span class="highlight">a</span> <span class="highlight">b</span>c');
+    expect(highlight("no match &amp; more")).toBe("no match &amp; more");
+    expect(highlight("")).toBe("");
+  });
+
+  it("leaves a match inside an HTML tag as it is (Zulip's highlight_string)", () => {
+    expect(highlight('<span data-x="<ts-match>word</ts-match>">x</span> <ts-match>word</ts-match>')).toBe('<span data-x="word">x</span> <span class="highlight">word</span>');
+    expect(highlight('<a href="/<ts-match>a</ts-match>"><ts-match>a</ts-match></a>')).toBe('<a href="/a"><span class="highlight">a</span></a>');
   });
 });
