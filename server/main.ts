@@ -7,6 +7,7 @@ import { createApp } from "./app.ts";
 import { configFromEnv } from "./config.ts";
 import { openDatabase } from "./db.ts";
 import { EventBus } from "./events.ts";
+import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
 import { answerClientErrors } from "./http/client-error.ts";
 import { gracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./logger.ts";
@@ -18,7 +19,10 @@ const database = await openDatabase(config.databaseUrl ? { databaseUrl: config.d
 log.info({ database: database.kind, dataDir: database.kind === "pglite" ? join(config.dataDir, "postgres") : undefined }, "database ready");
 const events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, log });
 await events.ready();
-const app = createApp({ db: database.prisma, events, log, config, now: () => new Date() });
+const deps = { db: database.prisma, events, log, config, now: () => new Date() };
+const app = createApp(deps);
+// Every process sends due scheduled messages; row locks keep each one sent once.
+const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs }).start();
 const server = app.listen(config.port, config.host, () => log.info(`listening on http://${config.host}:${config.port} (API docs at /api/docs)`));
 // Idle keep-alive connections are kept longer than clients keep theirs (Node's 5 s default
 // races clients that reuse a connection just as the server drops it), and requests Node's
@@ -53,6 +57,7 @@ async function shutdown(signal: string) {
   }, config.shutdownTimeoutMs + 5_000).unref();
   let clean = await drain({ timeoutMs: config.shutdownTimeoutMs, log, release: () => events.close() });
   events.close();
+  await delivery.stop();
   try {
     await database.close();
   } catch (err) {

@@ -11,7 +11,7 @@ import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
-import { clientIdFor, storedClientName } from "../lib/clients.ts";
+import { clientIdFor, defaultReadBySender, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
 import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
 import { isStorableText } from "../lib/text.ts";
@@ -23,6 +23,7 @@ import { isGuest } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
+import { claimAttachments } from "../lib/attachments.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -125,31 +126,32 @@ export async function markdownContext(ctx: MessageChecker, content: string): Pro
   };
 }
 
-/** The recipient of a direct conversation: the other user's personal recipient, or a group's. */
-async function directRecipient(tx: Tx, realmId: number, sender: RecipientUser, others: RecipientUser[]) {
+/**
+ * The recipient of a direct conversation: the other user's personal recipient (the sender's own
+ * for a message to oneself), or a group's, created on first use.
+ */
+export async function directRecipient(tx: Tx, realmId: number, sender: RecipientUser, others: RecipientUser[]) {
   const members = [...new Map([sender, ...others].map((u) => [u.id, u])).values()];
   if (members.length <= 2) {
     const other = members.find((u) => u.id !== sender.id) ?? sender;
-    return { recipientId: other.recipientId!, memberIds: members.map((u) => u.id) };
+    return { recipientId: other.recipientId!, recipientType: RecipientType.PERSONAL, recipientTypeId: other.id, memberIds: members.map((u) => u.id) };
   }
   const ids = members.map((u) => u.id).sort((a, b) => a - b);
   const hash = directMessageGroupHash(ids);
-  const existing = await tx.directMessageGroup.findUnique({ where: { huddleHash: hash }, select: { recipientId: true } });
-  if (existing) return { recipientId: existing.recipientId!, memberIds: ids };
+  const group = (g: { id: number; recipientId: number | null }) => ({ recipientId: g.recipientId!, recipientType: RecipientType.DIRECT_MESSAGE_GROUP, recipientTypeId: g.id, memberIds: ids });
+  const existing = await tx.directMessageGroup.findUnique({ where: { huddleHash: hash }, select: { id: true, recipientId: true } });
+  if (existing) return group(existing);
   // The first messages to a new group may race to create it: ON CONFLICT lets one transaction
   // create it (this statement waits for the other to commit), and the others read its row.
   const created = await tx.$queryRaw<{ id: number }[]>`
     INSERT INTO direct_message_group (realm_id, huddle_hash, group_size) VALUES (${realmId}, ${hash}, ${ids.length})
     ON CONFLICT (huddle_hash) DO NOTHING RETURNING id`;
-  if (created.length === 0) {
-    const group = await tx.directMessageGroup.findUniqueOrThrow({ where: { huddleHash: hash }, select: { recipientId: true } });
-    return { recipientId: group.recipientId!, memberIds: ids };
-  }
+  if (created.length === 0) return group(await tx.directMessageGroup.findUniqueOrThrow({ where: { huddleHash: hash }, select: { id: true, recipientId: true } }));
   const groupId = created[0]!.id;
   const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: groupId }, select: { id: true } });
   await tx.directMessageGroup.update({ where: { id: groupId }, data: { recipientId: recipient.id }, select: { id: true } });
   await tx.subscription.createMany({ data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })) });
-  return { recipientId: recipient.id, memberIds: ids };
+  return group({ id: groupId, recipientId: recipient.id });
 }
 
 /** A message checked and rendered, ready for doSendMessage (Zulip's SendMessageRequest). */
@@ -216,7 +218,7 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
     mentionedUserIds,
     sendingClientId,
     clientName: storedClientName(input.clientName),
-    readBySender: input.readBySender !== false,
+    readBySender: input.readBySender ?? defaultReadBySender(input.clientName),
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
   };
@@ -270,6 +272,8 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
       SELECT u, m.id, f FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
     SELECT id FROM m`;
   if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id }, select: { id: true } });
+  // Links to uploads claim them; has_attachment then says whether any was claimed.
+  if (rendered.hasAttachment) await claimAttachments(tx, realm, sender, { messageId: message.id }, rendered);
 
   // The event carries the rendered message and its Markdown source; each queue takes the form
   // its client asked for (events/format.ts), and each user their own flags.

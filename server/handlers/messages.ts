@@ -1,18 +1,13 @@
 import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
+import { clientNameFromUserAgent } from "../lib/clients.ts";
 import { buildMessageDicts } from "../lib/message-dicts.ts";
 import { fetchMessageRange, fetchMessagesById, fetchNarrowMatches, LARGER_THAN_MAX_MESSAGE_ID, type FetchedRow } from "../lib/message-fetch.ts";
 import { accessMessage } from "../lib/messages.ts";
 import { compileNarrow } from "../lib/narrow.ts";
 
 const MAX_MESSAGES_PER_FETCH = 5000;
-
-/** The sending client's name, from the User-Agent (Zulip's parse_client), e.g. "ZulipMobile". */
-function clientName(userAgent: string | undefined): string {
-  const name = userAgent?.split(/[/\s]/)[0]?.trim();
-  return name || "Unspecified";
-}
 
 /** POST /messages (zerver/views/message_send.py send_message_backend). */
 export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
@@ -31,7 +26,7 @@ export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
     if (list.some((x) => typeof x === "number") && list.some((x) => typeof x === "string")) throw new JsonableError("Recipient lists may contain emails or user IDs, but not both.");
     target = typeof list[0] === "number" ? { kind: "direct", userIds: list as number[] } : { kind: "direct", emails: list as string[] };
   }
-  return checkSendMessage(ctx, { target, content: body.content, clientName: clientName(ctx.userAgent), readBySender: body.read_by_sender });
+  return checkSendMessage(ctx, { target, content: body.content, clientName: clientNameFromUserAgent(ctx.userAgent), readBySender: body.read_by_sender });
 };
 
 /** GET /messages/{message_id} (zerver/views/message_edit.py json_fetch_raw_message). */

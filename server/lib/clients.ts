@@ -45,3 +45,19 @@ export async function clientIdFor(db: PrismaClient, fullName: string): Promise<n
   names.set(id, name);
   return id;
 }
+
+/** The sending client's name, from the User-Agent (Zulip's get_client_name), e.g. "ZulipMobile". */
+export function clientNameFromUserAgent(userAgent: string | undefined): string {
+  return userAgent?.split(/[/\s]/)[0]?.trim() || "Unspecified";
+}
+
+/**
+ * Clients whose messages are the user's own typing (Zulip's Client.default_read_by_sender), as
+ * opposed to integrations posting with the user's API key: their messages start read for the sender.
+ */
+const INTERACTIVE_CLIENTS = new Set(["zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron", "zulipterminal", "snipe", "website", "ios", "android"]);
+
+export function defaultReadBySender(clientName: string): boolean {
+  const name = clientName.toLowerCase();
+  return INTERACTIVE_CLIENTS.has(name) || name.includes("desktop app");
+}

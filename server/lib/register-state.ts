@@ -7,6 +7,7 @@ import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues } from "./user-groups.ts";
 import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
+import { listScheduledMessages } from "./scheduled-messages.ts";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 
 /** Limits and timings clients are told (Conventions 7; zerver/lib/events.py). */
@@ -172,6 +173,7 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
     state.user_topics = topics.map((t) => ({ stream_id: t.streamId, topic_name: t.topicName, last_updated: unix(t.lastUpdated), visibility_policy: t.visibilityPolicy }));
   }
+  if (want("scheduled_messages")) state.scheduled_messages = await listScheduledMessages(db, user);
   if (want("has_videoprovider_token")) {
     state.has_videoprovider_token = (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }

@@ -93,7 +93,7 @@ describe("POST /messages", () => {
 
 describe("GET /messages/{message_id}", () => {
   it("returns the whole message, the raw content and the caller's flags", async () => {
-    const { id } = await expectSuccess(send("hamlet", { type: "channel", to: "Verona", topic: "fetch", content: "**Bold** move" }));
+    const { id } = await expectSuccess(send("hamlet", { type: "channel", to: "Verona", topic: "fetch", content: "**Bold** move", read_by_sender: true }));
     const data = await expectSuccess(fetchOne("hamlet", id));
     expect(data.raw_content).toBe("**Bold** move");
     expect(data.message).toMatchObject({

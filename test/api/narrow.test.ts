@@ -605,7 +605,7 @@ describe("cost", () => {
   it("finds unread and starred messages through the partial indexes", async () => {
     // A user with many read rows, and statistics that say so.
     const channel = await createChannel(unique("many read"), ["shiva"]);
-    const template = await sendTo("shiva", channel.name, "bulk");
+    const template = await send("shiva", { type: "channel", to: channel.name, topic: "bulk", content: "bulk message", read_by_sender: true });
     await server.db.$executeRaw`
       WITH m AS (
         INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, date_sent, sending_client_id, is_channel_message)

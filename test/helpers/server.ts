@@ -11,6 +11,7 @@ import { createApp } from "../../server/app.ts";
 import { answerClientErrors } from "../../server/http/client-error.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
+import { ScheduledDelivery } from "../../server/actions/scheduled-delivery.ts";
 import type { PrismaClient } from "../../server/db.ts";
 import { EventBus, type EventBusOptions } from "../../server/events.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
@@ -29,6 +30,8 @@ export interface TestServer {
   db: PrismaClient;
   deps: AppDeps;
   creds: DevCredentials;
+  /** The server's scheduled-message delivery; with `scheduledDelivery: "manual"` only deliverDue() runs it. */
+  delivery: ScheduledDelivery;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -52,7 +55,16 @@ function invalidatingWrites(db: PrismaClient): PrismaClient {
   }) as unknown as PrismaClient;
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, options: { log?: Logger; events?: EventBusOptions } = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  log?: Logger;
+  events?: EventBusOptions;
+  /** The server's clock (every `ctx.now()`, and what delivery takes as due). */
+  now?: () => Date;
+  /** "timer" (default) delivers scheduled messages on time as a server does; "manual" only when a test calls `delivery.deliverDue()`. */
+  scheduledDelivery?: "timer" | "manual";
+}
+
+export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const config: Config = {
     ...configFromEnv({}),
@@ -62,9 +74,11 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };
-  const deps: AppDeps = { db: database.prisma, events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: () => new Date() };
+  const deps: AppDeps = { db: database.prisma, events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: options.now ?? (() => new Date()) };
   await deps.events.ready();
   const creds = await populateDevRealm(deps);
+  const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs });
+  if (options.scheduledDelivery !== "manual") delivery.start();
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -80,6 +94,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     db: invalidatingWrites(database.prisma),
     deps,
     creds,
+    delivery,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -87,6 +102,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     },
     client,
     async close() {
+      await delivery.stop();
       deps.events.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -99,10 +115,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
  * Starts a server for the calling test file (before its tests, stopped after them) and returns
  * a stand-in that forwards to it, so tests write `server.as("hamlet")`.
  */
-export function useTestServer(overrides: Partial<Config> = {}): TestServer {
+export function useTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): TestServer {
   let started: TestServer | undefined;
   beforeAll(async () => {
-    started = await startTestServer(overrides);
+    started = await startTestServer(overrides, options);
   });
   afterAll(() => started?.close());
   return new Proxy({} as TestServer, {
