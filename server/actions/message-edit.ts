@@ -23,7 +23,7 @@ import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName, EMPTY_TOPIC_FA
 import { isGuest, isModeratorOrAbove, isRealmAdmin } from "../lib/users.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { realmUrl } from "../lib/realms.ts";
-import { narrowUrl } from "../lib/markdown/mentions.ts";
+import { messageLinkUrl, topicLinkSyntax } from "../lib/message-links.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
 import { checkWildcardMention, markdownContext } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
@@ -513,13 +513,6 @@ function mergedVisibility(a: number, b: number): number {
   return Visibility.MUTED;
 }
 
-/** `#**channel>topic**`, or a plain link when the names would break that syntax. */
-function topicLinkSyntax(stream: { id: number; name: string }, topic: string, realm: Realm): string {
-  if (topic !== "" && !/[`>*&[\]$]/.test(stream.name + topic)) return `#**${stream.name}>${topic}**`;
-  const shown = topic === "" ? `*${emptyTopicDisplayName(realm)}*` : topic;
-  return `[#${stream.name} > ${shown}](${narrowUrl({ channelId: stream.id, channelName: stream.name, topic }).slice(1)})`;
-}
-
 /** The notification bot's notices: resolved/unresolved, and the move breadcrumbs (send_message_moved_breadcrumbs). */
 async function sendMoveNotices(
   tx: Tx,
@@ -541,14 +534,14 @@ async function sendMoveNotices(
   const count = changedIds.length;
   let oldText: string | null = null;
   if (plan.notifyOld) {
-    const newLocation = topicLinkSyntax(plan.targetStream!, plan.targetTopic, realm);
+    const newLocation = topicLinkSyntax(plan.targetStream!.id, plan.targetStream!.name, plan.targetTopic);
     if (movedAll) oldText = `This topic was moved to ${newLocation} by ${mention}.`;
     else if (count === 1) oldText = `A message was moved from this topic to ${newLocation} by ${mention}.`;
     else oldText = `${count} messages were moved from this topic to ${newLocation} by ${mention}.`;
   }
   let newText: string | null = null;
   if (plan.notifyNew && (plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved))) {
-    const oldLocation = topicLinkSyntax(plan.origStream!, plan.origTopic, realm);
+    const oldLocation = topicLinkSyntax(plan.origStream!.id, plan.origStream!.name, plan.origTopic);
     const excluded = resolvedNoticeId === null ? changedIds : [...changedIds, resolvedNoticeId];
     const onlyReceivedBy = plan.targetStream!.historyPublicToSubscribers ? null : user.id;
     const [pre] = await tx.$queryRaw<{ any: boolean }[]>`
@@ -556,7 +549,7 @@ async function sendMoveNotices(
     if (!pre!.any && movedAll) newText = `This topic was moved here from ${oldLocation} by ${mention}.`;
     else if (count === 1) {
       const target = plan.targetStream!;
-      const link = (await realmUrl(tx, realm, ctx.config)) + narrowUrl({ channelId: target.id, channelName: target.name, topic: plan.targetTopic, messageId: String(plan.message.id) });
+      const link = messageLinkUrl(await realmUrl(tx, realm, ctx.config), { id: plan.message.id, kind: "channel", channelId: target.id, channelName: target.name, topic: plan.targetTopic });
       newText = `[A message](${link}) was moved here from ${oldLocation} by ${mention}.`;
     } else newText = `${count} messages were moved here from ${oldLocation} by ${mention}.`;
   }

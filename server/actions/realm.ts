@@ -90,8 +90,10 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
   if (changes.moderation_request_channel_id !== undefined) {
     const id = changes.moderation_request_channel_id === -1 ? null : changes.moderation_request_channel_id;
     if (id !== null) {
-      const stream = await ctx.db.stream.findFirst({ where: { realmId: realm.id, id, isArchived: false }, select: { id: true } });
+      const stream = await ctx.db.stream.findFirst({ where: { realmId: realm.id, id, isArchived: false }, select: { id: true, inviteOnly: true } });
       if (!stream) throw new JsonableError("Invalid channel ID");
+      // Reports quote messages from private places: only a private channel may receive them.
+      if (!stream.inviteOnly) throw new JsonableError("Moderation request channel must be private.");
     }
     if (id !== realm.moderationRequestChannelId) {
       data.moderationRequestChannelId = id;

@@ -1,6 +1,8 @@
-import { NotImplementedError } from "../errors.ts";
+import { reportMessage as doReportMessage } from "../actions/message-reports.ts";
 import type { Handler } from "../http/types.ts";
 
-export const reportMessage: Handler<"report-message"> = async () => {
-  throw new NotImplementedError("report-message");
+/** POST /messages/{message_id}/report (zerver/views/message_report.py report_message_backend). */
+export const reportMessage: Handler<"report-message"> = async ({ path, body }, ctx) => {
+  await doReportMessage(ctx, { messageId: path.message_id, reportType: body.report_type, description: body.description ?? "" });
+  return {};
 };

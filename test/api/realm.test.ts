@@ -32,9 +32,10 @@ describe("PATCH /realm", () => {
     expect((await realmRow()).allowMessageEditing).toBe(false);
   });
 
-  it("sets the moderation request channel, checks it exists, and -1 turns it off", async () => {
-    const denmark = server.creds.channels.Denmark!.stream_id;
-    expect(await expectSuccess(patch("iago", { moderation_request_channel_id: denmark }))).toMatchObject({ moderation_request_channel_id: denmark });
+  it("sets the moderation request channel, checks it exists and is private, and -1 turns it off", async () => {
+    const core = server.creds.channels["core team"]!.stream_id;
+    expect(await expectSuccess(patch("iago", { moderation_request_channel_id: core }))).toMatchObject({ moderation_request_channel_id: core });
+    await expectError(patch("iago", { moderation_request_channel_id: server.creds.channels.Denmark!.stream_id }), 400, "Moderation request channel must be private.");
     await expectError(patch("iago", { moderation_request_channel_id: 98765 }), 400, "Invalid channel ID");
     await expectSuccess(patch("iago", { moderation_request_channel_id: -1 }));
     expect((await realmRow()).moderationRequestChannelId).toBeNull();

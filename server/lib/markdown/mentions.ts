@@ -130,7 +130,7 @@ export function matchChannelLinkAt(src: string, pos: number, max: number, ctx: P
 // ---------------------------------------------------------------------------
 
 /** Zulip's hash_util_encode: percent-encode everything but [A-Za-z0-9_.~-], then '.'→'%2E', '%'→'.'. */
-export function hashUtilEncode(s: string): string {
+function hashUtilEncode(s: string): string {
   return encodeURIComponent(s)
     .replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
     .replace(/\./g, "%2E")
@@ -138,7 +138,7 @@ export function hashUtilEncode(s: string): string {
 }
 
 /** `/#narrow/channel/<id>-<name>[/topic/<topic>[/near/<message id>]]`, as the web app builds it. */
-export function narrowUrl(link: ChannelLinkMeta): string {
+function narrowUrl(link: ChannelLinkMeta): string {
   let url = `/#narrow/channel/${link.channelId}-${hashUtilEncode(link.channelName.replace(/ /g, "-"))}`;
   if (link.topic !== undefined) url += `/topic/${hashUtilEncode(link.topic)}`;
   if (link.messageId !== undefined) url += `/near/${link.messageId}`;
