@@ -198,6 +198,12 @@ export interface paths {
          *     searches the caller's own message history, which lacks messages sent to a channel before
          *     the caller subscribed to it.
          *
+         *     A narrow with a `search` term is a full-text search of topics and contents: every word
+         *     must occur (in any form of it: `runs` finds `running`; common words such as `the` are
+         *     ignored), and a "quoted phrase" must occur as a phrase. Each of its messages then carries
+         *     `match_content` (the rendered content) and `match_subject` (the HTML-escaped topic) with
+         *     every match wrapped in `<span class="highlight">`.
+         *
          *     **Changes**: `message_ids` is new in Zulip 10.0 (feature level 300).
          *     `allow_empty_topic_name` is new in Zulip 10.0 (feature level 334).
          */
@@ -247,10 +253,11 @@ export interface paths {
          *     event queue.
          *
          *     Only messages that match and that the caller received (or sent) are returned; a message
-         *     outside `msg_ids` never is. The `match_content` and `match_subject` fields have the shape
-         *     of the same fields of `GET /messages`, so a client can add them
-         *     to a message from a `message` event and get the object `GET /messages` would have
-         *     returned for the narrow.
+         *     outside `msg_ids` never is, nor one the caller only sees in a channel's history. The
+         *     narrow takes every operator `GET /messages` takes. The `match_content` and
+         *     `match_subject` fields have the shape of the same fields of `GET /messages`, so a client
+         *     can add them to a message from a `message` event and get the object `GET /messages` would
+         *     have returned for the narrow.
          */
         get: operations["check-messages-match-narrow"];
         put?: never;
@@ -325,6 +332,39 @@ export interface paths {
         patch: operations["update-message"];
         trace?: never;
     };
+    "/messages/{message_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message's edit history
+         * @description The versions of a message, oldest first: the message as sent, then one entry per edit or
+         *     move, each with the content, rendered content and topic the message had after it.
+         *
+         *     Entries for content edits carry `prev_content` and `prev_rendered_content`, moves between
+         *     topics `prev_topic`, moves between channels `prev_stream` and `stream`. When the
+         *     organization's `message_edit_history_visibility_policy` is "moves only", content edits are
+         *     left out (and every entry shows the current content); when it is "none", the request is
+         *     refused.
+         */
+        get: operations["get-message-history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages/{message_id}/report": {
         parameters: {
             query?: never;
@@ -344,9 +384,10 @@ export interface paths {
          * Report a message
          * @description Report a message to the organization's moderators: the Notification Bot posts the report
          *     in the moderation request channel (organization setting `moderation_request_channel`),
-         *     in the topic "<sender's full name> moderation", quoting the message, and confirms the
-         *     report to the caller in a direct message. Clients should offer reporting only when that
-         *     setting names a channel; otherwise the request is refused.
+         *     in the topic "<sender's full name> moderation" (the empty topic, if the channel allows
+         *     only that one), quoting the message, and confirms the report to the caller in a direct
+         *     message. Clients should offer reporting only when that setting names a channel; otherwise
+         *     the request is refused.
          *
          *     The caller needs access to the message, but not a subscription to its channel.
          *
@@ -368,7 +409,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get scheduled messages
+         * @description The caller's scheduled messages that have not been sent, in the order of their delivery
+         *     times. Messages whose delivery failed are included, with `failed: true`.
+         *
+         *     Clients keep this list up to date with the `scheduled_messages` events (op `add`,
+         *     `update`, `remove`), and get it at registration as the `scheduled_messages` state.
+         *
+         *     **Changes**: New in Zulip 7.0 (feature level 173).
+         */
+        get: operations["get-scheduled-messages"];
         put?: never;
         /**
          * Create a scheduled message
@@ -378,7 +429,17 @@ export interface paths {
          *     checked before the recipients.
          *
          *     The returned `scheduled_message_id` identifies the scheduled message; the message gets a
-         *     different ID once it is sent.
+         *     different ID once it is sent. The sender's clients hear of it through a
+         *     `scheduled_messages` event (op `add`).
+         *
+         *     At its delivery time the server sends the message as its sender, checking it again as
+         *     if it were sent then; the sender's clients get a `scheduled_messages` event (op `remove`)
+         *     as the message is sent. If it can no longer be sent (the sender lost permission to post
+         *     in the channel, a recipient was deactivated, the server could not send it within 10
+         *     minutes of its time, ...), it is kept with `failed: true`, the sender's clients get a
+         *     `scheduled_messages` event (op `update`), and the notification bot tells the sender why
+         *     in a direct message. A failed message is sent again only after an edit that gives it a
+         *     new delivery time.
          *
          *     **Changes**: In Zulip 7.0 (feature level 184), editing a scheduled message moved to its own
          *     endpoint, and this endpoint stopped accepting `scheduled_message_id`. New in Zulip 7.0
@@ -389,6 +450,50 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/scheduled_messages/{scheduled_message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the scheduled message (its `scheduled_message_id`).
+                 * @example 2
+                 */
+                scheduled_message_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled message
+         * @description Delete a scheduled message of the caller, so that it is not sent. The caller's clients
+         *     hear of it through a `scheduled_messages` event (op `remove`). A message of another user
+         *     is treated as missing.
+         *
+         *     **Changes**: New in Zulip 7.0 (feature level 173).
+         */
+        delete: operations["delete-scheduled-message"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a scheduled message
+         * @description Change a scheduled message of the caller that has not been sent: its recipients (`type`
+         *     with `to`), topic, content or delivery time. Only the parameters sent change. When the
+         *     recipients or the content change, the message is checked again as if it were sent now.
+         *     A topic sent for a direct message is ignored.
+         *
+         *     A message whose delivery failed can be edited only together with a new
+         *     `scheduled_delivery_timestamp`; the edit clears its failure, and it is sent at the new
+         *     time. The caller's clients hear of the edit through a `scheduled_messages` event (op
+         *     `update`).
+         *
+         *     **Changes**: New in Zulip 7.0 (feature level 184).
+         */
+        patch: operations["update-scheduled-message"];
         trace?: never;
     };
     "/drafts/{draft_id}": {
@@ -944,6 +1049,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user_uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file
+         * @description Upload a single file and get its URL. Only the uploader can see the file at first; to
+         *     share it, send a message that links it (`[name](/user_uploads/…)`, or the URL on the
+         *     organization's host): everyone who can see that message can then see the file, and they
+         *     can share it further the same way. A link to a file the sender cannot see shares nothing.
+         *
+         *     The file is sent as `multipart/form-data`, in one part with a file name, under any field
+         *     name (Zulip's clients use `file`, curl examples `filename`); exactly one file per request.
+         *     A file name sent percent-encoded is decoded. The file is stored under a sanitized form of
+         *     its name: Unicode letters and digits, `.`, `-` and `_`, with runs of spaces and dashes made
+         *     one dash.
+         *
+         *     **Maximum file size**: set by the server administrator (`MAX_FILE_UPLOAD_SIZE`, in MiB;
+         *     25 MiB by default).
+         *
+         *     **Serving files.** The returned URL is relative to the server: `GET /user_uploads/<path_id>`
+         *     (outside `/api/v1`) answers the file's bytes to the uploader and to users who can see a
+         *     message that links it, authenticated with HTTP Basic as for the API or with an `api_key`
+         *     query parameter (as Zulip's mobile apps send); its `Content-Type` is the type the file was
+         *     uploaded with, and `Content-Disposition` is `inline` only for types a browser can show
+         *     safely (images, audio, video, PDF, plain text), `attachment` otherwise.
+         *     `GET /user_uploads/download/<path_id>` always answers `attachment`. A file the caller may
+         *     not see answers 403 "You are not authorized to view this file.", an unknown one 404 "This
+         *     file does not exist or has been deleted." (JSON error envelopes; Zulip answers these two
+         *     in HTML). `GET /api/v1/user_uploads/{realm_id_str}/{filename}` gives a temporary URL that
+         *     needs no authentication.
+         *
+         *     **Changes**: `url` and `filename` were added in later Zulip versions; `uri` is the older
+         *     name of `url`, kept for older clients.
+         */
+        post: operations["upload-file"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_uploads/{realm_id_str}/{filename}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a temporary URL for an uploaded file
+         * @description Get a URL that serves an uploaded file without authentication for 60 seconds, for
+         *     clients that hand the download to a component that cannot authenticate (a mobile
+         *     platform's downloader or media player). The caller must be able to see the file: its
+         *     uploader, or a user who can see a message that links it.
+         *
+         *     The file's path id is `<realm_id_str>/<filename>`, where `filename` is everything after
+         *     the organization's ID in the file's URL, slashes included
+         *     (`/user_uploads/1/4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt` gives `realm_id_str` `1` and
+         *     `filename` `4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt`).
+         *
+         *     The temporary URL has the form `/user_uploads/temporary/<token>/<name>`; an altered or
+         *     expired token answers 400 "Invalid token", a changed name 400 "Invalid filename".
+         *
+         *     **Changes**: New in Zulip 3.0 (feature level 1).
+         */
+        get: operations["get-file-temporary-url"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1216,6 +1401,16 @@ export interface components {
             reactions: components["schemas"]["Reaction"][];
             submessages: components["schemas"]["Submessage"][];
             flags: string[];
+            /**
+             * @description Only present for a search narrow (a `search` term): the rendered HTML content with every
+             *     match wrapped in `<span class="highlight">…</span>`.
+             */
+            match_content?: string;
+            /**
+             * @description Only present for a search narrow (a `search` term): the HTML-escaped topic with every
+             *     match wrapped in `<span class="highlight">…</span>`.
+             */
+            match_subject?: string;
         };
         /**
          * @description One edit or move of a message.
@@ -1236,6 +1431,29 @@ export interface components {
             stream?: number;
             prev_topic?: string;
             topic?: string;
+        };
+        /** @description One version of a message in GET /messages/{message_id}/history. */
+        MessageHistoryEntry: {
+            /** @description The topic after this change (the empty topic as `realm_empty_topic_display_name` unless `allow_empty_topic_name`). */
+            topic: string;
+            /** @description The topic before this change, for moves between topics. */
+            prev_topic?: string;
+            /** @description The channel after this change, for moves between channels (and on the first entry of a channel message). */
+            stream?: number;
+            /** @description The channel before this change, for moves between channels. */
+            prev_stream?: number;
+            /** @description The Markdown content after this change. */
+            content: string;
+            /** @description The HTML content after this change. */
+            rendered_content: string | null;
+            /** @description The Markdown content before this change, for content edits. */
+            prev_content?: string;
+            /** @description The HTML content before this change, for content edits. */
+            prev_rendered_content?: string | null;
+            /** @description When the change was made (for the first entry, when the message was sent), UNIX seconds. */
+            timestamp: number;
+            /** @description Who made the change (for the first entry, the sender); `null` only for very old entries. */
+            user_id: number | null;
         };
         /**
          * @example {
@@ -1352,10 +1570,25 @@ export interface components {
          * @description One term of a narrow: an object with `operator` and `operand`, or the legacy
          *     `[operator, operand]` pair of strings.
          *
+         *     The operators, each of which may be `negated`:
+         *
+         *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public` or
+         *       `web-public`;
+         *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`;
+         *     - `dm` (`pm-with`): a direct-message conversation, by its other members (emails or IDs);
+         *       `dm-including`: every direct message with a user; `group-pm-with`: the group ones only;
+         *     - `search`: words to find in the topic and content (stemmed, in English), and "quoted
+         *       phrases"; the results carry `match_content` and `match_subject`;
+         *     - `has`: `link`, `attachment`, `image` or `reaction`;
+         *     - `is`: `mentioned`, `starred`, `unread`, `alerted`, `resolved`, `followed`, `muted`, `dm`
+         *       (`private`); `in`: `home` (no muted channels or topics) or `all`;
+         *     - `id`: one message; `near`: filters nothing (the client's anchor); `with`: the conversation
+         *       of a message, in place of the narrow's own `channel`, `topic` and `dm` terms.
+         *
          *     The operand's type depends on the operator (Zulip's `NarrowParameter`):
          *
-         *     - `channel`, `stream`, `id`, `sender`, `dm-including`, `group-pm-with`: a string or an
-         *       integer ID (`id` takes a string of digits too);
+         *     - `channel`, `stream`, `id`, `sender`, `dm-including`, `group-pm-with`, `with`: a string or an
+         *       integer ID (`id` and `with` take a string of digits too);
          *     - `dm`, `pm-with`: a string of comma-separated emails, or a list of user IDs;
          *     - `search`: a non-empty string;
          *     - every other operator: a string.
@@ -1489,7 +1722,11 @@ export interface components {
         BadNarrowError: {
             /** @constant */
             code?: "BAD_NARROW";
-            /** @description What was wrong with the narrow; `msg` is "Invalid narrow operator:" followed by it. */
+            /**
+             * @description What was wrong with the narrow; `msg` is "Invalid narrow operator:" followed by it, or
+             *     "Invalid narrow operator combination:" followed by it when terms conflict (two `with`
+             *     operators, a channel and a direct-message term together).
+             */
             desc: string;
         } & components["schemas"]["CodedErrorBase"];
         /**
@@ -1523,6 +1760,49 @@ export interface components {
             /** @description How many messages the move would have included. */
             total_messages_in_topic: number;
         } & components["schemas"]["CodedErrorBase"];
+        /**
+         * @description A message the user scheduled that has not been sent yet (including one whose delivery
+         *     failed: `failed` is then true until the user edits it with a new delivery time).
+         * @example {
+         *       "scheduled_message_id": 27,
+         *       "type": "stream",
+         *       "to": 14,
+         *       "topic": "Welcome",
+         *       "content": "Hi",
+         *       "rendered_content": "<p>Hi</p>",
+         *       "scheduled_delivery_timestamp": 1681662420,
+         *       "failed": false
+         *     }
+         */
+        ScheduledMessage: {
+            /** @description The scheduled message's ID; the message gets a different ID once it is sent. */
+            scheduled_message_id: number;
+            /**
+             * @description `stream` for a channel message, `private` for a direct message (whatever `type` the
+             *     message was scheduled with).
+             * @enum {string}
+             */
+            type: "stream" | "private";
+            /**
+             * @description For a channel message the channel's ID; for a direct message the IDs of its recipients
+             *     other than the sender (the sender's own ID for a message to themselves), in increasing
+             *     order.
+             */
+            to: number | number[];
+            /** @description The topic; only for channel messages. The empty topic is `""`. */
+            topic?: string;
+            /** @description The message's Markdown content. */
+            content: string;
+            /** @description The content rendered to HTML when the message was scheduled or last edited. */
+            rendered_content: string;
+            /** @description When the message is to be sent, as UNIX time in UTC seconds. */
+            scheduled_delivery_timestamp: number;
+            /**
+             * @description Whether the server tried to send the message and could not; the owner was told why by a
+             *     direct message from the notification bot.
+             */
+            failed: boolean;
+        };
     };
     responses: {
         /** @description Success. */
@@ -2095,6 +2375,11 @@ export interface operations {
                         max_message_length: number;
                         /** @description The maximum length of a topic name, in characters. */
                         max_topic_length: number;
+                        /**
+                         * @description The largest file `POST /user_uploads` accepts, in MiB (sent with the `realm`
+                         *     state).
+                         */
+                        max_file_upload_size_mib?: number;
                         /** @description The maximum length of a channel name, in characters. */
                         max_stream_name_length: number;
                         /** @description The maximum length of a channel description, in characters. */
@@ -2764,7 +3049,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "get-message": {
@@ -3000,7 +3284,77 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "get-message-history": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client supports the empty topic. When false, the empty topic is returned as the
+                 *     organization's `realm_empty_topic_display_name`, in `edit_history` too.
+                 *
+                 *     **Changes**: New in Zulip 10.0 (feature level 334).
+                 * @example true
+                 */
+                allow_empty_topic_name?: components["parameters"]["AllowEmptyTopicName"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "message_history": [
+                     *         {
+                     *           "topic": "greetings",
+                     *           "content": "Hello",
+                     *           "rendered_content": "<p>Hello</p>",
+                     *           "timestamp": 1700000000,
+                     *           "user_id": 10
+                     *         },
+                     *         {
+                     *           "topic": "greetings",
+                     *           "content": "Hello there",
+                     *           "rendered_content": "<p>Hello there</p>",
+                     *           "prev_content": "Hello",
+                     *           "prev_rendered_content": "<p>Hello</p>",
+                     *           "timestamp": 1700000060,
+                     *           "user_id": 10
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        message_history: components["schemas"]["MessageHistoryEntry"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The message does not exist or the caller cannot see it, or edit history is disabled. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     "report-message": {
@@ -3047,7 +3401,7 @@ export interface operations {
             200: components["responses"]["Success"];
             /**
              * @description The report was refused: a missing or invalid parameter, no moderation request
-             *     channel, or a message the caller cannot see.
+             *     channel, a message the caller cannot see, or a report that cannot be posted.
              */
             400: {
                 headers: {
@@ -3058,7 +3412,60 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "get-scheduled-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "scheduled_messages": [
+                     *         {
+                     *           "scheduled_message_id": 27,
+                     *           "type": "stream",
+                     *           "to": 14,
+                     *           "topic": "Welcome",
+                     *           "content": "Hi",
+                     *           "rendered_content": "<p>Hi</p>",
+                     *           "scheduled_delivery_timestamp": 1681662420,
+                     *           "failed": false
+                     *         },
+                     *         {
+                     *           "scheduled_message_id": 28,
+                     *           "type": "private",
+                     *           "to": [
+                     *             9,
+                     *             10
+                     *           ],
+                     *           "content": "Nice to meet everyone!",
+                     *           "rendered_content": "<p>Nice to meet everyone!</p>",
+                     *           "scheduled_delivery_timestamp": 3165826990,
+                     *           "failed": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        scheduled_messages: components["schemas"]["ScheduledMessage"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     "create-scheduled-message": {
@@ -3111,8 +3518,11 @@ export interface operations {
                     /** @description When to send the message, as UNIX time in UTC seconds. */
                     scheduled_delivery_timestamp: number;
                     /**
-                     * @description Whether the message starts out read for its sender once sent. When absent the
-                     *     server decides from the sending client's name and the recipients.
+                     * @description Whether the message starts out read for its sender once sent. When absent it
+                     *     is true if the message was scheduled from one of Zulip's own apps (web,
+                     *     desktop, mobile, terminal; known by the User-Agent) and is not a direct
+                     *     message to the sender alone, and false otherwise (for example from a script
+                     *     using the API).
                      *
                      *     **Changes**: New in Zulip 8.0 (feature level 236).
                      */
@@ -3153,7 +3563,121 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "delete-scheduled-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the scheduled message (its `scheduled_message_id`).
+                 * @example 2
+                 */
+                scheduled_message_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no scheduled message with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Scheduled message does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+        };
+    };
+    "update-scheduled-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the scheduled message (its `scheduled_message_id`).
+                 * @example 2
+                 */
+                scheduled_message_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "channel",
+                 *       "to": 8,
+                 *       "topic": "Hello",
+                 *       "content": "Hi",
+                 *       "scheduled_delivery_timestamp": 3165826990
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The new type; needs `to`, and a channel type also needs `topic`.
+                     *
+                     *     **Changes**: `channel` is new in Zulip 9.0 (feature level 248).
+                     * @enum {string}
+                     */
+                    type?: "direct" | "channel" | "stream" | "private";
+                    /**
+                     * @description The new recipients: a channel ID for a channel message, a list of user IDs for a
+                     *     direct message (of the new type when `type` is sent, else of the current one).
+                     */
+                    to?: number | number[];
+                    /** @description The new Markdown content. */
+                    content?: string;
+                    /**
+                     * @description The new topic of a channel message (ignored for a direct message). `(no topic)`
+                     *     and the organization's `realm_empty_topic_display_name` mean the empty topic.
+                     */
+                    topic?: string;
+                    /** @description The new delivery time, as UNIX time in UTC seconds; it must be in the future. */
+                    scheduled_delivery_timestamp?: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The edit was refused (nothing to change, missing or invalid parameters, a message already sent). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["NonExistingChannelIdError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no scheduled message with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Scheduled message does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
         };
     };
     "edit-draft": {
@@ -4484,7 +5008,8 @@ export interface operations {
                     can_mention_many_users_group?: components["schemas"]["GroupSettingUpdateValue"];
                     /**
                      * @description The channel where message reports are posted; `-1` turns message reporting off.
-                     *     A channel that does not exist or cannot be accessed gives "Invalid channel ID".
+                     *     A channel that does not exist or cannot be accessed gives "Invalid channel ID";
+                     *     it must be private ("Moderation request channel must be private.").
                      */
                     moderation_request_channel_id?: number;
                     /**
@@ -4691,6 +5216,138 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             501: components["responses"]["NotImplemented"];
+        };
+    };
+    "upload-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file, in a part with a file name (any field name).
+                     */
+                    filename?: string;
+                };
+                /** @example {} */
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "uri": "/user_uploads/1/4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt",
+                     *       "url": "/user_uploads/1/4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt",
+                     *       "filename": "zulip.txt"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The file's URL, relative to the server (`/user_uploads/<path_id>`). */
+                        url: string;
+                        /**
+                         * @deprecated
+                         * @description The same as `url`.
+                         */
+                        uri: string;
+                        /** @description The file's name as uploaded (percent-decoded). */
+                        filename: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description No file, more than one, a file over the size limit, or a malformed multipart body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-file-temporary-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the organization the file was uploaded to (the first part of its path id).
+                 * @example 1
+                 */
+                realm_id_str: string;
+                /**
+                 * @description The rest of the file's path id, slashes included.
+                 * @example 4e/m2A3MSqFnWRLUf9SaPzQ0Up_/zulip.txt
+                 */
+                filename: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "url": "/user_uploads/temporary/312F34652F6D3241334D5371466E57524C5566395361507A5130557F5F2F7A756C69702E7478743A313730303030303036303A6F4B/zulip.txt"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The temporary URL, relative to the server. */
+                        url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller may not see the file. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "You are not authorized to view this file.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            /**
+             * @description No file has this path id ("This file does not exist or has been deleted."), or its
+             *     contents are missing from the upload store ("File not found").
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
         };
     };
 }

@@ -15,6 +15,7 @@ import { authMiddleware } from "./http/auth.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
+import { uploadRoutes } from "./http/uploads.ts";
 import { dispatcher } from "./routes.ts";
 
 const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps) {
   });
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
 
+  // Uploaded files: the upload's multipart body, and serving files outside /api/v1.
+  app.use(uploadRoutes(deps));
   app.use(bodyParsers());
   const validator = OpenApiValidator.middleware({
     apiSpec: structuredClone(spec.validatorDoc),

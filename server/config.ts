@@ -15,11 +15,15 @@ export interface Config {
   eventHeartbeatMs: number;
   /** On SIGTERM/SIGINT, how long requests in flight may run before their connections are closed. */
   shutdownTimeoutMs: number;
+  /** Longest time between two looks for due scheduled messages (other processes add them too). */
+  scheduledDeliveryIntervalMs: number;
   /**
    * Embedded database only: PostgreSQL's fsync on, forwarded to the host files (true unless
    * PGLITE_FSYNC=off, which is for tests only). openDatabase reads it from the environment too.
    */
   pgliteFsync: boolean;
+  /** Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE). */
+  maxFileUploadSizeMib: number;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -35,7 +39,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: (env.VALIDATE_RESPONSES ?? (env.NODE_ENV === "production" ? "false" : "true")) === "true",
     eventHeartbeatMs: Number(env.EVENT_HEARTBEAT_MS ?? 50_000),
     shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
+    scheduledDeliveryIntervalMs: Number(env.SCHEDULED_DELIVERY_INTERVAL_MS ?? 1000),
     pgliteFsync: pgliteFsyncFromEnv(env),
+    maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE ?? 25),
   };
 }
 

@@ -15,11 +15,12 @@ import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
 import { checkMessagesMatchNarrow, getMessage, getMessages, sendMessage } from "./handlers/messages.ts";
-import { updateMessage } from "./handlers/message-edit.ts";
+import { getMessageHistory, updateMessage } from "./handlers/message-edit.ts";
 import { reportMessage } from "./handlers/message-reports.ts";
-import { createScheduledMessage } from "./handlers/scheduled-messages.ts";
+import { createScheduledMessage, deleteScheduledMessage, getScheduledMessages, updateScheduledMessage } from "./handlers/scheduled-messages.ts";
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
+import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
@@ -41,8 +42,12 @@ export const handlers = {
   "check-messages-match-narrow": checkMessagesMatchNarrow,
   "get-message": getMessage,
   "update-message": updateMessage,
+  "get-message-history": getMessageHistory,
   "report-message": reportMessage,
   "create-scheduled-message": createScheduledMessage,
+  "get-scheduled-messages": getScheduledMessages,
+  "update-scheduled-message": updateScheduledMessage,
+  "delete-scheduled-message": deleteScheduledMessage,
   "edit-draft": notImplemented("edit-draft"),
   "create-channel": notImplemented("create-channel"),
   "create-channel-folder": notImplemented("create-channel-folder"),
@@ -61,6 +66,8 @@ export const handlers = {
   "update-realm": updateRealm,
   "e2ee-test-notify": notImplemented("e2ee-test-notify"),
   "create-video-call": notImplemented("create-video-call"),
+  "upload-file": uploadFile,
+  "get-file-temporary-url": getFileTemporaryUrl,
 } satisfies HandlerMap;
 
 /**

@@ -356,7 +356,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
 
   let detached: DetachedUpload[] = [];
   if (plan.isContentEdited) {
-    detached = await reconcileMessageAttachments(tx, realm, user, { id: message.id, senderId: message.senderId }, plan.content);
+    detached = await reconcileMessageAttachments(tx, realm, user, { id: message.id, senderId: message.senderId }, plan.rendered!);
     await updateMentionFlags(tx, plan);
     Object.assign(event, {
       orig_content: message.content,

@@ -90,6 +90,7 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     const values = await groupSettingValues(db, OFFERED_REALM_SETTINGS.map((s) => realm[s.field] as number));
     for (const setting of OFFERED_REALM_SETTINGS) state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
     Object.assign(state, {
+      max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
       realm_name: realm.name,
       realm_description: realm.description,
       realm_allow_message_editing: realm.allowMessageEditing,

@@ -155,6 +155,33 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 });
 
+describe("PATCH /messages/{message_id}: uploads", () => {
+  it("answers the caller's uploads the edit left unreferenced as detached_uploads, and claims new links", async () => {
+    const hamlet = server.creds.users.hamlet!;
+    const upload = async (name: string) => {
+      const form = new FormData();
+      form.append("file", new Blob(["file body"], { type: "text/plain" }), name);
+      const res = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
+        method: "POST",
+        headers: { Authorization: "Basic " + Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64") },
+        body: form,
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { url: string }).url;
+    };
+    const [first, second] = [await upload("first.txt"), await upload("second.txt")];
+    const messageId = await send("hamlet", "Verona", "uploads", `See [first](${first}) and [second](${second})`);
+    expect((await fetchMessage("hamlet", messageId)).content).toContain(first);
+    const result = await expectSuccess(edit("hamlet", messageId, { content: `Only [second](${second})` }));
+    const pathId = first.replace("/user_uploads/", "");
+    expect(result.detached_uploads).toEqual([{ id: expect.any(Number), name: "first.txt", path_id: pathId, size: 9, create_time: expect.any(Number), message_ids: [] }]);
+    const claimed = await server.db.attachmentMessage.findMany({ where: { messageId }, include: { attachment: true } });
+    expect(claimed.map((c) => c.attachment.fileName)).toEqual(["second.txt"]);
+    // Linking it again claims it again.
+    expect((await expectSuccess(edit("hamlet", messageId, { content: `Back: [first](${first})` }))).detached_uploads.map((d) => d.name)).toEqual(["second.txt"]);
+  });
+});
+
 describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () => {
   it("answers each refusal with Zulip's text", async () => {
     const messageId = await send("hamlet", "Verona", "checks", "Check me");

@@ -3,7 +3,10 @@
  * the development organization, the real app on an ephemeral loopback port, and typed clients
  * whose every response is validated against the spec.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
@@ -66,8 +69,11 @@ export interface TestServerOptions {
 
 export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
+  // Each server keeps its files (uploads) in a directory of its own, removed when it closes.
+  const dataDir = mkdtempSync(join(os.tmpdir(), "chat-test-data-"));
   const config: Config = {
     ...configFromEnv({}),
+    dataDir,
     externalHost: "zulip.testserver",
     validateResponses: true,
     eventHeartbeatMs: 1000,
@@ -107,6 +113,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,33 @@
+/**
+ * Recording an upload (Zulip's upload_message_attachment): the file moves from the incoming
+ * directory to its path id's place and its attachment row is written in one transaction, with
+ * the `attachment` event that tells the uploader's clients; nothing stays behind if either fails.
+ */
+import type { RequestContext } from "../context.ts";
+import type { ReceivedFile } from "../http/uploads.ts";
+import { newPathId, placeFile, removeFile } from "../lib/uploads.ts";
+import { inTransaction } from "./transaction.ts";
+
+export async function uploadMessageAttachment(ctx: RequestContext, file: ReceivedFile): Promise<{ url: string; filename: string }> {
+  const pathId = newPathId(ctx.realm.id, file.name);
+  const createTime = ctx.now();
+  let placed = null as string | null;
+  try {
+    await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+      // The space the organization's uploads take after this one (the event's upload_space_used).
+      const [row] = await tx.$queryRaw<{ id: number; used: bigint }[]>`
+        WITH ins AS (
+          INSERT INTO attachment (realm_id, owner_id, file_name, path_id, size, content_type, create_time)
+          VALUES (${ctx.realm.id}, ${ctx.user.id}, ${file.name}, ${pathId}, ${file.size}, ${file.contentType}, ${createTime})
+          RETURNING id)
+        SELECT ins.id, (SELECT COALESCE(sum(size), 0) FROM attachment WHERE realm_id = ${ctx.realm.id})::bigint + ${file.size} AS used FROM ins`;
+      placed = await placeFile(ctx.config, file.path, pathId);
+      const attachment = { id: row!.id, name: file.name, path_id: pathId, size: file.size, create_time: Math.floor(createTime.getTime() / 1000), message_ids: [] };
+      events.add({ type: "attachment", op: "add", attachment, upload_space_used: Number(row!.used) }, [ctx.user.id]);
+    });
+  } catch (err) {
+    if (placed) await removeFile(placed);
+    throw err;
+  }
+  return { url: `/user_uploads/${pathId}`, filename: file.name };
+}

@@ -1,0 +1,37 @@
+import { access } from "node:fs/promises";
+import { uploadMessageAttachment } from "../actions/uploads.ts";
+import { JsonableError, ResourceNotFoundError } from "../errors.ts";
+import { attachmentForReader } from "../lib/attachments.ts";
+import { storedFilePath, temporaryUrl } from "../lib/uploads.ts";
+import { receivedUpload } from "../http/uploads.ts";
+import type { Handler } from "../http/types.ts";
+
+/** Zulip's PLAN_TYPE_SELF_HOSTED: the size limit is the server's, not a plan's. */
+const PLAN_TYPE_SELF_HOSTED = 1;
+
+export const uploadFile: Handler<"upload-file"> = async ({ body }, ctx) => {
+  const upload = receivedUpload(body);
+  if (upload.files.length === 0 && !upload.tooMany && !upload.tooLarge) throw new JsonableError("You must specify a file to upload");
+  if (upload.tooMany) throw new JsonableError("You may only upload one file at a time");
+  if (upload.tooLarge) {
+    const max = ctx.config.maxFileUploadSizeMib;
+    throw new JsonableError(
+      ctx.realm.planType === PLAN_TYPE_SELF_HOSTED
+        ? `File is larger than this server's configured maximum upload size (${max} MiB).`
+        : `File is larger than the maximum upload size (${max} MiB) allowed by your organization's plan.`,
+    );
+  }
+  const { url, filename } = await uploadMessageAttachment(ctx, upload.files[0]!);
+  // `uri` is Zulip's older name for `url`.
+  return { uri: url, url, filename };
+};
+
+export const getFileTemporaryUrl: Handler<"get-file-temporary-url"> = async ({ path }, ctx) => {
+  const pathId = `${path.realm_id_str}/${path.filename}`;
+  const found = await attachmentForReader(ctx.db, ctx.user, pathId);
+  if (!found) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
+  if (!found.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
+  const file = storedFilePath(ctx.config, pathId);
+  if (!file || !(await access(file).then(() => true, () => false))) throw new ResourceNotFoundError("File not found");
+  return { url: await temporaryUrl(ctx.config, pathId, ctx.now()) };
+};

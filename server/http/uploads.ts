@@ -1,0 +1,213 @@
+/**
+ * Uploaded files over HTTP, mounted before the API's body parsing:
+ *
+ * - POST /api/v1/user_uploads: its multipart body is streamed to disk here (at most one file,
+ *   at most the configured size, stopping as soon as either is exceeded); the operation's handler
+ *   receives what arrived through `receivedUpload(body)`. Its refusals come from the handler,
+ *   after authentication, as Zulip's do.
+ * - GET /api/v1/user_uploads/{realm_id_str}/{filename}: the filename holds slashes
+ *   (`4e/m2A3…/zulip.txt`), which an OpenAPI path parameter cannot; they are escaped here so
+ *   that the spec's operation matches.
+ * - GET /user_uploads/<realm_id>/<…> (and /user_uploads/download/…, which always downloads):
+ *   the file itself, outside /api/v1 as in Zulip, authenticated by HTTP Basic or an `api_key`
+ *   query parameter (Zulip's mobile apps), served to those who may see it.
+ * - GET /user_uploads/temporary/<token>/<name>: the file for anyone holding a fresh token from
+ *   the JSON operation above.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import type { NextFunction, Request, Response } from "express";
+import multer from "multer";
+import type { AppDeps } from "../context.ts";
+import type { UserProfile } from "../db.ts";
+import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../errors.ts";
+import { attachmentForReader, type StoredAttachment } from "../lib/attachments.ts";
+import { resolveRealm, userByApiKey } from "../lib/identity.ts";
+import { contentDisposition, incomingDir, pathIdFromToken, removeFile, servesInline, storedFilePath, uploadContentType, uploadedFileName } from "../lib/uploads.ts";
+import { parseBasicAuth } from "./auth.ts";
+
+/** A file that arrived with an upload, waiting in the incoming directory. */
+export interface ReceivedFile {
+  /** Where it waits. */
+  path: string;
+  /** Its name as recorded (percent-decoded, without unprintable characters). */
+  name: string;
+  contentType: string;
+  size: number;
+}
+
+/** What the multipart body of an upload held, for the handler to judge. */
+export interface ReceivedUpload {
+  files: ReceivedFile[];
+  /** A second file was sent (reading stopped there). */
+  tooMany: boolean;
+  /** A file exceeded the size limit (reading stopped there). */
+  tooLarge: boolean;
+}
+
+// Not enumerable and a symbol: parameter validation and the ignored-parameters list never see it.
+const RECEIVED = Symbol("received upload");
+
+/** The upload that arrived with this body; nothing for a body that was not multipart. */
+export function receivedUpload(body: object): ReceivedUpload {
+  return (body as { [RECEIVED]?: ReceivedUpload })[RECEIVED] ?? { files: [], tooMany: false, tooLarge: false };
+}
+
+class SecondFile extends Error {}
+
+const MAX_FIELD_SIZE = 25 * 1024 * 1024;
+const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+
+function uploadBodyParser(deps: AppDeps) {
+  const dir = incomingDir(deps.config);
+  const storage = multer.diskStorage({
+    destination: (_req, _file, cb) => void mkdir(dir, { recursive: true }).then(() => cb(null, dir), (err: Error) => cb(err, dir)),
+    filename: (_req, _file, cb) => cb(null, randomBytes(16).toString("hex")),
+  });
+  return function parseUpload(req: Request, res: Response, next: NextFunction) {
+    if (req.method !== "POST" || !/^\/api\/v1\/user_uploads\/?$/i.test(req.path) || !req.is("multipart/form-data")) return next();
+    const received: ReceivedUpload = { files: [], tooMany: false, tooLarge: false };
+    let accepted = 0;
+    const parse = multer({
+      storage,
+      defParamCharset: "utf8",
+      limits: { fileSize: deps.config.maxFileUploadSizeMib * 1024 * 1024, fieldSize: MAX_FIELD_SIZE },
+      // Parts that name no file are skipped, as Django skips them; a second file stops the upload.
+      fileFilter: (_req, file, cb) => {
+        if (uploadedFileName(file.originalname) === null) return cb(null, false);
+        if (++accepted > 1) return cb(new SecondFile());
+        cb(null, true);
+      },
+    }).any();
+    parse(req, res, (err?: unknown) => {
+      const files = (req.files ?? []) as Express.Multer.File[];
+      // Whatever the handler does not keep is removed once the response is sent.
+      res.on("close", () => void Promise.all(files.map((f) => removeFile(f.path))));
+      if (err) {
+        // A client that went away mid-body needs no answer (as for the API's other bodies).
+        if (req.socket.destroyed) return next(Object.assign(new Error("request aborted"), { type: "request.aborted", expose: true, status: 400 }));
+        if (err instanceof SecondFile) received.tooMany = true;
+        else if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") received.tooLarge = true;
+        // The upload store failing (a full disk, a directory it may not write) is the server's fault.
+        else if ((err as NodeJS.ErrnoException).syscall) return next(err);
+        else res.locals.bodyError = new JsonableError("Invalid multipart body");
+      }
+      for (const f of files) {
+        const name = uploadedFileName(f.originalname)!;
+        received.files.push({ path: f.path, name, contentType: uploadContentType(f.mimetype, name), size: f.size });
+      }
+      // Django's QueryDict: the last value of a repeated field wins.
+      const body: Record<string, unknown> = {};
+      if (!res.locals.bodyError) for (const [k, v] of Object.entries(req.body ?? {})) body[k] = Array.isArray(v) ? v.at(-1) : v;
+      Object.defineProperty(body, RECEIVED, { value: received, enumerable: false });
+      req.body = body;
+      // The body is read: the API's parsers take it as the form it now is (see http/form.ts).
+      req.headers["content-type"] = "application/x-www-form-urlencoded";
+      next();
+    });
+  };
+}
+
+function keysEqual(a: string, b: string) {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Who asks for a file: HTTP Basic as for the API, or the `api_key` query parameter Zulip's mobile apps send. */
+async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> {
+  const header = req.headers.authorization;
+  const at = req.originalUrl.indexOf("?");
+  const queryKey = new URLSearchParams(at < 0 ? "" : req.originalUrl.slice(at + 1)).get("api_key");
+  let email: string | null = null;
+  let key: string;
+  if (header) ({ username: email, password: key } = parseBasicAuth(header));
+  else if (queryKey !== null) key = queryKey;
+  else throw new UnauthorizedError();
+  if (!API_KEY_FORMAT.test(key)) throw new UnauthorizedError(header ? "Malformed API key" : "Invalid API key");
+  const [realm, found] = await Promise.all([resolveRealm(deps.db, req.headers.host ?? deps.config.externalHost), userByApiKey(deps.db, key)]);
+  const lower = email?.toLowerCase();
+  const user = found && found.realmId === realm?.id && (lower === undefined || found.deliveryEmail.toLowerCase() === lower || found.email.toLowerCase() === lower) ? found : null;
+  const matches = keysEqual(user?.apiKey ?? "0".repeat(32), key) && user !== null;
+  if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
+  if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
+  if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
+  return user;
+}
+
+/** Zulip's serve_local: the stored type, shown in place only when that is safe, never cached by shared caches. */
+function sendAttachment(res: Response, next: NextFunction, deps: AppDeps, attachment: StoredAttachment, forceDownload: boolean) {
+  const path = storedFilePath(deps.config, attachment.pathId);
+  if (!path) return next(new ResourceNotFoundError("File not found"));
+  res.set({
+    "Content-Type": attachment.contentType ?? "application/octet-stream",
+    "Content-Disposition": contentDisposition(forceDownload || !servesInline(attachment.contentType), attachment.fileName),
+    "Cache-Control": "private, immutable",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
+  });
+  res.sendFile(path, { dotfiles: "allow", cacheControl: false }, (err?: Error & { code?: string }) => {
+    // A client that went away mid-download needs no answer.
+    if (!err || res.headersSent || err.code === "ECONNABORTED") return;
+    res.removeHeader("Content-Disposition");
+    next(err.code === "ENOENT" || err.code === "ENOTDIR" ? new ResourceNotFoundError("File not found") : err);
+  });
+}
+
+async function serveFile(req: Request, res: Response, next: NextFunction, deps: AppDeps, pathId: string, forceDownload: boolean) {
+  const user = await fileRequester(req, deps);
+  const found = await attachmentForReader(deps.db, user, pathId);
+  if (!found) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
+  if (!found.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
+  sendAttachment(res, next, deps, found.attachment, forceDownload);
+}
+
+async function serveTemporary(res: Response, next: NextFunction, deps: AppDeps, token: string, filename: string) {
+  const pathId = await pathIdFromToken(deps.config, token, deps.now());
+  if (pathId === null) throw new JsonableError("Invalid token");
+  if (pathId.split("/").at(-1) !== filename) throw new JsonableError("Invalid filename");
+  const attachment = await deps.db.attachment.findUnique({ where: { pathId }, select: { id: true, pathId: true, fileName: true, contentType: true } });
+  if (!attachment) throw new JsonableError("Invalid token");
+  sendAttachment(res, next, deps, attachment, false);
+}
+
+/**
+ * `/user_uploads/…` (Zulip's URL patterns, in their order): `temporary/<token>/<name>`,
+ * `download/<realm_id>/<path>`, `<realm_id>/<path>`. Segments are decoded here, so that one
+ * that is not valid percent-encoding names no file instead of failing the request.
+ */
+function fileRoutes(deps: AppDeps) {
+  return async function userUploads(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/user_uploads\/(.+)$/.exec(req.path);
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    try {
+      let segments: string[];
+      try {
+        segments = m[1]!.split("/").map(decodeURIComponent);
+      } catch {
+        throw new ResourceNotFoundError("This file does not exist or has been deleted.");
+      }
+      const [first, ...rest] = segments;
+      if (first === "temporary" && rest.length === 2) await serveTemporary(res, next, deps, rest[0]!, rest[1]!);
+      else if (first === "download" && rest.length >= 2) await serveFile(req, res, next, deps, rest.join("/"), true);
+      else if (rest.length >= 1) await serveFile(req, res, next, deps, segments.join("/"), false);
+      else next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** Escapes the slashes of the filename part so that `{filename}` matches it (see the file comment). */
+function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction) {
+  if (req.method === "GET" || req.method === "HEAD") {
+    const m = /^(\/api\/v1\/user_uploads\/[^/?]+\/)([^?]*\/[^?]*)(\?.*)?$/i.exec(req.url);
+    if (m) req.url = req.originalUrl = m[1] + m[2]!.replace(/\//g, "%2F") + (m[3] ?? "");
+  }
+  next();
+}
+
+/** Plain middleware, not an Express router, which would answer OPTIONS for its paths by itself. */
+export function uploadRoutes(deps: AppDeps) {
+  return [uploadBodyParser(deps), escapeFilenameSlashes, fileRoutes(deps)];
+}
