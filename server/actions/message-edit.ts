@@ -10,7 +10,7 @@
  * topic, the notification bot's notices and the events.
  */
 import { createHash } from "node:crypto";
-import { Prisma, type Message, type Realm, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Message, type Realm, type Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import type { PendingEvents, ZulipEvent } from "../events.ts";
 import { JsonableError } from "../errors.ts";
@@ -19,9 +19,8 @@ import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
 import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName, EMPTY_TOPIC_FALLBACK_NAME, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { isGuest, isModeratorOrAbove, isRealmAdmin } from "../lib/users.ts";
-import { RecipientType } from "../lib/recipients.ts";
+import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName, EMPTY_TOPIC_FALLBACK_NAME, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX } from "../lib/topics.ts";
+import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { messageLinkUrl, topicLinkSyntax } from "../lib/message-links.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
@@ -29,7 +28,6 @@ import { checkWildcardMention, markdownContext } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
-export const RESOLVED_TOPIC_PREFIX = "✔ ";
 /** Zulip lets a request through up to 20 s past each time limit (network delays, client rounding). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
 /** user_topic visibility policies (UserTopic.VisibilityPolicy). */
@@ -398,7 +396,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
         WHERE ${!targetStream!.historyPublicToSubscribers} AND s.recipient_id = ${targetStream!.recipientId} AND s.active
         ON CONFLICT (user_profile_id, message_id) DO NOTHING)
       SELECT ARRAY(SELECT id FROM losing) AS losing,
-             ARRAY(SELECT l.id FROM losing l JOIN user_profile u ON u.id = l.id WHERE ${targetStream!.inviteOnly} OR u.role = ${600}) AS losing_access`;
+             ARRAY(SELECT l.id FROM losing l JOIN user_profile u ON u.id = l.id WHERE ${targetStream!.inviteOnly} OR u.role = ${Role.GUEST}) AS losing_access`;
     losingAccess = adjusted!.losing_access;
     if (losingAccess.length)
       events.add({ type: "delete_message", message_ids: changedIds, message_type: "stream", stream_id: origStream.id, topic: plan.origTopic }, losingAccess);
@@ -412,7 +410,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
       SELECT s.user_profile_id AS id FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
       WHERE ${origStream.historyPublicToSubscribers} AND s.active AND s.is_user_active
         AND (s.recipient_id = ${targetRecipientId} OR (${plan.isStreamEdited} AND s.recipient_id = ${origStream.recipientId}))
-        AND NOT (u.role = ${600} AND ${plan.isStreamEdited} AND s.recipient_id = ${targetRecipientId}
+        AND NOT (u.role = ${Role.GUEST} AND ${plan.isStreamEdited} AND s.recipient_id = ${targetRecipientId}
                  AND NOT EXISTS (SELECT 1 FROM subscription o WHERE o.user_profile_id = u.id AND o.recipient_id = ${origStream.recipientId} AND o.active)))
     SELECT id, flags FROM ums UNION SELECT id, NULL FROM subs WHERE id NOT IN (SELECT id FROM ums)`;
   const losing = new Set(losingAccess);

@@ -15,7 +15,7 @@ import type { Schemas } from "../http/types.ts";
 import { FLAG_BITS, isStorableId, MAX_MESSAGE_ID } from "./messages.ts";
 import { directMessageGroupHash, RecipientType } from "./recipients.ts";
 import { searchCondition, searchTsquery } from "./search.ts";
-import { normalizeTopic } from "./topics.ts";
+import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from "./topics.ts";
 import { isGuest } from "./users.ts";
 
 type Sql = Prisma.Sql;
@@ -344,7 +344,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
       return { term, build: () => column ?? Prisma.sql`EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)` };
     }
     case "is": {
-      if (operand === "resolved") return { term, build: () => Prisma.sql`(m.is_channel_message AND m.subject LIKE ${"✔ %"})` };
+      if (operand === "resolved") return { term, build: () => Prisma.sql`(m.is_channel_message AND m.subject LIKE ${`${RESOLVED_TOPIC_PREFIX}%`})` };
       if (operand === "followed") return { term, build: () => Prisma.sql`(m.is_channel_message AND ${topicPolicy(user, [Visibility.FOLLOWED])})` };
       if (operand === "muted") return { term, build: () => mutedCondition(user, true) };
       const isDm = operand === "dm" || operand === "private";
