@@ -39,7 +39,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: (env.VALIDATE_RESPONSES ?? (env.NODE_ENV === "production" ? "false" : "true")) === "true",
     eventHeartbeatMs: Number(env.EVENT_HEARTBEAT_MS ?? 50_000),
     shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
-    scheduledDeliveryIntervalMs: Number(env.SCHEDULED_DELIVERY_INTERVAL_MS ?? 1000),
+    // Other processes' scheduled messages are found by looking: often on a shared PostgreSQL, and
+    // rarely on the embedded database, which no other process writes (its own wake the loop).
+    scheduledDeliveryIntervalMs: Number(env.SCHEDULED_DELIVERY_INTERVAL_MS ?? (env.DATABASE_URL ? 1000 : 60_000)),
     pgliteFsync: pgliteFsyncFromEnv(env),
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE ?? 25),
   };

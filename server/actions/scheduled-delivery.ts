@@ -12,8 +12,10 @@
  *   direct message from the notification bot), as Zulip does; if the notice cannot be sent, a
  *   following transaction fails the message without it. An unexpected error leaves the row due
  *   for the next round, and fails it with "Internal server error" after MAX_ATTEMPTS.
- * - On time: a timer wakes at the next due time, but at least every `intervalMs`, since other
- *   processes add and change rows. Tests drive `deliverDue()` directly with their own clock.
+ * - On time: a timer wakes at the next due time; scheduling or rescheduling in this process wakes
+ *   it earlier (scheduledMessageChanged), and it looks at least every `intervalMs` for rows other
+ *   processes added (on the embedded database there are none, so that interval is long). Tests
+ *   drive `deliverDue()` directly with their own clock.
  */
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
@@ -70,9 +72,19 @@ export interface ScheduledDeliveryOptions {
 
 type Deps = Pick<AppDeps, "db" | "events" | "log" | "config" | "now">;
 
+/** The loops running in this process, woken when a message is scheduled here. */
+const running = new Set<ScheduledDelivery>();
+
+/** A message was scheduled (or rescheduled) for `at` in this process: its loops look then. */
+export function scheduledMessageChanged(at: Date) {
+  for (const delivery of running) delivery.wakeAt(at);
+}
+
 export class ScheduledDelivery {
   readonly processId: string;
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (ms since the epoch, by the real clock). */
+  private timerAt = Infinity;
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
   /** Rounds run one at a time in a process (the timer's and a test's). */
@@ -88,6 +100,7 @@ export class ScheduledDelivery {
 
   /** Starts the timer: a round now, then at each next due time. */
   start(): this {
+    running.add(this);
     this.arm(0);
     return this;
   }
@@ -95,6 +108,7 @@ export class ScheduledDelivery {
   /** Stops the timer and waits for a round in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
+    running.delete(this);
     clearTimeout(this.timer);
     await Promise.all([this.ticking, this.round.catch(() => {})]);
   }
@@ -106,10 +120,21 @@ export class ScheduledDelivery {
     return run;
   }
 
+  /** Looks at `at` (by this loop's clock) unless the timer already fires by then. */
+  wakeAt(at: Date) {
+    const delayMs = Math.max(0, at.getTime() - this.deps.now().getTime());
+    if (Date.now() + delayMs < this.timerAt) this.arm(delayMs);
+  }
+
   private arm(delayMs: number) {
     clearTimeout(this.timer);
+    this.timerAt = Infinity;
     if (this.stopped) return;
-    this.timer = setTimeout(() => (this.ticking = this.tick()), delayMs);
+    this.timerAt = Date.now() + delayMs;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      this.ticking = this.tick();
+    }, delayMs);
     this.timer.unref();
   }
 
@@ -123,7 +148,8 @@ export class ScheduledDelivery {
     } catch (err) {
       this.deps.log.error({ err }, "scheduled message delivery failed; retrying");
     }
-    this.arm(wait);
+    // A message scheduled here during this round may have armed an earlier wake-up already.
+    if (Date.now() + wait < this.timerAt) this.arm(wait);
   }
 
   private async nextDueAt(): Promise<Date | null> {

@@ -16,6 +16,7 @@ import { accessScheduledMessage, SEND_LATER, toApiScheduledMessage } from "../li
 import { normalizeTopic } from "../lib/topics.ts";
 import { checkMessageWith, directRecipient, type MessageChecker, type MessageTarget, type SendMessageRequest } from "./messages.ts";
 import { inTransaction } from "./transaction.ts";
+import { scheduledMessageChanged } from "./scheduled-delivery.ts";
 
 /** Python's datetime cannot go past year 9999, so Zulip takes no later delivery time. */
 const MAX_TIMESTAMP = 253402300799;
@@ -90,7 +91,7 @@ export async function checkScheduleMessage(ctx: RequestContext, input: ScheduleM
   const request = await checkMessageWith(ctx, { target, content: input.content, clientName: input.clientName }, clientId);
   const toSelf = !request.stream && request.directUsers.every((u) => u.id === ctx.user.id);
   const readBySender = input.readBySender ?? (defaultReadBySender(input.clientName) && !toSelf);
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  const id = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const recipient = await storedRecipient(tx, request);
     const row = {
       realmId: ctx.realm.id,
@@ -114,6 +115,8 @@ export async function checkScheduleMessage(ctx: RequestContext, input: ScheduleM
     events.add({ type: "scheduled_messages", op: "add", scheduled_messages: [toApiScheduledMessage({ ...row, id })] }, [ctx.user.id]);
     return id;
   });
+  scheduledMessageChanged(deliverAt);
+  return id;
 }
 
 export interface EditScheduledMessageInput {
@@ -135,7 +138,7 @@ export interface EditScheduledMessageInput {
  */
 export async function checkEditScheduledMessage(ctx: RequestContext, input: EditScheduledMessageInput): Promise<void> {
   const clientId = await clientIdFor(ctx.db, input.clientName);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  const deliverAt = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const row = await accessScheduledMessage(tx, ctx.user, input.id, true);
     if (row.delivered) throw new JsonableError("Scheduled message was already sent");
     if (row.failed && input.deliverAt === undefined) throw new JsonableError("Scheduled delivery time must be in the future.");
@@ -185,7 +188,9 @@ export async function checkEditScheduledMessage(ctx: RequestContext, input: Edit
     }
     const edited = { ...row, ...recipient, subject, content, renderedContent, scheduledTimestamp, failed: false };
     events.add({ type: "scheduled_messages", op: "update", scheduled_message: toApiScheduledMessage(edited) }, [ctx.user.id]);
+    return scheduledTimestamp;
   });
+  scheduledMessageChanged(deliverAt);
 }
 
 /** DELETE /scheduled_messages/{id} (delete_scheduled_message); a message already sent can be deleted too, as in Zulip. */
