@@ -54,7 +54,7 @@ export interface Related {
 
 /**
  * Everything the dicts need besides the messages themselves, as SQL over a CTE `msgs(id,
- * recipient_id, sender_id, edited)` named by the caller: recipients (with channel names),
+ * recipient_id, sender_id)` named by the caller: recipients (with channel names),
  * direct-message group members, every user shown, reactions, submessages and edit history. The
  * result columns are those of `Related`; one statement with the caller's own query.
  */
@@ -94,8 +94,7 @@ async function loadRelated(db: Db, rows: MessageRow[], realm: Realm): Promise<Re
   const msgs = rows.map((r) => r.message);
   const { ctes, columns } = relatedSql(showsEditHistory(realm));
   const [row] = await db.$queryRaw<Related[]>`
-    WITH msgs AS (SELECT * FROM unnest(${msgs.map((m) => m.id)}::int[], ${msgs.map((m) => m.recipientId)}::int[], ${msgs.map((m) => m.senderId)}::int[],
-                                      ${msgs.map((m) => Boolean(m.lastEditTime || m.lastMovedTime))}::boolean[]) AS t(id, recipient_id, sender_id, edited)),
+    WITH msgs AS (SELECT * FROM unnest(${msgs.map((m) => m.id)}::int[], ${msgs.map((m) => m.recipientId)}::int[], ${msgs.map((m) => m.senderId)}::int[]) AS t(id, recipient_id, sender_id)),
     ${ctes}
     SELECT ${columns}`;
   return row!;

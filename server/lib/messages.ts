@@ -41,7 +41,7 @@ export async function accessMessage(db: Db, user: UserProfile, messageId: number
   if (!isStorableId(messageId)) throw new JsonableError("Invalid message(s)");
   const relatedQuery = relatedSql(showsEditHistory(realm));
   const rows = await db.$queryRaw<(AccessRow & Related)[]>`
-    WITH msgs AS (SELECT id, recipient_id, sender_id, (last_edit_time IS NOT NULL OR last_moved_time IS NOT NULL) AS edited
+    WITH msgs AS (SELECT id, recipient_id, sender_id
                   FROM message WHERE id = ${messageId} AND realm_id = ${user.realmId})
     , ${relatedQuery.ctes}
     SELECT ${MESSAGE_COLUMNS}, um.flags, s.id AS "streamId", s.invite_only AS "inviteOnly", s.history_public_to_subscribers AS "historyPublic",
