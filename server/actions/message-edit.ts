@@ -9,6 +9,7 @@
  * recipients' user_message rows of a channel move, the topic preferences that follow a whole
  * topic, the notification bot's notices and the events.
  */
+import { unixSeconds } from "../lib/time.ts";
 import { createHash } from "node:crypto";
 import { Prisma, type Message, type Realm, type Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
@@ -17,14 +18,14 @@ import { JsonableError } from "../errors.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
-import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
+import { can, canInChannel } from "../lib/permissions.ts";
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName, EMPTY_TOPIC_FALLBACK_NAME, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX } from "../lib/topics.ts";
+import { EMPTY_TOPIC_FALLBACK_NAME, namesEmptyTopic, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX } from "../lib/topics.ts";
 import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts";
 import { realmUrl } from "../lib/realms.ts";
-import { messageLinkUrl, topicLinkSyntax } from "../lib/message-links.ts";
+import { messageLinkUrl, silentMentionSyntax, topicLinkSyntax } from "../lib/message-links.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
-import { checkWildcardMention, markdownContext } from "./messages.ts";
+import { checkMentions, checkTopicPolicy, checkWildcardMention, markdownContext } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -75,7 +76,6 @@ interface EditPlan {
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 const secondsSince = (ctx: RequestContext, d: Date) => (ctx.now().getTime() - d.getTime()) / 1000;
 
 /** PATCH /messages/{message_id}: checks, then applies in one transaction; returns detached uploads. */
@@ -113,7 +113,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
     // The names that stand for the empty topic ("general chat", "(no topic)", the organization's
     // display name) are the empty topic; the current topic is no change.
     topic = input.topic.trim();
-    if ([EMPTY_TOPIC_FALLBACK_NAME, DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, emptyTopicDisplayName(realm)].includes(topic)) topic = "";
+    if (namesEmptyTopic(topic, realm)) topic = "";
     if (topic === message.subject) topic = undefined;
   }
 
@@ -152,7 +152,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
     if (!origStream) throw new JsonableError("Invalid message(s)");
     targetStream = origStream;
     if (isStreamEdited) targetStream = await accessChannelForMessage(ctx, input.streamId!);
-    checkTopicsPolicy(realm, targetStream, targetTopic, isTopicEdited || isStreamEdited);
+    checkTopicPolicy(realm, targetStream, targetTopic, isTopicEdited || isStreamEdited);
   }
 
   if (isTopicEdited) {
@@ -167,7 +167,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
   }
 
   let rendered: RenderResult | null = null;
-  const mentionedUserIds = new Set<number>();
+  let mentionedUserIds = new Set<number>();
   let topicParticipantIds = new Set<number>();
   if (isContentEdited) {
     const markdown = await markdownContext(ctx, content);
@@ -178,13 +178,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
       topicParticipantIds = await topicParticipants(ctx, message.recipientId, origTopic);
       await checkWildcardMention(ctx, "topic", topicParticipantIds.size);
     }
-    for (const group of markdown.groupsByName?.values() ?? []) {
-      const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
-      if (rendered.mentionedGroupIds.has(id) && !(await isUserInGroup(ctx.db, user, canMentionGroupId)))
-        throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
-    }
-    for (const id of rendered.mentionedUserIds) mentionedUserIds.add(id);
-    if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
+    mentionedUserIds = await checkMentions(ctx, markdown, rendered);
   }
 
   const isMessageMoved = isTopicEdited || isStreamEdited;
@@ -230,14 +224,6 @@ async function accessChannelForMessage(ctx: RequestContext, streamId: number): P
   const subscribed = stream.subscriberIds.includes(ctx.user.id);
   if ((stream.inviteOnly || isGuest(ctx.user)) && !subscribed) throw new JsonableError("Invalid channel ID");
   return stream;
-}
-
-/** The topics policy of the channel the messages end up in (get_stream_topics_policy). */
-function checkTopicsPolicy(realm: Realm, stream: ChannelRow, topic: string, moved: boolean) {
-  const policy = stream.topicsPolicy === "inherit" ? realm.topicsPolicy : stream.topicsPolicy;
-  const name = emptyTopicDisplayName(realm);
-  if (topic === "" && moved && policy === "disable_empty_topic") throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
-  if (policy === "empty_topic_only" && topic !== "") throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
 }
 
 async function canAdministerChannel(ctx: RequestContext, stream: ChannelRow) {
@@ -309,7 +295,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
   const { realm, user } = ctx;
   const { message, origStream, targetStream } = plan;
   const now = ctx.now();
-  const timestamp = unix(now);
+  const timestamp = unixSeconds(now);
   const event: ZulipEvent = { type: "update_message", user_id: user.id, edit_timestamp: timestamp, message_id: message.id, rendering_only: false };
   const isMoved = plan.isTopicEdited || plan.isStreamEdited;
   // Resolving or unresolving alone is not a move for last_moved_timestamp (feature level 365).
@@ -497,7 +483,7 @@ async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPla
     SELECT ${plan.message.realmId}, p.u, ${target.id}, ${target.recipientId}, ${plan.targetTopic}, lower(${plan.targetTopic}), p.v, ${now}
     FROM unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v) WHERE p.v <> ${Visibility.INHERIT}
     ON CONFLICT (user_profile_id, stream_id, topic_name_lower) DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`;
-  const last_updated = unix(now);
+  const last_updated = unixSeconds(now);
   for (const userId of clearOrig)
     events.add({ type: "user_topic", stream_id: orig.id, topic_name: plan.origTopic, last_updated, visibility_policy: Visibility.INHERIT }, [userId]);
   for (const [userId, policy] of setTarget)
@@ -522,7 +508,7 @@ async function sendMoveNotices(
 ) {
   const { realm, user } = ctx;
   const bot = plan.bot!;
-  const mention = `@_**${user.fullName}|${user.id}**`;
+  const mention = silentMentionSyntax(user);
   const readByActor = new Set([user.id]);
   let resolvedNoticeId: number | null = null;
   if (plan.isTopicEdited && !plan.isContentEdited && !plan.isStreamEdited && (plan.topicResolved || plan.topicUnresolved)) {

@@ -8,7 +8,7 @@ import type { Message, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import type { Related } from "../lib/message-dicts.ts";
-import { messageLinkSyntax, messageLinkUrl, type LinkedMessage } from "../lib/message-links.ts";
+import { globalTimeSyntax, messageLinkSyntax, messageLinkUrl, silentMentionSyntax, type LinkedMessage } from "../lib/message-links.ts";
 import { accessMessage } from "../lib/messages.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { RecipientType } from "../lib/recipients.ts";
@@ -87,14 +87,10 @@ function reportedMessage(message: Message, related: Related): ReportedMessage {
   return { message, sender, participants, link: { id: message.id, kind: "direct", userIds: participants.map((p) => p.id) } };
 }
 
-const silentMention = (user: Person) => `@_**${user.fullName}|${user.id}**`;
-
-/** datetime_to_global_time: `<time:…>` in UTC, to the second. */
-const globalTime = (date: Date) => `<time:${date.toISOString().slice(0, 19)}+00:00>`;
 
 /** get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
 function mentionList(users: Person[]): string {
-  const mentions = users.map(silentMention);
+  const mentions = users.map(silentMentionSyntax);
   if (mentions.length <= 2) return mentions.join(" and ");
   return `${mentions.slice(0, -1).join(", ")}, and ${mentions.at(-1)}`;
 }
@@ -115,8 +111,8 @@ function unusedFence(content: string): string {
 /** send_message_report's Markdown: who reported whose message, the reason, and the message under a spoiler. */
 function reportContent(reporter: UserProfile, reported: ReportedMessage, reason: string, description: string, url: string): string {
   const { message, sender, participants, link } = reported;
-  const by = `${silentMention(reporter)} reported a message sent by ${silentMention(sender)}`;
-  const at = `at ${globalTime(message.dateSent)}.`;
+  const by = `${silentMentionSyntax(reporter)} reported a message sent by ${silentMentionSyntax(sender)}`;
+  const at = `at ${globalTimeSyntax(message.dateSent)}.`;
   let header: string;
   let original: string;
   if (link.kind === "channel") {
@@ -125,7 +121,7 @@ function reportContent(reporter: UserProfile, reported: ReportedMessage, reason:
   } else {
     // A one-on-one conversation names its other party only when the reporter sent the message.
     if (participants.length <= 2 && sender.id !== reporter.id) header = `${by} ${at}`;
-    else if (participants.length <= 2) header = `${by} to ${silentMention(participants.find((p) => p.id !== reporter.id) ?? sender)} ${at}`;
+    else if (participants.length <= 2) header = `${by} to ${silentMentionSyntax(participants.find((p) => p.id !== reporter.id) ?? sender)} ${at}`;
     else header = `${by} to ${mentionList(participants.filter((p) => p.id !== sender.id))} ${at}`;
     original = `[Original message](${messageLinkUrl(url, link)})`;
   }

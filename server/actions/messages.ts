@@ -63,10 +63,15 @@ async function resolveChannel(ctx: MessageChecker, target: Extract<MessageTarget
   return stream;
 }
 
-function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string) {
+/**
+ * The channel's topics_policy (or the organization's, for `inherit`) for a message in `topic`.
+ * An edit that keeps its message in place is held to the empty_topic_only rule only
+ * (`placed: false`), as Zulip's build_message_edit_request.
+ */
+export function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string, placed = true) {
   const policy = stream.topicsPolicy === "inherit" ? realm.topicsPolicy : stream.topicsPolicy;
   const name = emptyTopicDisplayName(realm);
-  if (topic === "" && policy === "disable_empty_topic") throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
+  if (topic === "" && placed && policy === "disable_empty_topic") throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
   if (topic !== "" && policy === "empty_topic_only") throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
 }
 
@@ -196,16 +201,7 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
   const markdown = await markdownContext(ctx, content);
   const rendered = renderMarkdown(content, markdown);
   if (stream && rendered.wildcardMention && !ctx.internal) await checkWildcardMention(ctx, rendered.wildcardMention, stream.subscriberIds.length);
-  // A group may be mentioned (not silently) only by its can_mention_group (Zulip's
-  // check_user_group_mention_allowed); the mention then mentions its members, as Zulip adds them
-  // to mentions_user_ids.
-  for (const group of markdown.groupsByName?.values() ?? []) {
-    const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
-    if (rendered.mentionedGroupIds.has(id) && !ctx.internal && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
-      throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
-  }
-  const mentionedUserIds = new Set(rendered.mentionedUserIds);
-  if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
+  const mentionedUserIds = await checkMentions(ctx, markdown, rendered);
 
   return {
     realm: ctx.realm,
@@ -222,6 +218,22 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
   };
+}
+
+/**
+ * The users a rendering mentions. A group may be mentioned (not silently) only by its
+ * can_mention_group (Zulip's check_user_group_mention_allowed); the mention then mentions its
+ * members, as Zulip adds them to mentions_user_ids.
+ */
+export async function checkMentions(ctx: MessageChecker, markdown: Partial<MarkdownContext>, rendered: RenderResult): Promise<Set<number>> {
+  for (const group of markdown.groupsByName?.values() ?? []) {
+    const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
+    if (rendered.mentionedGroupIds.has(id) && !ctx.internal && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
+      throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
+  }
+  const mentionedUserIds = new Set(rendered.mentionedUserIds);
+  if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
+  return mentionedUserIds;
 }
 
 /**

@@ -34,6 +34,7 @@ import {
 } from "../lib/scheduled-messages.ts";
 import { checkMessageWith, doSendMessage, type MessageTarget } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
+import { globalTimeSyntax } from "../lib/message-links.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: a message this late is not sent at all. */
@@ -294,14 +295,9 @@ export class ScheduledDelivery {
   }
 }
 
-/** Zulip's datetime_to_global_time: `<time:…>` Markdown, shown in each reader's time zone. */
-function globalTime(date: Date): string {
-  return `<time:${date.toISOString().replace(/\.\d{3}Z$/, "+00:00")}>`;
-}
-
 function failureNotice(scheduledAt: Date, reason: string): string {
   return [
-    `The message you scheduled for ${globalTime(scheduledAt)} was not sent because of the following error:`,
+    `The message you scheduled for ${globalTimeSyntax(scheduledAt)} was not sent because of the following error:`,
     `> ${reason}`,
     "[View scheduled messages](#scheduled)",
   ].join("\n\n");

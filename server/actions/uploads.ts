@@ -6,6 +6,7 @@
 import type { RequestContext } from "../context.ts";
 import type { ReceivedFile } from "../http/uploads.ts";
 import { newPathId, placeFile, removeFile } from "../lib/uploads.ts";
+import { unixSeconds } from "../lib/time.ts";
 import { inTransaction } from "./transaction.ts";
 
 export async function uploadMessageAttachment(ctx: RequestContext, file: ReceivedFile): Promise<{ url: string; filename: string }> {
@@ -22,7 +23,7 @@ export async function uploadMessageAttachment(ctx: RequestContext, file: Receive
           RETURNING id)
         SELECT ins.id, (SELECT COALESCE(sum(size), 0) FROM attachment WHERE realm_id = ${ctx.realm.id})::bigint + ${file.size} AS used FROM ins`;
       placed = await placeFile(ctx.config, file.path, pathId);
-      const attachment = { id: row!.id, name: file.name, path_id: pathId, size: file.size, create_time: Math.floor(createTime.getTime() / 1000), message_ids: [] };
+      const attachment = { id: row!.id, name: file.name, path_id: pathId, size: file.size, create_time: unixSeconds(createTime), message_ids: [] };
       events.add({ type: "attachment", op: "add", attachment, upload_space_used: Number(row!.used) }, [ctx.user.id]);
     });
   } catch (err) {

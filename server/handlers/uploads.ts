@@ -1,7 +1,7 @@
 import { access } from "node:fs/promises";
 import { uploadMessageAttachment } from "../actions/uploads.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
-import { attachmentForReader } from "../lib/attachments.ts";
+import { accessAttachment } from "../lib/attachments.ts";
 import { storedFilePath, temporaryUrl } from "../lib/uploads.ts";
 import { receivedUpload } from "../http/uploads.ts";
 import type { Handler } from "../http/types.ts";
@@ -28,9 +28,7 @@ export const uploadFile: Handler<"upload-file"> = async ({ body }, ctx) => {
 
 export const getFileTemporaryUrl: Handler<"get-file-temporary-url"> = async ({ path }, ctx) => {
   const pathId = `${path.realm_id_str}/${path.filename}`;
-  const found = await attachmentForReader(ctx.db, ctx.user, pathId);
-  if (!found) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
-  if (!found.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
+  await accessAttachment(ctx.db, ctx.user, pathId);
   const file = storedFilePath(ctx.config, pathId);
   if (!file || !(await access(file).then(() => true, () => false))) throw new ResourceNotFoundError("File not found");
   return { url: await temporaryUrl(ctx.config, pathId, ctx.now()) };

@@ -12,7 +12,7 @@ import { resolveRealm, userByApiKey } from "../lib/identity.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";
 
-const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
+export const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
 declare global {
   namespace Express {
@@ -52,22 +52,30 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       if (!header) throw new UnauthorizedError();
       const { username, password } = parseBasicAuth(header);
       if (!API_KEY_FORMAT.test(password)) throw new UnauthorizedError("Malformed API key");
-      // One indexed lookup by the (unique) key, cached; the email must name the same user, by its
-      // real or its API address, case-insensitively.
-      const [realm, found] = await Promise.all([resolveRealm(deps.db, host), userByApiKey(deps.db, password)]);
-      const email = username.toLowerCase();
-      const user = found && found.realmId === realm?.id && (found.deliveryEmail.toLowerCase() === email || found.email.toLowerCase() === email) ? found : null;
-      // Compare even when there is no such user, so the answer takes the same time.
-      const matches = keysEqual(user?.apiKey ?? "0".repeat(32), password) && user !== null;
-      if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
-      if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
-      if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
-      req.zulip = { host, realm, user };
+      req.zulip = { host, ...(await checkApiKey(deps, host, username, password)) };
       next();
     } catch (err) {
       next(err);
     }
   }
+}
+
+/**
+ * The organization and active user an API key (of the right format) authenticates on this host:
+ * one indexed lookup by the (unique) key, cached. With an email (HTTP Basic), it must name the same
+ * user, by its real or its API address, case-insensitively; without one (`?api_key=` on file
+ * URLs), the key alone decides.
+ */
+export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email: string | null, apiKey: string): Promise<{ realm: Realm; user: UserProfile }> {
+  const [realm, found] = await Promise.all([resolveRealm(deps.db, host), userByApiKey(deps.db, apiKey)]);
+  const lower = email?.toLowerCase();
+  const user = found && found.realmId === realm?.id && (lower === undefined || found.deliveryEmail.toLowerCase() === lower || found.email.toLowerCase() === lower) ? found : null;
+  // Compare even when there is no such user, so the answer takes the same time.
+  const matches = keysEqual(user?.apiKey ?? "0".repeat(32), apiKey) && user !== null;
+  if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
+  if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
+  if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
+  return { realm, user };
 }
 
 /** The request's statement counter (authentication and the handler add to it). */

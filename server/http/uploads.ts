@@ -14,17 +14,16 @@
  * - GET /user_uploads/temporary/<token>/<name>: the file for anyone holding a fresh token from
  *   the JSON operation above.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import type { NextFunction, Request, Response } from "express";
 import multer from "multer";
 import type { AppDeps } from "../context.ts";
 import type { UserProfile } from "../db.ts";
 import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../errors.ts";
-import { attachmentForReader, type StoredAttachment } from "../lib/attachments.ts";
-import { resolveRealm, userByApiKey } from "../lib/identity.ts";
+import { accessAttachment, type StoredAttachment } from "../lib/attachments.ts";
 import { contentDisposition, incomingDir, pathIdFromToken, removeFile, servesInline, storedFilePath, uploadContentType, uploadedFileName } from "../lib/uploads.ts";
-import { parseBasicAuth } from "./auth.ts";
+import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
 
 /** A file that arrived with an upload, waiting in the incoming directory. */
 export interface ReceivedFile {
@@ -56,7 +55,6 @@ export function receivedUpload(body: object): ReceivedUpload {
 class SecondFile extends Error {}
 
 const MAX_FIELD_SIZE = 25 * 1024 * 1024;
-const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
 
 function uploadBodyParser(deps: AppDeps) {
   const dir = incomingDir(deps.config);
@@ -108,12 +106,6 @@ function uploadBodyParser(deps: AppDeps) {
   };
 }
 
-function keysEqual(a: string, b: string) {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** Who asks for a file: HTTP Basic as for the API, or the `api_key` query parameter Zulip's mobile apps send. */
 async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> {
   const header = req.headers.authorization;
@@ -125,14 +117,7 @@ async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> 
   else if (queryKey !== null) key = queryKey;
   else throw new UnauthorizedError();
   if (!API_KEY_FORMAT.test(key)) throw new UnauthorizedError(header ? "Malformed API key" : "Invalid API key");
-  const [realm, found] = await Promise.all([resolveRealm(deps.db, req.headers.host ?? deps.config.externalHost), userByApiKey(deps.db, key)]);
-  const lower = email?.toLowerCase();
-  const user = found && found.realmId === realm?.id && (lower === undefined || found.deliveryEmail.toLowerCase() === lower || found.email.toLowerCase() === lower) ? found : null;
-  const matches = keysEqual(user?.apiKey ?? "0".repeat(32), key) && user !== null;
-  if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
-  if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
-  if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
-  return user;
+  return (await checkApiKey(deps, req.headers.host ?? deps.config.externalHost, email, key)).user;
 }
 
 /** Zulip's serve_local: the stored type, shown in place only when that is safe, never cached by shared caches. */
@@ -156,10 +141,7 @@ function sendAttachment(res: Response, next: NextFunction, deps: AppDeps, attach
 
 async function serveFile(req: Request, res: Response, next: NextFunction, deps: AppDeps, pathId: string, forceDownload: boolean) {
   const user = await fileRequester(req, deps);
-  const found = await attachmentForReader(deps.db, user, pathId);
-  if (!found) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
-  if (!found.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
-  sendAttachment(res, next, deps, found.attachment, forceDownload);
+  sendAttachment(res, next, deps, await accessAttachment(deps.db, user, pathId), forceDownload);
 }
 
 async function serveTemporary(res: Response, next: NextFunction, deps: AppDeps, token: string, filename: string) {

@@ -5,6 +5,7 @@
  * them. Each is one statement, set-based whatever the number of links.
  */
 import { Prisma, type Db, type Realm, type Tx, type UserProfile } from "../db.ts";
+import { JsonableError, ResourceNotFoundError } from "../errors.ts";
 import type { Schemas } from "../http/types.ts";
 import { renderMarkdown } from "./markdown/index.ts";
 import type { RenderResult } from "./markdown/types.ts";
@@ -82,15 +83,20 @@ export interface StoredAttachment {
   contentType: string | null;
 }
 
-/** An attachment by path id and whether `reader` may see it, in one statement; null when there is none. */
-export async function attachmentForReader(db: Db, reader: Reader, pathId: string): Promise<{ attachment: StoredAttachment; allowed: boolean } | null> {
-  if (!isStorableText(pathId)) return null;
-  const [row] = await db.$queryRaw<(StoredAttachment & { allowed: boolean })[]>`
-    SELECT a.id, a.path_id AS "pathId", a.file_name AS "fileName", a.content_type AS "contentType", ${canAccess(reader)} AS allowed
-    FROM attachment a WHERE a.path_id = ${pathId}`;
-  if (!row) return null;
+/**
+ * An attachment by path id that `reader` may see, in one statement, or Zulip's refusals: 404
+ * when there is none, 403 when it is not theirs to see.
+ */
+export async function accessAttachment(db: Db, reader: Reader, pathId: string): Promise<StoredAttachment> {
+  const [row] = isStorableText(pathId)
+    ? await db.$queryRaw<(StoredAttachment & { allowed: boolean })[]>`
+        SELECT a.id, a.path_id AS "pathId", a.file_name AS "fileName", a.content_type AS "contentType", ${canAccess(reader)} AS allowed
+        FROM attachment a WHERE a.path_id = ${pathId}`
+    : [];
+  if (!row) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
+  if (!row.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
   const { allowed, ...attachment } = row;
-  return { attachment, allowed };
+  return attachment;
 }
 
 /**

@@ -2,6 +2,7 @@
  * Message objects as the API returns them (zerver/lib/message.py MessageDict), built for a
  * batch of messages with one query per related table, never one per message.
  */
+import { unixSeconds } from "./time.ts";
 import { Prisma, type Message, type PrismaClient, type Realm, type Tx, type UserProfile } from "../db.ts";
 import type { ApiMessage } from "../http/types.ts";
 import { clientNames } from "./clients.ts";
@@ -11,7 +12,6 @@ import { topicForClient } from "./topics.ts";
 import { canSeeDeliveryEmail, gravatarUrl } from "./users.ts";
 
 type Db = PrismaClient | Tx;
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 export interface MessageDictOptions {
   applyMarkdown: boolean;
@@ -154,8 +154,8 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
       submessages: (submessagesOf.get(m.id) ?? []).map((s) => ({ msg_type: s.msgType, content: s.content, message_id: s.messageId, sender_id: s.senderId, id: s.id })),
       flags: flags === null ? ["read", "historical"] : flagsToList(flags),
     };
-    if (m.lastEditTime) dict.last_edit_timestamp = unix(m.lastEditTime);
-    if (m.lastMovedTime) dict.last_moved_timestamp = unix(m.lastMovedTime);
+    if (m.lastEditTime) dict.last_edit_timestamp = unixSeconds(m.lastEditTime);
+    if (m.lastMovedTime) dict.last_moved_timestamp = unixSeconds(m.lastMovedTime);
     if (history.length) {
       dict.edit_history = history.map((e) => {
         const entry: NonNullable<ApiMessage["edit_history"]>[number] = { user_id: e.userId, timestamp: e.editTime };
@@ -213,7 +213,7 @@ function messageDict(p: DictParts): Omit<ApiMessage, "flags"> {
     avatar_url: p.avatarUrl,
     client: p.client,
     is_me_message: /^\/me( |$)/.test(p.source),
-    timestamp: unix(p.dateSent),
+    timestamp: unixSeconds(p.dateSent),
     reactions: [],
     submessages: [],
   };

@@ -7,6 +7,7 @@ import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import type { Schemas } from "../http/types.ts";
 import { accessMessage } from "./messages.ts";
+import { unixSeconds } from "./time.ts";
 import { topicForClient } from "./topics.ts";
 
 type Entry = Schemas["MessageHistoryEntry"];
@@ -46,7 +47,7 @@ export async function messageHistory(ctx: RequestContext, messageId: number, all
     }
     entries.push(entry);
   }
-  const first: Entry = { content, rendered_content: rendered, timestamp: Math.floor(message.dateSent.getTime() / 1000), topic: currentTopic, user_id: message.senderId };
+  const first: Entry = { content, rendered_content: rendered, timestamp: unixSeconds(message.dateSent), topic: currentTopic, user_id: message.senderId };
   if (currentStream !== undefined) first.stream = currentStream;
   entries.push(first);
   return entries.reverse();

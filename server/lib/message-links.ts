@@ -1,9 +1,9 @@
 /**
- * Links to messages as the server writes them into its own messages (reports, notices):
- * Zulip's zerver/lib/url_encoding.py (message_link_url and its helpers) and
- * zerver/lib/topic_link_util.py (the `#**channel>topic@id**` syntax and its fallback).
- * These encode as the server does, which differs from the Markdown renderer's narrow links
- * (markdown/mentions.ts): `*` stays as it is.
+ * Markdown the server writes into its own messages (reports, notices, failed deliveries): links
+ * to messages and topics as Zulip's zerver/lib/url_encoding.py (message_link_url and its
+ * helpers) and zerver/lib/topic_link_util.py (the `#**channel>topic@id**` syntax and its
+ * fallback) write them, silent mentions and times. The links encode as the server does, which
+ * differs from the Markdown renderer's narrow links (markdown/mentions.ts): `*` stays as it is.
  */
 
 /** A message as a link needs it: its channel and topic, or every participant of its conversation. */
@@ -75,3 +75,9 @@ export function topicLinkSyntax(channelId: number, channelName: string, topic: s
   if (topic === "" || BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic)) return fallbackMarkdownLink(channelId, channelName, topic);
   return `#**${channelName}>${topic}**`;
 }
+
+/** silent_mention_syntax_for_user: `@_**Name|id**`, a mention that notifies nobody. */
+export const silentMentionSyntax = (user: { id: number; fullName: string }) => `@_**${user.fullName}|${user.id}**`;
+
+/** datetime_to_global_time: `<time:…>` in UTC to the second, shown in each reader's time zone. */
+export const globalTimeSyntax = (date: Date) => `<time:${date.toISOString().slice(0, 19)}+00:00>`;

@@ -2,6 +2,7 @@
  * The initial state POST /register returns (zerver/lib/events.py fetch_initial_state_data),
  * section by section, each fetched only when the client asked for its event type.
  */
+import { unixSeconds } from "./time.ts";
 import type { RequestContext } from "../context.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
@@ -32,7 +33,6 @@ export const REPORT_MESSAGE_TYPES = [
   { key: "other", name: "Other reason" },
 ];
 
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
 const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -144,7 +144,7 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       push_notifications: s.pushNotifications,
       email_notifications: s.emailNotifications,
       wildcard_mentions_notify: s.wildcardMentionsNotify,
-      date_created: unix(s.recipient.stream!.dateCreated),
+      date_created: unixSeconds(s.recipient.stream!.dateCreated),
       topics_policy: s.recipient.stream!.topicsPolicy,
     }));
     if (includeSubscribers !== false) {
@@ -167,12 +167,12 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       to: toOf(d),
       topic: d.topic,
       content: d.content,
-      timestamp: unix(d.lastEditTime),
+      timestamp: unixSeconds(d.lastEditTime),
     }));
   }
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
-    state.user_topics = topics.map((t) => ({ stream_id: t.streamId, topic_name: t.topicName, last_updated: unix(t.lastUpdated), visibility_policy: t.visibilityPolicy }));
+    state.user_topics = topics.map((t) => ({ stream_id: t.streamId, topic_name: t.topicName, last_updated: unixSeconds(t.lastUpdated), visibility_policy: t.visibilityPolicy }));
   }
   if (want("scheduled_messages")) state.scheduled_messages = await listScheduledMessages(db, user);
   if (want("has_videoprovider_token")) {

@@ -2,6 +2,7 @@
  * Reading scheduled messages (zerver/lib/scheduled_messages.py): a user's own, by id or all
  * that are not sent yet, and their API form (ScheduledMessage.to_dict).
  */
+import { unixSeconds } from "./time.ts";
 import { Prisma, type Db } from "../db.ts";
 import { ResourceNotFoundError } from "../errors.ts";
 import type { Schemas } from "../http/types.ts";
@@ -80,7 +81,6 @@ export function directRecipientUserIds(row: Pick<ScheduledMessageRow, "recipient
   return row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? row.groupMemberIds : [row.recipientTypeId];
 }
 
-const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** ScheduledMessage.to_dict: `to` of a direct message leaves out the sender (get_recipient_ids). */
 export function toApiScheduledMessage(row: ScheduledMessageRow): ApiScheduledMessage {
@@ -88,7 +88,7 @@ export function toApiScheduledMessage(row: ScheduledMessageRow): ApiScheduledMes
     scheduled_message_id: row.id,
     content: row.content,
     rendered_content: row.renderedContent ?? "",
-    scheduled_delivery_timestamp: unix(row.scheduledTimestamp),
+    scheduled_delivery_timestamp: unixSeconds(row.scheduledTimestamp),
     failed: row.failed,
   };
   if (row.recipientType === RecipientType.STREAM) return { ...common, type: "stream", to: row.recipientTypeId, topic: row.subject };

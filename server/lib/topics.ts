@@ -17,6 +17,11 @@ export function emptyTopicDisplayName(realm: { emptyTopicDisplayName: string | n
   return realm.emptyTopicDisplayName ?? DEFAULT_EMPTY_TOPIC_DISPLAY_NAME;
 }
 
+/** Whether a (stripped) topic is one of the names of the empty topic: "(no topic)", "general chat", the realm's display name. */
+export function namesEmptyTopic(topic: string, realm: { emptyTopicDisplayName: string | null }): boolean {
+  return topic === DEFAULT_EMPTY_TOPIC_DISPLAY_NAME || topic === EMPTY_TOPIC_FALLBACK_NAME || topic === emptyTopicDisplayName(realm);
+}
+
 /** Python's str.isprintable()-style check: control and format characters are refused. */
 function firstInvalidCharacter(text: string): number {
   let i = 0;
@@ -34,7 +39,7 @@ function firstInvalidCharacter(text: string): number {
  */
 export function normalizeTopic(raw: string, realm: { emptyTopicDisplayName: string | null }): string {
   let topic = raw.trim();
-  if ([DEFAULT_EMPTY_TOPIC_DISPLAY_NAME, EMPTY_TOPIC_FALLBACK_NAME, emptyTopicDisplayName(realm)].includes(topic)) topic = "";
+  if (namesEmptyTopic(topic, realm)) topic = "";
   const bad = firstInvalidCharacter(topic);
   if (bad) throw new JsonableError(`Invalid character in topic, at position ${bad}!`);
   const chars = [...topic];
