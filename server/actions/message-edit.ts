@@ -20,7 +20,7 @@ import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
 import { can, canInChannel } from "../lib/permissions.ts";
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { EMPTY_TOPIC_FALLBACK_NAME, namesEmptyTopic, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX } from "../lib/topics.ts";
+import { EMPTY_TOPIC_FALLBACK_NAME, namesEmptyTopic, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/topics.ts";
 import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { messageLinkUrl, silentMentionSyntax, topicLinkSyntax } from "../lib/message-links.ts";
@@ -31,8 +31,6 @@ import { inTransaction } from "./transaction.ts";
 
 /** Zulip lets a request through up to 20 s past each time limit (network delays, client rounding). */
 const EDIT_LIMIT_BUFFER_SECONDS = 20;
-/** user_topic visibility policies (UserTopic.VisibilityPolicy). */
-const Visibility = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
 /** The mention flags a content edit recomputes (update_user_message_flags). */
 const MENTION_FLAGS = flagsOf("mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "group_mentioned");
 
@@ -464,9 +462,9 @@ async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPla
   const clearOrig: number[] = [];
   const setTarget = new Map<number, number>();
   for (const userId of new Set(rows.map((r) => r.user_profile_id))) {
-    const o = origPolicy.get(userId) ?? Visibility.INHERIT;
-    const t = targetPolicy.get(userId) ?? Visibility.INHERIT;
-    if (o !== Visibility.INHERIT) clearOrig.push(userId);
+    const o = origPolicy.get(userId) ?? TopicVisibility.INHERIT;
+    const t = targetPolicy.get(userId) ?? TopicVisibility.INHERIT;
+    if (o !== TopicVisibility.INHERIT) clearOrig.push(userId);
     if (losingAccess.has(userId) && origPolicy.has(userId)) continue;
     const policy = targetHadMessages ? mergedVisibility(o, t) : o;
     if (policy !== t) setTarget.set(userId, policy);
@@ -478,14 +476,14 @@ async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPla
       DELETE FROM user_topic WHERE stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic}) AND user_profile_id = ANY(${clearOrig}::int[])),
     removed AS (
       DELETE FROM user_topic t USING unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v)
-      WHERE p.v = ${Visibility.INHERIT} AND t.user_profile_id = p.u AND t.stream_id = ${target.id} AND t.topic_name_lower = lower(${plan.targetTopic}))
+      WHERE p.v = ${TopicVisibility.INHERIT} AND t.user_profile_id = p.u AND t.stream_id = ${target.id} AND t.topic_name_lower = lower(${plan.targetTopic}))
     INSERT INTO user_topic (realm_id, user_profile_id, stream_id, recipient_id, topic_name, topic_name_lower, visibility_policy, last_updated)
     SELECT ${plan.message.realmId}, p.u, ${target.id}, ${target.recipientId}, ${plan.targetTopic}, lower(${plan.targetTopic}), p.v, ${now}
-    FROM unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v) WHERE p.v <> ${Visibility.INHERIT}
+    FROM unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v) WHERE p.v <> ${TopicVisibility.INHERIT}
     ON CONFLICT (user_profile_id, stream_id, topic_name_lower) DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`;
   const last_updated = unixSeconds(now);
   for (const userId of clearOrig)
-    events.add({ type: "user_topic", stream_id: orig.id, topic_name: plan.origTopic, last_updated, visibility_policy: Visibility.INHERIT }, [userId]);
+    events.add({ type: "user_topic", stream_id: orig.id, topic_name: plan.origTopic, last_updated, visibility_policy: TopicVisibility.INHERIT }, [userId]);
   for (const [userId, policy] of setTarget)
     events.add({ type: "user_topic", stream_id: target.id, topic_name: plan.targetTopic, last_updated, visibility_policy: policy }, [userId]);
 }
@@ -493,8 +491,8 @@ async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPla
 /** get_visibility_policy_after_merge: the more visible policy of the two topics wins. */
 function mergedVisibility(a: number, b: number): number {
   const both = new Set([a, b]);
-  for (const policy of [Visibility.FOLLOWED, Visibility.UNMUTED, Visibility.INHERIT]) if (both.has(policy)) return policy;
-  return Visibility.MUTED;
+  for (const policy of [TopicVisibility.FOLLOWED, TopicVisibility.UNMUTED, TopicVisibility.INHERIT]) if (both.has(policy)) return policy;
+  return TopicVisibility.MUTED;
 }
 
 /** The notification bot's notices: resolved/unresolved, and the move breadcrumbs (send_message_moved_breadcrumbs). */

@@ -87,7 +87,6 @@ function reportedMessage(message: Message, related: Related): ReportedMessage {
   return { message, sender, participants, link: { id: message.id, kind: "direct", userIds: participants.map((p) => p.id) } };
 }
 
-
 /** get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
 function mentionList(users: Person[]): string {
   const mentions = users.map(silentMentionSyntax);

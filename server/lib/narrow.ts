@@ -15,7 +15,7 @@ import type { Schemas } from "../http/types.ts";
 import { FLAG_BITS, isStorableId, MAX_MESSAGE_ID } from "./messages.ts";
 import { directMessageGroupHash, RecipientType } from "./recipients.ts";
 import { searchCondition, searchTsquery } from "./search.ts";
-import { normalizeTopic, RESOLVED_TOPIC_PREFIX } from "./topics.ts";
+import { normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "./topics.ts";
 import { isGuest } from "./users.ts";
 
 type Sql = Prisma.Sql;
@@ -233,9 +233,6 @@ interface ParsedTerm {
 /** `col = value`, or FALSE when there is no value (a user or channel without a recipient matches nothing). */
 const eq = (column: string, value: number | null | undefined): Sql => (value == null ? FALSE : Prisma.sql`${Prisma.raw(column)} = ${value}`);
 
-/** Topic visibility policies (Zulip's UserTopic.VisibilityPolicy). */
-const Visibility = { MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
-
 /** The user has one of these visibility policies for the message's topic (user_topic rows are per channel recipient and lowercased topic). */
 function topicPolicy(user: UserProfile, policies: number[]): Sql {
   return Prisma.sql`EXISTS (SELECT 1 FROM user_topic ut WHERE ut.user_profile_id = ${user.id} AND ut.recipient_id = m.recipient_id
@@ -248,11 +245,11 @@ function topicPolicy(user: UserProfile, policies: number[]): Sql {
  * unmuted or followed.
  */
 function mutedCondition(user: UserProfile, channelMutes: boolean): Sql {
-  const topicMuted = topicPolicy(user, [Visibility.MUTED]);
+  const topicMuted = topicPolicy(user, [TopicVisibility.MUTED]);
   if (!channelMutes) return Prisma.sql`(m.is_channel_message AND ${topicMuted})`;
   return Prisma.sql`(m.is_channel_message AND (${topicMuted} OR (EXISTS (
     SELECT 1 FROM subscription sub WHERE sub.user_profile_id = ${user.id} AND sub.recipient_id = m.recipient_id AND sub.active AND sub.is_muted)
-    AND NOT ${topicPolicy(user, [Visibility.UNMUTED, Visibility.FOLLOWED])})))`;
+    AND NOT ${topicPolicy(user, [TopicVisibility.UNMUTED, TopicVisibility.FOLLOWED])})))`;
 }
 
 /**
@@ -345,7 +342,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
     }
     case "is": {
       if (operand === "resolved") return { term, build: () => Prisma.sql`(m.is_channel_message AND m.subject LIKE ${`${RESOLVED_TOPIC_PREFIX}%`})` };
-      if (operand === "followed") return { term, build: () => Prisma.sql`(m.is_channel_message AND ${topicPolicy(user, [Visibility.FOLLOWED])})` };
+      if (operand === "followed") return { term, build: () => Prisma.sql`(m.is_channel_message AND ${topicPolicy(user, [TopicVisibility.FOLLOWED])})` };
       if (operand === "muted") return { term, build: () => mutedCondition(user, true) };
       const isDm = operand === "dm" || operand === "private";
       // -is:dm asks for channel messages.

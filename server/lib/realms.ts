@@ -6,7 +6,6 @@
 import type { PrismaClient, Realm, Tx } from "../db.ts";
 import type { Config } from "../config.ts";
 
-
 export { resolveRealm } from "./identity.ts";
 
 /**

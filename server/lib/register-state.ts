@@ -33,7 +33,6 @@ export const REPORT_MESSAGE_TYPES = [
   { key: "other", name: "Other reason" },
 ];
 
-
 /** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
 const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
 /** `partial_subscribers` holds every user active within this long, and every bot. */

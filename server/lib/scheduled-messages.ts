@@ -81,7 +81,6 @@ export function directRecipientUserIds(row: Pick<ScheduledMessageRow, "recipient
   return row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? row.groupMemberIds : [row.recipientTypeId];
 }
 
-
 /** ScheduledMessage.to_dict: `to` of a direct message leaves out the sender (get_recipient_ids). */
 export function toApiScheduledMessage(row: ScheduledMessageRow): ApiScheduledMessage {
   const common = {

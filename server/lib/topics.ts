@@ -8,6 +8,9 @@ export const MAX_TOPIC_NAME_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;
 /** The contract's default display text of the empty topic (Conventions 6). */
 export const DEFAULT_EMPTY_TOPIC_DISPLAY_NAME = "(no topic)";
+/** A user's visibility policy for a topic (Zulip's UserTopic.VisibilityPolicy; INHERIT is no row). */
+export const TopicVisibility = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
+
 /** A resolved topic's name starts with this (zerver/lib/topic.py RESOLVED_TOPIC_PREFIX). */
 export const RESOLVED_TOPIC_PREFIX = "✔ ";
 /** Zulip's own fallback name, also read as the empty topic. */
