@@ -71,3 +71,50 @@ export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number;
   await tx.stream.update({ where: { id: stream.id }, data: { subscriberCount: count } });
   return userIds.length - existing;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Interfaces for POST /channels/create and POST /users/me/subscriptions (issue 8). The bodies
+// below are interim: the channels part replaces them (keeping the signatures).
+
+/** One channel to create, as the API gives it (POST /channels/create, POST /users/me/subscriptions). */
+export interface ChannelCreation {
+  name: string;
+  description?: string;
+  inviteOnly?: boolean;
+  isWebPublic?: boolean;
+  historyPublicToSubscribers?: boolean;
+  isDefaultStream?: boolean;
+  folderId?: number | null;
+  topicsPolicy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+  messageRetentionDays?: number | "realm_default" | "unlimited" | "forever";
+  groupSettings?: Partial<Record<import("../lib/group-settings.ts").ChannelSettingName, import("../lib/user-groups.ts").GroupSettingValue>>;
+}
+
+/**
+ * Checks (the caller's permissions, names, every value) and creates the channels in the caller's
+ * transaction, with their events; subscribes nobody (the caller then uses bulkAddSubscriptions,
+ * then announceNewChannels). Uses `tx` only, never `ctx.db`.
+ */
+export async function createChannels(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: import("../context.ts").RequestContext,
+  inputs: ChannelCreation[],
+): Promise<import("../db.ts").Stream[]> {
+  const created = [];
+  for (const input of inputs) created.push(await doCreateChannel(tx, ctx.realm.id, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, historyPublicToSubscribers: input.historyPublicToSubscribers, creatorId: ctx.user.id }, events));
+  return created;
+}
+
+/**
+ * The notification bot's messages about new channels, after their subscribers were added: the
+ * "channel events" message in each new channel and, with `announce`, the announcement in the
+ * organization's new-channel announcements channel.
+ */
+export async function announceNewChannels(
+  _tx: Tx,
+  _events: PendingEvents,
+  _ctx: import("../context.ts").RequestContext,
+  _streams: import("../db.ts").Stream[],
+  _options: { announce: boolean },
+): Promise<void> {}

@@ -3,7 +3,11 @@
  * active subscribers, in one statement; names matched case-insensitively through the
  * (realm_id, lower(name)) unique index.
  */
-import { Prisma, type Db } from "../db.ts";
+import { Prisma, type Db, type UserProfile } from "../db.ts";
+import { JsonableError } from "../errors.ts";
+import { hasGroupPermission } from "./permissions.ts";
+import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
+import { isGuest } from "./users.ts";
 import { isStorableId } from "./messages.ts";
 import { isStorableText } from "./text.ts";
 
@@ -21,6 +25,9 @@ export interface ChannelRow {
   canMoveMessagesOutOfChannelGroupId: number;
   canMoveMessagesWithinChannelGroupId: number;
   canResolveTopicsGroupId: number;
+  /** Who may subscribe others, or themselves, to it (content access to a private channel). */
+  canAddSubscribersGroupId: number;
+  canSubscribeGroupId: number;
   topicsPolicy: string;
   firstMessageId: number | null;
   /** Active subscriptions of active users, by user id. */
@@ -45,6 +52,8 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
       can_move_messages_out_of_channel_group_id: number;
       can_move_messages_within_channel_group_id: number;
       can_resolve_topics_group_id: number;
+      can_add_subscribers_group_id: number;
+      can_subscribe_group_id: number;
       topics_policy: string;
       first_message_id: number | null;
       subscriber_ids: number[];
@@ -52,7 +61,8 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
   >`
     SELECT s.id, s.name, s.recipient_id, s.invite_only, s.is_archived, s.is_web_public, s.history_public_to_subscribers,
            s.can_send_message_group_id, s.can_administer_channel_group_id, s.can_move_messages_out_of_channel_group_id,
-           s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
+           s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id,
+           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
            ARRAY(SELECT sub.user_profile_id FROM subscription sub
                  WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active) AS subscriber_ids
     FROM stream s
@@ -72,8 +82,43 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
     canMoveMessagesOutOfChannelGroupId: r.can_move_messages_out_of_channel_group_id,
     canMoveMessagesWithinChannelGroupId: r.can_move_messages_within_channel_group_id,
     canResolveTopicsGroupId: r.can_resolve_topics_group_id,
+    canAddSubscribersGroupId: r.can_add_subscribers_group_id,
+    canSubscribeGroupId: r.can_subscribe_group_id,
     topicsPolicy: r.topics_policy,
     firstMessageId: r.first_message_id,
     subscriberIds: r.subscriber_ids,
   };
+}
+
+/**
+ * Whether the user may read the channel's messages (zerver/lib/streams.py user_has_content_access):
+ * a web-public channel, a subscription, a public channel for a non-guest, or for a private one
+ * the right to subscribe (others or themselves).
+ */
+export async function hasContentAccess(db: Db, user: Pick<UserProfile, "id" | "realmId" | "role">, stream: ChannelRow): Promise<boolean> {
+  if (stream.isWebPublic || stream.subscriberIds.includes(user.id)) return true;
+  if (isGuest(user)) return false;
+  if (!stream.inviteOnly) return true;
+  return (
+    (await hasGroupPermission(db, user, CHANNEL_GROUP_SETTINGS.can_add_subscribers_group, stream)) ||
+    (await hasGroupPermission(db, user, CHANNEL_GROUP_SETTINGS.can_subscribe_group, stream))
+  );
+}
+
+/**
+ * A channel the user may access by id or name, else Zulip's "Invalid channel ID" / "Invalid channel
+ * name '<name>'" (access_stream_by_id / access_stream_by_name): archived channels only when
+ * `allowArchived`, private ones only with content access.
+ */
+export async function accessChannel(
+  db: Db,
+  user: Pick<UserProfile, "id" | "realmId" | "role">,
+  by: { id: number } | { name: string },
+  options: { allowArchived?: boolean } = {},
+): Promise<ChannelRow & { subscribed: boolean }> {
+  const error = () => new JsonableError("id" in by ? "Invalid channel ID" : `Invalid channel name '${by.name}'`);
+  const stream = await findChannel(db, user.realmId, by);
+  if (!stream || (stream.isArchived && !options.allowArchived)) throw error();
+  if (!(await hasContentAccess(db, user, stream))) throw error();
+  return { ...stream, subscribed: stream.subscriberIds.includes(user.id) };
 }

@@ -173,6 +173,20 @@ export async function checkGroupSettingUpdate(
 }
 
 /**
+ * The group a new channel's or group's setting gets from its API value (creation, where there is
+ * no current value to compare): a named group checked against the setting's rules, or a new
+ * anonymous group (which names `groups:<realm id>`).
+ */
+export async function groupForNewSetting(tx: Tx, events: Pick<PendingEvents, "invalidate">, realmId: number, setting: GroupSetting, value: GroupSettingValue): Promise<number> {
+  const nobody = (await tx.namedUserGroup.findFirstOrThrow({ where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY }, select: { id: true } })).id;
+  const wanted = parseGroupSettingValue(value, nobody);
+  if (typeof wanted === "number") return checkNamedGroupForSetting(tx, realmId, setting, wanted);
+  if (!setting.allowAnonymousGroup) throw new SystemGroupRequiredError(setting.name);
+  events.invalidate(`groups:${realmId}`);
+  return storeAnonymousValue(tx, realmId, wanted, null);
+}
+
+/**
  * Deletes anonymous groups no setting uses any more (their memberships go with them). Named
  * groups are never deleted here: a caller's mistake must not remove one.
  */
