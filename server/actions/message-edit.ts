@@ -25,7 +25,7 @@ import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts
 import { realmUrl } from "../lib/realms.ts";
 import { messageLinkUrl, silentMentionSyntax, topicLinkSyntax } from "../lib/message-links.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
-import { checkMentions, checkTopicPolicy, checkWildcardMention, markdownContext } from "./messages.ts";
+import { checkCanCreateTopic, checkMentions, checkTopicPolicy, checkWildcardMention, markdownContext } from "./messages.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -187,6 +187,7 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
     if (limit !== null && !isModeratorOrAbove(user) && secondsSince(ctx, message.dateSent) > limit + EDIT_LIMIT_BUFFER_SECONDS)
       throw new JsonableError("The time limit for editing this message's channel has passed");
   }
+  if (targetStream && isMessageMoved && !topicResolved && !topicUnresolved) await checkCanCreateTopic(ctx, targetStream, targetTopic);
   const onlyReceived = origStream !== null && !origStream.historyPublicToSubscribers;
   if (origStream && input.propagateMode === "change_all" && isMessageMoved && !isModeratorOrAbove(user) && !topicResolved && !topicUnresolved)
     await checkChangeAllTimeLimit(ctx, message, origTopic, onlyReceived, isTopicEdited, isStreamEdited);

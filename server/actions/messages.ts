@@ -75,6 +75,23 @@ export function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string
   if (topic !== "" && policy === "empty_topic_only") throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
 }
 
+/**
+ * check_for_can_create_topic_group_violation: a message starting a topic (sent, or moved there)
+ * needs the channel's can_create_topic_group, or for a bot its owner's. The permission is checked
+ * first (cached, no statement), so the topic lookup runs only for users who lack it.
+ */
+export async function checkCanCreateTopic(ctx: MessageChecker, stream: ChannelRow, topic: string) {
+  if (ctx.internal || (await canInChannel(ctx.db, ctx.user, stream, "can_create_topic_group"))) return;
+  const existing = await ctx.db.$queryRaw<unknown[]>`
+    SELECT 1 FROM message WHERE realm_id = ${ctx.realm.id} AND recipient_id = ${stream.recipientId} AND lower(subject) = lower(${topic}) AND is_channel_message LIMIT 1`;
+  if (existing.length > 0) return;
+  if (ctx.user.isBot && ctx.user.botOwnerId !== null) {
+    const owner = await ctx.db.userProfile.findFirst({ where: { id: ctx.user.botOwnerId, realmId: ctx.realm.id }, select: { id: true, realmId: true, role: true } });
+    if (owner && (await canInChannel(ctx.db, owner, stream, "can_create_topic_group"))) return;
+  }
+  throw new JsonableError("You do not have permission to create new topics in this channel.");
+}
+
 /** What a direct message needs of its recipients. */
 export type RecipientUser = Pick<UserProfile, "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy">;
 
@@ -195,6 +212,7 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
     stream = await resolveChannel(ctx, input.target);
     if (input.target.topic === undefined) throw new JsonableError("Missing topic");
     topic = normalizeTopic(input.target.topic, ctx.realm);
+    await checkCanCreateTopic(ctx, stream, topic);
     checkTopicPolicy(ctx.realm, stream, topic);
   } else directUsers = await resolveDirectRecipients(ctx, input.target);
 

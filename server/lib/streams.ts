@@ -28,6 +28,8 @@ export interface ChannelRow {
   /** Who may subscribe others, or themselves, to it (content access to a private channel). */
   canAddSubscribersGroupId: number;
   canSubscribeGroupId: number;
+  /** Who may start a new topic (feature level 441). */
+  canCreateTopicGroupId: number;
   topicsPolicy: string;
   firstMessageId: number | null;
   /** Active subscriptions of active users, by user id. */
@@ -54,6 +56,7 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
       can_resolve_topics_group_id: number;
       can_add_subscribers_group_id: number;
       can_subscribe_group_id: number;
+      can_create_topic_group_id: number;
       topics_policy: string;
       first_message_id: number | null;
       subscriber_ids: number[];
@@ -62,7 +65,7 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
     SELECT s.id, s.name, s.recipient_id, s.invite_only, s.is_archived, s.is_web_public, s.history_public_to_subscribers,
            s.can_send_message_group_id, s.can_administer_channel_group_id, s.can_move_messages_out_of_channel_group_id,
            s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id,
-           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
+           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_create_topic_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
            ARRAY(SELECT sub.user_profile_id FROM subscription sub
                  WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active) AS subscriber_ids
     FROM stream s
@@ -84,6 +87,7 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
     canResolveTopicsGroupId: r.can_resolve_topics_group_id,
     canAddSubscribersGroupId: r.can_add_subscribers_group_id,
     canSubscribeGroupId: r.can_subscribe_group_id,
+    canCreateTopicGroupId: r.can_create_topic_group_id,
     topicsPolicy: r.topics_policy,
     firstMessageId: r.first_message_id,
     subscriberIds: r.subscriber_ids,
