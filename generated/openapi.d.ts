@@ -561,6 +561,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get channels
+         * @description The channels the caller may see, sorted by name (Zulip's `do_get_streams`): by default the
+         *     public channels (not for guests) and the caller's subscriptions, without archived channels.
+         *     `include_all` (administrators only: "User not authorized for this query" otherwise) lists
+         *     every channel of the organization.
+         */
+        get: operations["get-streams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /** Get a channel by ID */
+        get: operations["get-stream-by-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel whose subscribers the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /** Get the subscribers of a channel */
+        get: operations["get-subscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/get_stream_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a channel's ID */
+        get: operations["get-stream-id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get subscribed channels
+         * @description The caller's subscriptions, each a channel with the caller's settings for it.
+         */
+        get: operations["get-subscriptions"];
+        put?: never;
+        /**
+         * Subscribe to channels
+         * @description Subscribe the caller, or the users in `principals`, to the channels named in `subscriptions`,
+         *     creating those that do not exist (with the options below, as `POST /channels/create` does,
+         *     and its permissions). Guests cannot use it ("Not allowed for guest users").
+         *
+         *     A channel the caller may not access (a private channel they are not subscribed to, without
+         *     `can_subscribe_group` or `can_add_subscribers_group`) gives "Unable to access channel
+         *     (<name>)." unless `authorization_errors_fatal` is false, when it is listed in `unauthorized`
+         *     instead. Subscribing other users needs the organization's or the channel's
+         *     `can_add_subscribers_group` (or administering the channel): "Insufficient permission".
+         *
+         *     Notification Bot tells each user (not bots, not the caller) who was subscribed to an existing
+         *     channel by someone else ("@_**Iago|5** subscribed you to #**Verona**."). For new channels it
+         *     posts the privacy and description in topic "channel events" of each, and with `announce` in
+         *     the organization's new-channel announcements channel.
+         */
+        post: operations["subscribe"];
+        /**
+         * Unsubscribe from channels
+         * @description Unsubscribe the caller, or the users in `principals`, from the channels named in
+         *     `subscriptions`. Unknown names give "Channel(s) (<names>) do not exist". Unsubscribing
+         *     others needs the channel's `can_remove_subscribers_group` (or administering it):
+         *     "Insufficient permission".
+         */
+        delete: operations["unsubscribe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/channel_folders/create": {
         parameters: {
             query?: never;
@@ -1760,6 +1890,111 @@ export interface components {
             /** @description How many messages the move would have included. */
             total_messages_in_topic: number;
         } & components["schemas"]["CodedErrorBase"];
+        /**
+         * @description A channel as the API shows it (Zulip's `stream_to_dict`). Every `can_*_group` field is a
+         *     group-setting value.
+         */
+        Channel: {
+            stream_id: number;
+            name: string;
+            /** @description The description as Markdown. */
+            description: string;
+            /** @description The description rendered as HTML. */
+            rendered_description: string;
+            /** @description When the channel was created (UNIX seconds). */
+            date_created: number;
+            /** @description Who created the channel; null when unknown. */
+            creator_id: number | null;
+            /** @description Whether the channel is private. */
+            invite_only: boolean;
+            is_web_public: boolean;
+            is_archived: boolean;
+            history_public_to_subscribers: boolean;
+            first_message_id: number | null;
+            /** @description The channel folder holding the channel. */
+            folder_id: number | null;
+            /** @description Days messages are kept; null for the organization's policy, -1 for unlimited. */
+            message_retention_days: number | null;
+            /** @enum {string} */
+            topics_policy: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+            is_recently_active: boolean;
+            /** @description Always null on this server (traffic is not measured). */
+            stream_weekly_traffic: number | null;
+            subscriber_count: number;
+            can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_administer_channel_group: components["schemas"]["GroupSettingValue"];
+            can_create_topic_group: components["schemas"]["GroupSettingValue"];
+            can_delete_any_message_group: components["schemas"]["GroupSettingValue"];
+            can_delete_own_message_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_out_of_channel_group: components["schemas"]["GroupSettingValue"];
+            can_move_messages_within_channel_group: components["schemas"]["GroupSettingValue"];
+            can_remove_subscribers_group: components["schemas"]["GroupSettingValue"];
+            can_resolve_topics_group: components["schemas"]["GroupSettingValue"];
+            can_send_message_group: components["schemas"]["GroupSettingValue"];
+            can_subscribe_group: components["schemas"]["GroupSettingValue"];
+        };
+        /**
+         * @description A channel the user is subscribed to (or was), with their personal settings for it. The
+         *     notification settings are null when the user's global default applies.
+         */
+        Subscription: components["schemas"]["Channel"] & {
+            /** @description The user's colour for the channel, `#rrggbb`. */
+            color: string;
+            is_muted: boolean;
+            /**
+             * @deprecated
+             * @description The inverse of `is_muted`.
+             */
+            in_home_view: boolean;
+            pin_to_top: boolean;
+            desktop_notifications: boolean | null;
+            audible_notifications: boolean | null;
+            push_notifications: boolean | null;
+            email_notifications: boolean | null;
+            wildcard_mentions_notify: boolean | null;
+            /** @description The subscribers' IDs, when asked for. */
+            subscribers?: number[];
+            /** @description Some of the subscribers (bots and recently active users) of a large channel, with `include_subscribers=partial`. */
+            partial_subscribers?: number[];
+        };
+        /** @description A channel folder (Zulip's `ChannelFolder.to_dict`). */
+        ChannelFolder: {
+            id: number;
+            name: string;
+            /** @description The description as Markdown. */
+            description: string;
+            /** @description The description rendered as HTML. */
+            rendered_description: string;
+            /** @description The folder's position among the organization's folders. */
+            order: number;
+            is_archived: boolean;
+            creator_id: number | null;
+            /** @description When the folder was created (UNIX seconds). */
+            date_created: number;
+        };
+        /**
+         * @description A named user group (Zulip's `user_groups_in_realm_serialized`). Each `can_*_group` field is a
+         *     group-setting value.
+         */
+        UserGroup: {
+            id: number;
+            name: string;
+            description: string;
+            /** @description IDs of the group's active direct members. */
+            members: number[];
+            direct_subgroup_ids: number[];
+            is_system_group: boolean;
+            deactivated: boolean;
+            creator_id: number | null;
+            /** @description When the group was created (UNIX seconds); null for system groups. */
+            date_created: number | null;
+            can_add_members_group: components["schemas"]["GroupSettingValue"];
+            can_join_group: components["schemas"]["GroupSettingValue"];
+            can_leave_group: components["schemas"]["GroupSettingValue"];
+            can_manage_group: components["schemas"]["GroupSettingValue"];
+            can_mention_group: components["schemas"]["GroupSettingValue"];
+            can_remove_members_group: components["schemas"]["GroupSettingValue"];
+        };
         /**
          * @description A message the user scheduled that has not been sent yet (including one whose delivery
          *     failed: `failed` is then true until the user edits it with a new delivery time).
@@ -3971,7 +4206,342 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "get-streams": {
+        parameters: {
+            query?: {
+                /** @description Include every public channel (not for guests). */
+                include_public?: boolean;
+                /** @description Include every web-public channel. */
+                include_web_public?: boolean;
+                /** @description Include the caller's subscriptions. */
+                include_subscribed?: boolean;
+                /** @description Leave out archived channels. */
+                exclude_archived?: boolean;
+                /** @description Every channel (administrators only). */
+                include_all?: boolean;
+                /**
+                 * @deprecated
+                 * @description The former name of `include_all`.
+                 */
+                include_all_active?: boolean;
+                /** @description Include the organization's default channels. */
+                include_default?: boolean;
+                /** @description For a bot, include the channels its owner is subscribed to. */
+                include_owner_subscribed?: boolean;
+                /** @description Include every channel whose messages the caller may read. */
+                include_can_access_content?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channels. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        streams: components["schemas"]["Channel"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-stream-by-id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stream: components["schemas"]["Channel"];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel whose subscribers the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The IDs of the channel's active subscribers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscribers: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-stream-id": {
+        parameters: {
+            query: {
+                /**
+                 * @description The channel's name (case-insensitive). An unknown or inaccessible one gives "Invalid channel name '<name>'".
+                 * @example Verona
+                 */
+                stream: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel's ID. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stream_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-subscriptions": {
+        parameters: {
+            query?: {
+                /** @description Whether each subscription lists its subscribers' IDs. */
+                include_subscribers?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscriptions: components["schemas"]["Subscription"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    subscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subscriptions": [
+                 *         {
+                 *           "name": "Verona"
+                 *         },
+                 *         {
+                 *           "name": "new channel",
+                 *           "description": "Talk here"
+                 *         }
+                 *       ],
+                 *       "principals": [
+                 *         10
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channels, by name (stripped), each with an optional description and colour for new ones. */
+                    subscriptions: {
+                        name: string;
+                        description?: string;
+                        color?: string;
+                    }[];
+                    /** @description The users to subscribe, by ID or by email; the caller when absent. */
+                    principals?: number[] | string[];
+                    /**
+                     * @description Whether a channel the caller may not access fails the request (else it is listed in `unauthorized`).
+                     * @default true
+                     */
+                    authorization_errors_fatal?: boolean;
+                    /**
+                     * @description Whether Notification Bot announces channels this request creates.
+                     * @default false
+                     */
+                    announce?: boolean;
+                    /**
+                     * @description For new channels: private.
+                     * @default false
+                     */
+                    invite_only?: boolean;
+                    /**
+                     * @description For new channels: web-public.
+                     * @default false
+                     */
+                    is_web_public?: boolean;
+                    /**
+                     * @description For new channels: a default channel.
+                     * @default false
+                     */
+                    is_default_stream?: boolean;
+                    /** @description For new channels: shared history. */
+                    history_public_to_subscribers?: boolean;
+                    /** @description For new channels, as in `POST /channels/create`. */
+                    message_retention_days?: ("realm_default" | "unlimited" | "forever") | number;
+                    /**
+                     * @description For new channels, as in `POST /channels/create`.
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /** @description For new channels, their channel folder. */
+                    folder_id?: number | null;
+                    /**
+                     * @description Whether Notification Bot tells the users subscribed by someone else.
+                     * @default true
+                     */
+                    send_new_subscription_messages?: boolean;
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_add_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_administer_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_create_topic_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_move_messages_within_channel_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_remove_subscribers_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_resolve_topics_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_send_message_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description For channels this request creates, as in `POST /channels/create`. */
+                    can_subscribe_group?: components["schemas"]["GroupSettingValue"];
+                };
+            };
+        };
+        responses: {
+            /** @description Who was subscribed to what, by user ID (as a string) and channel name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscribed: {
+                            [key: string]: string[];
+                        };
+                        already_subscribed: {
+                            [key: string]: string[];
+                        };
+                        /** @description Channels the caller may not access, with `authorization_errors_fatal=false`. */
+                        unauthorized?: string[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A channel to create has the name of an existing one the caller cannot see. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subscriptions": [
+                 *         "Verona"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channels, by name. */
+                    subscriptions: string[];
+                    /** @description The users to unsubscribe, by ID or by email; the caller when absent. */
+                    principals?: number[] | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The channels each user left, and those they were not subscribed to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: string[];
+                        not_removed: string[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     "create-channel-folder": {

@@ -24,6 +24,8 @@ export interface Config {
   pgliteFsync: boolean;
   /** Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE). */
   maxFileUploadSizeMib: number;
+  /** Whether organizations may have web-public channels (Zulip's WEB_PUBLIC_STREAMS_ENABLED; off by default, as in production). */
+  webPublicStreamsEnabled: boolean;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
@@ -44,6 +46,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     scheduledDeliveryIntervalMs: Number(env.SCHEDULED_DELIVERY_INTERVAL_MS ?? (env.DATABASE_URL ? 1000 : 60_000)),
     pgliteFsync: pgliteFsyncFromEnv(env),
     maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE ?? 25),
+    webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === "true",
   };
 }
 

@@ -22,6 +22,8 @@ import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers } from "./handlers/channels.ts";
+import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -49,7 +51,14 @@ export const handlers = {
   "update-scheduled-message": updateScheduledMessage,
   "delete-scheduled-message": deleteScheduledMessage,
   "edit-draft": notImplemented("edit-draft"),
-  "create-channel": notImplemented("create-channel"),
+  "create-channel": createChannel,
+  "get-streams": getStreams,
+  "get-stream-by-id": getStreamById,
+  "get-stream-id": getStreamId,
+  "get-subscribers": getSubscribers,
+  "get-subscriptions": getSubscriptions,
+  subscribe,
+  unsubscribe,
   "create-channel-folder": notImplemented("create-channel-folder"),
   "update-user-topic": notImplemented("update-user-topic"),
   "mute-topic": notImplemented("mute-topic"),

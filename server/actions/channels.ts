@@ -1,17 +1,32 @@
 /**
- * Creating a channel with Zulip's default permission settings and its recipient, and
- * subscribing users to it. (The POST /channels/create operation with every option builds on
- * this when its issue lands.)
+ * Creating channels (zerver/views/streams.py create_channel and add_subscriptions_backend,
+ * zerver/lib/streams.py list_to_streams / create_stream_if_needed): the caller's permissions, the
+ * name, every option and group setting checked, the rows written and announced in the caller's
+ * transaction. Subscribing is actions/subscriptions.ts.
  */
-import type { Prisma, Tx } from "../db.ts";
+import type { Prisma, Realm, Stream, Tx } from "../db.ts";
+import type { RequestContext } from "../context.ts";
+import { JsonableError } from "../errors.ts";
+import type { PendingEvents } from "../events.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
-import type { PendingEvents } from "../events.ts";
-import { CHANNEL_GROUP_SETTINGS, type SystemGroupName } from "../lib/group-settings.ts";
-import { createCreatorGroup, getSystemGroupIds } from "../lib/user-groups.ts";
+import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type SystemGroupName } from "../lib/group-settings.ts";
+import { createCreatorGroup, getSystemGroupIds, groupForNewSetting, type GroupSettingValue } from "../lib/user-groups.ts";
+import { can, groupMembers } from "../lib/permissions.ts";
+import { accessChannelFolder } from "../lib/channel-folders.ts";
+import { STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
+import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
+import { isGuest, isRealmAdmin, Role } from "../lib/users.ts";
+import { internalSendMessage, type InternalSender } from "./internal-send.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
-const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
+export const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
+
+export const MAX_CHANNEL_NAME_LENGTH = 60;
+/** Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
+export const CHANNEL_EVENTS_TOPIC = "channel events";
+/** Stream.MESSAGE_RETENTION_SPECIAL_VALUES_MAP's unlimited. */
+const RETAIN_FOREVER = -1;
 
 export interface NewChannel {
   name: string;
@@ -22,59 +37,53 @@ export interface NewChannel {
 }
 
 /**
- * `events`: the caller's pending events, when it runs inside `inTransaction`. A creator default
- * makes a new group holding the creator, which their cached memberships (lib/permissions.ts) lack
- * until it names `groups:<realm id>`. Without events (organization setup), nothing has cached them.
+ * The rows of a channel with Zulip's default group settings (organization setup and tests; the
+ * API goes through createChannels). `events`: the caller's pending events inside `inTransaction`;
+ * a creator default makes a group holding the creator, which cached memberships lack until it
+ * names `groups:<realm id>`.
  */
 export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel, events?: Pick<PendingEvents, "invalidate">) {
   const groups = await getSystemGroupIds(tx, realmId);
-  // Zulip's defaults (lib/group-settings.ts); "channel_creator" is an anonymous group of the
-  // creator, one per setting (each is updated in place later), or role:nobody without one.
   const settings: Record<string, number> = {};
-  for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) {
-    if (setting.default !== "channel_creator") settings[setting.field] = groups[setting.default as SystemGroupName];
-    else if (input.creatorId == null) settings[setting.field] = groups["role:nobody"];
-    else {
-      settings[setting.field] = await createCreatorGroup(tx, realmId, input.creatorId);
-      events?.invalidate(`groups:${realmId}`);
-    }
-  }
-  const description = input.description ?? "";
-  const stream = await tx.stream.create({
-    data: {
-      realmId,
-      name: input.name,
-      description,
-      renderedDescription: description ? renderMarkdown(description).html : "",
-      inviteOnly: input.inviteOnly ?? false,
-      historyPublicToSubscribers: input.historyPublicToSubscribers ?? !input.inviteOnly,
-      creatorId: input.creatorId ?? null,
-      ...settings,
-    } as Prisma.StreamUncheckedCreateInput,
+  for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) settings[setting.field] = await defaultGroup(tx, realmId, groups, setting.default, input.creatorId ?? null, events);
+  return insertChannel(tx, realmId, {
+    name: input.name,
+    description: input.description ?? "",
+    inviteOnly: input.inviteOnly ?? false,
+    isWebPublic: false,
+    historyPublicToSubscribers: input.historyPublicToSubscribers ?? !input.inviteOnly,
+    creatorId: input.creatorId ?? null,
+    ...settings,
   });
+}
+
+/** A setting's default group: a system group, or an anonymous group of the creator (role:nobody without one). */
+async function defaultGroup(tx: Tx, realmId: number, groups: Record<SystemGroupName, number>, which: string, creatorId: number | null, events?: Pick<PendingEvents, "invalidate">) {
+  if (which !== "channel_creator") return groups[which as SystemGroupName];
+  if (creatorId === null) return groups[SystemGroups.NOBODY];
+  events?.invalidate(`groups:${realmId}`);
+  return createCreatorGroup(tx, realmId, creatorId);
+}
+
+/** `data`: the stream's columns, every group setting among them. */
+async function insertChannel(tx: Tx, realmId: number, data: Record<string, unknown> & { description: string }) {
+  const description = data.description;
+  const stream = await tx.stream.create({ data: { ...data, realmId, renderedDescription: description ? renderMarkdown(description).html : "" } as Prisma.StreamUncheckedCreateInput });
   const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.STREAM, typeId: stream.id } });
   return tx.stream.update({ where: { id: stream.id }, data: { recipientId: recipient.id } });
 }
 
+/** Subscribes users without events (organization setup and tests); the API uses bulkAddSubscriptions. */
 export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number; recipientId: number | null }, userIds: number[]) {
   const existing = await tx.subscription.count({ where: { userProfileId: { in: userIds }, recipientId: stream.recipientId! } });
   await tx.subscription.createMany({
-    data: userIds.map((userProfileId, i) => ({
-      realmId,
-      userProfileId,
-      recipientId: stream.recipientId!,
-      color: COLORS[(stream.id + i) % COLORS.length]!,
-    })),
+    data: userIds.map((userProfileId, i) => ({ realmId, userProfileId, recipientId: stream.recipientId!, color: COLORS[(stream.id + i) % COLORS.length]! })),
     skipDuplicates: true,
   });
   const count = await tx.subscription.count({ where: { recipientId: stream.recipientId!, active: true, isUserActive: true } });
   await tx.stream.update({ where: { id: stream.id }, data: { subscriberCount: count } });
   return userIds.length - existing;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Interfaces for POST /channels/create and POST /users/me/subscriptions (issue 8). The bodies
-// below are interim: the channels part replaces them (keeping the signatures).
 
 /** One channel to create, as the API gives it (POST /channels/create, POST /users/me/subscriptions). */
 export interface ChannelCreation {
@@ -86,35 +95,161 @@ export interface ChannelCreation {
   isDefaultStream?: boolean;
   folderId?: number | null;
   topicsPolicy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
-  messageRetentionDays?: number | "realm_default" | "unlimited" | "forever";
-  groupSettings?: Partial<Record<import("../lib/group-settings.ts").ChannelSettingName, import("../lib/user-groups.ts").GroupSettingValue>>;
+  messageRetentionDays?: number | string;
+  groupSettings?: Partial<Record<ChannelSettingName, GroupSettingValue>>;
+}
+
+/** check_stream_name: stripped, not empty, at most 60 characters, every character printable. */
+export function checkChannelName(raw: string): string {
+  const name = raw.trim();
+  if (name === "") throw new JsonableError("Channel name can't be empty.");
+  if ([...name].length > MAX_CHANNEL_NAME_LENGTH) throw new JsonableError(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  const position = [...name].findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c));
+  if (position >= 0) throw new JsonableError(`Invalid character in channel name, at position ${position + 1}.`);
+  return name;
+}
+
+/** parse_message_retention_days for channels: null (the organization's), -1 (unlimited) or a number of days. */
+function parseRetentionDays(value: number | string): number | null {
+  if (value === "realm_default") return null;
+  if (value === "unlimited" || value === "forever") return RETAIN_FOREVER;
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
+  throw new JsonableError(`Bad value for 'message_retention_days': ${value}`);
+}
+
+/** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
+export function channelExistsError(name: string) {
+  return new JsonableError(`Channel '${name}' already exists`, { code: "CHANNEL_ALREADY_EXISTS", httpStatus: 409 });
 }
 
 /**
- * Checks (the caller's permissions, names, every value) and creates the channels in the caller's
- * transaction, with their events; subscribes nobody (the caller then uses bulkAddSubscriptions,
- * then announceNewChannels). Uses `tx` only, never `ctx.db`.
+ * The checks of list_to_streams for channels the caller creates, before anything is written:
+ * creation permissions by privacy, web-public availability, the owner-only retention setting, the
+ * topics policy and default-channel permissions.
  */
-export async function createChannels(
-  tx: Tx,
-  events: PendingEvents,
-  ctx: import("../context.ts").RequestContext,
-  inputs: ChannelCreation[],
-): Promise<import("../db.ts").Stream[]> {
-  const created = [];
-  for (const input of inputs) created.push(await doCreateChannel(tx, ctx.realm.id, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, historyPublicToSubscribers: input.historyPublicToSubscribers, creatorId: ctx.user.id }, events));
+async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: ChannelCreation) {
+  const { user, realm } = ctx;
+  if (isGuest(user)) throw new JsonableError("Not allowed for guest users");
+  if (input.isWebPublic) {
+    if (!ctx.config.webPublicStreamsEnabled || !realm.enableSpectatorAccess) throw new JsonableError("Web-public channels are not enabled.");
+    if (!(await can(tx, user, realm, "can_create_web_public_channel_group"))) throw new JsonableError("Insufficient permission");
+  } else if (input.inviteOnly) {
+    if (!(await can(tx, user, realm, "can_create_private_channel_group"))) throw new JsonableError("Insufficient permission");
+  } else if (!(await can(tx, user, realm, "can_create_public_channel_group"))) throw new JsonableError("Insufficient permission");
+  if (input.messageRetentionDays !== undefined && input.messageRetentionDays !== "realm_default" && user.role !== Role.OWNER)
+    throw new JsonableError("Must be an organization owner", { code: "UNAUTHORIZED_PRINCIPAL" });
+  if (input.topicsPolicy !== undefined && input.topicsPolicy !== "inherit" && !(await can(tx, user, realm, "can_set_topics_policy_group")))
+    throw new JsonableError("Insufficient permission");
+  if (input.isDefaultStream) {
+    if (!isRealmAdmin(user)) throw new JsonableError("Insufficient permission");
+    if (input.inviteOnly) throw new JsonableError("A default channel cannot be private.");
+  }
+}
+
+/**
+ * Checks and creates the channels in the caller's transaction, with their `stream` create events
+ * (and `default_streams` when one is a default channel); subscribes nobody (the caller then uses
+ * bulkAddSubscriptions, then announceNewChannels). Uses `tx` only, never `ctx.db`.
+ */
+export async function createChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, inputs: ChannelCreation[]): Promise<Stream[]> {
+  const realmId = ctx.realm.id;
+  const groups = await getSystemGroupIds(tx, realmId);
+  const created: Stream[] = [];
+  for (const input of inputs) {
+    const name = checkChannelName(input.name);
+    await checkCreationPermissions(tx, ctx, input);
+    const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name})`;
+    if (existing.length > 0) throw channelExistsError(name);
+    const retention = input.messageRetentionDays === undefined ? null : parseRetentionDays(input.messageRetentionDays);
+    const folderId = input.folderId == null ? null : (await accessChannelFolder(tx, realmId, input.folderId)).id;
+    const inviteOnly = input.inviteOnly ?? false;
+    // get_default_value_for_history_public_to_subscribers: public channels always share history.
+    const history = inviteOnly ? (input.historyPublicToSubscribers ?? false) : true;
+    const settings: Record<string, number> = {};
+    for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) {
+      const value = input.groupSettings?.[setting.name as ChannelSettingName];
+      settings[setting.field] =
+        value === undefined ? await defaultGroup(tx, realmId, groups, setting.default, ctx.user.id, events) : await groupForNewSetting(tx, events, realmId, setting, value);
+    }
+    // Users who cannot create topics could never post in a channel whose history they cannot read.
+    if (inviteOnly && !history && settings[CHANNEL_GROUP_SETTINGS.can_create_topic_group.field] !== groups[SystemGroups.EVERYONE])
+      throw new JsonableError("'can_create_topic_group' must be 'role:everyone' for private channels with protected history.");
+    const description = (input.description ?? "").replace(/\n/g, " ");
+    const stream = await insertChannel(tx, realmId, {
+      name,
+      description,
+      inviteOnly,
+      isWebPublic: input.isWebPublic ?? false,
+      historyPublicToSubscribers: history,
+      creatorId: ctx.user.id,
+      messageRetentionDays: retention,
+      folderId,
+      topicsPolicy: input.topicsPolicy ?? "inherit",
+      ...settings,
+    });
+    if (input.isDefaultStream) await tx.defaultStream.create({ data: { realmId, streamId: stream.id } });
+    created.push(stream);
+  }
+  await announceCreation(tx, events, ctx.realm, created, inputs.some((i) => i.isDefaultStream));
   return created;
 }
 
 /**
- * The notification bot's messages about new channels, after their subscribers were added: the
- * "channel events" message in each new channel and, with `announce`, the announcement in the
- * organization's new-channel announcements channel.
+ * send_stream_creation_event: each new channel to the users who may see it before anyone
+ * subscribes (every non-guest for a public channel, everyone for a web-public one; for a private
+ * one administrators and the holders of its subscribe and administer settings). Subscribers learn
+ * of a private channel when they are subscribed.
  */
-export async function announceNewChannels(
-  _tx: Tx,
-  _events: PendingEvents,
-  _ctx: import("../context.ts").RequestContext,
-  _streams: import("../db.ts").Stream[],
-  _options: { announce: boolean },
-): Promise<void> {}
+async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, streams: Stream[], defaultsChanged: boolean) {
+  if (streams.length === 0) return;
+  const dicts = await toChannelDicts(tx, streams as unknown as StreamRecord[]);
+  const users = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } });
+  for (const [i, stream] of streams.entries()) {
+    let audience: number[];
+    if (stream.isWebPublic) audience = users.map((u) => u.id);
+    else if (!stream.inviteOnly) audience = users.filter((u) => u.role !== Role.GUEST).map((u) => u.id);
+    else {
+      const holders = await groupMembers(tx, realm.id, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
+      audience = users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id);
+    }
+    events.add({ type: "stream", op: "create", streams: [dicts[i]] }, audience);
+  }
+  if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, users.map((u) => u.id));
+}
+
+/** The organization's default channels in API form (register's realm_default_streams). */
+export async function defaultChannelDicts(tx: Tx, realmId: number) {
+  const rows = await tx.stream.findMany({ where: { realmId, defaultStreams: { some: {} } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
+  return toChannelDicts(tx, rows as StreamRecord[]);
+}
+
+/** get_stream_permission_policy_key's names for the "channel events" message. */
+function policyName(stream: Stream) {
+  if (stream.isWebPublic) return "Web-public";
+  if (!stream.inviteOnly) return "Public";
+  return stream.historyPublicToSubscribers ? "Private, shared history" : "Private, protected history";
+}
+
+/**
+ * send_messages_for_new_subscribers' messages about new channels, after their subscribers were
+ * added: with `announce`, Notification Bot's announcement in the organization's new-channel
+ * announcements channel, and in each new channel its privacy and description (topic
+ * "channel events", unless the organization turned those off). Read for the creator.
+ */
+export async function announceNewChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, streams: Stream[], options: { announce: boolean }) {
+  if (streams.length === 0) return;
+  const realm = ctx.realm;
+  const readBy = new Set([ctx.user.id]);
+  const creator = silentMentionSyntax(ctx.user);
+  if (options.announce && realm.newStreamAnnouncementsStreamId !== null) {
+    const links = streams.map((s) => channelLinkSyntax(s.id, s.name)).join(", ");
+    const content = streams.length > 1 ? `${creator} created the following channels: ${links}.` : `${creator} created a new channel ${links}.`;
+    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: realm.newStreamAnnouncementsStreamId, topic: "new channels" }, content, { readByUserIds: readBy });
+  }
+  if (!realm.sendChannelEventsMessages) return;
+  for (const stream of streams) {
+    const description = stream.description === "" ? "*No description.*" : stream.description;
+    const content = `**${policyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: stream.id, topic: CHANNEL_EVENTS_TOPIC }, content, { readByUserIds: readBy });
+  }
+}

@@ -1,12 +1,15 @@
 /**
  * Subscribing and unsubscribing users (zerver/actions/streams.py bulk_add_subscriptions,
- * bulk_remove_subscriptions). Interim body: the subscriptions part of issue 8 replaces it,
- * keeping the signature.
+ * bulk_remove_subscriptions): set-based, a fixed number of statements for any number of users and
+ * channels, with Zulip's events.
  */
 import type { Tx } from "../db.ts";
 import type { PendingEvents } from "../events.ts";
 import type { RequestContext } from "../context.ts";
-import { doSubscribe } from "./channels.ts";
+import { groupMembers } from "../lib/permissions.ts";
+import { subscriptionDicts } from "../lib/subscriptions.ts";
+import { Role } from "../lib/users.ts";
+import { COLORS } from "./channels.ts";
 
 export interface SubscriptionResult {
   /** [user id, channel id] pairs newly subscribed. */
@@ -15,26 +18,142 @@ export interface SubscriptionResult {
   alreadySubscribed: [number, number][];
 }
 
+/** What the events need of a channel. */
+export interface SubscribedChannel {
+  id: number;
+  name: string;
+  recipientId: number | null;
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  canAdministerChannelGroupId: number;
+  canAddSubscribersGroupId: number;
+  canSubscribeGroupId: number;
+}
+
+type Actor = Pick<RequestContext, "realm"> & { user: RequestContext["user"] | null };
+
 /**
- * Subscribes the users to the channels in the caller's transaction with Zulip's events
- * (`subscription` add to each new subscriber, `peer_add` to those who may see it, `stream` create
- * for users who could not see a private channel before). Uses `tx` only, never `ctx.db`.
- * `actingUser` null means the server itself (organization setup).
+ * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access):
+ * non-guests for a public channel, everyone for a web-public one, and for a private one the
+ * administrators and the holders of its administer, add-subscribers and subscribe settings.
  */
-export async function bulkAddSubscriptions(
-  tx: Tx,
-  _events: PendingEvents,
-  ctx: Pick<RequestContext, "realm" | "config" | "now"> & { user: RequestContext["user"] | null },
-  streams: { id: number; recipientId: number | null }[],
-  userIds: number[],
-  _options: { sendNewSubscriptionMessages?: boolean } = {},
-): Promise<SubscriptionResult> {
-  const result: SubscriptionResult = { subscribed: [], alreadySubscribed: [] };
+async function metadataAudience(tx: Tx, realmId: number, streams: SubscribedChannel[]) {
+  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } });
+  const audience = new Map<number, Set<number>>();
   for (const stream of streams) {
-    const before = await tx.subscription.findMany({ where: { recipientId: stream.recipientId!, userProfileId: { in: userIds }, active: true }, select: { userProfileId: true } });
-    const had = new Set(before.map((s) => s.userProfileId));
-    await doSubscribe(tx, ctx.realm.id, stream, userIds);
-    for (const id of userIds) (had.has(id) ? result.alreadySubscribed : result.subscribed).push([id, stream.id]);
+    if (stream.isWebPublic) audience.set(stream.id, new Set(users.map((u) => u.id)));
+    else if (!stream.inviteOnly) audience.set(stream.id, new Set(users.filter((u) => u.role !== Role.GUEST).map((u) => u.id)));
+    else {
+      const holders = await groupMembers(tx, realmId, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
+      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id)));
+    }
+  }
+  return audience;
+}
+
+/** Active subscribers of the channels, by channel id, in one statement. */
+async function subscribersOf(tx: Tx, streams: SubscribedChannel[]) {
+  const rows = await tx.$queryRaw<{ stream_id: number; user_ids: number[] }[]>`
+    SELECT s.id AS stream_id, ARRAY(SELECT sub.user_profile_id FROM subscription sub
+      WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active ORDER BY sub.user_profile_id) AS user_ids
+    FROM stream s WHERE s.id = ANY(${streams.map((s) => s.id)}::int[])`;
+  return new Map(rows.map((r) => [Number(r.stream_id), r.user_ids.map(Number)]));
+}
+
+async function updateSubscriberCounts(tx: Tx, streamIds: number[]) {
+  await tx.$executeRaw`
+    UPDATE stream s SET subscriber_count = (SELECT count(*) FROM subscription sub WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active)
+    WHERE s.id = ANY(${streamIds}::int[])`;
+}
+
+/**
+ * Subscribes the users to the channels in the caller's transaction (inactive rows come back to
+ * life with their settings) and adds Zulip's events: `subscription` add with the new subscriptions
+ * to each new subscriber, `peer_add` to the others who may see the subscribers, and `stream` create
+ * to new subscribers who could not see the channel before. Uses `tx` only.
+ */
+export async function bulkAddSubscriptions(tx: Tx, events: PendingEvents, ctx: Actor, streams: SubscribedChannel[], userIds: number[]): Promise<SubscriptionResult> {
+  const result: SubscriptionResult = { subscribed: [], alreadySubscribed: [] };
+  const users = [...new Set(userIds)];
+  if (streams.length === 0 || users.length === 0) return result;
+  const realmId = ctx.realm.id;
+  const pairs = streams.flatMap((s) => users.map((u) => [u, s] as const));
+  const audience = await metadataAudience(tx, realmId, streams);
+  // New rows and reactivated ones, in one statement; RETURNING names exactly the new subscriptions.
+  const added = await tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
+    INSERT INTO subscription (realm_id, user_profile_id, recipient_id, color, active, is_user_active)
+    SELECT ${realmId}, p.user_id, p.recipient_id, p.color, true, u.is_active
+    FROM unnest(${pairs.map(([u]) => u)}::int[], ${pairs.map(([, s]) => s.recipientId)}::int[], ${pairs.map(([u, s]) => COLORS[(u + s.id) % COLORS.length]!)}::text[])
+      AS p(user_id, recipient_id, color)
+    JOIN user_profile u ON u.id = p.user_id
+    ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true WHERE subscription.active = false
+    RETURNING user_profile_id, recipient_id`;
+  const addedSet = new Set(added.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
+  for (const [u, s] of pairs) (addedSet.has(`${u}:${s.recipientId}`) ? result.subscribed : result.alreadySubscribed).push([u, s.id]);
+  if (result.subscribed.length === 0) return result;
+
+  const changed = streams.filter((s) => result.subscribed.some(([, id]) => id === s.id));
+  await updateSubscriberCounts(tx, changed.map((s) => s.id));
+  const subscribers = await subscribersOf(tx, changed);
+  const newByUser = new Map<number, number[]>();
+  for (const [u, id] of result.subscribed) newByUser.set(u, [...(newByUser.get(u) ?? []), id]);
+  const dicts = await subscriptionDicts(tx, ctx.realm, [...newByUser.keys()], changed.map((s) => s.id), { includeSubscribers: true });
+  for (const [userId, streamIds] of newByUser) {
+    // Those who could not see a channel learn that it exists first (private channels, guests).
+    const unseen = streamIds.filter((id) => !audience.get(id)!.has(userId));
+    if (unseen.length > 0) events.add({ type: "stream", op: "create", streams: unseen.map((id) => stripPersonal(dicts.get(`${userId}:${id}`)!)) }, [userId]);
+    events.add({ type: "subscription", op: "add", subscriptions: streamIds.map((id) => dicts.get(`${userId}:${id}`)!) }, [userId]);
+  }
+  for (const stream of changed) {
+    const newIds = result.subscribed.filter(([, id]) => id === stream.id).map(([u]) => u);
+    const peers = new Set([...audience.get(stream.id)!, ...subscribers.get(stream.id)!]);
+    for (const u of newIds) peers.delete(u);
+    if (peers.size > 0) events.add({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: newIds }, peers);
   }
   return result;
 }
+
+/** A subscription dict without the personal fields: the channel, for `stream` events. */
+function stripPersonal(dict: Record<string, unknown>) {
+  const { color: _c, is_muted: _m, in_home_view: _h, pin_to_top: _p, desktop_notifications: _d, audible_notifications: _a, push_notifications: _pn, email_notifications: _e, wildcard_mentions_notify: _w, subscribers: _s, ...channel } = dict;
+  return channel;
+}
+
+/**
+ * Unsubscribes the users from the channels (rows kept, inactive, so settings survive a
+ * resubscription) with `subscription` remove to each, `peer_remove` to the others who may see the
+ * subscribers, and `stream` delete to users who can no longer see a private channel. Uses `tx` only.
+ */
+export async function bulkRemoveSubscriptions(tx: Tx, events: PendingEvents, ctx: Actor, streams: SubscribedChannel[], userIds: number[]) {
+  const removed: [number, number][] = [];
+  const notSubscribed: [number, number][] = [];
+  const users = [...new Set(userIds)];
+  if (streams.length === 0 || users.length === 0) return { removed, notSubscribed };
+  const rows = await tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
+    UPDATE subscription SET active = false
+    WHERE user_profile_id = ANY(${users}::int[]) AND recipient_id = ANY(${streams.map((s) => s.recipientId)}::int[]) AND active
+    RETURNING user_profile_id, recipient_id`;
+  const done = new Set(rows.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
+  for (const s of streams) for (const u of users) (done.has(`${u}:${s.recipientId}`) ? removed : notSubscribed).push([u, s.id]);
+  if (removed.length === 0) return { removed, notSubscribed };
+
+  const changed = streams.filter((s) => removed.some(([, id]) => id === s.id));
+  await updateSubscriberCounts(tx, changed.map((s) => s.id));
+  const audience = await metadataAudience(tx, ctx.realm.id, changed);
+  const subscribers = await subscribersOf(tx, changed);
+  const byUser = new Map<number, SubscribedChannel[]>();
+  for (const [u, id] of removed) byUser.set(u, [...(byUser.get(u) ?? []), changed.find((s) => s.id === id)!]);
+  for (const [userId, lost] of byUser) {
+    events.add({ type: "subscription", op: "remove", subscriptions: lost.map((s) => ({ stream_id: s.id, name: s.name })) }, [userId]);
+    const hidden = lost.filter((s) => !audience.get(s.id)!.has(userId));
+    if (hidden.length > 0) events.add({ type: "stream", op: "delete", streams: hidden.map((s) => ({ stream_id: s.id, name: s.name })), stream_ids: hidden.map((s) => s.id) }, [userId]);
+  }
+  for (const stream of changed) {
+    const goneIds = removed.filter(([, id]) => id === stream.id).map(([u]) => u);
+    const peers = new Set([...audience.get(stream.id)!, ...subscribers.get(stream.id)!]);
+    for (const u of goneIds) peers.delete(u);
+    if (peers.size > 0) events.add({ type: "subscription", op: "peer_remove", stream_ids: [stream.id], user_ids: goneIds }, peers);
+  }
+  return { removed, notSubscribed };
+}
+

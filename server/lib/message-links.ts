@@ -61,6 +61,12 @@ export function fallbackMarkdownLink(channelId: number, channelName: string, top
   return `[${text}](${link})`;
 }
 
+/** get_stream_link_syntax: `#**channel**`, or the fallback link. */
+export function channelLinkSyntax(channelId: number, channelName: string): string {
+  if (BREAKS_LINK_SYNTAX.test(channelName)) return fallbackMarkdownLink(channelId, channelName);
+  return `#**${channelName}**`;
+}
+
 /** get_message_link_syntax: `#**channel>topic@id**`, or the fallback link. */
 export function messageLinkSyntax(channelId: number, channelName: string, topic: string, messageId: number): string {
   if (BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic)) return fallbackMarkdownLink(channelId, channelName, topic, messageId);

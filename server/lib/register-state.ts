@@ -9,6 +9,11 @@ import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues } from "./user-groups.ts";
 import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
+import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
+import { visibleChannels } from "./channels.ts";
+import { defaultChannelDicts } from "../actions/channels.ts";
+
+export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 
 /** Limits and timings clients are told (Conventions 7; zerver/lib/events.py). */
@@ -32,46 +37,6 @@ export const REPORT_MESSAGE_TYPES = [
   { key: "norms", name: "Violates community norms" },
   { key: "other", name: "Other reason" },
 ];
-
-/** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
-const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
-/** `partial_subscribers` holds every user active within this long, and every bot. */
-const RECENTLY_ACTIVE_MS = 14 * 24 * 3600 * 1000;
-
-export type IncludeSubscribers = boolean | "partial";
-
-/**
- * Subscriber lists of the given channels (by recipient), in one query: `subscribers` for each,
- * or with "partial", `partial_subscribers` (bots and recently active users) for large channels.
- */
-async function subscriberLists(ctx: RequestContext, recipientIds: number[], mode: "full" | "partial") {
-  const rows = await ctx.db.subscription.findMany({
-    where: { recipientId: { in: recipientIds }, active: true, isUserActive: true },
-    select: { recipientId: true, userProfileId: true, userProfile: { select: { isBot: true } } },
-    orderBy: { userProfileId: "asc" },
-  });
-  const byRecipient = new Map<number, typeof rows>(recipientIds.map((id) => [id, []]));
-  for (const row of rows) byRecipient.get(row.recipientId)!.push(row);
-  const large = [...byRecipient.values()].some((r) => r.length >= PARTIAL_SUBSCRIBERS_THRESHOLD);
-  const active =
-    mode === "partial" && large
-      ? new Set(
-          (
-            await ctx.db.userPresence.findMany({
-              where: { realmId: ctx.realm.id, lastActiveTime: { gte: new Date(ctx.now().getTime() - RECENTLY_ACTIVE_MS) } },
-              select: { userProfileId: true },
-            })
-          ).map((p) => p.userProfileId),
-        )
-      : new Set<number>();
-  const lists = new Map<number, { subscribers: number[] } | { partial_subscribers: number[] }>();
-  for (const [recipientId, subs] of byRecipient) {
-    if (mode === "partial" && subs.length >= PARTIAL_SUBSCRIBERS_THRESHOLD)
-      lists.set(recipientId, { partial_subscribers: subs.filter((s) => s.userProfile.isBot || active.has(s.userProfileId)).map((s) => s.userProfileId) });
-    else lists.set(recipientId, { subscribers: subs.map((s) => s.userProfileId) });
-  }
-  return lists;
-}
 
 export async function fetchInitialState(ctx: RequestContext, types: string[] | null, clientGravatar: boolean, includeSubscribers: IncludeSubscribers = false) {
   const want = (t: string) => types === null || types.includes(t);
@@ -119,38 +84,9 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     const last = await db.userMessage.findFirst({ where: { userProfileId: user.id }, orderBy: { messageId: "desc" }, select: { messageId: true } });
     state.max_message_id = last?.messageId ?? -1;
   }
-  if (want("subscription")) {
-    const subs = await db.subscription.findMany({
-      where: { userProfileId: user.id, active: true, recipient: { type: 2 } },
-      include: { recipient: { include: { stream: true } } },
-      orderBy: { id: "asc" },
-    });
-    state.subscriptions = subs.map((s) => ({
-      stream_id: s.recipient.stream!.id,
-      name: s.recipient.stream!.name,
-      description: s.recipient.stream!.description,
-      rendered_description: s.recipient.stream!.renderedDescription,
-      invite_only: s.recipient.stream!.inviteOnly,
-      is_web_public: s.recipient.stream!.isWebPublic,
-      history_public_to_subscribers: s.recipient.stream!.historyPublicToSubscribers,
-      is_archived: s.recipient.stream!.isArchived,
-      color: s.color,
-      is_muted: s.isMuted,
-      in_home_view: !s.isMuted,
-      pin_to_top: s.pinToTop,
-      desktop_notifications: s.desktopNotifications,
-      audible_notifications: s.audibleNotifications,
-      push_notifications: s.pushNotifications,
-      email_notifications: s.emailNotifications,
-      wildcard_mentions_notify: s.wildcardMentionsNotify,
-      date_created: unixSeconds(s.recipient.stream!.dateCreated),
-      topics_policy: s.recipient.stream!.topicsPolicy,
-    }));
-    if (includeSubscribers !== false) {
-      const lists = await subscriberLists(ctx, subs.map((s) => s.recipientId), includeSubscribers === "partial" ? "partial" : "full");
-      subs.forEach((s, i) => Object.assign((state.subscriptions as object[])[i]!, lists.get(s.recipientId)));
-    }
-  }
+  if (want("subscription")) Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
+  if (want("stream")) state.streams = await visibleChannels(ctx);
+  if (want("default_streams")) state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {
     const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });
     const groupIds = drafts.filter((d) => d.recipient?.type === 3).map((d) => d.recipientId!);

@@ -28,6 +28,7 @@ export interface ChannelRow {
   /** Who may subscribe others, or themselves, to it (content access to a private channel). */
   canAddSubscribersGroupId: number;
   canSubscribeGroupId: number;
+  canRemoveSubscribersGroupId: number;
   /** Who may start a new topic (feature level 441). */
   canCreateTopicGroupId: number;
   topicsPolicy: string;
@@ -40,6 +41,17 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
   // An id the column cannot hold names no channel (PostgreSQL would refuse the comparison).
   if ("id" in by ? !isStorableId(by.id) : !isStorableText(by.name)) return null;
   const match = "id" in by ? Prisma.sql`s.id = ${by.id}` : Prisma.sql`lower(s.name) = lower(${by.name})`;
+  return (await findChannelsWhere(db, realmId, match))[0] ?? null;
+}
+
+/** The organization's channels with any of these names (case-insensitive), in one statement. */
+export async function findChannelsByName(db: Db, realmId: number, names: string[]): Promise<ChannelRow[]> {
+  const wanted = [...new Set(names.filter(isStorableText).map((n) => n.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  return findChannelsWhere(db, realmId, Prisma.sql`lower(s.name) = ANY(${wanted}::text[])`);
+}
+
+async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Promise<ChannelRow[]> {
   const rows = await db.$queryRaw<
     {
       id: number;
@@ -56,6 +68,7 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
       can_resolve_topics_group_id: number;
       can_add_subscribers_group_id: number;
       can_subscribe_group_id: number;
+      can_remove_subscribers_group_id: number;
       can_create_topic_group_id: number;
       topics_policy: string;
       first_message_id: number | null;
@@ -65,14 +78,12 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
     SELECT s.id, s.name, s.recipient_id, s.invite_only, s.is_archived, s.is_web_public, s.history_public_to_subscribers,
            s.can_send_message_group_id, s.can_administer_channel_group_id, s.can_move_messages_out_of_channel_group_id,
            s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id,
-           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_create_topic_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
+           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_remove_subscribers_group_id, s.can_create_topic_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
            ARRAY(SELECT sub.user_profile_id FROM subscription sub
                  WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active) AS subscriber_ids
     FROM stream s
     WHERE s.realm_id = ${realmId} AND ${match}`;
-  const r = rows[0];
-  if (!r) return null;
-  return {
+  return rows.map((r) => ({
     id: r.id,
     name: r.name,
     recipientId: r.recipient_id,
@@ -87,11 +98,12 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
     canResolveTopicsGroupId: r.can_resolve_topics_group_id,
     canAddSubscribersGroupId: r.can_add_subscribers_group_id,
     canSubscribeGroupId: r.can_subscribe_group_id,
+    canRemoveSubscribersGroupId: r.can_remove_subscribers_group_id,
     canCreateTopicGroupId: r.can_create_topic_group_id,
     topicsPolicy: r.topics_policy,
     firstMessageId: r.first_message_id,
     subscriberIds: r.subscriber_ids,
-  };
+  }));
 }
 
 /**

@@ -1,0 +1,94 @@
+/** GET, POST and DELETE /users/me/subscriptions (zerver/views/streams.py). */
+import { announceNewChannels, createChannels, type ChannelCreation } from "../actions/channels.ts";
+import { bulkAddSubscriptions, bulkRemoveSubscriptions } from "../actions/subscriptions.ts";
+import { sendNewSubscriptionMessages, subscriberUsers } from "../actions/subscription-messages.ts";
+import { notificationBot } from "../actions/internal-send.ts";
+import { inTransaction } from "../actions/transaction.ts";
+import { JsonableError } from "../errors.ts";
+import type { Handler } from "../http/types.ts";
+import { gatherSubscriptions } from "../lib/subscriptions.ts";
+import { canAddSubscribers, canRemoveSubscribers, channelsByName } from "../lib/subscription-access.ts";
+import { hasContentAccess, type ChannelRow } from "../lib/streams.ts";
+import { isGuest } from "../lib/users.ts";
+import { requestedGroupSettings } from "./channels.ts";
+
+/** GET /users/me/subscriptions (list_subscriptions_backend). */
+export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, ctx) => {
+  const { subscriptions } = await gatherSubscriptions(ctx, query.include_subscribers ?? false);
+  return { subscriptions: subscriptions as never };
+};
+
+/** POST /users/me/subscriptions (add_subscriptions_backend). */
+export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
+  if (isGuest(ctx.user)) throw new JsonableError("Not allowed for guest users");
+  const principals = (body.principals ?? []) as (number | string)[];
+  const subscribingOthers = principals.length > 0;
+  const users = subscribingOthers ? await subscriberUsers(ctx, principals) : [ctx.user];
+  const othersThanSelf = users.some((u) => u.id !== ctx.user.id);
+  const requested = body.subscriptions.map((s) => ({ ...s, name: s.name.trim() }));
+  const existing = await channelsByName(ctx.db, ctx.realm.id, requested.map((s) => s.name));
+  const authorized: ChannelRow[] = [];
+  const unauthorized: ChannelRow[] = [];
+  for (const stream of existing.values()) {
+    if (stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream))) unauthorized.push(stream);
+    else authorized.push(stream);
+  }
+  if (unauthorized.length > 0 && body.authorization_errors_fatal !== false) throw new JsonableError(`Unable to access channel (${unauthorized[0]!.name}).`);
+  if (othersThanSelf) for (const stream of authorized) if (!(await canAddSubscribers(ctx, stream))) throw new JsonableError("Insufficient permission");
+  const toCreate: ChannelCreation[] = [];
+  const seen = new Set<string>();
+  for (const s of requested) {
+    if (existing.has(s.name.toLowerCase()) || seen.has(s.name.toLowerCase())) continue;
+    seen.add(s.name.toLowerCase());
+    toCreate.push({
+      name: s.name,
+      description: s.description,
+      inviteOnly: body.invite_only,
+      isWebPublic: body.is_web_public,
+      historyPublicToSubscribers: body.history_public_to_subscribers,
+      isDefaultStream: body.is_default_stream,
+      folderId: body.folder_id,
+      topicsPolicy: body.topics_policy,
+      messageRetentionDays: body.message_retention_days,
+      groupSettings: requestedGroupSettings(body),
+    });
+  }
+  const bot = await notificationBot(ctx, ctx.realm);
+  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const created = await createChannels(tx, events, ctx, toCreate);
+    const streams = [...authorized, ...created];
+    const result = await bulkAddSubscriptions(tx, events, ctx, streams, users.map((u) => u.id));
+    if (body.send_new_subscription_messages !== false) await sendNewSubscriptionMessages(tx, events, ctx, bot, users, result, created, streams);
+    await announceNewChannels(tx, events, ctx, bot, created, { announce: body.announce ?? false });
+    const names = new Map(streams.map((s) => [s.id, s.name]));
+    const byUser = (pairs: [number, number][]) => {
+      const out: Record<string, string[]> = {};
+      for (const [u, id] of pairs) (out[String(u)] ??= []).push(names.get(id)!);
+      return out;
+    };
+    return {
+      subscribed: byUser(result.subscribed),
+      already_subscribed: byUser(result.alreadySubscribed),
+      ...(body.authorization_errors_fatal === false ? { unauthorized: unauthorized.map((s) => s.name) } : {}),
+    };
+  });
+};
+
+/** DELETE /users/me/subscriptions (remove_subscriptions_backend). */
+export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
+  const principals = (body.principals ?? []) as (number | string)[];
+  const users = principals.length > 0 ? await subscriberUsers(ctx, principals) : [ctx.user];
+  // Bots a user owns are theirs to unsubscribe (user_directly_controls_user).
+  const others = users.some((u) => u.id !== ctx.user.id && !(u.isBot && "botOwnerId" in u && u.botOwnerId === ctx.user.id));
+  const names = body.subscriptions.map((n) => n.trim());
+  const found = await channelsByName(ctx.db, ctx.realm.id, names);
+  const missing = names.filter((n) => !found.has(n.toLowerCase()));
+  if (missing.length > 0) throw new JsonableError(`Channel(s) (${missing.join(", ")}) do not exist`);
+  const streams = [...found.values()];
+  if (others) for (const stream of streams) if (!(await canRemoveSubscribers(ctx, stream))) throw new JsonableError("Insufficient permission");
+  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const { removed, notSubscribed } = await bulkRemoveSubscriptions(tx, events, ctx, streams, users.map((u) => u.id));
+    const name = (id: number) => streams.find((s) => s.id === id)!.name;
+    return { removed: removed.map(([, id]) => name(id)), not_removed: notSubscribed.map(([, id]) => name(id)) };
+  });
+};

@@ -1,0 +1,144 @@
+/**
+ * Channels in API form (zerver/lib/streams.py stream_to_dict, the `Channel` schema) and which
+ * channels a user may see, read and subscribe to. A list of channels costs two statements: the rows,
+ * then every group-setting value at once.
+ */
+import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
+import type { Schemas } from "../http/types.ts";
+import { unixSeconds } from "./time.ts";
+import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
+import { groupSettingValues } from "./user-groups.ts";
+import { userGroupIds } from "./permissions.ts";
+import { isGuest, isRealmAdmin } from "./users.ts";
+
+export type ChannelDict = Schemas["Channel"];
+
+/** The stream columns the API form and the access rules read. */
+export interface StreamRecord {
+  id: number;
+  name: string;
+  description: string;
+  renderedDescription: string;
+  dateCreated: Date;
+  creatorId: number | null;
+  isArchived: boolean;
+  inviteOnly: boolean;
+  isWebPublic: boolean;
+  historyPublicToSubscribers: boolean;
+  messageRetentionDays: number | null;
+  topicsPolicy: string;
+  folderId: number | null;
+  recipientId: number | null;
+  firstMessageId: number | null;
+  subscriberCount: number;
+  isRecentlyActive: boolean;
+  canAddSubscribersGroupId: number;
+  canAdministerChannelGroupId: number;
+  canCreateTopicGroupId: number;
+  canDeleteAnyMessageGroupId: number;
+  canDeleteOwnMessageGroupId: number;
+  canMoveMessagesOutOfChannelGroupId: number;
+  canMoveMessagesWithinChannelGroupId: number;
+  canRemoveSubscribersGroupId: number;
+  canResolveTopicsGroupId: number;
+  canSendMessageGroupId: number;
+  canSubscribeGroupId: number;
+}
+
+export const STREAM_RECORD_SELECT = {
+  id: true,
+  name: true,
+  description: true,
+  renderedDescription: true,
+  dateCreated: true,
+  creatorId: true,
+  isArchived: true,
+  inviteOnly: true,
+  isWebPublic: true,
+  historyPublicToSubscribers: true,
+  messageRetentionDays: true,
+  topicsPolicy: true,
+  folderId: true,
+  recipientId: true,
+  firstMessageId: true,
+  subscriberCount: true,
+  isRecentlyActive: true,
+  canAddSubscribersGroupId: true,
+  canAdministerChannelGroupId: true,
+  canCreateTopicGroupId: true,
+  canDeleteAnyMessageGroupId: true,
+  canDeleteOwnMessageGroupId: true,
+  canMoveMessagesOutOfChannelGroupId: true,
+  canMoveMessagesWithinChannelGroupId: true,
+  canRemoveSubscribersGroupId: true,
+  canResolveTopicsGroupId: true,
+  canSendMessageGroupId: true,
+  canSubscribeGroupId: true,
+} satisfies Prisma.StreamSelect;
+
+/** The API form of channels already loaded, with every group-setting value read in one statement. */
+export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<ChannelDict[]> {
+  const settings = Object.values(CHANNEL_GROUP_SETTINGS);
+  const values = await groupSettingValues(db, streams.flatMap((s) => settings.map((setting) => s[setting.field as keyof StreamRecord] as number)));
+  return streams.map((s) => {
+    const dict: Record<string, unknown> = {
+      stream_id: s.id,
+      name: s.name,
+      description: s.description,
+      rendered_description: s.renderedDescription,
+      date_created: unixSeconds(s.dateCreated),
+      creator_id: s.creatorId,
+      invite_only: s.inviteOnly,
+      is_web_public: s.isWebPublic,
+      is_archived: s.isArchived,
+      history_public_to_subscribers: s.historyPublicToSubscribers,
+      first_message_id: s.firstMessageId,
+      folder_id: s.folderId,
+      message_retention_days: s.messageRetentionDays,
+      topics_policy: s.topicsPolicy,
+      is_recently_active: s.isRecentlyActive,
+      stream_weekly_traffic: null,
+      subscriber_count: s.subscriberCount,
+    };
+    for (const setting of settings) dict[setting.name] = values.get(s[setting.field as keyof StreamRecord] as number);
+    return dict as ChannelDict;
+  });
+}
+
+/** Channels of the organization by id, in API form, in id order. */
+export async function channelDicts(db: Db, realm: Pick<Realm, "id">, streamIds: number[]): Promise<Map<number, ChannelDict>> {
+  const rows = await db.stream.findMany({ where: { realmId: realm.id, id: { in: streamIds } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
+  const dicts = await toChannelDicts(db, rows as StreamRecord[]);
+  return new Map(dicts.map((d) => [d.stream_id, d]));
+}
+
+type Viewer = Pick<UserProfile, "id" | "realmId" | "role">;
+
+/**
+ * Whether the user may see that a channel exists and who is subscribed (Zulip's
+ * user_has_metadata_access): public channels for non-guests, web-public ones for everyone, and
+ * otherwise a subscription, administrators, or the channel's administrators and subscribers-managers.
+ */
+export function hasMetadataAccess(viewer: Viewer, stream: Pick<StreamRecord, "inviteOnly" | "isWebPublic" | "canAdministerChannelGroupId" | "canAddSubscribersGroupId" | "canSubscribeGroupId">, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+  if (stream.isWebPublic || subscribed) return true;
+  if (isGuest(viewer)) return false;
+  if (!stream.inviteOnly || isRealmAdmin(viewer)) return true;
+  return groups.has(stream.canAdministerChannelGroupId) || groups.has(stream.canAddSubscribersGroupId) || groups.has(stream.canSubscribeGroupId);
+}
+
+/** The viewer's groups, for hasMetadataAccess over many channels. */
+export const viewerGroups = (db: Db, viewer: Viewer) => userGroupIds(db, viewer);
+
+/**
+ * register's `streams`: every channel the user may see (do_get_streams with include_public,
+ * include_web_public and include_subscribed, archived ones left out).
+ */
+export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; user: Viewer }): Promise<ChannelDict[]> {
+  const { db, user, realm } = ctx;
+  const rows = (await db.stream.findMany({ where: { realmId: realm.id, isArchived: false }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } })) as StreamRecord[];
+  const subscribed = new Set(
+    (await db.subscription.findMany({ where: { userProfileId: user.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map((s) => s.recipientId),
+  );
+  const groups = await userGroupIds(db, user);
+  return toChannelDicts(db, rows.filter((s) => hasMetadataAccess(user, s, subscribed.has(s.recipientId!), groups)));
+}

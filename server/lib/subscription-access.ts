@@ -1,0 +1,30 @@
+/**
+ * Who may add and remove other users' subscriptions (zerver/lib/streams.py
+ * can_add_subscribers / can_remove_subscribers_from_stream), and channels looked up by name.
+ */
+import type { Db } from "../db.ts";
+import type { RequestContext } from "../context.ts";
+import { can, canInChannel } from "./permissions.ts";
+import { findChannelsByName, hasContentAccess, type ChannelRow } from "./streams.ts";
+import { isRealmAdmin } from "./users.ts";
+
+/** The organization's channels with these names (case-insensitive), keyed by lower-case name, in one statement. */
+export async function channelsByName(db: Db, realmId: number, names: string[]): Promise<Map<string, ChannelRow>> {
+  return new Map((await findChannelsByName(db, realmId, names)).map((r) => [r.name.toLowerCase(), r]));
+}
+
+async function administers(ctx: Pick<RequestContext, "db" | "user">, stream: ChannelRow) {
+  return isRealmAdmin(ctx.user) || canInChannel(ctx.db, ctx.user, stream, "can_administer_channel_group");
+}
+
+/** Adding others: the organization's or the channel's can_add_subscribers_group, or administering it. */
+export async function canAddSubscribers(ctx: Pick<RequestContext, "db" | "user" | "realm">, stream: ChannelRow) {
+  if (await canInChannel(ctx.db, ctx.user, stream, "can_add_subscribers_group")) return true;
+  if (stream.inviteOnly && !(await hasContentAccess(ctx.db, ctx.user, stream))) return false;
+  return (await can(ctx.db, ctx.user, ctx.realm, "can_add_subscribers_group")) || administers(ctx, stream);
+}
+
+/** Removing others: the channel's can_remove_subscribers_group, or administering it. */
+export async function canRemoveSubscribers(ctx: Pick<RequestContext, "db" | "user">, stream: ChannelRow) {
+  return (await canInChannel(ctx.db, ctx.user, stream, "can_remove_subscribers_group")) || administers(ctx, stream);
+}
