@@ -717,6 +717,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/channel_folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get channel folders
+         * @description The organization's channel folders, in their order. Every user sees every folder.
+         */
+        get: operations["get-channel-folders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel_folders/{channel_folder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The folder's ID. An unknown one gives "Invalid channel folder ID".
+                 * @example 1
+                 */
+                channel_folder_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a channel folder
+         * @description Rename, re-describe, archive or unarchive a channel folder (administrators only:
+         *     `UNAUTHORIZED_PRINCIPAL`, "Must be an organization administrator"). The name follows the rules
+         *     of creation. A folder that still holds channels that are not archived cannot be archived ("You
+         *     need to remove all the channels from this folder to archive it."). Everyone gets a
+         *     `channel_folder` event (op `update`) with the changed fields.
+         */
+        patch: operations["update-channel-folder"];
+        trace?: never;
+    };
     "/user_topics": {
         parameters: {
             query?: never;
@@ -4608,7 +4658,69 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "get-channel-folders": {
+        parameters: {
+            query?: {
+                /** @description Whether archived folders are listed too. */
+                include_archived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_folders: components["schemas"]["ChannelFolder"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-channel-folder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The folder's ID. An unknown one gives "Invalid channel folder ID".
+                 * @example 1
+                 */
+                channel_folder_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Backend"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new name. */
+                    name?: string;
+                    /** @description The new description (Markdown). */
+                    description?: string;
+                    /** @description Whether the folder is archived. */
+                    is_archived?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     "update-user-topic": {

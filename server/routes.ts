@@ -24,6 +24,7 @@ import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
 import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers } from "./handlers/channels.ts";
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
+import { createChannelFolder, getChannelFolders, updateChannelFolder } from "./handlers/channel-folders.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -59,7 +60,9 @@ export const handlers = {
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,
-  "create-channel-folder": notImplemented("create-channel-folder"),
+  "create-channel-folder": createChannelFolder,
+  "get-channel-folders": getChannelFolders,
+  "update-channel-folder": updateChannelFolder,
   "update-user-topic": notImplemented("update-user-topic"),
   "mute-topic": notImplemented("mute-topic"),
   "update-subscription-property": notImplemented("update-subscription-property"),

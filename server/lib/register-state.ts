@@ -11,6 +11,7 @@ import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { visibleChannels } from "./channels.ts";
+import { listChannelFolders } from "./channel-folders.ts";
 import { defaultChannelDicts } from "../actions/channels.ts";
 
 export type { IncludeSubscribers };
@@ -86,6 +87,7 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
   }
   if (want("subscription")) Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
   if (want("stream")) state.streams = await visibleChannels(ctx);
+  if (want("channel_folder")) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want("default_streams")) state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {
     const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });

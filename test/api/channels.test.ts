@@ -120,7 +120,7 @@ describe("POST /channels/create", () => {
     const auth = "Basic " + Buffer.from(`${server.creds.users.iago!.email}:${server.creds.users.iago!.api_key}`).toString("base64");
     const form = new URLSearchParams({ name: "form made channel", subscribers: encodeParam([id("iago")]), invite_only: "true", topics_policy: '"allow_empty_topic"', can_send_message_group: encodeParam({ direct_members: [id("iago")], direct_subgroups: [] }) });
     const response = await fetch(`${server.baseUrl}/api/v1/channels/create`, { method: "POST", headers: { Authorization: auth, "Content-Type": "application/x-www-form-urlencoded" }, body: form.toString().replace(/%20/g, "+") });
-    const body = await response.json();
+    const body = (await response.json()) as { id: number };
     expect(checkResponse("post", `${server.baseUrl}/api/v1/channels/create`, response.status, body)).toBeNull();
     expect(response.status).toBe(200);
     const row = await server.db.stream.findUniqueOrThrow({ where: { id: body.id } });

@@ -1,0 +1,60 @@
+/**
+ * Creating and changing channel folders (zerver/actions/channel_folders.py), administrators only,
+ * each change a `channel_folder` event to everyone in the organization.
+ */
+import type { RequestContext } from "../context.ts";
+import { JsonableError } from "../errors.ts";
+import { renderMarkdown } from "../lib/markdown/index.ts";
+import { accessChannelFolder, channelFolderDict, checkChannelFolderName } from "../lib/channel-folders.ts";
+import { isRealmAdmin } from "../lib/users.ts";
+import { inTransaction } from "./transaction.ts";
+
+function requireAdmin(ctx: RequestContext) {
+  if (!isRealmAdmin(ctx.user)) throw new JsonableError("Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
+}
+
+async function everyone(tx: Parameters<Parameters<typeof inTransaction>[2]>[0], realmId: number) {
+  return (await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
+}
+
+const rendered = (description: string) => (description ? renderMarkdown(description).html : "");
+
+/** check_add_channel_folder: the next position in the organization's order. */
+export async function createChannelFolder(ctx: RequestContext, input: { name: string; description: string }): Promise<number> {
+  requireAdmin(ctx);
+  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const name = await checkChannelFolderName(tx, ctx.realm.id, input.name);
+    const last = await tx.channelFolder.aggregate({ where: { realmId: ctx.realm.id }, _max: { order: true } });
+    const folder = await tx.channelFolder.create({
+      data: { realmId: ctx.realm.id, name, description: input.description, renderedDescription: rendered(input.description), creatorId: ctx.user.id, order: (last._max.order ?? -1) + 1 },
+    });
+    events.add({ type: "channel_folder", op: "add", channel_folder: channelFolderDict(folder) }, await everyone(tx, ctx.realm.id));
+    return folder.id;
+  });
+}
+
+/** update_channel_folder: the fields sent, in one event of what changed. */
+export async function updateChannelFolder(ctx: RequestContext, folderId: number, input: { name?: string; description?: string; isArchived?: boolean }) {
+  requireAdmin(ctx);
+  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const folder = await accessChannelFolder(tx, ctx.realm.id, folderId);
+    const data: Record<string, unknown> = {};
+    const changed: Record<string, unknown> = {};
+    if (input.name !== undefined) {
+      const name = await checkChannelFolderName(tx, ctx.realm.id, input.name, folder.id);
+      if (name !== folder.name) data.name = changed.name = name;
+    }
+    if (input.description !== undefined && input.description !== folder.description) {
+      data.description = changed.description = input.description;
+      data.renderedDescription = changed.rendered_description = rendered(input.description);
+    }
+    if (input.isArchived !== undefined && input.isArchived !== folder.isArchived) {
+      if (input.isArchived && (await tx.stream.count({ where: { folderId: folder.id, isArchived: false } })) > 0)
+        throw new JsonableError("You need to remove all the channels from this folder to archive it.");
+      data.isArchived = changed.is_archived = input.isArchived;
+    }
+    if (Object.keys(data).length === 0) return;
+    await tx.channelFolder.update({ where: { id: folder.id }, data });
+    events.add({ type: "channel_folder", op: "update", channel_folder_id: folder.id, data: changed }, await everyone(tx, ctx.realm.id));
+  });
+}
