@@ -25,6 +25,7 @@ import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
 import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers } from "./handlers/channels.ts";
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from "./handlers/channel-folders.ts";
+import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -63,8 +64,8 @@ export const handlers = {
   "create-channel-folder": createChannelFolder,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
-  "update-user-topic": notImplemented("update-user-topic"),
-  "mute-topic": notImplemented("mute-topic"),
+  "update-user-topic": updateUserTopic,
+  "mute-topic": muteTopic,
   "update-subscription-property": notImplemented("update-subscription-property"),
   "get-users": getUsers,
   "get-own-user": getOwnUser,
