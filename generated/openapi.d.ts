@@ -821,6 +821,30 @@ export interface paths {
         patch: operations["mute-topic"];
         trace?: never;
     };
+    "/users/me/subscriptions/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update subscription settings
+         * @description Change several of the caller's subscription settings at once: each change as in
+         *     `PATCH /users/me/subscriptions/{stream_id}`, all or nothing. A bad value gives
+         *     "Invalid subscription_data[N]: Value error, <property> is not a boolean" (or "… is not a
+         *     valid hex color code"). Each change sends its `subscription` update event (two for
+         *     `is_muted`/`in_home_view`).
+         */
+        post: operations["update-subscription-settings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/subscriptions/{stream_id}": {
         parameters: {
             query?: never;
@@ -4828,6 +4852,48 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "update-subscription-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subscription_data": [
+                 *         {
+                 *           "stream_id": 1,
+                 *           "property": "pin_to_top",
+                 *           "value": true
+                 *         },
+                 *         {
+                 *           "stream_id": 1,
+                 *           "property": "color",
+                 *           "value": "#f00f00"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The changes, in order. */
+                    subscription_data: {
+                        stream_id: number;
+                        /** @description One of the properties of `PATCH /users/me/subscriptions/{stream_id}`. */
+                        property: string;
+                        value: boolean | string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "update-subscription-property": {
         parameters: {
             query?: never;
@@ -4855,9 +4921,10 @@ export interface operations {
                      *     inverse of `is_muted`), `pin_to_top`, `desktop_notifications`,
                      *     `audible_notifications`, `push_notifications`, `email_notifications` and
                      *     `wildcard_mentions_notify`. Any other name gives "Unknown subscription property:
-                     *     <property>" (so the list is not a schema `enum`).
+                     *     <property>", as in Zulip (the spec extension `x-zulip-enum-error` gives this text).
+                     * @enum {string}
                      */
-                    property: string;
+                    property: "color" | "is_muted" | "in_home_view" | "pin_to_top" | "desktop_notifications" | "audible_notifications" | "push_notifications" | "email_notifications" | "wildcard_mentions_notify";
                     /**
                      * @description The new value: a hex colour such as `#c2c2c2` (`#` and 3 to 6 hex digits) for
                      *     `color`, a boolean for every other property ("<property> is not a boolean"
@@ -4886,7 +4953,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "get-users": {

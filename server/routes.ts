@@ -26,6 +26,7 @@ import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers }
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from "./handlers/channel-folders.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
+import { updateSubscriptionProperty, updateSubscriptionSettings } from "./handlers/subscription-properties.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -66,7 +67,8 @@ export const handlers = {
   "update-channel-folder": updateChannelFolder,
   "update-user-topic": updateUserTopic,
   "mute-topic": muteTopic,
-  "update-subscription-property": notImplemented("update-subscription-property"),
+  "update-subscription-property": updateSubscriptionProperty,
+  "update-subscription-settings": updateSubscriptionSettings,
   "get-users": getUsers,
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,

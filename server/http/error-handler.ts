@@ -45,7 +45,7 @@ const UNION_TYPE_NAMES: Record<string, string> = {
   "string,array": "a string or an integer list",
 };
 
-function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableError {
+function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors: Map<string, string> = new Map(), sent: Record<string, unknown> = {}): JsonableError {
   if (err.status !== 400 || !err.errors?.length) return new JsonableError(err.message, { httpStatus: err.status });
   const first = err.errors[0]!;
   const code = first.errorCode?.replace(".openapi.validation", "") ?? "";
@@ -67,6 +67,7 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>): JsonableE
     }
     case "enum":
     case "const":
+      if (enumErrors.has(topName)) return new JsonableError(enumErrors.get(topName)!.replace("{value}", String(sent[topName])));
       return new JsonableError(inList.has(topName) ? `Invalid ${varName}: Value error, Not in the list of possible values` : `Invalid ${varName}`);
     case "maxLength":
       return new JsonableError(`${varName} is too long (limit: ${(first.params as any)?.limit ?? first.message.match(/\d+/)?.[0]} characters)`);
@@ -130,7 +131,8 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       }
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
       else {
-        error = fromValidatorError(err, operationFor(spec, req)?.inListParams ?? new Set());
+        const op = operationFor(spec, req);
+        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, { ...(req.query as object), ...(typeof req.body === "object" ? req.body : {}) });
       }
     } else if (isBodyReadError(err)) {
       if (err.type === "request.aborted") {

@@ -30,6 +30,8 @@ export interface OperationInfo {
   jsonBodyFields: Map<string, { allowsString: boolean }>;
   /** Parameters whose enum errors use Zulip's check_string_in wording. */
   inListParams: Set<string>;
+  /** Parameters whose enum errors have their own text (`x-zulip-enum-error`), `{value}` the value sent. */
+  enumErrors: Map<string, string>;
   hasRequestBody: boolean;
   requiresAuth: boolean;
 }
@@ -148,6 +150,7 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
     jsonQueryParams,
     jsonBodyFields,
     inListParams: new Set(op["x-zulip-in-list"] ?? []),
+    enumErrors: new Map(Object.entries<string>(op["x-zulip-enum-error"] ?? {})),
     hasRequestBody: Boolean(body),
     requiresAuth: security.length > 0,
   };
