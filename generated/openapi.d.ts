@@ -1080,6 +1080,48 @@ export interface paths {
         patch: operations["update-custom-profile-data"];
         trace?: never;
     };
+    "/user_groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get user groups
+         * @description The organization's named user groups, system groups included.
+         */
+        get: operations["get-user-groups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user group
+         * @description Create a named user group. Needs the organization's `can_create_groups` ("Insufficient
+         *     permission"); guests cannot ("Not allowed for guest users"). The name follows the rules of
+         *     `PATCH /user_groups/{user_group_id}`. Everyone gets a `user_group` event (op `add`).
+         */
+        post: operations["create-user-group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user_groups/{user_group_id}": {
         parameters: {
             query?: never;
@@ -1129,6 +1171,123 @@ export interface paths {
          *     name). From Zulip 7.0 (feature level 165), `name` and `description` are optional.
          */
         patch: operations["update-user-group"];
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user group
+         * @description Deactivate a group (managers only; never a system group: "Insufficient permission"). A
+         *     group that holds a permission — named by a setting of the organization, of a channel or of
+         *     another group, directly or in an anonymous group — cannot be deactivated:
+         *     `CANNOT_DEACTIVATE_GROUP_IN_USE` with the `objections`. A deactivated group cannot be mentioned
+         *     or used in a permission until `PATCH /user_groups/{user_group_id}` reactivates it.
+         */
+        post: operations["deactivate-user-group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /** Get the members of a user group */
+        get: operations["get-user-group-members"];
+        put?: never;
+        /**
+         * Update the members of a user group
+         * @description Add and remove members (and subgroups). Adding only oneself needs the group's
+         *     `can_join_group` (or `can_add_members_group`), adding others `can_add_members_group`; removing
+         *     only oneself `can_leave_group` (or `can_remove_members_group`), removing others
+         *     `can_remove_members_group`; managing the group allows all of it ("Insufficient permission"
+         *     otherwise). A deactivated group gives "User group is deactivated.".
+         */
+        post: operations["update-user-group-members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID.
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+                /**
+                 * @description The user's ID.
+                 * @example 10
+                 */
+                user_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /** Get whether a user is in a user group */
+        get: operations["get-is-user-group-member"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user_groups/{user_group_id}/subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /** Get the subgroups of a user group */
+        get: operations["get-user-group-subgroups"];
+        put?: never;
+        /**
+         * Update the subgroups of a user group
+         * @description Add and remove subgroups (managers only). A group cannot contain itself, directly or through
+         *     other groups ("User group <id> is already a supergroup of this group.").
+         */
+        post: operations["update-user-group-subgroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/invites": {
@@ -5503,6 +5662,92 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    "get-user-groups": {
+        parameters: {
+            query?: {
+                /** @description Whether deactivated groups are listed too. */
+                include_deactivated_groups?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_groups: components["schemas"]["UserGroup"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "create-user-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "marketing",
+                 *       "description": "The marketing team.",
+                 *       "members": [
+                 *         10,
+                 *         12
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The group's name. */
+                    name: string;
+                    /** @description The group's description. */
+                    description: string;
+                    /** @description IDs of the direct members ("Invalid user ID: <id>" for others). */
+                    members: number[];
+                    /** @description IDs of the direct subgroups ("Invalid user group ID: <id>" for others). */
+                    subgroups?: number[];
+                    /** @description The group's `can_add_members_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_add_members_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description The group's `can_join_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_join_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description The group's `can_leave_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_leave_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description The group's `can_manage_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_manage_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description The group's `can_mention_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_mention_group?: components["schemas"]["GroupSettingValue"];
+                    /** @description The group's `can_remove_members_group`; by default as in Zulip, the creator for managing and adding members. */
+                    can_remove_members_group?: components["schemas"]["GroupSettingValue"];
+                };
+            };
+        };
+        responses: {
+            /** @description The group was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        group_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "update-user-group": {
         parameters: {
             query?: never;
@@ -5584,7 +5829,240 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "deactivate-user-group": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The group is unknown, in use, or the caller may not deactivate it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Cannot deactivate user group in use.",
+                     *       "code": "CANNOT_DEACTIVATE_GROUP_IN_USE",
+                     *       "objections": [
+                     *         {
+                     *           "type": "realm",
+                     *           "settings": [
+                     *             "can_mention_many_users_group"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | ({
+                        /** @constant */
+                        code?: "CANNOT_DEACTIVATE_GROUP_IN_USE";
+                        /** @description Where the group is used. */
+                        objections: {
+                            /** @enum {string} */
+                            type: "realm" | "channel" | "user_group";
+                            channel_id?: number;
+                            group_id?: number;
+                            settings: string[];
+                        }[];
+                    } & components["schemas"]["CodedErrorBase"]);
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-group-members": {
+        parameters: {
+            query?: {
+                /** @description Only the direct members (else members of subgroups too). */
+                direct_member_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members' IDs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-user-group-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         10
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Users to add. */
+                    add?: number[];
+                    /** @description Users to remove. */
+                    delete?: number[];
+                    /** @description Groups to add as subgroups. */
+                    add_subgroups?: number[];
+                    /** @description Subgroups to remove. */
+                    delete_subgroups?: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-is-user-group-member": {
+        parameters: {
+            query?: {
+                /** @description Only direct membership counts. */
+                direct_member_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID.
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+                /**
+                 * @description The user's ID.
+                 * @example 10
+                 */
+                user_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the user is a member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        is_user_group_member: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-group-subgroups": {
+        parameters: {
+            query?: {
+                /** @description Only the direct subgroups (else their subgroups too). */
+                direct_subgroup_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subgroups' IDs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subgroups: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-user-group-subgroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The group's ID. An unknown one gives "Invalid user group".
+                 * @example 11
+                 */
+                user_group_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         12
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Groups to add. */
+                    add?: number[];
+                    /** @description Groups to remove. */
+                    delete?: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     "send-invites": {

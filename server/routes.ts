@@ -26,6 +26,17 @@ import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers }
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 import { createChannelFolder, getChannelFolders, updateChannelFolder } from "./handlers/channel-folders.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
+import {
+  createUserGroup,
+  deactivateGroup,
+  getIsUserGroupMember,
+  getUserGroupMembers,
+  getUserGroups,
+  getUserGroupSubgroups,
+  updateUserGroup,
+  updateUserGroupMembers,
+  updateUserGroupSubgroups,
+} from "./handlers/user-groups.ts";
 import { updateSubscriptionProperty, updateSubscriptionSettings } from "./handlers/subscription-properties.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
@@ -76,7 +87,15 @@ export const handlers = {
   "update-status-for-user": notImplemented("update-status-for-user"),
   "create-custom-profile-field": notImplemented("create-custom-profile-field"),
   "update-custom-profile-data": notImplemented("update-custom-profile-data"),
-  "update-user-group": notImplemented("update-user-group"),
+  "update-user-group": updateUserGroup,
+  "get-user-groups": getUserGroups,
+  "create-user-group": createUserGroup,
+  "deactivate-user-group": deactivateGroup,
+  "get-user-group-members": getUserGroupMembers,
+  "update-user-group-members": updateUserGroupMembers,
+  "get-user-group-subgroups": getUserGroupSubgroups,
+  "update-user-group-subgroups": updateUserGroupSubgroups,
+  "get-is-user-group-member": getIsUserGroupMember,
   "send-invites": notImplemented("send-invites"),
   "update-realm": updateRealm,
   "e2ee-test-notify": notImplemented("e2ee-test-notify"),

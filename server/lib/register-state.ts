@@ -6,7 +6,7 @@ import { unixSeconds } from "./time.ts";
 import type { RequestContext } from "../context.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
-import { groupSettingValues } from "./user-groups.ts";
+import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
 import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
@@ -87,6 +87,7 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
   }
   if (want("subscription")) Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
   if (want("stream")) state.streams = await visibleChannels(ctx);
+  if (want("user_group")) state.realm_user_groups = await userGroupDicts(db, realm.id, { includeDeactivated: false });
   if (want("channel_folder")) state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want("default_streams")) state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {

@@ -8,7 +8,7 @@ import type { Db, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events.ts";
 import type { Schemas } from "../http/types.ts";
-import { SystemGroups, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
+import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
 import * as permissions from "./permissions.ts";
 
 export { SystemGroups, type SystemGroupName } from "./group-settings.ts";
@@ -203,4 +203,53 @@ export async function createCreatorGroup(tx: Tx, realmId: number, creatorId: num
   const group = await tx.userGroup.create({ data: { realmId }, select: { id: true } });
   await tx.userGroupMembership.create({ data: { userGroupId: group.id, userProfileId: creatorId }, select: { id: true } });
   return group.id;
+}
+
+/** NamedUserGroup.MAX_NAME_LENGTH and INVALID_NAME_PREFIXES. */
+export const MAX_USER_GROUP_NAME_LENGTH = 100;
+const INVALID_NAME_PREFIXES = ["@", "role:", "user:", "stream:", "channel:"];
+
+/** check_user_group_name: not blank, at most 100 characters, no reserved prefix (the name is kept as sent). */
+export function checkUserGroupName(name: string): string {
+  if (name.trim() === "") throw new JsonableError("User group name can't be empty!");
+  if ([...name].length > MAX_USER_GROUP_NAME_LENGTH) throw new JsonableError(`User group name cannot exceed ${MAX_USER_GROUP_NAME_LENGTH} characters.`);
+  const prefix = INVALID_NAME_PREFIXES.find((p) => name.startsWith(p));
+  if (prefix) throw new JsonableError(`User group name cannot start with '${prefix}'.`);
+  return name;
+}
+
+/**
+ * The API form of the organization's named groups (user_groups_in_realm_serialized): direct
+ * active members, direct subgroups and every setting's value, in three statements.
+ */
+export async function userGroupDicts(db: Db, realmId: number, options: { includeDeactivated: boolean; ids?: number[] }) {
+  const groups = await db.namedUserGroup.findMany({
+    where: { realmId, ...(options.includeDeactivated ? {} : { deactivated: false }), ...(options.ids ? { id: { in: options.ids } } : {}) },
+    orderBy: { id: "asc" },
+  });
+  const ids = groups.map((g) => g.id);
+  const members = await db.$queryRaw<{ id: number; members: number[]; subgroups: number[] }[]>`
+    SELECT g.id,
+      ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
+            WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
+      ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id) AS subgroups
+    FROM user_group g WHERE g.id = ANY(${ids}::int[])`;
+  const byId = new Map(members.map((m) => [Number(m.id), m]));
+  const settings = Object.values(USER_GROUP_SETTINGS);
+  const values = await groupSettingValues(db, groups.flatMap((g) => settings.map((s) => g[s.field as keyof typeof g] as number)));
+  return groups.map((g) => {
+    const dict: Record<string, unknown> = {
+      id: g.id,
+      name: g.name,
+      description: g.description,
+      members: (byId.get(g.id)?.members ?? []).map(Number),
+      direct_subgroup_ids: (byId.get(g.id)?.subgroups ?? []).map(Number),
+      is_system_group: g.isSystemGroup,
+      deactivated: g.deactivated,
+      creator_id: g.creatorId,
+      date_created: g.isSystemGroup ? null : Math.floor(g.dateCreated.getTime() / 1000),
+    };
+    for (const s of settings) dict[s.name] = values.get(g[s.field as keyof typeof g] as number);
+    return dict as Schemas["UserGroup"];
+  });
 }
