@@ -113,6 +113,19 @@ describe("PATCH /user_groups/{user_group_id}", () => {
 });
 
 describe("POST /user_groups/{user_group_id}/deactivate", () => {
+  it("makes the group unmentionable", async () => {
+    const groupId = await newGroup("mentionable", { members: [id("hamlet"), id("othello")] });
+    const send = async () => {
+      const { id: messageId } = await expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "stream", to: "Verona", topic: "groups", content: "hi @*mentionable*" } as never }));
+      return (await expectSuccess(server.as("othello").GET("/messages/{message_id}", { params: { path: { message_id: messageId } } }))).message;
+    };
+    expect((await send()).content).toContain(`data-user-group-id="${groupId}"`);
+    await expectSuccess(deactivate("hamlet", groupId));
+    const after = await send();
+    expect(after.content).not.toContain("data-user-group-id");
+    expect(after.flags).not.toContain("mentioned");
+  });
+
   it("refuses a group in use, with Zulip's objections, and system groups", async () => {
     const used = await newGroup("in use");
     const holder = await newGroup("holder");
