@@ -2890,24 +2890,33 @@ export interface operations {
                         }[];
                         /** @description The organization's active users and bots. */
                         realm_users?: components["schemas"]["User"][];
-                        /** @description The channels the user is subscribed to, with the user's settings for each. */
-                        subscriptions?: ({
+                        /**
+                         * @description (`subscription`) The channels the user is subscribed to, with the user's settings
+                         *     for each; with `include_subscribers`, `subscribers` (or, with `partial`, for
+                         *     channels with 250 subscribers or more, `partial_subscribers`: every bot and every
+                         *     user active in the last 14 days).
+                         */
+                        subscriptions?: components["schemas"]["Subscription"][];
+                        /** @description (`subscription`) Channels the user left and may still see. */
+                        unsubscribed?: components["schemas"]["Subscription"][];
+                        /** @description (`subscription`) Channels the user may see but never subscribed to. */
+                        never_subscribed?: components["schemas"]["Channel"][];
+                        /** @description (`stream`) Every channel the user may see, archived ones left out. */
+                        streams?: components["schemas"]["Channel"][];
+                        /** @description (`default_streams`) The channels new users are subscribed to. */
+                        realm_default_streams?: components["schemas"]["Channel"][];
+                        /** @description (`user_group`) The organization's active named user groups, system groups included. */
+                        realm_user_groups?: components["schemas"]["UserGroup"][];
+                        /** @description (`channel_folder`) The organization's channel folders, archived ones included. */
+                        channel_folders?: components["schemas"]["ChannelFolder"][];
+                        /** @description (`user_topic`) The user's topic visibility policies. */
+                        user_topics?: {
                             stream_id: number;
-                            name: string;
-                            color?: string;
-                            is_muted?: boolean;
-                            pin_to_top?: boolean;
-                            /** @description The channel's subscribers' user IDs; only with `include_subscribers`. */
-                            subscribers?: number[];
-                            /**
-                             * @description With `include_subscribers=partial`, for channels with 250 subscribers or
-                             *     more instead of `subscribers`: a subset holding every bot and every user
-                             *     active in the last 14 days.
-                             */
-                            partial_subscribers?: number[];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            topic_name: string;
+                            last_updated: number;
+                            /** @enum {integer} */
+                            visibility_policy: 1 | 2 | 3;
+                        }[];
                         /** @description The user's synchronized drafts. */
                         drafts?: components["schemas"]["StoredDraft"][];
                         /**

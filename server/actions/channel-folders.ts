@@ -6,6 +6,7 @@ import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { accessChannelFolder, channelFolderDict, checkChannelFolderName } from "../lib/channel-folders.ts";
+import { refuseNul } from "../lib/text.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -24,6 +25,7 @@ export async function createChannelFolder(ctx: RequestContext, input: { name: st
   requireAdmin(ctx);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const name = await checkChannelFolderName(tx, ctx.realm.id, input.name);
+    refuseNul(input.description, "channel folder description");
     const last = await tx.channelFolder.aggregate({ where: { realmId: ctx.realm.id }, _max: { order: true } });
     const folder = await tx.channelFolder.create({
       data: { realmId: ctx.realm.id, name, description: input.description, renderedDescription: rendered(input.description), creatorId: ctx.user.id, order: (last._max.order ?? -1) + 1 },
@@ -44,7 +46,7 @@ export async function updateChannelFolder(ctx: RequestContext, folderId: number,
       const name = await checkChannelFolderName(tx, ctx.realm.id, input.name, folder.id);
       if (name !== folder.name) data.name = changed.name = name;
     }
-    if (input.description !== undefined && input.description !== folder.description) {
+    if (input.description !== undefined && refuseNul(input.description, "channel folder description") !== folder.description) {
       data.description = changed.description = input.description;
       data.renderedDescription = changed.rendered_description = rendered(input.description);
     }

@@ -16,6 +16,7 @@ import { can, groupMembers } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
+import { refuseNul } from "../lib/text.ts";
 import { isGuest, isRealmAdmin, Role } from "../lib/users.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
 
@@ -174,7 +175,7 @@ export async function createChannels(tx: Tx, events: PendingEvents, ctx: Request
     // Users who cannot create topics could never post in a channel whose history they cannot read.
     if (inviteOnly && !history && settings[CHANNEL_GROUP_SETTINGS.can_create_topic_group.field] !== groups[SystemGroups.EVERYONE])
       throw new JsonableError("'can_create_topic_group' must be 'role:everyone' for private channels with protected history.");
-    const description = (input.description ?? "").replace(/\n/g, " ");
+    const description = refuseNul((input.description ?? "").replace(/\n/g, " "), "channel description");
     const stream = await insertChannel(tx, realmId, {
       name,
       description,

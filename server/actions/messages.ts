@@ -77,11 +77,12 @@ export function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string
 
 /**
  * check_for_can_create_topic_group_violation: a message starting a topic (sent, or moved there)
- * needs the channel's can_create_topic_group, or for a bot its owner's. The permission is checked
- * first (cached, no statement), so the topic lookup runs only for users who lack it.
+ * needs the channel's can_create_topic_group, or for a bot its owner's. Nothing is read when the
+ * setting is role:everyone (found with the channel), and the topic is looked up only for users
+ * who lack the permission.
  */
 export async function checkCanCreateTopic(ctx: MessageChecker, stream: ChannelRow, topic: string) {
-  if (ctx.internal || (await canInChannel(ctx.db, ctx.user, stream, "can_create_topic_group"))) return;
+  if (ctx.internal || stream.anyoneCreatesTopics || (await canInChannel(ctx.db, ctx.user, stream, "can_create_topic_group"))) return;
   const existing = await ctx.db.$queryRaw<unknown[]>`
     SELECT 1 FROM message WHERE realm_id = ${ctx.realm.id} AND recipient_id = ${stream.recipientId} AND lower(subject) = lower(${topic}) AND is_channel_message LIMIT 1`;
   if (existing.length > 0) return;

@@ -21,6 +21,7 @@ import {
   userGroupDicts,
   type GroupSettingValue,
 } from "../lib/user-groups.ts";
+import { refuseNul } from "../lib/text.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -95,6 +96,7 @@ export interface NewUserGroup {
 export async function createUserGroup(ctx: Ctx, input: NewUserGroup): Promise<number> {
   if (!(await can(ctx.db, ctx.user, ctx.realm, "can_create_groups"))) throw new JsonableError("Insufficient permission");
   const name = checkUserGroupName(input.name);
+  refuseNul(input.description, "user group description");
   const realmId = ctx.realm.id;
   return inTransaction(ctx, realmId, async (tx, events) => {
     await checkNameAvailable(tx, realmId, name);
@@ -140,7 +142,7 @@ export async function updateUserGroup(ctx: Ctx, groupId: number, input: UserGrou
       data.name = changed.name = checkUserGroupName(input.name);
       await checkNameAvailable(tx, realmId, input.name, group.id);
     }
-    if (input.description !== undefined && input.description !== group.description) data.description = changed.description = input.description;
+    if (input.description !== undefined && refuseNul(input.description, "user group description") !== group.description) data.description = changed.description = input.description;
     const replaced: number[] = [];
     for (const [name, update] of Object.entries(input.settings)) {
       const setting = USER_GROUP_SETTINGS[name as UserGroupSettingName];

@@ -3,13 +3,7 @@ import { doSetTopicVisibility } from "../actions/user-topics.ts";
 import { IncompatibleParametersError, JsonableError, RequestVariableMissingError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { accessChannel, findChannel } from "../lib/streams.ts";
-import { namesEmptyTopic, TopicVisibility } from "../lib/topics.ts";
-
-/** The topic parameter: stripped, and the empty topic's names mean "". */
-const topicParam = (raw: string, realm: { emptyTopicDisplayName: string | null }) => {
-  const topic = raw.trim();
-  return namesEmptyTopic(topic, realm) ? "" : topic;
-};
+import { checkTopicName, TopicVisibility } from "../lib/topics.ts";
 
 /** POST /user_topics (update_user_topic). Removing a policy needs the channel to exist, not access to it. */
 export const updateUserTopic: Handler<"update-user-topic"> = async ({ body }, ctx) => {
@@ -17,7 +11,7 @@ export const updateUserTopic: Handler<"update-user-topic"> = async ({ body }, ct
   const stream =
     policy === TopicVisibility.INHERIT ? await findChannel(ctx.db, ctx.realm.id, { id: body.stream_id }) : await accessChannel(ctx.db, ctx.user, { id: body.stream_id }, { allowArchived: true });
   if (!stream) throw new JsonableError("Invalid channel ID");
-  await doSetTopicVisibility(ctx, { streamId: stream.id, recipientId: stream.recipientId, topic: topicParam(body.topic, ctx.realm) }, policy);
+  await doSetTopicVisibility(ctx, { streamId: stream.id, recipientId: stream.recipientId, topic: checkTopicName(body.topic, ctx.realm) }, policy);
   return {};
 };
 
@@ -26,7 +20,7 @@ export const muteTopic: Handler<"mute-topic"> = async ({ body }, ctx) => {
   if (body.stream_id !== undefined && body.stream !== undefined) throw new IncompatibleParametersError(["stream_id", "stream"]);
   if (body.stream_id === undefined && body.stream === undefined) throw new RequestVariableMissingError("stream_id");
   const by = body.stream_id !== undefined ? { id: body.stream_id } : { name: body.stream! };
-  const topic = topicParam(body.topic, ctx.realm);
+  const topic = checkTopicName(body.topic, ctx.realm);
   if (body.op === "add") {
     const stream = await accessChannel(ctx.db, ctx.user, by, { allowArchived: true });
     await doSetTopicVisibility(ctx, { streamId: stream.id, recipientId: stream.recipientId, topic }, TopicVisibility.MUTED);

@@ -29,8 +29,9 @@ export interface ChannelRow {
   canAddSubscribersGroupId: number;
   canSubscribeGroupId: number;
   canRemoveSubscribersGroupId: number;
-  /** Who may start a new topic (feature level 441). */
+  /** Who may start a new topic (feature level 441); `anyoneCreatesTopics` when that is role:everyone. */
   canCreateTopicGroupId: number;
+  anyoneCreatesTopics: boolean;
   topicsPolicy: string;
   firstMessageId: number | null;
   /** Active subscriptions of active users, by user id. */
@@ -70,6 +71,7 @@ async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Pr
       can_subscribe_group_id: number;
       can_remove_subscribers_group_id: number;
       can_create_topic_group_id: number;
+      anyone_creates_topics: boolean;
       topics_policy: string;
       first_message_id: number | null;
       subscriber_ids: number[];
@@ -78,7 +80,9 @@ async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Pr
     SELECT s.id, s.name, s.recipient_id, s.invite_only, s.is_archived, s.is_web_public, s.history_public_to_subscribers,
            s.can_send_message_group_id, s.can_administer_channel_group_id, s.can_move_messages_out_of_channel_group_id,
            s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id,
-           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_remove_subscribers_group_id, s.can_create_topic_group_id, s.topics_policy::text AS topics_policy, s.first_message_id,
+           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_remove_subscribers_group_id, s.can_create_topic_group_id,
+           EXISTS (SELECT 1 FROM named_user_group n WHERE n.id = s.can_create_topic_group_id AND n.name = 'role:everyone') AS anyone_creates_topics,
+           s.topics_policy::text AS topics_policy, s.first_message_id,
            ARRAY(SELECT sub.user_profile_id FROM subscription sub
                  WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active) AS subscriber_ids
     FROM stream s
@@ -100,6 +104,7 @@ async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Pr
     canSubscribeGroupId: r.can_subscribe_group_id,
     canRemoveSubscribersGroupId: r.can_remove_subscribers_group_id,
     canCreateTopicGroupId: r.can_create_topic_group_id,
+    anyoneCreatesTopics: r.anyone_creates_topics,
     topicsPolicy: r.topics_policy,
     firstMessageId: r.first_message_id,
     subscriberIds: r.subscriber_ids,

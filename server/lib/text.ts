@@ -1,3 +1,5 @@
+import { JsonableError } from "../errors.ts";
+
 /**
  * Case-insensitive text filters for Prisma. Prisma compiles `mode: "insensitive"` (and every
  * `contains`/`startsWith`) to PostgreSQL LIKE/ILIKE without escaping the pattern, so `a_b@x.com`
@@ -10,6 +12,17 @@ export function escapeLike(text: string): string {
 export const iexact = (text: string) => ({ equals: escapeLike(text), mode: "insensitive" as const });
 export const icontains = (text: string) => ({ contains: escapeLike(text), mode: "insensitive" as const });
 export const startsWith = (text: string) => ({ startsWith: escapeLike(text) });
+
+/**
+ * Free text the API stores (descriptions, names): PostgreSQL cannot hold NUL, so such a value is
+ * refused as Zulip refuses unprintable characters in names ("Invalid character in <what>, at
+ * position N.").
+ */
+export function refuseNul(text: string, what: string): string {
+  const at = [...text].indexOf("\0");
+  if (at >= 0) throw new JsonableError(`Invalid character in ${what}, at position ${at + 1}.`);
+  return text;
+}
 
 /** PostgreSQL text cannot hold NUL: such a value names nothing, and raw SQL must not compare it. */
 export const isStorableText = (text: string) => !text.includes("\0");

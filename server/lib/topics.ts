@@ -25,6 +25,14 @@ export function namesEmptyTopic(topic: string, realm: { emptyTopicDisplayName: s
   return topic === DEFAULT_EMPTY_TOPIC_DISPLAY_NAME || topic === EMPTY_TOPIC_FALLBACK_NAME || topic === emptyTopicDisplayName(realm);
 }
 
+/** A topic parameter naming a topic (no truncation): stripped, the empty topic's names mean "", unprintable characters refused. */
+export function checkTopicName(raw: string, realm: { emptyTopicDisplayName: string | null }): string {
+  const topic = raw.trim();
+  const bad = firstInvalidCharacter(topic);
+  if (bad) throw new JsonableError(`Invalid character in topic, at position ${bad}!`);
+  return namesEmptyTopic(topic, realm) ? "" : topic;
+}
+
 /** Python's str.isprintable()-style check: control and format characters are refused. */
 function firstInvalidCharacter(text: string): number {
   let i = 0;

@@ -10,6 +10,7 @@ import type { PendingEvents } from "../events.ts";
 import type { Schemas } from "../http/types.ts";
 import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
 import * as permissions from "./permissions.ts";
+import { refuseNul } from "./text.ts";
 
 export { SystemGroups, type SystemGroupName } from "./group-settings.ts";
 
@@ -215,7 +216,7 @@ export function checkUserGroupName(name: string): string {
   if ([...name].length > MAX_USER_GROUP_NAME_LENGTH) throw new JsonableError(`User group name cannot exceed ${MAX_USER_GROUP_NAME_LENGTH} characters.`);
   const prefix = INVALID_NAME_PREFIXES.find((p) => name.startsWith(p));
   if (prefix) throw new JsonableError(`User group name cannot start with '${prefix}'.`);
-  return name;
+  return refuseNul(name, "user group name");
 }
 
 /**

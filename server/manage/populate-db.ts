@@ -84,6 +84,8 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
         await doSubscribe(tx, realm.id, stream, ids);
         channels.push(stream);
       }
+      // As in Zulip's development organization, new channels are announced in Verona.
+      await tx.realm.update({ where: { id: realm.id }, data: { newStreamAnnouncementsStreamId: channels.find((c) => c.name === "Verona")!.id } });
       return { realm, users, bots, channels };
     },
     { timeout: 60_000 },
