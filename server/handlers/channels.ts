@@ -13,18 +13,27 @@ import { accessChannel, findChannel } from "../lib/streams.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import type { GroupSettingValue } from "../lib/user-groups.ts";
 
-/** The channel group settings a request names (POST /channels/create, POST /users/me/subscriptions). */
-export function requestedGroupSettings(body: Record<string, unknown>): Partial<Record<ChannelSettingName, GroupSettingValue>> {
-  const settings: Partial<Record<ChannelSettingName, GroupSettingValue>> = {};
-  for (const name of Object.keys(CHANNEL_GROUP_SETTINGS) as ChannelSettingName[]) if (body[name] !== undefined) settings[name] = body[name] as GroupSettingValue;
-  return settings;
+/** The options of a channel to create, as POST /channels/create and POST /users/me/subscriptions name them. */
+interface CreationOptions {
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  history_public_to_subscribers?: boolean;
+  is_default_stream?: boolean;
+  folder_id?: number | null;
+  topics_policy?: ChannelCreation["topicsPolicy"];
+  message_retention_days?: number | string;
 }
 
-/** POST /channels/create (zerver/views/streams.py create_channel). */
-export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) => {
-  const input: ChannelCreation = {
-    name: body.name,
-    description: body.description,
+/** A channel to create from a request's options (and every channel group setting it names). */
+export function channelCreation(name: string, description: string | undefined, body: CreationOptions): ChannelCreation {
+  const groupSettings: Partial<Record<ChannelSettingName, GroupSettingValue>> = {};
+  for (const setting of Object.keys(CHANNEL_GROUP_SETTINGS) as ChannelSettingName[]) {
+    const value = (body as Record<string, unknown>)[setting];
+    if (value !== undefined) groupSettings[setting] = value as GroupSettingValue;
+  }
+  return {
+    name,
+    description,
     inviteOnly: body.invite_only,
     isWebPublic: body.is_web_public,
     historyPublicToSubscribers: body.history_public_to_subscribers,
@@ -32,8 +41,13 @@ export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) =>
     folderId: body.folder_id,
     topicsPolicy: body.topics_policy,
     messageRetentionDays: body.message_retention_days,
-    groupSettings: requestedGroupSettings(body),
+    groupSettings,
   };
+}
+
+/** POST /channels/create (zerver/views/streams.py create_channel). */
+export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) => {
+  const input = channelCreation(body.name, body.description, body);
   const subscribers = await subscriberUsers(ctx, body.subscribers);
   const bot = await notificationBot(ctx, ctx.realm);
   const stream = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {

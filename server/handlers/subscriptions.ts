@@ -10,7 +10,7 @@ import { gatherSubscriptions } from "../lib/subscriptions.ts";
 import { canAddSubscribers, canRemoveSubscribers, channelsByName } from "../lib/subscription-access.ts";
 import { hasContentAccess, type ChannelRow } from "../lib/streams.ts";
 import { isGuest } from "../lib/users.ts";
-import { requestedGroupSettings } from "./channels.ts";
+import { channelCreation } from "./channels.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
 export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, ctx) => {
@@ -40,18 +40,7 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   for (const s of requested) {
     if (existing.has(s.name.toLowerCase()) || seen.has(s.name.toLowerCase())) continue;
     seen.add(s.name.toLowerCase());
-    toCreate.push({
-      name: s.name,
-      description: s.description,
-      inviteOnly: body.invite_only,
-      isWebPublic: body.is_web_public,
-      historyPublicToSubscribers: body.history_public_to_subscribers,
-      isDefaultStream: body.is_default_stream,
-      folderId: body.folder_id,
-      topicsPolicy: body.topics_policy,
-      messageRetentionDays: body.message_retention_days,
-      groupSettings: requestedGroupSettings(body),
-    });
+    toCreate.push(channelCreation(s.name, s.description, body));
   }
   const bot = await notificationBot(ctx, ctx.realm);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
