@@ -109,6 +109,21 @@ export interface paths {
          *     Acknowledging events: sending a `last_event_id` lets the server discard the events up to
          *     it. A queue that is not polled for about 10 minutes is deleted, after which requests get
          *     `BAD_EVENT_QUEUE_ID` and the client must register again.
+         *
+         *     Channel, subscription, folder, group and topic events (their shapes are Zulip's):
+         *
+         *     | `type` | `op` | fields | sent to |
+         *     |---|---|---|---|
+         *     | `stream` | `create` / `delete` | `streams` (channel objects) | users who may now see / no longer see the channel |
+         *     | `default_streams` | | `default_streams` | everyone, when a default channel is added |
+         *     | `subscription` | `add` | `subscriptions` (with `subscribers`) | the new subscriber |
+         *     | `subscription` | `remove` | `subscriptions` (`stream_id`, `name`) | the former subscriber |
+         *     | `subscription` | `peer_add` / `peer_remove` | `stream_ids`, `user_ids` | others who may see the subscribers |
+         *     | `subscription` | `update` | `stream_id`, `property`, `value` | the user (two events for `is_muted` / `in_home_view`) |
+         *     | `channel_folder` | `add` / `update` | `channel_folder` / `channel_folder_id`, `data` | everyone |
+         *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
+         *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
+         *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
          */
         get: operations["get-events"];
         put?: never;
