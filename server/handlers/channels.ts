@@ -67,8 +67,9 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   if (includeAll && !isRealmAdmin(user)) throw new JsonableError("User not authorized for this query");
   const rows = (await db.stream.findMany({
     where: { realmId: realm.id, ...(query.exclude_archived !== false ? { isArchived: false } : {}) },
-    select: { ...STREAM_RECORD_SELECT, defaultStreams: { select: { id: true } } },
-  })) as (StreamRecord & { defaultStreams: { id: number }[] })[];
+    // The default-channel rows are a statement of their own: read only when asked for.
+    select: { ...STREAM_RECORD_SELECT, ...(query.include_default === true ? { defaultStreams: { select: { id: true } } } : {}) },
+  })) as (StreamRecord & { defaultStreams?: { id: number }[] })[];
   const subscribed = new Set(
     (await db.subscription.findMany({ where: { userProfileId: user.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map((s) => s.recipientId),
   );
@@ -84,7 +85,7 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
     if (query.include_public !== false && !s.inviteOnly && !guest) return true;
     if (query.include_web_public === true && s.isWebPublic) return true;
     if (query.include_subscribed !== false && isSub) return true;
-    if (query.include_default === true && s.defaultStreams.length > 0) return true;
+    if (query.include_default === true && s.defaultStreams!.length > 0) return true;
     if (ownerSubscribed.has(s.recipientId!) && hasMetadataAccess(user, s, isSub, groups)) return true;
     // Content access: subscribed, public for non-guests, web-public, or allowed to subscribe.
     if (query.include_can_access_content === true)

@@ -95,4 +95,14 @@ describe("statement budgets", () => {
     expect(large).toBe(small);
     expect(small).toBeLessThanOrEqual(30);
   });
+
+  it("channel, subscription and group lists: three statements each, however many channels and groups", async () => {
+    const streams = await statementsOf("get-streams", () => expectSuccess(server.as("hamlet").GET("/streams", { params: { query: {} } })));
+    const subscriptions = await statementsOf("get-subscriptions", () => expectSuccess(server.as("hamlet").GET("/users/me/subscriptions", { params: { query: {} } })));
+    const groups = await statementsOf("get-user-groups", () => expectSuccess(server.as("hamlet").GET("/user_groups", { params: { query: {} } })));
+    if (process.env.SHOW_STATEMENTS) console.log("get-streams", streams, "get-subscriptions", subscriptions, "get-user-groups", groups);
+    expect(streams).toBeLessThanOrEqual(3);
+    expect(subscriptions).toBeLessThanOrEqual(3);
+    expect(groups).toBeLessThanOrEqual(3);
+  });
 });
