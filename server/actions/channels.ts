@@ -12,9 +12,9 @@ import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type SystemGroupName } from "../lib/group-settings.ts";
 import { createCreatorGroup, getSystemGroupIds, groupForNewSetting, type GroupSettingValue } from "../lib/user-groups.ts";
-import { can, groupMembers } from "../lib/permissions.ts";
+import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
-import { STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
+import { metadataAudience, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
 import { refuseNul } from "../lib/text.ts";
 import { isGuest, isRealmAdmin, Role } from "../lib/users.ts";
@@ -204,18 +204,12 @@ export async function createChannels(tx: Tx, events: PendingEvents, ctx: Request
 async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, streams: Stream[], defaultsChanged: boolean) {
   if (streams.length === 0) return;
   const dicts = await toChannelDicts(tx, streams as unknown as StreamRecord[]);
-  const users = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true, role: true } });
-  for (const [i, stream] of streams.entries()) {
-    let audience: number[];
-    if (stream.isWebPublic) audience = users.map((u) => u.id);
-    else if (!stream.inviteOnly) audience = users.filter((u) => u.role !== Role.GUEST).map((u) => u.id);
-    else {
-      const holders = await groupMembers(tx, realm.id, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
-      audience = users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id);
-    }
-    events.add({ type: "stream", op: "create", streams: [dicts[i]] }, audience);
+  const audience = await metadataAudience(tx, realm.id, streams);
+  for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]] }, audience.get(stream.id)!);
+  if (defaultsChanged) {
+    const everyone = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } });
+    events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, everyone.map((u) => u.id));
   }
-  if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, users.map((u) => u.id));
 }
 
 /** The organization's default channels in API form (register's realm_default_streams). */

@@ -6,9 +6,8 @@
 import type { Tx } from "../db.ts";
 import type { PendingEvents } from "../events.ts";
 import type { RequestContext } from "../context.ts";
-import { groupMembers } from "../lib/permissions.ts";
+import { metadataAudience, type AudienceChannel } from "../lib/channels.ts";
 import { subscriptionDicts } from "../lib/subscriptions.ts";
-import { Role } from "../lib/users.ts";
 import { COLORS } from "./channels.ts";
 
 export interface SubscriptionResult {
@@ -19,37 +18,9 @@ export interface SubscriptionResult {
 }
 
 /** What the events need of a channel. */
-export interface SubscribedChannel {
-  id: number;
-  name: string;
-  recipientId: number | null;
-  inviteOnly: boolean;
-  isWebPublic: boolean;
-  canAdministerChannelGroupId: number;
-  canAddSubscribersGroupId: number;
-  canSubscribeGroupId: number;
-}
+export type SubscribedChannel = AudienceChannel & { name: string; recipientId: number | null };
 
 type Actor = Pick<RequestContext, "realm"> & { user: RequestContext["user"] | null };
-
-/**
- * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access):
- * non-guests for a public channel, everyone for a web-public one, and for a private one the
- * administrators and the holders of its administer, add-subscribers and subscribe settings.
- */
-async function metadataAudience(tx: Tx, realmId: number, streams: SubscribedChannel[]) {
-  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } });
-  const audience = new Map<number, Set<number>>();
-  for (const stream of streams) {
-    if (stream.isWebPublic) audience.set(stream.id, new Set(users.map((u) => u.id)));
-    else if (!stream.inviteOnly) audience.set(stream.id, new Set(users.filter((u) => u.role !== Role.GUEST).map((u) => u.id)));
-    else {
-      const holders = await groupMembers(tx, realmId, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
-      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id)));
-    }
-  }
-  return audience;
-}
 
 /** Active subscribers of the channels, by channel id, in one statement. */
 async function subscribersOf(tx: Tx, streams: SubscribedChannel[]) {

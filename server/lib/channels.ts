@@ -8,8 +8,8 @@ import type { Schemas } from "../http/types.ts";
 import { unixSeconds } from "./time.ts";
 import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues } from "./user-groups.ts";
-import { userGroupIds } from "./permissions.ts";
-import { isGuest, isRealmAdmin } from "./users.ts";
+import { groupMembers, userGroupIds } from "./permissions.ts";
+import { isGuest, isRealmAdmin, Role } from "./users.ts";
 
 export type ChannelDict = Schemas["Channel"];
 
@@ -141,4 +141,26 @@ export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; u
   );
   const groups = await userGroupIds(db, user);
   return toChannelDicts(db, rows.filter((s) => hasMetadataAccess(user, s, subscribed.has(s.recipientId!), groups)));
+}
+
+/** What deciding who may see a channel reads of it. */
+export type AudienceChannel = Pick<StreamRecord, "id" | "inviteOnly" | "isWebPublic" | "canAdministerChannelGroupId" | "canAddSubscribersGroupId" | "canSubscribeGroupId">;
+
+/**
+ * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access):
+ * non-guests for a public channel, everyone for a web-public one, and for a private one the
+ * administrators and the holders of its administer, add-subscribers and subscribe settings.
+ */
+export async function metadataAudience(tx: Db, realmId: number, streams: AudienceChannel[]): Promise<Map<number, Set<number>>> {
+  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } });
+  const audience = new Map<number, Set<number>>();
+  for (const stream of streams) {
+    if (stream.isWebPublic) audience.set(stream.id, new Set(users.map((u) => u.id)));
+    else if (!stream.inviteOnly) audience.set(stream.id, new Set(users.filter((u) => u.role !== Role.GUEST).map((u) => u.id)));
+    else {
+      const holders = await groupMembers(tx, realmId, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
+      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id)));
+    }
+  }
+  return audience;
 }
