@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import { accessChannel } from "../lib/streams.ts";
+import { findChannelsById, hasContentAccess } from "../lib/streams.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** Subscription.PROPERTY_TYPES: the API name → the column. */
@@ -38,11 +38,14 @@ export interface PropertyChange {
  */
 export async function updateSubscriptionProperties(ctx: RequestContext, changes: PropertyChange[], describe: (index: number, text: string) => string) {
   const checked: { stream: { id: number; recipientId: number }; property: Property; value: string | boolean }[] = [];
+  // Every channel named, in one statement; access is then checked per change, in order.
+  const channels = new Map((await findChannelsById(ctx.db, ctx.realm.id, changes.map((c) => c.streamId))).map((s) => [s.id, s]));
   for (const [index, change] of changes.entries()) {
     if (!(change.property in PROPERTIES)) throw new JsonableError(`Unknown subscription property: ${change.property}`);
     const property = change.property as Property;
-    const stream = await accessChannel(ctx.db, ctx.user, { id: change.streamId });
-    if (!stream.subscribed) throw new JsonableError(`Not subscribed to channel ID ${change.streamId}`);
+    const stream = channels.get(change.streamId);
+    if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream))) throw new JsonableError("Invalid channel ID");
+    if (!stream.subscriberIds.includes(ctx.user.id)) throw new JsonableError(`Not subscribed to channel ID ${change.streamId}`);
     if (property === "color") {
       if (typeof change.value !== "string" || !HEX_COLOR.test(change.value)) throw new JsonableError(describe(index, `${property} is not a valid hex color code`));
     } else if (typeof change.value !== "boolean") throw new JsonableError(describe(index, `${property} is not a boolean`));

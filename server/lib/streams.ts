@@ -45,6 +45,13 @@ export async function findChannel(db: Db, realmId: number, by: { id: number } | 
   return (await findChannelsWhere(db, realmId, match))[0] ?? null;
 }
 
+/** The organization's channels with any of these ids, in one statement. */
+export async function findChannelsById(db: Db, realmId: number, ids: number[]): Promise<ChannelRow[]> {
+  const wanted = [...new Set(ids.filter(isStorableId))];
+  if (wanted.length === 0) return [];
+  return findChannelsWhere(db, realmId, Prisma.sql`s.id = ANY(${wanted}::int[])`);
+}
+
 /** The organization's channels with any of these names (case-insensitive), in one statement. */
 export async function findChannelsByName(db: Db, realmId: number, names: string[]): Promise<ChannelRow[]> {
   const wanted = [...new Set(names.filter(isStorableText).map((n) => n.toLowerCase()))];
