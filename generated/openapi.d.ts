@@ -1240,7 +1240,10 @@ export interface paths {
          *     `can_join_group` (or `can_add_members_group`), adding others `can_add_members_group`; removing
          *     only oneself `can_leave_group` (or `can_remove_members_group`), removing others
          *     `can_remove_members_group`; managing the group allows all of it ("Insufficient permission"
-         *     otherwise). A deactivated group gives "User group is deactivated.".
+         *     otherwise). A deactivated group gives "User group is deactivated.". Notification Bot tells
+         *     each active human added or removed by someone else ("@_**Iago|2** added you to the group
+         *     @_*backenders*."). Everyone gets the `user_group` events (`add_members`, `remove_members`,
+         *     `add_subgroups`, `remove_subgroups`).
          */
         post: operations["update-user-group-members"];
         delete?: never;
@@ -1296,7 +1299,8 @@ export interface paths {
         /**
          * Update the subgroups of a user group
          * @description Add and remove subgroups (managers only). A group cannot contain itself, directly or through
-         *     other groups ("User group <id> is already a supergroup of this group.").
+         *     other groups ("User group <id> is already a subgroup of one of the passed subgroups."). With
+         *     neither list: 'Nothing to do. Specify at least one of "add" or "delete".'.
          */
         post: operations["update-user-group-subgroups"];
         delete?: never;

@@ -23,6 +23,8 @@ import {
 } from "../lib/user-groups.ts";
 import { refuseNul } from "../lib/text.ts";
 import { isRealmAdmin } from "../lib/users.ts";
+import { silentMentionSyntax } from "../lib/message-links.ts";
+import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
 type Ctx = RequestContext;
@@ -207,9 +209,10 @@ export async function deactivateUserGroup(ctx: Ctx, groupId: number) {
  */
 export async function updateMembers(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[]; addSubgroups: number[]; deleteSubgroups: number[] }) {
   if (input.add.length + input.delete.length + input.addSubgroups.length + input.deleteSubgroups.length === 0)
-    throw new JsonableError("Nothing to do. Specify at least one of 'add', 'delete', 'add_subgroups' or 'delete_subgroups'.");
+    throw new JsonableError('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
   const realmId = ctx.realm.id;
   const self = (ids: number[]) => ids.length === 1 && ids[0] === ctx.user.id;
+  const bot = input.add.length + input.delete.length > 0 ? await notificationBot(ctx, ctx.realm) : null;
   await inTransaction(ctx, realmId, async (tx, events) => {
     if (input.add.length > 0) {
       const allowed: UserGroupSettingName[] = self(input.add) ? ["can_join_group", "can_add_members_group"] : ["can_add_members_group"];
@@ -219,6 +222,7 @@ export async function updateMembers(ctx: Ctx, groupId: number, input: { add: num
       if (existing) throw new JsonableError(`User ${existing.userProfileId} is already a member of this group`);
       await tx.userGroupMembership.createMany({ data: ids.map((userProfileId) => ({ userGroupId: group.id, userProfileId })) });
       await groupEvent(tx, events, realmId, { op: "add_members", group_id: group.id, user_ids: ids });
+      await notifyMembershipChange(tx, events, ctx, bot!, group, ids, "added you to");
     }
     if (input.delete.length > 0) {
       const allowed: UserGroupSettingName[] = self(input.delete) ? ["can_leave_group", "can_remove_members_group"] : ["can_remove_members_group"];
@@ -229,10 +233,23 @@ export async function updateMembers(ctx: Ctx, groupId: number, input: { add: num
       if (absent !== undefined) throw new JsonableError(`There is no member '${absent}' in this user group`);
       await tx.userGroupMembership.deleteMany({ where: { userGroupId: group.id, userProfileId: { in: ids } } });
       await groupEvent(tx, events, realmId, { op: "remove_members", group_id: group.id, user_ids: ids });
+      await notifyMembershipChange(tx, events, ctx, bot!, group, ids, "removed you from");
     }
     if (input.addSubgroups.length > 0 || input.deleteSubgroups.length > 0) await changeSubgroups(tx, events, ctx, groupId, input.addSubgroups, input.deleteSubgroups);
     events.invalidate(`groups:${realmId}`);
   });
+}
+
+/**
+ * notify_for_user_group_subscription_changes: Notification Bot tells each active human whom
+ * someone else added or removed ("@_**Iago|2** added you to the group @_*backenders*.").
+ */
+async function notifyMembershipChange(tx: Tx, events: PendingEvents, ctx: Ctx, bot: InternalSender, group: NamedUserGroup, userIds: number[], action: "added you to" | "removed you from") {
+  const others = userIds.filter((id) => id !== ctx.user.id);
+  if (others.length === 0) return;
+  const users = await tx.userProfile.findMany({ where: { id: { in: others }, isActive: true, isBot: false }, select: { id: true }, orderBy: { id: "asc" } });
+  const content = `${silentMentionSyntax(ctx.user)} ${action} the group @_*${group.name}*.`;
+  for (const user of users) await internalSendMessage(tx, events, ctx, ctx.realm, bot, { kind: "direct", userIds: [user.id] }, content);
 }
 
 /** Subgroups added and removed (can_manage_group); a group may never contain itself, even through others. */
@@ -247,8 +264,8 @@ async function changeSubgroups(tx: Tx, events: PendingEvents, ctx: Ctx, groupId:
     const above = await tx.$queryRaw<{ id: number }[]>`
       WITH RECURSIVE up(id) AS (SELECT ${group.id}::int UNION SELECT g.supergroup_id FROM group_group_membership g JOIN up ON g.subgroup_id = up.id)
       SELECT id FROM up`;
-    const cycle = ids.find((id) => above.some((r) => Number(r.id) === id));
-    if (cycle !== undefined) throw new JsonableError(`User group ${cycle} is already a supergroup of this group.`);
+    if (ids.some((id) => above.some((r) => Number(r.id) === id)))
+      throw new JsonableError(`User group ${group.id} is already a subgroup of one of the passed subgroups.`);
     await tx.groupGroupMembership.createMany({ data: ids.map((subgroupId) => ({ supergroupId: group.id, subgroupId })) });
     await groupEvent(tx, events, realmId, { op: "add_subgroups", group_id: group.id, direct_subgroup_ids: ids });
   }
@@ -264,7 +281,7 @@ async function changeSubgroups(tx: Tx, events: PendingEvents, ctx: Ctx, groupId:
 
 /** update_subgroups_of_user_group. */
 export async function updateSubgroups(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[] }) {
-  if (input.add.length + input.delete.length === 0) throw new JsonableError("Nothing to do. Specify at least one of 'add' or 'delete'.");
+  if (input.add.length + input.delete.length === 0) throw new JsonableError('Nothing to do. Specify at least one of "add" or "delete".');
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     await changeSubgroups(tx, events, ctx, groupId, input.add, input.delete);
     events.invalidate(`groups:${ctx.realm.id}`);

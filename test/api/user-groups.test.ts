@@ -147,13 +147,19 @@ describe("members and subgroups", () => {
     await expectError(members("othello", groupId, { add: [id("cordelia")] }), 400, "Insufficient permission");
     await expectError(members("hamlet", groupId, { add: [id("othello")] }), 400, `User ${id("othello")} is already a member of this group`);
     await expectError(members("hamlet", groupId, { delete: [id("aaron")] }), 400, `There is no member '${id("aaron")}' in this user group`);
-    await expectError(members("hamlet", groupId, {}), 400, "Nothing to do. Specify at least one of 'add', 'delete', 'add_subgroups' or 'delete_subgroups'.");
+    await expectError(members("hamlet", groupId, {}), 400, 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
     const isMember = async (userId: number) =>
       (await expectSuccess(server.as("hamlet").GET("/user_groups/{user_group_id}/members/{user_id}", { params: { path: { user_group_id: groupId, user_id: userId }, query: {} } }))).is_user_group_member;
     expect(await isMember(id("othello"))).toBe(true);
     // Leaving oneself: can_leave_group is role:everyone by default.
     await expectSuccess(members("othello", groupId, { delete: [id("othello")] }));
     expect(await isMember(id("othello"))).toBe(false);
+    // Added by someone else, a user hears it from Notification Bot; joining oneself sends nothing.
+    await expectSuccess(members("hamlet", groupId, { add: [id("cordelia")] }));
+    const dm = (await expectSuccess(server.as("cordelia").GET("/messages", { params: { query: { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "is", operand: "dm" }] } as never } }))).messages.at(-1)!;
+    expect(dm.sender_email).toBe("notification-bot@zulip.com");
+    expect(dm.content).toContain("added you to the group");
+    expect(dm.content).toContain(`data-user-group-id="${groupId}"`);
     // A channel permission held through the group follows its membership at once.
     await expectSuccess(server.as("iago").POST("/channels/create", { body: { name: "joinable only", subscribers: [id("hamlet")], can_send_message_group: groupId } as never }));
     const post = (as: string) => server.as(as).POST("/messages", { body: { type: "stream", to: "joinable only", topic: "t", content: "hi" } as never });
@@ -168,7 +174,8 @@ describe("members and subgroups", () => {
     const bottom = await newGroup("bottom", { members: [id("aaron")] });
     await expectSuccess(subgroups("hamlet", top, { add: [middle] }));
     await expectSuccess(subgroups("hamlet", middle, { add: [bottom] }));
-    await expectError(subgroups("hamlet", bottom, { add: [top] }), 400, `User group ${top} is already a supergroup of this group.`);
+    await expectError(subgroups("hamlet", bottom, { add: [top] }), 400, `User group ${bottom} is already a subgroup of one of the passed subgroups.`);
+    await expectError(subgroups("hamlet", top, {}), 400, 'Nothing to do. Specify at least one of "add" or "delete".');
     await expectError(subgroups("hamlet", top, { add: [middle] }), 400, `User group ${middle} is already a subgroup of this group.`);
     await expectError(subgroups("hamlet", top, { delete: [bottom] }), 400, `User group ${bottom} is not a subgroup of this group.`);
     const all = await expectSuccess(server.as("hamlet").GET("/user_groups/{user_group_id}/members", { params: { path: { user_group_id: top }, query: {} } }));
