@@ -2173,6 +2173,20 @@ export interface components {
             /** @description Always null on this server (traffic is not measured). */
             stream_weekly_traffic: number | null;
             subscriber_count: number;
+            /**
+             * @deprecated
+             * @description Who may post, from `can_send_message_group` when it is a system group: 2 administrators, 3
+             *     full members, 4 moderators, 1 otherwise.
+             *
+             *     **Changes**: Deprecated in Zulip 10.0 (feature level 333) for `can_send_message_group`.
+             * @enum {integer}
+             */
+            stream_post_policy: 1 | 2 | 3 | 4;
+            /**
+             * @deprecated
+             * @description Whether only administrators may post (`stream_post_policy` 2).
+             */
+            is_announcement_only: boolean;
             can_add_subscribers_group: components["schemas"]["GroupSettingValue"];
             can_administer_channel_group: components["schemas"]["GroupSettingValue"];
             can_create_topic_group: components["schemas"]["GroupSettingValue"];
@@ -4373,14 +4387,18 @@ export interface operations {
                     can_administer_channel_group?: components["schemas"]["GroupSettingValue"];
                     /**
                      * @description Who may start new topics in the channel. Default: `role:everyone`. For a private
-                     *     channel with protected history it must be `role:everyone`.
+                     *     channel with protected history it must be `role:everyone` alone
+                     *     (`REQUEST_CONFUSING_VAR`, "Unsupported parameter combination:
+                     *     history_public_to_subscribers, can_create_topic_group").
                      *
                      *     **Changes**: New in Zulip 12.0 (feature level 441).
                      */
                     can_create_topic_group?: components["schemas"]["GroupSettingValue"];
                     /**
                      * @description Who may delete any message in the channel, in addition to the organization's
-                     *     `can_delete_any_message_group`. Default: `role:nobody`.
+                     *     `can_delete_any_message_group`. Default: `role:nobody`; anything else needs the
+                     *     caller in the organization's `can_set_delete_message_policy_group` ("Insufficient
+                     *     permission"), as does `can_delete_own_message_group`.
                      */
                     can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
                     /**
@@ -4447,7 +4465,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["IncompatibleParametersError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -4751,7 +4769,25 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description A parameter is missing or invalid, a channel cannot be accessed or created, or the caller
+             *     lacks a permission.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Unable to access channel (core team).",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["IncompatibleParametersError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description A channel to create has the name of an existing one the caller cannot see. */
             409: {

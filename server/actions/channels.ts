@@ -6,7 +6,7 @@
  */
 import type { Prisma, Realm, Stream, Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
-import { JsonableError } from "../errors.ts";
+import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
@@ -100,6 +100,8 @@ export interface ChannelCreation {
   groupSettings?: Partial<Record<ChannelSettingName, GroupSettingValue>>;
 }
 
+const DELETE_SETTINGS = new Set(["can_delete_any_message_group", "can_delete_own_message_group"]);
+
 /** check_stream_name: stripped, not empty, at most 60 characters, every character printable. */
 export function checkChannelName(raw: string): string {
   const name = raw.trim();
@@ -171,10 +173,15 @@ export async function createChannels(tx: Tx, events: PendingEvents, ctx: Request
       const value = input.groupSettings?.[setting.name as ChannelSettingName];
       settings[setting.field] =
         value === undefined ? await defaultGroup(tx, realmId, groups, setting.default, ctx.user.id, events) : await groupForNewSetting(tx, events, realmId, setting, value);
+      // Letting anyone delete messages is the organization's can_set_delete_message_policy_group's call.
+      if (DELETE_SETTINGS.has(setting.name) && settings[setting.field] !== groups[SystemGroups.NOBODY] && !(await can(tx, ctx.user, ctx.realm, "can_set_delete_message_policy_group")))
+        throw new JsonableError("Insufficient permission");
     }
-    // Users who cannot create topics could never post in a channel whose history they cannot read.
-    if (inviteOnly && !history && settings[CHANNEL_GROUP_SETTINGS.can_create_topic_group.field] !== groups[SystemGroups.EVERYONE])
-      throw new JsonableError("'can_create_topic_group' must be 'role:everyone' for private channels with protected history.");
+    // validate_can_create_topic_group_setting_for_protected_history_streams: in a channel whose
+    // history is protected, everyone (role:everyone alone) must be able to start topics.
+    const topicCreators = input.groupSettings?.can_create_topic_group;
+    if (topicCreators !== undefined && !history && topicCreators !== groups[SystemGroups.EVERYONE])
+      throw new IncompatibleParametersError(["history_public_to_subscribers", "can_create_topic_group"]);
     const description = refuseNul((input.description ?? "").replace(/\n/g, " "), "channel description");
     const stream = await insertChannel(tx, realmId, {
       name,
@@ -205,7 +212,7 @@ async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, str
   if (streams.length === 0) return;
   const dicts = await toChannelDicts(tx, streams as unknown as StreamRecord[]);
   const audience = await metadataAudience(tx, realm.id, streams);
-  for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]] }, audience.get(stream.id)!);
+  for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false }, audience.get(stream.id)!);
   if (defaultsChanged) {
     const everyone = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } });
     events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, everyone.map((u) => u.id));
@@ -245,6 +252,8 @@ export async function announceNewChannels(tx: Tx, events: PendingEvents, ctx: Re
   for (const stream of streams) {
     const description = stream.description === "" ? "*No description.*" : stream.description;
     const content = `**${policyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: stream.id, topic: CHANNEL_EVENTS_TOPIC }, content, { readByUserIds: readBy });
+    // channel_events_topic_name: a channel that allows only the empty topic gets it there.
+    const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
+    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: stream.id, topic }, content, { readByUserIds: readBy });
   }
 }

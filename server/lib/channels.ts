@@ -7,11 +7,15 @@ import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
 import type { Schemas } from "../http/types.ts";
 import { unixSeconds } from "./time.ts";
 import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
-import { groupSettingValues } from "./user-groups.ts";
+import { groupSettingValuesAndNames } from "./user-groups.ts";
 import { groupMembers, userGroupIds } from "./permissions.ts";
 import { isGuest, isRealmAdmin, Role } from "./users.ts";
 
 export type ChannelDict = Schemas["Channel"];
+
+/** Stream.SYSTEM_GROUPS_ENUM_MAP: the legacy stream_post_policy of a channel whose can_send_message_group is a system group. */
+const STREAM_POST_POLICY_EVERYONE = 1;
+const STREAM_POST_POLICY: Record<string, number> = { "role:administrators": 2, "role:fullmembers": 3, "role:moderators": 4 };
 
 /** The stream columns the API form and the access rules read. */
 export interface StreamRecord {
@@ -79,7 +83,7 @@ export const STREAM_RECORD_SELECT = {
 /** The API form of channels already loaded, with every group-setting value read in one statement. */
 export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<ChannelDict[]> {
   const settings = Object.values(CHANNEL_GROUP_SETTINGS);
-  const values = await groupSettingValues(db, streams.flatMap((s) => settings.map((setting) => s[setting.field as keyof StreamRecord] as number)));
+  const { values, systemNames } = await groupSettingValuesAndNames(db, streams.flatMap((s) => settings.map((setting) => s[setting.field as keyof StreamRecord] as number)));
   return streams.map((s) => {
     const dict: Record<string, unknown> = {
       stream_id: s.id,
@@ -99,6 +103,9 @@ export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<C
       is_recently_active: s.isRecentlyActive,
       stream_weekly_traffic: null,
       subscriber_count: s.subscriberCount,
+      // Legacy fields Zulip still sends (get_stream_post_policy_value_based_on_group_setting).
+      stream_post_policy: STREAM_POST_POLICY[systemNames.get(s.canSendMessageGroupId) ?? ""] ?? STREAM_POST_POLICY_EVERYONE,
+      is_announcement_only: systemNames.get(s.canSendMessageGroupId) === "role:administrators",
     };
     for (const setting of settings) dict[setting.name] = values.get(s[setting.field as keyof StreamRecord] as number);
     return dict as ChannelDict;
@@ -159,7 +166,8 @@ export async function metadataAudience(tx: Db, realmId: number, streams: Audienc
     else if (!stream.inviteOnly) audience.set(stream.id, new Set(users.filter((u) => u.role !== Role.GUEST).map((u) => u.id)));
     else {
       const holders = await groupMembers(tx, realmId, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
-      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || holders.has(u.id)).map((u) => u.id)));
+      // None of the three settings may be role:everyone, so guests never hold them.
+      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || (holders.has(u.id) && u.role !== Role.GUEST)).map((u) => u.id)));
     }
   }
   return audience;

@@ -35,18 +35,26 @@ export async function isUserInGroup(db: Db, userId: number, groupId: number): Pr
  * anonymous group's active direct members and direct subgroups (get_group_setting_value_for_api).
  */
 export async function groupSettingValues(db: Db, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
+  return (await groupSettingValuesAndNames(db, groupIds)).values;
+}
+
+/** groupSettingValues, and the names of the system groups among them (legacy fields derive from them). */
+export async function groupSettingValuesAndNames(db: Db, groupIds: number[]): Promise<{ values: Map<number, GroupSettingValue>; systemNames: Map<number, string> }> {
   const ids = [...new Set(groupIds)];
-  if (ids.length === 0) return new Map();
-  const rows = await db.$queryRaw<{ id: number; named: boolean; members: number[]; subgroups: number[] }[]>`
-    SELECT g.id, n.id IS NOT NULL AS named,
+  if (ids.length === 0) return { values: new Map(), systemNames: new Map() };
+  const rows = await db.$queryRaw<{ id: number; named: boolean; system_name: string | null; members: number[]; subgroups: number[] }[]>`
+    SELECT g.id, n.id IS NOT NULL AS named, CASE WHEN n.is_system_group THEN n.name END AS system_name,
       ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
             WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
       ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id) AS subgroups
     FROM user_group g LEFT JOIN named_user_group n ON n.id = g.id
     WHERE g.id = ANY(${ids}::int[])`;
-  return new Map(
-    rows.map((r) => [Number(r.id), r.named ? Number(r.id) : { direct_members: r.members.map(Number), direct_subgroups: r.subgroups.map(Number) }] as const),
-  );
+  return {
+    values: new Map(
+      rows.map((r) => [Number(r.id), r.named ? Number(r.id) : { direct_members: r.members.map(Number), direct_subgroups: r.subgroups.map(Number) }] as const),
+    ),
+    systemNames: new Map(rows.filter((r) => r.system_name !== null).map((r) => [Number(r.id), r.system_name!])),
+  };
 }
 
 /** The API form of one group-setting value. */

@@ -70,9 +70,14 @@ describe("POST /channels/create", () => {
     await expectError(
       create("iago", { name: "protected", invite_only: true, can_create_topic_group: await systemGroup("role:members") }),
       400,
-      "'can_create_topic_group' must be 'role:everyone' for private channels with protected history.",
+      "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
+      { code: "REQUEST_CONFUSING_VAR", parameters: "history_public_to_subscribers, can_create_topic_group" },
     );
-    expect(await server.db.stream.count({ where: { name: { in: ["nosuch", "guests", "default private", "default", "web", "bad folder", "everyone admin", "internet", "protected"] } } })).toBe(0);
+    await expectError(create("hamlet", { name: "deleters", can_delete_own_message_group: await systemGroup("role:members") }), 400, "Insufficient permission");
+    expect(await server.db.stream.count({ where: { name: { in: ["nosuch", "guests", "default private", "default", "web", "bad folder", "everyone admin", "internet", "protected", "deleters"] } } })).toBe(0);
+    // Moderators may open message deletion (can_set_delete_message_policy_group), and a shared-history private channel may restrict topics.
+    await expectSuccess(create("shiva", { name: "deleters", can_delete_own_message_group: await systemGroup("role:members") }));
+    await expectSuccess(create("iago", { name: "restricted topics", invite_only: true, history_public_to_subscribers: true, can_create_topic_group: await systemGroup("role:members") }));
   });
 
   it("needs the organization's creation permission for the channel's privacy", async () => {
@@ -114,6 +119,18 @@ describe("POST /channels/create", () => {
     // A new channel needs no "subscribed you" message: the creation message says it.
     const dms = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "is", operand: "dm" }] } as never } }));
     expect(dms.messages.some((m: any) => m.content.includes("announced"))).toBe(false);
+  });
+
+  it("posts the creation message in the empty topic of a channel that allows only that", async () => {
+    await expectSuccess(create("iago", { name: "one thread", topics_policy: "empty_topic_only" }));
+    const messages = (
+      await expectSuccess(
+        server.as("iago").GET("/messages", {
+          params: { query: { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "channel", operand: "one thread" }], allow_empty_topic_name: true } as never },
+        }),
+      )
+    ).messages;
+    expect(messages.map((m: any) => m.subject)).toEqual([""]);
   });
 
   it("accepts the encodings real clients send (form body, JSON text, query string)", async () => {

@@ -149,3 +149,17 @@ describe("register", () => {
     expect(state.never_subscribed.map((s: any) => s.name)).not.toContain("core team");
   });
 });
+
+describe("creating channels by name", () => {
+  it("applies the creation options and their rules", async () => {
+    const everyone = (await server.db.namedUserGroup.findFirstOrThrow({ where: { realmId: server.creds.realm.id, name: "role:members" } })).id;
+    await expectError(
+      subscribe("iago", { subscriptions: [{ name: "hidden history" }], invite_only: true, can_create_topic_group: everyone }),
+      400,
+      "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
+      { code: "REQUEST_CONFUSING_VAR", parameters: "history_public_to_subscribers, can_create_topic_group" },
+    );
+    await expectSuccess(subscribe("iago", { subscriptions: [{ name: "hidden history", description: "Quiet" }], invite_only: true, announce: true }));
+    expect(await server.db.stream.findFirstOrThrow({ where: { name: "hidden history" } })).toMatchObject({ inviteOnly: true, historyPublicToSubscribers: false, description: "Quiet" });
+  });
+});
