@@ -7,15 +7,11 @@ import { JsonableError } from "../errors.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { accessChannelFolder, channelFolderDict, checkChannelFolderName } from "../lib/channel-folders.ts";
 import { refuseNul } from "../lib/text.ts";
-import { isRealmAdmin } from "../lib/users.ts";
+import { activeUserIds, isRealmAdmin } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
 function requireAdmin(ctx: RequestContext) {
   if (!isRealmAdmin(ctx.user)) throw new JsonableError("Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
-}
-
-async function everyone(tx: Parameters<Parameters<typeof inTransaction>[2]>[0], realmId: number) {
-  return (await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
 }
 
 const rendered = (description: string) => (description ? renderMarkdown(description).html : "");
@@ -30,7 +26,7 @@ export async function createChannelFolder(ctx: RequestContext, input: { name: st
     const folder = await tx.channelFolder.create({
       data: { realmId: ctx.realm.id, name, description: input.description, renderedDescription: rendered(input.description), creatorId: ctx.user.id, order: (last._max.order ?? -1) + 1 },
     });
-    events.add({ type: "channel_folder", op: "add", channel_folder: channelFolderDict(folder) }, await everyone(tx, ctx.realm.id));
+    events.add({ type: "channel_folder", op: "add", channel_folder: channelFolderDict(folder) }, await activeUserIds(tx, ctx.realm.id));
     return folder.id;
   });
 }
@@ -57,6 +53,6 @@ export async function updateChannelFolder(ctx: RequestContext, folderId: number,
     }
     if (Object.keys(data).length === 0) return;
     await tx.channelFolder.update({ where: { id: folder.id }, data });
-    events.add({ type: "channel_folder", op: "update", channel_folder_id: folder.id, data: changed }, await everyone(tx, ctx.realm.id));
+    events.add({ type: "channel_folder", op: "update", channel_folder_id: folder.id, data: changed }, await activeUserIds(tx, ctx.realm.id));
   });
 }

@@ -16,12 +16,9 @@ import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
 import { metadataAudience, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
-import { refuseNul } from "../lib/text.ts";
-import { isGuest, isRealmAdmin, Role } from "../lib/users.ts";
+import { refuseNul, unprintablePosition } from "../lib/text.ts";
+import { activeUserIds, isGuest, isRealmAdmin, Role } from "../lib/users.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
-
-/** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
-export const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 /** Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
@@ -74,18 +71,6 @@ async function insertChannel(tx: Tx, realmId: number, data: Record<string, unkno
   return tx.stream.update({ where: { id: stream.id }, data: { recipientId: recipient.id } });
 }
 
-/** Subscribes users without events (organization setup and tests); the API uses bulkAddSubscriptions. */
-export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number; recipientId: number | null }, userIds: number[]) {
-  const existing = await tx.subscription.count({ where: { userProfileId: { in: userIds }, recipientId: stream.recipientId! } });
-  await tx.subscription.createMany({
-    data: userIds.map((userProfileId, i) => ({ realmId, userProfileId, recipientId: stream.recipientId!, color: COLORS[(stream.id + i) % COLORS.length]! })),
-    skipDuplicates: true,
-  });
-  const count = await tx.subscription.count({ where: { recipientId: stream.recipientId!, active: true, isUserActive: true } });
-  await tx.stream.update({ where: { id: stream.id }, data: { subscriberCount: count } });
-  return userIds.length - existing;
-}
-
 /** One channel to create, as the API gives it (POST /channels/create, POST /users/me/subscriptions). */
 export interface ChannelCreation {
   name: string;
@@ -107,8 +92,8 @@ export function checkChannelName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw new JsonableError("Channel name can't be empty.");
   if ([...name].length > MAX_CHANNEL_NAME_LENGTH) throw new JsonableError(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
-  const position = [...name].findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c));
-  if (position >= 0) throw new JsonableError(`Invalid character in channel name, at position ${position + 1}.`);
+  const position = unprintablePosition(name);
+  if (position) throw new JsonableError(`Invalid character in channel name, at position ${position}.`);
   return name;
 }
 
@@ -213,10 +198,7 @@ async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, str
   const dicts = await toChannelDicts(tx, streams as unknown as StreamRecord[]);
   const audience = await metadataAudience(tx, realm.id, streams);
   for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false }, audience.get(stream.id)!);
-  if (defaultsChanged) {
-    const everyone = await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } });
-    events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, everyone.map((u) => u.id));
-  }
+  if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, await activeUserIds(tx, realm.id));
 }
 
 /** The organization's default channels in API form (register's realm_default_streams). */

@@ -10,7 +10,7 @@ import { OFFERED_REALM_SETTINGS, settingChangeEvent, settingColumn } from "../li
 import { checkGroupSettingUpdate, deleteAnonymousGroups, type GroupSettingValue } from "../lib/user-groups.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { EmailVisibility } from "../lib/users.ts";
+import { activeUserIds, EmailVisibility } from "../lib/users.ts";
 import type { ZulipEvent } from "../events.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -129,7 +129,7 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     await tx.realm.update({ where: { id: realm.id }, data });
     // Only now does no row reference the anonymous groups a named group replaced.
     await deleteAnonymousGroups(tx, replaced);
-    const recipients = (await tx.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, select: { id: true } })).map((u) => u.id);
+    const recipients = await activeUserIds(tx, realm.id);
     if (echoed.email_address_visibility !== undefined) {
       // The organization-wide policy applies to every user, and their API emails follow it.
       // One statement for every user; the new email is apiEmailFor's rule: the real address for

@@ -11,7 +11,7 @@ import { silentMentionSyntax } from "../lib/message-links.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
 import type { SubscriptionResult } from "./subscriptions.ts";
 
-export type Principal = Pick<UserProfile, "id" | "email" | "isBot" | "fullName">;
+export type Principal = Pick<UserProfile, "id" | "email" | "isBot" | "fullName" | "botOwnerId">;
 
 /** Active users of the organization by ID or email, in one statement; any other is "No such user". */
 export async function subscriberUsers(ctx: Pick<RequestContext, "db" | "realm">, principals: (number | string)[]): Promise<Principal[]> {
@@ -20,7 +20,7 @@ export async function subscriberUsers(ctx: Pick<RequestContext, "db" | "realm">,
   if (ids.length === 0 && emails.length === 0) return [];
   const users = await ctx.db.userProfile.findMany({
     where: { realmId: ctx.realm.id, isActive: true, OR: [{ id: { in: ids.filter((id) => Number.isInteger(id) && id > 0 && id < 2 ** 31) } }, { email: { in: emails, mode: "insensitive" } }, { deliveryEmail: { in: emails, mode: "insensitive" } }] },
-    select: { id: true, email: true, deliveryEmail: true, isBot: true, fullName: true },
+    select: { id: true, email: true, deliveryEmail: true, isBot: true, fullName: true, botOwnerId: true },
   });
   for (const id of ids) if (!users.some((u) => u.id === id)) throw new JsonableError("No such user");
   for (const e of emails) if (!users.some((u) => u.email.toLowerCase() === e || u.deliveryEmail.toLowerCase() === e)) throw new JsonableError("No such user");

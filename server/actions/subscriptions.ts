@@ -8,7 +8,9 @@ import type { PendingEvents } from "../events.ts";
 import type { RequestContext } from "../context.ts";
 import { metadataAudience, type AudienceChannel } from "../lib/channels.ts";
 import { subscriptionDicts } from "../lib/subscriptions.ts";
-import { COLORS } from "./channels.ts";
+
+/** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
+const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
 
 export interface SubscriptionResult {
   /** [user id, channel id] pairs newly subscribed. */
@@ -38,6 +40,31 @@ async function updateSubscriberCounts(tx: Tx, streamIds: number[]) {
 }
 
 /**
+ * New subscription rows and reactivated ones (their settings kept), in one statement for any
+ * number of users and channels; RETURNING names exactly the subscriptions it added.
+ */
+type Channel = { id: number; recipientId: number | null };
+const pairsOf = <S extends Channel>(streams: S[], users: number[]) => streams.flatMap((s) => users.map((u) => [u, s] as const));
+
+async function insertSubscriptions(tx: Tx, realmId: number, pairs: (readonly [number, Channel])[]) {
+  return tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
+    INSERT INTO subscription (realm_id, user_profile_id, recipient_id, color, active, is_user_active)
+    SELECT ${realmId}, p.user_id, p.recipient_id, p.color, true, u.is_active
+    FROM unnest(${pairs.map(([u]) => u)}::int[], ${pairs.map(([, s]) => s.recipientId)}::int[], ${pairs.map(([u, s]) => COLORS[(u + s.id) % COLORS.length]!)}::text[])
+      AS p(user_id, recipient_id, color)
+    JOIN user_profile u ON u.id = p.user_id
+    ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true WHERE subscription.active = false
+    RETURNING user_profile_id, recipient_id`;
+}
+
+/** Subscribes users without events (organization setup and tests): bulkAddSubscriptions's rows and count. */
+export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number; recipientId: number | null }, userIds: number[]): Promise<number> {
+  const added = await insertSubscriptions(tx, realmId, pairsOf([stream], [...new Set(userIds)]));
+  await updateSubscriberCounts(tx, [stream.id]);
+  return added.length;
+}
+
+/**
  * Subscribes the users to the channels in the caller's transaction (inactive rows come back to
  * life with their settings) and adds Zulip's events: `subscription` add with the new subscriptions
  * to each new subscriber, `peer_add` to the others who may see the subscribers, and `stream` create
@@ -48,17 +75,9 @@ export async function bulkAddSubscriptions(tx: Tx, events: PendingEvents, ctx: A
   const users = [...new Set(userIds)];
   if (streams.length === 0 || users.length === 0) return result;
   const realmId = ctx.realm.id;
-  const pairs = streams.flatMap((s) => users.map((u) => [u, s] as const));
+  const pairs = pairsOf(streams, users);
   const audience = await metadataAudience(tx, realmId, streams);
-  // New rows and reactivated ones, in one statement; RETURNING names exactly the new subscriptions.
-  const added = await tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
-    INSERT INTO subscription (realm_id, user_profile_id, recipient_id, color, active, is_user_active)
-    SELECT ${realmId}, p.user_id, p.recipient_id, p.color, true, u.is_active
-    FROM unnest(${pairs.map(([u]) => u)}::int[], ${pairs.map(([, s]) => s.recipientId)}::int[], ${pairs.map(([u, s]) => COLORS[(u + s.id) % COLORS.length]!)}::text[])
-      AS p(user_id, recipient_id, color)
-    JOIN user_profile u ON u.id = p.user_id
-    ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true WHERE subscription.active = false
-    RETURNING user_profile_id, recipient_id`;
+  const added = await insertSubscriptions(tx, realmId, pairs);
   const addedSet = new Set(added.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
   for (const [u, s] of pairs) (addedSet.has(`${u}:${s.recipientId}`) ? result.subscribed : result.alreadySubscribed).push([u, s.id]);
   if (result.subscribed.length === 0) return result;

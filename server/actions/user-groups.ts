@@ -22,16 +22,12 @@ import {
   type GroupSettingValue,
 } from "../lib/user-groups.ts";
 import { refuseNul } from "../lib/text.ts";
-import { isRealmAdmin } from "../lib/users.ts";
+import { activeUserIds, isRealmAdmin } from "../lib/users.ts";
 import { silentMentionSyntax } from "../lib/message-links.ts";
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
 type Ctx = RequestContext;
-
-async function everyone(tx: Tx, realmId: number) {
-  return (await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
-}
 
 /** get_user_group_by_id_in_realm: a named group of the organization, else "Invalid user group". */
 export async function findUserGroup(db: Tx | Ctx["db"], realmId: number, groupId: number, options: { allowDeactivated: boolean }): Promise<NamedUserGroup> {
@@ -83,7 +79,7 @@ async function checkSubgroups(tx: Tx, realmId: number, groupIds: number[]) {
 }
 
 async function groupEvent(tx: Tx, events: PendingEvents, realmId: number, event: Record<string, unknown>) {
-  events.add({ type: "user_group", ...event }, await everyone(tx, realmId));
+  events.add({ type: "user_group", ...event }, await activeUserIds(tx, realmId));
 }
 
 export interface NewUserGroup {

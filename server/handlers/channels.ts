@@ -7,10 +7,9 @@ import { inTransaction } from "../actions/transaction.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
-import { channelDicts, hasMetadataAccess, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
-import { userGroupIds } from "../lib/permissions.ts";
-import { accessChannel, findChannel } from "../lib/streams.ts";
-import { isRealmAdmin } from "../lib/users.ts";
+import { channelDicts, channelsForViewer, hasContentAccessIn, hasMetadataAccess, toChannelDicts } from "../lib/channels.ts";
+import { accessChannel } from "../lib/streams.ts";
+import { isGuest, isRealmAdmin } from "../lib/users.ts";
 import type { GroupSettingValue } from "../lib/user-groups.ts";
 
 /** The options of a channel to create, as POST /channels/create and POST /users/me/subscriptions name them. */
@@ -65,46 +64,29 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   const { db, user, realm } = ctx;
   const includeAll = query.include_all === true || query.include_all_active === true;
   if (includeAll && !isRealmAdmin(user)) throw new JsonableError("User not authorized for this query");
-  const rows = (await db.stream.findMany({
-    where: { realmId: realm.id, ...(query.exclude_archived !== false ? { isArchived: false } : {}) },
-    // The default-channel rows are a statement of their own: read only when asked for.
-    select: { ...STREAM_RECORD_SELECT, ...(query.include_default === true ? { defaultStreams: { select: { id: true } } } : {}) },
-  })) as (StreamRecord & { defaultStreams?: { id: number }[] })[];
-  const subscribed = new Set(
-    (await db.subscription.findMany({ where: { userProfileId: user.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map((s) => s.recipientId),
-  );
+  const { rows, groups } = await channelsForViewer(db, realm, user, { includeArchived: query.exclude_archived === false, withDefaults: query.include_default === true });
   const ownerSubscribed =
     query.include_owner_subscribed && user.isBot && user.botOwnerId !== null
       ? new Set((await db.subscription.findMany({ where: { userProfileId: user.botOwnerId, active: true }, select: { recipientId: true } })).map((s) => s.recipientId))
       : new Set<number>();
-  const groups = await userGroupIds(db, user);
-  const guest = user.role === 600;
-  const chosen = rows.filter((s) => {
-    const isSub = subscribed.has(s.recipientId!);
-    if (includeAll) return true;
-    if (query.include_public !== false && !s.inviteOnly && !guest) return true;
-    if (query.include_web_public === true && s.isWebPublic) return true;
-    if (query.include_subscribed !== false && isSub) return true;
-    if (query.include_default === true && s.defaultStreams!.length > 0) return true;
-    if (ownerSubscribed.has(s.recipientId!) && hasMetadataAccess(user, s, isSub, groups)) return true;
-    // Content access: subscribed, public for non-guests, web-public, or allowed to subscribe.
-    if (query.include_can_access_content === true)
-      return isSub || s.isWebPublic || (!guest && (!s.inviteOnly || groups.has(s.canAddSubscribersGroupId) || groups.has(s.canSubscribeGroupId)));
-    return false;
-  });
+  const chosen = rows.filter(
+    (s) =>
+      includeAll ||
+      (query.include_public !== false && !s.inviteOnly && !isGuest(user)) ||
+      (query.include_web_public === true && s.isWebPublic) ||
+      (query.include_subscribed !== false && s.subscribed) ||
+      (query.include_default === true && s.defaultStreams!.length > 0) ||
+      (ownerSubscribed.has(s.recipientId!) && hasMetadataAccess(user, s, s.subscribed, groups)) ||
+      (query.include_can_access_content === true && hasContentAccessIn(user, s, s.subscribed, groups)),
+  );
   const streams = await toChannelDicts(db, chosen);
   streams.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { streams };
 };
 
 /** A channel whose existence the caller may know (access_stream_by_id with require_content_access=False). */
-async function accessChannelMetadata(ctx: Parameters<Handler<"get-stream-by-id">>[1], streamId: number) {
-  const stream = await findChannel(ctx.db, ctx.realm.id, { id: streamId });
-  if (!stream) throw new JsonableError("Invalid channel ID");
-  const subscribed = stream.subscriberIds.includes(ctx.user.id);
-  if (!hasMetadataAccess(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user))) throw new JsonableError("Invalid channel ID");
-  return stream;
-}
+const accessChannelMetadata = (ctx: Parameters<Handler<"get-stream-by-id">>[1], streamId: number) =>
+  accessChannel(ctx.db, ctx.user, { id: streamId }, { allowArchived: true, requireContentAccess: false });
 
 /** GET /streams/{stream_id} (get_stream_backend). */
 export const getStreamById: Handler<"get-stream-by-id"> = async ({ path }, ctx) => {

@@ -6,6 +6,7 @@ import type { ChannelFolder, Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { isStorableId } from "./messages.ts";
 import { unixSeconds } from "./time.ts";
+import { unprintablePosition } from "./text.ts";
 
 export const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;
 
@@ -23,8 +24,8 @@ export async function accessChannelFolder(db: Db, realmId: number, folderId: num
 export async function checkChannelFolderName(db: Db, realmId: number, raw: string, except?: number): Promise<string> {
   const name = raw.trim();
   if (name === "") throw new JsonableError("Channel folder name can't be empty.");
-  const position = [...name].findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c));
-  if (position >= 0) throw new JsonableError(`Invalid character in channel folder name, at position ${position + 1}.`);
+  const position = unprintablePosition(name);
+  if (position) throw new JsonableError(`Invalid character in channel folder name, at position ${position}.`);
   const clash = await db.channelFolder.findFirst({ where: { realmId, name: { equals: name, mode: "insensitive" }, ...(except ? { id: { not: except } } : {}) }, select: { id: true } });
   if (clash) throw new JsonableError(`Channel folder '${name}' already exists`);
   return name;

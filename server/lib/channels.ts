@@ -133,21 +133,40 @@ export function hasMetadataAccess(viewer: Viewer, stream: Pick<StreamRecord, "in
   return groups.has(stream.canAdministerChannelGroupId) || groups.has(stream.canAddSubscribersGroupId) || groups.has(stream.canSubscribeGroupId);
 }
 
-/** The viewer's groups, for hasMetadataAccess over many channels. */
-export const viewerGroups = (db: Db, viewer: Viewer) => userGroupIds(db, viewer);
+/**
+ * Whether the user may read the channel's messages (user_has_content_access): a web-public
+ * channel, a subscription, a public channel for a non-guest, or for a private one the right to
+ * subscribe others or themselves (settings guests never hold).
+ */
+export function hasContentAccessIn(viewer: Viewer, stream: Pick<StreamRecord, "inviteOnly" | "isWebPublic" | "canAddSubscribersGroupId" | "canSubscribeGroupId">, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+  if (stream.isWebPublic || subscribed) return true;
+  if (isGuest(viewer)) return false;
+  return !stream.inviteOnly || groups.has(stream.canAddSubscribersGroupId) || groups.has(stream.canSubscribeGroupId);
+}
 
 /**
- * register's `streams`: every channel the user may see (do_get_streams with include_public,
- * include_web_public and include_subscribed, archived ones left out).
+ * The organization's channels as one viewer sees them: the rows (archived ones only when asked),
+ * whether the viewer is subscribed to each, and the viewer's groups for the access rules above;
+ * two statements (a third for the default-channel rows, only when asked for).
  */
-export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; user: Viewer }): Promise<ChannelDict[]> {
-  const { db, user, realm } = ctx;
-  const rows = (await db.stream.findMany({ where: { realmId: realm.id, isArchived: false }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } })) as StreamRecord[];
+export async function channelsForViewer(db: Db, realm: Pick<Realm, "id">, viewer: Viewer, options: { includeArchived?: boolean; withDefaults?: boolean } = {}) {
+  const rows = (await db.stream.findMany({
+    where: { realmId: realm.id, ...(options.includeArchived ? {} : { isArchived: false }) },
+    select: { ...STREAM_RECORD_SELECT, ...(options.withDefaults ? { defaultStreams: { select: { id: true } } } : {}) },
+    orderBy: { id: "asc" },
+  })) as (StreamRecord & { defaultStreams?: { id: number }[] })[];
   const subscribed = new Set(
-    (await db.subscription.findMany({ where: { userProfileId: user.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map((s) => s.recipientId),
+    (await db.subscription.findMany({ where: { userProfileId: viewer.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map(
+      (s) => s.recipientId,
+    ),
   );
-  const groups = await userGroupIds(db, user);
-  return toChannelDicts(db, rows.filter((s) => hasMetadataAccess(user, s, subscribed.has(s.recipientId!), groups)));
+  return { rows: rows.map((r) => ({ ...r, subscribed: subscribed.has(r.recipientId!) })), groups: await userGroupIds(db, viewer) };
+}
+
+/** register's `streams`: every channel the user may see, archived ones left out. */
+export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; user: Viewer }): Promise<ChannelDict[]> {
+  const { rows, groups } = await channelsForViewer(ctx.db, ctx.realm, ctx.user);
+  return toChannelDicts(ctx.db, rows.filter((s) => hasMetadataAccess(ctx.user, s, s.subscribed, groups)));
 }
 
 /** What deciding who may see a channel reads of it. */

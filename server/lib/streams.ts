@@ -5,9 +5,8 @@
  */
 import { Prisma, type Db, type UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import { hasGroupPermission } from "./permissions.ts";
-import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
-import { isGuest } from "./users.ts";
+import { userGroupIds } from "./permissions.ts";
+import { hasContentAccessIn, hasMetadataAccess } from "./channels.ts";
 import { isStorableId } from "./messages.ts";
 import { isStorableText } from "./text.ts";
 
@@ -118,35 +117,30 @@ async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Pr
   }));
 }
 
-/**
- * Whether the user may read the channel's messages (zerver/lib/streams.py user_has_content_access):
- * a web-public channel, a subscription, a public channel for a non-guest, or for a private one
- * the right to subscribe (others or themselves).
- */
+/** Whether the user may read the channel's messages (lib/channels.ts hasContentAccessIn, the user's groups cached). */
 export async function hasContentAccess(db: Db, user: Pick<UserProfile, "id" | "realmId" | "role">, stream: ChannelRow): Promise<boolean> {
-  if (stream.isWebPublic || stream.subscriberIds.includes(user.id)) return true;
-  if (isGuest(user)) return false;
-  if (!stream.inviteOnly) return true;
-  return (
-    (await hasGroupPermission(db, user, CHANNEL_GROUP_SETTINGS.can_add_subscribers_group, stream)) ||
-    (await hasGroupPermission(db, user, CHANNEL_GROUP_SETTINGS.can_subscribe_group, stream))
-  );
+  const subscribed = stream.subscriberIds.includes(user.id);
+  return hasContentAccessIn(user, stream, subscribed, subscribed || stream.isWebPublic ? new Set() : await userGroupIds(db, user));
 }
 
 /**
  * A channel the user may access by id or name, else Zulip's "Invalid channel ID" / "Invalid channel
  * name '<name>'" (access_stream_by_id / access_stream_by_name): archived channels only when
- * `allowArchived`, private ones only with content access.
+ * `allowArchived`; with `requireContentAccess: false`, knowing the channel exists is enough
+ * (user_has_metadata_access), else its messages must be readable.
  */
 export async function accessChannel(
   db: Db,
   user: Pick<UserProfile, "id" | "realmId" | "role">,
   by: { id: number } | { name: string },
-  options: { allowArchived?: boolean } = {},
+  options: { allowArchived?: boolean; requireContentAccess?: boolean } = {},
 ): Promise<ChannelRow & { subscribed: boolean }> {
   const error = () => new JsonableError("id" in by ? "Invalid channel ID" : `Invalid channel name '${by.name}'`);
   const stream = await findChannel(db, user.realmId, by);
   if (!stream || (stream.isArchived && !options.allowArchived)) throw error();
-  if (!(await hasContentAccess(db, user, stream))) throw error();
-  return { ...stream, subscribed: stream.subscriberIds.includes(user.id) };
+  const subscribed = stream.subscriberIds.includes(user.id);
+  const allowed =
+    options.requireContentAccess === false ? hasMetadataAccess(user, stream, subscribed, await userGroupIds(db, user)) : await hasContentAccess(db, user, stream);
+  if (!allowed) throw error();
+  return { ...stream, subscribed };
 }

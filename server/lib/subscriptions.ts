@@ -18,11 +18,11 @@ export type IncludeSubscribers = boolean | "partial";
 type SubscriberList = { subscribers: number[] } | { partial_subscribers: number[] };
 
 /**
- * Subscriber lists of the given channels (by recipient), in one query (two for "partial"):
- * `subscribers` for each, or with "partial", `partial_subscribers` (bots and recently active
- * users) for large channels.
+ * Subscriber lists of the given channels (by recipient), in one query (two for partial lists):
+ * `subscribers` for each, or with `partialAt` (now), `partial_subscribers` (bots and users active
+ * in the 14 days before it) for large channels.
  */
-export async function subscriberLists(db: Db, realmId: number, now: Date, recipientIds: number[], mode: "full" | "partial"): Promise<Map<number, SubscriberList>> {
+export async function subscriberLists(db: Db, realmId: number, recipientIds: number[], mode: { partialAt: Date } | "full"): Promise<Map<number, SubscriberList>> {
   const rows = await db.subscription.findMany({
     where: { recipientId: { in: recipientIds }, active: true, isUserActive: true },
     select: { recipientId: true, userProfileId: true, userProfile: { select: { isBot: true } } },
@@ -31,17 +31,18 @@ export async function subscriberLists(db: Db, realmId: number, now: Date, recipi
   const byRecipient = new Map<number, typeof rows>(recipientIds.map((id) => [id, []]));
   for (const row of rows) byRecipient.get(row.recipientId)!.push(row);
   const large = [...byRecipient.values()].some((r) => r.length >= PARTIAL_SUBSCRIBERS_THRESHOLD);
+  const partial = mode === "full" ? null : mode.partialAt;
   const active =
-    mode === "partial" && large
+    partial && large
       ? new Set(
-          (await db.userPresence.findMany({ where: { realmId, lastActiveTime: { gte: new Date(now.getTime() - RECENTLY_ACTIVE_MS) } }, select: { userProfileId: true } })).map(
+          (await db.userPresence.findMany({ where: { realmId, lastActiveTime: { gte: new Date(partial.getTime() - RECENTLY_ACTIVE_MS) } }, select: { userProfileId: true } })).map(
             (p) => p.userProfileId,
           ),
         )
       : new Set<number>();
   const lists = new Map<number, SubscriberList>();
   for (const [recipientId, subs] of byRecipient) {
-    if (mode === "partial" && subs.length >= PARTIAL_SUBSCRIBERS_THRESHOLD)
+    if (partial && subs.length >= PARTIAL_SUBSCRIBERS_THRESHOLD)
       lists.set(recipientId, { partial_subscribers: subs.filter((s) => s.userProfile.isBot || active.has(s.userProfileId)).map((s) => s.userProfileId) });
     else lists.set(recipientId, { subscribers: subs.map((s) => s.userProfileId) });
   }
@@ -98,7 +99,7 @@ export async function subscriptionDicts(db: Db, realm: Pick<Realm, "id">, userId
   const streams = (await db.stream.findMany({ where: { realmId: realm.id, id: { in: streamIds } }, select: STREAM_RECORD_SELECT })) as StreamRecord[];
   const subs = await db.subscription.findMany({ where: { userProfileId: { in: userIds }, recipientId: { in: streams.map((s) => s.recipientId!) } }, select: SUBSCRIPTION_SELECT });
   const dicts = await toChannelDicts(db, streams);
-  const lists = options.includeSubscribers ? await subscriberLists(db, realm.id, new Date(), streams.map((s) => s.recipientId!), "full") : null;
+  const lists = options.includeSubscribers ? await subscriberLists(db, realm.id, streams.map((s) => s.recipientId!), "full") : null;
   const byRecipient = new Map(streams.map((s, i) => [s.recipientId!, { stream: s, dict: dicts[i]! }]));
   const result = new Map<string, Record<string, unknown>>();
   for (const sub of subs) {
@@ -131,7 +132,7 @@ export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "real
   const dicts = await toChannelDicts(db, visible);
   const seeSubscribers = (s: StreamRecord) => subByRecipient.get(s.recipientId!)?.active || !isGuest(user) || s.isWebPublic;
   const lists =
-    includeSubscribers === false ? null : await subscriberLists(db, realm.id, ctx.now(), visible.filter(seeSubscribers).map((s) => s.recipientId!), includeSubscribers === "partial" ? "partial" : "full");
+    includeSubscribers === false ? null : await subscriberLists(db, realm.id, visible.filter(seeSubscribers).map((s) => s.recipientId!), includeSubscribers === "partial" ? { partialAt: ctx.now() } : "full");
   const subscriptions: Record<string, unknown>[] = [];
   const unsubscribed: Record<string, unknown>[] = [];
   const neverSubscribed: Record<string, unknown>[] = [];

@@ -24,6 +24,14 @@ export function refuseNul(text: string, what: string): string {
   return text;
 }
 
+/**
+ * check_string_is_printable: the 1-based position of the first control, surrogate or unassigned
+ * character of a name, or 0 (channel and channel-folder names).
+ */
+export function unprintablePosition(text: string): number {
+  return [...text].findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c)) + 1;
+}
+
 /** PostgreSQL text cannot hold NUL: such a value names nothing, and raw SQL must not compare it. */
 export const isStorableText = (text: string) => !text.includes("\0");
 

@@ -11,6 +11,7 @@ import type { Schemas } from "../http/types.ts";
 import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
 import * as permissions from "./permissions.ts";
 import { refuseNul } from "./text.ts";
+import { unixSeconds } from "./time.ts";
 
 export { SystemGroups, type SystemGroupName } from "./group-settings.ts";
 
@@ -256,7 +257,7 @@ export async function userGroupDicts(db: Db, realmId: number, options: { include
       is_system_group: g.isSystemGroup,
       deactivated: g.deactivated,
       creator_id: g.creatorId,
-      date_created: g.isSystemGroup ? null : Math.floor(g.dateCreated.getTime() / 1000),
+      date_created: g.isSystemGroup ? null : unixSeconds(g.dateCreated),
     };
     for (const s of settings) dict[s.name] = values.get(g[s.field as keyof typeof g] as number);
     return dict as Schemas["UserGroup"];

@@ -155,3 +155,8 @@ export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer
   if (byDelivery && canSeeDeliveryEmail(viewer, byDelivery)) return byDelivery;
   throw new JsonableError("No such user");
 }
+
+/** The ids of the organization's active users and bots (the audience of organization-wide events). */
+export async function activeUserIds(db: Db, realmId: number): Promise<number[]> {
+  return (await db.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
+}

@@ -3,7 +3,8 @@
  * (zilencer/management/commands/populate_db.py): its users, bots, channels and a few messages.
  */
 import { randomBytes } from "node:crypto";
-import { doCreateChannel, doSubscribe } from "../actions/channels.ts";
+import { doCreateChannel } from "../actions/channels.ts";
+import { doSubscribe } from "../actions/subscriptions.ts";
 import { checkSendMessage } from "../actions/messages.ts";
 import { doCreateRealm } from "../actions/realms.ts";
 import { doCreateUser } from "../actions/users.ts";

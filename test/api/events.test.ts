@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
-import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
+import { doCreateChannel } from "../../server/actions/channels.ts";
+import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { createUser, doCreateUser } from "../../server/actions/users.ts";
 
 const server = useTestServer();

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { doSubscribe } from "../../server/actions/channels.ts";
+import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { doCreateUser } from "../../server/actions/users.ts";
 import { encodeParam } from "../../client/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";

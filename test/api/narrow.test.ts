@@ -3,7 +3,8 @@
  * bit positions, anchors (first_unread among them), and whose history a narrow reads.
  */
 import { describe, expect, it } from "vitest";
-import { doCreateChannel, doSubscribe } from "../../server/actions/channels.ts";
+import { doCreateChannel } from "../../server/actions/channels.ts";
+import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { Prisma } from "../../server/db.ts";
 import { countStatements } from "../../server/db/statements.ts";
 import { getMessages } from "../../server/handlers/messages.ts";

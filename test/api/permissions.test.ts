@@ -3,7 +3,7 @@
  * anonymous groups deleted, Zulip's refusals, and cached memberships that follow every change.
  */
 import { describe, expect, it } from "vitest";
-import { doSubscribe } from "../../server/actions/channels.ts";
+import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { doCreateUser } from "../../server/actions/users.ts";
 import { countStatements } from "../../server/db/statements.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
