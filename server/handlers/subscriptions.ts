@@ -68,7 +68,7 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
   const principals = (body.principals ?? []) as (number | string)[];
   const users = principals.length > 0 ? await subscriberUsers(ctx, principals) : [ctx.user];
   // Bots a user owns are theirs to unsubscribe (user_directly_controls_user).
-  const others = users.some((u) => u.id !== ctx.user.id && !(u.isBot && "botOwnerId" in u && u.botOwnerId === ctx.user.id));
+  const others = users.some((u) => u.id !== ctx.user.id && !(u.isBot && u.botOwnerId === ctx.user.id));
   const names = body.subscriptions.map((n) => n.trim());
   const found = await channelsByName(ctx.db, ctx.realm.id, names);
   const missing = names.filter((n) => !found.has(n.toLowerCase()));

@@ -130,6 +130,12 @@ describe("DELETE /users/me/subscriptions", () => {
     expect(result.removed).toEqual(["Venice"]);
   });
 
+  it("lets a bot's owner unsubscribe the bot without permission over others (user_directly_controls_user)", async () => {
+    await expectSuccess(subscribe("iago", { subscriptions: [{ name: "Venice" }], principals: [id("default-bot")] }));
+    await expectError(unsubscribe("othello", { subscriptions: ["Venice"], principals: [id("default-bot")] }), 400, "Insufficient permission");
+    expect((await expectSuccess(unsubscribe("hamlet", { subscriptions: ["Venice"], principals: [id("default-bot")] }))).removed).toEqual(["Venice"]);
+  });
+
   it("accepts a form body on DELETE, as Zulip clients send it", async () => {
     await expectSuccess(subscribe("aaron", { subscriptions: [{ name: "Rome" }] }));
     const auth = "Basic " + Buffer.from(`${server.creds.users.aaron!.email}:${server.creds.users.aaron!.api_key}`).toString("base64");
