@@ -4,7 +4,7 @@
  * test_subs.py).
  */
 import { describe, expect, it } from "vitest";
-import { encodeParam } from "../../client/index.ts";
+import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { doCreateUser } from "../../server/actions/users.ts";
-import { encodeParam } from "../../client/index.ts";
+import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";

@@ -3,7 +3,7 @@
  * with the request example its spec gives, which also proves every example passes validation.
  */
 import { describe, expect, it } from "vitest";
-import { encodeParam } from "../../client/index.ts";
+import { encodeParam } from "../../client/src/index.ts";
 import { deref, HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";

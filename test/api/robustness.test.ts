@@ -4,7 +4,7 @@
  * answer with a spec-conforming error or success, never a 5xx.
  */
 import { describe, expect, it } from "vitest";
-import { encodeParam } from "../../client/index.ts";
+import { encodeParam } from "../../client/src/index.ts";
 import { deref, HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { useTestServer } from "../helpers/server.ts";

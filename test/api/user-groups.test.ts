@@ -4,7 +4,7 @@
  * (zerver/tests/test_user_groups.py).
  */
 import { describe, expect, it } from "vitest";
-import { encodeParam } from "../../client/index.ts";
+import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/net.ts";
-import { createZulipClient, type ZulipClient } from "../../client/index.ts";
+import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openDatabase } from "../../server/db.ts";
 import { EventBus } from "../../server/events.ts";

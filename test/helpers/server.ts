@@ -20,7 +20,7 @@ import { EventBus, type EventBusOptions } from "../../server/events.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
-import { createZulipClient, type ZulipClient } from "../../client/index.ts";
+import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { createTestDatabase } from "./db.ts";
 import { specCheckMiddleware } from "./spec-check.ts";
 
