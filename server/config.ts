@@ -26,27 +26,71 @@ export interface Config {
   maxFileUploadSizeMib: number;
   /** Whether organizations may have web-public channels (Zulip's WEB_PUBLIC_STREAMS_ENABLED; off by default, as in production). */
   webPublicStreamsEnabled: boolean;
+  /** GET /metrics (Prometheus) on a listener of its own; off (undefined) unless METRICS_PORT is set. */
+  metricsPort: number | undefined;
+  /** Where the metrics listener binds: loopback unless told otherwise, so metrics are never public by default. */
+  metricsHost: string;
 }
 
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
+/** A setting the server cannot start with: names the variable and what it accepts. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    accepts: string,
+  ) {
+    super(`${variable} must be ${accepts}, not ${JSON.stringify(value)}`);
+    this.name = "ConfigError";
+  }
+}
+
+function integer(env: NodeJS.ProcessEnv, variable: string, fallback: number, min: number, max: number, accepts: string): number {
+  const raw = env[variable];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(variable, raw, accepts);
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, variable: string, fallback: boolean): boolean {
+  const raw = env[variable];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const v = raw.trim().toLowerCase();
+  if (v === "true" || v === "on" || v === "1") return true;
+  if (v === "false" || v === "off" || v === "0") return false;
+  throw new ConfigError(variable, raw, '"true" or "false"');
+}
+
+/** Reads and checks every setting; throws ConfigError for the first bad one (before anything is opened). */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.PORT ?? 9991);
-  const host = env.HOST ?? "127.0.0.1";
+  const port = integer(env, "PORT", 9991, 0, 65535, "a port number (0 to 65535)");
+  const host = env.HOST?.trim() || "127.0.0.1";
+  const logLevel = (env.LOG_LEVEL?.trim() || "info").toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", env.LOG_LEVEL!, `one of ${LOG_LEVELS.join(", ")}`);
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("DATABASE_URL", databaseUrl.replace(/:[^:@/]*@/, ":***@"), "a postgresql:// URL");
+  const ms = (variable: string, fallback: number) => integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
+  const metricsPort = env.METRICS_PORT?.trim() ? integer(env, "METRICS_PORT", 0, 0, 65535, "a port number (0 to 65535)") : undefined;
   return {
     port,
     host,
     dataDir: resolve(env.DATA_DIR ?? "data"),
-    databaseUrl: env.DATABASE_URL || undefined,
-    logLevel: env.LOG_LEVEL ?? "info",
-    externalHost: env.EXTERNAL_HOST ?? `${host}:${port}`,
-    validateResponses: (env.VALIDATE_RESPONSES ?? (env.NODE_ENV === "production" ? "false" : "true")) === "true",
-    eventHeartbeatMs: Number(env.EVENT_HEARTBEAT_MS ?? 50_000),
-    shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS ?? 10_000),
+    databaseUrl,
+    logLevel,
+    externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
+    validateResponses: flag(env, "VALIDATE_RESPONSES", env.NODE_ENV !== "production"),
+    eventHeartbeatMs: ms("EVENT_HEARTBEAT_MS", 50_000),
+    shutdownTimeoutMs: ms("SHUTDOWN_TIMEOUT_MS", 10_000),
     // Other processes' scheduled messages are found by looking: often on a shared PostgreSQL, and
     // rarely on the embedded database, which no other process writes (its own wake the loop).
-    scheduledDeliveryIntervalMs: Number(env.SCHEDULED_DELIVERY_INTERVAL_MS ?? (env.DATABASE_URL ? 1000 : 60_000)),
+    scheduledDeliveryIntervalMs: ms("SCHEDULED_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
     pgliteFsync: pgliteFsyncFromEnv(env),
-    maxFileUploadSizeMib: Number(env.MAX_FILE_UPLOAD_SIZE ?? 25),
-    webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === "true",
+    maxFileUploadSizeMib: integer(env, "MAX_FILE_UPLOAD_SIZE", 25, 1, 1_000_000, "a whole number of MiB"),
+    webPublicStreamsEnabled: flag(env, "WEB_PUBLIC_STREAMS_ENABLED", false),
+    metricsPort,
+    metricsHost: env.METRICS_HOST?.trim() || "127.0.0.1",
   };
 }
 
@@ -55,5 +99,5 @@ export function pgliteFsyncFromEnv(env: NodeJS.ProcessEnv = process.env): boolea
   const v = (env.PGLITE_FSYNC ?? "on").trim().toLowerCase();
   if (v === "on" || v === "true" || v === "1" || v === "") return true;
   if (v === "off" || v === "false" || v === "0") return false;
-  throw new Error(`PGLITE_FSYNC must be "on" or "off", not ${JSON.stringify(env.PGLITE_FSYNC)}`);
+  throw new ConfigError("PGLITE_FSYNC", env.PGLITE_FSYNC!, '"on" or "off"');
 }

@@ -1,89 +1,69 @@
 /**
  * `npm run manage -- <command> [options]`: administration from the command line, on the same
- * DATA_DIR or DATABASE_URL as the server (run it while the server is stopped when using the
- * embedded database: one process owns a PGlite data directory at a time).
- *
- *   create-realm --name NAME --email OWNER_EMAIL --password PASSWORD [--full-name NAME] [--string-id ID]
- *   create-user  --email EMAIL --full-name NAME [--role owner|administrator|moderator|member|guest] [--password PASSWORD] [--realm STRING_ID]
- *   populate-db  --credentials FILE
+ * DATA_DIR or DATABASE_URL as the server (with the embedded database, stop the server first: one
+ * process owns a PGlite data directory at a time). `--help` lists the commands; `<command>
+ * --help` its options. Exit codes: 0 done, 1 failed, 2 wrong command line (see manage/cli.ts).
  */
-import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { doCreateRealm } from "./actions/realms.ts";
-import { createUser, doCreateUser } from "./actions/users.ts";
+import { configFromEnv, ConfigError } from "./config.ts";
 import { JsonableError } from "./errors.ts";
-import { hashPassword } from "./lib/passwords.ts";
-import { fakeEmailDomain } from "./lib/realms.ts";
-import { Role } from "./lib/users.ts";
+import { commandHelp, parseCommandArgs, PROGRAM, UsageError, type Command } from "./manage/cli.ts";
+import { COMMANDS } from "./manage/commands.ts";
 import { openForCommand } from "./manage/context.ts";
-import { populateDevRealm } from "./manage/populate-db.ts";
 
-const ROLES: Record<string, number> = { owner: Role.OWNER, administrator: Role.ADMINISTRATOR, admin: Role.ADMINISTRATOR, moderator: Role.MODERATOR, member: Role.MEMBER, guest: Role.GUEST };
-const USAGE = `usage: npm run manage -- <command> [options]
-  create-realm --name NAME --email OWNER_EMAIL --password PASSWORD [--full-name NAME] [--string-id ID]
-  create-user  --email EMAIL --full-name NAME [--role owner|administrator|moderator|member|guest] [--password PASSWORD] [--realm STRING_ID]
-  populate-db  --credentials FILE`;
+const HELP = [
+  "Administration of the chat server, on its database (DATA_DIR or DATABASE_URL).\n",
+  `usage: ${PROGRAM} <command> [options]\n`,
+  "commands:",
+  ...COMMANDS.map((c) => `  ${c.name.padEnd(16)}${c.summary}`),
+  "",
+  `Run \`${PROGRAM} <command> --help\` for a command's options.`,
+].join("\n");
 
-const [command, ...rest] = process.argv.slice(2);
-const { values } = parseArgs({
-  args: rest,
-  options: {
-    name: { type: "string" },
-    email: { type: "string" },
-    password: { type: "string" },
-    "full-name": { type: "string" },
-    "string-id": { type: "string" },
-    role: { type: "string" },
-    realm: { type: "string" },
-    credentials: { type: "string" },
-  },
-});
+class Failure extends Error {}
 
-function need(option: keyof typeof values): string {
-  const v = values[option];
-  if (typeof v !== "string" || v === "") throw new JsonableError(`--${option} is required\n${USAGE}`);
-  return v;
-}
-
-async function main() {
-  if (!command || !["create-realm", "create-user", "populate-db"].includes(command)) throw new JsonableError(USAGE);
-  const { deps, database } = await openForCommand();
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    (name === undefined ? process.stderr : process.stdout).write(HELP + "\n");
+    return name === undefined ? 2 : 0;
+  }
+  const command: Command<unknown> | undefined = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new UsageError(`unknown command '${name}' (commands: ${COMMANDS.map((c) => c.name).join(", ")}; see ${PROGRAM} --help)`);
+  const { help, values } = parseCommandArgs(command, args);
+  if (help) {
+    process.stdout.write(commandHelp(command) + "\n");
+    return 0;
+  }
+  const config = configFromEnv();
+  const checked = await command.check(values);
+  let opened: Awaited<ReturnType<typeof openForCommand>>;
   try {
-    if (command === "populate-db") {
-      const file = need("credentials");
-      const creds = await populateDevRealm(deps);
-      writeFileSync(file, JSON.stringify(creds, null, 2) + "\n", { mode: 0o600 });
-      console.log(`Created organization "${creds.realm.name}" with ${Object.keys(creds.users).length} users; credentials written to ${file}`);
-    } else if (command === "create-realm") {
-      const name = need("name");
-      const email = need("email");
-      const passwordHash = await hashPassword(need("password"));
-      const stringId = values["string-id"] ?? (name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "org");
-      const owner = await deps.db.$transaction(async (tx) => {
-        const realm = await doCreateRealm(tx, { name, stringId });
-        return doCreateUser(tx, realm, { email, fullName: values["full-name"] ?? email.split("@")[0]!, role: Role.OWNER, passwordHash }, await fakeEmailDomain(tx, realm, deps.config));
-      });
-      console.log(owner.apiKey);
-    } else {
-      const email = need("email");
-      const fullName = need("full-name");
-      const role = ROLES[values.role ?? "member"] ?? Number(values.role);
-      if (!Object.values(Role).includes(role as 400)) throw new JsonableError(`Unknown role: ${values.role}`);
-      const realm = values.realm !== undefined
-        ? await deps.db.realm.findFirst({ where: { stringId: values.realm } })
-        : await deps.db.realm.findFirst({ orderBy: { id: "asc" } });
-      if (!realm) throw new JsonableError(values.realm !== undefined ? `No organization '${values.realm}'` : "No organization yet: run create-realm first");
-      const passwordHash = values.password ? await hashPassword(values.password) : null;
-      const user = await createUser(deps, realm, { email, fullName, role, passwordHash });
-      console.log(user.apiKey);
-    }
+    opened = await openForCommand(config);
+  } catch (err) {
+    throw new Failure(`cannot open the database: ${(err as Error).message}`);
+  }
+  const { deps, database } = opened;
+  try {
+    const lines = await command.run(checked, deps);
+    process.stdout.write(lines.join("\n") + "\n");
+    return 0;
   } finally {
     deps.events.close();
     await database.close();
   }
 }
 
-main().catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const name = process.argv[2];
+    const command = COMMANDS.find((c) => c.name === name);
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}${command ? ` (see ${PROGRAM} ${command.name} --help)` : ""}\n`);
+      process.exit(2);
+    }
+    const message = err instanceof JsonableError || err instanceof Failure || err instanceof ConfigError ? err.message : `${(err as Error)?.message ?? err}`;
+    process.stderr.write(`error: ${message}\n`);
+    process.exit(1);
+  },
+);

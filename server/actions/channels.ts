@@ -5,7 +5,7 @@
  * transaction. Subscribing is actions/subscriptions.ts.
  */
 import type { Prisma, Realm, Stream, Tx } from "../db.ts";
-import type { RequestContext } from "../context.ts";
+import type { AppDeps, RequestContext } from "../context.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
@@ -19,6 +19,7 @@ import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts"
 import { refuseNul, unprintablePosition } from "../lib/text.ts";
 import { activeUserIds, isGuest, isRealmAdmin, Role } from "../lib/users.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
+import { inTransaction } from "./transaction.ts";
 
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 /** Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
@@ -238,4 +239,27 @@ export async function announceNewChannels(tx: Tx, events: PendingEvents, ctx: Re
     const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
     await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: stream.id, topic }, content, { readByUserIds: readBy });
   }
+}
+
+/**
+ * A channel made from the command line (Zulip's `manage.py create_stream`, create_stream_if_needed
+ * with acting_user=None): no creator, so the creator-default settings hold nobody; no "channel
+ * events" message and no subscribers. Organization users hear of it as from the API.
+ */
+export async function createChannelWithoutCreator(
+  deps: Pick<AppDeps, "db" | "events">,
+  realm: Realm,
+  input: { name: string; description: string; inviteOnly: boolean; isDefaultStream: boolean },
+): Promise<Stream> {
+  const name = checkChannelName(input.name);
+  if (input.isDefaultStream && input.inviteOnly) throw new JsonableError("A default channel cannot be private.");
+  const description = refuseNul(input.description.replace(/\n/g, " "), "channel description");
+  return inTransaction(deps, realm.id, async (tx, events) => {
+    const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`;
+    if (existing.length > 0) throw channelExistsError(name);
+    const stream = await doCreateChannel(tx, realm.id, { name, description, inviteOnly: input.inviteOnly }, events);
+    if (input.isDefaultStream) await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
+    await announceCreation(tx, events, realm, [stream], input.isDefaultStream);
+    return stream;
+  });
 }

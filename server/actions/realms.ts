@@ -1,10 +1,19 @@
 /**
  * Creating an organization: the realm row, its system groups (Zulip's role:* groups nested
  * owners ⊂ administrators ⊂ moderators ⊂ fullmembers ⊂ members ⊂ everyone ⊂ internet, and
- * role:nobody) and the realm's permission settings pointing at them, in one transaction.
+ * role:nobody) and the realm's permission settings pointing at them, in one transaction;
+ * doCreateOrganization adds what a new organization starts with (owner, channels, bot).
  */
 import { randomUUID } from "node:crypto";
-import type { Tx } from "../db.ts";
+import type { AppDeps } from "../context.ts";
+import { Prisma, type Tx } from "../db.ts";
+import { JsonableError } from "../errors.ts";
+import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../lib/realms.ts";
+import { Role } from "../lib/users.ts";
+import { doCreateChannel } from "./channels.ts";
+import { NOTIFICATION_BOT_EMAIL } from "./internal-send.ts";
+import { doSubscribe } from "./subscriptions.ts";
+import { doCreateUser, type NewUser } from "./users.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { REALM_GROUP_SETTINGS, settingColumn, SystemGroups, USER_GROUP_SETTINGS, type DefaultGroup, type GroupSetting, type SystemGroupName } from "../lib/group-settings.ts";
 
@@ -80,4 +89,52 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
   });
   await tx.groupGroupMembership.createMany({ data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })) });
   return tx.realm.findUniqueOrThrow({ where: { id: realmId } });
+}
+
+/**
+ * The channels do_create_realm makes (Realm.ZULIP_DISCUSSION_CHANNEL_NAME, ZULIP_SANDBOX_CHANNEL_NAME,
+ * DEFAULT_NOTIFICATION_STREAM_NAME), all default channels; new-channel and Zulip-update
+ * announcements go to "general".
+ */
+export const INITIAL_CHANNELS: [name: string, description: string][] = [
+  ["Zulip", "Questions and discussion about using Zulip."],
+  ["sandbox", "Experiment with Zulip here. :test_tube:"],
+  ["general", "For team-wide conversations"],
+];
+
+export interface NewOrganization extends NewRealm {
+  owner: Omit<NewUser, "role" | "isBot" | "botType" | "botOwnerId">;
+}
+
+/**
+ * A new organization as Zulip's realm creation leaves it (do_create_realm, then do_create_user
+ * with realm_creation): the realm, its initial default channels, its owner subscribed to them,
+ * and Notification Bot; one transaction. The subdomain's format is the caller's to check
+ * (lib/realms.ts subdomainProblem); here it is checked against the organizations that exist.
+ */
+export async function doCreateOrganization(deps: Pick<AppDeps, "db" | "config">, input: NewOrganization) {
+  return deps.db.$transaction(
+    async (tx) => {
+      if (await tx.realm.findUnique({ where: { stringId: input.stringId }, select: { id: true } })) throw new JsonableError(SUBDOMAIN_IN_USE);
+      const realm = await doCreateRealm(tx, input);
+      const domain = await fakeEmailDomain(tx, realm, deps.config);
+      const owner = await doCreateUser(tx, realm, { ...input.owner, role: Role.OWNER }, domain);
+      await doCreateUser(tx, realm, { email: NOTIFICATION_BOT_EMAIL, fullName: "Notification Bot", role: Role.MEMBER, isBot: true, botType: 1 }, domain);
+      const channels = [];
+      for (const [name, description] of INITIAL_CHANNELS) {
+        const stream = await doCreateChannel(tx, realm.id, { name, description });
+        await doSubscribe(tx, realm.id, stream, [owner.id]);
+        channels.push(stream);
+      }
+      await tx.defaultStream.createMany({ data: channels.map((c) => ({ realmId: realm.id, streamId: c.id })) });
+      const general = channels.find((c) => c.name === "general")!;
+      await tx.realm.update({ where: { id: realm.id }, data: { newStreamAnnouncementsStreamId: general.id, zulipUpdateAnnouncementsStreamId: general.id } });
+      return { realm, owner, channels, url: await realmUrl(tx, realm, deps.config) };
+    },
+    { timeout: 60_000 },
+  ).catch((err: unknown) => {
+    // Two creations of the same subdomain at once: the unique index decides.
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") throw new JsonableError(SUBDOMAIN_IN_USE);
+    throw err;
+  });
 }

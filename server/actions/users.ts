@@ -13,6 +13,8 @@ import type { AppDeps } from "../context.ts";
 import type { PendingEvents } from "../events.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { inTransaction } from "./transaction.ts";
+import { findChannelsById } from "../lib/streams.ts";
+import { bulkAddSubscriptions } from "./subscriptions.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
   [Role.OWNER]: [SystemGroups.OWNERS],
@@ -90,5 +92,14 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEma
 /** A new user of a running organization (the admin CLI's create-user): one transaction, its event logged in it. */
 export async function createUser(deps: Pick<AppDeps, "db" | "events" | "config">, realm: Realm, input: NewUser) {
   const domain = await fakeEmailDomain(deps.db, realm, deps.config);
-  return inTransaction(deps, realm.id, (tx, events) => doCreateUser(tx, realm, input, domain, events));
+  return inTransaction(deps, realm.id, async (tx, events) => {
+    const user = await doCreateUser(tx, realm, input, domain, events);
+    // do_create_user subscribes a new user to the organization's default channels.
+    if (!user.isBot) {
+      const defaults = await tx.defaultStream.findMany({ where: { realmId: realm.id }, select: { streamId: true } });
+      const channels = await findChannelsById(tx, realm.id, defaults.map((d) => d.streamId));
+      await bulkAddSubscriptions(tx, events, { realm, user: null }, channels.filter((c) => !c.isArchived), [user.id]);
+    }
+    return user;
+  });
 }

@@ -1,11 +1,10 @@
 import { AuthenticationFailedError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
+import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
 import { verifyPassword } from "../lib/passwords.ts";
 import { resolveRealm } from "../lib/realms.ts";
 import { findUserByDeliveryEmail } from "../lib/users.ts";
 
-// Django's EmailValidator, loosely: one "@", no spaces, a dotted or bracketed domain.
-const EMAIL = /^[^\s@]+@([^\s@.]+\.)*[^\s@.]+$/;
 
 /**
  * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key, with the checks of
@@ -15,7 +14,7 @@ const EMAIL = /^[^\s@]+@([^\s@.]+\.)*[^\s@.]+$/;
  */
 export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   const username = body.username.trim();
-  if (!EMAIL.test(username)) throw new JsonableError("Enter a valid email address.");
+  if (!isValidEmail(username)) throw new JsonableError(INVALID_EMAIL);
   const realm = await resolveRealm(ctx.db, ctx.host);
   if (!realm) throw new JsonableError("Invalid subdomain", { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
   if (!realm.passwordAuthEnabled)

@@ -51,3 +51,14 @@ export function generateApiKey(): string {
   for (const b of bytes) if (b < 248 && key.length < 32) key += alphabet[b % 62];
   return key.length === 32 ? key : generateApiKey();
 }
+
+/** Zulip's PASSWORD_MIN_LENGTH (zproject/default_settings.py) and the registration form's MAX_PASSWORD_LENGTH. */
+export const PASSWORD_MIN_LENGTH = 6;
+export const PASSWORD_MAX_LENGTH = 100;
+
+/** check_password_strength's length rule, with Zulip's text; null when the password is acceptable. */
+export function passwordProblem(password: string): string | null {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return `The password is too weak: use at least ${PASSWORD_MIN_LENGTH} characters.`;
+  if ([...password].length > PASSWORD_MAX_LENGTH) return `The password is too long: use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  return null;
+}

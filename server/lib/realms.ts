@@ -40,3 +40,36 @@ export async function realmUrl(db: PrismaClient | Tx, realm: Pick<Realm, "id" | 
 export async function fakeEmailDomain(db: PrismaClient | Tx, realm: Pick<Realm, "id" | "stringId">, config: Pick<Config, "externalHost">): Promise<string> {
   return (await realmHost(db, realm, config)).split(":")[0]!;
 }
+
+/** Realm.MAX_REALM_NAME_LENGTH and MAX_REALM_SUBDOMAIN_LENGTH. */
+export const MAX_REALM_NAME_LENGTH = 40;
+export const MAX_REALM_SUBDOMAIN_LENGTH = 40;
+
+/**
+ * Subdomains Zulip keeps for itself or that would confuse users (a selection from
+ * zerver/lib/name_restrictions.py): its own services and the names web hosts reserve.
+ */
+const RESERVED_SUBDOMAINS = new Set([
+  "about", "abuse", "account", "accounts", "admin", "administrator", "api", "app", "apps", "archive", "assets", "auth",
+  "billing", "blog", "cdn", "chat", "community", "contact", "customer", "dashboard", "dev", "docs", "download", "email",
+  "events", "forum", "ftp", "git", "help", "home", "host", "hostmaster", "imap", "info", "invite", "login", "logout",
+  "mail", "mailer", "media", "mention", "mx", "news", "noreply", "ns", "ns1", "ns2", "pop", "portal", "postmaster",
+  "private", "register", "root", "search", "secure", "security", "server", "settings", "signin", "signup", "smtp",
+  "static", "stats", "status", "store", "stream", "streams", "support", "sysadmin", "test", "topic", "topics",
+  "upload", "uploads", "user", "users", "web", "webmail", "webmaster", "www", "zulip", "zulipchat",
+]);
+
+/**
+ * check_subdomain_available (zerver/forms.py), in its order, for an organization's string_id
+ * (its subdomain); `taken` is asked last, so the format is checked before the database opens.
+ */
+export function subdomainProblem(subdomain: string): string | null {
+  if (subdomain.startsWith("-") || subdomain.endsWith("-")) return "Subdomain cannot start or end with a '-'.";
+  if (!/^[a-z0-9-]*$/.test(subdomain)) return "Subdomain can only have lowercase letters, numbers, and '-'s.";
+  if (subdomain.length < 3) return "Subdomain needs to have length 3 or greater.";
+  if (subdomain.length > MAX_REALM_SUBDOMAIN_LENGTH) return `Subdomain needs to have length ${MAX_REALM_SUBDOMAIN_LENGTH} or less.`;
+  if (RESERVED_SUBDOMAINS.has(subdomain)) return "Subdomain reserved. Please choose a different one.";
+  return null;
+}
+
+export const SUBDOMAIN_IN_USE = "Subdomain already in use. Please choose a different one.";

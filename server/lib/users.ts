@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { ApiUser } from "../http/types.ts";
-import { isStorableText } from "./text.ts";
+import { isStorableText, unprintablePosition } from "./text.ts";
 
 type Db = PrismaClient | Tx;
 
@@ -159,4 +159,17 @@ export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer
 /** The ids of the organization's active users and bots (the audience of organization-wide events). */
 export async function activeUserIds(db: Db, realmId: number): Promise<number[]> {
   return (await db.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
+}
+
+/** UserProfile.MAX_NAME_LENGTH / MIN_NAME_LENGTH. */
+export const MAX_NAME_LENGTH = 100;
+export const MIN_NAME_LENGTH = 2;
+
+/** check_full_name (zerver/lib/users.py): stripped, 2 to 100 characters, none of `*` `` ` `` `\` `>` `"` `@` nor unprintable ones. */
+export function checkFullName(raw: string): string {
+  const name = raw.trim();
+  if ([...name].length > MAX_NAME_LENGTH) throw new JsonableError("Name too long!");
+  if ([...name].length < MIN_NAME_LENGTH) throw new JsonableError("Name too short!");
+  if (/[*`\\>"@]/.test(name) || unprintablePosition(name) > 0) throw new JsonableError("Invalid characters in name!");
+  return name;
 }

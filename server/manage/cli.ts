@@ -1,0 +1,129 @@
+/**
+ * The admin CLI's plumbing: commands declare their options, the arguments are parsed strictly
+ * (node:util parseArgs) and checked before any database is opened, and every failure is one line
+ * on stderr with an exit code a script can test: 0 done, 1 the command failed (a duplicate, a
+ * database that cannot be opened), 2 the command line is wrong (unknown command or option,
+ * missing or invalid value).
+ */
+import { parseArgs } from "node:util";
+import type { AppDeps } from "../context.ts";
+import { JsonableError } from "../errors.ts";
+import { passwordProblem } from "../lib/passwords.ts";
+
+/** A mistake in the command line: exit code 2. */
+export class UsageError extends Error {}
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  description: string;
+  /** Shown in the usage line: `--name NAME`. */
+  value?: string;
+  required?: boolean;
+}
+
+export type Values = Record<string, string | boolean | undefined>;
+
+export interface Command<Checked> {
+  name: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** More help text after the options. */
+  notes?: string;
+  /** Validates the options (reading standard input if asked) before the database opens. */
+  check(values: Values): Promise<Checked> | Checked;
+  /** Runs against the database; returns the lines to print. */
+  run(checked: Checked, deps: AppDeps): Promise<string[]>;
+}
+
+export const PROGRAM = "npm run manage --";
+
+export function usageLine(command: Command<unknown>): string {
+  const parts = Object.entries(command.options).map(([name, o]) => {
+    const text = o.type === "string" ? `--${name} ${o.value ?? "VALUE"}` : `--${name}`;
+    return o.required ? text : `[${text}]`;
+  });
+  return `${PROGRAM} ${command.name} ${parts.join(" ")}`.trimEnd();
+}
+
+export function commandHelp(command: Command<unknown>): string {
+  const width = Math.max(...Object.entries(command.options).map(([n, o]) => n.length + (o.type === "string" ? (o.value ?? "VALUE").length + 1 : 0)), 4) + 4;
+  const rows = Object.entries(command.options).map(([name, o]) => {
+    const left = o.type === "string" ? `${name} ${o.value ?? "VALUE"}` : name;
+    return `  --${left.padEnd(width)}${o.description}${o.required ? " (required)" : ""}`;
+  });
+  rows.push(`  --${"help".padEnd(width)}this help`);
+  return [`${command.summary}\n`, `usage: ${usageLine(command)}\n`, "options:", ...rows, ...(command.notes ? ["", command.notes] : [])].join("\n");
+}
+
+/** Parses a command's arguments; every mistake is a UsageError naming it. */
+export function parseCommandArgs(command: Command<unknown>, args: string[]): { help: boolean; values: Values } {
+  const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]));
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const quoted = /'([^']+)'/.exec(e.message)?.[1];
+    if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`unknown option ${quoted ?? ""} for ${command.name}`);
+    if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument '${quoted ?? ""}' for ${command.name}: options are written --option VALUE`);
+    if (e.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+      const option = /--[a-z-]+/.exec(e.message)?.[0];
+      throw new UsageError(option && /argument missing/.test(e.message) ? `${option} needs a value` : e.message.split("\n")[0]!);
+    }
+    throw new UsageError(e.message.split("\n")[0]!);
+  }
+  const values = parsed.values as Values;
+  if (values.help) return { help: true, values };
+  for (const [name, o] of Object.entries(command.options)) {
+    if (o.required && (values[name] === undefined || values[name] === "")) throw new UsageError(`${command.name} needs --${name}`);
+  }
+  return { help: false, values };
+}
+
+/** Runs a check that throws JsonableError (the API's validators) as a usage error. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof JsonableError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+export const PASSWORD_OPTIONS: Record<string, OptionSpec> = {
+  password: { type: "string", value: "PASSWORD", description: "the password (visible to other local users in the process list: prefer the next two)" },
+  "password-env": { type: "string", value: "VARIABLE", description: "read the password from this environment variable" },
+  "password-stdin": { type: "boolean", description: "read the password from standard input (its first line)" },
+};
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The password from whichever of the password options was given (at most one), checked; null if none. */
+export async function passwordFrom(values: Values): Promise<string | null> {
+  const given = ["password", "password-env", "password-stdin"].filter((k) => values[k] !== undefined && values[k] !== false);
+  if (given.length > 1) throw new UsageError(`give the password one way only, not with ${given.map((k) => `--${k}`).join(" and ")}`);
+  let password: string | null = null;
+  if (values.password !== undefined) password = values.password as string;
+  else if (values["password-env"] !== undefined) {
+    const variable = values["password-env"] as string;
+    password = process.env[variable] ?? null;
+    if (password === null) throw new UsageError(`--password-env ${variable}: the environment variable ${variable} is not set`);
+  } else if (values["password-stdin"]) {
+    if (process.stdin.isTTY) process.stderr.write("Password (then Enter and Ctrl-D): ");
+    password = (await readStdin()).split(/\r?\n/)[0]!;
+  }
+  if (password === null) return null;
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  return password;
+}
+
+/** Aligned `label: value` lines, so that a person and a script can both read the output. */
+export function labelled(title: string, rows: [label: string, value: string | number][]): string[] {
+  const width = Math.max(...rows.map(([l]) => l.length)) + 1;
+  return [title, ...rows.map(([label, value]) => `  ${(label + ":").padEnd(width)} ${value}`)];
+}
