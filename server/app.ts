@@ -8,17 +8,16 @@
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
+import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
+import { health } from "./http/health.ts";
+import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { uploadRoutes } from "./http/uploads.ts";
 import { dispatcher } from "./routes.ts";
-
-const DOCS_PATH = fileURLToPath(new URL("../generated/docs/index.html", import.meta.url));
 
 function jsonFormDecoder(spec: LoadedSpec) {
   return function decodeJsonForm(req: Request, res: Response, next: NextFunction) {
@@ -50,10 +49,10 @@ export function createApp(deps: AppDeps) {
     next();
   });
 
-  app.get("/api/docs", (_req, res) => {
-    if (existsSync(DOCS_PATH)) res.sendFile(DOCS_PATH);
-    else res.status(404).type("text/plain").send("API docs are not built: run `npm run docs`.\n");
-  });
+  // Every request is logged (and counted) once it is answered, whatever answers it.
+  app.use(requestLog(spec, deps.log, deps.metrics));
+  app.get("/health", health(deps));
+  app.use(docsRoutes());
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
 
   // Uploaded files: the upload's multipart body, and serving files outside /api/v1.

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { PrismaClient, Realm, UserProfile } from "./db.ts";
 import type { EventBus } from "./events.ts";
 import type { Config } from "./config.ts";
+import type { Metrics } from "./metrics.ts";
 
 export interface AppDeps {
   db: PrismaClient;
@@ -14,6 +15,8 @@ export interface AppDeps {
   config: Config;
   /** The clock; tests may replace it. */
   now: () => Date;
+  /** Prometheus metrics, when METRICS_PORT is set (see metrics.ts). */
+  metrics?: Metrics;
   /** Told of each operation answered, with the SQL statements it ran (tests assert budgets on it). */
   observe?: (info: RequestInfo) => void;
 }

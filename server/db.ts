@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import pgDriver from "pg";
 import { pgliteFsyncFromEnv } from "./config.ts";
 import { PrismaClient, Prisma } from "../generated/prisma/client.ts";
 import { fsyncTree, pgliteDurability } from "./db/durability.ts";
@@ -69,6 +70,8 @@ export interface Database {
   listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /** Disconnects (and closes PGlite, leaving its data directory reusable). Idempotent. */
   close(): Promise<void>;
+  /** Connections of the PostgreSQL pool (for metrics); the embedded database has one connection and no pool. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
 }
 
 export interface OpenDatabaseOptions {
@@ -105,7 +108,12 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     const url = opts.databaseUrl;
     if (migrate) await applyPendingMigrationsPostgres(url);
     const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapter = countingAdapter(new PrismaPg({ connectionString: url, max: opts.poolSize ?? 10 }, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
+    // The pool is ours (not the adapter's) so that its use can be measured; we end it on close.
+    const pool = new pgDriver.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    // An idle connection that drops (server restart, network) is discarded by the pool and the
+    // next query opens a new one; without a listener the error would end the process.
+    pool.on("error", () => {});
+    const adapter = countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
     const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
     const listeners = new Set<() => Promise<void>>();
     return {
@@ -122,7 +130,9 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
       close: once(async () => {
         await Promise.all([...listeners].map((stop) => stop()));
         await prisma.$disconnect();
+        await pool.end().catch(() => {});
       }),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
   }
 
@@ -171,6 +181,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     prisma,
     kind: "pglite",
     listen: async () => async () => {},
+    poolStats: () => null,
     close: once(async () => {
       try {
         await prisma.$disconnect();

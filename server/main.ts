@@ -1,39 +1,143 @@
 /**
- * `npm start`: opens the database (embedded PGlite in DATA_DIR, or PostgreSQL at
- * DATABASE_URL), applies pending migrations, listens, and shuts down cleanly on SIGTERM/SIGINT
- * so that the embedded data directory stays usable.
+ * `npm start` (or directly `node --import tsx server/main.ts`): reads and checks the settings,
+ * opens the database (embedded PGlite in DATA_DIR, or PostgreSQL at DATABASE_URL), applies
+ * pending migrations, listens, and shuts down cleanly on SIGTERM/SIGINT so that the embedded data
+ * directory stays usable.
+ *
+ * Everything it says is a JSON line on stdout (pino). A start-up failure is one `error` line with
+ * `hint` saying what to do, then exit code 1; nothing is opened before the settings are checked,
+ * and what was opened is closed (the data directory's lock included) before exiting. "listening"
+ * is logged once the socket accepts connections.
  */
+import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import type { Logger } from "pino";
 import { createApp } from "./app.ts";
-import { configFromEnv } from "./config.ts";
-import { openDatabase } from "./db.ts";
-import { EventBus } from "./events.ts";
 import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
+import { configFromEnv, ConfigError, type Config } from "./config.ts";
+import { openDatabase, type Database } from "./db.ts";
+import { DataDirInUseError } from "./db/lock.ts";
+import { EventBus } from "./events.ts";
 import { answerClientErrors } from "./http/client-error.ts";
+import { ensureDocs } from "./http/docs.ts";
 import { gracefulShutdown } from "./http/shutdown.ts";
 import { createLogger } from "./logger.ts";
-import { join } from "node:path";
+import { Metrics } from "./metrics.ts";
 
-const config = configFromEnv();
+/** A start-up failure with what the person starting the server should do about it. */
+class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+function fail(log: Logger, err: unknown): never {
+  const hint = err instanceof StartupError ? err.hint : "see the message; the README lists every setting";
+  log.error({ hint }, `cannot start: ${(err as Error)?.message ?? err}`);
+  process.exit(1);
+}
+
+function databaseFailure(config: Config, err: unknown): StartupError {
+  const e = err as NodeJS.ErrnoException & { code?: string };
+  if (err instanceof DataDirInUseError)
+    return new StartupError(e.message, "another server or management command is using DATA_DIR: stop it, or give this server another DATA_DIR");
+  if (config.databaseUrl) {
+    const where = config.databaseUrl.replace(/:[^:@/]*@/, ":***@");
+    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "ETIMEDOUT" || e.code === "EHOSTUNREACH")
+      return new StartupError(`cannot reach PostgreSQL at ${where} (${e.code})`, "check DATABASE_URL and that PostgreSQL is running and accepts TCP connections there");
+    if (e.code === "28P01" || e.code === "28000") return new StartupError(`PostgreSQL refused the login at ${where}: ${e.message}`, "check the user and password in DATABASE_URL");
+    if (e.code === "3D000") return new StartupError(`${e.message} (at ${where})`, "create the database first (createdb), or fix its name in DATABASE_URL");
+    return new StartupError(`cannot open the PostgreSQL database at ${where}: ${e.message}`, "check DATABASE_URL and the PostgreSQL server's log");
+  }
+  return new StartupError(`cannot open the embedded database in ${join(config.dataDir, "postgres")}: ${e.message}`, "check that DATA_DIR is writable and not used by an incompatible version");
+}
+
+function listenFailure(what: string, host: string, port: number, err: NodeJS.ErrnoException): StartupError {
+  const where = `${host}:${port}`;
+  if (err.code === "EADDRINUSE") return new StartupError(`cannot listen on ${where} for ${what}: the address is in use`, `another process (another server?) listens there: stop it, or choose another port`);
+  if (err.code === "EACCES") return new StartupError(`cannot listen on ${where} for ${what}: permission denied`, "ports below 1024 need privileges: choose a port of 1024 or more");
+  if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND") return new StartupError(`cannot listen on ${where} for ${what}: no such address on this machine`, "set HOST (or METRICS_HOST) to an address of this machine, e.g. 127.0.0.1 or 0.0.0.0");
+  return new StartupError(`cannot listen on ${where} for ${what}: ${err.message}`, "see the message");
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+let config: Config;
+try {
+  config = configFromEnv();
+} catch (err) {
+  fail(createLogger("info"), err instanceof ConfigError ? new StartupError(err.message, `fix the environment variable ${err.variable} (see the README's Configuration)`) : err);
+}
 const log = createLogger(config.logLevel);
-const database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync });
+
+let database: Database;
+try {
+  database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync });
+} catch (err) {
+  fail(log, databaseFailure(config, err));
+}
 log.info({ database: database.kind, dataDir: database.kind === "pglite" ? join(config.dataDir, "postgres") : undefined }, "database ready");
+
 const events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, log });
-await events.ready();
-const deps = { db: database.prisma, events, log, config, now: () => new Date() };
+const metrics = config.metricsPort !== undefined ? new Metrics({ db: database.prisma, poolStats: () => database.poolStats() }) : undefined;
+const deps = { db: database.prisma, events, log, config, metrics, now: () => new Date() };
 const app = createApp(deps);
+let server: Server;
+let metricsServer: Server | undefined;
+try {
+  await events.ready();
+  if ((await database.prisma.realm.count()) === 0)
+    log.warn(
+      {
+        hint: "npm run manage -- create-realm --name NAME --email EMAIL --password-stdin    (or, for the development organization: npm run manage -- populate-db --credentials creds.json)",
+      },
+      "this server has no organization yet: create one (with the embedded database, stop the server first), then start it again",
+    );
+  server = createServer(app);
+  // Idle keep-alive connections are kept longer than clients keep theirs (Node's 5 s default
+  // races clients that reuse a connection just as the server drops it), and requests Node's
+  // parser refuses still get a JSON envelope.
+  server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
+  await listen(server, config.port, config.host).catch((err) => {
+    throw listenFailure("the API", config.host, config.port, err);
+  });
+  if (metrics) {
+    metricsServer = await metrics.listen(config.metricsPort!, config.metricsHost).catch((err) => {
+      throw listenFailure("the metrics", config.metricsHost, config.metricsPort!, err);
+    });
+  }
+} catch (err) {
+  events.close();
+  await database.close().catch(() => {});
+  fail(log, err);
+}
+const address = server.address();
+const port = typeof address === "object" && address ? address.port : config.port;
+const metricsAddress = metricsServer?.address();
+log.info(
+  {
+    url: `http://${config.host}:${port}`,
+    docs: `http://${config.host}:${port}/api/docs`,
+    metrics: metricsAddress && typeof metricsAddress === "object" ? `http://${config.metricsHost}:${metricsAddress.port}/metrics` : undefined,
+    pid: process.pid,
+  },
+  `listening on http://${config.host}:${port}`,
+);
+ensureDocs(log);
 // Every process sends due scheduled messages; row locks keep each one sent once.
 const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs }).start();
-const server = app.listen(config.port, config.host, () => log.info(`listening on http://${config.host}:${config.port} (API docs at /api/docs)`));
-// Idle keep-alive connections are kept longer than clients keep theirs (Node's 5 s default
-// races clients that reuse a connection just as the server drops it), and requests Node's
-// parser refuses still get a JSON envelope.
-server.keepAliveTimeout = 65_000;
-answerClientErrors(server);
-server.on("error", async (err) => {
-  log.error({ err }, "cannot listen");
-  await database.close();
-  process.exit(1);
-});
 
 const drain = gracefulShutdown(server);
 let stopping = false;
@@ -55,6 +159,7 @@ async function shutdown(signal: string) {
     log.error("shutdown did not finish in time: exiting");
     process.exit(1);
   }, config.shutdownTimeoutMs + 5_000).unref();
+  metricsServer?.close();
   let clean = await drain({ timeoutMs: config.shutdownTimeoutMs, log, release: () => events.close() });
   events.close();
   await delivery.stop();

@@ -2,7 +2,7 @@ import { AuthenticationFailedError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
 import { verifyPassword } from "../lib/passwords.ts";
-import { resolveRealm } from "../lib/realms.ts";
+import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
 import { findUserByDeliveryEmail } from "../lib/users.ts";
 
 
@@ -16,7 +16,8 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   const username = body.username.trim();
   if (!isValidEmail(username)) throw new JsonableError(INVALID_EMAIL);
   const realm = await resolveRealm(ctx.db, ctx.host);
-  if (!realm) throw new JsonableError("Invalid subdomain", { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
+  // resolveRealm finds none only when no organization exists at all.
+  if (!realm) throw new JsonableError(NO_ORGANIZATION, { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
   if (!realm.passwordAuthEnabled)
     throw new AuthenticationFailedError("Password authentication is disabled in this organization", "PASSWORD_AUTH_DISABLED");
   const user = await findUserByDeliveryEmail(ctx.db, realm.id, username);

@@ -9,6 +9,7 @@ import { JsonableError, UnauthorizedError } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm, UserProfile } from "../db.ts";
 import { resolveRealm, userByApiKey } from "../lib/identity.ts";
+import { NO_ORGANIZATION } from "../lib/realms.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";
 
@@ -72,6 +73,8 @@ export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email
   const user = found && found.realmId === realm?.id && (lower === undefined || found.deliveryEmail.toLowerCase() === lower || found.email.toLowerCase() === lower) ? found : null;
   // Compare even when there is no such user, so the answer takes the same time.
   const matches = keysEqual(user?.apiKey ?? "0".repeat(32), apiKey) && user !== null;
+  // resolveRealm finds none only when no organization exists at all.
+  if (!realm) throw new UnauthorizedError(NO_ORGANIZATION);
   if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
   if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
   if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");

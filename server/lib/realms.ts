@@ -73,3 +73,7 @@ export function subdomainProblem(subdomain: string): string | null {
 }
 
 export const SUBDOMAIN_IN_USE = "Subdomain already in use. Please choose a different one.";
+
+/** What requests get before any organization exists (a new install): what to run. */
+export const NO_ORGANIZATION =
+  "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).";
