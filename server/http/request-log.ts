@@ -32,11 +32,17 @@ export function requestLog(spec: LoadedSpec, log: Logger, metrics?: Metrics) {
     logger: log,
     quietReqLogger: true,
     // The request and response objects are not logged whole: only what customProps picks.
-    serializers: { req: () => undefined, res: () => undefined, err: (err: Error) => ({ type: err.name, message: err.message }) },
+    serializers: { req: () => undefined, res: () => undefined },
     customAttributeKeys: { reqId: "request_id" },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
     customSuccessMessage: (req, res) => `${req.method} ${describe(spec, req).route} ${res.statusCode}`,
     customErrorMessage: (req, res) => `${req.method} ${describe(spec, req).route} ${res.statusCode}`,
+    // A 5xx's cause is logged once, with its stack, by the error handler; pino-http's stand-in
+    // error ("failed with status code 500") would only repeat the status.
+    customErrorObject: (_req, _res, _err, loggable: Record<string, unknown>) => {
+      const { err: _dropped, ...rest } = loggable;
+      return rest;
+    },
     customProps: (req, res) => {
       // Called when the request starts too, before routing and authentication: only the final call matters.
       if (!res.writableFinished && !res.headersSent) return {};

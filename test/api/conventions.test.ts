@@ -220,7 +220,12 @@ describe("unexpected failures", () => {
       expect(response.status).toBe(500);
       expect(JSON.parse(text)).toEqual({ result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" });
       expect(text).not.toMatch(/at .*\.ts|prisma/i);
-      expect(logged.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 50, msg: "unexpected error", url: "/api/v1/users/me" })]);
+      // The error with its cause, then the request's own line (at error level, as every 5xx).
+      expect(logged.map((l) => JSON.parse(l))).toEqual([
+        expect.objectContaining({ level: 50, msg: "unexpected error", url: "/api/v1/users/me" }),
+        expect.objectContaining({ level: 50, msg: "GET /users/me 500", route: "/users/me", status: 500 }),
+      ]);
+      expect(JSON.parse(logged[1]!)).not.toHaveProperty("err");
     } finally {
       await broken.close();
     }
