@@ -1,70 +1,62 @@
 /**
- * One JSON log line per request (pino-http), written when the response is finished:
+ * One JSON log line per request (pino), written once the response is done:
  *
- *   {"level":30,"time":"…","method":"POST","route":"/messages","operation":"send-message",
+ *   {"level":30,"time":"…","request_id":7,"method":"POST","route":"/messages","operation":"send-message",
  *    "status":200,"responseTime":4,"user_id":10,"client":"ZulipMobile","msg":"POST /messages 200"}
  *
  * `route` is the spec's path template (never the URL: no ids, no query string, no API key in
- * `?api_key=`); paths outside the API are logged by their Express route or as `unmatched`.
- * 5xx answers are logged at `error`, everything else at `info`. The same hook feeds the metrics.
+ * `?api_key=`); paths outside the API are logged by their Express route or as `unmatched`. 5xx
+ * answers are logged at `error`, everything else at `info`; a request whose client went away
+ * before its response gets `aborted: true`. The same hook feeds the metrics.
+ *
+ * Written with pino directly rather than pino-http: pino-http makes three child loggers per
+ * request (and serializes the request for them) even when the line is not written, which cost
+ * 18% of GET /users/me's throughput; this costs one object and one log call, and nothing when
+ * the level is off and metrics are not collected.
  */
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
 import type { Metrics } from "../metrics.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 
-interface Described {
-  route: string;
-  operation: string;
-}
-
-function describe(spec: LoadedSpec, req: Request): Described {
+function describe(spec: LoadedSpec, req: Request): { route: string; operation: string } {
   const op = operationFor(spec, req);
   if (op) return { route: op.specPath, operation: op.operationId };
-  const route = (req as { route?: { path?: string } }).route?.path;
+  const route = (req as { route?: { path?: unknown } }).route?.path;
   return typeof route === "string" ? { route, operation: route } : { route: "unmatched", operation: "unmatched" };
 }
 
 export function requestLog(spec: LoadedSpec, log: Logger, metrics?: Metrics) {
-  const logger = pinoHttp<Request, Response>({
-    logger: log,
-    quietReqLogger: true,
-    // The request and response objects are not logged whole: only what customProps picks.
-    serializers: { req: () => undefined, res: () => undefined },
-    customAttributeKeys: { reqId: "request_id" },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-    customSuccessMessage: (req, res) => `${req.method} ${describe(spec, req).route} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${describe(spec, req).route} ${res.statusCode}`,
-    // A 5xx's cause is logged once, with its stack, by the error handler; pino-http's stand-in
-    // error ("failed with status code 500") would only repeat the status.
-    customErrorObject: (_req, _res, _err, loggable: Record<string, unknown>) => {
-      const { err: _dropped, ...rest } = loggable;
-      return rest;
-    },
-    customProps: (req, res) => {
-      // Called when the request starts too, before routing and authentication: only the final call matters.
-      if (!res.writableFinished && !res.headersSent) return {};
-      const { route, operation } = describe(spec, req);
-      return {
-        method: req.method,
-        route,
-        operation,
-        status: res.statusCode,
-        user_id: req.zulip?.user?.id,
-        client: clientNameFromUserAgent(req.headers["user-agent"]),
-      };
-    },
-  });
+  let lastId = 0;
   return function logRequest(req: Request, res: Response, next: NextFunction) {
-    if (metrics) {
-      const start = process.hrtime.bigint();
-      res.once("finish", () => {
-        const { operation } = describe(spec, req);
-        metrics.observe(operation, req.method, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
-      });
-    }
-    logger(req, res, next);
+    const start = process.hrtime.bigint();
+    const requestId = ++lastId;
+    res.once("close", () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const aborted = !res.writableFinished;
+      const status = res.statusCode;
+      const level = status >= 500 ? "error" : "info";
+      const logged = log.isLevelEnabled(level);
+      if (!logged && !metrics) return;
+      const { route, operation } = describe(spec, req);
+      if (!aborted) metrics?.observe(operation, req.method, status, seconds);
+      if (!logged) return;
+      log[level](
+        {
+          request_id: requestId,
+          method: req.method,
+          route,
+          operation,
+          status: aborted && !res.headersSent ? null : status,
+          ...(aborted ? { aborted: true } : {}),
+          responseTime: Math.round(seconds * 1000),
+          user_id: req.zulip?.user?.id,
+          client: clientNameFromUserAgent(req.headers["user-agent"]),
+        },
+        `${req.method} ${route} ${aborted ? "aborted" : status}`,
+      );
+    });
+    next();
   };
 }

@@ -135,6 +135,7 @@ describe("the server process", () => {
     expect(sent.status).toBe(200);
     const { id } = (await sent.json()) as { id: number };
     const line = await s.waitFor((l) => l.route === "/messages" && l.method === "POST");
+    expect(line).not.toHaveProperty("aborted");
     expect(line).toMatchObject({ level: 30, operation: "send-message", status: 200, client: "ZulipMobile", user_id: expect.any(Number), msg: "POST /messages 200" });
     expect(line.responseTime).toEqual(expect.any(Number));
     // The route is the template: neither the id nor a query string (which may carry an API key) is logged.
@@ -142,6 +143,14 @@ describe("the server process", () => {
     const read = await s.waitFor((l) => l.route === "/messages/{message_id}");
     expect(read).toMatchObject({ method: "GET", status: 200 });
     expect(JSON.stringify(s.lines)).not.toContain("secret");
+    // A long-poll its client gives up on is logged too, as aborted.
+    const queue = (await (await fetch(`${url}/api/v1/register`, { method: "POST", headers: auth, body: new URLSearchParams({ event_types: '["message"]' }) })).json()) as { queue_id: string };
+    const poll = new AbortController();
+    const polling = fetch(`${url}/api/v1/events?queue_id=${queue.queue_id}&last_event_id=-1`, { headers: auth, signal: poll.signal }).catch(() => "aborted");
+    await new Promise((r) => setTimeout(r, 300));
+    poll.abort();
+    expect(await polling).toBe("aborted");
+    expect(await s.waitFor((l) => l.route === "/events")).toMatchObject({ operation: "get-events", aborted: true, status: null, msg: "GET /events aborted" });
     await fetch(`${url}/api/v1/no/such/thing`);
     expect(await s.waitFor((l) => l.status === 404)).toMatchObject({ route: "unmatched", operation: "unmatched", client: "node" });
     expect(await stop(s)).toBe(0);
