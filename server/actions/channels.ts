@@ -106,6 +106,17 @@ function parseRetentionDays(value: number | string): number | null {
   throw new JsonableError(`Bad value for 'message_retention_days': ${value}`);
 }
 
+/** A description as stored: newlines become spaces (Zulip's create_stream_if_needed), NUL refused. */
+function channelDescription(raw: string): string {
+  return refuseNul(raw.replace(/\n/g, " "), "channel description");
+}
+
+/** Channel names are unique in an organization, compared case-insensitively (409 otherwise). */
+async function checkChannelNameFree(tx: Tx, realmId: number, name: string) {
+  const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name})`;
+  if (existing.length > 0) throw channelExistsError(name);
+}
+
 /** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
 export function channelExistsError(name: string) {
   return new JsonableError(`Channel '${name}' already exists`, { code: "CHANNEL_ALREADY_EXISTS", httpStatus: 409 });
@@ -147,8 +158,7 @@ export async function createChannels(tx: Tx, events: PendingEvents, ctx: Request
   for (const input of inputs) {
     const name = checkChannelName(input.name);
     await checkCreationPermissions(tx, ctx, input);
-    const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name})`;
-    if (existing.length > 0) throw channelExistsError(name);
+    await checkChannelNameFree(tx, realmId, name);
     const retention = input.messageRetentionDays === undefined ? null : parseRetentionDays(input.messageRetentionDays);
     const folderId = input.folderId == null ? null : (await accessChannelFolder(tx, realmId, input.folderId)).id;
     const inviteOnly = input.inviteOnly ?? false;
@@ -168,7 +178,7 @@ export async function createChannels(tx: Tx, events: PendingEvents, ctx: Request
     const topicCreators = input.groupSettings?.can_create_topic_group;
     if (topicCreators !== undefined && !history && topicCreators !== groups[SystemGroups.EVERYONE])
       throw new IncompatibleParametersError(["history_public_to_subscribers", "can_create_topic_group"]);
-    const description = refuseNul((input.description ?? "").replace(/\n/g, " "), "channel description");
+    const description = channelDescription(input.description ?? "");
     const stream = await insertChannel(tx, realmId, {
       name,
       description,
@@ -253,10 +263,9 @@ export async function createChannelWithoutCreator(
 ): Promise<Stream> {
   const name = checkChannelName(input.name);
   if (input.isDefaultStream && input.inviteOnly) throw new JsonableError("A default channel cannot be private.");
-  const description = refuseNul(input.description.replace(/\n/g, " "), "channel description");
+  const description = channelDescription(input.description);
   return inTransaction(deps, realm.id, async (tx, events) => {
-    const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realm.id} AND lower(name) = lower(${name})`;
-    if (existing.length > 0) throw channelExistsError(name);
+    await checkChannelNameFree(tx, realm.id, name);
     const stream = await doCreateChannel(tx, realm.id, { name, description, inviteOnly: input.inviteOnly }, events);
     if (input.isDefaultStream) await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
     await announceCreation(tx, events, realm, [stream], input.isDefaultStream);

@@ -5,10 +5,9 @@
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { createChannelWithoutCreator } from "../actions/channels.ts";
+import { checkChannelName, createChannelWithoutCreator } from "../actions/channels.ts";
 import { doCreateOrganization } from "../actions/realms.ts";
 import { createUser } from "../actions/users.ts";
-import { checkChannelName } from "../actions/channels.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm } from "../db.ts";
 import { JsonableError } from "../errors.ts";
