@@ -114,7 +114,8 @@ try {
     throw listenFailure("the API", config.host, config.port, err);
   });
   if (metrics) {
-    metricsServer = await metrics.listen(config.metricsPort!, config.metricsHost).catch((err) => {
+    metricsServer = metrics.server();
+    await listen(metricsServer, config.metricsPort!, config.metricsHost).catch((err) => {
       throw listenFailure("the metrics", config.metricsHost, config.metricsPort!, err);
     });
   }

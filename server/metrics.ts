@@ -60,9 +60,9 @@ export class Metrics {
     this.latency.observe({ operation, method }, seconds);
   }
 
-  /** The listener: GET /metrics answers the exposition text, anything else 404. */
-  listen(port: number, host: string): Promise<Server> {
-    const server = createServer(async (req, res) => {
+  /** The listener (main.ts listens it): GET /metrics answers the exposition text, anything else 404. */
+  server(): Server {
+    return createServer(async (req, res) => {
       if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
         res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: the metrics are at /metrics\n");
         return;
@@ -73,13 +73,6 @@ export class Metrics {
       } catch (err) {
         res.writeHead(500, { "Content-Type": "text/plain" }).end(`Cannot collect metrics: ${(err as Error).message}\n`);
       }
-    });
-    return new Promise((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, () => {
-        server.off("error", reject);
-        resolve(server);
-      });
     });
   }
 }

@@ -8,14 +8,14 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../context.ts";
 import { Prisma, type Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
+import { REALM_GROUP_SETTINGS, settingColumn, SystemGroups, USER_GROUP_SETTINGS, type DefaultGroup, type GroupSetting, type SystemGroupName } from "../lib/group-settings.ts";
+import { renderMarkdown } from "../lib/markdown/index.ts";
 import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../lib/realms.ts";
 import { Role } from "../lib/users.ts";
 import { doCreateChannel } from "./channels.ts";
 import { NOTIFICATION_BOT_EMAIL } from "./internal-send.ts";
 import { doSubscribe } from "./subscriptions.ts";
 import { doCreateUser, type NewUser } from "./users.ts";
-import { renderMarkdown } from "../lib/markdown/index.ts";
-import { REALM_GROUP_SETTINGS, settingColumn, SystemGroups, USER_GROUP_SETTINGS, type DefaultGroup, type GroupSetting, type SystemGroupName } from "../lib/group-settings.ts";
 
 const NESTING: [SystemGroupName, SystemGroupName][] = [
   [SystemGroups.ADMINISTRATORS, SystemGroups.OWNERS],

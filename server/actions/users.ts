@@ -13,7 +13,7 @@ import type { AppDeps } from "../context.ts";
 import type { PendingEvents } from "../events.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { inTransaction } from "./transaction.ts";
-import { findChannelsById } from "../lib/streams.ts";
+import { findDefaultChannels } from "../lib/streams.ts";
 import { bulkAddSubscriptions } from "./subscriptions.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
@@ -95,11 +95,7 @@ export async function createUser(deps: Pick<AppDeps, "db" | "events" | "config">
   return inTransaction(deps, realm.id, async (tx, events) => {
     const user = await doCreateUser(tx, realm, input, domain, events);
     // do_create_user subscribes a new user to the organization's default channels.
-    if (!user.isBot) {
-      const defaults = await tx.defaultStream.findMany({ where: { realmId: realm.id }, select: { streamId: true } });
-      const channels = await findChannelsById(tx, realm.id, defaults.map((d) => d.streamId));
-      await bulkAddSubscriptions(tx, events, { realm, user: null }, channels.filter((c) => !c.isArchived), [user.id]);
-    }
+    if (!user.isBot) await bulkAddSubscriptions(tx, events, { realm, user: null }, await findDefaultChannels(tx, realm.id), [user.id]);
     return user;
   });
 }

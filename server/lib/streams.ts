@@ -51,6 +51,11 @@ export async function findChannelsById(db: Db, realmId: number, ids: number[]): 
   return findChannelsWhere(db, realmId, Prisma.sql`s.id = ANY(${wanted}::int[])`);
 }
 
+/** The organization's default channels that are not archived (new users are subscribed to them), in one statement. */
+export function findDefaultChannels(db: Db, realmId: number): Promise<ChannelRow[]> {
+  return findChannelsWhere(db, realmId, Prisma.sql`NOT s.is_archived AND s.id IN (SELECT stream_id FROM default_stream WHERE realm_id = ${realmId})`);
+}
+
 /** The organization's channels with any of these names (case-insensitive), in one statement. */
 export async function findChannelsByName(db: Db, realmId: number, names: string[]): Promise<ChannelRow[]> {
   const wanted = [...new Set(names.filter(isStorableText).map((n) => n.toLowerCase()))];
