@@ -12,6 +12,9 @@
  * - `release()` (EventBus.close: long-polls answer with no events) runs at once and then on every
  *   sweep, for polls that arrived on open connections meanwhile;
  * - idle connections are closed after a short grace (see IDLE_GRACE_MS), then on every sweep;
+ *   so are connections on which the client has sent nothing at all (a browser's preconnect, a
+ *   pool's spare): Node counts those as busy (its headers timeout runs from the connect), so
+ *   closeIdleConnections() leaves them, and one would hold the shutdown to its bound;
  * - after `timeoutMs` whatever is left is destroyed.
  *
  * drain() resolves once every connection is closed: true if all of them finished, false if the
@@ -45,7 +48,12 @@ export interface DrainOptions {
 
 export function gracefulShutdown(server: Server) {
   const inFlight = new Set<ServerResponse>();
+  const sockets = new Set<net.Socket>();
   let draining = false;
+  server.on("connection", (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     if (draining) res.setHeader("Connection", "close");
     inFlight.add(res);
@@ -67,6 +75,7 @@ export function gracefulShutdown(server: Server) {
         setImmediate(() => {
           release?.();
           server.closeIdleConnections();
+          for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
         }),
       IDLE_GRACE_MS,
     );

@@ -30,6 +30,7 @@ interface Started {
   other: string[];
   waitFor(pred: (l: Line) => boolean, ms?: number): Promise<Line>;
   exited: Promise<number | null>;
+  said(): string;
 }
 
 function start(env: Record<string, string>, command: string[] = [process.execPath, "--import", "tsx", "server/main.ts"]): Started {
@@ -57,7 +58,8 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
       for (const w of waiters) w();
     }
   });
-  proc.stderr!.on("data", () => {});
+  const stderr: string[] = [];
+  proc.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const waitFor = (pred: (l: Line) => boolean, ms = 20_000) =>
     new Promise<Line>((resolve, reject) => {
@@ -77,7 +79,9 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
       void exited.then(() => setTimeout(check, 50));
       check();
     });
-  return { proc, lines, other, waitFor, exited };
+  /** What the process said, for an assertion's message when it did not behave. */
+  const said = () => [...lines.map((l) => JSON.stringify(l)), ...other, stderr.join("")].join("\n");
+  return { proc, lines, other, waitFor, exited, said };
 }
 
 const listening = (l: Line) => l.msg.startsWith("listening on ");
@@ -85,7 +89,9 @@ const urlOf = (l: Line) => l.url as string;
 
 async function stop(s: Started) {
   s.proc.kill("SIGTERM");
-  return s.exited;
+  const code = await s.exited;
+  expect(code, `exit code ${code}; the server said:\n${s.said()}`).toBe(0);
+  return code;
 }
 
 function manage(dataDir: string, ...args: string[]) {
@@ -119,7 +125,7 @@ describe("the server process", () => {
     expect(await key.json()).toMatchObject({ code: "NONEXISTENT_SUBDOMAIN", msg: expect.stringContaining("no organization yet") });
     const health = await fetch(`${url}/health`);
     expect([health.status, await health.json()]).toEqual([200, { result: "success", msg: "" }]);
-    expect(await stop(s)).toBe(0);
+    await stop(s);
     expect(s.other).toEqual([]);
   });
 
@@ -153,7 +159,7 @@ describe("the server process", () => {
     expect(await s.waitFor((l) => l.route === "/events")).toMatchObject({ operation: "get-events", aborted: true, status: null, msg: "GET /events aborted" });
     await fetch(`${url}/api/v1/no/such/thing`);
     expect(await s.waitFor((l) => l.status === 404)).toMatchObject({ route: "unmatched", operation: "unmatched", client: "node" });
-    expect(await stop(s)).toBe(0);
+    await stop(s);
     expect(s.other).toEqual([]);
   });
 
@@ -173,7 +179,7 @@ describe("the server process", () => {
     // Nothing was opened, so nothing is left locked: the next start works.
     const ok = start({ DATA_DIR: dataDir });
     await ok.waitFor(listening);
-    expect(await stop(ok)).toBe(0);
+    await stop(ok);
   });
 
   it("a port in use, a data directory in use, an unreachable PostgreSQL: one error line with what to do, no 'listening', exit 1", async () => {
@@ -195,7 +201,7 @@ describe("the server process", () => {
     const second = start({ DATA_DIR: dataDir });
     expect(await second.exited).toBe(1);
     expect(second.lines.at(-1)).toMatchObject({ level: 50, msg: expect.stringContaining(`in use by process ${first.proc.pid}`), hint: expect.stringContaining("another server or management command is using DATA_DIR") });
-    expect(await stop(first)).toBe(0);
+    await stop(first);
 
     const unreachable = start({ DATA_DIR: dataDir, DATABASE_URL: "postgresql://postgres@127.0.0.1:1/chat" });
     expect(await unreachable.exited).toBe(1);
@@ -210,7 +216,7 @@ describe("the server process", () => {
     const offLine = await off.waitFor(listening);
     expect(offLine.metrics).toBeUndefined();
     expect((await fetch(`${urlOf(offLine)}/metrics`)).status).toBe(404);
-    expect(await stop(off)).toBe(0);
+    await stop(off);
 
     const s = start({ DATA_DIR: dataDir, METRICS_PORT: "0" });
     const line = await s.waitFor(listening);
@@ -228,7 +234,7 @@ describe("the server process", () => {
     expect(text).toMatch(/zulip_db_pool_connections\{state="total"\} 1/);
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
     expect((await fetch(metricsUrl.replace("/metrics", "/other"))).status).toBe(404);
-    expect(await stop(s)).toBe(0);
+    await stop(s);
   });
 
   it("`npm start` hands SIGTERM to the server, so a manager that signals only the PID it started stops it cleanly", async () => {

@@ -12,6 +12,7 @@
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import http from "node:http";
+import net from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -224,6 +225,12 @@ describe("SIGTERM", () => {
     );
     // Requests sent after the poll have been answered, so the server has read the poll too.
     await waitFor("traffic after the long-poll", () => outcomes.filter((o) => o.kind === "ok" && o.startedAt > pollSentAt).length >= 20);
+    // A connection on which nothing is ever sent (a browser's preconnect, a pool's spare): the
+    // server must close it too, rather than wait for it until the bound.
+    const preconnect = net.connect(port, "127.0.0.1");
+    await new Promise((resolve, reject) => preconnect.once("connect", resolve).once("error", reject));
+    const preconnectClosed = new Promise<number>((resolve) => preconnect.once("close", () => resolve(Date.now())));
+    preconnect.on("error", () => {});
     const signalledAt = Date.now();
     proc.kill("SIGTERM");
     // Keep firing until a while after the exit (or give up past the bound).
@@ -272,6 +279,7 @@ describe("SIGTERM", () => {
     expect(exit, "the server did not exit within the bound").toBeDefined();
     expect(exit!.code, childStderr).toBe(0);
     expect(exit!.at - signalledAt).toBeLessThan(SHUTDOWN_BOUND_MS);
+    expect(await preconnectClosed).toBeLessThanOrEqual(exit!.at);
     // The stream really went on across the signal.
     expect(straddling.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
