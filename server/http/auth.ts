@@ -75,7 +75,7 @@ export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email
   const matches = keysEqual(user?.apiKey ?? "0".repeat(32), apiKey) && user !== null;
   // resolveRealm finds none only when no organization exists at all.
   if (!realm) throw new UnauthorizedError(NO_ORGANIZATION);
-  if (!realm || !user || !matches) throw new UnauthorizedError("Invalid API key");
+  if (!user || !matches) throw new UnauthorizedError("Invalid API key");
   if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
   if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
   return { realm, user };
