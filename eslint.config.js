@@ -1,0 +1,104 @@
+// ESLint: typescript-eslint's recommended type-checked rules over the server, the tests, the
+// client and the tools, plus the layering of server/ (README, "How it is built"): handlers parse
+// and answer, actions change, lib reads and checks. Formatting is Prettier's alone
+// (eslint-config-prettier turns off every rule that would disagree with it).
+import js from "@eslint/js";
+import prettier from "eslint-config-prettier";
+import tseslint from "typescript-eslint";
+
+/** An import of a module under server/<layer>/, from anywhere in server/. */
+const layer = (name) => [`../${name}/*`, `../../${name}/*`, `./${name}/*`];
+
+export default tseslint.config(
+  { ignores: ["generated/", "**/dist/", "node_modules/", "data/", ".tmp/"] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.js", "client/build.mjs"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    // lib/ reads and checks: it never reaches up into the layers that change or answer.
+    files: ["server/lib/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [...layer("actions"), ...layer("handlers"), ...layer("http")],
+              message: "lib/ reads and checks; it must not import actions/, handlers/ or http/.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Actions change; they are called by handlers, never the other way round.
+    files: ["server/actions/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [...layer("handlers"), ...layer("http")],
+              message: "actions/ must not import handlers/ or http/.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Handlers parse and answer: no transaction and no query of their own (reads go through lib/,
+    // changes through actions/).
+    files: ["server/handlers/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "../db.ts",
+              allowTypeImports: true,
+              message:
+                "Handlers do not query the database: read through lib/, change through actions/.",
+            },
+            {
+              name: "../actions/transaction.ts",
+              message: "Handlers do not open transactions: an action does.",
+            },
+          ],
+          patterns: [
+            {
+              group: ["**/generated/prisma/*", "@prisma/*", "pg", "@electric-sql/*"],
+              message:
+                "Handlers do not query the database: read through lib/, change through actions/.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          // ctx.db.userProfile.findMany(…), ctx.db.$queryRaw`…`: passing ctx.db on to lib/ is fine.
+          selector: "MemberExpression[object.type='MemberExpression'][object.property.name='db']",
+          message:
+            "Handlers do not query the database: read through lib/, change through actions/.",
+        },
+      ],
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+  },
+  prettier,
+);
