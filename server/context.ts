@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { PrismaClient, Realm, UserProfile } from "./db.ts";
-import type { EventBus } from "./events.ts";
+import type { EventBus } from "./events/index.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 

@@ -17,7 +17,7 @@ import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
 import { openDatabase, type Database } from "./db.ts";
 import { DataDirInUseError } from "./db/lock.ts";
-import { EventBus } from "./events.ts";
+import { EventBus } from "./events/index.ts";
 import { answerClientErrors } from "./http/client-error.ts";
 import { ensureDocs } from "./http/docs.ts";
 import { gracefulShutdown } from "./http/shutdown.ts";

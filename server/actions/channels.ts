@@ -7,7 +7,7 @@
 import type { Prisma, Realm, Stream, Tx } from "../db.ts";
 import type { AppDeps, RequestContext } from "../context.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type SystemGroupName } from "../lib/group-settings.ts";

@@ -6,7 +6,7 @@
  */
 import type { AppDeps } from "../context.ts";
 import type { Realm, Tx, UserProfile } from "../db.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { clientIdFor } from "../lib/clients.ts";
 import { Role } from "../lib/users.ts";
 import { checkMessageWith, doSendMessage, type MessageTarget } from "./messages.ts";

@@ -13,7 +13,7 @@ import { unixSeconds } from "../lib/time.ts";
 import { createHash } from "node:crypto";
 import { Prisma, type Message, type Realm, type Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
-import type { PendingEvents, ZulipEvent } from "../events.ts";
+import type { PendingEvents, ZulipEvent } from "../events/index.ts";
 import { JsonableError } from "../errors.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";

@@ -21,7 +21,7 @@ import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissio
 import { findChannel, type ChannelRow } from "../lib/streams.ts";
 import { isGuest } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
 import { claimAttachments } from "../lib/attachments.ts";
 

@@ -21,7 +21,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { Realm, Tx } from "../db.ts";
 import type { AppDeps } from "../context.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { JsonableError } from "../errors.ts";
 import { realmById } from "../lib/identity.ts";
 import { RecipientType } from "../lib/recipients.ts";

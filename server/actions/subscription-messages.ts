@@ -6,7 +6,7 @@
 import type { Stream, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { silentMentionSyntax } from "../lib/message-links.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
 import type { SubscriptionResult } from "./subscriptions.ts";

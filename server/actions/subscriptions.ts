@@ -4,7 +4,7 @@
  * channels, with Zulip's events.
  */
 import type { Tx } from "../db.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import type { RequestContext } from "../context.ts";
 import { metadataAudience, type AudienceChannel } from "../lib/channels.ts";
 import { subscriptionDicts } from "../lib/subscriptions.ts";

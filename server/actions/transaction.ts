@@ -6,7 +6,7 @@
  */
 import type { Tx } from "../db.ts";
 import type { AppDeps } from "../context.ts";
-import { PendingEvents } from "../events.ts";
+import { PendingEvents } from "../events/index.ts";
 import { appendEvents } from "../events/log.ts";
 
 export async function inTransaction<T>(deps: Pick<AppDeps, "db" | "events">, realmId: number, work: (tx: Tx, events: PendingEvents) => Promise<T>): Promise<T> {

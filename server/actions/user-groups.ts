@@ -7,7 +7,7 @@
 import type { RequestContext } from "../context.ts";
 import type { NamedUserGroup, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { CHANNEL_GROUP_SETTINGS, REALM_GROUP_SETTINGS, USER_GROUP_SETTINGS, type UserGroupSettingName } from "../lib/group-settings.ts";
 import { can, hasGroupPermission } from "../lib/permissions.ts";
 import { isStorableId } from "../lib/messages.ts";

@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from "../context.ts";
 import type { Tx } from "../db.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { TopicVisibility } from "../lib/topics.ts";
 import { inTransaction } from "./transaction.ts";

@@ -10,7 +10,7 @@ import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
 import { apiEmailFor, canSeeDeliveryEmail, findUserByDeliveryEmail, Role, toApiUser } from "../lib/users.ts";
 import type { AppDeps } from "../context.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { inTransaction } from "./transaction.ts";
 import { findDefaultChannels } from "../lib/streams.ts";

@@ -1,4 +1,4 @@
-import { doUpdateRealm, type RealmChanges } from "../actions/realm.ts";
+import { doUpdateRealm, type RealmChanges } from "../actions/realms.ts";
 import { OrganizationAdministratorRequiredError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { isRealmAdmin } from "../lib/users.ts";

@@ -6,7 +6,7 @@
  */
 import type { Db, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import type { PendingEvents } from "../events.ts";
+import type { PendingEvents } from "../events/index.ts";
 import type { Schemas } from "../http/types.ts";
 import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
 import * as permissions from "./permissions.ts";

@@ -2,7 +2,7 @@
 import { configFromEnv, type Config } from "../config.ts";
 import type { AppDeps, RequestContext } from "../context.ts";
 import { openDatabase, type Database, type Realm, type UserProfile } from "../db.ts";
-import { EventBus } from "../events.ts";
+import { EventBus } from "../events/index.ts";
 import { createLogger } from "../logger.ts";
 import { join } from "node:path";
 

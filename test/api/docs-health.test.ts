@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { EventBus } from "../../server/events.ts";
+import { EventBus } from "../../server/events/index.ts";
 import { buildDocs, DOCS_PAGE } from "../../server/http/docs.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createTestDatabase } from "../helpers/db.ts";

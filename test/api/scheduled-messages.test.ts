@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ScheduledDelivery } from "../../server/actions/scheduled-delivery.ts";
 import { openDatabase, type Database } from "../../server/db.ts";
-import { EventBus } from "../../server/events.ts";
+import { EventBus } from "../../server/events/index.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";

@@ -11,7 +11,7 @@ import { freePort } from "../helpers/net.ts";
 import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openDatabase } from "../../server/db.ts";
-import { EventBus } from "../../server/events.ts";
+import { EventBus } from "../../server/events/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
 import { createPostgresTestDatabaseUrl } from "../helpers/db.ts";

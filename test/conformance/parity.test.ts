@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { EventBus } from "../../server/events.ts";
+import { EventBus } from "../../server/events/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
 import { PUBLIC_OPERATIONS } from "../../server/http/types.ts";

@@ -16,7 +16,7 @@ import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import { ScheduledDelivery } from "../../server/actions/scheduled-delivery.ts";
 import type { PrismaClient } from "../../server/db.ts";
-import { EventBus, type EventBusOptions } from "../../server/events.ts";
+import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";

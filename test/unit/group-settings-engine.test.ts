@@ -4,7 +4,7 @@
  * setting may take.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PendingEvents } from "../../server/events.ts";
+import { PendingEvents } from "../../server/events/index.ts";
 import { CHANNEL_GROUP_SETTINGS, USER_GROUP_SETTINGS } from "../../server/lib/group-settings.ts";
 import { groupMembers, hasGroupPermission } from "../../server/lib/permissions.ts";
 import { groupForNewSetting } from "../../server/lib/user-groups.ts";

@@ -2,27 +2,27 @@
  * Events, for any number of server processes on one database (Zulip's Tornado event queues).
  *
  * - An action collects its events in `PendingEvents` while its transaction runs; `inTransaction`
- *   appends them to the event log in that transaction (events/log.ts), so a client never hears
+ *   appends them to the event log in that transaction (log.ts), so a client never hears
  *   of a change that was rolled back, and never misses one that committed.
- * - Queues live in the database (events/queues.ts): any process answers any queue's GET /events.
+ * - Queues live in the database (queues.ts): any process answers any queue's GET /events.
  * - This process follows the log (a window at a time, by transaction id) to wake its waiting
  *   long-polls and drop stale cache entries. It reads the log when one of its own transactions
  *   commits, and when PostgreSQL NOTIFYs that another process's did.
  */
 import type { Logger } from "pino";
-import type { Database, Db } from "./db.ts";
-import { invalidateCaches } from "./lib/caches.ts";
-import { realmById } from "./lib/identity.ts";
-import { emptyTopicDisplayName } from "./lib/topics.ts";
-import { isStorableId } from "./lib/messages.ts";
-import { isStorableText } from "./lib/text.ts";
-import { uncounted } from "./db/statements.ts";
-import { formatEvent, type FormatContext } from "./events/format.ts";
-import { collectLog, NOTIFY_CHANNEL, readLogWindow, type LoggedEvent, type ZulipEvent } from "./events/log.ts";
-import { addHeartbeat, collectIdleQueues, createQueue, deleteQueue, pollQueue, touchQueues, type NewQueue, type QueueLimits } from "./events/queues.ts";
+import type { Database, Db } from "../db.ts";
+import { invalidateCaches } from "../lib/caches.ts";
+import { realmById } from "../lib/identity.ts";
+import { emptyTopicDisplayName } from "../lib/topics.ts";
+import { isStorableId } from "../lib/messages.ts";
+import { isStorableText } from "../lib/text.ts";
+import { uncounted } from "../db/statements.ts";
+import { formatEvent, type FormatContext } from "./format.ts";
+import { collectLog, NOTIFY_CHANNEL, readLogWindow, type LoggedEvent, type ZulipEvent } from "./log.ts";
+import { addHeartbeat, collectIdleQueues, createQueue, deleteQueue, pollQueue, touchQueues, type NewQueue, type QueueLimits } from "./queues.ts";
 
-export type { ZulipEvent, LoggedEvent } from "./events/log.ts";
-export type { QueueOptions, NewQueue } from "./events/queues.ts";
+export type { ZulipEvent, LoggedEvent } from "./log.ts";
+export type { QueueOptions, NewQueue } from "./queues.ts";
 
 export interface EventBusOptions {
   /** How long GET /events waits before answering with a heartbeat (Zulip: about 50 s). */
