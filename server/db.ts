@@ -55,7 +55,9 @@ function preparedStatementName(query: { sql: string }): string | undefined {
 
 /** The client handed to `prisma.$transaction(async (tx) => …)` callbacks. */
 export type Tx = Prisma.TransactionClient;
-/** Either the root client or a transaction client. */
+/** The one type for "a database to read or write": the root client or a transaction client. Take the
+ * root `PrismaClient` only where a transaction would be wrong (caches of committed rows), `Tx` where
+ * the work must run inside the caller's transaction. */
 export type Db = PrismaClient | Tx;
 
 export interface Database {

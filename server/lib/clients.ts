@@ -2,9 +2,8 @@
  * Sending clients (Zulip's Client table: "website", "ZulipMobile", …). Rows are never renamed or
  * deleted, so both directions are cached per database for the life of the process.
  */
-import type { PrismaClient, Tx } from "../db.ts";
+import type { Db, PrismaClient } from "../db.ts";
 
-type Db = PrismaClient | Tx;
 const caches = new WeakMap<object, { names: Map<number, string>; ids: Map<string, number> }>();
 
 function cacheFor(db: Db) {

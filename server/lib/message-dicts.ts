@@ -3,15 +3,13 @@
  * batch of messages with one query per related table, never one per message.
  */
 import { unixSeconds } from "./time.ts";
-import { Prisma, type Message, type PrismaClient, type Realm, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Message, type Db, type Realm, type UserProfile } from "../db.ts";
 import type { ApiMessage } from "../http/types.ts";
 import { clientNames } from "./clients.ts";
 import { flagsToList } from "./flags.ts";
 import { RecipientType } from "./recipients.ts";
 import { topicForClient } from "./topics.ts";
 import { canSeeDeliveryEmail, gravatarUrl } from "./users.ts";
-
-type Db = PrismaClient | Tx;
 
 export interface MessageDictOptions {
   applyMarkdown: boolean;

@@ -2,12 +2,10 @@
  * Per-user message flags (Zulip's UserMessage.flags bit field) and who may see a message
  * (zerver/lib/message.py access_message / has_message_access).
  */
-import { Prisma, type Message, type PrismaClient, type Realm, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Message, type Db, type Realm, type UserProfile } from "../db.ts";
 import { relatedSql, showsEditHistory, type Related } from "./message-dicts.ts";
 import { JsonableError } from "../errors.ts";
 import { isGuest } from "./users.ts";
-
-type Db = PrismaClient | Tx;
 
 /** Message ids are 32-bit (Zulip's AutoField): a larger id names no message. */
 export const MAX_MESSAGE_ID = 2 ** 31 - 1;

@@ -4,12 +4,10 @@
  * can_access_delivery_email).
  */
 import { createHash } from "node:crypto";
-import type { PrismaClient, Realm, Tx, UserProfile } from "../db.ts";
+import type { Db, Realm, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { ApiUser } from "../http/types.ts";
 import { isStorableText, unprintablePosition } from "./text.ts";
-
-type Db = PrismaClient | Tx;
 
 export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
 
