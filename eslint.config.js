@@ -87,10 +87,13 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         {
-          // ctx.db.userProfile.findMany(…), ctx.db.$queryRaw`…`: passing ctx.db on to lib/ is fine.
+          // ctx.db.userProfile.findMany(…), ctx.db.$queryRaw`…`, db.stream…: passing ctx.db on to lib/ is fine.
           selector: "MemberExpression[object.type='MemberExpression'][object.property.name='db']",
-          message:
-            "Handlers do not query the database: read through lib/, change through actions/.",
+          message: "Handlers do not query the database: read through lib/, change through actions/.",
+        },
+        {
+          selector: "MemberExpression[object.type='Identifier'][object.name='db']",
+          message: "Handlers do not query the database: read through lib/, change through actions/.",
         },
       ],
     },

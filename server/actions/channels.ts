@@ -14,7 +14,8 @@ import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type Sys
 import { createCreatorGroup, getSystemGroupIds, groupForNewSetting, type GroupSettingValue } from "../lib/user-groups.ts";
 import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
-import { metadataAudience, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
+import { metadataAudience, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
+import { defaultChannelDicts } from "../lib/register-state.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
 import { refuseNul, unprintablePosition } from "../lib/text.ts";
 import { activeUserIds, isGuest, isRealmAdmin, Role } from "../lib/users.ts";
@@ -210,12 +211,6 @@ async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, str
   const audience = await metadataAudience(tx, realm.id, streams);
   for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false }, audience.get(stream.id)!);
   if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, await activeUserIds(tx, realm.id));
-}
-
-/** The organization's default channels in API form (register's realm_default_streams). */
-export async function defaultChannelDicts(tx: Tx, realmId: number) {
-  const rows = await tx.stream.findMany({ where: { realmId, defaultStreams: { some: {} } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
-  return toChannelDicts(tx, rows as StreamRecord[]);
 }
 
 /** get_stream_permission_policy_key's names for the "channel events" message. */

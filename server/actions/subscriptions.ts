@@ -3,11 +3,15 @@
  * bulk_remove_subscriptions): set-based, a fixed number of statements for any number of users and
  * channels, with Zulip's events.
  */
-import type { Tx } from "../db.ts";
+import type { Stream, Tx } from "../db.ts";
 import type { PendingEvents } from "../events/index.ts";
 import type { RequestContext } from "../context.ts";
 import { metadataAudience, type AudienceChannel } from "../lib/channels.ts";
 import { subscriptionDicts } from "../lib/subscriptions.ts";
+import { announceNewChannels, createChannels, type ChannelCreation } from "./channels.ts";
+import { notificationBot } from "./internal-send.ts";
+import { sendNewSubscriptionMessages, type Principal } from "./subscription-messages.ts";
+import { inTransaction } from "./transaction.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
 const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
@@ -147,3 +151,28 @@ export async function bulkRemoveSubscriptions(tx: Tx, events: PendingEvents, ctx
   return { removed, notSubscribed };
 }
 
+
+/**
+ * POST /users/me/subscriptions and POST /channels/create, once their checks passed: creates the
+ * channels to create, subscribes the users to them and to the existing ones, and sends Notification
+ * Bot's messages about it (send_messages_for_new_subscribers), in one transaction.
+ */
+export async function doAddSubscriptions(
+  ctx: RequestContext,
+  input: { existing: SubscribedChannel[]; create: ChannelCreation[]; users: Principal[]; sendNewSubscriptionMessages: boolean; announce: boolean },
+): Promise<{ streams: SubscribedChannel[]; created: Stream[]; result: SubscriptionResult }> {
+  const bot = await notificationBot(ctx, ctx.realm);
+  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const created = await createChannels(tx, events, ctx, input.create);
+    const streams: SubscribedChannel[] = [...input.existing, ...created];
+    const result = await bulkAddSubscriptions(tx, events, ctx, streams, input.users.map((u) => u.id));
+    if (input.sendNewSubscriptionMessages) await sendNewSubscriptionMessages(tx, events, ctx, bot, input.users, result, created, streams);
+    await announceNewChannels(tx, events, ctx, bot, created, { announce: input.announce });
+    return { streams, created, result };
+  });
+}
+
+/** DELETE /users/me/subscriptions, once its checks passed: bulkRemoveSubscriptions in a transaction of its own. */
+export function doRemoveSubscriptions(ctx: RequestContext, streams: SubscribedChannel[], userIds: number[]) {
+  return inTransaction(ctx, ctx.realm.id, (tx, events) => bulkRemoveSubscriptions(tx, events, ctx, streams, userIds));
+}

@@ -4,8 +4,7 @@
  * the `attachment` event that tells the uploader's clients; nothing stays behind if either fails.
  */
 import type { RequestContext } from "../context.ts";
-import type { ReceivedFile } from "../http/uploads.ts";
-import { newPathId, placeFile, removeFile } from "../lib/uploads.ts";
+import { newPathId, placeFile, removeFile, type ReceivedFile } from "../lib/uploads.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { inTransaction } from "./transaction.ts";
 

@@ -16,6 +16,7 @@ import {
   checkUserGroupName,
   createCreatorGroup,
   deleteAnonymousGroups,
+  findUserGroup,
   getSystemGroupIds,
   groupForNewSetting,
   userGroupDicts,
@@ -28,14 +29,6 @@ import { internalSendMessage, notificationBot, type InternalSender } from "./int
 import { inTransaction } from "./transaction.ts";
 
 type Ctx = RequestContext;
-
-/** get_user_group_by_id_in_realm: a named group of the organization, else "Invalid user group". */
-export async function findUserGroup(db: Tx | Ctx["db"], realmId: number, groupId: number, options: { allowDeactivated: boolean }): Promise<NamedUserGroup> {
-  const group = isStorableId(groupId) ? await db.namedUserGroup.findFirst({ where: { id: groupId, realmId } }) : null;
-  if (!group) throw new JsonableError("Invalid user group");
-  if (group.deactivated && !options.allowDeactivated) throw new JsonableError("User group is deactivated.");
-  return group;
-}
 
 /**
  * access_user_group_for_update: never a system group; the organization's can_manage_all_groups,

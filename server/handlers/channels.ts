@@ -1,14 +1,13 @@
 /** POST /channels/create, GET /streams, GET /streams/{stream_id}, GET /get_stream_id, GET /streams/{stream_id}/members. */
-import { announceNewChannels, createChannels, type ChannelCreation } from "../actions/channels.ts";
-import { bulkAddSubscriptions } from "../actions/subscriptions.ts";
-import { notificationBot } from "../actions/internal-send.ts";
-import { sendNewSubscriptionMessages, subscriberUsers } from "../actions/subscription-messages.ts";
-import { inTransaction } from "../actions/transaction.ts";
+import type { ChannelCreation } from "../actions/channels.ts";
+import { doAddSubscriptions } from "../actions/subscriptions.ts";
+import { subscriberUsers } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
 import { channelDicts, channelsForViewer, hasContentAccessIn, hasMetadataAccess, toChannelDicts } from "../lib/channels.ts";
 import { accessChannel } from "../lib/streams.ts";
+import { subscribedRecipientIds } from "../lib/subscriptions.ts";
 import { isGuest, isRealmAdmin } from "../lib/users.ts";
 import type { GroupSettingValue } from "../lib/user-groups.ts";
 
@@ -48,14 +47,14 @@ export function channelCreation(name: string, description: string | undefined, b
 export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) => {
   const input = channelCreation(body.name, body.description, body);
   const subscribers = await subscriberUsers(ctx, body.subscribers);
-  const bot = await notificationBot(ctx, ctx.realm);
-  const stream = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const [stream] = await createChannels(tx, events, ctx, [input]);
-    const result = await bulkAddSubscriptions(tx, events, ctx, [stream!], subscribers.map((u) => u.id));
-    if (body.send_new_subscription_messages !== false) await sendNewSubscriptionMessages(tx, events, ctx, bot, subscribers, result, [stream!]);
-    await announceNewChannels(tx, events, ctx, bot, [stream!], { announce: body.announce ?? false });
-    return stream!;
+  const { created } = await doAddSubscriptions(ctx, {
+    existing: [],
+    create: [input],
+    users: subscribers,
+    sendNewSubscriptionMessages: body.send_new_subscription_messages !== false,
+    announce: body.announce ?? false,
   });
+  const stream = created[0]!;
   return { id: stream.id };
 };
 
@@ -67,7 +66,7 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   const { rows, groups } = await channelsForViewer(db, realm, user, { includeArchived: query.exclude_archived === false, withDefaults: query.include_default === true });
   const ownerSubscribed =
     query.include_owner_subscribed && user.isBot && user.botOwnerId !== null
-      ? new Set((await db.subscription.findMany({ where: { userProfileId: user.botOwnerId, active: true }, select: { recipientId: true } })).map((s) => s.recipientId))
+      ? await subscribedRecipientIds(db, user.botOwnerId)
       : new Set<number>();
   const chosen = rows.filter(
     (s) =>

@@ -1,9 +1,7 @@
 /** GET, POST and DELETE /users/me/subscriptions (zerver/views/streams.py). */
-import { announceNewChannels, createChannels, type ChannelCreation } from "../actions/channels.ts";
-import { bulkAddSubscriptions, bulkRemoveSubscriptions } from "../actions/subscriptions.ts";
-import { sendNewSubscriptionMessages, subscriberUsers } from "../actions/subscription-messages.ts";
-import { notificationBot } from "../actions/internal-send.ts";
-import { inTransaction } from "../actions/transaction.ts";
+import type { ChannelCreation } from "../actions/channels.ts";
+import { doAddSubscriptions, doRemoveSubscriptions } from "../actions/subscriptions.ts";
+import { subscriberUsers } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { gatherSubscriptions } from "../lib/subscriptions.ts";
@@ -42,25 +40,24 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
     seen.add(s.name.toLowerCase());
     toCreate.push(channelCreation(s.name, s.description, body));
   }
-  const bot = await notificationBot(ctx, ctx.realm);
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const created = await createChannels(tx, events, ctx, toCreate);
-    const streams = [...authorized, ...created];
-    const result = await bulkAddSubscriptions(tx, events, ctx, streams, users.map((u) => u.id));
-    if (body.send_new_subscription_messages !== false) await sendNewSubscriptionMessages(tx, events, ctx, bot, users, result, created, streams);
-    await announceNewChannels(tx, events, ctx, bot, created, { announce: body.announce ?? false });
-    const names = new Map(streams.map((s) => [s.id, s.name]));
-    const byUser = (pairs: [number, number][]) => {
-      const out: Record<string, string[]> = {};
-      for (const [u, id] of pairs) (out[String(u)] ??= []).push(names.get(id)!);
-      return out;
-    };
-    return {
-      subscribed: byUser(result.subscribed),
-      already_subscribed: byUser(result.alreadySubscribed),
-      ...(body.authorization_errors_fatal === false ? { unauthorized: unauthorized.map((s) => s.name) } : {}),
-    };
+  const { streams, result } = await doAddSubscriptions(ctx, {
+    existing: authorized,
+    create: toCreate,
+    users,
+    sendNewSubscriptionMessages: body.send_new_subscription_messages !== false,
+    announce: body.announce ?? false,
   });
+  const names = new Map(streams.map((s) => [s.id, s.name]));
+  const byUser = (pairs: [number, number][]) => {
+    const out: Record<string, string[]> = {};
+    for (const [u, id] of pairs) (out[String(u)] ??= []).push(names.get(id)!);
+    return out;
+  };
+  return {
+    subscribed: byUser(result.subscribed),
+    already_subscribed: byUser(result.alreadySubscribed),
+    ...(body.authorization_errors_fatal === false ? { unauthorized: unauthorized.map((s) => s.name) } : {}),
+  };
 };
 
 /** DELETE /users/me/subscriptions (remove_subscriptions_backend). */
@@ -75,9 +72,7 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
   if (missing.length > 0) throw new JsonableError(`Channel(s) (${missing.join(", ")}) do not exist`);
   const streams = [...found.values()];
   if (others) for (const stream of streams) if (!(await canRemoveSubscribers(ctx, stream))) throw new JsonableError("Insufficient permission");
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const { removed, notSubscribed } = await bulkRemoveSubscriptions(tx, events, ctx, streams, users.map((u) => u.id));
-    const name = (id: number) => streams.find((s) => s.id === id)!.name;
-    return { removed: removed.map(([, id]) => name(id)), not_removed: notSubscribed.map(([, id]) => name(id)) };
-  });
+  const { removed, notSubscribed } = await doRemoveSubscriptions(ctx, streams, users.map((u) => u.id));
+  const name = (id: number) => streams.find((s) => s.id === id)!.name;
+  return { removed: removed.map(([, id]) => name(id)), not_removed: notSubscribed.map(([, id]) => name(id)) };
 };

@@ -1,12 +1,10 @@
 /** The user-group operations (zerver/views/user_groups.py). Guests may use none of the changes. */
-import { createUserGroup as create, deactivateUserGroup, findUserGroup, updateMembers, updateSubgroups, updateUserGroup as update } from "../actions/user-groups.ts";
+import { createUserGroup as create, deactivateUserGroup, updateMembers, updateSubgroups, updateUserGroup as update } from "../actions/user-groups.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "../lib/group-settings.ts";
-import { groupMembers } from "../lib/permissions.ts";
-import { userGroupDicts, type GroupSettingValue } from "../lib/user-groups.ts";
-import { isGuest } from "../lib/users.ts";
-import { isStorableId } from "../lib/messages.ts";
+import { findUserGroup, userGroupDicts, userGroupMemberIds, userGroupSubgroupIds, type GroupSettingValue } from "../lib/user-groups.ts";
+import { findActiveUser, isGuest } from "../lib/users.ts";
 
 /** require_member_or_admin: guests are refused; bots may (feature level 496). */
 function refuseGuests(ctx: Parameters<Handler<"get-user-groups">>[1]) {
@@ -53,14 +51,10 @@ export const updateUserGroupSubgroups: Handler<"update-user-group-subgroups"> = 
   return {};
 };
 
-/** Members of a group: direct, or through every subgroup (one recursive statement). */
+/** Members of a group: direct, or through every subgroup. */
 async function members(ctx: Parameters<Handler<"get-user-group-members">>[1], groupId: number, directOnly: boolean) {
   const group = await findUserGroup(ctx.db, ctx.realm.id, groupId, { allowDeactivated: true });
-  if (directOnly) {
-    const rows = await ctx.db.userGroupMembership.findMany({ where: { userGroupId: group.id, userProfile: { isActive: true } }, select: { userProfileId: true }, orderBy: { userProfileId: "asc" } });
-    return rows.map((r) => r.userProfileId);
-  }
-  return [...(await groupMembers(ctx.db, ctx.realm.id, [group.id]))].sort((a, b) => a - b);
+  return userGroupMemberIds(ctx.db, ctx.realm.id, group.id, directOnly);
 }
 
 export const getUserGroupMembers: Handler<"get-user-group-members"> = async ({ path, query }, ctx) => ({
@@ -69,18 +63,12 @@ export const getUserGroupMembers: Handler<"get-user-group-members"> = async ({ p
 
 export const getUserGroupSubgroups: Handler<"get-user-group-subgroups"> = async ({ path, query }, ctx) => {
   const group = await findUserGroup(ctx.db, ctx.realm.id, path.user_group_id, { allowDeactivated: true });
-  const rows = query.direct_subgroup_only
-    ? await ctx.db.$queryRaw<{ id: number }[]>`SELECT subgroup_id AS id FROM group_group_membership WHERE supergroup_id = ${group.id} ORDER BY subgroup_id`
-    : await ctx.db.$queryRaw<{ id: number }[]>`
-        WITH RECURSIVE down(id) AS (SELECT subgroup_id FROM group_group_membership WHERE supergroup_id = ${group.id}
-          UNION SELECT g.subgroup_id FROM group_group_membership g JOIN down ON g.supergroup_id = down.id)
-        SELECT id FROM down ORDER BY id`;
-  return { subgroups: rows.map((r) => Number(r.id)) };
+  return { subgroups: await userGroupSubgroupIds(ctx.db, group.id, query.direct_subgroup_only ?? false) };
 };
 
 export const getIsUserGroupMember: Handler<"get-is-user-group-member"> = async ({ path, query }, ctx) => {
   const userId = path.user_id;
-  const user = isStorableId(userId) ? await ctx.db.userProfile.findFirst({ where: { id: userId, realmId: ctx.realm.id, isActive: true }, select: { id: true } }) : null;
+  const user = await findActiveUser(ctx.db, ctx.realm.id, userId);
   if (!user) throw new JsonableError("No such user");
   return { is_user_group_member: (await members(ctx, path.user_group_id, query.direct_member_only ?? false)).includes(user.id) };
 };

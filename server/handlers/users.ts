@@ -1,13 +1,10 @@
 import type { Handler } from "../http/types.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { accessUserByEmail, loadOwnUserExtras, loadProfileData, toApiUser } from "../lib/users.ts";
+import { accessUserByEmail, loadOwnUserExtras, loadProfileData, realmUsers, toApiUser } from "../lib/users.ts";
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
-  const users = await ctx.db.userProfile.findMany({
-    where: { realmId: ctx.realm.id, ...(query.user_ids ? { id: { in: query.user_ids } } : {}) },
-    orderBy: { id: "asc" },
-  });
+  const users = await realmUsers(ctx.db, ctx.realm.id, query.user_ids);
   const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, users.map((u) => u.id)) : undefined;
   return { members: users.map((u) => toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData })) };
 };

@@ -3,7 +3,7 @@
  * validated parameters of its operation and returns the success data (the 200 body without
  * the envelope fields). The handler map in routes.ts is checked against every operationId.
  */
-import type { components, operations } from "../../generated/openapi.d.ts";
+import type { operations } from "../../generated/openapi.d.ts";
 import type { RequestContext, PublicContext } from "../context.ts";
 
 export type OperationId = keyof operations;
@@ -39,6 +39,4 @@ export type Handler<K extends OperationId> = (
 
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 
-export type Schemas = components["schemas"];
-export type ApiUser = Schemas["User"];
-export type ApiMessage = Schemas["Message"];
+export type { Schemas, ApiUser, ApiMessage } from "../lib/schemas.ts";

@@ -22,18 +22,8 @@ import type { AppDeps } from "../context.ts";
 import type { UserProfile } from "../db.ts";
 import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../errors.ts";
 import { accessAttachment, type StoredAttachment } from "../lib/attachments.ts";
-import { contentDisposition, incomingDir, pathIdFromToken, removeFile, servesInline, storedFilePath, uploadContentType, uploadedFileName } from "../lib/uploads.ts";
+import { contentDisposition, incomingDir, pathIdFromToken, removeFile, servesInline, storedFilePath, uploadContentType, uploadedFileName, type ReceivedFile } from "../lib/uploads.ts";
 import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
-
-/** A file that arrived with an upload, waiting in the incoming directory. */
-export interface ReceivedFile {
-  /** Where it waits. */
-  path: string;
-  /** Its name as recorded (percent-decoded, without unprintable characters). */
-  name: string;
-  contentType: string;
-  size: number;
-}
 
 /** What the multipart body of an upload held, for the handler to judge. */
 export interface ReceivedUpload {

@@ -6,7 +6,7 @@
  */
 import { Prisma, type Db, type Realm, type Tx, type UserProfile } from "../db.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { renderMarkdown } from "./markdown/index.ts";
 import type { RenderResult } from "./markdown/types.ts";
 import { isStorableText } from "./text.ts";

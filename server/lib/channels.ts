@@ -4,7 +4,7 @@
  * then every group-setting value at once.
  */
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { unixSeconds } from "./time.ts";
 import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
 import { groupSettingValuesAndNames } from "./user-groups.ts";

@@ -4,7 +4,7 @@
  */
 import { unixSeconds } from "./time.ts";
 import { Prisma, type Message, type Db, type Realm, type UserProfile } from "../db.ts";
-import type { ApiMessage } from "../http/types.ts";
+import type { ApiMessage } from "./schemas.ts";
 import { clientNames } from "./clients.ts";
 import { flagsToList } from "./flags.ts";
 import { RecipientType } from "./recipients.ts";

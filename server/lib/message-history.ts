@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { accessMessage } from "./messages.ts";
 import { unixSeconds } from "./time.ts";
 import { topicForClient } from "./topics.ts";

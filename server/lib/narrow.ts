@@ -11,7 +11,7 @@
  */
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { FLAG_BITS, isStorableId, MAX_MESSAGE_ID } from "./messages.ts";
 import { directMessageGroupHash, RecipientType } from "./recipients.ts";
 import { searchCondition, searchTsquery } from "./search.ts";

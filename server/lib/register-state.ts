@@ -4,15 +4,15 @@
  */
 import { unixSeconds } from "./time.ts";
 import type { RequestContext } from "../context.ts";
+import type { Db } from "../db.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
 import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
-import { visibleChannels } from "./channels.ts";
+import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels, type StreamRecord } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
-import { defaultChannelDicts } from "../actions/channels.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -117,4 +117,10 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     state.has_videoprovider_token = (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
   return state;
+}
+
+/** The organization's default channels in API form (register's realm_default_streams, and the default_streams event). */
+export async function defaultChannelDicts(db: Db, realmId: number) {
+  const rows = await db.stream.findMany({ where: { realmId, defaultStreams: { some: {} } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
+  return toChannelDicts(db, rows as StreamRecord[]);
 }

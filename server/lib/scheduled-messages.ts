@@ -5,7 +5,7 @@
 import { unixSeconds } from "./time.ts";
 import { Prisma, type Db } from "../db.ts";
 import { ResourceNotFoundError } from "../errors.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { isStorableId } from "./messages.ts";
 import { RecipientType } from "./recipients.ts";
 

@@ -145,3 +145,8 @@ export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "real
   });
   return { subscriptions, unsubscribed, never_subscribed: neverSubscribed };
 }
+
+/** The recipient ids of the user's active subscriptions. */
+export async function subscribedRecipientIds(db: Db, userId: number): Promise<Set<number>> {
+  return new Set((await db.subscription.findMany({ where: { userProfileId: userId, active: true }, select: { recipientId: true } })).map((s) => s.recipientId));
+}

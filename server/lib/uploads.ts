@@ -9,6 +9,16 @@ import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Config } from "../config.ts";
 
+/** A file that arrived with an upload, waiting in the incoming directory. */
+export interface ReceivedFile {
+  /** Where it waits. */
+  path: string;
+  /** Its name as recorded (percent-decoded, without unprintable characters). */
+  name: string;
+  contentType: string;
+  size: number;
+}
+
 /** Most file systems limit a path component to 255 bytes; the sanitized name is the last one. */
 const MAX_FILE_NAME_BYTES = 255;
 /** How long a temporary URL works (Zulip's SIGNED_ACCESS_TOKEN_VALIDITY_IN_SECONDS). */

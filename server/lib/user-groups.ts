@@ -4,12 +4,13 @@
  * and direct subgroups — as in Zulip's zerver/lib/user_groups.py. Which settings exist and the
  * rules their values obey are in lib/group-settings.ts.
  */
-import type { Db, Tx } from "../db.ts";
+import type { Db, NamedUserGroup, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
-import type { Schemas } from "../http/types.ts";
+import type { Schemas } from "./schemas.ts";
 import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
 import * as permissions from "./permissions.ts";
+import { isStorableId } from "./messages.ts";
 import { refuseNul } from "./text.ts";
 import { unixSeconds } from "./time.ts";
 
@@ -262,4 +263,32 @@ export async function userGroupDicts(db: Db, realmId: number, options: { include
     for (const s of settings) dict[s.name] = values.get(g[s.field as keyof typeof g] as number);
     return dict as Schemas["UserGroup"];
   });
+}
+
+/** get_user_group_by_id_in_realm: a named group of the organization, else "Invalid user group". */
+export async function findUserGroup(db: Db, realmId: number, groupId: number, options: { allowDeactivated: boolean }): Promise<NamedUserGroup> {
+  const group = isStorableId(groupId) ? await db.namedUserGroup.findFirst({ where: { id: groupId, realmId } }) : null;
+  if (!group) throw new JsonableError("Invalid user group");
+  if (group.deactivated && !options.allowDeactivated) throw new JsonableError("User group is deactivated.");
+  return group;
+}
+
+/** The active members of a group: its direct members, or everyone in it through every subgroup (one recursive statement). */
+export async function userGroupMemberIds(db: Db, realmId: number, groupId: number, directOnly: boolean): Promise<number[]> {
+  if (directOnly) {
+    const rows = await db.userGroupMembership.findMany({ where: { userGroupId: groupId, userProfile: { isActive: true } }, select: { userProfileId: true }, orderBy: { userProfileId: "asc" } });
+    return rows.map((r) => r.userProfileId);
+  }
+  return [...(await permissions.groupMembers(db, realmId, [groupId]))].sort((a, b) => a - b);
+}
+
+/** A group's subgroups: its direct ones, or every group below it (one recursive statement). */
+export async function userGroupSubgroupIds(db: Db, groupId: number, directOnly: boolean): Promise<number[]> {
+  const rows = directOnly
+    ? await db.$queryRaw<{ id: number }[]>`SELECT subgroup_id AS id FROM group_group_membership WHERE supergroup_id = ${groupId} ORDER BY subgroup_id`
+    : await db.$queryRaw<{ id: number }[]>`
+        WITH RECURSIVE down(id) AS (SELECT subgroup_id FROM group_group_membership WHERE supergroup_id = ${groupId}
+          UNION SELECT g.subgroup_id FROM group_group_membership g JOIN down ON g.supergroup_id = down.id)
+        SELECT id FROM down ORDER BY id`;
+  return rows.map((r) => Number(r.id));
 }

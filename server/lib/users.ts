@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import type { Db, Realm, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import type { ApiUser } from "../http/types.ts";
+import type { ApiUser } from "./schemas.ts";
+import { isStorableId } from "./messages.ts";
 import { isStorableText, unprintablePosition } from "./text.ts";
 
 export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
@@ -170,4 +171,14 @@ export function checkFullName(raw: string): string {
   if ([...name].length < MIN_NAME_LENGTH) throw new JsonableError("Name too short!");
   if (/[*`\\>"@]/.test(name) || unprintablePosition(name) > 0) throw new JsonableError("Invalid characters in name!");
   return name;
+}
+
+/** Every user of the organization, deactivated ones and bots included, or those of `ids`, by id (GET /users). */
+export function realmUsers(db: Db, realmId: number, ids?: number[]): Promise<UserProfile[]> {
+  return db.userProfile.findMany({ where: { realmId, ...(ids ? { id: { in: ids } } : {}) }, orderBy: { id: "asc" } });
+}
+
+/** An active user of the organization by id, or null. */
+export async function findActiveUser(db: Db, realmId: number, userId: number): Promise<{ id: number } | null> {
+  return isStorableId(userId) ? db.userProfile.findFirst({ where: { id: userId, realmId, isActive: true }, select: { id: true } }) : null;
 }
