@@ -17,7 +17,7 @@ function requireAdmin(ctx: RequestContext) {
 const rendered = (description: string) => (description ? renderMarkdown(description).html : "");
 
 /** check_add_channel_folder: the next position in the organization's order. */
-export async function createChannelFolder(ctx: RequestContext, input: { name: string; description: string }): Promise<number> {
+export async function doCreateChannelFolder(ctx: RequestContext, input: { name: string; description: string }): Promise<number> {
   requireAdmin(ctx);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const name = await checkChannelFolderName(tx, ctx.realm.id, input.name);
@@ -32,7 +32,7 @@ export async function createChannelFolder(ctx: RequestContext, input: { name: st
 }
 
 /** update_channel_folder: the fields sent, in one event of what changed. */
-export async function updateChannelFolder(ctx: RequestContext, folderId: number, input: { name?: string; description?: string; isArchived?: boolean }) {
+export async function doUpdateChannelFolder(ctx: RequestContext, folderId: number, input: { name?: string; description?: string; isArchived?: boolean }) {
   requireAdmin(ctx);
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const folder = await accessChannelFolder(tx, ctx.realm.id, folderId);

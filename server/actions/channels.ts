@@ -38,7 +38,7 @@ export interface NewChannel {
 
 /**
  * The rows of a channel with Zulip's default group settings (organization setup and tests; the
- * API goes through createChannels). `events`: the caller's pending events inside `inTransaction`;
+ * API goes through doCreateChannels). `events`: the caller's pending events inside `inTransaction`;
  * a creator default makes a group holding the creator, which cached memberships lack until it
  * names `groups:<realm id>`.
  */
@@ -119,7 +119,7 @@ async function checkChannelNameFree(tx: Tx, realmId: number, name: string) {
 }
 
 /** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
-export function channelExistsError(name: string) {
+function channelExistsError(name: string) {
   return new JsonableError(`Channel '${name}' already exists`, { code: "CHANNEL_ALREADY_EXISTS", httpStatus: 409 });
 }
 
@@ -150,9 +150,9 @@ async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: Chan
 /**
  * Checks and creates the channels in the caller's transaction, with their `stream` create events
  * (and `default_streams` when one is a default channel); subscribes nobody (the caller then uses
- * bulkAddSubscriptions, then announceNewChannels). Uses `tx` only, never `ctx.db`.
+ * bulkAddSubscriptions, then doAnnounceNewChannels). Uses `tx` only, never `ctx.db`.
  */
-export async function createChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, inputs: ChannelCreation[]): Promise<Stream[]> {
+export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, inputs: ChannelCreation[]): Promise<Stream[]> {
   const realmId = ctx.realm.id;
   const groups = await getSystemGroupIds(tx, realmId);
   const created: Stream[] = [];
@@ -226,7 +226,7 @@ function policyName(stream: Stream) {
  * announcements channel, and in each new channel its privacy and description (topic
  * "channel events", unless the organization turned those off). Read for the creator.
  */
-export async function announceNewChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, streams: Stream[], options: { announce: boolean }) {
+export async function doAnnounceNewChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, streams: Stream[], options: { announce: boolean }) {
   if (streams.length === 0) return;
   const realm = ctx.realm;
   const readBy = new Set([ctx.user.id]);
@@ -251,7 +251,7 @@ export async function announceNewChannels(tx: Tx, events: PendingEvents, ctx: Re
  * with acting_user=None): no creator, so the creator-default settings hold nobody; no "channel
  * events" message and no subscribers. Organization users hear of it as from the API.
  */
-export async function createChannelWithoutCreator(
+export async function doCreateChannelWithoutCreator(
   deps: Pick<AppDeps, "db" | "events">,
   realm: Realm,
   input: { name: string; description: string; inviteOnly: boolean; isDefaultStream: boolean },

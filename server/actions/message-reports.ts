@@ -32,7 +32,7 @@ export interface MessageReportInput {
 }
 
 /** POST /messages/{message_id}/report, in Zulip's order of checks. */
-export async function reportMessage(ctx: RequestContext, input: MessageReportInput): Promise<void> {
+export async function doReportMessage(ctx: RequestContext, input: MessageReportInput): Promise<void> {
   const { realm, user } = ctx;
   if (input.reportType === "other" && input.description === "") throw new JsonableError("An explanation is required.");
   const channelId = realm.moderationRequestChannelId;

@@ -14,7 +14,7 @@ import type { SubscriptionResult } from "./subscriptions.ts";
 export type Principal = Pick<UserProfile, "id" | "email" | "isBot" | "fullName" | "botOwnerId">;
 
 /** Active users of the organization by ID or email, in one statement; any other is "No such user". */
-export async function subscriberUsers(ctx: Pick<RequestContext, "db" | "realm">, principals: (number | string)[]): Promise<Principal[]> {
+export async function accessPrincipals(ctx: Pick<RequestContext, "db" | "realm">, principals: (number | string)[]): Promise<Principal[]> {
   const ids = principals.filter((p): p is number => typeof p === "number");
   const emails = principals.filter((p): p is string => typeof p === "string").map((e) => e.toLowerCase());
   if (ids.length === 0 && emails.length === 0) return [];
@@ -31,7 +31,7 @@ export async function subscriberUsers(ctx: Pick<RequestContext, "db" | "realm">,
  * Tells each human user whom the caller subscribed to channels that existed before this request
  * which channels they were added to, in a direct message from Notification Bot.
  */
-export async function sendNewSubscriptionMessages(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, users: Principal[], result: SubscriptionResult, created: Stream[], all: Pick<Stream, "id" | "name">[] = created) {
+export async function doSendNewSubscriptionMessages(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, users: Principal[], result: SubscriptionResult, created: Stream[], all: Pick<Stream, "id" | "name">[] = created) {
   const createdIds = new Set(created.map((s) => s.id));
   const names = new Map(all.map((s) => [s.id, s]));
   for (const user of users) {

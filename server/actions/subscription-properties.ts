@@ -36,7 +36,7 @@ export interface PropertyChange {
  * `describe(index, text)` words a bad value as the operation does: the single PATCH answers the
  * text itself, the bulk form prefixes "Invalid subscription_data[N]: Value error, ".
  */
-export async function updateSubscriptionProperties(ctx: RequestContext, changes: PropertyChange[], describe: (index: number, text: string) => string) {
+export async function doUpdateSubscriptionProperties(ctx: RequestContext, changes: PropertyChange[], describe: (index: number, text: string) => string) {
   const checked: { stream: { id: number; recipientId: number }; property: Property; value: string | boolean }[] = [];
   // Every channel named, in one statement; access is then checked per change, in order.
   const channels = new Map((await findChannelsById(ctx.db, ctx.realm.id, changes.map((c) => c.streamId))).map((s) => [s.id, s]));

@@ -8,9 +8,9 @@ import type { PendingEvents } from "../events/index.ts";
 import type { RequestContext } from "../context.ts";
 import { metadataAudience, type AudienceChannel } from "../lib/channels.ts";
 import { subscriptionDicts } from "../lib/subscriptions.ts";
-import { announceNewChannels, createChannels, type ChannelCreation } from "./channels.ts";
+import { doAnnounceNewChannels, doCreateChannels, type ChannelCreation } from "./channels.ts";
 import { notificationBot } from "./internal-send.ts";
-import { sendNewSubscriptionMessages, type Principal } from "./subscription-messages.ts";
+import { doSendNewSubscriptionMessages, type Principal } from "./subscription-messages.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
@@ -163,11 +163,11 @@ export async function doAddSubscriptions(
 ): Promise<{ streams: SubscribedChannel[]; created: Stream[]; result: SubscriptionResult }> {
   const bot = await notificationBot(ctx, ctx.realm);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const created = await createChannels(tx, events, ctx, input.create);
+    const created = await doCreateChannels(tx, events, ctx, input.create);
     const streams: SubscribedChannel[] = [...input.existing, ...created];
     const result = await bulkAddSubscriptions(tx, events, ctx, streams, input.users.map((u) => u.id));
-    if (input.sendNewSubscriptionMessages) await sendNewSubscriptionMessages(tx, events, ctx, bot, input.users, result, created, streams);
-    await announceNewChannels(tx, events, ctx, bot, created, { announce: input.announce });
+    if (input.sendNewSubscriptionMessages) await doSendNewSubscriptionMessages(tx, events, ctx, bot, input.users, result, created, streams);
+    await doAnnounceNewChannels(tx, events, ctx, bot, created, { announce: input.announce });
     return { streams, created, result };
   });
 }

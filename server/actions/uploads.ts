@@ -8,7 +8,7 @@ import { newPathId, placeFile, removeFile, type ReceivedFile } from "../lib/uplo
 import { unixSeconds } from "../lib/time.ts";
 import { inTransaction } from "./transaction.ts";
 
-export async function uploadMessageAttachment(ctx: RequestContext, file: ReceivedFile): Promise<{ url: string; filename: string }> {
+export async function doUploadMessageAttachment(ctx: RequestContext, file: ReceivedFile): Promise<{ url: string; filename: string }> {
   const pathId = newPathId(ctx.realm.id, file.name);
   const createTime = ctx.now();
   let placed = null as string | null;

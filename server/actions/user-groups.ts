@@ -84,7 +84,7 @@ export interface NewUserGroup {
 }
 
 /** add_user_group: needs can_create_groups; defaults with the creator where Zulip has them. */
-export async function createUserGroup(ctx: Ctx, input: NewUserGroup): Promise<number> {
+export async function doCreateUserGroup(ctx: Ctx, input: NewUserGroup): Promise<number> {
   if (!(await can(ctx.db, ctx.user, ctx.realm, "can_create_groups"))) throw new JsonableError("Insufficient permission");
   const name = checkUserGroupName(input.name);
   refuseNul(input.description, "user group description");
@@ -120,7 +120,7 @@ export interface UserGroupUpdate {
 }
 
 /** edit_user_group: a deactivated group stays editable; `deactivated=false` reactivates it, `true` does nothing. */
-export async function updateUserGroup(ctx: Ctx, groupId: number, input: UserGroupUpdate) {
+export async function doUpdateUserGroup(ctx: Ctx, groupId: number, input: UserGroupUpdate) {
   if (input.name === undefined && input.description === undefined && input.deactivated === undefined && Object.keys(input.settings).length === 0)
     throw new JsonableError("No new data supplied");
   const realmId = ctx.realm.id;
@@ -179,7 +179,7 @@ async function groupObjections(tx: Tx, realmId: number, groupId: number) {
 }
 
 /** do_deactivate_user_group: refused while the group holds a permission (CANNOT_DEACTIVATE_GROUP_IN_USE). */
-export async function deactivateUserGroup(ctx: Ctx, groupId: number) {
+export async function doDeactivateUserGroup(ctx: Ctx, groupId: number) {
   const realmId = ctx.realm.id;
   await inTransaction(ctx, realmId, async (tx, events) => {
     const group = await accessUserGroupForUpdate(tx, ctx, groupId, [], { allowDeactivated: false });
@@ -196,7 +196,7 @@ export async function deactivateUserGroup(ctx: Ctx, groupId: number) {
  * removing only oneself can_leave_group, others can_add_members_group / can_remove_members_group
  * (or managing the group).
  */
-export async function updateMembers(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[]; addSubgroups: number[]; deleteSubgroups: number[] }) {
+export async function doUpdateUserGroupMembers(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[]; addSubgroups: number[]; deleteSubgroups: number[] }) {
   if (input.add.length + input.delete.length + input.addSubgroups.length + input.deleteSubgroups.length === 0)
     throw new JsonableError('Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
   const realmId = ctx.realm.id;
@@ -269,7 +269,7 @@ async function changeSubgroups(tx: Tx, events: PendingEvents, ctx: Ctx, groupId:
 }
 
 /** update_subgroups_of_user_group. */
-export async function updateSubgroups(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[] }) {
+export async function doUpdateUserGroupSubgroups(ctx: Ctx, groupId: number, input: { add: number[]; delete: number[] }) {
   if (input.add.length + input.delete.length === 0) throw new JsonableError('Nothing to do. Specify at least one of "add" or "delete".');
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     await changeSubgroups(tx, events, ctx, groupId, input.add, input.delete);

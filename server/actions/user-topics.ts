@@ -26,7 +26,7 @@ async function mutedTopics(tx: Tx, userId: number) {
 }
 
 /** Sets the policy in the caller's transaction; returns whether anything changed. */
-export async function setTopicVisibility(tx: Tx, events: PendingEvents, ctx: Pick<RequestContext, "realm" | "user" | "now">, target: TopicTarget, policy: number): Promise<boolean> {
+async function setTopicVisibility(tx: Tx, events: PendingEvents, ctx: Pick<RequestContext, "realm" | "user" | "now">, target: TopicTarget, policy: number): Promise<boolean> {
   const userId = ctx.user.id;
   const existing = await tx.userTopic.findFirst({ where: { userProfileId: userId, streamId: target.streamId, topicNameLower: target.topic.toLowerCase() } });
   if ((existing?.visibilityPolicy ?? TopicVisibility.INHERIT) === policy) return false;

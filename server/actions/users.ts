@@ -90,7 +90,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUser, fakeEma
 }
 
 /** A new user of a running organization (the admin CLI's create-user): one transaction, its event logged in it. */
-export async function createUser(deps: Pick<AppDeps, "db" | "events" | "config">, realm: Realm, input: NewUser) {
+export async function doCreateUserWithDefaultChannels(deps: Pick<AppDeps, "db" | "events" | "config">, realm: Realm, input: NewUser) {
   const domain = await fakeEmailDomain(deps.db, realm, deps.config);
   return inTransaction(deps, realm.id, async (tx, events) => {
     const user = await doCreateUser(tx, realm, input, domain, events);

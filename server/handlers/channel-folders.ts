@@ -1,10 +1,10 @@
 /** POST /channel_folders/create, GET /channel_folders, PATCH /channel_folders/{channel_folder_id}. */
-import { createChannelFolder as create, updateChannelFolder as update } from "../actions/channel-folders.ts";
+import { doCreateChannelFolder, doUpdateChannelFolder } from "../actions/channel-folders.ts";
 import type { Handler } from "../http/types.ts";
 import { listChannelFolders } from "../lib/channel-folders.ts";
 
 export const createChannelFolder: Handler<"create-channel-folder"> = async ({ body }, ctx) => ({
-  channel_folder_id: await create(ctx, { name: body.name, description: body.description }),
+  channel_folder_id: await doCreateChannelFolder(ctx, { name: body.name, description: body.description }),
 });
 
 export const getChannelFolders: Handler<"get-channel-folders"> = async ({ query }, ctx) => ({
@@ -12,6 +12,6 @@ export const getChannelFolders: Handler<"get-channel-folders"> = async ({ query 
 });
 
 export const updateChannelFolder: Handler<"update-channel-folder"> = async ({ path, body }, ctx) => {
-  await update(ctx, path.channel_folder_id, { name: body.name, description: body.description, isArchived: body.is_archived });
+  await doUpdateChannelFolder(ctx, path.channel_folder_id, { name: body.name, description: body.description, isArchived: body.is_archived });
   return {};
 };

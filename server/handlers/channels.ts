@@ -1,7 +1,7 @@
 /** POST /channels/create, GET /streams, GET /streams/{stream_id}, GET /get_stream_id, GET /streams/{stream_id}/members. */
 import type { ChannelCreation } from "../actions/channels.ts";
 import { doAddSubscriptions } from "../actions/subscriptions.ts";
-import { subscriberUsers } from "../actions/subscription-messages.ts";
+import { accessPrincipals } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
@@ -46,7 +46,7 @@ export function channelCreation(name: string, description: string | undefined, b
 /** POST /channels/create (zerver/views/streams.py create_channel). */
 export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) => {
   const input = channelCreation(body.name, body.description, body);
-  const subscribers = await subscriberUsers(ctx, body.subscribers);
+  const subscribers = await accessPrincipals(ctx, body.subscribers);
   const { created } = await doAddSubscriptions(ctx, {
     existing: [],
     create: [input],

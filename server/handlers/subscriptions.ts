@@ -1,7 +1,7 @@
 /** GET, POST and DELETE /users/me/subscriptions (zerver/views/streams.py). */
 import type { ChannelCreation } from "../actions/channels.ts";
 import { doAddSubscriptions, doRemoveSubscriptions } from "../actions/subscriptions.ts";
-import { subscriberUsers } from "../actions/subscription-messages.ts";
+import { accessPrincipals } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { gatherSubscriptions } from "../lib/subscriptions.ts";
@@ -21,7 +21,7 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   if (isGuest(ctx.user)) throw new JsonableError("Not allowed for guest users");
   const principals = (body.principals ?? []) as (number | string)[];
   const subscribingOthers = principals.length > 0;
-  const users = subscribingOthers ? await subscriberUsers(ctx, principals) : [ctx.user];
+  const users = subscribingOthers ? await accessPrincipals(ctx, principals) : [ctx.user];
   const othersThanSelf = users.some((u) => u.id !== ctx.user.id);
   const requested = body.subscriptions.map((s) => ({ ...s, name: s.name.trim() }));
   const existing = await channelsByName(ctx.db, ctx.realm.id, requested.map((s) => s.name));
@@ -63,7 +63,7 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
 /** DELETE /users/me/subscriptions (remove_subscriptions_backend). */
 export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
   const principals = (body.principals ?? []) as (number | string)[];
-  const users = principals.length > 0 ? await subscriberUsers(ctx, principals) : [ctx.user];
+  const users = principals.length > 0 ? await accessPrincipals(ctx, principals) : [ctx.user];
   // Bots a user owns are theirs to unsubscribe (user_directly_controls_user).
   const others = users.some((u) => u.id !== ctx.user.id && !(u.isBot && u.botOwnerId === ctx.user.id));
   const names = body.subscriptions.map((n) => n.trim());

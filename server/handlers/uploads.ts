@@ -1,5 +1,5 @@
 import { access } from "node:fs/promises";
-import { uploadMessageAttachment } from "../actions/uploads.ts";
+import { doUploadMessageAttachment } from "../actions/uploads.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
 import { accessAttachment } from "../lib/attachments.ts";
 import { storedFilePath, temporaryUrl } from "../lib/uploads.ts";
@@ -21,7 +21,7 @@ export const uploadFile: Handler<"upload-file"> = async ({ body }, ctx) => {
         : `File is larger than the maximum upload size (${max} MiB) allowed by your organization's plan.`,
     );
   }
-  const { url, filename } = await uploadMessageAttachment(ctx, upload.files[0]!);
+  const { url, filename } = await doUploadMessageAttachment(ctx, upload.files[0]!);
   // `uri` is Zulip's older name for `url`.
   return { uri: url, url, filename };
 };

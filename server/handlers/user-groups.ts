@@ -1,5 +1,5 @@
 /** The user-group operations (zerver/views/user_groups.py). Guests may use none of the changes. */
-import { createUserGroup as create, deactivateUserGroup, updateMembers, updateSubgroups, updateUserGroup as update } from "../actions/user-groups.ts";
+import { doCreateUserGroup, doDeactivateUserGroup, doUpdateUserGroupMembers, doUpdateUserGroupSubgroups, doUpdateUserGroup } from "../actions/user-groups.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "../lib/group-settings.ts";
@@ -23,31 +23,31 @@ export const getUserGroups: Handler<"get-user-groups"> = async ({ query }, ctx) 
 
 export const createUserGroup: Handler<"create-user-group"> = async ({ body }, ctx) => {
   refuseGuests(ctx);
-  const groupId = await create(ctx, { name: body.name, description: body.description, members: body.members, subgroups: body.subgroups ?? [], settings: settingsOf<GroupSettingValue>(body) });
+  const groupId = await doCreateUserGroup(ctx, { name: body.name, description: body.description, members: body.members, subgroups: body.subgroups ?? [], settings: settingsOf<GroupSettingValue>(body) });
   return { group_id: groupId };
 };
 
 export const updateUserGroup: Handler<"update-user-group"> = async ({ path, body }, ctx) => {
   refuseGuests(ctx);
-  await update(ctx, path.user_group_id, { name: body.name, description: body.description, deactivated: body.deactivated, settings: settingsOf(body) });
+  await doUpdateUserGroup(ctx, path.user_group_id, { name: body.name, description: body.description, deactivated: body.deactivated, settings: settingsOf(body) });
   return {};
 };
 
 export const deactivateGroup: Handler<"deactivate-user-group"> = async ({ path }, ctx) => {
   refuseGuests(ctx);
-  await deactivateUserGroup(ctx, path.user_group_id);
+  await doDeactivateUserGroup(ctx, path.user_group_id);
   return {};
 };
 
 export const updateUserGroupMembers: Handler<"update-user-group-members"> = async ({ path, body }, ctx) => {
   refuseGuests(ctx);
-  await updateMembers(ctx, path.user_group_id, { add: body.add ?? [], delete: body.delete ?? [], addSubgroups: body.add_subgroups ?? [], deleteSubgroups: body.delete_subgroups ?? [] });
+  await doUpdateUserGroupMembers(ctx, path.user_group_id, { add: body.add ?? [], delete: body.delete ?? [], addSubgroups: body.add_subgroups ?? [], deleteSubgroups: body.delete_subgroups ?? [] });
   return {};
 };
 
 export const updateUserGroupSubgroups: Handler<"update-user-group-subgroups"> = async ({ path, body }, ctx) => {
   refuseGuests(ctx);
-  await updateSubgroups(ctx, path.user_group_id, { add: body.add ?? [], delete: body.delete ?? [] });
+  await doUpdateUserGroupSubgroups(ctx, path.user_group_id, { add: body.add ?? [], delete: body.delete ?? [] });
   return {};
 };
 

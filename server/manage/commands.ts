@@ -5,9 +5,9 @@
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { checkChannelName, createChannelWithoutCreator } from "../actions/channels.ts";
+import { checkChannelName, doCreateChannelWithoutCreator } from "../actions/channels.ts";
 import { doCreateOrganization } from "../actions/realms.ts";
-import { createUser } from "../actions/users.ts";
+import { doCreateUserWithDefaultChannels } from "../actions/users.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm } from "../db.ts";
 import { JsonableError } from "../errors.ts";
@@ -117,7 +117,7 @@ export const createUserCommand: Command<{ email: string; fullName: string; role:
   async run(input, deps) {
     const realm = await organization(deps, input.realm);
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
-    const user = await createUser(deps, realm, { email: input.email, fullName: input.fullName, role: input.role, passwordHash });
+    const user = await doCreateUserWithDefaultChannels(deps, realm, { email: input.email, fullName: input.fullName, role: input.role, passwordHash });
     return labelled(`Created the user "${user.fullName}" (${roleName(user.role)}) in "${realm.name}".`, [
       ["email", user.deliveryEmail],
       ["user id", user.id],
@@ -145,7 +145,7 @@ export const createChannel: Command<{ name: string; description: string; inviteO
   },
   async run(input, deps) {
     const realm = await organization(deps, input.realm);
-    const stream = await createChannelWithoutCreator(deps, realm, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, isDefaultStream: input.isDefault });
+    const stream = await doCreateChannelWithoutCreator(deps, realm, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, isDefaultStream: input.isDefault });
     return labelled(`Created the channel #${stream.name} in "${realm.name}".`, [
       ["channel id", stream.id],
       ["privacy", stream.inviteOnly ? "private" : "public"],

@@ -3,7 +3,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { doCreateChannel } from "../../server/actions/channels.ts";
 import { doSubscribe } from "../../server/actions/subscriptions.ts";
-import { createUser, doCreateUser } from "../../server/actions/users.ts";
+import { doCreateUserWithDefaultChannels, doCreateUser } from "../../server/actions/users.ts";
 
 const server = useTestServer();
 
@@ -123,7 +123,7 @@ describe("realm_user events", () => {
     try {
       const [admin, member] = [await register("iago"), await register("hamlet")];
       const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
-      const user = await createUser(server.deps, realm, { email: "newcomer@zulip.com", fullName: "Newcomer", role: 400 });
+      const user = await doCreateUserWithDefaultChannels(server.deps, realm, { email: "newcomer@zulip.com", fullName: "Newcomer", role: 400 });
       const added = async (who: string, queue_id: string) =>
         (await expectSuccess(server.as(who).GET("/events", { params: { query: { queue_id, dont_block: true } } }))).events.filter((e) => e.op === "add");
       const [toAdmin] = await added("iago", admin);
