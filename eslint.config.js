@@ -9,6 +9,18 @@ import tseslint from "typescript-eslint";
 /** An import of a module under server/<layer>/, from anywhere in server/. */
 const layer = (name) => [`../${name}/*`, `../../${name}/*`, `./${name}/*`];
 
+/** Roles and recipient types by name (lib/users.ts Role, lib/recipients.ts RecipientType), never as bare numbers. */
+const namedConstants = [
+  {
+    selector: "BinaryExpression[left.property.name='role'][right.raw=/^[0-9]+$/], Property[key.name='role'][value.raw=/^[0-9]+$/]",
+    message: "Name the role: Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER or Role.GUEST (lib/users.ts).",
+  },
+  {
+    selector: "BinaryExpression[left.property.name='type'][right.raw=/^[123]$/], Property[key.name='type'][value.raw=/^[123]$/]",
+    message: "Name the recipient type: RecipientType.PERSONAL, STREAM or DIRECT_MESSAGE_GROUP (lib/recipients.ts).",
+  },
+];
+
 export default tseslint.config(
   { ignores: ["generated/", "**/dist/", "node_modules/", "data/", ".tmp/"] },
   js.configs.recommended,
@@ -21,6 +33,7 @@ export default tseslint.config(
       },
     },
   },
+  { files: ["server/**/*.ts"], rules: { "no-restricted-syntax": ["error", ...namedConstants] } },
   {
     // lib/ reads and checks: it never reaches up into the layers that change or answer.
     files: ["server/lib/**/*.ts"],
@@ -86,6 +99,7 @@ export default tseslint.config(
       ],
       "no-restricted-syntax": [
         "error",
+        ...namedConstants,
         {
           // ctx.db.userProfile.findMany(…), ctx.db.$queryRaw`…`, db.stream…: passing ctx.db on to lib/ is fine.
           selector: "MemberExpression[object.type='MemberExpression'][object.property.name='db']",
@@ -101,7 +115,7 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+    languageOptions: { globals: { console: "readonly", process: "readonly", URL: "readonly" } },
   },
   prettier,
 );

@@ -59,11 +59,11 @@ export interface Related {
 export function relatedSql(withEdits: boolean) {
   const ctes = Prisma.sql`
     rcp AS (SELECT r.id, r.type, r.type_id FROM recipient r WHERE r.id IN (SELECT recipient_id FROM msgs)),
-    grp AS (SELECT sub.recipient_id, sub.user_profile_id FROM subscription sub JOIN rcp ON rcp.id = sub.recipient_id AND rcp.type = 3),
-    uids AS (SELECT sender_id AS id FROM msgs UNION SELECT type_id FROM rcp WHERE type = 1 UNION SELECT user_profile_id FROM grp)`;
+    grp AS (SELECT sub.recipient_id, sub.user_profile_id FROM subscription sub JOIN rcp ON rcp.id = sub.recipient_id AND rcp.type = ${RecipientType.DIRECT_MESSAGE_GROUP}),
+    uids AS (SELECT sender_id AS id FROM msgs UNION SELECT type_id FROM rcp WHERE type = ${RecipientType.PERSONAL} UNION SELECT user_profile_id FROM grp)`;
   const columns = Prisma.sql`
       (SELECT COALESCE(json_agg(json_build_object('id', r.id, 'type', r.type, 'typeId', r.type_id, 'name', s.name)), '[]')
-         FROM rcp r LEFT JOIN stream s ON r.type = 2 AND s.id = r.type_id) AS recipients,
+         FROM rcp r LEFT JOIN stream s ON r.type = ${RecipientType.STREAM} AND s.id = r.type_id) AS recipients,
       (SELECT COALESCE(json_agg(json_build_object('recipientId', recipient_id, 'userId', user_profile_id)), '[]') FROM grp) AS "groupMembers",
       (SELECT COALESCE(json_agg(json_build_object('id', u.id, 'email', u.email, 'deliveryEmail', u.delivery_email, 'fullName', u.full_name,
                 'isMirrorDummy', u.is_mirror_dummy, 'avatarVersion', u.avatar_version, 'role', u.role, 'isBot', u.is_bot,

@@ -8,7 +8,8 @@ import type { Db } from "../db.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
-import { isModeratorOrAbove, isRealmAdmin, toApiUser } from "./users.ts";
+import { isModeratorOrAbove, isRealmAdmin, Role, toApiUser } from "./users.ts";
+import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels, type StreamRecord } from "./channels.ts";
@@ -76,9 +77,9 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       delivery_email: user.deliveryEmail,
       full_name: user.fullName,
       is_admin: isRealmAdmin(user),
-      is_owner: user.role === 100,
+      is_owner: user.role === Role.OWNER,
       is_moderator: isModeratorOrAbove(user),
-      is_guest: user.role === 600,
+      is_guest: user.role === Role.GUEST,
     });
   }
   if (want("message")) {
@@ -92,16 +93,16 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
   if (want("default_streams")) state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {
     const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });
-    const groupIds = drafts.filter((d) => d.recipient?.type === 3).map((d) => d.recipientId!);
+    const groupIds = drafts.filter((d) => d.recipient?.type === RecipientType.DIRECT_MESSAGE_GROUP).map((d) => d.recipientId!);
     const groupSubs = groupIds.length ? await db.subscription.findMany({ where: { recipientId: { in: groupIds } }, select: { recipientId: true, userProfileId: true } }) : [];
     const toOf = (d: (typeof drafts)[number]): number[] => {
       if (d.recipient === null) return [];
-      if (d.recipient.type === 3) return groupSubs.filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id).map((s) => s.userProfileId);
+      if (d.recipient.type === RecipientType.DIRECT_MESSAGE_GROUP) return groupSubs.filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id).map((s) => s.userProfileId);
       return [d.recipient.typeId];
     };
     state.drafts = drafts.map((d) => ({
       id: d.id,
-      type: d.recipient === null ? "" : d.recipient.type === 2 ? "stream" : "private",
+      type: d.recipient === null ? "" : d.recipient.type === RecipientType.STREAM ? "stream" : "private",
       to: toOf(d),
       topic: d.topic,
       content: d.content,

@@ -7,6 +7,7 @@ import type { Db, Realm } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { hasMetadataAccess, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "./channels.ts";
 import { userGroupIds } from "./permissions.ts";
+import { RecipientType } from "./recipients.ts";
 import { isGuest } from "./users.ts";
 
 /** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
@@ -116,7 +117,7 @@ export async function subscriptionDicts(db: Db, realm: Pick<Realm, "id">, userId
  */
 export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "realm" | "user" | "now">, includeSubscribers: IncludeSubscribers) {
   const { db, user, realm } = ctx;
-  const subs = await db.subscription.findMany({ where: { userProfileId: user.id, recipient: { type: 2 } }, select: SUBSCRIPTION_SELECT });
+  const subs = await db.subscription.findMany({ where: { userProfileId: user.id, recipient: { type: RecipientType.STREAM } }, select: SUBSCRIPTION_SELECT });
   const subByRecipient = new Map(subs.map((s) => [s.recipientId, s]));
   // Every channel the user has or had a subscription to, and every public / web-public one.
   const streams = (await db.stream.findMany({
