@@ -291,7 +291,7 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
   };
   // The message and every recipient's row in one statement, whatever the number of recipients.
   const flags = userIds.map((id) => flagsFor(id).toString());
-  const [message] = await tx.$queryRaw<{ id: number }[]>`
+  const [message] = await tx.$queryRaw<[{ id: number }]>`
     WITH m AS (
       INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
                            sending_client_id, type, has_attachment, has_image, has_link, is_channel_message)

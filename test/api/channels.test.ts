@@ -40,8 +40,8 @@ describe("POST /channels/create", () => {
     expect(stream.can_send_message_group).toBe(await systemGroup("role:everyone"));
     // Notification Bot's "channel events" message, read for the creator.
     const [notice] = await topicMessages("hamlet", "basketball", "channel events");
-    expect(notice.content).toContain(`<strong>Public</strong> channel created by <span class="user-mention silent" data-user-id="${id("iago")}">Iago</span>.`);
-    expect(notice.content).toContain("Hoops and <strong>balls</strong>");
+    expect(notice!.content).toContain(`<strong>Public</strong> channel created by <span class="user-mention silent" data-user-id="${id("iago")}">Iago</span>.`);
+    expect(notice!.content).toContain("Hoops and <strong>balls</strong>");
   });
 
   it("refuses a name in use, case-insensitively, with 409 CHANNEL_ALREADY_EXISTS", async () => {
@@ -107,15 +107,15 @@ describe("POST /channels/create", () => {
     await expectError(server.as("othello").GET("/get_stream_id", { params: { query: { stream: "secret plans" } } }), 400, "Invalid channel name 'secret plans'");
     expect(await expectSuccess(server.as("hamlet").GET("/get_stream_id", { params: { query: { stream: "SECRET plans" } } }))).toMatchObject({ stream_id: streamId });
     const [notice] = await topicMessages("hamlet", "secret plans", "channel events");
-    expect(notice.content).toContain("<strong>Private, shared history</strong> channel created by");
+    expect(notice!.content).toContain("<strong>Private, shared history</strong> channel created by");
   });
 
   it("announces the channel in the new-channel announcements channel, and tells users someone else subscribed", async () => {
     await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { newStreamAnnouncementsStreamId: server.creds.channels.Verona!.stream_id } });
     const { id: streamId } = await expectSuccess(create("iago", { name: "announced", announce: true, subscribers: [id("iago"), id("othello")] }));
     const [announcement] = await topicMessages("hamlet", "Verona", "new channels");
-    expect(announcement.content).toContain("created a new channel");
-    expect(announcement.content).toContain(`data-stream-id="${streamId}"`);
+    expect(announcement!.content).toContain("created a new channel");
+    expect(announcement!.content).toContain(`data-stream-id="${streamId}"`);
     // A new channel needs no "subscribed you" message: the creation message says it.
     const dms = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "is", operand: "dm" }] } as never } }));
     expect(dms.messages.some((m: any) => m.content.includes("announced"))).toBe(false);

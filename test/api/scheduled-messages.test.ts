@@ -415,7 +415,7 @@ describe.skipIf(!process.env.DATABASE_URL)("several processes on one PostgreSQL 
   let other: Database;
   let otherEvents: EventBus;
   beforeAll(async () => {
-    const [{ name }] = await server.db.$queryRaw<{ name: string }[]>`SELECT current_database() AS name`;
+    const [{ name }] = await server.db.$queryRaw<[{ name: string }]>`SELECT current_database() AS name`;
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `/${name}`;
     other = await openDatabase({ databaseUrl: url.toString(), migrate: false, poolSize: 4 });

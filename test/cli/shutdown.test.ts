@@ -198,7 +198,7 @@ describe("SIGTERM", () => {
       while (Date.now() < stopFiringAt) {
         const o = await postMessage(port, agent, auth, next++);
         outcomes.push(o);
-        if (o.kind === "ok") answered[w]++;
+        if (o.kind === "ok") answered[w]!++;
         else await sleep(50);
       }
     });

@@ -89,7 +89,7 @@ describe("embedded database durability", () => {
         open.set(unfinished[1]!, out.length);
         out.push(`${unfinished[1]} ${unfinished[2]}`);
       } else if (resumed && open.has(resumed[1]!)) {
-        out[open.get(resumed[1]!)!] += resumed[2];
+        out[open.get(resumed[1]!)!] += resumed[2]!;
         open.delete(resumed[1]!);
       } else out.push(line);
     }
