@@ -24,7 +24,7 @@ function jsonFormDecoder(spec: LoadedSpec) {
     const op = operationFor(spec, req);
     try {
       if (bodyError(res)) throw bodyError(res);
-      const query = op ? decodeJsonFields(spec, op, req.body && typeof req.body === "object" ? req.body : {}, sentQuery(res)) : undefined;
+      const query = op ? decodeJsonFields(spec, op, req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {}, sentQuery(res)) : undefined;
       // Express computes req.query from the URL on every read; the decoded values replace it.
       if (query) Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
       next();
@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps) {
   app.use(uploadRoutes(deps));
   app.use(bodyParsers());
   const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(spec.validatorDoc),
+    apiSpec: structuredClone(spec.validatorDoc) as Parameters<typeof OpenApiValidator.middleware>[0]["apiSpec"],
     validateRequests: { coerceTypes: false, allowUnknownQueryParameters: true, removeAdditional: false },
     validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,

@@ -110,12 +110,12 @@ try {
   // parser refuses still get a JSON envelope.
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
-  await listen(server, config.port, config.host).catch((err) => {
+  await listen(server, config.port, config.host).catch((err: NodeJS.ErrnoException) => {
     throw listenFailure("the API", config.host, config.port, err);
   });
   if (metrics) {
     metricsServer = metrics.server();
-    await listen(metricsServer, config.metricsPort!, config.metricsHost).catch((err) => {
+    await listen(metricsServer, config.metricsPort!, config.metricsHost).catch((err: NodeJS.ErrnoException) => {
       throw listenFailure("the metrics", config.metricsHost, config.metricsPort!, err);
     });
   }

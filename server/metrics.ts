@@ -4,7 +4,7 @@
  * requests by operation and status, their latency, open event queues, database connections,
  * and Node's process metrics (CPU, memory, event-loop lag, GC).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PrismaClient } from "./db.ts";
 
@@ -62,7 +62,11 @@ export class Metrics {
 
   /** The listener (main.ts listens it): GET /metrics answers the exposition text, anything else 404. */
   server(): Server {
-    return createServer(async (req, res) => {
+    // answer never rejects: a failure to collect answers 500.
+    return createServer((req, res) => void this.answer(req, res));
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse) {
       if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
         res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: the metrics are at /metrics\n");
         return;
@@ -73,6 +77,5 @@ export class Metrics {
       } catch (err) {
         res.writeHead(500, { "Content-Type": "text/plain" }).end(`Cannot collect metrics: ${(err as Error).message}\n`);
       }
-    });
   }
 }

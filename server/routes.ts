@@ -116,6 +116,9 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
     const op = operationFor(spec, req);
     if (!op) return next();
     try {
+      // Dispatch by the operation the validator matched: the request was checked against that
+      // operation's schema, which is what its handler's Handler<K> types; no one K names it here.
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
       const handler = (handlers as Record<string, Handler<any>>)[op.operationId]!;
       const path: Record<string, unknown> = {};
       const pathParams: Record<string, string> = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams ?? {};
@@ -124,7 +127,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
         path[own] = op.pathParamTypes[own] === "integer" ? Number(value) : value;
       }
       const queryKeys = Object.keys(sentQuery(res));
-      const body = req.body && typeof req.body === "object" ? req.body : {};
+      const body = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
       const ignored = ignoredParameters(op.knownParams, [...queryKeys, ...Object.keys(body)]);
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
       // The validator lets ±Infinity through as an integer; no id can be one.
@@ -132,6 +135,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
       refuseInexactNumbers(req.query);
       refuseInexactNumbers(body);
       const counter = requestCounter(res);
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- dispatch, as above
       const data = await countStatements(counter, () => handler({ path, query: req.query, body } as any, ctx as any));
       jsonSuccess(res, data, ignored);
       deps.observe?.({ operationId: op.operationId, status: res.statusCode, statements: counter.statements });

@@ -415,7 +415,7 @@ let exitCode = 0;
 try {
   await main();
 } catch (e) {
-  if (!interrupted()) console.error(`\nbench failed: ${(e as Error).stack ?? e}`);
+  if (!interrupted()) console.error(`\nbench failed: ${(e as Error).stack ?? String(e)}`);
   exitCode = 2;
 } finally {
   await cleanUp();

@@ -14,7 +14,7 @@ import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type Sys
 import { createCreatorGroup, getSystemGroupIds, groupForNewSetting, type GroupSettingValue } from "../lib/user-groups.ts";
 import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
-import { metadataAudience, toChannelDicts, type StreamRecord } from "../lib/channels.ts";
+import { metadataAudience, toChannelDicts } from "../lib/channels.ts";
 import { defaultChannelDicts } from "../lib/register-state.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
 import { refuseNul, unprintablePosition } from "../lib/text.ts";
@@ -167,7 +167,7 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
     const history = inviteOnly ? (input.historyPublicToSubscribers ?? false) : true;
     const settings: Record<string, number> = {};
     for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) {
-      const value = input.groupSettings?.[setting.name as ChannelSettingName];
+      const value = input.groupSettings?.[setting.name];
       settings[setting.field] =
         value === undefined ? await defaultGroup(tx, realmId, groups, setting.default, ctx.user.id, events) : await groupForNewSetting(tx, events, realmId, setting, value);
       // Letting anyone delete messages is the organization's can_set_delete_message_policy_group's call.
@@ -207,7 +207,7 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
  */
 async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, streams: Stream[], defaultsChanged: boolean) {
   if (streams.length === 0) return;
-  const dicts = await toChannelDicts(tx, streams as unknown as StreamRecord[]);
+  const dicts = await toChannelDicts(tx, streams);
   const audience = await metadataAudience(tx, realm.id, streams);
   for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false }, audience.get(stream.id)!);
   if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, await activeUserIds(tx, realm.id));

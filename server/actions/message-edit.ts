@@ -11,7 +11,7 @@
  */
 import { unixSeconds } from "../lib/time.ts";
 import { createHash } from "node:crypto";
-import { Prisma, type Message, type Realm, type Tx } from "../db.ts";
+import { Prisma, type Message, type Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import type { PendingEvents, ZulipEvent } from "../events/index.ts";
 import { JsonableError } from "../errors.ts";

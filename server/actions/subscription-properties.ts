@@ -49,7 +49,7 @@ export async function doUpdateSubscriptionProperties(ctx: RequestContext, change
     if (property === "color") {
       if (typeof change.value !== "string" || !HEX_COLOR.test(change.value)) throw new JsonableError(describe(index, `${property} is not a valid hex color code`));
     } else if (typeof change.value !== "boolean") throw new JsonableError(describe(index, `${property} is not a boolean`));
-    checked.push({ stream, property, value: change.value as string | boolean });
+    checked.push({ stream, property, value: change.value });
   }
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     for (const { stream, property, value } of checked) {

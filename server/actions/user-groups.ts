@@ -96,7 +96,7 @@ export async function doCreateUserGroup(ctx: Ctx, input: NewUserGroup): Promise<
     const system = await getSystemGroupIds(tx, realmId);
     const fields: Record<string, number> = {};
     for (const setting of Object.values(USER_GROUP_SETTINGS)) {
-      const value = input.settings[setting.name as UserGroupSettingName];
+      const value = input.settings[setting.name];
       if (value !== undefined) fields[setting.field] = await groupForNewSetting(tx, events, realmId, setting, value);
       else if (setting.default === "group_creator") fields[setting.field] = await createCreatorGroup(tx, realmId, ctx.user.id);
       else fields[setting.field] = system[setting.default as keyof typeof system];
@@ -163,16 +163,16 @@ async function groupObjections(tx: Tx, realmId: number, groupId: number) {
   const uses = new Set([groupId, ...anonymous]);
   const objections: Record<string, unknown>[] = [];
   const realm = await tx.realm.findUniqueOrThrow({ where: { id: realmId } });
-  const realmSettings = Object.values(REALM_GROUP_SETTINGS).filter((s) => uses.has(realm[s.field] as number)).map((s) => s.name);
+  const realmSettings = Object.values(REALM_GROUP_SETTINGS).filter((s) => uses.has(realm[s.field])).map((s) => s.name);
   if (realmSettings.length > 0) objections.push({ type: "realm", settings: realmSettings });
   const channels = await tx.stream.findMany({ where: { realmId, isArchived: false }, orderBy: { id: "asc" } });
   for (const channel of channels) {
-    const settings = Object.values(CHANNEL_GROUP_SETTINGS).filter((s) => uses.has(channel[s.field] as number)).map((s) => s.name);
+    const settings = Object.values(CHANNEL_GROUP_SETTINGS).filter((s) => uses.has(channel[s.field])).map((s) => s.name);
     if (settings.length > 0) objections.push({ type: "channel", channel_id: channel.id, settings });
   }
   const groups = await tx.namedUserGroup.findMany({ where: { realmId, deactivated: false, id: { not: groupId } }, orderBy: { id: "asc" } });
   for (const other of groups) {
-    const settings = Object.values(USER_GROUP_SETTINGS).filter((s) => uses.has(other[s.field] as number)).map((s) => s.name);
+    const settings = Object.values(USER_GROUP_SETTINGS).filter((s) => uses.has(other[s.field])).map((s) => s.name);
     if (settings.length > 0) objections.push({ type: "user_group", group_id: other.id, settings });
   }
   return objections;

@@ -33,7 +33,7 @@ export async function listenPostgres(url: string, channel: string, onNotify: (pa
     delay = 100;
   };
   const schedule = () => {
-    retry = setTimeout(async () => {
+    const reconnect = async () => {
       try {
         await connect();
         onReconnect?.();
@@ -41,7 +41,9 @@ export async function listenPostgres(url: string, channel: string, onNotify: (pa
         delay = Math.min(delay * 2, 5_000);
         if (!stopped) schedule();
       }
-    }, delay);
+    };
+    // reconnect never rejects: a failure schedules the next try.
+    retry = setTimeout(() => void reconnect(), delay);
     retry.unref();
   };
 

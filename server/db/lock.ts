@@ -101,7 +101,7 @@ function socketHolder(name: string): Promise<number | "busy" | "gone"> {
     };
     const timer = setTimeout(() => done("busy"), 1000);
     socket.setEncoding("utf8");
-    socket.on("data", (chunk) => (text += chunk));
+    socket.on("data", (chunk) => (text += String(chunk)));
     socket.on("end", () => done(Number(text) > 0 ? Number(text) : "gone"));
     socket.on("error", () => done("gone"));
   });

@@ -33,8 +33,9 @@ const COUNTED = new Set(["queryRaw", "executeRaw", "executeScript"]);
 function wrapTransaction(tx: Transaction): Transaction {
   return new Proxy(tx, {
     get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
+      const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
       // Some adapters (PGlite's) end a transaction in commit()/rollback() itself ("phantom"
       // queries); others (pg) send COMMIT/ROLLBACK as a statement, counted above, and commit() only
       // releases the connection.
@@ -42,9 +43,9 @@ function wrapTransaction(tx: Transaction): Transaction {
       if (COUNTED.has(prop as string) || ends)
         return (...args: unknown[]) => {
           count();
-          return value.apply(target, args);
+          return method.apply(target, args);
         };
-      return value.bind(target);
+      return method.bind(target);
     },
   });
 }
@@ -52,19 +53,20 @@ function wrapTransaction(tx: Transaction): Transaction {
 function wrapAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
   return new Proxy(adapter, {
     get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
+      const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
       if (COUNTED.has(prop as string))
         return (...args: unknown[]) => {
           count();
-          return value.apply(target, args);
+          return method.apply(target, args);
         };
       if (prop === "startTransaction")
         return async (...args: unknown[]) => {
           count(); // BEGIN
-          return wrapTransaction(await value.apply(target, args));
+          return wrapTransaction((await method.apply(target, args)) as Transaction);
         };
-      return value.bind(target);
+      return method.bind(target);
     },
   });
 }
@@ -73,9 +75,9 @@ function wrapAdapter(adapter: SqlDriverAdapter): SqlDriverAdapter {
 export function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F): F {
   return new Proxy(factory, {
     get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
+      const value: unknown = Reflect.get(target, prop, receiver);
       if (prop === "connect") return async () => wrapAdapter(await (value as F["connect"]).call(target));
-      return typeof value === "function" ? value.bind(target) : value;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

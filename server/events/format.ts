@@ -23,7 +23,7 @@ function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | nu
   const message = { ...rest.message };
   if (!options.applyMarkdown) Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
   if (message.type === "stream" && message.subject === "" && !options.clientCapabilities.empty_topic_name) message.subject = ctx.emptyTopicDisplayName;
-  return { ...rest, message, flags: (userData?.flags as string[] | undefined) ?? [] };
+  return { ...rest, message, flags: (userData?.flags) ?? [] };
 }
 
 /**

@@ -23,13 +23,13 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     narrow: body.narrow ?? [],
     options: {
       allPublicStreams: body.all_public_streams ?? false,
-      clientCapabilities: (body.client_capabilities ?? {}) as Record<string, boolean>,
+      clientCapabilities: (body.client_capabilities ?? {}),
       applyMarkdown: body.apply_markdown ?? false,
       clientGravatar,
     },
   });
   const state = await fetchInitialState(ctx, fetchTypes, clientGravatar, body.include_subscribers ?? false);
-  return { queue_id: queueId, last_event_id: -1, ...state } as any;
+  return { queue_id: queueId, last_event_id: -1, ...state };
 };
 
 /** GET /events: long-polls the queue; `dont_block` answers at once. */

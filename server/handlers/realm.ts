@@ -1,4 +1,4 @@
-import { doUpdateRealm, type RealmChanges } from "../actions/realms.ts";
+import { doUpdateRealm } from "../actions/realms.ts";
 import { OrganizationAdministratorRequiredError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { isRealmAdmin } from "../lib/users.ts";
@@ -6,5 +6,5 @@ import { isRealmAdmin } from "../lib/users.ts";
 /** PATCH /realm (zerver/views/realm.py update_realm): administrators only. */
 export const updateRealm: Handler<"update-realm"> = async ({ body }, ctx) => {
   if (!isRealmAdmin(ctx.user)) throw new OrganizationAdministratorRequiredError();
-  return doUpdateRealm(ctx, body as RealmChanges);
+  return doUpdateRealm(ctx, body);
 };

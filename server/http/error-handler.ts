@@ -16,7 +16,7 @@ interface ValidatorError {
 }
 
 function isValidatorError(err: unknown): err is ValidatorError {
-  return typeof err === "object" && err !== null && typeof (err as any).status === "number" && Array.isArray((err as any).errors);
+  return typeof err === "object" && err !== null && typeof (err as { status?: unknown }).status === "number" && Array.isArray((err as { errors?: unknown }).errors);
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -51,7 +51,7 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors
   const code = first.errorCode?.replace(".openapi.validation", "") ?? "";
   if (code === "required") {
     // The validator names the missing property last in the path (`/body/op`).
-    const missing = String((first.params as any)?.missingProperty ?? first.path.split("/").at(-1));
+    const missing = String((first.params as { missingProperty?: string } | undefined)?.missingProperty ?? first.path.split("/").at(-1));
     const at = first.path.split("/").length > 3 ? zulipVarName(first.path.split("/").slice(0, -1).join("/")) : "";
     return at ? new JsonableError(`${at} is missing field '${missing}'`) : new RequestVariableMissingError(missing);
   }
@@ -70,11 +70,11 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors
       if (enumErrors.has(topName)) return new JsonableError(enumErrors.get(topName)!.replace("{value}", String(sent[topName])));
       return new JsonableError(inList.has(topName) ? `Invalid ${varName}: Value error, Not in the list of possible values` : `Invalid ${varName}`);
     case "maxLength":
-      return new JsonableError(`${varName} is too long (limit: ${(first.params as any)?.limit ?? first.message.match(/\d+/)?.[0]} characters)`);
+      return new JsonableError(`${varName} is too long (limit: ${(first.params as { limit?: number } | undefined)?.limit ?? first.message.match(/\d+/)?.[0]} characters)`);
     case "minLength":
       return new JsonableError(`${varName} cannot be blank`);
     case "additionalProperties":
-      return new JsonableError(`Argument "${(first.params as any)?.additionalProperty ?? first.path.split("/").at(-1)}" at ${varName} is unexpected`);
+      return new JsonableError(`Argument "${(first.params as { additionalProperty?: string } | undefined)?.additionalProperty ?? first.path.split("/").at(-1)}" at ${varName} is unexpected`);
     default:
       return new JsonableError(`Invalid ${varName}`);
   }
@@ -132,7 +132,7 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
       else {
         const op = operationFor(spec, req);
-        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, { ...(req.query as object), ...(typeof req.body === "object" ? req.body : {}) });
+        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, { ...(req.query as object), ...(typeof req.body === "object" ? (req.body as Record<string, unknown>) : {}) });
       }
     } else if (isBodyReadError(err)) {
       if (err.type === "request.aborted") {

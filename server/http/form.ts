@@ -97,7 +97,7 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
         req.body = {};
       }
     } else req.body = parseParams(req.body);
-  } else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries(req.body ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
+  } else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries((req.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
   if (req.method === "GET" || req.method === "HEAD") return next();
   if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null)) {
     res.locals.bodyError ??= new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
@@ -107,7 +107,7 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
   // (no content type), a parsed multipart or JSON body, and a body of any other type (which,
   // as in Zulip, is not read: its parameters are missing) are all checked as that form.
   req.headers["content-type"] = "application/x-www-form-urlencoded";
-  const body: Record<string, unknown> = req.body && typeof req.body === "object" ? req.body : {};
+  const body: Record<string, unknown> = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
   for (const [k, v] of Object.entries(query)) if (!(k in body)) body[k] = v;
   req.body = body;
   next();

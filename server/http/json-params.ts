@@ -5,7 +5,7 @@
  * `true` pass as the string "true". A failure is reported as the validator's own errors are,
  * so the error handler words it the same way (`operand is not a string`).
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type AnySchema, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { LoadedSpec } from "./spec.ts";
 
 /** Shaped like express-openapi-validator's errors, which http/error-handler.ts rewords. */
@@ -22,7 +22,7 @@ function validatorFor(spec: LoadedSpec, pointer: string): ValidateFunction {
   let compiler = compilers.get(spec);
   if (!compiler) {
     const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, validateFormats: false });
-    ajv.addSchema(spec.doc, "spec");
+    ajv.addSchema(spec.doc as AnySchema, "spec");
     compilers.set(spec, (compiler = { ajv, validators: new Map() }));
   }
   let validate = compiler.validators.get(pointer);

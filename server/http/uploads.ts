@@ -86,7 +86,7 @@ function uploadBodyParser(deps: AppDeps) {
       }
       // Django's QueryDict: the last value of a repeated field wins.
       const body: Record<string, unknown> = {};
-      if (!res.locals.bodyError) for (const [k, v] of Object.entries(req.body ?? {})) body[k] = Array.isArray(v) ? v.at(-1) : v;
+      if (!res.locals.bodyError) for (const [k, v] of Object.entries((req.body ?? {}) as Record<string, unknown>)) body[k] = Array.isArray(v) ? v.at(-1) : v;
       Object.defineProperty(body, RECEIVED, { value: received, enumerable: false });
       req.body = body;
       // The body is read: the API's parsers take it as the form it now is (see http/form.ts).

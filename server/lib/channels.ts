@@ -115,7 +115,7 @@ export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<C
 /** Channels of the organization by id, in API form, in id order. */
 export async function channelDicts(db: Db, realm: Pick<Realm, "id">, streamIds: number[]): Promise<Map<number, ChannelDict>> {
   const rows = await db.stream.findMany({ where: { realmId: realm.id, id: { in: streamIds } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
-  const dicts = await toChannelDicts(db, rows as StreamRecord[]);
+  const dicts = await toChannelDicts(db, rows);
   return new Map(dicts.map((d) => [d.stream_id, d]));
 }
 

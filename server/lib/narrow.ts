@@ -285,7 +285,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
         channel,
         build: (r) => {
           const info = channel(r);
-          if (!info) throw new BadNarrowError(`unknown channel ${operand}`);
+          if (!info) throw new BadNarrowError(`unknown channel ${String(operand)}`);
           return eq("m.recipient_id", info.recipientId);
         },
       };
@@ -294,7 +294,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
     case "streams": {
       kinds.add("channel", negated);
       const channels = CHANNELS_OPERANDS.get(String(operand));
-      if (!channels) throw new BadNarrowError(`unknown channels operand ${operand}`);
+      if (!channels) throw new BadNarrowError(`unknown channels operand ${String(operand)}`);
       return {
         term,
         publicChannels: operand === "public",
@@ -318,7 +318,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
         term,
         build: (r) => {
           const u = sender(r);
-          if (!u) throw new BadNarrowError(`unknown user ${operand}`);
+          if (!u) throw new BadNarrowError(`unknown user ${String(operand)}`);
           return Prisma.sql`m.sender_id = ${u.id}`;
         },
       };
@@ -337,7 +337,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
     }
     case "has": {
       const column = HAS_COLUMNS.get(String(operand));
-      if (column === undefined) throw new BadNarrowError(`unknown 'has' operand ${operand}`);
+      if (column === undefined) throw new BadNarrowError(`unknown 'has' operand ${String(operand)}`);
       return { term, build: () => column ?? Prisma.sql`EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)` };
     }
     case "is": {
@@ -348,14 +348,14 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
       // -is:dm asks for channel messages.
       if (isDm) kinds.add(negated ? "channel" : "dm", false);
       const test = isDm ? IS_PRIVATE : FLAG_OPERANDS.get(String(operand));
-      if (!test) throw new BadNarrowError(`unknown 'is' operand ${operand}`);
+      if (!test) throw new BadNarrowError(`unknown 'is' operand ${String(operand)}`);
       return { term, negates: true, build: (_r, history) => flagCondition(test, negated, history ? Prisma.raw(`COALESCE(um.flags, ${HISTORICAL_FLAGS})`) : undefined) };
     }
     case "in": {
       // in:home is the combined feed: nothing muted; in:all is everything.
       if (operand === "home") return { term, build: () => Prisma.sql`NOT ${mutedCondition(user, true)}` };
       if (operand === "all") return { term, build: () => null };
-      throw new BadNarrowError(`unknown 'in' operand ${operand}`);
+      throw new BadNarrowError(`unknown 'in' operand ${String(operand)}`);
     }
     case "dm":
     case "pm-with":
@@ -364,7 +364,7 @@ function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupB
       kinds.add("dm", negated);
       const parts = Array.isArray(operand) ? operand : typeof operand === "number" ? [operand] : String(operand).split(",");
       const refs = parts.map((p) => lookups.user(p));
-      const unknown = operator === "dm" || operator === "pm-with" ? `unknown user in ${operand}` : `unknown user ${operand}`;
+      const unknown = operator === "dm" || operator === "pm-with" ? `unknown user in ${String(operand)}` : `unknown user ${String(operand)}`;
       const usersOf = (r: Resolved) =>
         refs.map((ref) => {
           const u = ref(r);
@@ -523,7 +523,7 @@ export async function compileNarrow(db: Db, realm: Realm, user: UserProfile, nar
     // NOT NULL columns, EXISTS, IN over non-NULL values or constants, never NULL.
     conditions.push(p.term.negated && !p.negates ? Prisma.sql`NOT (${condition})` : condition);
   }
-  if (invalid) throw invalid;
+  if (invalid) throw invalid as Error;
 
   let search: CompiledNarrow["search"] = null;
   if (searches.length) {

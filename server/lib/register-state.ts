@@ -12,7 +12,7 @@ import { isModeratorOrAbove, isRealmAdmin, Role, toApiUser } from "./users.ts";
 import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
-import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels, type StreamRecord } from "./channels.ts";
+import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
 
 export type { IncludeSubscribers };
@@ -123,5 +123,5 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
 /** The organization's default channels in API form (register's realm_default_streams, and the default_streams event). */
 export async function defaultChannelDicts(db: Db, realmId: number) {
   const rows = await db.stream.findMany({ where: { realmId, defaultStreams: { some: {} } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
-  return toChannelDicts(db, rows as StreamRecord[]);
+  return toChannelDicts(db, rows);
 }

@@ -70,7 +70,7 @@ export function parseCommandArgs(command: Command<unknown>, args: string[]): { h
       const option = /--[a-z-]+/.exec(e.message)?.[0];
       throw new UsageError(option && /argument missing/.test(e.message) ? `${option} needs a value` : e.message.split("\n")[0]!);
     }
-    throw new UsageError(e.message.split("\n")[0]!);
+    throw new UsageError(e.message.split("\n")[0]);
   }
   const values = parsed.values as Values;
   if (values.help) return { help: true, values };

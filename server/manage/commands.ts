@@ -178,4 +178,4 @@ export const populateDb: Command<{ file: string }> = {
   },
 };
 
-export const COMMANDS: Command<any>[] = [createRealm, createUserCommand, createChannel, populateDb];
+export const COMMANDS: Command<unknown>[] = [createRealm, createUserCommand, createChannel, populateDb];

@@ -72,7 +72,7 @@ export async function prismaGenerateCheck(): Promise<string[]> {
     writeFileSync(tmpSchema, schema);
     await run(tmpSchema, true);
     // The generated client embeds the schema text, which names the output.
-    return diffTrees(out, OUTPUT, (text) => text.split(out).join(outputDecl[2]!));
+    return diffTrees(out, OUTPUT, (text) => text.split(out).join(outputDecl[2]));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

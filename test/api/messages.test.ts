@@ -253,7 +253,7 @@ describe("GET /messages", () => {
   });
 
   it("refuses an anchor no message id can have", async () => {
-    await expectError(server.as("hamlet").GET("/messages", { params: { query: { anchor: 1e999 } } }), 400, "Invalid anchor");
+    await expectError(server.as("hamlet").GET("/messages", { params: { query: { anchor: Infinity } } }), 400, "Invalid anchor");
   });
 
   it("takes the deprecated use_first_unread_anchor as anchor=first_unread", async () => {

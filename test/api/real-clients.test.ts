@@ -201,7 +201,7 @@ describe("requests Node's HTTP parser refuses", () => {
       const url = new URL(server.baseUrl);
       const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
       let out = "";
-      socket.on("data", (d) => (out += d));
+      socket.on("data", (d) => (out += String(d)));
       socket.on("end", () => resolve({ statusLine: out.split("\r\n")[0]!, body: JSON.parse(out.split("\r\n\r\n")[1]!) }));
       socket.on("error", reject);
     });

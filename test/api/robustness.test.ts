@@ -39,7 +39,7 @@ describe("malformed parameters never cause a server error", () => {
     const iago = server.creds.users.iago!;
     const headers = { Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"), "Content-Type": "application/x-www-form-urlencoded" };
     const attempts: { url: string; body?: string }[] = [];
-    for (const p of params.filter((x: any) => x.in === "path")) for (const v of ["x", "-1", "99999999999", "%00"]) attempts.push({ url: pathFor(v) });
+    for (const _p of params.filter((x: any) => x.in === "path")) for (const v of ["x", "-1", "99999999999", "%00"]) attempts.push({ url: pathFor(v) });
     for (const p of params.filter((x: any) => x.in === "query"))
       // Query strings stay under Node's 16 KiB header limit (beyond it Node itself answers 431).
       for (const v of badValues(p.schema ?? p.content?.["application/json"]?.schema, 4000)) attempts.push({ url: `${pathFor()}?${new URLSearchParams({ [p.name]: v })}` });

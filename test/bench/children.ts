@@ -76,8 +76,8 @@ export async function spawnServer(name: string, script: string, env: Record<stri
   children.add(proc);
   let tail = "";
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString("utf8")).slice(-4000));
-  proc.stdout!.on("data", keep);
-  proc.stderr!.on("data", keep);
+  proc.stdout.on("data", keep);
+  proc.stderr.on("data", keep);
   const exited = new Promise<number | null>((resolve) =>
     proc.once("exit", (code) => {
       children.delete(proc);
@@ -144,8 +144,8 @@ export async function run(command: string, args: string[], env: Record<string, s
   const proc = spawn(command, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
   children.add(proc);
   let out = "";
-  proc.stdout!.on("data", (c: Buffer) => (out += c));
-  proc.stderr!.on("data", (c: Buffer) => (out += c));
+  proc.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  proc.stderr.on("data", (c: Buffer) => (out += c.toString()));
   const code = await new Promise<number | null>((r) => proc.once("exit", r));
   children.delete(proc);
   if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${code}):\n${out}`);

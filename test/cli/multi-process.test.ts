@@ -42,7 +42,7 @@ async function startServer(port: number): Promise<Proc> {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", EXTERNAL_HOST: "zulip.testserver", DATABASE_URL: database!.url, LOG_LEVEL: "warn", EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) },
     stdio: ["ignore", "ignore", "pipe"],
   });
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   children.add(child);
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;

@@ -44,7 +44,7 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
   const other: string[] = [];
   const waiters = new Set<() => void>();
   let buffer = "";
-  proc.stdout!.on("data", (chunk: Buffer) => {
+  proc.stdout.on("data", (chunk: Buffer) => {
     buffer += chunk.toString("utf8");
     let nl: number;
     while ((nl = buffer.indexOf("\n")) >= 0) {
@@ -59,7 +59,7 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
     }
   });
   const stderr: string[] = [];
-  proc.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
+  proc.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const waitFor = (pred: (l: Line) => boolean, ms = 20_000) =>
     new Promise<Line>((resolve, reject) => {

@@ -81,7 +81,10 @@ function postMessage(port: number, agent: http.Agent, auth: string, n: number): 
   return new Promise((resolve) => {
     let settled = false;
     const done = (o: Outcome) => {
-      if (!settled) (settled = true), resolve(o);
+      if (!settled) {
+        settled = true;
+        resolve(o);
+      }
     };
     const fail = (e: NodeJS.ErrnoException) => {
       const endedAt = Date.now();
@@ -145,7 +148,7 @@ beforeAll(async () => {
   if (process.env.DATABASE_URL) {
     const db = await createPostgresTestDatabaseUrl();
     databaseUrl = db.url;
-    dropDatabase = db.drop;
+    dropDatabase = () => db.drop();
   } else {
     await createPGliteTestDataDir(join(dataDir, "postgres"));
   }
@@ -172,7 +175,7 @@ describe("SIGTERM", () => {
 
     const proc = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env: childEnv(port), stdio: ["ignore", "ignore", "pipe"] });
     child = proc;
-    proc.stderr!.on("data", (c) => (childStderr += c));
+    proc.stderr.on("data", (c) => (childStderr += c));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
       proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
     );

@@ -378,8 +378,8 @@ export function planArb(op: Operation, world: World): fc.Arbitrary<Plan> {
     placement: usually(PLACEMENTS, 4),
     body: usually(BODIES, 12),
     style: fc.constantFrom<Style>("component", "form", "raw"),
-    path: fc.tuple(...op.path.map((f) => pathValArb(f, world))) as fc.Arbitrary<Val[]>,
-    params: fc.record(params) as fc.Arbitrary<Record<string, Val | undefined>>,
+    path: fc.tuple<Val[]>(...op.path.map((f) => pathValArb(f, world))),
+    params: fc.record(params),
     extras: fc.array(
       fc.tuple(fc.oneof(fc.constantFrom(...EXTRA_NAMES), fc.constantFrom(...names)), fc.oneof(hostileArb(), fc.record({ k: fc.constant("v" as const), v: fc.jsonValue({ maxDepth: 1 }) }))),
       { maxLength: 2 },

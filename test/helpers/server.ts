@@ -131,6 +131,7 @@ export function useTestServer(overrides: Partial<Config> = {}, options: TestServ
   return new Proxy({} as TestServer, {
     get(_target, property) {
       if (!started) throw new Error("The test server is not started yet (use it inside tests or hooks)");
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- the started server's members as they are; its functions use no `this`
       return started[property as keyof TestServer];
     },
   });

@@ -118,7 +118,7 @@ await db.close();
           stdio: ["ignore", "ignore", "pipe"],
         });
         let err = "";
-        child.stderr!.on("data", (d) => (err += d));
+        child.stderr.on("data", (d) => (err += d));
         child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}: ${err}`))));
       });
       const lines = joinResumed(readFileSync(trace, "utf8").split("\n"));

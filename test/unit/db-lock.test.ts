@@ -69,7 +69,7 @@ function startHolder(dir: string, method: LockMethod, { zombie = false } = {}): 
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    child.stdout.on("data", (d) => {
       out += d;
       const m = /locked (\d+)/.exec(out);
       if (m) resolve({ pid: Number(m[1]), child });

@@ -12,7 +12,7 @@ const FENCE_RE = /^(~{3,}|`{3,})[ ]*(?:\{?\.?([a-zA-Z0-9_+\-./#]+)[ ]*([^ ~`][^~
 
 /** The line's text after its indentation. */
 function lineText(state: StateBlock, line: number): string {
-  return state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]!);
+  return state.src.slice(state.bMarks[line]! + state.tShift[line]!, state.eMarks[line]);
 }
 
 type FenceKind = "code" | "quote" | "spoiler" | "math";
@@ -99,7 +99,7 @@ export function ruleZulipFence(state: StateBlock, startLine: number, endLine: nu
   // Containers: parse the content lines as blocks of their own.
   const oldParent = state.parentType;
   const oldLineMax = state.lineMax;
-  state.parentType = "zulip_fence" as typeof state.parentType;
+  state.parentType = "zulip_fence";
   state.lineMax = contentEnd;
   if (kind === "quote") {
     const open = state.push("blockquote_open", "blockquote", 1);

@@ -28,7 +28,7 @@ export const REJECTED_URL = "\u0000rejected";
  */
 export function sanitizeUrl(rawUrl: string): string | null {
   // urllib strips leading/trailing C0 controls + space and drops tab/CR/LF anywhere.
-  let url = rawUrl.replace(/ /g, "%20").replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\r\n]/g, "");
+  const url = rawUrl.replace(/ /g, "%20").replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\r\n]/g, "");
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
   if (!schemeMatch) {
     if (!url.startsWith("//")) {
