@@ -17,6 +17,7 @@ import { MAX_REALM_NAME_LENGTH, MAX_REALM_SUBDOMAIN_LENGTH, realmUrl, subdomainP
 import { checkFullName, Role } from "../lib/users.ts";
 import { asUsage, labelled, PASSWORD_OPTIONS, passwordFrom, UsageError, type Command, type Values } from "./cli.ts";
 import { populateDevRealm } from "./populate-db.ts";
+import { populateScaleCommand } from "./populate-scale.ts";
 
 const ROLES: Record<string, number> = { owner: Role.OWNER, administrator: Role.ADMINISTRATOR, moderator: Role.MODERATOR, member: Role.MEMBER, guest: Role.GUEST };
 const roleName = (role: number) => Object.keys(ROLES).find((k) => ROLES[k] === role) ?? String(role);
@@ -178,4 +179,4 @@ export const populateDb: Command<{ file: string }> = {
   },
 };
 
-export const COMMANDS: Command<any>[] = [createRealm, createUserCommand, createChannel, populateDb];
+export const COMMANDS: Command<any>[] = [createRealm, createUserCommand, createChannel, populateDb, populateScaleCommand];
