@@ -247,7 +247,7 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
              p.u_extra >= 0.10 AND p.u_extra < 0.15 AS link,
              p.u_extra >= 0.15 AND p.u_extra < 0.155 AS image,
              p.u_extra >= 0.16 AND p.u_extra < 0.165 AS upload,
-             (SELECT string_agg(($2::text[])[floor($3::float8 ^ random())::int], ' ') FROM generate_series(1, 3 + (p.g * 7919) % 23)) AS words
+             (SELECT string_agg(($2::text[])[floor($3::float8 ^ random())::int], ' ') FROM generate_series(1, 3 + ((p.g::bigint * 7919) % 23)::int)) AS words
            FROM scale_plan p
            LEFT JOIN scale_channel sc ON sc.k = p.k
            LEFT JOIN scale_group sg ON sg.gi = p.gi
