@@ -19,7 +19,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { cleanUp, interrupted, onCleanUp, run, startServer, stopServer } from "./children.ts";
+import { cleanUp, interrupted, onCleanUp, run, spawnServer, stopServer, waitReady } from "./children.ts";
 
 const { values: args } = parseArgs({
   options: { messages: { type: "string" }, runs: { type: "string" }, fresh: { type: "boolean" }, filter: { type: "string" } },
@@ -165,8 +165,10 @@ async function main() {
   const { query, close, env, label } = await connect();
   const p = await pick(query);
   if (!adminUrl) await close();
-  const { child } = await startServer("our server", OURS, { ...env, LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" });
+  const child = await spawnServer("our server", OURS, { ...env, LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" });
   onCleanUp(async () => void (await stopServer(child)));
+  // A new migration (an index on a million messages) may take minutes at the first start.
+  await waitReady(child, 15 * 60_000);
   base = child.base;
   console.log(`\n${label}: ${N.toLocaleString("en")} messages; reader ${p.reader.email}: ${p.rows.toLocaleString("en")} received, ${p.mentions} mentions`);
   console.log(`#${p.big.name}: ${p.big.n.toLocaleString("en")} messages; topic "${p.bigTopic.subject}" ${p.bigTopic.n}, "${p.smallTopic.subject}" ${p.smallTopic.n}; #${p.small.name}: ${p.small.n}`);
