@@ -228,6 +228,9 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
         );
         // A one-to-one message to oneself is a message to oneself in Zulip too; keep them rare.
         await sql(`UPDATE scale_plan SET oi = CASE WHEN si = 1 THEN 2 ELSE 1 END WHERE kind = 'd' AND si = oi AND u_extra > 0.01`);
+        // Temporary tables are never analyzed automatically: without statistics the planner took
+        // the 100-row channel table for thousands and joined it by nested loops over the plan.
+        for (const table of ["scale_user", "scale_channel", "scale_group", "scale_plan"]) await sql(`ANALYZE ${table}`);
       });
 
       const base = await step("messages", async () => {
