@@ -63,7 +63,7 @@ describe("npm run manage: the command line", () => {
   it("an unknown command or option, a missing value or argument is one line and exit 2, with no stack trace", async () => {
     const cases: [string[], string][] = [
       [[], "usage: npm run manage -- <command>"],
-      [["frobnicate"], "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db; see npm run manage -- --help)\n"],
+      [["frobnicate"], "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale; see npm run manage -- --help)\n"],
       [["create-user", "--emial", "a@b.example"], "error: unknown option --emial for create-user (see npm run manage -- create-user --help)\n"],
       [["create-user", "--email"], "error: --email needs a value (see npm run manage -- create-user --help)\n"],
       [["create-user", "--email", "a@b.example"], "error: create-user needs --full-name (see npm run manage -- create-user --help)\n"],
