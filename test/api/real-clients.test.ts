@@ -172,6 +172,24 @@ describe("what Zulip's mobile app (zulip-mobile's api/) sends", () => {
   });
 });
 
+describe("Zulip's error texts, as zulip-js (parameters in the query string) and forms send the values", () => {
+  it("words a union-typed value as pydantic does, and parameters that exclude each other with BAD_REQUEST", async () => {
+    const ts = String(Math.floor(Date.now() / 1000) + 86400);
+    const query = form({ type: "direct", to: '["othello@zulip.com"]', content: "x", scheduled_delivery_timestamp: ts });
+    const zulipJs = await send({ method: "POST", path: `/scheduled_messages?${query}`, as: "hamlet" });
+    expect(zulipJs).toMatchObject({ status: 400, body: { result: "error", msg: 'to["int"] is not an integer', code: "BAD_REQUEST" } });
+    const formBody = await send({ method: "POST", path: "/scheduled_messages", as: "hamlet", headers: FORM, body: query });
+    expect(formBody.body).toEqual(zulipJs.body);
+    const both = await send({ method: "GET", path: "/messages?anchor=newest&message_ids=[1]", as: "hamlet" });
+    expect(both).toMatchObject({
+      status: 400,
+      body: { msg: "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", code: "BAD_REQUEST" },
+    });
+    const topics = await send({ method: "PATCH", path: `/users/me/subscriptions/muted_topics?${form({ stream_id: "1", stream: "Verona", topic: "t", op: "add" })}`, as: "hamlet" });
+    expect(topics).toMatchObject({ status: 400, body: { msg: "Unsupported parameter combination: stream_id, stream", code: "BAD_REQUEST", parameters: "stream_id, stream" } });
+  });
+});
+
 describe("DELETE /events as each client sends it", () => {
   it("reads queue_id from a form body (python-zulip-api) and from the query string (zulip-js)", async () => {
     for (const where of ["body", "query"] as const) {
