@@ -119,7 +119,9 @@ describe("npm run manage: the command line", () => {
   }, 180_000);
 });
 
-describe("npm run manage: the commands", () => {
+// Each command is a process that opens (and, for populate-db, fills) a database: on a loaded
+// machine one takes well over vitest's default 30 s.
+describe("npm run manage: the commands", { timeout: 120_000 }, () => {
   it("populate-db creates the development organization and writes its credentials, with the host the server will use", async () => {
     const file = join(dataDir, "creds.json");
     const run = await manageIn(dataDir, ["populate-db", "--credentials", file], { env: { PORT: "9876" } });
