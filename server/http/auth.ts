@@ -88,7 +88,9 @@ export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email
  */
 async function withOrganizationHint(deps: Pick<AppDeps, "db">, req: Request, err: unknown): Promise<unknown> {
   if (!(err instanceof JsonableError) || (err instanceof UnauthorizedError && err.message === NO_ORGANIZATION)) return err;
-  return (await resolveRealm(deps.db, req.zulip?.host ?? "")) ? err : new UnauthorizedError(NO_ORGANIZATION);
+  // A database that cannot answer leaves the refusal as it was: it must still be answered.
+  const realm = await resolveRealm(deps.db, req.zulip?.host ?? "").catch(() => "unknown" as const);
+  return realm ? err : new UnauthorizedError(NO_ORGANIZATION);
 }
 
 /** The request's statement counter (authentication and the handler add to it). */
