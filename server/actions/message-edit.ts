@@ -19,9 +19,10 @@ import { renderMarkdown } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
 import { can, canInChannel } from "../lib/permissions.ts";
-import { findChannel, type ChannelRow } from "../lib/streams.ts";
+import { findChannel, hasContentAccess, type ChannelRow } from "../lib/channels.ts";
+import { accessSql, canAdministerChannel, type Reader } from "../lib/channel-access.ts";
 import { EMPTY_TOPIC_FALLBACK_NAME, namesEmptyTopic, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/topics.ts";
-import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts";
+import { isModeratorOrAbove, Role } from "../lib/users.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { messageLinkUrl, silentMentionSyntax, topicLinkSyntax } from "../lib/message-links.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
@@ -66,8 +67,6 @@ interface EditPlan {
   mentionedUserIds: Set<number>;
   /** Topic participants, when the new content has a topic wildcard mention. */
   topicParticipantIds: Set<number>;
-  /** Whether the caller sees only the messages it received (a channel without shared history). */
-  onlyReceived: boolean;
   notifyOld: boolean;
   notifyNew: boolean;
   bot: InternalSender | null;
@@ -96,7 +95,7 @@ export async function checkUpdateMessage(ctx: RequestContext, input: MessageEdit
 /** Every check of check_update_message, in its order; reads only. */
 async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<EditPlan> {
   const { realm, user } = ctx;
-  const { message, related } = await accessMessage(ctx.db, user, input.messageId, realm);
+  const { message, related } = await accessMessage(ctx.db, user, input.messageId, realm, { change: true });
 
   if (input.content !== undefined) {
     if (!realm.allowMessageEditing) throw new JsonableError("Your organization has turned off message editing");
@@ -188,9 +187,8 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
       throw new JsonableError("The time limit for editing this message's channel has passed");
   }
   if (targetStream && isMessageMoved && !topicResolved && !topicUnresolved) await checkCanCreateTopic(ctx, targetStream, targetTopic);
-  const onlyReceived = origStream !== null && !origStream.historyPublicToSubscribers;
   if (origStream && input.propagateMode === "change_all" && isMessageMoved && !isModeratorOrAbove(user) && !topicResolved && !topicUnresolved)
-    await checkChangeAllTimeLimit(ctx, message, origTopic, onlyReceived, isTopicEdited, isStreamEdited);
+    await checkChangeAllTimeLimit(ctx, message, origTopic, isTopicEdited, isStreamEdited);
 
   return {
     message,
@@ -208,7 +206,6 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
     rendered,
     mentionedUserIds,
     topicParticipantIds,
-    onlyReceived,
     // The notification bot sends notices after moves; found (or created) before the transaction.
     bot: isMessageMoved && (input.sendNotificationToOldThread || input.sendNotificationToNewThread || topicResolved || topicUnresolved) ? await notificationBot(ctx, realm) : null,
     notifyOld: input.sendNotificationToOldThread,
@@ -216,21 +213,16 @@ async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<
   };
 }
 
-/** access_stream_by_id_for_message: a channel the caller may post to, else "Invalid channel ID". */
+/** access_stream_by_id_for_message: an active channel whose content the caller may access, else "Invalid channel ID". */
 async function accessChannelForMessage(ctx: RequestContext, streamId: number): Promise<ChannelRow> {
   const stream = await findChannel(ctx.db, ctx.realm.id, { id: streamId });
-  if (!stream || stream.isArchived) throw new JsonableError("Invalid channel ID");
-  const subscribed = stream.subscriberIds.includes(ctx.user.id);
-  if ((stream.inviteOnly || isGuest(ctx.user)) && !subscribed) throw new JsonableError("Invalid channel ID");
+  if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream))) throw new JsonableError("Invalid channel ID");
   return stream;
 }
 
-async function canAdministerChannel(ctx: RequestContext, stream: ChannelRow) {
-  return canInChannel(ctx.db, ctx.user, stream, "can_administer_channel_group");
-}
-
+/** can_move_messages_within_channel: administering the channel, or its can_move_messages_within_channel_group. */
 async function canMoveMessagesWithinChannel(ctx: RequestContext, stream: ChannelRow) {
-  if (isRealmAdmin(ctx.user) || (await canAdministerChannel(ctx, stream))) return true;
+  if (await canAdministerChannel(ctx.db, ctx.user, stream)) return true;
   return canInChannel(ctx.db, ctx.user, stream, "can_move_messages_within_channel_group");
 }
 
@@ -247,10 +239,10 @@ async function canResolveTopics(ctx: RequestContext, orig: ChannelRow, target: C
   return orig.id !== target.id && canInChannel(ctx.db, ctx.user, target, "can_resolve_topics_group");
 }
 
+/** can_move_messages_out_of_channel: administering the channel, the organization's permission, or the channel's can_move_messages_out_of_channel_group. */
 async function canMoveMessagesOutOfChannel(ctx: RequestContext, stream: ChannelRow) {
-  if (isRealmAdmin(ctx.user)) return true;
+  if (await canAdministerChannel(ctx.db, ctx.user, stream)) return true;
   if (await can(ctx.db, ctx.user, ctx.realm, "can_move_messages_between_channels_group")) return true;
-  if (await canAdministerChannel(ctx, stream)) return true;
   return canInChannel(ctx.db, ctx.user, stream, "can_move_messages_out_of_channel_group");
 }
 
@@ -262,17 +254,22 @@ async function topicParticipants(ctx: RequestContext, recipientId: number, topic
   return new Set(rows.map((r) => r.id));
 }
 
-/** The messages of a topic a move would take, as SQL (only those the caller received when history is protected). */
-function topicMessages(realmId: number, recipientId: number, topic: string, onlyReceivedBy: number | null) {
-  return Prisma.sql`message m WHERE m.realm_id = ${realmId} AND m.recipient_id = ${recipientId} AND lower(m.subject) = lower(${topic}) AND m.is_channel_message
-    AND (${onlyReceivedBy}::int IS NULL OR EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${onlyReceivedBy}::int AND um.message_id = m.id))`;
+/**
+ * The messages of a topic that `reader` may read, as SQL (`message m` and its channel `s`; Zulip's
+ * bulk_access_stream_messages_query): what a move takes, and what it leaves.
+ */
+function topicMessages(realmId: number, recipientId: number, topic: string, reader: Reader) {
+  const received = Prisma.sql`EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${reader.id} AND um.message_id = m.id)`;
+  return Prisma.sql`message m JOIN stream s ON s.recipient_id = m.recipient_id
+    WHERE m.realm_id = ${realmId} AND m.recipient_id = ${recipientId} AND lower(m.subject) = lower(${topic}) AND m.is_channel_message
+      AND ${accessSql("CHANNEL_MESSAGE", reader, "s", received)}`;
 }
 
 /**
  * check_time_limit_for_change_all_propagate_mode: the stricter applicable move limit, over the
  * messages of the topic the caller can see; MOVE_MESSAGES_TIME_LIMIT_EXCEEDED when some are older.
  */
-async function checkChangeAllTimeLimit(ctx: RequestContext, message: Message, topic: string, onlyReceived: boolean, topicEdited: boolean, streamEdited: boolean) {
+async function checkChangeAllTimeLimit(ctx: RequestContext, message: Message, topic: string, topicEdited: boolean, streamEdited: boolean) {
   const limits: number[] = [];
   if (topicEdited && ctx.realm.moveMessagesWithinStreamLimitSeconds !== null) limits.push(ctx.realm.moveMessagesWithinStreamLimitSeconds + EDIT_LIMIT_BUFFER_SECONDS);
   if (streamEdited && ctx.realm.moveMessagesBetweenStreamsLimitSeconds !== null) limits.push(ctx.realm.moveMessagesBetweenStreamsLimitSeconds + EDIT_LIMIT_BUFFER_SECONDS);
@@ -281,7 +278,7 @@ async function checkChangeAllTimeLimit(ctx: RequestContext, message: Message, to
   const [row] = await ctx.db.$queryRaw<{ total: number; allowed: number; first_allowed: number | null }[]>`
     SELECT count(*)::int AS total, count(*) FILTER (WHERE m.date_sent > ${oldest})::int AS allowed,
            min(m.id) FILTER (WHERE m.date_sent > ${oldest}) AS first_allowed
-    FROM ${topicMessages(ctx.realm.id, message.recipientId, topic, onlyReceived ? ctx.user.id : null)}`;
+    FROM ${topicMessages(ctx.realm.id, message.recipientId, topic, ctx.user)}`;
   if (!row || row.total === row.allowed) return;
   throw new JsonableError(`You only have permission to move the ${row.allowed}/${row.total} most recent messages in this topic.`, {
     code: "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
@@ -304,14 +301,13 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
   // history rows; only the target carries the content change.
   const mode = isMoved ? plan.propagateMode : "change_one";
   const targetRecipientId = targetStream?.recipientId ?? message.recipientId;
-  const onlyReceivedBy = plan.onlyReceived && isMoved ? user.id : null;
   const selection =
     mode === "change_one" || !origStream
       ? Prisma.sql`message m WHERE m.id = ${message.id}`
-      : Prisma.sql`${topicMessages(realm.id, message.recipientId, plan.origTopic, onlyReceivedBy)} AND (m.id = ${message.id} OR ${mode === "change_all"} OR m.id > ${message.id})`;
+      : Prisma.sql`${topicMessages(realm.id, message.recipientId, plan.origTopic, user)} AND (m.id = ${message.id} OR ${mode === "change_all"} OR m.id > ${message.id})`;
   const rendered = plan.rendered;
   const [moved] = await tx.$queryRaw<{ ids: number[] }[]>`
-    WITH target AS (SELECT m.id FROM ${selection} FOR UPDATE),
+    WITH target AS (SELECT m.id FROM ${selection} FOR UPDATE OF m),
     upd AS (
       UPDATE message m SET
         subject = ${plan.targetTopic},
@@ -408,7 +404,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
     if (plan.propagateMode === "change_all") movedAll = true;
     else {
       const [left] = await tx.$queryRaw<{ left: boolean }[]>`
-        SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, message.recipientId, plan.origTopic, origStream.historyPublicToSubscribers ? null : user.id)}) AS left`;
+        SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, message.recipientId, plan.origTopic, user)}) AS left`;
       movedAll = !left!.left;
     }
   }
@@ -526,9 +522,8 @@ async function sendMoveNotices(
   if (plan.notifyNew && (plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved))) {
     const oldLocation = topicLinkSyntax(plan.origStream!.id, plan.origStream!.name, plan.origTopic);
     const excluded = resolvedNoticeId === null ? changedIds : [...changedIds, resolvedNoticeId];
-    const onlyReceivedBy = plan.targetStream!.historyPublicToSubscribers ? null : user.id;
     const [pre] = await tx.$queryRaw<{ any: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, plan.targetStream!.recipientId, plan.targetTopic, onlyReceivedBy)} AND m.id <> ALL(${excluded}::int[])) AS any`;
+      SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, plan.targetStream!.recipientId, plan.targetTopic, user)} AND m.id <> ALL(${excluded}::int[])) AS any`;
     if (!pre!.any && movedAll) newText = `This topic was moved here from ${oldLocation} by ${mention}.`;
     else if (count === 1) {
       const target = plan.targetStream!;
