@@ -111,7 +111,8 @@ export async function compileNarrow(db: Db, realm: Realm, user: UserProfile, nar
 
   const where = conditions.length ? Prisma.join(conditions, " AND ") : TRUE;
   // A row of the user's own is not enough for a channel message (has_message_access): the
-  // channel must still be readable to them (not a private channel they left, say).
+  // channel must still be readable to them (not a private channel they left, say). Under the OR
+  // the channels are a hashed subplan, read once per statement, not a join the planner reorders.
   const readable = Prisma.sql`(NOT m.is_channel_message OR m.recipient_id IN (${readableWithRowSql(user)}))`;
   const received: NarrowSource = {
     from: Prisma.raw("user_message um JOIN message m ON m.id = um.message_id"),
