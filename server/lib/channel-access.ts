@@ -102,7 +102,7 @@ export function allows(rule: AccessRuleName, facts: AccessFacts): boolean {
   return evaluate(AccessRule[rule], facts);
 }
 
-/** Every group the user belongs to, directly or through subgroups, as a subquery (uncorrelated: evaluated once per statement). */
+/** Every group the user belongs to, directly or through subgroups, as a subquery (uncorrelated: under ARRAY(…) an InitPlan, run once per statement). */
 export function userGroupsSql(user: Reader): Sql {
   return Prisma.sql`WITH RECURSIVE g(id) AS (
       SELECT user_group_id FROM user_group_membership WHERE user_profile_id = ${user.id}::int
@@ -134,9 +134,9 @@ export function accessSql(rule: AccessRuleName, user: Reader, stream: string, re
       case "subscribed":
         return Prisma.sql`${s("recipient_id")} IN (SELECT sub.recipient_id FROM subscription sub WHERE sub.user_profile_id = ${user.id}::int AND sub.active)`;
       case "inContentGroup":
-        return Prisma.sql`(${s("can_subscribe_group_id")} IN (${userGroupsSql(user)}) OR ${s("can_add_subscribers_group_id")} IN (${userGroupsSql(user)}))`;
+        return Prisma.sql`ARRAY[${s("can_subscribe_group_id")}, ${s("can_add_subscribers_group_id")}] && ARRAY(${userGroupsSql(user)})`;
       case "inAdminGroup":
-        return Prisma.sql`${s("can_administer_channel_group_id")} IN (${userGroupsSql(user)})`;
+        return Prisma.sql`${s("can_administer_channel_group_id")} = ANY (ARRAY(${userGroupsSql(user)}))`;
       case "received":
         return received;
     }
