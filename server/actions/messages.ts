@@ -17,9 +17,9 @@ import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messag
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
-import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { isGuest } from "../lib/users.ts";
+import { can, canInChannel, groupMembers, isUserInGroup, userGroupIds } from "../lib/permissions.ts";
+import { accessFacts, allows } from "../lib/channel-access.ts";
+import { findChannel, type ChannelRow } from "../lib/channels.ts";
 import { inTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
@@ -63,11 +63,19 @@ async function resolveChannel(ctx: MessageChecker, target: Extract<MessageTarget
     throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
   }
   if (ctx.internal) return stream;
-  // Guests and private channels need a subscription; archived channels take no messages.
-  const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
-  if (stream.isArchived || (needsSubscription && !stream.subscriberIds.includes(ctx.user.id))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  // Archived channels take no messages.
+  if (stream.isArchived || !(await maySendTo(ctx, stream))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
   if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group"))) throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
+}
+
+/** access_stream_for_send_message (channel-access.ts CHANNEL_SEND); a bot also where its owner is subscribed. */
+async function maySendTo(ctx: MessageChecker, stream: ChannelRow): Promise<boolean> {
+  const subscribed = stream.subscriberIds.includes(ctx.user.id);
+  // The user's groups matter only for a private channel with shared history.
+  if (allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, new Set()))) return true;
+  if (ctx.user.isBot && ctx.user.botOwnerId !== null && stream.subscriberIds.includes(ctx.user.botOwnerId)) return true;
+  return allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user)));
 }
 
 /**
