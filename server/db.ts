@@ -19,7 +19,7 @@ import { lockDataDir } from "./db/lock.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
 import { listenPostgres } from "./db/listen.ts";
 import { countingAdapter } from "./db/statements.ts";
-import { directRawQueries } from "./db/direct-raw.ts";
+import { capturingTransactions, directRawQueries } from "./db/direct-raw.ts";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
@@ -115,7 +115,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     // An idle connection that drops (server restart, network) is discarded by the pool and the
     // next query opens a new one; without a listener the error would end the process.
     pool.on("error", () => {});
-    const adapter = countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
+    const adapter = capturingTransactions(countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string })));
     const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
     const listeners = new Set<() => Promise<void>>();
     return {
@@ -178,7 +178,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const adapter = countingAdapter(new PrismaPGlite(pglite));
+  const adapter = capturingTransactions(countingAdapter(new PrismaPGlite(pglite)));
   const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
   return {
     prisma,

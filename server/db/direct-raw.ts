@@ -7,9 +7,12 @@
  * converted exactly as Prisma converts a raw result (the same column types → the same values:
  * int8 → bigint, numeric → Decimal, timestamps → Date, json parsed, …).
  *
- * Transactions keep Prisma's path: `tx.$queryRaw` inside `$transaction` is unchanged.
+ * Inside `$transaction(async (tx) => …)` the same holds for `tx.$queryRaw`: it runs on the
+ * transaction Prisma opened (its driver-adapter transaction, captured when Prisma starts it), so
+ * it is part of that transaction as Prisma's own statements are; model operations stay Prisma's.
  */
-import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlResultSet } from "@prisma/driver-adapter-utils";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type SqlResultSet, type Transaction } from "@prisma/driver-adapter-utils";
 import { Prisma } from "../../generated/prisma/client.ts";
 
 function argOf(value: unknown): { arg: unknown; type: ArgType } {
@@ -80,24 +83,66 @@ function objectsOf(result: SqlResultSet): Record<string, unknown>[] {
   return out;
 }
 
-/**
- * The client with `$queryRaw` going to a connection of `factory` (the one Prisma was given: same
- * pool or embedded database, same statement names and counting). Every other member is Prisma's.
- */
-export function directRawQueries<C extends object>(client: C, factory: SqlDriverAdapterFactory): C {
-  let adapter: Promise<SqlDriverAdapter> | undefined;
-  async function queryRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+/** The driver-adapter transaction of the `$transaction` being opened in this async context. */
+const opening = new AsyncLocalStorage<{ transaction?: Transaction }>();
+
+/** The factory whose connections report the transactions they start to `$transaction` (below). */
+export function capturingTransactions<F extends SqlDriverAdapterFactory>(factory: F): F {
+  const connect = factory.connect.bind(factory);
+  return overriding(factory, {
+    async connect() {
+      const adapter = await connect();
+      const start = adapter.startTransaction.bind(adapter);
+      return overriding(adapter, {
+        async startTransaction(...args: Parameters<SqlDriverAdapter["startTransaction"]>) {
+          const transaction = await start(...args);
+          const slot = opening.getStore();
+          if (slot && !slot.transaction) slot.transaction = transaction;
+          return transaction;
+        },
+      });
+    },
+  });
+}
+
+/** A raw query as Prisma's `$queryRaw` takes it, run by `run` and converted as Prisma converts results. */
+function rawQuery(run: (query: SqlQuery) => Promise<SqlResultSet>) {
+  return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
     const sql = Array.isArray(query) ? Prisma.sql(query as TemplateStringsArray, ...values) : (query as Prisma.Sql);
     const args = sql.values.map(argOf);
-    const result = await (adapter ??= factory.connect()).then((a) => a.queryRaw({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) }));
-    return objectsOf(result);
-  }
-  return new Proxy(client, {
+    return objectsOf(await run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) }));
+  };
+}
+
+/** `object` with some members replaced; the others are its own, run on it. */
+function overriding<C extends object>(object: C, members: Record<string, unknown>): C {
+  return new Proxy(object, {
     get(target, prop) {
-      if (prop === "$queryRaw") return queryRaw;
+      if (typeof prop === "string" && Object.hasOwn(members, prop)) return members[prop];
       const value = Reflect.get(target, prop);
       // Prisma's own methods run on Prisma's client, not on this proxy.
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * The client with `$queryRaw` going to a connection of `factory` (the one Prisma was given: same
+ * pool or embedded database, same statement names and counting). Every other member is Prisma's.
+ */
+export function directRawQueries<C extends { $transaction: (...args: any[]) => Promise<unknown> }>(client: C, factory: SqlDriverAdapterFactory): C {
+  let adapter: Promise<SqlDriverAdapter> | undefined;
+  const $queryRaw = rawQuery(async (query) => (await (adapter ??= factory.connect())).queryRaw(query));
+  function $transaction(work: unknown, options?: unknown) {
+    // A batch (an array of queries) is Prisma's alone.
+    if (typeof work !== "function") return client.$transaction(work, options);
+    const slot: { transaction?: Transaction } = {};
+    return opening.run(slot, () =>
+      client.$transaction((tx: object) => {
+        const transaction = slot.transaction;
+        return work(transaction ? overriding(tx, { $queryRaw: rawQuery((query) => transaction.queryRaw(query)) }) : tx);
+      }, options),
+    );
+  }
+  return overriding(client, { $queryRaw, $transaction });
 }
