@@ -13,6 +13,7 @@ import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
+import { mergeSlashes } from "./http/merge-slashes.ts";
 import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
@@ -63,6 +64,7 @@ export function createApp(deps: AppDeps) {
     if (hash >= 0) req.url = req.originalUrl = req.url.slice(0, hash);
     next();
   });
+  app.use(mergeSlashes);
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));

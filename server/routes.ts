@@ -129,7 +129,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
       // The validator lets ±Infinity through as an integer; no id can be one.
       refuseInexactNumbers(path);
-      refuseInexactNumbers(req.query);
+      refuseInexactNumbers(req.query, op.clampedParams);
       refuseInexactNumbers(body);
       const counter = requestCounter(res);
       const data = await countStatements(counter, () => handler({ path, query: req.query, body } as any, ctx as any));

@@ -37,6 +37,13 @@ export interface SendMessageInput {
   content: string;
   clientName: string;
   readBySender?: boolean;
+  /** Local echo: the sender's event queue and the client's id for its local copy (queue_id, local_id). */
+  localEcho?: LocalEcho;
+}
+
+export interface LocalEcho {
+  queueId: string;
+  localId: string;
 }
 
 /**
@@ -196,6 +203,7 @@ export interface SendMessageRequest {
   readByUserIds?: ReadonlySet<number>;
   realmHost: string;
   sentAt: Date;
+  localEcho?: LocalEcho;
 }
 
 /** Checks everything and renders the content; writes nothing (but a new client's name row). */
@@ -236,6 +244,7 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
     readBySender: input.readBySender ?? defaultReadBySender(input.clientName),
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
+    localEcho: input.localEcho,
   };
 }
 
@@ -311,7 +320,9 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
   const participants = stream ? [] : [sender, ...request.directUsers];
   const dict = sentMessageDict({ id: message.id, realm, sender, request, stream, participants, recipientId });
   const userData = new Map(userIds.map((id) => [id, { flags: flagsToList(flagsFor(id)) }]));
-  events.add({ type: "message", message: dict, markdown: request.content }, userIds, userData);
+  // Local echo: only the sender's queue `queue_id` gets `local_message_id` (events/format.ts).
+  const echo = request.localEcho ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId } : {};
+  events.add({ type: "message", message: dict, markdown: request.content, ...echo }, userIds, userData);
   return { id: message.id };
 }
 
