@@ -19,6 +19,8 @@ import { lockDataDir } from "./db/lock.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
 import { listenPostgres } from "./db/listen.ts";
 import { countingAdapter } from "./db/statements.ts";
+import { capturingTransactions, directRawQueries } from "./db/direct-raw.ts";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
 export { pgliteHostFsyncCount } from "./db/durability.ts";
@@ -121,8 +123,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     // An idle connection that drops (server restart, network) is discarded by the pool and the
     // next query opens a new one; without a listener the error would end the process.
     pool.on("error", () => {});
-    const adapter = countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
-    const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
+    const adapter = capturingTransactions(countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string })));
+    const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
     const listeners = new Set<() => Promise<void>>();
     return {
       prisma,
@@ -184,7 +186,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const prisma = withExtensions(new PrismaClient({ adapter: countingAdapter(new PrismaPGlite(pglite)), log: opts.log }));
+  const adapter = capturingTransactions(countingAdapter(new PrismaPGlite(pglite)));
+  const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
   return {
     prisma,
     kind: "pglite",
@@ -203,10 +206,11 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 
 /**
  * The extended client keeps PrismaClient's API for models, transactions and raw queries (the
- * extension only changes what some failed reads return), so callers keep the plain type.
+ * extension only changes what some failed reads return, and `$queryRaw` outside a transaction
+ * goes to the driver directly: db/direct-raw.ts), so callers keep the plain type.
  */
-function withExtensions(client: PrismaClient): PrismaClient {
-  return client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient;
+function withExtensions(client: PrismaClient, adapter: SqlDriverAdapterFactory): PrismaClient {
+  return directRawQueries(client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient, adapter);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {
