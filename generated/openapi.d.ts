@@ -204,7 +204,7 @@ export interface paths {
          *
          *     `anchor` is required unless `message_ids` is sent ("Missing 'anchor' argument.").
          *     Sending `message_ids` together with `anchor`, a non-zero `num_before` or a non-zero
-         *     `num_after` is refused with `REQUEST_CONFUSING_VAR`. At most 5000 messages may be asked for
+         *     `num_after` is refused ("Unsupported parameter combination: …", code `BAD_REQUEST`). At most 5000 messages may be asked for
          *     in one request (`num_before + num_after`, or the length of `message_ids`); clients should
          *     ask for at most 1000 at a time. `include_anchor=false` is only allowed at an end of the
          *     range, that is when `num_before` or `num_after` is 0.
@@ -234,9 +234,9 @@ export interface paths {
          *     channel; a topic longer than `max_topic_length` is truncated, ending in "...".
          *
          *     A client that echoes messages locally sends `queue_id` (its event queue) and `local_id`
-         *     (any string it chooses); the `message` event that this queue receives for the new message
-         *     then carries `local_id`, so the client can replace its local copy instead of showing the
-         *     message twice.
+         *     (any string it chooses); the `message` event that this queue, and no other, receives for
+         *     the new message then carries it as `local_message_id`, so the client can replace its local
+         *     copy instead of showing the message twice.
          *
          *     A channel wildcard mention (such as `@**all**`) in a channel with many subscribers, or a
          *     topic wildcard mention (`@**topic**`) in a topic with many participants, is refused unless
@@ -1589,13 +1589,13 @@ export interface components {
          * @example {
          *       "result": "error",
          *       "msg": "Unsupported parameter combination: stream_id, stream",
-         *       "code": "REQUEST_CONFUSING_VAR",
+         *       "code": "BAD_REQUEST",
          *       "parameters": "stream_id, stream"
          *     }
          */
         IncompatibleParametersError: {
             /** @constant */
-            code?: "REQUEST_CONFUSING_VAR";
+            code?: "BAD_REQUEST";
             /** @description The incompatible parameters, separated by ", ". */
             parameters: string;
         } & components["schemas"]["CodedErrorBase"];
@@ -3207,7 +3207,10 @@ export interface operations {
                  *     - `first_unread`: the oldest unread matching message, or the most recent matching
                  *       message when none is unread.
                  *
-                 *     The anchor message need not exist or match the narrow. A negative ID is taken as 0.
+                 *     The anchor message need not exist or match the narrow. Any integer is accepted, however
+                 *     many digits it has (Zulip's `int()`): a negative one is taken as 0 and one above
+                 *     10000000000000000 (the anchor of `newest`, which clients send back) as 10000000000000000.
+                 *     Anything else is refused with "Invalid anchor".
                  *     Required unless `message_ids` is sent; must not be sent with `message_ids`.
                  *
                  *     **Changes**: The string values are new in Zulip 3.0 (feature level 1).
@@ -3433,8 +3436,9 @@ export interface operations {
                     /** @description For local echo: the ID of the sending client's event queue. Requires `local_id`. */
                     queue_id?: string;
                     /**
-                     * @description For local echo: a string of the client's choosing, returned unchanged in the
-                     *     `message` event that `queue_id` receives for this message.
+                     * @description For local echo: a string of the client's choosing, returned unchanged as
+                     *     `local_message_id` in the `message` event that `queue_id` receives for this
+                     *     message.
                      */
                     local_id?: string;
                     /**
@@ -4388,7 +4392,7 @@ export interface operations {
                     /**
                      * @description Who may start new topics in the channel. Default: `role:everyone`. For a private
                      *     channel with protected history it must be `role:everyone` alone
-                     *     (`REQUEST_CONFUSING_VAR`, "Unsupported parameter combination:
+                     *     (`BAD_REQUEST`, "Unsupported parameter combination:
                      *     history_public_to_subscribers, can_create_topic_group").
                      *
                      *     **Changes**: New in Zulip 12.0 (feature level 441).
@@ -4683,7 +4687,7 @@ export interface operations {
                         color?: string;
                     }[];
                     /** @description The users to subscribe, by ID or by email; the caller when absent. */
-                    principals?: number[] | string[];
+                    principals?: string[] | number[];
                     /**
                      * @description Whether a channel the caller may not access fails the request (else it is listed in `unauthorized`).
                      * @default true
@@ -4820,7 +4824,7 @@ export interface operations {
                     /** @description The channels, by name. */
                     subscriptions: string[];
                     /** @description The users to unsubscribe, by ID or by email; the caller when absent. */
-                    principals?: number[] | string[];
+                    principals?: string[] | number[];
                 };
             };
         };
@@ -5040,7 +5044,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /**
                      * @description The channel's ID. Exactly one of `stream_id` and `stream` is required: neither gives
-                     *     "Missing 'stream_id' argument", both give `REQUEST_CONFUSING_VAR`.
+                     *     "Missing 'stream_id' argument", both give "Unsupported parameter combination: stream_id, stream".
                      */
                     stream_id?: number;
                     /** @description The channel's name (legacy alternative to `stream_id`). */

@@ -13,6 +13,7 @@ import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
+import { mergeSlashes } from "./http/merge-slashes.ts";
 import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
@@ -34,6 +35,21 @@ function jsonFormDecoder(spec: LoadedSpec) {
   };
 }
 
+/** Any path that names user uploads, as http/uploads.ts matches them (case-insensitively). */
+const USER_UPLOADS = /^(\/api\/v1)?\/user_uploads/i;
+
+/**
+ * The validator's request check, skipped for operations that take no input at all (no
+ * parameter, no body: GET /users/me): there is nothing in the request for it to check.
+ */
+function unlessWithoutInput(spec: LoadedSpec, validate: (req: Request, res: Response, next: NextFunction) => void) {
+  return function requestMiddleware(req: Request, res: Response, next: NextFunction) {
+    const op = operationFor(spec, req);
+    if (op && op.knownParams.size === 0 && Object.keys(op.pathParamTypes).length === 0 && !op.hasRequestBody) return next();
+    validate(req, res, next);
+  };
+}
+
 export function createApp(deps: AppDeps) {
   const spec = loadSpec();
   const app = express();
@@ -48,6 +64,7 @@ export function createApp(deps: AppDeps) {
     if (hash >= 0) req.url = req.originalUrl = req.url.slice(0, hash);
     next();
   });
+  app.use(mergeSlashes);
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));
@@ -55,8 +72,15 @@ export function createApp(deps: AppDeps) {
   app.use(docsRoutes());
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
 
-  // Uploaded files: the upload's multipart body, and serving files outside /api/v1.
-  app.use(uploadRoutes(deps));
+  // Uploaded files: the upload's multipart body, and serving files outside /api/v1 (only
+  // requests that name user_uploads go through these).
+  const uploads = uploadRoutes(deps);
+  app.use(function userUploads(req: Request, res: Response, next: NextFunction) {
+    if (!USER_UPLOADS.test(req.url)) return next();
+    let i = 0;
+    const step = (err?: unknown) => (err !== undefined || i === uploads.length ? next(err) : uploads[i++]!(req, res, step));
+    step();
+  });
   app.use(bodyParsers());
   const validator = OpenApiValidator.middleware({
     apiSpec: structuredClone(spec.validatorDoc) as Parameters<typeof OpenApiValidator.middleware>[0]["apiSpec"],
@@ -70,6 +94,7 @@ export function createApp(deps: AppDeps) {
   const metadataAt = validator.findIndex((m) => m.name === "metadataMiddleware");
   if (requestAt < 0 || metadataAt < 0 || metadataAt > requestAt)
     throw new Error("express-openapi-validator's middleware layout changed; update server/app.ts");
+  validator[requestAt] = unlessWithoutInput(spec, validator[requestAt]!);
   validator.splice(requestAt, 0, authMiddleware(spec, deps), jsonFormDecoder(spec));
   app.use(validator);
 

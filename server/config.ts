@@ -7,6 +7,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   logLevel: string;
+  /** `json` (one object per line) or `pretty` (readable, for a developer's terminal). */
+  logFormat: "json" | "pretty";
   /** The externally visible host of the server, used for dummy emails and URLs. */
   externalHost: string;
   /** Validate every response against the spec (on in tests and development). */
@@ -63,12 +65,18 @@ function flag(env: NodeJS.ProcessEnv, variable: string, fallback: boolean): bool
   throw new ConfigError(variable, raw, '"true" or "false"');
 }
 
-/** Reads and checks every setting; throws ConfigError for the first bad one (before anything is opened). */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads and checks every setting; throws ConfigError for the first bad one (before anything is opened).
+ * `production` gives production defaults (no response validation), as does NODE_ENV=production:
+ * main.ts passes it when it runs compiled (`npm start`); `prettyLogs`: LOG_FORMAT defaults to `pretty` (`npm run dev` on a terminal).
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, mode: { production?: boolean; prettyLogs?: boolean } = {}): Config {
   const port = integer(env, "PORT", 9991, 0, 65535, "a port number (0 to 65535)");
   const host = env.HOST?.trim() || "127.0.0.1";
   const logLevel = (env.LOG_LEVEL?.trim() || "info").toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", env.LOG_LEVEL!, `one of ${LOG_LEVELS.join(", ")}`);
+  const logFormat = (env.LOG_FORMAT?.trim() || (mode.prettyLogs ? "pretty" : "json")).toLowerCase();
+  if (logFormat !== "json" && logFormat !== "pretty") throw new ConfigError("LOG_FORMAT", env.LOG_FORMAT!, '"json" or "pretty"');
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("DATABASE_URL", databaseUrl.replace(/:[^:@/]*@/, ":***@"), "a postgresql:// URL");
   const ms = (variable: string, fallback: number) => integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
@@ -79,8 +87,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR ?? "data"),
     databaseUrl,
     logLevel,
+    logFormat,
     externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
-    validateResponses: flag(env, "VALIDATE_RESPONSES", env.NODE_ENV !== "production"),
+    validateResponses: flag(env, "VALIDATE_RESPONSES", !mode.production && env.NODE_ENV !== "production"),
     eventHeartbeatMs: ms("EVENT_HEARTBEAT_MS", 50_000),
     shutdownTimeoutMs: ms("SHUTDOWN_TIMEOUT_MS", 10_000),
     // Other processes' scheduled messages are found by looking: often on a shared PostgreSQL, and

@@ -19,6 +19,8 @@ import { lockDataDir } from "./db/lock.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
 import { listenPostgres } from "./db/listen.ts";
 import { countingAdapter } from "./db/statements.ts";
+import { capturingTransactions, directRawQueries } from "./db/direct-raw.ts";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
 export { pgliteHostFsyncCount } from "./db/durability.ts";
@@ -40,11 +42,19 @@ const EMBEDDED_SETTINGS = ["shared_buffers=16MB"];
  * more than running them). Names are bounded: texts that vary with their input (Prisma's IN lists)
  * could otherwise grow every connection's prepared statements without limit; the first distinct
  * texts a process sees, its hot paths, are named, and the rest run unnamed.
+ *
+ * A statement that starts with CUSTOM_PLAN always runs unnamed, so PostgreSQL plans it for its
+ * values every time, as Zulip's (Django's) statements are: after five executions of a named
+ * statement PostgreSQL may keep a generic plan, made without the values, and for the message
+ * fetch (whose best plan depends on how many rows the user, the flag or the search word has) a
+ * generic plan can read a user's whole history (3 s for a rare phrase at 200,000 messages).
  */
+export const CUSTOM_PLAN = "/* custom plan */";
 const MAX_PREPARED_STATEMENTS = 500;
 const preparedNames = new Map<string, string>();
 // (Its type says a string, but the adapter passes undefined on to pg, which then runs the statement unnamed.)
 function preparedStatementName(query: { sql: string }): string | undefined {
+  if (query.sql.startsWith(CUSTOM_PLAN)) return undefined;
   let name = preparedNames.get(query.sql);
   if (name === undefined && preparedNames.size < MAX_PREPARED_STATEMENTS) {
     name = `s${createHash("sha1").update(query.sql).digest("hex").slice(0, 20)}`;
@@ -115,8 +125,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     // An idle connection that drops (server restart, network) is discarded by the pool and the
     // next query opens a new one; without a listener the error would end the process.
     pool.on("error", () => {});
-    const adapter = countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string }));
-    const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }));
+    const adapter = capturingTransactions(countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string })));
+    const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
     const listeners = new Set<() => Promise<void>>();
     return {
       prisma,
@@ -178,7 +188,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     throw e;
   }
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const prisma = withExtensions(new PrismaClient({ adapter: countingAdapter(new PrismaPGlite(pglite)), log: opts.log }));
+  const adapter = capturingTransactions(countingAdapter(new PrismaPGlite(pglite)));
+  const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
   return {
     prisma,
     kind: "pglite",
@@ -197,10 +208,11 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 
 /**
  * The extended client keeps PrismaClient's API for models, transactions and raw queries (the
- * extension only changes what some failed reads return), so callers keep the plain type.
+ * extension only changes what some failed reads return, and `$queryRaw` outside a transaction
+ * goes to the driver directly: db/direct-raw.ts), so callers keep the plain type.
  */
-function withExtensions(client: PrismaClient): PrismaClient {
-  return client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient;
+function withExtensions(client: PrismaClient, adapter: SqlDriverAdapterFactory): PrismaClient {
+  return directRawQueries(client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient, adapter);
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

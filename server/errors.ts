@@ -27,11 +27,15 @@ export class RequestVariableMissingError extends JsonableError {
   }
 }
 
-/** Two parameters that exclude each other were both sent (IncompatibleParametersError). */
+/**
+ * Two parameters that exclude each other were both sent (IncompatibleParametersError). Zulip's
+ * class sets no code, so it answers BAD_REQUEST; REQUEST_CONFUSING_VAR is only for
+ * "Can't decide between 'x' and 'y' arguments" (RequestConfusingParamsError).
+ */
 export class IncompatibleParametersError extends JsonableError {
   constructor(names: string[]) {
     const parameters = names.join(", ");
-    super(`Unsupported parameter combination: ${parameters}`, { code: "REQUEST_CONFUSING_VAR", data: { parameters } });
+    super(`Unsupported parameter combination: ${parameters}`, { data: { parameters } });
   }
 }
 

@@ -1,5 +1,7 @@
 /**
- * `npm start` (or directly `node --import tsx server/main.ts`): reads and checks the settings,
+ * `npm start` runs this compiled (dist/server/main.js, see server/tools/build.mjs) with production
+ * defaults: no response validation, JSON logs. `npm run dev` runs it from source through tsx:
+ * responses validated, and readable logs on a terminal. It reads and checks the settings,
  * opens the database (embedded PGlite in DATA_DIR, or PostgreSQL at DATABASE_URL), applies
  * pending migrations, listens, and shuts down cleanly on SIGTERM/SIGINT so that the embedded data
  * directory stays usable.
@@ -73,13 +75,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Compiled (`npm start`): dist/server/main.js; from source (`npm run dev`, tests): server/main.ts. */
+const compiled = !import.meta.url.endsWith(".ts");
 let config: Config;
 try {
-  config = configFromEnv();
+  config = configFromEnv(process.env, { production: compiled, prettyLogs: !compiled && process.stdout.isTTY });
 } catch (err) {
   fail(createLogger("info"), err instanceof ConfigError ? new StartupError(err.message, `fix the environment variable ${err.variable} (see the README's Configuration)`) : err);
 }
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat);
 
 let database: Database;
 try {

@@ -132,7 +132,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
       const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
       // The validator lets ±Infinity through as an integer; no id can be one.
       refuseInexactNumbers(path);
-      refuseInexactNumbers(req.query);
+      refuseInexactNumbers(req.query, op.clampedParams);
       refuseInexactNumbers(body);
       const counter = requestCounter(res);
       // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- dispatch, as above

@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: our server against a minimal raw-SQL Express server (test/bench/raw-server.ts)
- * answering the same requests on the same database, both as child processes started with
- * `node --import tsx …` (so each one's RSS is its own and autocannon, here, shares no event loop
- * with them).
+ * `npm run bench`: our server against a raw-SQL Express server doing the same work
+ * (test/bench/raw-server.ts) and, on PostgreSQL, against the floor: Express plus pg, one query to
+ * authenticate and one for the work, no fan-out (test/bench/minimal-server.ts). All answer on the
+ * same database, as child processes running compiled JavaScript with plain `node` (ours is what
+ * `npm start` runs, dist/server/main.js; the two yardsticks are bundled into dist/bench/ here), so
+ * each one's RSS is its own and autocannon, here, shares no event loop with them.
  *
  * - DATABASE_URL set: a fresh database `bench_<random>` on that server (dropped at the end). Our
  *   server starts once to migrate it, `npm run manage -- populate-db` fills it, then our server and
@@ -11,12 +13,13 @@
  *   with `new PGlite(dir)`, whose default is fsync off too). One process owns a PGlite directory, so
  *   our server is benched first and stopped, then the raw server runs on the same directory.
  *
- * Per operation: req/s, latency p50/p99, ours/raw. Each scenario: 10 connections, 1 s warm-up,
- * then BENCH_SECONDS (default 5). Then: RSS of each server after the load (VmRSS, VmHWM), start-up
- * time of our server on the migrated database (median of 3), delivery latency through the event
+ * Per operation: req/s, latency p50/p99, ours/raw and ours/minimal. Each scenario: 10 connections,
+ * 1 s warm-up, then BENCH_SECONDS (default 5). Then: RSS of our server once started and after the
+ * load (VmRSS, VmHWM), start-up time of our server on the migrated database (median of 3), delivery latency through the event
  * queue (one process; and on PostgreSQL, two processes on one database), and on PGlite (or with
  * BENCH_DURABILITY=1; BENCH_DURABILITY=0 skips it) the cost of durability: POST /messages with
- * PGLITE_FSYNC on and off. Targets are printed with ✓/✗; only failed requests fail the run.
+ * PGLITE_FSYNC on and off. Every target is printed with PASS or FAIL; only failed requests fail
+ * the run (the figures are noisy on a shared machine: compare ratios within one run).
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
@@ -24,23 +27,26 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { cleanUp, interrupted, memoryOf, onCleanUp, ROOT, run, startServer, stopServer, type Child } from "./bench/children.ts";
+import { cleanUp, compileBenchServers, interrupted, memoryOf, onCleanUp, ROOT, run, startServer, stopServer, type Child } from "./bench/children.ts";
 import { measureDelivery, type DeliveryResult } from "./bench/delivery.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const DELIVERY_MESSAGES = 50;
 const POLL_TIMEOUT_MS = 3000;
-const OURS = "server/main.ts";
-const RAW = "test/bench/raw-server.ts";
+const OURS = "dist/server/main.js";
+const RAW = "dist/bench/raw-server.js";
+const MINIMAL = "dist/bench/minimal-server.js";
 const adminUrl = process.env.DATABASE_URL || undefined;
 const kind: "postgres" | "pglite" = adminUrl ? "postgres" : "pglite";
 const runDurability = process.env.BENCH_DURABILITY === "1" || (kind === "pglite" && process.env.BENCH_DURABILITY !== "0");
 
 const T = {
-  ratio: { "GET /messages/{id}": 0.5, "GET /users/me": 0.5, "POST /messages": 0.3 } as Record<string, number>,
-  rssMiB: kind === "postgres" ? 200 : 450,
-  startS: 3,
+  /** ours/raw (the same-work server), on PostgreSQL. */
+  ratio: { "GET /messages/{id}": 1.0, "GET /users/me": 0.8, "POST /messages": 0.7 } as Record<string, number>,
+  rssStartedMiB: 150,
+  rssMiB: kind === "postgres" ? 200 : 350,
+  startS: 1,
   deliveryOneMs: 5,
   deliveryTwoMs: 20,
   /** A whole-topic move of 10,000 messages (PostgreSQL), and how it may grow from 1,000. */
@@ -66,7 +72,7 @@ interface Load {
 const POST_BODY = "type=stream&to=Verona&topic=bench&content=Hello%20**bench**";
 let failures = 0;
 const targets: { label: string; ok: boolean }[] = [];
-const mark = (label: string, ok: boolean) => (targets.push({ label, ok }), ok ? "✓" : "✗");
+const mark = (label: string, ok: boolean) => (targets.push({ label, ok }), ok ? "PASS" : "FAIL");
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 const ms = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(1));
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -205,7 +211,8 @@ async function main() {
   console.log(`bench: ${seconds} s per scenario after a 1 s warm-up, ${CONNECTIONS} connections, autocannon in the parent process`);
   console.log(`database: ${dbLabel}`);
   const loadAtStart = os.loadavg()[0]!;
-  console.log(`machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "?"}, Node ${process.version}, load average ${loadAtStart.toFixed(2)}; servers: node --import tsx, LOG_LEVEL=warn, VALIDATE_RESPONSES=false`);
+  console.log(`machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "?"}, Node ${process.version}, load average ${loadAtStart.toFixed(2)}; servers: node (compiled), LOG_LEVEL=warn, production defaults`);
+  await compileBenchServers();
 
   // --- Set-up: migrate (our server's first start), populate, start-up time ---------------------
   const first = await startServer("our server (first start)", OURS, oursEnv);
@@ -236,9 +243,10 @@ async function main() {
     { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
     { name: "GET /messages (newest 20, Verona)", method: "GET", path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`, raw: false },
   ];
-  const results = new Map<string, { ours?: Load; raw?: Load }>(scenarios.map((s) => [s.name, {}]));
+  const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(scenarios.map((s) => [s.name, {}]));
   let oursMem: ReturnType<typeof memoryOf>;
   let rawMem: ReturnType<typeof memoryOf>;
+  let minimalMem: ReturnType<typeof memoryOf>;
   const deliveryOne = { result: "not run" as DeliveryResult | string };
   const deliveryTwo = { result: "not run" as DeliveryResult | string };
   const delivery = (pollBase: string, sendBase: string) =>
@@ -250,19 +258,24 @@ async function main() {
   console.log(`\nrunning (${kind === "postgres" ? "both servers up, alternately per operation" : "our server, then the raw server on the same data directory"}):`);
   if (kind === "postgres") {
     const raw = (await startServer("raw server", RAW, rawEnv)).child;
+    const minimal = (await startServer("minimal server", MINIMAL, rawEnv)).child;
     rawIdle = memoryOf(raw.pid);
     for (const s of scenarios) {
       const r = results.get(s.name)!;
       r.ours = await load(ours.base, s, hamlet);
-      console.log(`  ours ${pad(s.name, 34)} ${show(r.ours)}`);
+      console.log(`  ours    ${pad(s.name, 34)} ${show(r.ours)}`);
       if (s.raw) {
         r.raw = await load(raw.base, s, hamlet);
-        console.log(`  raw  ${pad(s.name, 34)} ${show(r.raw)}`);
+        console.log(`  raw     ${pad(s.name, 34)} ${show(r.raw)}`);
+        r.minimal = await load(minimal.base, s, hamlet);
+        console.log(`  minimal ${pad(s.name, 34)} ${show(r.minimal)}`);
       }
     }
     oursMem = memoryOf(ours.pid);
     rawMem = memoryOf(raw.pid);
+    minimalMem = memoryOf(minimal.pid);
     await stop(raw);
+    await stop(minimal);
     deliveryOne.result = await delivery(ours.base, ours.base);
     const second = (await startServer("our second server", OURS, oursEnv)).child;
     deliveryTwo.result = await delivery(ours.base, second.base);
@@ -343,24 +356,33 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
   const W = 34;
   const cols = (l?: Load) => (l ? `${lpad(fmt(l.rps), 10)} ${lpad(ms(l.p50), 6)} ${lpad(ms(l.p99), 6)}` : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`);
   const lines: string[] = [];
-  lines.push(`${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ours/raw │ target`);
-  lines.push(`${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼──────────┼───────────`);
+  lines.push(
+    `${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("min. req/s", 10)} │ ours/raw │ ours/min. │ target (ours/raw)`,
+  );
+  lines.push(`${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼────────────┼──────────┼───────────┼───────────`);
   const summaryRows: string[] = [];
   for (const s of scenarios) {
     const r = results.get(s.name)!;
     const ratio = r.ours && r.raw ? r.ours.rps / r.raw.rps : undefined;
+    const toMinimal = r.ours && r.minimal ? r.ours.rps / r.minimal.rps : undefined;
     const want = T.ratio[s.name];
     let target = "";
     if (ratio !== undefined && want !== undefined) target = kind === "postgres" ? `≥ ${want.toFixed(2)} ${mark(`${s.name} ours/raw ≥ ${want}`, ratio >= want)}` : `≥ ${want.toFixed(2)} on PostgreSQL only`;
-    const bad = (r.ours?.bad ?? 0) + (r.raw?.bad ?? 0);
-    lines.push(`${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`);
+    const bad = (r.ours?.bad ?? 0) + (r.raw?.bad ?? 0) + (r.minimal?.bad ?? 0);
+    const minimalText = toMinimal === undefined ? "" : ` | ours/minimal ${toMinimal.toFixed(2)} (minimal ${fmt(r.minimal!.rps)} req/s)`;
+    lines.push(
+      `${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(r.minimal ? fmt(r.minimal.rps) : "—", 10)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${lpad(toMinimal === undefined ? "—" : toMinimal.toFixed(2), 9)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`,
+    );
     summaryRows.push(
       `${pad(s.name, W)} ours ${lpad(fmt(r.ours!.rps), 6)} req/s (p50 ${ms(r.ours!.p50)}, p99 ${ms(r.ours!.p99)} ms)` +
-        (r.raw ? ` | raw ${lpad(fmt(r.raw.rps), 6)} req/s (p50 ${ms(r.raw.p50)}, p99 ${ms(r.raw.p99)} ms) | ratio ${ratio!.toFixed(2)}${target ? ` (target ${target})` : ""}` : " | ratio —"),
+        (r.raw ? ` | raw ${lpad(fmt(r.raw.rps), 6)} req/s (p50 ${ms(r.raw.p50)}, p99 ${ms(r.raw.p99)} ms) | ours/raw ${ratio!.toFixed(2)}${target ? ` (target ${target})` : ""}${minimalText}` : " | ratio —"),
     );
   }
   const memText = (m: ReturnType<typeof memoryOf>, idle: ReturnType<typeof memoryOf>) => (m ? `${fmt(m.rss)} MiB (peak ${fmt(m.peak)} MiB, ${idle ? fmt(idle.rss) : "?"} MiB once started)` : "unavailable (no /proc)");
-  const memTarget = oursMem ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}` : "";
+  const memTarget = oursMem ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS after load ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}` : "";
+  const startedTarget = oursIdle ? `target ≤ ${T.rssStartedMiB} MiB ${mark(`RSS once started ≤ ${T.rssStartedMiB} MiB`, oursIdle.rss <= T.rssStartedMiB)}` : "";
+  const startedLine = `RSS of our server once started (GET /server_settings answered): ${oursIdle ? `${fmt(oursIdle.rss)} MiB` : "unavailable (no /proc)"} ${startedTarget}`;
+  const minimalMemText = kind === "postgres" ? `; minimal ${memText(minimalMem!, undefined)}` : "";
   const startMedian = median(starts);
   const startTarget = `target ≤ ${T.startS} s ${mark(`start ≤ ${T.startS} s`, startMedian <= T.startS)}`;
   const oneTarget = deliveryTarget("delivery one process", deliveryOne.result, T.deliveryOneMs);
@@ -368,7 +390,8 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
 
   console.log(`\nthroughput (${kind === "postgres" ? "PostgreSQL" : "PGlite"}, ${seconds} s each, ${CONNECTIONS} connections):`);
   for (const l of lines) console.log(l);
-  console.log(`\nmemory after the load (VmRSS, VmHWM): ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}`);
+  console.log(`\n${startedLine}`);
+  console.log(`memory after the load (VmRSS, VmHWM): ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}${minimalMemText}`);
   console.log(`start-up of our server on the migrated database, until GET /server_settings answers: median ${fmt(startMedian, 2)} s of ${starts.map((s) => fmt(s, 2)).join(", ")} s ${startTarget}`);
   console.log(`delivery through the event queue (${DELIVERY_MESSAGES} messages one after another, poll timeout ${POLL_TIMEOUT_MS / 1000} s):`);
   console.log(`  one process:   ${describeDelivery(deliveryOne.result)} ${oneTarget}`);
@@ -384,7 +407,8 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `── bench summary (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC) ──`,
     `${kind === "postgres" ? dbLabel.replace(/, database .*/, "") : dbLabel.replace(/ in \/.*?,/, ",")}; ${cpus.length} CPUs; Node ${process.version}; BENCH_SECONDS=${seconds}, ${CONNECTIONS} connections; load average ${loadAtStart.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end`,
     ...summaryRows,
-    `RSS after load: ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}`,
+    startedLine,
+    `RSS after load: ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}${minimalMemText}`,
     `start-up (median of 3): ${fmt(startMedian, 2)} s ${startTarget}`,
     `delivery, one process: ${describeDelivery(deliveryOne.result)} ${oneTarget}`,
     `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,

@@ -7,74 +7,25 @@
  * whole check runs again), and applies the edit with a fixed number of set-based statements
  * whatever the number of messages moved: the messages with their edit-history rows, the
  * recipients' user_message rows of a channel move, the topic preferences that follow a whole
- * topic, the notification bot's notices and the events.
+ * topic, the notification bot's notices and the events. The checks are message-edit-checks.ts;
+ * topic preferences and notices after a move, message-edit-moves.ts.
  */
-import { unixSeconds } from "../lib/time.ts";
-import { createHash } from "node:crypto";
-import { Prisma, type Message, type Tx } from "../db.ts";
+import { Prisma, type Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import type { PendingEvents, ZulipEvent } from "../events/index.ts";
 import { JsonableError } from "../errors.ts";
-import { renderMarkdown } from "../lib/markdown/index.ts";
-import type { RenderResult } from "../lib/markdown/types.ts";
-import { accessMessage, flagsOf, flagsToList } from "../lib/messages.ts";
-import { can, canInChannel } from "../lib/permissions.ts";
-import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { EMPTY_TOPIC_FALLBACK_NAME, namesEmptyTopic, normalizeContent, normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/topics.ts";
-import { isGuest, isModeratorOrAbove, isRealmAdmin, Role } from "../lib/users.ts";
-import { realmUrl } from "../lib/realms.ts";
-import { messageLinkUrl, silentMentionSyntax, topicLinkSyntax } from "../lib/message-links.ts";
+import { unixSeconds } from "../lib/time.ts";
+import { flagsOf, flagsToList } from "../lib/messages.ts";
+import { Role } from "../lib/users.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
-import { checkCanCreateTopic, checkMentions, checkTopicPolicy, checkWildcardMention, markdownContext } from "./messages.ts";
-import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
+import { checkEdit, topicMessages, type EditPlan, type MessageEditInput } from "./message-edit-checks.ts";
+import { moveTopicPreferences, sendMoveNotices } from "./message-edit-moves.ts";
 import { inTransaction } from "./transaction.ts";
 
-/** Zulip lets a request through up to 20 s past each time limit (network delays, client rounding). */
-const EDIT_LIMIT_BUFFER_SECONDS = 20;
+export type { MessageEditInput, PropagateMode } from "./message-edit-checks.ts";
+
 /** The mention flags a content edit recomputes (update_user_message_flags). */
 const MENTION_FLAGS = flagsOf("mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "group_mentioned");
-
-export type PropagateMode = "change_one" | "change_later" | "change_all";
-
-export interface MessageEditInput {
-  messageId: number;
-  topic?: string;
-  propagateMode: PropagateMode;
-  sendNotificationToOldThread: boolean;
-  sendNotificationToNewThread: boolean;
-  content?: string;
-  prevContentSha256?: string;
-  streamId?: number;
-}
-
-/** Zulip's StreamMessageEditRequest / DirectMessageEditRequest, with what the checks found. */
-interface EditPlan {
-  message: Message;
-  /** The message's channel (null for a direct message) and the channel it moves to. */
-  origStream: ChannelRow | null;
-  targetStream: ChannelRow | null;
-  origTopic: string;
-  targetTopic: string;
-  isContentEdited: boolean;
-  isTopicEdited: boolean;
-  isStreamEdited: boolean;
-  topicResolved: boolean;
-  topicUnresolved: boolean;
-  propagateMode: PropagateMode;
-  content: string;
-  rendered: RenderResult | null;
-  mentionedUserIds: Set<number>;
-  /** Topic participants, when the new content has a topic wildcard mention. */
-  topicParticipantIds: Set<number>;
-  /** Whether the caller sees only the messages it received (a channel without shared history). */
-  onlyReceived: boolean;
-  notifyOld: boolean;
-  notifyNew: boolean;
-  bot: InternalSender | null;
-}
-
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
-const secondsSince = (ctx: RequestContext, d: Date) => (ctx.now().getTime() - d.getTime()) / 1000;
 
 /** PATCH /messages/{message_id}: checks, then applies in one transaction; returns detached uploads. */
 export async function checkUpdateMessage(ctx: RequestContext, input: MessageEditInput): Promise<{ detached_uploads: DetachedUpload[] }> {
@@ -93,201 +44,6 @@ export async function checkUpdateMessage(ctx: RequestContext, input: MessageEdit
   }
 }
 
-/** Every check of check_update_message, in its order; reads only. */
-async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<EditPlan> {
-  const { realm, user } = ctx;
-  const { message, related } = await accessMessage(ctx.db, user, input.messageId, realm);
-
-  if (input.content !== undefined) {
-    if (!realm.allowMessageEditing) throw new JsonableError("Your organization has turned off message editing");
-    if (message.senderId !== user.id) throw new JsonableError("You don't have permission to edit this message");
-    const limit = realm.messageContentEditLimitSeconds;
-    if (limit !== null && secondsSince(ctx, message.dateSent) > limit + EDIT_LIMIT_BUFFER_SECONDS)
-      throw new JsonableError("The time limit for editing this message has passed");
-  }
-
-  let topic: string | undefined;
-  if (input.topic !== undefined) {
-    // The names that stand for the empty topic ("general chat", "(no topic)", the organization's
-    // display name) are the empty topic; the current topic is no change.
-    topic = input.topic.trim();
-    if (namesEmptyTopic(topic, realm)) topic = "";
-    if (topic === message.subject) topic = undefined;
-  }
-
-  // validate_message_edit_payload
-  if (topic === undefined && input.content === undefined && input.streamId === undefined) throw new JsonableError("Nothing to change");
-  if (!message.isChannelMessage) {
-    if (input.streamId !== undefined) throw new JsonableError("Direct messages cannot be moved to channels.");
-    if (topic !== undefined) throw new JsonableError("Direct messages cannot have topics.");
-  }
-  if (input.propagateMode !== "change_one" && topic === undefined && input.streamId === undefined)
-    throw new JsonableError("Invalid propagate_mode without topic edit");
-  if (topic !== undefined && [RESOLVED_TOPIC_PREFIX.trim(), `${RESOLVED_TOPIC_PREFIX}${EMPTY_TOPIC_FALLBACK_NAME}`].includes(topic))
-    throw new JsonableError("General chat cannot be marked as resolved");
-  // check_stream_topic (printable characters) and truncation to the topic length.
-  if (topic !== undefined) topic = normalizeTopic(topic, realm);
-  if (input.streamId !== undefined && input.content !== undefined) throw new JsonableError("Cannot change message content while changing channel");
-  if (input.content !== undefined && related.submessages.some((s) => s.msgType === "widget")) throw new JsonableError("Widgets cannot be edited.");
-  if (input.prevContentSha256 !== undefined && input.prevContentSha256 !== sha256(message.content))
-    throw new JsonableError("'prev_content_sha256' value does not match the expected value.", { code: "EXPECTATION_MISMATCH" });
-
-  // build_message_edit_request
-  const isContentEdited = input.content !== undefined;
-  const content = isContentEdited ? normalizeContent(input.content!.trimEnd() === "" ? "(deleted)" : input.content!) : message.content;
-  const origTopic = message.subject;
-  const targetTopic = topic ?? origTopic;
-  const isTopicEdited = topic !== undefined;
-  const topicResolved = isTopicEdited && targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && (input.topic ?? "").trim().slice(RESOLVED_TOPIC_PREFIX.length) === origTopic;
-  const topicUnresolved = isTopicEdited && origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && origTopic.replace(/^[✔ ]+/u, "") === targetTopic;
-
-  let origStream: ChannelRow | null = null;
-  let targetStream: ChannelRow | null = null;
-  const isStreamEdited = input.streamId !== undefined;
-  if (message.isChannelMessage) {
-    const recipient = related.recipients.find((r) => r.id === message.recipientId)!;
-    origStream = await findChannel(ctx.db, realm.id, { id: recipient.typeId });
-    if (!origStream) throw new JsonableError("Invalid message(s)");
-    targetStream = origStream;
-    if (isStreamEdited) targetStream = await accessChannelForMessage(ctx, input.streamId!);
-    checkTopicPolicy(realm, targetStream, targetTopic, isTopicEdited || isStreamEdited);
-  }
-
-  if (isTopicEdited) {
-    if (topicResolved || topicUnresolved) {
-      if (!(await canResolveTopics(ctx, origStream!, targetStream!))) throw new JsonableError("You don't have permission to resolve topics in this channel.");
-    } else {
-      if (!(await canEditTopic(ctx, origStream!, targetStream!))) throw new JsonableError("You don't have permission to edit this message");
-      const limit = realm.moveMessagesWithinStreamLimitSeconds;
-      if (limit !== null && !isModeratorOrAbove(user) && secondsSince(ctx, message.dateSent) > limit + EDIT_LIMIT_BUFFER_SECONDS)
-        throw new JsonableError("The time limit for editing this message's topic has passed.");
-    }
-  }
-
-  let rendered: RenderResult | null = null;
-  let mentionedUserIds = new Set<number>();
-  let topicParticipantIds = new Set<number>();
-  if (isContentEdited) {
-    const markdown = await markdownContext(ctx, content);
-    rendered = renderMarkdown(content, markdown);
-    // Only the sender edits content, so the caller's permissions are the sender's.
-    if (origStream && rendered.wildcardMention === "channel") await checkWildcardMention(ctx, "channel", origStream.subscriberIds.length);
-    if (origStream && rendered.wildcardMention === "topic") {
-      topicParticipantIds = await topicParticipants(ctx, message.recipientId, origTopic);
-      await checkWildcardMention(ctx, "topic", topicParticipantIds.size);
-    }
-    mentionedUserIds = await checkMentions(ctx, markdown, rendered);
-  }
-
-  const isMessageMoved = isTopicEdited || isStreamEdited;
-  if (origStream && isStreamEdited) {
-    if (!(await canMoveMessagesOutOfChannel(ctx, origStream))) throw new JsonableError("You don't have permission to move this message");
-    if (!(await canInChannel(ctx.db, user, targetStream!, "can_send_message_group"))) throw new JsonableError("You do not have permission to post in this channel.");
-    const limit = realm.moveMessagesBetweenStreamsLimitSeconds;
-    if (limit !== null && !isModeratorOrAbove(user) && secondsSince(ctx, message.dateSent) > limit + EDIT_LIMIT_BUFFER_SECONDS)
-      throw new JsonableError("The time limit for editing this message's channel has passed");
-  }
-  if (targetStream && isMessageMoved && !topicResolved && !topicUnresolved) await checkCanCreateTopic(ctx, targetStream, targetTopic);
-  const onlyReceived = origStream !== null && !origStream.historyPublicToSubscribers;
-  if (origStream && input.propagateMode === "change_all" && isMessageMoved && !isModeratorOrAbove(user) && !topicResolved && !topicUnresolved)
-    await checkChangeAllTimeLimit(ctx, message, origTopic, onlyReceived, isTopicEdited, isStreamEdited);
-
-  return {
-    message,
-    origStream,
-    targetStream,
-    origTopic,
-    targetTopic,
-    isContentEdited,
-    isTopicEdited,
-    isStreamEdited,
-    topicResolved,
-    topicUnresolved,
-    propagateMode: input.propagateMode,
-    content,
-    rendered,
-    mentionedUserIds,
-    topicParticipantIds,
-    onlyReceived,
-    // The notification bot sends notices after moves; found (or created) before the transaction.
-    bot: isMessageMoved && (input.sendNotificationToOldThread || input.sendNotificationToNewThread || topicResolved || topicUnresolved) ? await notificationBot(ctx, realm) : null,
-    notifyOld: input.sendNotificationToOldThread,
-    notifyNew: input.sendNotificationToNewThread,
-  };
-}
-
-/** access_stream_by_id_for_message: a channel the caller may post to, else "Invalid channel ID". */
-async function accessChannelForMessage(ctx: RequestContext, streamId: number): Promise<ChannelRow> {
-  const stream = await findChannel(ctx.db, ctx.realm.id, { id: streamId });
-  if (!stream || stream.isArchived) throw new JsonableError("Invalid channel ID");
-  const subscribed = stream.subscriberIds.includes(ctx.user.id);
-  if ((stream.inviteOnly || isGuest(ctx.user)) && !subscribed) throw new JsonableError("Invalid channel ID");
-  return stream;
-}
-
-async function canAdministerChannel(ctx: RequestContext, stream: ChannelRow) {
-  return canInChannel(ctx.db, ctx.user, stream, "can_administer_channel_group");
-}
-
-async function canMoveMessagesWithinChannel(ctx: RequestContext, stream: ChannelRow) {
-  if (isRealmAdmin(ctx.user) || (await canAdministerChannel(ctx, stream))) return true;
-  return canInChannel(ctx.db, ctx.user, stream, "can_move_messages_within_channel_group");
-}
-
-/** can_edit_topic: the organization's permission, or the channel permission of either channel. */
-async function canEditTopic(ctx: RequestContext, orig: ChannelRow, target: ChannelRow) {
-  if (await can(ctx.db, ctx.user, ctx.realm, "can_move_messages_between_topics_group")) return true;
-  if (await canMoveMessagesWithinChannel(ctx, orig)) return true;
-  return orig.id !== target.id && canMoveMessagesWithinChannel(ctx, target);
-}
-
-async function canResolveTopics(ctx: RequestContext, orig: ChannelRow, target: ChannelRow) {
-  if (await can(ctx.db, ctx.user, ctx.realm, "can_resolve_topics_group")) return true;
-  if (await canInChannel(ctx.db, ctx.user, orig, "can_resolve_topics_group")) return true;
-  return orig.id !== target.id && canInChannel(ctx.db, ctx.user, target, "can_resolve_topics_group");
-}
-
-async function canMoveMessagesOutOfChannel(ctx: RequestContext, stream: ChannelRow) {
-  if (isRealmAdmin(ctx.user)) return true;
-  if (await can(ctx.db, ctx.user, ctx.realm, "can_move_messages_between_channels_group")) return true;
-  if (await canAdministerChannel(ctx, stream)) return true;
-  return canInChannel(ctx.db, ctx.user, stream, "can_move_messages_out_of_channel_group");
-}
-
-/** Users who sent or reacted to a message in the topic (participants_for_topic). */
-async function topicParticipants(ctx: RequestContext, recipientId: number, topic: string): Promise<Set<number>> {
-  const rows = await ctx.db.$queryRaw<{ id: number }[]>`
-    WITH t AS (SELECT id, sender_id FROM message WHERE realm_id = ${ctx.realm.id} AND recipient_id = ${recipientId} AND lower(subject) = lower(${topic}) AND is_channel_message)
-    SELECT sender_id AS id FROM t UNION SELECT r.user_profile_id FROM reaction r WHERE r.message_id IN (SELECT id FROM t)`;
-  return new Set(rows.map((r) => r.id));
-}
-
-/** The messages of a topic a move would take, as SQL (only those the caller received when history is protected). */
-function topicMessages(realmId: number, recipientId: number, topic: string, onlyReceivedBy: number | null) {
-  return Prisma.sql`message m WHERE m.realm_id = ${realmId} AND m.recipient_id = ${recipientId} AND lower(m.subject) = lower(${topic}) AND m.is_channel_message
-    AND (${onlyReceivedBy}::int IS NULL OR EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${onlyReceivedBy}::int AND um.message_id = m.id))`;
-}
-
-/**
- * check_time_limit_for_change_all_propagate_mode: the stricter applicable move limit, over the
- * messages of the topic the caller can see; MOVE_MESSAGES_TIME_LIMIT_EXCEEDED when some are older.
- */
-async function checkChangeAllTimeLimit(ctx: RequestContext, message: Message, topic: string, onlyReceived: boolean, topicEdited: boolean, streamEdited: boolean) {
-  const limits: number[] = [];
-  if (topicEdited && ctx.realm.moveMessagesWithinStreamLimitSeconds !== null) limits.push(ctx.realm.moveMessagesWithinStreamLimitSeconds + EDIT_LIMIT_BUFFER_SECONDS);
-  if (streamEdited && ctx.realm.moveMessagesBetweenStreamsLimitSeconds !== null) limits.push(ctx.realm.moveMessagesBetweenStreamsLimitSeconds + EDIT_LIMIT_BUFFER_SECONDS);
-  if (limits.length === 0) return;
-  const oldest = new Date(ctx.now().getTime() - Math.min(...limits) * 1000);
-  const [row] = await ctx.db.$queryRaw<{ total: number; allowed: number; first_allowed: number | null }[]>`
-    SELECT count(*)::int AS total, count(*) FILTER (WHERE m.date_sent > ${oldest})::int AS allowed,
-           min(m.id) FILTER (WHERE m.date_sent > ${oldest}) AS first_allowed
-    FROM ${topicMessages(ctx.realm.id, message.recipientId, topic, onlyReceived ? ctx.user.id : null)}`;
-  if (!row || row.total === row.allowed) return;
-  throw new JsonableError(`You only have permission to move the ${row.allowed}/${row.total} most recent messages in this topic.`, {
-    code: "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
-    data: { first_message_id_allowed_to_move: row.first_allowed, total_messages_allowed_to_move: row.allowed, total_messages_in_topic: row.total },
-  });
-}
 
 /** do_update_message: applies a checked edit inside the caller's transaction. */
 async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContext, plan: EditPlan): Promise<{ detached_uploads: DetachedUpload[] }> {
@@ -304,14 +60,13 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
   // history rows; only the target carries the content change.
   const mode = isMoved ? plan.propagateMode : "change_one";
   const targetRecipientId = targetStream?.recipientId ?? message.recipientId;
-  const onlyReceivedBy = plan.onlyReceived && isMoved ? user.id : null;
   const selection =
     mode === "change_one" || !origStream
       ? Prisma.sql`message m WHERE m.id = ${message.id}`
-      : Prisma.sql`${topicMessages(realm.id, message.recipientId, plan.origTopic, onlyReceivedBy)} AND (m.id = ${message.id} OR ${mode === "change_all"} OR m.id > ${message.id})`;
+      : Prisma.sql`${topicMessages(realm.id, message.recipientId, plan.origTopic, user)} AND (m.id = ${message.id} OR ${mode === "change_all"} OR m.id > ${message.id})`;
   const rendered = plan.rendered;
   const [moved] = await tx.$queryRaw<{ ids: number[] }[]>`
-    WITH target AS (SELECT m.id FROM ${selection} FOR UPDATE),
+    WITH target AS (SELECT m.id FROM ${selection} FOR UPDATE OF m),
     upd AS (
       UPDATE message m SET
         subject = ${plan.targetTopic},
@@ -408,7 +163,7 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
     if (plan.propagateMode === "change_all") movedAll = true;
     else {
       const [left] = await tx.$queryRaw<{ left: boolean }[]>`
-        SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, message.recipientId, plan.origTopic, origStream.historyPublicToSubscribers ? null : user.id)}) AS left`;
+        SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, message.recipientId, plan.origTopic, user)}) AS left`;
       movedAll = !left!.left;
     }
   }
@@ -437,107 +192,4 @@ async function updateMentionFlags(tx: Tx, plan: EditPlan): Promise<void> {
         | CASE WHEN ${channelWildcard} THEN ${flagsOf("stream_wildcard_mentioned")}::bigint ELSE 0 END
         | CASE WHEN um.user_profile_id = ANY(${topicMentioned}::int[]) THEN ${flagsOf("topic_wildcard_mentioned")}::bigint ELSE 0 END
       WHERE um.message_id = ${plan.message.id}`;
-}
-
-/**
- * Topic preferences follow a whole-topic move (do_update_message's user_topic migration): each
- * user's policy on the old topic moves to the new one, merged with their policy there when the
- * new topic already had messages (the more visible wins); users losing access to the messages
- * just lose the old topic's row. Two statements for any number of users.
- */
-async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPlan, changedIds: number[], losingAccess: Set<number>, now: Date) {
-  const orig = plan.origStream!;
-  const target = plan.targetStream!;
-  // A change of case only keeps the same rows (topics match case-insensitively).
-  if (orig.id === target.id && plan.origTopic.toLowerCase() === plan.targetTopic.toLowerCase()) return;
-  const rows = await tx.$queryRaw<{ user_profile_id: number; visibility_policy: number; is_orig: boolean; target_had_messages: boolean }[]>`
-    SELECT user_profile_id, visibility_policy, (stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic})) AS is_orig,
-           EXISTS (SELECT 1 FROM message m WHERE m.realm_id = ${plan.message.realmId} AND m.recipient_id = ${target.recipientId}
-                   AND lower(m.subject) = lower(${plan.targetTopic}) AND m.is_channel_message AND m.id <> ALL(${changedIds}::int[])) AS target_had_messages
-    FROM user_topic
-    WHERE (stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic})) OR (stream_id = ${target.id} AND topic_name_lower = lower(${plan.targetTopic}))`;
-  if (rows.length === 0) return;
-  const origPolicy = new Map(rows.filter((r) => r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]));
-  const targetPolicy = new Map(rows.filter((r) => !r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]));
-  const targetHadMessages = rows[0]!.target_had_messages;
-  const clearOrig: number[] = [];
-  const setTarget = new Map<number, number>();
-  for (const userId of new Set(rows.map((r) => r.user_profile_id))) {
-    const o = origPolicy.get(userId) ?? TopicVisibility.INHERIT;
-    const t = targetPolicy.get(userId) ?? TopicVisibility.INHERIT;
-    if (o !== TopicVisibility.INHERIT) clearOrig.push(userId);
-    if (losingAccess.has(userId) && origPolicy.has(userId)) continue;
-    const policy = targetHadMessages ? mergedVisibility(o, t) : o;
-    if (policy !== t) setTarget.set(userId, policy);
-  }
-  const setIds = [...setTarget.keys()];
-  const policies = setIds.map((id) => setTarget.get(id)!);
-  await tx.$executeRaw`
-    WITH cleared AS (
-      DELETE FROM user_topic WHERE stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic}) AND user_profile_id = ANY(${clearOrig}::int[])),
-    removed AS (
-      DELETE FROM user_topic t USING unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v)
-      WHERE p.v = ${TopicVisibility.INHERIT} AND t.user_profile_id = p.u AND t.stream_id = ${target.id} AND t.topic_name_lower = lower(${plan.targetTopic}))
-    INSERT INTO user_topic (realm_id, user_profile_id, stream_id, recipient_id, topic_name, topic_name_lower, visibility_policy, last_updated)
-    SELECT ${plan.message.realmId}, p.u, ${target.id}, ${target.recipientId}, ${plan.targetTopic}, lower(${plan.targetTopic}), p.v, ${now}
-    FROM unnest(${setIds}::int[], ${policies}::int[]) AS p(u, v) WHERE p.v <> ${TopicVisibility.INHERIT}
-    ON CONFLICT (user_profile_id, stream_id, topic_name_lower) DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`;
-  const last_updated = unixSeconds(now);
-  for (const userId of clearOrig)
-    events.add({ type: "user_topic", stream_id: orig.id, topic_name: plan.origTopic, last_updated, visibility_policy: TopicVisibility.INHERIT }, [userId]);
-  for (const [userId, policy] of setTarget)
-    events.add({ type: "user_topic", stream_id: target.id, topic_name: plan.targetTopic, last_updated, visibility_policy: policy }, [userId]);
-}
-
-/** get_visibility_policy_after_merge: the more visible policy of the two topics wins. */
-function mergedVisibility(a: number, b: number): number {
-  const both = new Set([a, b]);
-  for (const policy of [TopicVisibility.FOLLOWED, TopicVisibility.UNMUTED, TopicVisibility.INHERIT]) if (both.has(policy)) return policy;
-  return TopicVisibility.MUTED;
-}
-
-/** The notification bot's notices: resolved/unresolved, and the move breadcrumbs (send_message_moved_breadcrumbs). */
-async function sendMoveNotices(
-  tx: Tx,
-  events: PendingEvents,
-  ctx: RequestContext,
-  plan: EditPlan,
-  changedIds: number[],
-  movedAll: boolean,
-) {
-  const { realm, user } = ctx;
-  const bot = plan.bot!;
-  const mention = silentMentionSyntax(user);
-  const readByActor = new Set([user.id]);
-  let resolvedNoticeId: number | null = null;
-  if (plan.isTopicEdited && !plan.isContentEdited && !plan.isStreamEdited && (plan.topicResolved || plan.topicUnresolved)) {
-    const text = plan.topicResolved ? `${mention} has marked this topic as resolved.` : `${mention} has marked this topic as unresolved.`;
-    resolvedNoticeId = (await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.origStream!.id, topic: plan.targetTopic }, text, { readByUserIds: readByActor })).id;
-  }
-  const count = changedIds.length;
-  let oldText: string | null = null;
-  if (plan.notifyOld) {
-    const newLocation = topicLinkSyntax(plan.targetStream!.id, plan.targetStream!.name, plan.targetTopic);
-    if (movedAll) oldText = `This topic was moved to ${newLocation} by ${mention}.`;
-    else if (count === 1) oldText = `A message was moved from this topic to ${newLocation} by ${mention}.`;
-    else oldText = `${count} messages were moved from this topic to ${newLocation} by ${mention}.`;
-  }
-  let newText: string | null = null;
-  if (plan.notifyNew && (plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved))) {
-    const oldLocation = topicLinkSyntax(plan.origStream!.id, plan.origStream!.name, plan.origTopic);
-    const excluded = resolvedNoticeId === null ? changedIds : [...changedIds, resolvedNoticeId];
-    const onlyReceivedBy = plan.targetStream!.historyPublicToSubscribers ? null : user.id;
-    const [pre] = await tx.$queryRaw<{ any: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, plan.targetStream!.recipientId, plan.targetTopic, onlyReceivedBy)} AND m.id <> ALL(${excluded}::int[])) AS any`;
-    if (!pre!.any && movedAll) newText = `This topic was moved here from ${oldLocation} by ${mention}.`;
-    else if (count === 1) {
-      const target = plan.targetStream!;
-      const link = messageLinkUrl(await realmUrl(tx, realm, ctx.config), { id: plan.message.id, kind: "channel", channelId: target.id, channelName: target.name, topic: plan.targetTopic });
-      newText = `[A message](${link}) was moved here from ${oldLocation} by ${mention}.`;
-    } else newText = `${count} messages were moved here from ${oldLocation} by ${mention}.`;
-  }
-  if (newText !== null)
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.targetStream!.id, topic: plan.targetTopic }, newText, { readByUserIds: readByActor });
-  if (oldText !== null)
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.origStream!.id, topic: plan.origTopic }, oldText, { readByUserIds: readByActor });
 }

@@ -17,9 +17,9 @@ import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messag
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { can, canInChannel, groupMembers, isUserInGroup } from "../lib/permissions.ts";
-import { findChannel, type ChannelRow } from "../lib/streams.ts";
-import { isGuest } from "../lib/users.ts";
+import { can, canInChannel, groupMembers, isUserInGroup, userGroupIds } from "../lib/permissions.ts";
+import { accessFacts, allows } from "../lib/channel-access.ts";
+import { findChannel, type ChannelRow } from "../lib/channels.ts";
 import { inTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
@@ -37,6 +37,13 @@ export interface SendMessageInput {
   content: string;
   clientName: string;
   readBySender?: boolean;
+  /** Local echo: the sender's event queue and the client's id for its local copy (queue_id, local_id). */
+  localEcho?: LocalEcho;
+}
+
+export interface LocalEcho {
+  queueId: string;
+  localId: string;
 }
 
 /**
@@ -56,11 +63,19 @@ async function resolveChannel(ctx: MessageChecker, target: Extract<MessageTarget
     throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
   }
   if (ctx.internal) return stream;
-  // Guests and private channels need a subscription; archived channels take no messages.
-  const needsSubscription = (stream.inviteOnly || isGuest(ctx.user)) && !ctx.user.isBot;
-  if (stream.isArchived || (needsSubscription && !stream.subscriberIds.includes(ctx.user.id))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  // Archived channels take no messages.
+  if (stream.isArchived || !(await maySendTo(ctx, stream))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
   if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group"))) throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
+}
+
+/** access_stream_for_send_message (channel-access.ts CHANNEL_SEND); a bot also where its owner is subscribed. */
+async function maySendTo(ctx: MessageChecker, stream: ChannelRow): Promise<boolean> {
+  const subscribed = stream.subscriberIds.includes(ctx.user.id);
+  // The user's groups matter only for a private channel with shared history.
+  if (allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, new Set()))) return true;
+  if (ctx.user.isBot && ctx.user.botOwnerId !== null && stream.subscriberIds.includes(ctx.user.botOwnerId)) return true;
+  return allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user)));
 }
 
 /**
@@ -196,6 +211,7 @@ export interface SendMessageRequest {
   readByUserIds?: ReadonlySet<number>;
   realmHost: string;
   sentAt: Date;
+  localEcho?: LocalEcho;
 }
 
 /** Checks everything and renders the content; writes nothing (but a new client's name row). */
@@ -236,6 +252,7 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
     readBySender: input.readBySender ?? defaultReadBySender(input.clientName),
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
+    localEcho: input.localEcho,
   };
 }
 
@@ -311,7 +328,9 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
   const participants = stream ? [] : [sender, ...request.directUsers];
   const dict = sentMessageDict({ id: message.id, realm, sender, request, stream, participants, recipientId });
   const userData = new Map(userIds.map((id) => [id, { flags: flagsToList(flagsFor(id)) }]));
-  events.add({ type: "message", message: dict, markdown: request.content }, userIds, userData);
+  // Local echo: only the sender's queue `queue_id` gets `local_message_id` (events/format.ts).
+  const echo = request.localEcho ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId } : {};
+  events.add({ type: "message", message: dict, markdown: request.content, ...echo }, userIds, userData);
   return { id: message.id };
 }
 

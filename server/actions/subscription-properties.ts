@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import { findChannelsById, hasContentAccess } from "../lib/streams.ts";
+import { findChannelsById, hasContentAccess } from "../lib/channels.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** Subscription.PROPERTY_TYPES: the API name → the column. */

@@ -13,7 +13,7 @@ import type { AppDeps } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { inTransaction } from "./transaction.ts";
-import { findDefaultChannels } from "../lib/streams.ts";
+import { findDefaultChannels } from "../lib/channels.ts";
 import { bulkAddSubscriptions } from "./subscriptions.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {

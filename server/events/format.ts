@@ -10,20 +10,25 @@ import type { QueueOptions } from "./queues.ts";
 export interface FormatContext {
   /** The organization's display name of the empty topic. */
   emptyTopicDisplayName: string;
+  /** The queue taking the event. */
+  queueId: string;
 }
 
 type Formatter = (event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext) => ZulipEvent;
 
 /**
  * `message` events are logged with the rendered HTML in `message.content` and the Markdown
- * source in `markdown`; per-user `flags` come from the user data.
+ * source in `markdown`; per-user `flags` come from the user data. A send with `queue_id` and
+ * `local_id` logs them as `sender_queue_id` and `local_id`: that queue alone gets
+ * `local_message_id` (Tornado's process_message_event, `is_sender`).
  */
 function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
-  const { markdown, ...rest } = event as ZulipEvent & { markdown: string; message: Record<string, unknown> };
+  const { markdown, sender_queue_id, local_id, ...rest } = event as ZulipEvent & { markdown: string; message: Record<string, unknown>; sender_queue_id?: string; local_id?: string };
   const message = { ...rest.message };
   if (!options.applyMarkdown) Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
   if (message.type === "stream" && message.subject === "" && !options.clientCapabilities.empty_topic_name) message.subject = ctx.emptyTopicDisplayName;
-  return { ...rest, message, flags: (userData?.flags) ?? [] };
+  const echo = sender_queue_id === ctx.queueId && local_id !== undefined ? { local_message_id: local_id } : {};
+  return { ...rest, message, flags: (userData?.flags as string[] | undefined) ?? [], ...echo };
 }
 
 /**

@@ -134,7 +134,7 @@ export class EventBus {
       }
       if (polled.events.length > 0 || dontBlock || this.closed) {
         const realm = await realmById(this.db, polled.realmId);
-        const ctx: FormatContext = { emptyTopicDisplayName: realm ? emptyTopicDisplayName(realm) : "" };
+        const ctx: FormatContext = { emptyTopicDisplayName: realm ? emptyTopicDisplayName(realm) : "", queueId };
         return polled.events.map((e) => ({ ...formatEvent(e.event, e.userData, polled.options, ctx), id: e.id }));
       }
       const remaining = deadline - Date.now();

@@ -6,7 +6,7 @@ import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
 import { channelDicts, channelsForViewer, hasContentAccessIn, hasMetadataAccess, toChannelDicts } from "../lib/channels.ts";
-import { accessChannel } from "../lib/streams.ts";
+import { accessChannel } from "../lib/channels.ts";
 import { subscribedRecipientIds } from "../lib/subscriptions.ts";
 import { isGuest, isRealmAdmin } from "../lib/users.ts";
 import type { GroupSettingValue } from "../lib/user-groups.ts";

@@ -26,7 +26,8 @@ export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
     if (list.some((x) => typeof x === "number") && list.some((x) => typeof x === "string")) throw new JsonableError("Recipient lists may contain emails or user IDs, but not both.");
     target = typeof list[0] === "number" ? { kind: "direct", userIds: list as number[] } : { kind: "direct", emails: list as string[] };
   }
-  return checkSendMessage(ctx, { target, content: body.content, clientName: clientNameFromUserAgent(ctx.userAgent), readBySender: body.read_by_sender });
+  const localEcho = body.queue_id !== undefined && body.local_id !== undefined ? { queueId: body.queue_id, localId: body.local_id } : undefined;
+  return checkSendMessage(ctx, { target, content: body.content, clientName: clientNameFromUserAgent(ctx.userAgent), readBySender: body.read_by_sender, localEcho });
 };
 
 /** GET /messages/{message_id} (zerver/views/message_edit.py json_fetch_raw_message). */
@@ -59,15 +60,10 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     rows = await fetchMessagesById(ctx.db, narrow, query.message_ids);
     range = { found_anchor: false, found_oldest: false, found_newest: false };
   } else {
-    // parse_anchor_value: a negative id is taken as 0, and none is beyond LARGER_THAN_MAX_MESSAGE_ID.
+    // parse_anchor_value: a numeric anchor arrives clamped to [0, LARGER_THAN_MAX_MESSAGE_ID]
+    // (the spec's x-zulip-clamp, applied by http/form.ts).
     const anchor =
-      anchorParam === "newest"
-        ? LARGER_THAN_MAX_MESSAGE_ID
-        : anchorParam === "oldest"
-          ? 0
-          : anchorParam === "first_unread"
-            ? anchorParam
-            : Math.min(Math.max(anchorParam!, 0), LARGER_THAN_MAX_MESSAGE_ID);
+      anchorParam === "newest" ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === "oldest" ? 0 : anchorParam === "first_unread" ? anchorParam : anchorParam!;
     const fetched = await fetchMessageRange(ctx.db, narrow, { anchor, numBefore, numAfter });
     rows = [...fetched.before, ...(includeAnchor && fetched.anchorMessage ? [fetched.anchorMessage] : []), ...fetched.after];
     range = {

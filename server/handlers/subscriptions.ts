@@ -6,7 +6,7 @@ import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { gatherSubscriptions } from "../lib/subscriptions.ts";
 import { canAddSubscribers, canRemoveSubscribers, channelsByName } from "../lib/subscription-access.ts";
-import { hasContentAccess, type ChannelRow } from "../lib/streams.ts";
+import { hasContentAccess, type ChannelRow } from "../lib/channels.ts";
 import { isGuest } from "../lib/users.ts";
 import { channelCreation } from "./channels.ts";
 

@@ -2,7 +2,7 @@
 import { doSetTopicVisibility } from "../actions/user-topics.ts";
 import { IncompatibleParametersError, JsonableError, RequestVariableMissingError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { accessChannel, findChannel } from "../lib/streams.ts";
+import { accessChannel, findChannel } from "../lib/channels.ts";
 import { checkTopicName, TopicVisibility } from "../lib/topics.ts";
 
 /** POST /user_topics (update_user_topic). Removing a policy needs the channel to exist, not access to it. */

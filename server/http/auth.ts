@@ -56,7 +56,7 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       req.zulip = { host, ...(await checkApiKey(deps, host, username, password)) };
       next();
     } catch (err) {
-      next(err);
+      next(await withOrganizationHint(deps, req, err));
     }
   }
 }
@@ -79,6 +79,18 @@ export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email
   if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
   if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
   return { realm, user };
+}
+
+/**
+ * On a server with no organization at all, every refused credential (none, malformed, a key
+ * nobody has) gets the hint saying what to run, as a 401 like the refusal it replaces: a new
+ * user's first request usually carries no key yet. resolveRealm finds no organization only then.
+ */
+async function withOrganizationHint(deps: Pick<AppDeps, "db">, req: Request, err: unknown): Promise<unknown> {
+  if (!(err instanceof JsonableError) || (err instanceof UnauthorizedError && err.message === NO_ORGANIZATION)) return err;
+  // A database that cannot answer leaves the refusal as it was: it must still be answered.
+  const realm = await resolveRealm(deps.db, req.zulip?.host ?? "").catch(() => "unknown" as const);
+  return realm ? err : new UnauthorizedError(NO_ORGANIZATION);
 }
 
 /** The request's statement counter (authentication and the handler add to it). */

@@ -6,7 +6,7 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { JsonableError, RequestVariableMissingError } from "../errors.ts";
-import { operationFor, type LoadedSpec } from "./spec.ts";
+import { deref, operationFor, type LoadedSpec, type OperationInfo } from "./spec.ts";
 
 interface ValidatorError {
   status: number;
@@ -45,7 +45,100 @@ const UNION_TYPE_NAMES: Record<string, string> = {
   "string,array": "a string or an integer list",
 };
 
-function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors: Map<string, string> = new Map(), sent: Record<string, unknown> = {}): JsonableError {
+/** A schema's types, `null` left out (Zulip's `T | None` is an optional T, not a union). */
+function typesOf(schema: any): string[] {
+  const types: unknown[] = Array.isArray(schema?.type) ? schema.type : schema?.type ? [schema.type] : [];
+  return types.filter((t): t is string => typeof t === "string" && t !== "null");
+}
+
+/** The members of a union schema, in order (`oneOf`/`anyOf`, or a type list), or undefined. */
+function unionMembers(doc: any, schema: any): any[] | undefined {
+  const s = deref(doc, schema);
+  const branches = s?.oneOf ?? s?.anyOf;
+  if (Array.isArray(branches)) return branches.map((b: any) => deref(doc, b));
+  const types = typesOf(s);
+  return types.length > 1 ? types.map((type) => ({ ...s, type })) : undefined;
+}
+
+const PYDANTIC_TAGS: Record<string, string> = { integer: "int", string: "str", boolean: "bool", number: "float" };
+
+/** Pydantic's tag for a union member (`int`, `list[str]`), which Zulip's error texts name. */
+function pydanticTag(doc: any, schema: any): string | undefined {
+  const [type, more] = typesOf(deref(doc, schema));
+  if (!type || more) return undefined;
+  if (type === "array") {
+    const items = pydanticTag(doc, deref(doc, schema).items);
+    return items && `list[${items}]`;
+  }
+  return PYDANTIC_TAGS[type];
+}
+
+/** The first type error of `value` against one member, in Zulip's words, if it has one. */
+function memberTypeError(doc: any, schema: any, value: unknown, name: string): string | undefined {
+  const s = deref(doc, schema);
+  const [type] = typesOf(s);
+  const fails: Record<string, boolean> = {
+    integer: !(typeof value === "number" && Number.isInteger(value)),
+    number: typeof value !== "number",
+    string: typeof value !== "string",
+    boolean: typeof value !== "boolean",
+    array: !Array.isArray(value),
+  };
+  if (type === undefined || !(type in fails)) return undefined;
+  if (fails[type]) return `${name} is not ${TYPE_NAMES[type]}`;
+  if (type === "array")
+    for (const [i, item] of (value as unknown[]).entries()) {
+      const error = memberTypeError(doc, s.items, item, `${name}[${i}]`);
+      if (error) return error;
+    }
+  return undefined;
+}
+
+/**
+ * A value that fits no member of a union: Zulip reports pydantic's first error, which is the
+ * first member's, its location naming the member (`to["int"] is not an integer`,
+ * `principals["list[str]"][0] is not a string`). The union is found by walking the spec's
+ * schema along the error's path. Unions whose first member is a string keep their own texts
+ * (narrow operands' "operand is not a string or integer", settings' "Bad value for …").
+ */
+function unionError(doc: any, op: OperationInfo | undefined, path: string, sent: Record<string, unknown>): JsonableError | undefined {
+  const [, where, name = "", ...rest] = path.split("/");
+  const operation = op && doc.paths[op.specPath]?.[op.method];
+  if (!operation) return undefined;
+  let schema: any;
+  if (where === "body") schema = deref(doc, deref(doc, operation.requestBody)?.content?.["application/x-www-form-urlencoded"]?.schema)?.properties?.[name];
+  else {
+    const params = [...(doc.paths[op.specPath].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => deref(doc, p));
+    const param = params.find((p: any) => p.in === where && p.name === name);
+    schema = param?.schema ?? param?.content?.["application/json"]?.schema;
+  }
+  let value = sent[name];
+  let at = name;
+  for (;;) {
+    schema = deref(doc, schema);
+    if (!schema) return undefined;
+    const members = unionMembers(doc, schema);
+    if (members) {
+      const tag = pydanticTag(doc, members[0]);
+      if (!tag || typesOf(members[0]).includes("string")) return undefined;
+      const error = memberTypeError(doc, members[0], value, `${at}["${tag}"]`);
+      return error ? new JsonableError(error) : undefined;
+    }
+    const segment = rest.shift();
+    if (segment === undefined) return undefined;
+    if (Array.isArray(value)) {
+      schema = schema.items;
+      value = value[Number(segment)];
+      at += `[${segment}]`;
+    } else {
+      schema = schema.properties?.[segment];
+      value = (value as Record<string, unknown> | undefined)?.[segment];
+      at += `["${segment}"]`;
+    }
+  }
+}
+
+function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors: Map<string, string> = new Map(), sent: Record<string, unknown> = {}, union?: () => JsonableError | undefined): JsonableError {
   if (err.status !== 400 || !err.errors?.length) return new JsonableError(err.message, { httpStatus: err.status });
   const first = err.errors[0]!;
   const code = first.errorCode?.replace(".openapi.validation", "") ?? "";
@@ -58,6 +151,8 @@ function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors
   const varName = zulipVarName(first.path);
   const topName = varName.split(/[[]/)[0]!;
   // For unions (oneOf/anyOf) Ajv reports each branch; Zulip answers with one generic line.
+  const inUnion = union?.();
+  if (inUnion) return inUnion;
   if (err.errors.some((e) => /^(oneOf|anyOf)\./.test(e.errorCode ?? ""))) return new JsonableError(`Invalid ${varName}`);
   switch (code) {
     case "type": {
@@ -132,7 +227,8 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
       else {
         const op = operationFor(spec, req);
-        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, { ...(req.query as object), ...(typeof req.body === "object" ? (req.body as Record<string, unknown>) : {}) });
+        const sent = { ...(req.query as object), ...(typeof req.body === "object" ? req.body : {}) };
+        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, sent, () => unionError(spec.doc, op, err.errors![0]!.path, sent));
       }
     } else if (isBodyReadError(err)) {
       if (err.type === "request.aborted") {

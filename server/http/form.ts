@@ -10,7 +10,7 @@ import multer from "multer";
 import type { NextFunction, Request, Response } from "express";
 import { JsonableError } from "../errors.ts";
 import { checkJsonQueryParam } from "./json-params.ts";
-import type { LoadedSpec, OperationInfo } from "./spec.ts";
+import type { ClampedParam, LoadedSpec, OperationInfo } from "./spec.ts";
 
 const MAX_BODY = "25mb";
 
@@ -133,6 +133,11 @@ export function decodeJsonFields(spec: LoadedSpec, op: OperationInfo, body: Reco
     checkJsonQueryParam(spec, name, pointer, value);
     (decodedQuery ??= { ...query })[name] = value;
   }
+  for (const [name, clamp] of op.clampedParams) {
+    const raw = query[name];
+    if (raw === undefined || clamp.strings.has(raw)) continue;
+    (decodedQuery ??= { ...query })[name] = clampInteger(name, raw, clamp);
+  }
   for (const [name, { allowsString }] of op.jsonBodyFields) {
     const raw = body[name];
     if (typeof raw !== "string") continue;
@@ -145,14 +150,31 @@ export function decodeJsonFields(spec: LoadedSpec, op: OperationInfo, body: Reco
   return decodedQuery;
 }
 
+/** Python's int() text: surrounding whitespace, a sign, digits (single `_` between them). */
+const INTEGER_TEXT = /^\s*[-+]?\d+(?:_\d+)*\s*$/;
+
+/**
+ * Zulip's parse_anchor_value: any integer text, however long, clamped into the range; any other
+ * text is refused, where the validator would have coerced `1e3` or `0x10` to a number.
+ */
+function clampInteger(name: string, raw: string, { minimum, maximum }: ClampedParam): number {
+  if (!INTEGER_TEXT.test(raw)) throw new JsonableError(`Invalid ${name}`);
+  const value = BigInt(raw.trim().replaceAll("_", ""));
+  return Number(value < minimum ? minimum : value > maximum ? maximum : value);
+}
+
 /**
  * Numbers JavaScript cannot hold exactly (`1e999`, 2^53 and beyond) pass JSON Schema's integer
  * check but cannot name anything; refuse them as Zulip refuses an invalid value.
  */
-export function refuseInexactNumbers(params: Record<string, unknown>) {
+export function refuseInexactNumbers(params: Record<string, unknown>, clamped: ReadonlyMap<string, unknown> = new Map()) {
   // Iterative, so that no value (however it got in) can overflow the stack.
   // Children are pushed in reverse, so the first inexact number in document order is named.
-  const stack: [unknown, string][] = Object.entries(params).map(([name, value]): [unknown, string] => [value, name]).reverse();
+  // A clamped parameter's value was made by clampInteger, exactly (10^16 is a double).
+  const stack: [unknown, string][] = Object.entries(params)
+    .filter(([name]) => !clamped.has(name))
+    .map(([name, value]): [unknown, string] => [value, name])
+    .reverse();
   while (stack.length > 0) {
     const [value, name] = stack.pop()!;
     if (typeof value === "number" && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new JsonableError(`Invalid ${name}`);

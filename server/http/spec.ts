@@ -26,6 +26,11 @@ export interface OperationInfo {
    * schema. They are decoded and validated strictly by http/json-params.ts, not by the validator.
    */
   jsonQueryParams: Map<string, string>;
+  /**
+   * Query parameters whose integer text is clamped into a range before validation
+   * (`x-zulip-clamp`, Zulip's parse_anchor_value), with the other strings they take.
+   */
+  clampedParams: Map<string, ClampedParam>;
   /** Form fields sent as JSON text: the properties with `encoding.contentType: application/json`. */
   jsonBodyFields: Map<string, { allowsString: boolean }>;
   /** Parameters whose enum errors use Zulip's check_string_in wording. */
@@ -34,6 +39,13 @@ export interface OperationInfo {
   enumErrors: Map<string, string>;
   hasRequestBody: boolean;
   requiresAuth: boolean;
+}
+
+export interface ClampedParam {
+  minimum: bigint;
+  maximum: bigint;
+  /** The string values of the parameter's union (`newest`, …), taken as they are. */
+  strings: Set<string>;
 }
 
 export interface LoadedSpec {
@@ -118,8 +130,15 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
   const knownParams = new Set<string>();
   const jsonQueryParams = new Map<string, string>();
   const pathParamTypes: Record<string, string> = {};
+  const clampedParams = new Map<string, ClampedParam>();
   for (const { raw, at } of located) {
     const p = deref(doc, raw);
+    const clamp = p["x-zulip-clamp"];
+    if (p.in === "query" && clamp) {
+      const branches: any[] = (deref(doc, p.schema)?.oneOf ?? []).map((b: any) => deref(doc, b));
+      const strings = new Set<string>(branches.flatMap((b) => (b.type === "string" ? (b.enum ?? []) : [])));
+      clampedParams.set(p.name, { minimum: BigInt(clamp.minimum), maximum: BigInt(clamp.maximum), strings });
+    }
     if (p.in === "path") pathParamTypes[p.name] = deref(doc, p.schema)?.type ?? "string";
     else knownParams.add(p.name);
     if (p.in === "query" && p.content?.["application/json"]) jsonQueryParams.set(p.name, `${raw.$ref ?? at}/content/application~1json/schema`);
@@ -148,6 +167,7 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
     pathParamTypes,
     knownParams,
     jsonQueryParams,
+    clampedParams,
     jsonBodyFields,
     inListParams: new Set(op["x-zulip-in-list"] ?? []),
     enumErrors: new Map(Object.entries<string>(op["x-zulip-enum-error"] ?? {})),

@@ -11,15 +11,13 @@ import { renderMarkdown } from "./markdown/index.ts";
 import type { RenderResult } from "./markdown/types.ts";
 import { isStorableText } from "./text.ts";
 import { unquote } from "./uploads.ts";
-import { isGuest } from "./users.ts";
+import { messageAccessSql, type Reader } from "./channel-access.ts";
 
 /** An attachment in the spec's Attachment shape (create_time in seconds, message_ids: feature levels 443 and 472). */
 export type DetachedUpload = Schemas["Attachment"];
 
 /** What a content's links are known from: its Markdown source, or the result of rendering it. */
 export type AttachmentLinks = string | Pick<RenderResult, "potentialAttachmentPathIds">;
-
-type Reader = Pick<UserProfile, "id" | "realmId" | "role">;
 
 const UPLOADS_PREFIX = "/user_uploads/";
 
@@ -59,21 +57,16 @@ function absoluteUploadPath(href: string): string | null {
 }
 
 /**
- * Whether `reader` may see attachment `a` (Zulip's validate_attachment_request): they uploaded
- * it, or received a message that references it, or such a message is in a channel whose
- * history they can read (a public channel of their organization unless they are a guest, or a
- * channel with shared history they are subscribed to).
+ * Whether `reader` may see attachment `a` (Zulip's validate_attachment_request): they uploaded it,
+ * or they may read a message that references it (has_message_access, the rule of
+ * channel-access.ts, as for GET /messages/{id}).
  */
 function canAccess(reader: Reader): Prisma.Sql {
+  const received = Prisma.sql`EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${reader.id} AND um.message_id = m.id)`;
   return Prisma.sql`(a.owner_id = ${reader.id} OR EXISTS (
     SELECT 1 FROM attachment_message am JOIN message m ON m.id = am.message_id
-    WHERE am.attachment_id = a.id AND (
-      EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${reader.id} AND um.message_id = m.id)
-      OR (m.is_channel_message AND EXISTS (
-        SELECT 1 FROM stream s WHERE s.recipient_id = m.recipient_id AND (
-          (NOT s.invite_only AND s.realm_id = ${reader.realmId} AND ${!isGuest(reader)})
-          OR (s.history_public_to_subscribers AND EXISTS (
-            SELECT 1 FROM subscription sub WHERE sub.user_profile_id = ${reader.id} AND sub.recipient_id = m.recipient_id AND sub.active))))))))`;
+    LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
+    WHERE am.attachment_id = a.id AND m.realm_id = ${reader.realmId} AND ${messageAccessSql(reader, received)}))`;
 }
 
 export interface StoredAttachment {

@@ -1,15 +1,21 @@
 /**
- * Channels in API form (zerver/lib/streams.py stream_to_dict, the `Channel` schema) and which
- * channels a user may see, read and subscribe to. A list of channels costs two statements: the rows,
- * then every group-setting value at once.
+ * Channels (zerver/lib/streams.py): in API form (stream_to_dict, the `Channel` schema), as sending
+ * and reading need them (the permission-relevant columns and the active subscribers, in one
+ * statement; names matched case-insensitively through the (realm_id, lower(name)) unique index),
+ * and which channels a user may see, read and subscribe to (the rules of lib/channel-access.ts).
+ * A list of channels in API form costs two statements: the rows, then every group-setting value at
+ * once.
  */
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
+import { JsonableError } from "../errors.ts";
 import type { Schemas } from "./schemas.ts";
 import { unixSeconds } from "./time.ts";
+import { accessFacts, allows, type AccessChannel } from "./channel-access.ts";
 import { CHANNEL_GROUP_SETTINGS } from "./group-settings.ts";
 import { groupSettingValuesAndNames } from "./user-groups.ts";
 import { groupMembers, userGroupIds } from "./permissions.ts";
-import { isGuest, isRealmAdmin, Role } from "./users.ts";
+import { isStorableId } from "./messages.ts";
+import { isStorableText } from "./text.ts";
 
 export type ChannelDict = Schemas["Channel"];
 
@@ -120,28 +126,16 @@ export async function channelDicts(db: Db, realm: Pick<Realm, "id">, streamIds: 
 }
 
 type Viewer = Pick<UserProfile, "id" | "realmId" | "role">;
+const NO_GROUPS: ReadonlySet<number> = new Set();
 
-/**
- * Whether the user may see that a channel exists and who is subscribed (Zulip's
- * user_has_metadata_access): public channels for non-guests, web-public ones for everyone, and
- * otherwise a subscription, administrators, or the channel's administrators and subscribers-managers.
- */
-export function hasMetadataAccess(viewer: Viewer, stream: Pick<StreamRecord, "inviteOnly" | "isWebPublic" | "canAdministerChannelGroupId" | "canAddSubscribersGroupId" | "canSubscribeGroupId">, subscribed: boolean, groups: ReadonlySet<number>): boolean {
-  if (stream.isWebPublic || subscribed) return true;
-  if (isGuest(viewer)) return false;
-  if (!stream.inviteOnly || isRealmAdmin(viewer)) return true;
-  return groups.has(stream.canAdministerChannelGroupId) || groups.has(stream.canAddSubscribersGroupId) || groups.has(stream.canSubscribeGroupId);
+/** Whether the user may see that a channel exists and who is subscribed (Zulip's user_has_metadata_access; channel-access.ts). */
+export function hasMetadataAccess(viewer: Pick<UserProfile, "role">, stream: AccessChannel, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+  return allows("CHANNEL_METADATA", accessFacts(viewer, stream, subscribed, groups));
 }
 
-/**
- * Whether the user may read the channel's messages (user_has_content_access): a web-public
- * channel, a subscription, a public channel for a non-guest, or for a private one the right to
- * subscribe others or themselves (settings guests never hold).
- */
-export function hasContentAccessIn(viewer: Viewer, stream: Pick<StreamRecord, "inviteOnly" | "isWebPublic" | "canAddSubscribersGroupId" | "canSubscribeGroupId">, subscribed: boolean, groups: ReadonlySet<number>): boolean {
-  if (stream.isWebPublic || subscribed) return true;
-  if (isGuest(viewer)) return false;
-  return !stream.inviteOnly || groups.has(stream.canAddSubscribersGroupId) || groups.has(stream.canSubscribeGroupId);
+/** Whether the user may access the channel's content (Zulip's user_has_content_access; channel-access.ts). */
+export function hasContentAccessIn(viewer: Pick<UserProfile, "role">, stream: AccessChannel, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+  return allows("CHANNEL_CONTENT", accessFacts(viewer, stream, subscribed, groups));
 }
 
 /**
@@ -173,21 +167,159 @@ export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; u
 export type AudienceChannel = Pick<StreamRecord, "id" | "inviteOnly" | "isWebPublic" | "canAdministerChannelGroupId" | "canAddSubscribersGroupId" | "canSubscribeGroupId">;
 
 /**
- * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access):
- * non-guests for a public channel, everyone for a web-public one, and for a private one the
- * administrators and the holders of its administer, add-subscribers and subscribe settings.
+ * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access,
+ * hasMetadataAccess for each active user of the organization).
  */
 export async function metadataAudience(tx: Db, realmId: number, streams: AudienceChannel[]): Promise<Map<number, Set<number>>> {
   const users = await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } });
   const audience = new Map<number, Set<number>>();
   for (const stream of streams) {
-    if (stream.isWebPublic) audience.set(stream.id, new Set(users.map((u) => u.id)));
-    else if (!stream.inviteOnly) audience.set(stream.id, new Set(users.filter((u) => u.role !== Role.GUEST).map((u) => u.id)));
-    else {
-      const holders = await groupMembers(tx, realmId, [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId]);
-      // None of the three settings may be role:everyone, so guests never hold them.
-      audience.set(stream.id, new Set(users.filter((u) => u.role <= Role.ADMINISTRATOR || (holders.has(u.id) && u.role !== Role.GUEST)).map((u) => u.id)));
-    }
+    // Holding any of the three settings counts alike; only private channels need their holders.
+    const settings = [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId];
+    const holders = stream.inviteOnly && !stream.isWebPublic ? await groupMembers(tx, realmId, settings) : new Set<number>();
+    const channel = { ...stream, historyPublicToSubscribers: false, isArchived: false };
+    const held = new Set(settings);
+    audience.set(stream.id, new Set(users.filter((u) => hasMetadataAccess(u, channel, false, holders.has(u.id) ? held : NO_GROUPS)).map((u) => u.id)));
   }
   return audience;
+}
+
+export interface ChannelRow {
+  id: number;
+  name: string;
+  recipientId: number;
+  inviteOnly: boolean;
+  isArchived: boolean;
+  isWebPublic: boolean;
+  historyPublicToSubscribers: boolean;
+  canSendMessageGroupId: number;
+  /** Who may administer the channel and move or resolve topics in it (message edits). */
+  canAdministerChannelGroupId: number;
+  canMoveMessagesOutOfChannelGroupId: number;
+  canMoveMessagesWithinChannelGroupId: number;
+  canResolveTopicsGroupId: number;
+  /** Who may subscribe others, or themselves, to it (content access to a private channel). */
+  canAddSubscribersGroupId: number;
+  canSubscribeGroupId: number;
+  canRemoveSubscribersGroupId: number;
+  /** Who may start a new topic (feature level 441); `anyoneCreatesTopics` when that is role:everyone. */
+  canCreateTopicGroupId: number;
+  anyoneCreatesTopics: boolean;
+  topicsPolicy: string;
+  firstMessageId: number | null;
+  /** Active subscriptions of active users, by user id. */
+  subscriberIds: number[];
+}
+
+export async function findChannel(db: Db, realmId: number, by: { id: number } | { name: string }): Promise<ChannelRow | null> {
+  // An id the column cannot hold names no channel (PostgreSQL would refuse the comparison).
+  if ("id" in by ? !isStorableId(by.id) : !isStorableText(by.name)) return null;
+  const match = "id" in by ? Prisma.sql`s.id = ${by.id}` : Prisma.sql`lower(s.name) = lower(${by.name})`;
+  return (await findChannelsWhere(db, realmId, match))[0] ?? null;
+}
+
+/** The organization's channels with any of these ids, in one statement. */
+export async function findChannelsById(db: Db, realmId: number, ids: number[]): Promise<ChannelRow[]> {
+  const wanted = [...new Set(ids.filter(isStorableId))];
+  if (wanted.length === 0) return [];
+  return findChannelsWhere(db, realmId, Prisma.sql`s.id = ANY(${wanted}::int[])`);
+}
+
+/** The organization's default channels that are not archived (new users are subscribed to them), in one statement. */
+export function findDefaultChannels(db: Db, realmId: number): Promise<ChannelRow[]> {
+  return findChannelsWhere(db, realmId, Prisma.sql`NOT s.is_archived AND s.id IN (SELECT stream_id FROM default_stream WHERE realm_id = ${realmId})`);
+}
+
+/** The organization's channels with any of these names (case-insensitive), in one statement. */
+export async function findChannelsByName(db: Db, realmId: number, names: string[]): Promise<ChannelRow[]> {
+  const wanted = [...new Set(names.filter(isStorableText).map((n) => n.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  return findChannelsWhere(db, realmId, Prisma.sql`lower(s.name) = ANY(${wanted}::text[])`);
+}
+
+async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Promise<ChannelRow[]> {
+  const rows = await db.$queryRaw<
+    {
+      id: number;
+      name: string;
+      recipient_id: number;
+      invite_only: boolean;
+      is_archived: boolean;
+      is_web_public: boolean;
+      history_public_to_subscribers: boolean;
+      can_send_message_group_id: number;
+      can_administer_channel_group_id: number;
+      can_move_messages_out_of_channel_group_id: number;
+      can_move_messages_within_channel_group_id: number;
+      can_resolve_topics_group_id: number;
+      can_add_subscribers_group_id: number;
+      can_subscribe_group_id: number;
+      can_remove_subscribers_group_id: number;
+      can_create_topic_group_id: number;
+      anyone_creates_topics: boolean;
+      topics_policy: string;
+      first_message_id: number | null;
+      subscriber_ids: number[];
+    }[]
+  >`
+    SELECT s.id, s.name, s.recipient_id, s.invite_only, s.is_archived, s.is_web_public, s.history_public_to_subscribers,
+           s.can_send_message_group_id, s.can_administer_channel_group_id, s.can_move_messages_out_of_channel_group_id,
+           s.can_move_messages_within_channel_group_id, s.can_resolve_topics_group_id,
+           s.can_add_subscribers_group_id, s.can_subscribe_group_id, s.can_remove_subscribers_group_id, s.can_create_topic_group_id,
+           EXISTS (SELECT 1 FROM named_user_group n WHERE n.id = s.can_create_topic_group_id AND n.name = 'role:everyone') AS anyone_creates_topics,
+           s.topics_policy::text AS topics_policy, s.first_message_id,
+           ARRAY(SELECT sub.user_profile_id FROM subscription sub
+                 WHERE sub.recipient_id = s.recipient_id AND sub.active AND sub.is_user_active) AS subscriber_ids
+    FROM stream s
+    WHERE s.realm_id = ${realmId} AND ${match}`;
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    recipientId: r.recipient_id,
+    inviteOnly: r.invite_only,
+    isArchived: r.is_archived,
+    isWebPublic: r.is_web_public,
+    historyPublicToSubscribers: r.history_public_to_subscribers,
+    canSendMessageGroupId: r.can_send_message_group_id,
+    canAdministerChannelGroupId: r.can_administer_channel_group_id,
+    canMoveMessagesOutOfChannelGroupId: r.can_move_messages_out_of_channel_group_id,
+    canMoveMessagesWithinChannelGroupId: r.can_move_messages_within_channel_group_id,
+    canResolveTopicsGroupId: r.can_resolve_topics_group_id,
+    canAddSubscribersGroupId: r.can_add_subscribers_group_id,
+    canSubscribeGroupId: r.can_subscribe_group_id,
+    canRemoveSubscribersGroupId: r.can_remove_subscribers_group_id,
+    canCreateTopicGroupId: r.can_create_topic_group_id,
+    anyoneCreatesTopics: r.anyone_creates_topics,
+    topicsPolicy: r.topics_policy,
+    firstMessageId: r.first_message_id,
+    subscriberIds: r.subscriber_ids,
+  }));
+}
+
+/** Whether the user may read the channel's messages (hasContentAccessIn, the user's groups cached). */
+export async function hasContentAccess(db: Db, user: Pick<UserProfile, "id" | "realmId" | "role">, stream: ChannelRow): Promise<boolean> {
+  const subscribed = stream.subscriberIds.includes(user.id);
+  return hasContentAccessIn(user, stream, subscribed, subscribed || stream.isWebPublic ? new Set() : await userGroupIds(db, user));
+}
+
+/**
+ * A channel the user may access by id or name, else Zulip's "Invalid channel ID" / "Invalid channel
+ * name '<name>'" (access_stream_by_id / access_stream_by_name): archived channels only when
+ * `allowArchived`; with `requireContentAccess: false`, knowing the channel exists is enough
+ * (user_has_metadata_access), else its messages must be readable.
+ */
+export async function accessChannel(
+  db: Db,
+  user: Pick<UserProfile, "id" | "realmId" | "role">,
+  by: { id: number } | { name: string },
+  options: { allowArchived?: boolean; requireContentAccess?: boolean } = {},
+): Promise<ChannelRow & { subscribed: boolean }> {
+  const error = () => new JsonableError("id" in by ? "Invalid channel ID" : `Invalid channel name '${by.name}'`);
+  const stream = await findChannel(db, user.realmId, by);
+  if (!stream || (stream.isArchived && !options.allowArchived)) throw error();
+  const subscribed = stream.subscriberIds.includes(user.id);
+  const allowed =
+    options.requireContentAccess === false ? hasMetadataAccess(user, stream, subscribed, await userGroupIds(db, user)) : await hasContentAccess(db, user, stream);
+  if (!allowed) throw error();
+  return { ...stream, subscribed };
 }

@@ -4,7 +4,7 @@
  * (messages_in_narrow_backend): the messages of a compiled narrow around an anchor, or by id,
  * each with the user's flags and, for a search, its highlighted matches, in one statement.
  */
-import { Prisma, type Db, type Message } from "../db.ts";
+import { CUSTOM_PLAN, Prisma, type Db, type Message } from "../db.ts";
 import type { MessageRow } from "./message-dicts.ts";
 import { isStorableId, MAX_MESSAGE_ID, MESSAGE_COLUMNS } from "./messages.ts";
 import type { CompiledNarrow } from "./narrow.ts";
@@ -65,10 +65,14 @@ function searchColumns(narrow: CompiledNarrow, alias: string): Prisma.Sql {
 function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): Prisma.Sql {
   const { from, id, where } = narrow;
   const comparison = Prisma.raw(part === -1 ? "<" : part === 0 ? "=" : ">");
-  // Each side is its own index scan from the anchor outwards, stopping after `limit` rows.
+  // Each side is its own index scan from the anchor outwards, stopping after `limit` rows. Rows
+  // that start from user_message bound message's id as well (the join makes them equal, but the
+  // planner does not carry an inequality across it): a merge join then starts both of its index
+  // scans at the anchor, instead of walking `message` from its end to the anchor.
+  const bound = narrow.history ? Prisma.empty : Prisma.sql` AND m.id ${comparison} a.anchor`;
   const order = part === -1 ? Prisma.sql`ORDER BY ${id} DESC LIMIT ${limit}` : part === 1 ? Prisma.sql`ORDER BY ${id} LIMIT ${limit}` : Prisma.empty;
   return Prisma.sql`(SELECT ${Prisma.raw(String(part))} AS part, ${MESSAGE_COLUMNS}, um.flags
-    FROM ${from} WHERE ${where} AND ${id} ${comparison} a.anchor ${order})`;
+    FROM ${from} WHERE ${where} AND ${id} ${comparison} a.anchor${bound} ${order})`;
 }
 
 /**
@@ -94,7 +98,8 @@ export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request:
   // MATERIALIZED: the first unread message is looked up once, not once per range the CTE
   // would otherwise be inlined into. LEFT JOIN LATERAL: the anchor comes back even when no
   // message matches.
-  const rows = await db.$queryRaw<(RawRow & { anchor: bigint | number | string })[]>`
+  // Planned for its values every time (see CUSTOM_PLAN): the best plan depends on them.
+  const rows = await db.$queryRaw<(RawRow & { anchor: bigint | number | string })[]>`${Prisma.raw(CUSTOM_PLAN)}
     WITH a AS MATERIALIZED (SELECT ${anchor} AS anchor)
     SELECT a.anchor AS anchor${
       ranges.length ? Prisma.sql`, r.*${searchColumns(narrow, "r")} FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE` : Prisma.sql` FROM a`

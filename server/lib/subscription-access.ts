@@ -5,17 +5,15 @@
 import type { Db } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { can, canInChannel } from "./permissions.ts";
-import { findChannelsByName, hasContentAccess, type ChannelRow } from "./streams.ts";
-import { isRealmAdmin } from "./users.ts";
+import { findChannelsByName, hasContentAccess, type ChannelRow } from "./channels.ts";
+import { canAdministerChannel } from "./channel-access.ts";
 
 /** The organization's channels with these names (case-insensitive), keyed by lower-case name, in one statement. */
 export async function channelsByName(db: Db, realmId: number, names: string[]): Promise<Map<string, ChannelRow>> {
   return new Map((await findChannelsByName(db, realmId, names)).map((r) => [r.name.toLowerCase(), r]));
 }
 
-async function administers(ctx: Pick<RequestContext, "db" | "user">, stream: ChannelRow) {
-  return isRealmAdmin(ctx.user) || canInChannel(ctx.db, ctx.user, stream, "can_administer_channel_group");
-}
+const administers = (ctx: Pick<RequestContext, "db" | "user">, stream: ChannelRow) => canAdministerChannel(ctx.db, ctx.user, stream);
 
 /** Adding others: the organization's or the channel's can_add_subscribers_group, or administering it. */
 export async function canAddSubscribers(ctx: Pick<RequestContext, "db" | "user" | "realm">, stream: ChannelRow) {

@@ -80,12 +80,34 @@ export function parseCommandArgs(command: Command<unknown>, args: string[]): { h
   return { help: false, values };
 }
 
-/** Runs a check that throws JsonableError (the API's validators) as a usage error. */
-export function asUsage<T>(check: () => T): T {
+/**
+ * An option as messages name it: `--email a@b`, `--name "  "` (quoted when its spaces would
+ * not show), or `--password` alone when the value is not to be shown.
+ */
+export function optionText(option: string, value?: string): string {
+  if (value === undefined) return `--${option}`;
+  return `--${option} ${value === "" || value.trim() !== value ? JSON.stringify(value) : value}`;
+}
+
+/** Runs a check that throws JsonableError (the API's validators) as a usage error naming the option. */
+export function asUsage<T>(option: string, value: string | undefined, check: () => T): T {
   try {
     return check();
   } catch (err) {
-    if (err instanceof JsonableError) throw new UsageError(err.message);
+    if (err instanceof JsonableError) throw new UsageError(`${optionText(option, value)}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Runs an action, naming the option in the refusals that concern it (`--email X: Email 'X'
+ * already in use`); other failures pass unchanged.
+ */
+export async function refusalsOf<T>(option: string, value: string, concerns: RegExp, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (err) {
+    if (err instanceof JsonableError && concerns.test(err.message)) throw new JsonableError(`${optionText(option, value)}: ${err.message}`);
     throw err;
   }
 }
@@ -107,6 +129,7 @@ export async function passwordFrom(values: Values): Promise<string | null> {
   const given = ["password", "password-env", "password-stdin"].filter((k) => values[k] !== undefined && values[k] !== false);
   if (given.length > 1) throw new UsageError(`give the password one way only, not with ${given.map((k) => `--${k}`).join(" and ")}`);
   let password: string | null = null;
+  const from = given[0] === "password-env" ? optionText("password-env", values["password-env"] as string) : optionText(given[0] ?? "password");
   if (values.password !== undefined) password = values.password as string;
   else if (values["password-env"] !== undefined) {
     const variable = values["password-env"] as string;
@@ -118,7 +141,7 @@ export async function passwordFrom(values: Values): Promise<string | null> {
   }
   if (password === null) return null;
   const problem = passwordProblem(password);
-  if (problem) throw new UsageError(problem);
+  if (problem) throw new UsageError(`${from}: ${problem}`);
   return password;
 }
 

@@ -13,10 +13,11 @@ import type { Realm } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
 import { hashPassword } from "../lib/passwords.ts";
-import { MAX_REALM_NAME_LENGTH, MAX_REALM_SUBDOMAIN_LENGTH, realmUrl, subdomainProblem } from "../lib/realms.ts";
+import { MAX_REALM_NAME_LENGTH, MAX_REALM_SUBDOMAIN_LENGTH, realmUrl, SUBDOMAIN_IN_USE, subdomainProblem } from "../lib/realms.ts";
 import { checkFullName, Role } from "../lib/users.ts";
-import { asUsage, labelled, PASSWORD_OPTIONS, passwordFrom, UsageError, type Command, type Values } from "./cli.ts";
+import { asUsage, labelled, optionText, PASSWORD_OPTIONS, passwordFrom, refusalsOf, UsageError, type Command, type Values } from "./cli.ts";
 import { populateDevRealm } from "./populate-db.ts";
+import { populateScaleCommand } from "./populate-scale.ts";
 
 const ROLES: Record<string, number> = { owner: Role.OWNER, administrator: Role.ADMINISTRATOR, moderator: Role.MODERATOR, member: Role.MEMBER, guest: Role.GUEST };
 const roleName = (role: number) => Object.keys(ROLES).find((k) => ROLES[k] === role) ?? String(role);
@@ -31,7 +32,7 @@ function email(values: Values, option = "email"): string {
 async function organization(deps: AppDeps, stringId: string | undefined): Promise<Realm> {
   const realm = stringId !== undefined ? await deps.db.realm.findUnique({ where: { stringId } }) : await deps.db.realm.findFirst({ orderBy: { id: "asc" } });
   if (realm) return realm;
-  throw new JsonableError(stringId !== undefined ? `No organization with the id '${stringId}'` : "This server has no organization yet: run create-realm or populate-db first");
+  throw new JsonableError(stringId !== undefined ? `${optionText("realm", stringId)}: no organization has this id` : "This server has no organization yet: run create-realm or populate-db first");
 }
 
 /** --realm: the format of an organization id (the reserved names exist, so they are not refused here). */
@@ -53,7 +54,7 @@ function defaultFullName(address: string): string {
 
 const REALM_OPTION = { type: "string", value: "ORG_ID", description: "the organization's id (its subdomain); default: the first organization" } as const;
 
-export const createRealm: Command<{ name: string; stringId: string; email: string; fullName: string; password: string | null }> = {
+export const createRealm: Command<{ name: string; stringId: string; stringIdGiven: boolean; email: string; fullName: string; password: string | null }> = {
   name: "create-realm",
   summary: "Create an organization with its owner, its default channels (general, sandbox, Zulip) and Notification Bot.",
   options: {
@@ -76,16 +77,20 @@ export const createRealm: Command<{ name: string; stringId: string; email: strin
     if (problem) throw new UsageError(`the id '${stringId}' made from the name cannot be used (${problem}): choose one with --string-id`);
     const owner = email(values);
     const givenName = values["full-name"] as string | undefined;
-    const fullName = givenName !== undefined ? asUsage(() => checkFullName(givenName)) : defaultFullName(owner);
-    return { name, stringId, email: owner, fullName, password: await passwordFrom(values) };
+    const fullName = givenName !== undefined ? asUsage("full-name", givenName, () => checkFullName(givenName)) : defaultFullName(owner);
+    return { name, stringId, stringIdGiven: given !== undefined, email: owner, fullName, password: await passwordFrom(values) };
   },
   async run(input, deps) {
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
-    const { realm, owner, channels, url } = await doCreateOrganization(deps, {
-      name: input.name,
-      stringId: input.stringId,
-      owner: { email: input.email, fullName: input.fullName, passwordHash },
-    });
+    const create = () => doCreateOrganization(deps, { name: input.name, stringId: input.stringId, owner: { email: input.email, fullName: input.fullName, passwordHash } });
+    // Without --string-id the id comes from --name: say so, and how to choose another.
+    const { realm, owner, channels, url } = await (input.stringIdGiven
+      ? refusalsOf("string-id", input.stringId, /^Subdomain/, create)
+      : create().catch((err: unknown) => {
+          if (err instanceof JsonableError && err.message === SUBDOMAIN_IN_USE)
+            throw new JsonableError(`the organization id '${input.stringId}', made from ${optionText("name", input.name)}, is already in use: choose another with --string-id`);
+          throw err;
+        }));
     return labelled(`Created the organization "${realm.name}".`, [
       ["organization URL", url],
       ["organization id", realm.stringId],
@@ -111,13 +116,13 @@ export const createUserCommand: Command<{ email: string; fullName: string; role:
   async check(values) {
     const role = ROLES[((values.role as string | undefined) ?? "member").toLowerCase()];
     if (role === undefined) throw new UsageError(`--role ${values.role}: use owner, administrator, moderator, member or guest`);
-    const fullName = asUsage(() => checkFullName(values["full-name"] as string));
+    const fullName = asUsage("full-name", values["full-name"] as string, () => checkFullName(values["full-name"] as string));
     return { email: email(values), fullName, role, password: await passwordFrom(values), realm: realmOption(values) };
   },
   async run(input, deps) {
     const realm = await organization(deps, input.realm);
     const passwordHash = input.password === null ? null : await hashPassword(input.password);
-    const user = await doCreateUserWithDefaultChannels(deps, realm, { email: input.email, fullName: input.fullName, role: input.role, passwordHash });
+    const user = await refusalsOf("email", input.email, /^Email /, () => doCreateUserWithDefaultChannels(deps, realm, { email: input.email, fullName: input.fullName, role: input.role, passwordHash }));
     return labelled(`Created the user "${user.fullName}" (${roleName(user.role)}) in "${realm.name}".`, [
       ["email", user.deliveryEmail],
       ["user id", user.id],
@@ -139,13 +144,15 @@ export const createChannel: Command<{ name: string; description: string; inviteO
     realm: REALM_OPTION,
   },
   check(values) {
-    const name = asUsage(() => checkChannelName(values.name as string));
-    if (values.private && values.default) throw new UsageError("A default channel cannot be private.");
+    const name = asUsage("name", values.name as string, () => checkChannelName(values.name as string));
+    if (values.private && values.default) throw new UsageError("--default with --private: a default channel cannot be private.");
     return { name, description: (values.description as string | undefined) ?? "", inviteOnly: values.private === true, isDefault: values.default === true, realm: realmOption(values) };
   },
   async run(input, deps) {
     const realm = await organization(deps, input.realm);
-    const stream = await doCreateChannelWithoutCreator(deps, realm, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, isDefaultStream: input.isDefault });
+    const stream = await refusalsOf("name", input.name, /^Channel /, () =>
+      doCreateChannelWithoutCreator(deps, realm, { name: input.name, description: input.description, inviteOnly: input.inviteOnly, isDefaultStream: input.isDefault }),
+    );
     return labelled(`Created the channel #${stream.name} in "${realm.name}".`, [
       ["channel id", stream.id],
       ["privacy", stream.inviteOnly ? "private" : "public"],
@@ -159,12 +166,16 @@ export const populateDb: Command<{ file: string }> = {
   summary: "Create the development organization (Zulip Dev: users, bots, channels, messages) in an empty database.",
   options: {
     credentials: { type: "string", value: "FILE", description: "where to write every user's email, API key and password (JSON)", required: true },
+    force: { type: "boolean", description: "replace FILE if it exists (it may hold another database's keys)" },
   },
   notes: "The organization's host is the one the server will use: EXTERNAL_HOST, else HOST:PORT.",
   check(values) {
     const file = resolve(values.credentials as string);
     if (!existsSync(dirname(file)) || !statSync(dirname(file)).isDirectory()) throw new UsageError(`--credentials ${values.credentials}: the directory ${dirname(file)} does not exist`);
     if (existsSync(file) && statSync(file).isDirectory()) throw new UsageError(`--credentials ${values.credentials}: that is a directory`);
+    // Another database's keys (the embedded one's, then PostgreSQL's) must not vanish silently.
+    if (existsSync(file) && !values.force)
+      throw new UsageError(`--credentials ${values.credentials}: the file exists (it may hold another database's keys): name another file, or add --force to replace it`);
     return { file };
   },
   async run({ file }, deps) {
@@ -178,4 +189,4 @@ export const populateDb: Command<{ file: string }> = {
   },
 };
 
-export const COMMANDS: Command<unknown>[] = [createRealm, createUserCommand, createChannel, populateDb];
+export const COMMANDS: Command<unknown>[] = [createRealm, createUserCommand, createChannel, populateDb, populateScaleCommand];

@@ -71,7 +71,7 @@ describe("POST /channels/create", () => {
       create("iago", { name: "protected", invite_only: true, can_create_topic_group: await systemGroup("role:members") }),
       400,
       "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
-      { code: "REQUEST_CONFUSING_VAR", parameters: "history_public_to_subscribers, can_create_topic_group" },
+      { code: "BAD_REQUEST", parameters: "history_public_to_subscribers, can_create_topic_group" },
     );
     await expectError(create("hamlet", { name: "deleters", can_delete_own_message_group: await systemGroup("role:members") }), 400, "Insufficient permission");
     expect(await server.db.stream.count({ where: { name: { in: ["nosuch", "guests", "default private", "default", "web", "bad folder", "everyone admin", "internet", "protected", "deleters"] } } })).toBe(0);

@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
+import { get } from "node:http";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv } from "../../server/config.ts";
@@ -12,6 +13,7 @@ import { buildDocs, DOCS_PAGE } from "../../server/http/docs.ts";
 import { createLogger } from "../../server/logger.ts";
 import { createTestDatabase } from "../helpers/db.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { checkResponse } from "../helpers/spec-check.ts";
 
 const server = useTestServer();
 
@@ -62,6 +64,64 @@ describe("GET /health", () => {
     } finally {
       listener.closeAllConnections();
       listener.close();
+    }
+  });
+});
+
+describe("GET /", () => {
+  it("points a new user at the API reference and says how to log in", async () => {
+    const res = await fetch(`${server.baseUrl}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    expect(html).toContain('<a href="/api/docs">API reference</a>');
+    expect(html).toContain(`curl ${server.baseUrl}/api/v1/fetch_api_key -d username=EMAIL -d password=PASSWORD`);
+    expect(html).toContain(`curl -u EMAIL:API_KEY ${server.baseUrl}/api/v1/users/me`);
+    // The Host header is shown in the examples, escaped (fetch cannot send this one).
+    const hostile = await new Promise<string>((resolve, reject) => {
+      const { hostname, port } = new URL(server.baseUrl);
+      get({ hostname, port, path: "/", headers: { Host: "chat.example<x>" } }, (r) => {
+        let text = "";
+        r.on("data", (c) => (text += c)).on("end", () => resolve(text));
+      }).on("error", reject);
+    });
+    expect(hostile).toContain("curl http://chat.example&lt;x&gt;/api/v1/fetch_api_key");
+    expect(hostile).not.toContain("<x>");
+  });
+});
+
+describe("a server with no organization yet", () => {
+  it("tells unauthenticated requests too what to run, in the 401 the spec declares", async () => {
+    const database = await createTestDatabase();
+    const config = { ...configFromEnv({}), logLevel: "silent", validateResponses: true };
+    const deps = { db: database.prisma, events: new EventBus(database), log: createLogger("silent"), config, now: () => new Date() };
+    await deps.events.ready();
+    const listener = await new Promise<import("node:http").Server>((resolve) => {
+      const s = createApp(deps).listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const hint = "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).";
+    try {
+      const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/api/v1`;
+      const asked = [
+        fetch(`${base}/users/me`),
+        fetch(`${base}/users/me`, { headers: { Authorization: "Basic " + btoa("a@b.example:short") } }),
+        fetch(`${base}/messages`, { method: "POST", headers: { Authorization: "Bearer x" }, body: new URLSearchParams({ type: "stream" }) }),
+        fetch(`${base}/users/me`, { headers: { Authorization: "Basic " + btoa("a@b.example:" + "k".repeat(32)) } }),
+      ];
+      for (const res of await Promise.all(asked)) {
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toBe('Basic realm="zulip"');
+        const body = await res.json();
+        expect(body).toEqual({ result: "error", msg: hint, code: "UNAUTHORIZED" });
+        expect(checkResponse("GET", `${base}/users/me`, 401, body)).toBeNull();
+      }
+      // Operations without authentication still answer as they do.
+      expect((await fetch(`${base}/server_settings`)).status).toBe(200);
+    } finally {
+      listener.closeAllConnections();
+      listener.close();
+      deps.events.close();
+      await database.close();
     }
   });
 });

@@ -266,7 +266,7 @@ describe("GET /messages", () => {
     // It overrides an anchor, and cannot be combined with message_ids.
     const both = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, anchor: "oldest", num_after: 1, narrow } } }));
     expect(both.anchor).toBe(id);
-    await expectError(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, message_ids: [id] } } }), 400, "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", { code: "REQUEST_CONFUSING_VAR" });
+    await expectError(server.as("othello").GET("/messages", { params: { query: { use_first_unread_anchor: true, message_ids: [id] } } }), 400, "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", { code: "BAD_REQUEST", parameters: "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor" });
   });
 
   it("requires an anchor unless message_ids is given", async () => {

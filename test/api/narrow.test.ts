@@ -506,9 +506,10 @@ describe("channel history", () => {
     const p2 = await sendTo("iago", protectedHistory.name, "t");
     expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([s1, s2]);
     expect(await ids("hamlet", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([p2]);
-    // An inactive subscription reads no history.
+    // An inactive subscription reads no history, nor (has_message_access) the messages received while it was active.
     await server.db.subscription.updateMany({ where: { userProfileId: uid("hamlet"), recipientId: shared.recipientId! }, data: { active: false } });
-    expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([s2]);
+    expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([]);
+    await expectError(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: s2 } } }), 400, "Invalid message(s)");
     expect(await ids("iago", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([p1, p2]);
   });
 

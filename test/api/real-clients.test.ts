@@ -47,8 +47,9 @@ function send({ method, path, as, headers = {}, body, on = server }: Sent): Prom
         } catch {
           return reject(new Error(`${method} ${path.slice(0, 100)} → ${res.statusCode}: not JSON: ${text.slice(0, 200)}`));
         }
-        // The checker matches operations by URL path; a fragment is not part of it.
-        const problem = checkResponse(method, `http://x/api/v1${path.split("#")[0]}`, res.statusCode!, parsed);
+        // The checker matches operations by URL path; a fragment is not part of it, and
+        // repeated slashes are one (nginx's merge_slashes, as the server merges them).
+        const problem = checkResponse(method, `http://x/api/v1${path.split("#")[0]!.replace(/\/{2,}/g, "/")}`, res.statusCode!, parsed);
         if (problem) return reject(new Error(`${path.slice(0, 100)}: ${problem.slice(0, 500)}`));
         resolve({ status: res.statusCode!, body: parsed });
       });
@@ -103,6 +104,89 @@ describe("query strings as clients encode them", () => {
     expect(r).toMatchObject({ status: 400, body: { msg: "operand is not a string" } });
     const ids = await send({ method: "GET", path: `/messages?message_ids=${encodeURIComponent('["1"]')}`, as: "hamlet" });
     expect(ids).toMatchObject({ status: 400, body: { msg: "message_ids[0] is not an integer" } });
+  });
+});
+
+describe("what Zulip's mobile app (zulip-mobile's api/) sends", () => {
+  it("takes its LAST_MESSAGE_ANCHOR and any other integer anchor, clamped as Zulip's parse_anchor_value does", async () => {
+    const { id } = await expectSuccess(server.as("hamlet").POST("/messages", { body: { type: "channel", to: "Verona", topic: "anchors", content: "latest" } }));
+    const narrow = encodeURIComponent(JSON.stringify([{ operator: "topic", operand: "anchors" }]));
+    const get = (anchor: string) => send({ method: "GET", path: `/messages?anchor=${anchor}&num_before=1&num_after=0&narrow=${narrow}`, as: "hamlet" });
+    // 10^16 is what the app sends for "newest"; longer digit strings are clamped to it too.
+    for (const anchor of ["10000000000000000", "10000000000000001", "99999999999999999999999999999", "1" + "0".repeat(400)]) {
+      const r = await get(anchor);
+      expect(r).toMatchObject({ status: 200, body: { anchor: 10_000_000_000_000_000, found_newest: true, found_anchor: false } });
+      expect(r.body.messages.map((m: { id: number }) => m.id)).toEqual([id]);
+    }
+    // Below 0 is 0; Python's int() takes a sign, surrounding spaces and digit separators.
+    expect((await get("-5")).body).toMatchObject({ anchor: 0, found_oldest: true });
+    expect((await get("%20%2B" + String(id).split("").join("_") + "%20")).body).toMatchObject({ anchor: id, found_anchor: true });
+    // What int() refuses is refused, where a number parser would read 1e3 or 0x10.
+    for (const anchor of ["1e3", "0x10", "1.0", "abc", "", "-"]) expect(await get(anchor)).toMatchObject({ status: 400, body: { result: "error", msg: "Invalid anchor", code: "BAD_REQUEST" } });
+  });
+
+  it("reaches the operation through repeated slashes, as nginx's merge_slashes lets it", async () => {
+    const channel = server.creds.channels.Verona!.stream_id;
+    const body = form({ stream_id: String(channel), topic: "slashes", visibility_policy: "1" });
+    const r = await send({ method: "POST", path: "//user_topics", as: "cordelia", headers: FORM, body });
+    expect(r).toMatchObject({ status: 200, body: { result: "success" } });
+    expect(await server.db.userTopic.count({ where: { userProfileId: server.creds.users.cordelia!.user_id, topicName: "slashes" } })).toBe(1);
+    const me = await send({ method: "GET", path: "///users//me?x=a//b", as: "cordelia" });
+    expect(me).toMatchObject({ status: 200, body: { user_id: server.creds.users.cordelia!.user_id, ignored_parameters_unsupported: ["x"] } });
+    // An operation this server does not have answers in JSON, not with Express's HTML page.
+    const flags = await send({ method: "POST", path: "//messages/flags/narrow", as: "cordelia", headers: FORM, body: form({ anchor: "newest" }) });
+    expect(flags).toMatchObject({ status: 404, body: { result: "error", msg: "Endpoint not found", code: "BAD_REQUEST" } });
+  });
+
+  it("gets local_message_id on the sending queue only, for a send with queue_id and local_id", async () => {
+    const register = async (who: string) =>
+      (await send({ method: "POST", path: "/register", as: who, headers: FORM, body: form({ event_types: '["message"]' }) })).body.queue_id as string;
+    const [sending, other, recipient] = [await register("hamlet"), await register("hamlet"), await register("othello")];
+    const sent = await send({
+      method: "POST",
+      path: "/messages",
+      as: "hamlet",
+      headers: FORM,
+      body: form({ type: "private", to: JSON.stringify([server.creds.users.othello!.user_id]), content: "echo", queue_id: sending, local_id: "1234.01" }),
+    });
+    expect(sent.status).toBe(200);
+    const events = async (who: string, queue: string) => {
+      const r = await send({ method: "GET", path: `/events?queue_id=${encodeURIComponent(queue)}&last_event_id=-1&dont_block=true`, as: who });
+      return (r.body.events as { type: string; message: { id: number } }[]).filter((e) => e.type === "message" && e.message.id === sent.body.id);
+    };
+    const [mine] = await events("hamlet", sending);
+    expect(mine).toMatchObject({ local_message_id: "1234.01" });
+    for (const [who, queue] of [["hamlet", other], ["othello", recipient]] as const) {
+      const [event] = await events(who, queue);
+      expect(event).toBeDefined();
+      expect(event).not.toHaveProperty("local_message_id");
+      expect(event).not.toHaveProperty("local_id");
+      expect(event).not.toHaveProperty("sender_queue_id");
+    }
+    // A queue_id without local_id, or of another queue, gives no local_message_id.
+    const noLocal = await send({ method: "POST", path: "/messages", as: "hamlet", headers: FORM, body: form({ type: "stream", to: "Verona", topic: "echo", content: "x", queue_id: sending }) });
+    const later = await send({ method: "GET", path: `/events?queue_id=${encodeURIComponent(sending)}&last_event_id=-1&dont_block=true`, as: "hamlet" });
+    const plain = (later.body.events as { type: string; message: { id: number } }[]).find((e) => e.type === "message" && e.message.id === noLocal.body.id);
+    expect(plain).toBeDefined();
+    expect(plain).not.toHaveProperty("local_message_id");
+  });
+});
+
+describe("Zulip's error texts, as zulip-js (parameters in the query string) and forms send the values", () => {
+  it("words a union-typed value as pydantic does, and parameters that exclude each other with BAD_REQUEST", async () => {
+    const ts = String(Math.floor(Date.now() / 1000) + 86400);
+    const query = form({ type: "direct", to: '["othello@zulip.com"]', content: "x", scheduled_delivery_timestamp: ts });
+    const zulipJs = await send({ method: "POST", path: `/scheduled_messages?${query}`, as: "hamlet" });
+    expect(zulipJs).toMatchObject({ status: 400, body: { result: "error", msg: 'to["int"] is not an integer', code: "BAD_REQUEST" } });
+    const formBody = await send({ method: "POST", path: "/scheduled_messages", as: "hamlet", headers: FORM, body: query });
+    expect(formBody.body).toEqual(zulipJs.body);
+    const both = await send({ method: "GET", path: "/messages?anchor=newest&message_ids=[1]", as: "hamlet" });
+    expect(both).toMatchObject({
+      status: 400,
+      body: { msg: "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", code: "BAD_REQUEST" },
+    });
+    const topics = await send({ method: "PATCH", path: `/users/me/subscriptions/muted_topics?${form({ stream_id: "1", stream: "Verona", topic: "t", op: "add" })}`, as: "hamlet" });
+    expect(topics).toMatchObject({ status: 400, body: { msg: "Unsupported parameter combination: stream_id, stream", code: "BAD_REQUEST", parameters: "stream_id, stream" } });
   });
 });
 

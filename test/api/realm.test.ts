@@ -50,6 +50,9 @@ describe("PATCH /realm", () => {
       code: "EXPECTATION_MISMATCH",
     });
     await expectError(patch("iago", { can_resolve_topics_group: { new: id("role:internet") } }), 400, "'can_resolve_topics_group' setting cannot be set to 'role:internet' group.");
+    // GroupSettingChangeRequest's `new` is int | UserGroupMembersData: the int member's error, by its tag.
+    await expectError(patch("iago", { can_resolve_topics_group: { new: "role:members" } }), 400, 'can_resolve_topics_group["new"]["int"] is not an integer');
+    await expectError(patch("iago", { can_resolve_topics_group: { new: { direct_members: [1.5], direct_subgroups: [] } } }), 400, 'can_resolve_topics_group["new"]["int"] is not an integer');
     const hamlet = server.creds.users.hamlet!.user_id;
     const anon = await expectSuccess(patch("iago", { can_mention_many_users_group: { new: { direct_members: [hamlet], direct_subgroups: [id("role:administrators")] } } }));
     expect(anon.can_mention_many_users_group).toEqual({ direct_members: [hamlet], direct_subgroups: [id("role:administrators")] });

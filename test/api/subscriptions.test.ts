@@ -71,6 +71,15 @@ describe("POST /users/me/subscriptions", () => {
     await expectError(subscribe("iago", { subscriptions: [{ name: "Venice" }], principals: ["nobody@example.com"] }), 400, "No such user");
   });
 
+  it("words values of union-typed parameters as pydantic does: the first member's error, named by its tag", async () => {
+    // Zulip: principals is Json[list[str] | list[int]]; group settings Json[int | UserGroupMembersData].
+    await expectError(subscribe("iago", { subscriptions: [{ name: "Venice" }], principals: [id("othello"), "x@y.z"] }), 400, 'principals["list[str]"][0] is not a string');
+    await expectError(unsubscribe("iago", { subscriptions: ["Venice"], principals: id("othello") }), 400, 'principals["list[str]"] is not a list');
+    await expectError(subscribe("iago", { subscriptions: [{ name: "union" }], can_administer_channel_group: { direct_members: "x" } }), 400, 'can_administer_channel_group["int"] is not an integer');
+    await expectError(subscribe("iago", { subscriptions: [{ name: "union" }], can_administer_channel_group: true }), 400, 'can_administer_channel_group["int"] is not an integer');
+    expect(await server.db.stream.count({ where: { name: "union" } })).toBe(0);
+  });
+
   it("accepts principals by email and a form body with JSON text, as zulip-js sends", async () => {
     const auth = "Basic " + Buffer.from(`${server.creds.users.iago!.email}:${server.creds.users.iago!.api_key}`).toString("base64");
     const body = new URLSearchParams({ subscriptions: JSON.stringify([{ name: "form channel" }]), principals: JSON.stringify([server.creds.users.aaron!.email]) });
@@ -163,7 +172,7 @@ describe("creating channels by name", () => {
       subscribe("iago", { subscriptions: [{ name: "hidden history" }], invite_only: true, can_create_topic_group: everyone }),
       400,
       "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
-      { code: "REQUEST_CONFUSING_VAR", parameters: "history_public_to_subscribers, can_create_topic_group" },
+      { code: "BAD_REQUEST", parameters: "history_public_to_subscribers, can_create_topic_group" },
     );
     await expectSuccess(subscribe("iago", { subscriptions: [{ name: "hidden history", description: "Quiet" }], invite_only: true, announce: true }));
     expect(await server.db.stream.findFirstOrThrow({ where: { name: "hidden history" } })).toMatchObject({ inviteOnly: true, historyPublicToSubscribers: false, description: "Quiet" });

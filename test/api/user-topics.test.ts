@@ -67,7 +67,7 @@ describe("PATCH /users/me/subscriptions/muted_topics", () => {
   it("answers Zulip's errors", async () => {
     await expectError(mute("cordelia", { stream_id: 999999999, topic: "x", op: "add" }), 400, "Invalid channel ID");
     await expectError(mute("cordelia", { topic: "x", op: "add" }), 400, "Missing 'stream_id' argument", { code: "REQUEST_VARIABLE_MISSING" });
-    await expectError(mute("cordelia", { stream_id: channel("Verona"), stream: "Verona", topic: "x", op: "add" }), 400, "Unsupported parameter combination: stream_id, stream", { code: "REQUEST_CONFUSING_VAR" });
+    await expectError(mute("cordelia", { stream_id: channel("Verona"), stream: "Verona", topic: "x", op: "add" }), 400, "Unsupported parameter combination: stream_id, stream", { code: "BAD_REQUEST", parameters: "stream_id, stream" });
     await expectError(mute("cordelia", { stream: "no such channel", topic: "x", op: "remove" }), 400, "Topic is not muted");
     await expectError(mute("cordelia", { stream_id: 999999999, topic: "x", op: "remove" }), 400, "Topic is not muted");
     await expectError(mute("cordelia", { stream_id: channel("Verona"), topic: "t".repeat(61), op: "add" }), 400, "topic is too long (limit: 60 characters)");

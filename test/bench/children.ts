@@ -66,13 +66,34 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Spawns `node --import tsx <script>` in the repository with env added to ours. */
+/**
+ * Bundles the two yardsticks (raw-server.ts, minimal-server.ts) into dist/bench/ as our server is
+ * bundled (server/tools/build.mjs: esbuild, packages left to node_modules), so that all three run
+ * as plain JavaScript.
+ */
+export async function compileBenchServers(): Promise<void> {
+  const { build } = await import("esbuild");
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: ["test/bench/raw-server.ts", "test/bench/minimal-server.ts"],
+    outdir: "dist/bench",
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: "node20.19",
+    logLevel: "warning",
+  });
+}
+
+/** Spawns `node <script>` (compiled) or `node --import tsx <script>` in the repository with env added to ours. */
 export async function spawnServer(name: string, script: string, env: Record<string, string | undefined>): Promise<Child> {
   const port = await freePort();
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" };
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined) delete fullEnv[k];
   const startedAt = performance.now();
-  const proc = spawn(process.execPath, ["--import", "tsx", script], { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const args = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
   children.add(proc);
   let tail = "";
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString("utf8")).slice(-4000));

@@ -8,9 +8,10 @@
  *   GET  /api/v1/users/me          auth + 1 query (max_message_id)
  *   GET  /api/v1/messages/:id      auth + 1 query (message, sender, client, channel, access)
  *   POST /api/v1/messages          auth + 1 query (channel and its subscribers) + BEGIN, INSERT
+ *                                  message, one multi-row INSERT user_message, the event log row
+ *                                  and its NOTIFY, COMMIT
  *   PATCH /api/v1/messages/:id     auth + one UPDATE renaming the message's whole topic (topic,
  *                                  propagate_mode=change_all only; no checks, history or notices)
- *                                  message, one multi-row INSERT user_message, COMMIT
  *
  * Auth is HTTP Basic with one indexed query by API key per request (no user cache); the
  * organization is looked up once and cached. Env: PORT, and DATABASE_URL (PostgreSQL, a pg pool
@@ -235,6 +236,16 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
       message!.id,
       userIds.map((u) => (u === user.id ? 1 : 0)), // the sender has read it
     ]);
+    // The same work as ours: the message event in the event log, each user's flags beside it, and
+    // a NOTIFY at commit (on a channel of its own, so that our server, running beside it on the
+    // same database, does not wake up for its sends).
+    const event = { type: "message", message: { id: message!.id, sender_id: user.id, sender_email: user.email, sender_full_name: user.full_name, recipient_id: channel.recipient_id, subject: topic.trim(), content: render(content), timestamp: Math.floor(Date.now() / 1000) }, markdown: content };
+    const userData = Object.fromEntries(userIds.map((u) => [u, { flags: u === user.id ? ["read"] : [] }]));
+    await query(
+      `WITH ins AS (INSERT INTO event_log (realm_id, type, event, user_ids, user_data, invalidate) VALUES ($1, 'message', $2, $3, $4, '{}') RETURNING id)
+       SELECT pg_notify('raw_server_events', (SELECT id FROM ins)::text || ':0')`,
+      [realmId, event, userIds, userData],
+    );
     return message!.id;
   });
   res.json({ result: "success", msg: "", id });

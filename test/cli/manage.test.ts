@@ -3,7 +3,7 @@
  * `npm run manage --` runs), on an embedded database in a temporary DATA_DIR.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,7 +63,7 @@ describe("npm run manage: the command line", () => {
   it("an unknown command or option, a missing value or argument is one line and exit 2, with no stack trace", async () => {
     const cases: [string[], string][] = [
       [[], "usage: npm run manage -- <command>"],
-      [["frobnicate"], "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db; see npm run manage -- --help)\n"],
+      [["frobnicate"], "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale; see npm run manage -- --help)\n"],
       [["create-user", "--emial", "a@b.example"], "error: unknown option --emial for create-user (see npm run manage -- create-user --help)\n"],
       [["create-user", "--email"], "error: --email needs a value (see npm run manage -- create-user --help)\n"],
       [["create-user", "--email", "a@b.example"], "error: create-user needs --full-name (see npm run manage -- create-user --help)\n"],
@@ -79,7 +79,9 @@ describe("npm run manage: the command line", () => {
     }
   });
 
-  it("checks every value with Zulip's rules before opening the database", async () => {
+  it("checks every value with Zulip's rules before opening the database, naming the option in every message", async () => {
+    const existing = join(dataDir, "existing-creds.json");
+    writeFileSync(existing, "{}\n");
     // The database is unreachable: only a problem found before opening it can be reported.
     const env = { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" };
     const cases: [string[], string][] = [
@@ -91,28 +93,35 @@ describe("npm run manage: the command line", () => {
       [["create-realm", "--name", "A", "--email", "a@b.example"], "the id 'a' made from the name cannot be used (Subdomain needs to have length 3 or greater.): choose one with --string-id"],
       [["create-realm", "--name", "x".repeat(41), "--email", "a@b.example"], "--name: an organization's name has 1 to 40 characters"],
       [["create-realm", "--name", "Acme", "--email", "b@x.example"], "give the owner's name with --full-name (the email's local part 'b' is not a valid name: Name too short!)"],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password", "12345"], "The password is too weak: use at least 6 characters."],
+      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password", "12345"], "--password: The password is too weak: use at least 6 characters."],
+      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password-env", "PW"], "--password-env PW: The password is too weak: use at least 6 characters."],
+      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "B"], "--full-name B: Name too short!"],
       [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password", "123456", "--password-stdin"], "give the password one way only, not with --password and --password-stdin"],
       [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password-env", "NO_SUCH_VARIABLE"], "--password-env NO_SUCH_VARIABLE: the environment variable NO_SUCH_VARIABLE is not set"],
-      [["create-user", "--email", "a@b.example", "--full-name", "A *bold* name"], "Invalid characters in name!"],
+      [["create-user", "--email", "a@b.example", "--full-name", "A *bold* name"], "--full-name A *bold* name: Invalid characters in name!"],
+      [["create-user", "--email", "bad", "--full-name", "B"], "--full-name B: Name too short!"],
+      [["create-user", "--email", "bad", "--full-name", "Ann"], "--email bad: Enter a valid email address."],
       [["create-user", "--email", "a@b.example", "--full-name", "Ann", "--role", "king"], "--role king: use owner, administrator, moderator, member or guest"],
       [["create-user", "--email", "a@b.example", "--full-name", "Ann", "--realm", "Not An Id"], "--realm Not An Id: an organization id has only lowercase letters, numbers and '-'s"],
-      [["create-channel", "--name", "   "], "Channel name can't be empty."],
-      [["create-channel", "--name", "x".repeat(61)], "Channel name too long (limit: 60 characters)."],
-      [["create-channel", "--name", "ops", "--private", "--default"], "A default channel cannot be private."],
+      [["create-channel", "--name", "   "], `--name "   ": Channel name can't be empty.`],
+      [["create-channel", "--name", "x".repeat(61)], `--name ${"x".repeat(61)}: Channel name too long (limit: 60 characters).`],
+      [["create-channel", "--name", "ops", "--private", "--default"], "--default with --private: a default channel cannot be private."],
       [["populate-db", "--credentials", "/no/such/dir/creds.json"], "--credentials /no/such/dir/creds.json: the directory /no/such/dir does not exist"],
+      [["populate-db", "--credentials", existing], `--credentials ${existing}: the file exists (it may hold another database's keys): name another file, or add --force to replace it`],
     ];
     for (const [args, message] of cases) {
-      const run = await manageIn(dataDir, args, { env });
+      const run = await manageIn(dataDir, args, { env: { ...env, PW: "12345" } });
       expect(run.stderr, args.join(" ")).toBe(`error: ${message} (see npm run manage -- ${args[0]} --help)\n`);
       expect(run.code).toBe(2);
     }
     const badPort = await manageIn(dataDir, ["create-channel", "--name", "ops"], { env: { PORT: "http" } });
     expect(badPort).toMatchObject({ code: 1, stderr: 'error: PORT must be a port number (0 to 65535), not "http"\n' });
-  }, 60_000);
+  }, 180_000);
 });
 
-describe("npm run manage: the commands", () => {
+// Each command is a process that opens (and, for populate-db, fills) a database: on a loaded
+// machine one takes well over vitest's default 30 s.
+describe("npm run manage: the commands", { timeout: 120_000 }, () => {
   it("populate-db creates the development organization and writes its credentials, with the host the server will use", async () => {
     const file = join(dataDir, "creds.json");
     const run = await manageIn(dataDir, ["populate-db", "--credentials", file], { env: { PORT: "9876" } });
@@ -133,8 +142,10 @@ describe("npm run manage: the commands", () => {
   it("populate-db writes EXTERNAL_HOST when it is set, and refuses a database that already has an organization", async () => {
     const dir = mkdtempSync(join(tmpdir(), "manage-test-"));
     try {
+      // --force replaces a file that exists.
       const file = join(dir, "creds.json");
-      expect((await manageIn(dir, ["populate-db", "--credentials", file], { env: { EXTERNAL_HOST: "chat.example.com" } })).code).toBe(0);
+      writeFileSync(file, "old keys\n");
+      expect((await manageIn(dir, ["populate-db", "--credentials", file, "--force"], { env: { EXTERNAL_HOST: "chat.example.com" } })).code).toBe(0);
       expect(JSON.parse(readFileSync(file, "utf8")).realm.host).toBe("chat.example.com");
       const again = await manageIn(dir, ["populate-db", "--credentials", join(dir, "again.json")]);
       expect(again).toMatchObject({ code: 1, stderr: "error: populate-db needs an empty database, and this one already has an organization.\n" });
@@ -167,7 +178,14 @@ describe("npm run manage: the commands", () => {
       expect(await db.userProfile.count({ where: { realmId: boss.realmId, isBot: true, deliveryEmail: "notification-bot@zulip.com" } })).toBe(1);
     });
     const taken = await manageIn(dataDir, ["create-realm", "--name", "Other", "--string-id", "second-org", "--email", "x@y.example", "--full-name", "Xavier"]);
-    expect(taken).toMatchObject({ code: 1, stdout: "", stderr: "error: Subdomain already in use. Please choose a different one.\n" });
+    expect(taken).toMatchObject({ code: 1, stdout: "", stderr: "error: --string-id second-org: Subdomain already in use. Please choose a different one.\n" });
+    // Without --string-id the id comes from --name: the message says so, and what to do.
+    const sameName = await manageIn(dataDir, ["create-realm", "--name", "Second  Org!", "--email", "x@y.example", "--full-name", "Xavier"]);
+    expect(sameName).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "error: the organization id 'second-org', made from --name Second  Org!, is already in use: choose another with --string-id\n",
+    });
   });
 
   it("create-user makes a user subscribed to the default channels; a duplicate address is a clear message", async () => {
@@ -182,12 +200,12 @@ describe("npm run manage: the commands", () => {
       expect(user.subscriptions).toHaveLength(3);
     });
     const dup = await manageIn(dataDir, ["create-user", "--realm", "second-org", "--email", "NEWBIE@second.example", "--full-name", "Dup Licate"]);
-    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: Email 'NEWBIE@second.example' already in use\n" });
+    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: --email NEWBIE@second.example: Email 'NEWBIE@second.example' already in use\n" });
     // Without --realm: the first organization (the development one here).
     const first = await manage("create-user", "--email", "plain@zulip.com", "--full-name", "Plain User");
     expect(first.stdout).toContain('(member) in "Zulip Dev"');
     const missing = await manage("create-user", "--realm", "nowhere", "--email", "a@b.example", "--full-name", "Ann");
-    expect(missing).toMatchObject({ code: 1, stderr: "error: No organization with the id 'nowhere'\n" });
+    expect(missing).toMatchObject({ code: 1, stderr: "error: --realm nowhere: no organization has this id\n" });
   });
 
   it("create-channel makes a channel, a default one with --default; a duplicate name is a clear message", async () => {
@@ -204,6 +222,6 @@ describe("npm run manage: the commands", () => {
     const secret = await manage("create-channel", "--name", "secret plans", "--private");
     expect(field(secret.stdout, "privacy")).toBe("private");
     const dup = await manage("create-channel", "--realm", "second-org", "--name", "OPS");
-    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: Channel 'OPS' already exists\n" });
+    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: --name OPS: Channel 'OPS' already exists\n" });
   });
 });

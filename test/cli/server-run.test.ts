@@ -4,7 +4,7 @@
  * Its stdout must be JSON lines only: first run, request logs, metrics, start-up failures.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -242,6 +242,8 @@ describe("the server process", () => {
     const line = await s.waitFor(listening);
     // The process npm started is the server itself (no shell between them to swallow the signal).
     expect(line.pid).not.toBe(s.proc.pid);
+    // It runs the compiled server (dist/, rebuilt first if a source is newer), not TypeScript.
+    if (process.platform === "linux") expect(readFileSync(`/proc/${line.pid}/cmdline`, "utf8").split("\0")).toContain("dist/server/main.js");
     s.proc.kill("SIGTERM"); // npm's PID only
     await s.waitFor((l) => l.msg === "stopped");
     expect(s.lines.find((l) => l.msg === "stopped")).toMatchObject({ clean: true });

@@ -24,7 +24,7 @@ describe("errors", () => {
   it.each([
     [new JsonableError("Invalid message(s)"), 400, { msg: "Invalid message(s)", code: "BAD_REQUEST" }],
     [new RequestVariableMissingError("op"), 400, { msg: "Missing 'op' argument", code: "REQUEST_VARIABLE_MISSING", var_name: "op" }],
-    [new IncompatibleParametersError(["stream_id", "stream"]), 400, { msg: "Unsupported parameter combination: stream_id, stream", code: "REQUEST_CONFUSING_VAR", parameters: "stream_id, stream" }],
+    [new IncompatibleParametersError(["stream_id", "stream"]), 400, { msg: "Unsupported parameter combination: stream_id, stream", code: "BAD_REQUEST", parameters: "stream_id, stream" }],
     [new OrganizationAdministratorRequiredError(), 400, { msg: "Must be an organization administrator", code: "UNAUTHORIZED_PRINCIPAL" }],
     [new OrganizationOwnerRequiredError(), 400, { msg: "Must be an organization owner", code: "UNAUTHORIZED_PRINCIPAL" }],
     [new StreamWithIdDoesNotExistError(9), 400, { msg: "Channel with ID '9' does not exist", code: "STREAM_DOES_NOT_EXIST", stream_id: 9 }],

@@ -2,6 +2,7 @@
  * Emoji: the name ↔ codepoint tables (from emojibase, with Zulip's own names
  * on top), finding `:name:` and unicode emoji in text, and their HTML.
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { RendererRule } from "markdown-it";
 import { escapeAttr, escapeText } from "./text.ts";
@@ -47,12 +48,16 @@ function codeFromHex(hexcode: string): string {
     .join("-");
 }
 
+// Read rather than require()d: require's cache would keep the parsed files (megabytes) alive
+// after the two maps are built from them.
+const readJson = (id: string): unknown => JSON.parse(readFileSync(require.resolve(id), "utf8"));
+
 (function loadEmojiData(): void {
-  const compact = require("emojibase-data/en/compact.json") as CompactEmoji[];
+  const compact = readJson("emojibase-data/en/compact.json") as CompactEmoji[];
   const presets = [
-    require("emojibase-data/en/shortcodes/emojibase.json") as ShortcodeMap,
-    require("emojibase-data/en/shortcodes/cldr.json") as ShortcodeMap,
-    require("emojibase-data/en/shortcodes/github.json") as ShortcodeMap,
+    readJson("emojibase-data/en/shortcodes/emojibase.json") as ShortcodeMap,
+    readJson("emojibase-data/en/shortcodes/cldr.json") as ShortcodeMap,
+    readJson("emojibase-data/en/shortcodes/github.json") as ShortcodeMap,
   ];
   for (const [name, code] of ZULIP_NAME_OVERRIDES) {
     emojiNameToCode.set(name, code);
