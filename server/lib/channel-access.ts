@@ -163,13 +163,13 @@ export function messageAccessSql(user: Reader, received: Sql, options: { stream?
 }
 
 /**
- * The recipients of the organization's channels whose messages the user may read even where
- * they have a user_message row (as a subquery): a narrow over the user's own rows leaves out the
- * rest, e.g. a private channel they have left.
+ * The recipients of the organization's channels whose messages the user may not read even where
+ * they have a user_message row (as a subquery): a narrow over the user's own rows leaves them
+ * out, e.g. a private channel they have left.
  */
-export function readableWithRowSql(user: Reader): Sql {
+export function unreadableWithRowSql(user: Reader): Sql {
   return Prisma.sql`SELECT rs.recipient_id FROM stream rs WHERE rs.realm_id = ${user.realmId}::int AND rs.recipient_id IS NOT NULL
-    AND ${accessSql("CHANNEL_MESSAGE", user, "rs", Prisma.raw("TRUE"))}`;
+    AND NOT COALESCE(${accessSql("CHANNEL_MESSAGE", user, "rs", Prisma.raw("TRUE"))}, FALSE)`;
 }
 
 /** Whether the user administers the channel: an organization administrator, or in its can_administer_channel_group. */

@@ -10,7 +10,7 @@
  * id lists loaded first. Only `with` (the conversation of a message) costs one more statement.
  */
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
-import { readableWithRowSql } from "./channel-access.ts";
+import { unreadableWithRowSql } from "./channel-access.ts";
 import { resolveLookups, storableText, LookupBuilder } from "./narrow-lookups.ts";
 import { ConversationKinds, FALSE, flagCondition, mutedCondition, parseTerm, TRUE, UNREAD, type ParsedTerm } from "./narrow-operators.ts";
 import { applyWith, normalizeTerms, type NarrowTerm } from "./narrow-terms.ts";
@@ -111,9 +111,12 @@ export async function compileNarrow(db: Db, realm: Realm, user: UserProfile, nar
 
   const where = conditions.length ? Prisma.join(conditions, " AND ") : TRUE;
   // A row of the user's own is not enough for a channel message (has_message_access): the
-  // channel must still be readable to them (not a private channel they left, say). Under the OR
-  // the channels are a hashed subplan, read once per statement, not a join the planner reorders.
-  const readable = Prisma.sql`(NOT m.is_channel_message OR m.recipient_id IN (${readableWithRowSql(user)}))`;
+  // channel must still be readable to them (not a private channel they left, say). The channels
+  // they may not read are one array, read once per statement (an InitPlan); `<> ALL` over it
+  // leaves the planner's row estimates as they were (an `IN (subquery)` halved them and made it
+  // merge-join the whole message table for a rare flag: test/api/scale-plans.test.ts). Direct
+  // messages' recipients are never channels', so they always pass.
+  const readable = Prisma.sql`m.recipient_id <> ALL (ARRAY(${unreadableWithRowSql(user)}))`;
   const received: NarrowSource = {
     from: Prisma.raw("user_message um JOIN message m ON m.id = um.message_id"),
     id: Prisma.raw("um.message_id"),

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Db, Realm, UserProfile } from "../../server/db.ts";
-import { readableWithRowSql } from "../../server/lib/channel-access.ts";
+import { unreadableWithRowSql } from "../../server/lib/channel-access.ts";
 import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow.ts";
 import { highlight } from "../../server/lib/search.ts";
 
@@ -18,8 +18,8 @@ const compile = (narrow: NarrowTerm[]) => compileNarrow(noDatabase, realm, user,
 const text = (sql: { text: string }) => sql.text.replace(/\s+/g, " ");
 
 /** The test of the user's own rows that their channel is still readable (channel-access.ts), and its values, last. */
-const READABLE = " AND (NOT m.is_channel_message OR m.recipient_id IN (SELECT rs.recipient_id FROM stream rs";
-const readableValues = readableWithRowSql(user).values;
+const READABLE = " AND m.recipient_id <> ALL (ARRAY(SELECT rs.recipient_id FROM stream rs";
+const readableValues = unreadableWithRowSql(user).values;
 /** A narrow's SQL without that test. */
 function own(sql: { text: string }): string {
   const t = text(sql);
