@@ -382,7 +382,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
   const memTarget = oursMem ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS after load ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}` : "";
   const startedTarget = oursIdle ? `target ≤ ${T.rssStartedMiB} MiB ${mark(`RSS once started ≤ ${T.rssStartedMiB} MiB`, oursIdle.rss <= T.rssStartedMiB)}` : "";
   const startedLine = `RSS of our server once started (GET /server_settings answered): ${oursIdle ? `${fmt(oursIdle.rss)} MiB` : "unavailable (no /proc)"} ${startedTarget}`;
-  const minimalMemText = kind === "postgres" ? `; minimal ${memText(minimalMem!, undefined)}` : "";
+  const minimalMemText = kind === "postgres" ? `; minimal ${memText(minimalMem, undefined)}` : "";
   const startMedian = median(starts);
   const startTarget = `target ≤ ${T.startS} s ${mark(`start ≤ ${T.startS} s`, startMedian <= T.startS)}`;
   const oneTarget = deliveryTarget("delivery one process", deliveryOne.result, T.deliveryOneMs);

@@ -3,7 +3,7 @@
  * do_update_message): topic preferences that follow a whole topic, and the notification bot's
  * notices in the old and new threads.
  */
-import { Prisma, type Tx } from "../db.ts";
+import type { Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { unixSeconds } from "../lib/time.ts";

@@ -119,9 +119,9 @@ function overriding<C extends object>(object: C, members: Record<string, unknown
   return new Proxy(object, {
     get(target, prop) {
       if (typeof prop === "string" && Object.hasOwn(members, prop)) return members[prop];
-      const value = Reflect.get(target, prop);
+      const value: unknown = Reflect.get(target, prop);
       // Prisma's own methods run on Prisma's client, not on this proxy.
-      return typeof value === "function" ? value.bind(target) : value;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
@@ -130,6 +130,7 @@ function overriding<C extends object>(object: C, members: Record<string, unknown
  * The client with `$queryRaw` going to a connection of `factory` (the one Prisma was given: same
  * pool or embedded database, same statement names and counting). Every other member is Prisma's.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any client whose $transaction takes any arguments (Prisma's overloads)
 export function directRawQueries<C extends { $transaction: (...args: any[]) => Promise<unknown> }>(client: C, factory: SqlDriverAdapterFactory): C {
   let adapter: Promise<SqlDriverAdapter> | undefined;
   const $queryRaw = rawQuery(async (query) => (await (adapter ??= factory.connect())).queryRaw(query));
@@ -140,7 +141,7 @@ export function directRawQueries<C extends { $transaction: (...args: any[]) => P
     return opening.run(slot, () =>
       client.$transaction((tx: object) => {
         const transaction = slot.transaction;
-        return work(transaction ? overriding(tx, { $queryRaw: rawQuery((query) => transaction.queryRaw(query)) }) : tx);
+        return (work as (tx: object) => Promise<unknown>)(transaction ? overriding(tx, { $queryRaw: rawQuery((query) => transaction.queryRaw(query)) }) : tx);
       }, options),
     );
   }

@@ -28,7 +28,7 @@ function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | nu
   if (!options.applyMarkdown) Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
   if (message.type === "stream" && message.subject === "" && !options.clientCapabilities.empty_topic_name) message.subject = ctx.emptyTopicDisplayName;
   const echo = sender_queue_id === ctx.queueId && local_id !== undefined ? { local_message_id: local_id } : {};
-  return { ...rest, message, flags: (userData?.flags as string[] | undefined) ?? [], ...echo };
+  return { ...rest, message, flags: (userData?.flags) ?? [], ...echo };
 }
 
 /**

@@ -130,7 +130,7 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
         channel,
         build: (r) => {
           const info = channel(r);
-          if (!info) throw new BadNarrowError(`unknown channel ${operand}`);
+          if (!info) throw new BadNarrowError(`unknown channel ${String(operand)}`);
           return eq("m.recipient_id", info.recipientId);
         },
       };
@@ -139,7 +139,7 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
     case "streams": {
       kinds.add("channel", negated);
       const channels = CHANNELS_OPERANDS.get(String(operand));
-      if (!channels) throw new BadNarrowError(`unknown channels operand ${operand}`);
+      if (!channels) throw new BadNarrowError(`unknown channels operand ${String(operand)}`);
       return {
         term,
         publicChannels: operand === "public",
@@ -163,7 +163,7 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
         term,
         build: (r) => {
           const u = sender(r);
-          if (!u) throw new BadNarrowError(`unknown user ${operand}`);
+          if (!u) throw new BadNarrowError(`unknown user ${String(operand)}`);
           return Prisma.sql`m.sender_id = ${u.id}`;
         },
       };
@@ -182,7 +182,7 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
     }
     case "has": {
       const column = HAS_COLUMNS.get(String(operand));
-      if (column === undefined) throw new BadNarrowError(`unknown 'has' operand ${operand}`);
+      if (column === undefined) throw new BadNarrowError(`unknown 'has' operand ${String(operand)}`);
       return { term, build: () => column ?? Prisma.sql`EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)` };
     }
     case "is": {
@@ -193,14 +193,14 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
       // -is:dm asks for channel messages.
       if (isDm) kinds.add(negated ? "channel" : "dm", false);
       const test = isDm ? IS_PRIVATE : FLAG_OPERANDS.get(String(operand));
-      if (!test) throw new BadNarrowError(`unknown 'is' operand ${operand}`);
+      if (!test) throw new BadNarrowError(`unknown 'is' operand ${String(operand)}`);
       return { term, negates: true, build: (_r, history) => flagCondition(test, negated, history ? Prisma.raw(`COALESCE(um.flags, ${HISTORICAL_FLAGS})`) : undefined) };
     }
     case "in": {
       // in:home is the combined feed: nothing muted; in:all is everything.
       if (operand === "home") return { term, build: () => Prisma.sql`NOT ${mutedCondition(user, true)}` };
       if (operand === "all") return { term, build: () => null };
-      throw new BadNarrowError(`unknown 'in' operand ${operand}`);
+      throw new BadNarrowError(`unknown 'in' operand ${String(operand)}`);
     }
     case "dm":
     case "pm-with":
@@ -209,7 +209,7 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
       kinds.add("dm", negated);
       const parts = Array.isArray(operand) ? operand : typeof operand === "number" ? [operand] : String(operand).split(",");
       const refs = parts.map((p) => lookups.user(p));
-      const unknown = operator === "dm" || operator === "pm-with" ? `unknown user in ${operand}` : `unknown user ${operand}`;
+      const unknown = operator === "dm" || operator === "pm-with" ? `unknown user in ${String(operand)}` : `unknown user ${String(operand)}`;
       const usersOf = (r: Resolved) =>
         refs.map((ref) => {
           const u = ref(r);

@@ -233,7 +233,7 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
         for (const table of ["scale_user", "scale_channel", "scale_group", "scale_plan"]) await sql(`ANALYZE ${table}`);
       });
 
-      const base = await step("messages", async () => {
+      await step("messages", async () => {
         await sql(`LOCK TABLE message IN EXCLUSIVE MODE`);
         const [{ base }] = await tx.$queryRawUnsafe<[{ base: bigint }]>(`SELECT nextval(pg_get_serial_sequence('message', 'id')) AS base`);
         await tx.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('message', 'id'), $1::bigint + $2)::text`, base, N);

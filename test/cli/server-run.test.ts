@@ -243,7 +243,7 @@ describe("the server process", () => {
     // The process npm started is the server itself (no shell between them to swallow the signal).
     expect(line.pid).not.toBe(s.proc.pid);
     // It runs the compiled server (dist/, rebuilt first if a source is newer), not TypeScript.
-    if (process.platform === "linux") expect(readFileSync(`/proc/${line.pid}/cmdline`, "utf8").split("\0")).toContain("dist/server/main.js");
+    if (process.platform === "linux") expect(readFileSync(`/proc/${String(line.pid)}/cmdline`, "utf8").split("\0")).toContain("dist/server/main.js");
     s.proc.kill("SIGTERM"); // npm's PID only
     await s.waitFor((l) => l.msg === "stopped");
     expect(s.lines.find((l) => l.msg === "stopped")).toMatchObject({ clean: true });
