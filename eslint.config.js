@@ -12,12 +12,16 @@ const layer = (name) => [`../${name}/*`, `../../${name}/*`, `./${name}/*`];
 /** Roles and recipient types by name (lib/users.ts Role, lib/recipients.ts RecipientType), never as bare numbers. */
 const namedConstants = [
   {
-    selector: "BinaryExpression[left.property.name='role'][right.raw=/^[0-9]+$/], Property[key.name='role'][value.raw=/^[0-9]+$/]",
-    message: "Name the role: Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER or Role.GUEST (lib/users.ts).",
+    selector:
+      "BinaryExpression[left.property.name='role'][right.raw=/^[0-9]+$/], Property[key.name='role'][value.raw=/^[0-9]+$/]",
+    message:
+      "Name the role: Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER or Role.GUEST (lib/users.ts).",
   },
   {
-    selector: "BinaryExpression[left.property.name='type'][right.raw=/^[123]$/], Property[key.name='type'][value.raw=/^[123]$/]",
-    message: "Name the recipient type: RecipientType.PERSONAL, STREAM or DIRECT_MESSAGE_GROUP (lib/recipients.ts).",
+    selector:
+      "BinaryExpression[left.property.name='type'][right.raw=/^[123]$/], Property[key.name='type'][value.raw=/^[123]$/]",
+    message:
+      "Name the recipient type: RecipientType.PERSONAL, STREAM or DIRECT_MESSAGE_GROUP (lib/recipients.ts).",
   },
 ];
 
@@ -28,7 +32,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.js", "client/build.mjs", "server/tools/build.mjs"] },
+        projectService: {
+          allowDefaultProject: ["eslint.config.js", "client/build.mjs", "server/tools/build.mjs"],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -37,7 +43,12 @@ export default tseslint.config(
       // left out of a rest object.
       "@typescript-eslint/no-unused-vars": [
         "error",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", ignoreRestSiblings: true },
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          ignoreRestSiblings: true,
+        },
       ],
       // `declare global { namespace Express … }` is how Express's Request is augmented.
       "@typescript-eslint/no-namespace": ["error", { allowDeclarations: true }],
@@ -49,7 +60,12 @@ export default tseslint.config(
       // URLSearchParams prints as a query string; Node's types declare it outside TypeScript's lib.
       "@typescript-eslint/restrict-template-expressions": [
         "error",
-        { allow: [{ from: "lib", name: ["Error", "URL", "URLSearchParams"] }, { from: "package", package: "url", name: "URLSearchParams" }] },
+        {
+          allow: [
+            { from: "lib", name: ["Error", "URL", "URLSearchParams"] },
+            { from: "package", package: "url", name: "URLSearchParams" },
+          ],
+        },
       ],
     },
   },
@@ -57,7 +73,12 @@ export default tseslint.config(
     // Tests and spec tools read untyped JSON on purpose: raw HTTP answers (what a client that is not
     // ours would see; the typed client covers the typed path) and the OpenAPI document itself (the
     // error handler reads it for the texts of union-typed parameters).
-    files: ["test/**/*.ts", "server/tools/**/*.ts", "server/http/spec.ts", "server/http/error-handler.ts"],
+    files: [
+      "test/**/*.ts",
+      "server/tools/**/*.ts",
+      "server/http/spec.ts",
+      "server/http/error-handler.ts",
+    ],
     rules: {
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-unsafe-argument": "off",
@@ -137,11 +158,13 @@ export default tseslint.config(
         {
           // ctx.db.userProfile.findMany(…), ctx.db.$queryRaw`…`, db.stream…: passing ctx.db on to lib/ is fine.
           selector: "MemberExpression[object.type='MemberExpression'][object.property.name='db']",
-          message: "Handlers do not query the database: read through lib/, change through actions/.",
+          message:
+            "Handlers do not query the database: read through lib/, change through actions/.",
         },
         {
           selector: "MemberExpression[object.type='Identifier'][object.name='db']",
-          message: "Handlers do not query the database: read through lib/, change through actions/.",
+          message:
+            "Handlers do not query the database: read through lib/, change through actions/.",
         },
       ],
     },
@@ -149,7 +172,14 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { console: "readonly", process: "readonly", URL: "readonly", performance: "readonly" } },
+    languageOptions: {
+      globals: {
+        console: "readonly",
+        process: "readonly",
+        URL: "readonly",
+        performance: "readonly",
+      },
+    },
   },
   prettier,
 );

@@ -10,4 +10,7 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 rmSync(new URL("dist", import.meta.url), { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: here, stdio: "inherit" });
 mkdirSync(new URL("dist", import.meta.url), { recursive: true });
-copyFileSync(new URL("../generated/openapi.d.ts", import.meta.url), new URL("dist/openapi.d.ts", import.meta.url));
+copyFileSync(
+  new URL("../generated/openapi.d.ts", import.meta.url),
+  new URL("dist/openapi.d.ts", import.meta.url),
+);

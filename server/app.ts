@@ -25,9 +25,22 @@ function jsonFormDecoder(spec: LoadedSpec) {
     const op = operationFor(spec, req);
     try {
       if (bodyError(res)) throw bodyError(res);
-      const query = op ? decodeJsonFields(spec, op, req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {}, sentQuery(res)) : undefined;
+      const query = op
+        ? decodeJsonFields(
+            spec,
+            op,
+            req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {},
+            sentQuery(res),
+          )
+        : undefined;
       // Express computes req.query from the URL on every read; the decoded values replace it.
-      if (query) Object.defineProperty(req, "query", { value: query, writable: true, configurable: true, enumerable: true });
+      if (query)
+        Object.defineProperty(req, "query", {
+          value: query,
+          writable: true,
+          configurable: true,
+          enumerable: true,
+        });
       next();
     } catch (err) {
       next(err);
@@ -42,10 +55,19 @@ const USER_UPLOADS = /^(\/api\/v1)?\/user_uploads/i;
  * The validator's request check, skipped for operations that take no input at all (no
  * parameter, no body: GET /users/me): there is nothing in the request for it to check.
  */
-function unlessWithoutInput(spec: LoadedSpec, validate: (req: Request, res: Response, next: NextFunction) => void) {
+function unlessWithoutInput(
+  spec: LoadedSpec,
+  validate: (req: Request, res: Response, next: NextFunction) => void,
+) {
   return function requestMiddleware(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
-    if (op && op.knownParams.size === 0 && Object.keys(op.pathParamTypes).length === 0 && !op.hasRequestBody) return next();
+    if (
+      op &&
+      op.knownParams.size === 0 &&
+      Object.keys(op.pathParamTypes).length === 0 &&
+      !op.hasRequestBody
+    )
+      return next();
     validate(req, res, next);
   };
 }
@@ -78,13 +100,20 @@ export function createApp(deps: AppDeps) {
   app.use(function userUploads(req: Request, res: Response, next: NextFunction) {
     if (!USER_UPLOADS.test(req.url)) return next();
     let i = 0;
-    const step = (err?: unknown) => (err !== undefined || i === uploads.length ? next(err) : uploads[i++]!(req, res, step));
+    const step = (err?: unknown) =>
+      err !== undefined || i === uploads.length ? next(err) : uploads[i++]!(req, res, step);
     step();
   });
   app.use(bodyParsers());
   const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(spec.validatorDoc) as Parameters<typeof OpenApiValidator.middleware>[0]["apiSpec"],
-    validateRequests: { coerceTypes: false, allowUnknownQueryParameters: true, removeAdditional: false },
+    apiSpec: structuredClone(spec.validatorDoc) as Parameters<
+      typeof OpenApiValidator.middleware
+    >[0]["apiSpec"],
+    validateRequests: {
+      coerceTypes: false,
+      allowUnknownQueryParameters: true,
+      removeAdditional: false,
+    },
     validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateApiSpec: false,

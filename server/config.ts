@@ -48,11 +48,19 @@ export class ConfigError extends Error {
   }
 }
 
-function integer(env: NodeJS.ProcessEnv, variable: string, fallback: number, min: number, max: number, accepts: string): number {
+function integer(
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  fallback: number,
+  min: number,
+  max: number,
+  accepts: string,
+): number {
   const raw = env[variable];
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw.trim());
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(variable, raw, accepts);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(variable, raw, accepts);
   return value;
 }
 
@@ -70,17 +78,30 @@ function flag(env: NodeJS.ProcessEnv, variable: string, fallback: boolean): bool
  * `production` gives production defaults (no response validation), as does NODE_ENV=production:
  * main.ts passes it when it runs compiled (`npm start`); `prettyLogs`: LOG_FORMAT defaults to `pretty` (`npm run dev` on a terminal).
  */
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env, mode: { production?: boolean; prettyLogs?: boolean } = {}): Config {
+export function configFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  mode: { production?: boolean; prettyLogs?: boolean } = {},
+): Config {
   const port = integer(env, "PORT", 9991, 0, 65535, "a port number (0 to 65535)");
   const host = env.HOST?.trim() || "127.0.0.1";
   const logLevel = (env.LOG_LEVEL?.trim() || "info").toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", env.LOG_LEVEL!, `one of ${LOG_LEVELS.join(", ")}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError("LOG_LEVEL", env.LOG_LEVEL!, `one of ${LOG_LEVELS.join(", ")}`);
   const logFormat = (env.LOG_FORMAT?.trim() || (mode.prettyLogs ? "pretty" : "json")).toLowerCase();
-  if (logFormat !== "json" && logFormat !== "pretty") throw new ConfigError("LOG_FORMAT", env.LOG_FORMAT!, '"json" or "pretty"');
+  if (logFormat !== "json" && logFormat !== "pretty")
+    throw new ConfigError("LOG_FORMAT", env.LOG_FORMAT!, '"json" or "pretty"');
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new ConfigError("DATABASE_URL", databaseUrl.replace(/:[^:@/]*@/, ":***@"), "a postgresql:// URL");
-  const ms = (variable: string, fallback: number) => integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
-  const metricsPort = env.METRICS_PORT?.trim() ? integer(env, "METRICS_PORT", 0, 0, 65535, "a port number (0 to 65535)") : undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError(
+      "DATABASE_URL",
+      databaseUrl.replace(/:[^:@/]*@/, ":***@"),
+      "a postgresql:// URL",
+    );
+  const ms = (variable: string, fallback: number) =>
+    integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
+  const metricsPort = env.METRICS_PORT?.trim()
+    ? integer(env, "METRICS_PORT", 0, 0, 65535, "a port number (0 to 65535)")
+    : undefined;
   return {
     port,
     host,
@@ -89,14 +110,25 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, mode: { prod
     logLevel,
     logFormat,
     externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
-    validateResponses: flag(env, "VALIDATE_RESPONSES", !mode.production && env.NODE_ENV !== "production"),
+    validateResponses: flag(
+      env,
+      "VALIDATE_RESPONSES",
+      !mode.production && env.NODE_ENV !== "production",
+    ),
     eventHeartbeatMs: ms("EVENT_HEARTBEAT_MS", 50_000),
     shutdownTimeoutMs: ms("SHUTDOWN_TIMEOUT_MS", 10_000),
     // Other processes' scheduled messages are found by looking: often on a shared PostgreSQL, and
     // rarely on the embedded database, which no other process writes (its own wake the loop).
     scheduledDeliveryIntervalMs: ms("SCHEDULED_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
     pgliteFsync: pgliteFsyncFromEnv(env),
-    maxFileUploadSizeMib: integer(env, "MAX_FILE_UPLOAD_SIZE", 25, 1, 1_000_000, "a whole number of MiB"),
+    maxFileUploadSizeMib: integer(
+      env,
+      "MAX_FILE_UPLOAD_SIZE",
+      25,
+      1,
+      1_000_000,
+      "a whole number of MiB",
+    ),
     webPublicStreamsEnabled: flag(env, "WEB_PUBLIC_STREAMS_ENABLED", false),
     metricsPort,
     metricsHost: env.METRICS_HOST?.trim() || "127.0.0.1",

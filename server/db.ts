@@ -79,7 +79,11 @@ export interface Database {
    * database, which one process owns, there is nothing to listen to: changes are announced in
    * memory, and this returns a no-op.
    */
-  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onReconnect?: () => void,
+  ): Promise<() => Promise<void>>;
   /** Disconnects (and closes PGlite, leaving its data directory reusable). Idempotent. */
   close(): Promise<void>;
   /** Connections of the PostgreSQL pool (for metrics); the embedded database has one connection and no pool. */
@@ -125,7 +129,13 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     // An idle connection that drops (server restart, network) is discarded by the pool and the
     // next query opens a new one; without a listener the error would end the process.
     pool.on("error", () => {});
-    const adapter = capturingTransactions(countingAdapter(new PrismaPg(pool, { statementNameGenerator: preparedStatementName as (query: { sql: string }) => string })));
+    const adapter = capturingTransactions(
+      countingAdapter(
+        new PrismaPg(pool, {
+          statementNameGenerator: preparedStatementName as (query: { sql: string }) => string,
+        }),
+      ),
+    );
     const prisma = withExtensions(new PrismaClient({ adapter, log: opts.log }), adapter);
     const listeners = new Set<() => Promise<void>>();
     return {
@@ -144,7 +154,11 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
         await prisma.$disconnect();
         await pool.end().catch(() => {});
       }),
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+      }),
     };
   }
 
@@ -160,11 +174,15 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
       try {
         const fresh = !existsSync(join(dataDir, "PG_VERSION"));
         const durability = fsync ? await pgliteDurability(dataDir) : {};
-        const startParams = [...(durability.startParams ?? PGlite.defaultStartParams), ...EMBEDDED_SETTINGS.flatMap((s) => ["-c", s])];
+        const startParams = [
+          ...(durability.startParams ?? PGlite.defaultStartParams),
+          ...EMBEDDED_SETTINGS.flatMap((s) => ["-c", s]),
+        ];
         pg = await PGlite.create({ dataDir, ...durability, startParams });
         if (fsync) {
           const { rows } = await pg.query<{ fsync: string }>("SHOW fsync");
-          if (rows[0]?.fsync !== "on") throw new Error(`PGlite ignored fsync=on (SHOW fsync says ${rows[0]?.fsync})`);
+          if (rows[0]?.fsync !== "on")
+            throw new Error(`PGlite ignored fsync=on (SHOW fsync says ${rows[0]?.fsync})`);
           // initdb ran in memory and PGlite copied its result in without fsync.
           if (fresh) fsyncTree(dataDir, true);
         }
@@ -212,7 +230,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
  * goes to the driver directly: db/direct-raw.ts), so callers keep the plain type.
  */
 function withExtensions(client: PrismaClient, adapter: SqlDriverAdapterFactory): PrismaClient {
-  return directRawQueries(client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient, adapter);
+  return directRawQueries(
+    client.$extends(unmatchableValuesFindNothing) as unknown as PrismaClient,
+    adapter,
+  );
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

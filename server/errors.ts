@@ -8,7 +8,10 @@ export class JsonableError extends Error {
   code = "BAD_REQUEST";
   httpStatus = 400;
   headers: Record<string, string> = {};
-  constructor(msg: string, options?: { code?: string; httpStatus?: number; data?: Record<string, unknown> }) {
+  constructor(
+    msg: string,
+    options?: { code?: string; httpStatus?: number; data?: Record<string, unknown> },
+  ) {
     super(msg);
     if (options?.code) this.code = options.code;
     if (options?.httpStatus) this.httpStatus = options.httpStatus;
@@ -23,7 +26,10 @@ export class JsonableError extends Error {
 /** A required parameter was not sent (zerver/lib/request.py RequestVariableMissingError). */
 export class RequestVariableMissingError extends JsonableError {
   constructor(varName: string) {
-    super(`Missing '${varName}' argument`, { code: "REQUEST_VARIABLE_MISSING", data: { var_name: varName } });
+    super(`Missing '${varName}' argument`, {
+      code: "REQUEST_VARIABLE_MISSING",
+      data: { var_name: varName },
+    });
   }
 }
 
@@ -41,7 +47,10 @@ export class IncompatibleParametersError extends JsonableError {
 
 /** 401 for API authentication failures; Zulip always adds `WWW-Authenticate: Basic realm="zulip"`. */
 export class UnauthorizedError extends JsonableError {
-  constructor(msg = "Not logged in: API authentication or user session required", code = "UNAUTHORIZED") {
+  constructor(
+    msg = "Not logged in: API authentication or user session required",
+    code = "UNAUTHORIZED",
+  ) {
     super(msg, { code, httpStatus: 401 });
     this.headers["WWW-Authenticate"] = 'Basic realm="zulip"';
   }
@@ -82,12 +91,18 @@ export class NotImplementedError extends JsonableError {
 
 export class StreamWithIdDoesNotExistError extends JsonableError {
   constructor(streamId: number) {
-    super(`Channel with ID '${streamId}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream_id: streamId } });
+    super(`Channel with ID '${streamId}' does not exist`, {
+      code: "STREAM_DOES_NOT_EXIST",
+      data: { stream_id: streamId },
+    });
   }
 }
 
 export class BadEventQueueIdError extends JsonableError {
   constructor(queueId: string) {
-    super(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
+    super(`Bad event queue ID: ${queueId}`, {
+      code: "BAD_EVENT_QUEUE_ID",
+      data: { queue_id: queueId },
+    });
   }
 }

@@ -10,8 +10,13 @@ export function createLogger(level: string, format: "json" | "pretty" = "json"):
   const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   if (format === "pretty") {
     try {
-      const pretty = createRequire(import.meta.url)("pino-pretty") as (o: object) => DestinationStream;
-      return pino(options, pretty({ sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }));
+      const pretty = createRequire(import.meta.url)("pino-pretty") as (
+        o: object,
+      ) => DestinationStream;
+      return pino(
+        options,
+        pretty({ sync: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" }),
+      );
     } catch {
       /* pino-pretty is not installed (npm install --omit=dev): JSON it is */
     }

@@ -37,7 +37,8 @@ class StartupError extends Error {
 }
 
 function fail(log: Logger, err: unknown): never {
-  const hint = err instanceof StartupError ? err.hint : "see the message; the README lists every setting";
+  const hint =
+    err instanceof StartupError ? err.hint : "see the message; the README lists every setting";
   log.error({ hint }, `cannot start: ${(err as Error)?.message ?? err}`);
   process.exit(1);
 }
@@ -45,24 +46,69 @@ function fail(log: Logger, err: unknown): never {
 function databaseFailure(config: Config, err: unknown): StartupError {
   const e = err as NodeJS.ErrnoException & { code?: string };
   if (err instanceof DataDirInUseError)
-    return new StartupError(e.message, "another server or management command is using DATA_DIR: stop it, or give this server another DATA_DIR");
+    return new StartupError(
+      e.message,
+      "another server or management command is using DATA_DIR: stop it, or give this server another DATA_DIR",
+    );
   if (config.databaseUrl) {
     const where = config.databaseUrl.replace(/:[^:@/]*@/, ":***@");
-    if (e.code === "ECONNREFUSED" || e.code === "ENOTFOUND" || e.code === "ETIMEDOUT" || e.code === "EHOSTUNREACH")
-      return new StartupError(`cannot reach PostgreSQL at ${where} (${e.code})`, "check DATABASE_URL and that PostgreSQL is running and accepts TCP connections there");
-    if (e.code === "28P01" || e.code === "28000") return new StartupError(`PostgreSQL refused the login at ${where}: ${e.message}`, "check the user and password in DATABASE_URL");
-    if (e.code === "3D000") return new StartupError(`${e.message} (at ${where})`, "create the database first (createdb), or fix its name in DATABASE_URL");
-    return new StartupError(`cannot open the PostgreSQL database at ${where}: ${e.message}`, "check DATABASE_URL and the PostgreSQL server's log");
+    if (
+      e.code === "ECONNREFUSED" ||
+      e.code === "ENOTFOUND" ||
+      e.code === "ETIMEDOUT" ||
+      e.code === "EHOSTUNREACH"
+    )
+      return new StartupError(
+        `cannot reach PostgreSQL at ${where} (${e.code})`,
+        "check DATABASE_URL and that PostgreSQL is running and accepts TCP connections there",
+      );
+    if (e.code === "28P01" || e.code === "28000")
+      return new StartupError(
+        `PostgreSQL refused the login at ${where}: ${e.message}`,
+        "check the user and password in DATABASE_URL",
+      );
+    if (e.code === "3D000")
+      return new StartupError(
+        `${e.message} (at ${where})`,
+        "create the database first (createdb), or fix its name in DATABASE_URL",
+      );
+    return new StartupError(
+      `cannot open the PostgreSQL database at ${where}: ${e.message}`,
+      "check DATABASE_URL and the PostgreSQL server's log",
+    );
   }
-  return new StartupError(`cannot open the embedded database in ${join(config.dataDir, "postgres")}: ${e.message}`, "check that DATA_DIR is writable and not used by an incompatible version");
+  return new StartupError(
+    `cannot open the embedded database in ${join(config.dataDir, "postgres")}: ${e.message}`,
+    "check that DATA_DIR is writable and not used by an incompatible version",
+  );
 }
 
-function listenFailure(what: string, host: string, port: number, err: NodeJS.ErrnoException): StartupError {
+function listenFailure(
+  what: string,
+  host: string,
+  port: number,
+  err: NodeJS.ErrnoException,
+): StartupError {
   const where = `${host}:${port}`;
-  if (err.code === "EADDRINUSE") return new StartupError(`cannot listen on ${where} for ${what}: the address is in use`, `another process (another server?) listens there: stop it, or choose another port`);
-  if (err.code === "EACCES") return new StartupError(`cannot listen on ${where} for ${what}: permission denied`, "ports below 1024 need privileges: choose a port of 1024 or more");
-  if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND") return new StartupError(`cannot listen on ${where} for ${what}: no such address on this machine`, "set HOST (or METRICS_HOST) to an address of this machine, e.g. 127.0.0.1 or 0.0.0.0");
-  return new StartupError(`cannot listen on ${where} for ${what}: ${err.message}`, "see the message");
+  if (err.code === "EADDRINUSE")
+    return new StartupError(
+      `cannot listen on ${where} for ${what}: the address is in use`,
+      `another process (another server?) listens there: stop it, or choose another port`,
+    );
+  if (err.code === "EACCES")
+    return new StartupError(
+      `cannot listen on ${where} for ${what}: permission denied`,
+      "ports below 1024 need privileges: choose a port of 1024 or more",
+    );
+  if (err.code === "EADDRNOTAVAIL" || err.code === "ENOTFOUND")
+    return new StartupError(
+      `cannot listen on ${where} for ${what}: no such address on this machine`,
+      "set HOST (or METRICS_HOST) to an address of this machine, e.g. 127.0.0.1 or 0.0.0.0",
+    );
+  return new StartupError(
+    `cannot listen on ${where} for ${what}: ${err.message}`,
+    "see the message",
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -79,22 +125,46 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 const compiled = !import.meta.url.endsWith(".ts");
 let config: Config;
 try {
-  config = configFromEnv(process.env, { production: compiled, prettyLogs: !compiled && process.stdout.isTTY });
+  config = configFromEnv(process.env, {
+    production: compiled,
+    prettyLogs: !compiled && process.stdout.isTTY,
+  });
 } catch (err) {
-  fail(createLogger("info"), err instanceof ConfigError ? new StartupError(err.message, `fix the environment variable ${err.variable} (see the README's Configuration)`) : err);
+  fail(
+    createLogger("info"),
+    err instanceof ConfigError
+      ? new StartupError(
+          err.message,
+          `fix the environment variable ${err.variable} (see the README's Configuration)`,
+        )
+      : err,
+  );
 }
 const log = createLogger(config.logLevel, config.logFormat);
 
 let database: Database;
 try {
-  database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync });
+  database = await openDatabase(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync },
+  );
 } catch (err) {
   fail(log, databaseFailure(config, err));
 }
-log.info({ database: database.kind, dataDir: database.kind === "pglite" ? join(config.dataDir, "postgres") : undefined }, "database ready");
+log.info(
+  {
+    database: database.kind,
+    dataDir: database.kind === "pglite" ? join(config.dataDir, "postgres") : undefined,
+  },
+  "database ready",
+);
 
 const events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, log });
-const metrics = config.metricsPort !== undefined ? new Metrics({ db: database.prisma, poolStats: () => database.poolStats() }) : undefined;
+const metrics =
+  config.metricsPort !== undefined
+    ? new Metrics({ db: database.prisma, poolStats: () => database.poolStats() })
+    : undefined;
 const deps = { db: database.prisma, events, log, config, metrics, now: () => new Date() };
 const app = createApp(deps);
 let server: Server;
@@ -119,9 +189,11 @@ try {
   });
   if (metrics) {
     metricsServer = metrics.server();
-    await listen(metricsServer, config.metricsPort!, config.metricsHost).catch((err: NodeJS.ErrnoException) => {
-      throw listenFailure("the metrics", config.metricsHost, config.metricsPort!, err);
-    });
+    await listen(metricsServer, config.metricsPort!, config.metricsHost).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw listenFailure("the metrics", config.metricsHost, config.metricsPort!, err);
+      },
+    );
   }
 } catch (err) {
   events.close();
@@ -135,14 +207,19 @@ log.info(
   {
     url: `http://${config.host}:${port}`,
     docs: `http://${config.host}:${port}/api/docs`,
-    metrics: metricsAddress && typeof metricsAddress === "object" ? `http://${config.metricsHost}:${metricsAddress.port}/metrics` : undefined,
+    metrics:
+      metricsAddress && typeof metricsAddress === "object"
+        ? `http://${config.metricsHost}:${metricsAddress.port}/metrics`
+        : undefined,
     pid: process.pid,
   },
   `listening on http://${config.host}:${port}`,
 );
 ensureDocs(log);
 // Every process sends due scheduled messages; row locks keep each one sent once.
-const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs }).start();
+const delivery = new ScheduledDelivery(deps, {
+  intervalMs: config.scheduledDeliveryIntervalMs,
+}).start();
 
 const drain = gracefulShutdown(server);
 let stopping = false;
@@ -158,14 +235,21 @@ async function shutdown(signal: string) {
   // already guarantee the exit.
   if (stopping) return log.info({ signal }, "already shutting down");
   stopping = true;
-  log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, "shutting down: finishing requests in flight");
+  log.info(
+    { signal, timeoutMs: config.shutdownTimeoutMs },
+    "shutting down: finishing requests in flight",
+  );
   // Backstop for the database close after the drain (cut-off handlers may still be querying).
   setTimeout(() => {
     log.error("shutdown did not finish in time: exiting");
     process.exit(1);
   }, config.shutdownTimeoutMs + 5_000).unref();
   metricsServer?.close();
-  let clean = await drain({ timeoutMs: config.shutdownTimeoutMs, log, release: () => events.close() });
+  let clean = await drain({
+    timeoutMs: config.shutdownTimeoutMs,
+    log,
+    release: () => events.close(),
+  });
   events.close();
   await delivery.stop();
   try {

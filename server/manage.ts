@@ -28,7 +28,10 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command: Command<unknown> | undefined = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(`unknown command '${name}' (commands: ${COMMANDS.map((c) => c.name).join(", ")}; see ${PROGRAM} --help)`);
+  if (!command)
+    throw new UsageError(
+      `unknown command '${name}' (commands: ${COMMANDS.map((c) => c.name).join(", ")}; see ${PROGRAM} --help)`,
+    );
   const { help, values } = parseCommandArgs(command, args);
   if (help) {
     process.stdout.write(commandHelp(command) + "\n");
@@ -59,10 +62,15 @@ main(process.argv.slice(2)).then(
     const name = process.argv[2];
     const command = COMMANDS.find((c) => c.name === name);
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}${command ? ` (see ${PROGRAM} ${command.name} --help)` : ""}\n`);
+      process.stderr.write(
+        `error: ${err.message}${command ? ` (see ${PROGRAM} ${command.name} --help)` : ""}\n`,
+      );
       process.exit(2);
     }
-    const message = err instanceof JsonableError || err instanceof Failure || err instanceof ConfigError ? err.message : `${(err as Error)?.message ?? err}`;
+    const message =
+      err instanceof JsonableError || err instanceof Failure || err instanceof ConfigError
+        ? err.message
+        : `${(err as Error)?.message ?? err}`;
     process.stderr.write(`error: ${message}\n`);
     process.exit(1);
   },

@@ -39,7 +39,9 @@ export class Metrics {
       help: "Event queues registered and not yet deleted (all processes sharing the database).",
       registers,
       async collect() {
-        const [row] = await sources.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM event_queue`;
+        const [row] = await sources.db.$queryRaw<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM event_queue`;
         this.set(row?.n ?? 0);
       },
     });
@@ -67,15 +69,19 @@ export class Metrics {
   }
 
   private async answer(req: IncomingMessage, res: ServerResponse) {
-      if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
-        res.writeHead(404, { "Content-Type": "text/plain" }).end("Not found: the metrics are at /metrics\n");
-        return;
-      }
-      try {
-        const text = await this.registry.metrics();
-        res.writeHead(200, { "Content-Type": this.registry.contentType }).end(text);
-      } catch (err) {
-        res.writeHead(500, { "Content-Type": "text/plain" }).end(`Cannot collect metrics: ${(err as Error).message}\n`);
-      }
+    if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
+      res
+        .writeHead(404, { "Content-Type": "text/plain" })
+        .end("Not found: the metrics are at /metrics\n");
+      return;
+    }
+    try {
+      const text = await this.registry.metrics();
+      res.writeHead(200, { "Content-Type": this.registry.contentType }).end(text);
+    } catch (err) {
+      res
+        .writeHead(500, { "Content-Type": "text/plain" })
+        .end(`Cannot collect metrics: ${(err as Error).message}\n`);
+    }
   }
 }

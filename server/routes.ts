@@ -14,17 +14,37 @@ import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
-import { checkMessagesMatchNarrow, getMessage, getMessages, sendMessage } from "./handlers/messages.ts";
+import {
+  checkMessagesMatchNarrow,
+  getMessage,
+  getMessages,
+  sendMessage,
+} from "./handlers/messages.ts";
 import { getMessageHistory, updateMessage } from "./handlers/message-edit.ts";
 import { reportMessage } from "./handlers/message-reports.ts";
-import { createScheduledMessage, deleteScheduledMessage, getScheduledMessages, updateScheduledMessage } from "./handlers/scheduled-messages.ts";
+import {
+  createScheduledMessage,
+  deleteScheduledMessage,
+  getScheduledMessages,
+  updateScheduledMessage,
+} from "./handlers/scheduled-messages.ts";
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
-import { createChannel, getStreamById, getStreamId, getStreams, getSubscribers } from "./handlers/channels.ts";
+import {
+  createChannel,
+  getStreamById,
+  getStreamId,
+  getStreams,
+  getSubscribers,
+} from "./handlers/channels.ts";
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
-import { createChannelFolder, getChannelFolders, updateChannelFolder } from "./handlers/channel-folders.ts";
+import {
+  createChannelFolder,
+  getChannelFolders,
+  updateChannelFolder,
+} from "./handlers/channel-folders.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
 import {
   createUserGroup,
@@ -37,7 +57,10 @@ import {
   updateUserGroupMembers,
   updateUserGroupSubgroups,
 } from "./handlers/user-groups.ts";
-import { updateSubscriptionProperty, updateSubscriptionSettings } from "./handlers/subscription-properties.ts";
+import {
+  updateSubscriptionProperty,
+  updateSubscriptionSettings,
+} from "./handlers/subscription-properties.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -111,7 +134,8 @@ export const handlers = {
  */
 export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
   for (const op of spec.operations.values())
-    if (!(handlers as Record<string, unknown>)[op.operationId]) throw new Error(`No handler for operation ${op.operationId}`);
+    if (!(handlers as Record<string, unknown>)[op.operationId])
+      throw new Error(`No handler for operation ${op.operationId}`);
   return async function dispatch(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
     if (!op) return next();
@@ -121,24 +145,37 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
       const handler = (handlers as Record<string, Handler<any>>)[op.operationId]!;
       const path: Record<string, unknown> = {};
-      const pathParams: Record<string, string> = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams ?? {};
+      const pathParams: Record<string, string> =
+        (req as { openapi?: { pathParams?: Record<string, string> } }).openapi?.pathParams ?? {};
       for (const [name, value] of Object.entries(pathParams)) {
         const own = op.pathParamRenames[name] ?? name;
         path[own] = op.pathParamTypes[own] === "integer" ? Number(value) : value;
       }
       const queryKeys = Object.keys(sentQuery(res));
-      const body = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
+      const body =
+        req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
       const ignored = ignoredParameters(op.knownParams, [...queryKeys, ...Object.keys(body)]);
-      const ctx: PublicContext | RequestContext = { ...deps, ...req.zulip, host: req.zulip?.host ?? deps.config.externalHost, userAgent: req.headers["user-agent"] };
+      const ctx: PublicContext | RequestContext = {
+        ...deps,
+        ...req.zulip,
+        host: req.zulip?.host ?? deps.config.externalHost,
+        userAgent: req.headers["user-agent"],
+      };
       // The validator lets ±Infinity through as an integer; no id can be one.
       refuseInexactNumbers(path);
       refuseInexactNumbers(req.query, op.clampedParams);
       refuseInexactNumbers(body);
       const counter = requestCounter(res);
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- dispatch, as above
-      const data = await countStatements(counter, () => handler({ path, query: req.query, body } as any, ctx as any));
+      const data = await countStatements(counter, () =>
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- dispatch, as above
+        handler({ path, query: req.query, body } as any, ctx as any),
+      );
       jsonSuccess(res, data, ignored);
-      deps.observe?.({ operationId: op.operationId, status: res.statusCode, statements: counter.statements });
+      deps.observe?.({
+        operationId: op.operationId,
+        status: res.statusCode,
+        statements: counter.statements,
+      });
     } catch (err) {
       next(err);
     }

@@ -27,7 +27,18 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { cleanUp, compileBenchServers, interrupted, memoryOf, onCleanUp, ROOT, run, startServer, stopServer, type Child } from "./bench/children.ts";
+import {
+  cleanUp,
+  compileBenchServers,
+  interrupted,
+  memoryOf,
+  onCleanUp,
+  ROOT,
+  run,
+  startServer,
+  stopServer,
+  type Child,
+} from "./bench/children.ts";
 import { measureDelivery, type DeliveryResult } from "./bench/delivery.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -39,11 +50,16 @@ const RAW = "dist/bench/raw-server.js";
 const MINIMAL = "dist/bench/minimal-server.js";
 const adminUrl = process.env.DATABASE_URL || undefined;
 const kind: "postgres" | "pglite" = adminUrl ? "postgres" : "pglite";
-const runDurability = process.env.BENCH_DURABILITY === "1" || (kind === "pglite" && process.env.BENCH_DURABILITY !== "0");
+const runDurability =
+  process.env.BENCH_DURABILITY === "1" ||
+  (kind === "pglite" && process.env.BENCH_DURABILITY !== "0");
 
 const T = {
   /** ours/raw (the same-work server), on PostgreSQL. */
-  ratio: { "GET /messages/{id}": 1.0, "GET /users/me": 0.8, "POST /messages": 0.7 } as Record<string, number>,
+  ratio: { "GET /messages/{id}": 1.0, "GET /users/me": 0.8, "POST /messages": 0.7 } as Record<
+    string,
+    number
+  >,
   rssStartedMiB: 150,
   rssMiB: kind === "postgres" ? 200 : 350,
   startS: 1,
@@ -77,7 +93,8 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits);
 const ms = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(1));
 const pad = (s: string, n: number) => s.padEnd(n);
 const lpad = (s: string, n: number) => s.padStart(n);
-const basic = (u: { email: string; api_key: string }) => "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
+const basic = (u: { email: string; api_key: string }) =>
+  "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -85,19 +102,27 @@ function quantile(xs: number[], q: number): number {
 }
 
 async function load(base: string, s: Scenario, auth: string, duration = seconds): Promise<Load> {
-  const opts = { url: base + s.path, method: s.method, body: s.body, headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" }, connections: CONNECTIONS };
+  const opts = {
+    url: base + s.path,
+    method: s.method,
+    body: s.body,
+    headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" },
+    connections: CONNECTIONS,
+  };
   await autocannon({ ...opts, duration: 1 });
   const r = await autocannon({ ...opts, duration });
   const bad = r.non2xx + r.errors;
   failures += bad;
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad };
 }
-const show = (l: Load) => `${fmt(l.rps)} req/s, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms${l.bad ? `, ${l.bad} FAILED` : ""}`;
+const show = (l: Load) =>
+  `${fmt(l.rps)} req/s, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms${l.bad ? `, ${l.bad} FAILED` : ""}`;
 
 async function api(base: string, path: string, auth: string): Promise<any> {
   const res = await fetch(base + path, { headers: { authorization: auth } });
   const body = (await res.json()) as { result?: string; msg?: string };
-  if (!res.ok || body.result !== "success") throw new Error(`GET ${path}: HTTP ${res.status} ${body.msg ?? ""}`);
+  if (!res.ok || body.result !== "success")
+    throw new Error(`GET ${path}: HTTP ${res.status} ${body.msg ?? ""}`);
   return body;
 }
 
@@ -114,13 +139,17 @@ function describeDelivery(r: DeliveryResult | string): string {
 }
 function deliveryTarget(label: string, r: DeliveryResult | string, limit: number): string {
   if (typeof r === "string") return "";
-  const ok = r.afterResponse.length > 0 && r.timedOut === 0 && quantile(r.afterResponse, 0.5) <= limit;
+  const ok =
+    r.afterResponse.length > 0 && r.timedOut === 0 && quantile(r.afterResponse, 0.5) <= limit;
   return `— target p50 ≤ ${limit} ms, none timed out ${mark(label, ok)}`;
 }
 
 /** Runs SQL on the bench database while no server holds it (PGlite) or beside them (PostgreSQL). */
 type Sql = (text: string, params?: unknown[]) => Promise<any[]>;
-async function withDatabase<R>(env: Record<string, string | undefined>, fn: (sql: Sql) => Promise<R>): Promise<R> {
+async function withDatabase<R>(
+  env: Record<string, string | undefined>,
+  fn: (sql: Sql) => Promise<R>,
+): Promise<R> {
   if (env.DATABASE_URL) {
     const client = new pg.Client({ connectionString: env.DATABASE_URL });
     await client.connect();
@@ -133,7 +162,9 @@ async function withDatabase<R>(env: Record<string, string | undefined>, fn: (sql
   const { PGlite } = await import("@electric-sql/pglite");
   const db = await PGlite.create({ dataDir: env.PGLITE_DIR! });
   try {
-    return await fn(async (text, params) => (await db.query(text, params as unknown[])).rows as any[]);
+    return await fn(
+      async (text, params) => (await db.query(text, params as unknown[])).rows as any[],
+    );
   } finally {
     await db.close();
   }
@@ -159,7 +190,12 @@ async function seedTopic(sql: Sql, topic: string, n: number): Promise<number> {
 }
 
 /** Wall time of one PATCH moving a whole topic (the raw server: its one UPDATE). */
-async function timeMove(base: string, auth: string, messageId: number, topic: string): Promise<number> {
+async function timeMove(
+  base: string,
+  auth: string,
+  messageId: number,
+  topic: string,
+): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(`${base}/messages/${messageId}`, {
     method: "PATCH",
@@ -191,35 +227,50 @@ async function main() {
     const name = `bench_${randomBytes(5).toString("hex")}`;
     await admin.query(`CREATE DATABASE ${name}`);
     onCleanUp(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => admin.query(`DROP DATABASE IF EXISTS ${name}`));
+      await admin
+        .query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        .catch(() => admin.query(`DROP DATABASE IF EXISTS ${name}`));
       await admin.end();
     });
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     dbEnv = { DATABASE_URL: url.toString(), DATA_DIR: dataDir };
     rawEnv = { DATABASE_URL: url.toString() };
-    const version = (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0]!.server_version;
+    const version = (await admin.query<{ server_version: string }>("SHOW server_version")).rows[0]!
+      .server_version;
     dbLabel = `PostgreSQL ${version} at ${url.host}, database ${name} (dropped at the end)`;
   } else {
     dbEnv = { DATABASE_URL: undefined, DATA_DIR: dataDir, PGLITE_FSYNC: "off" };
     rawEnv = { DATABASE_URL: undefined, PGLITE_DIR: join(dataDir, "postgres") };
-    const version = JSON.parse(readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8")).version;
+    const version = JSON.parse(
+      readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8"),
+    ).version;
     dbLabel = `embedded PGlite ${version} in ${join(dataDir, "postgres")}, PGLITE_FSYNC=off for our server (the raw server: PGlite's default, fsync off)`;
   }
   const oursEnv = { ...common, ...dbEnv };
   const cpus = os.cpus();
-  console.log(`bench: ${seconds} s per scenario after a 1 s warm-up, ${CONNECTIONS} connections, autocannon in the parent process`);
+  console.log(
+    `bench: ${seconds} s per scenario after a 1 s warm-up, ${CONNECTIONS} connections, autocannon in the parent process`,
+  );
   console.log(`database: ${dbLabel}`);
   const loadAtStart = os.loadavg()[0]!;
-  console.log(`machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "?"}, Node ${process.version}, load average ${loadAtStart.toFixed(2)}; servers: node (compiled), LOG_LEVEL=warn, production defaults`);
+  console.log(
+    `machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "?"}, Node ${process.version}, load average ${loadAtStart.toFixed(2)}; servers: node (compiled), LOG_LEVEL=warn, production defaults`,
+  );
   await compileBenchServers();
 
   // --- Set-up: migrate (our server's first start), populate, start-up time ---------------------
   const first = await startServer("our server (first start)", OURS, oursEnv);
   await stop(first.child);
   const credsFile = join(work, "creds.json");
-  await run("npm", ["run", "--silent", "manage", "--", "populate-db", "--credentials", credsFile], oursEnv);
-  const creds = JSON.parse(readFileSync(credsFile, "utf8")) as { users: Record<string, { email: string; api_key: string }> };
+  await run(
+    "npm",
+    ["run", "--silent", "manage", "--", "populate-db", "--credentials", credsFile],
+    oursEnv,
+  );
+  const creds = JSON.parse(readFileSync(credsFile, "utf8")) as {
+    users: Record<string, { email: string; api_key: string }>;
+  };
   const hamlet = basic(creds.users.hamlet!);
   const othello = basic(creds.users.othello!);
   const starts: number[] = [];
@@ -228,34 +279,55 @@ async function main() {
     starts.push(s.readyMs / 1000);
     await stop(s.child);
   }
-  console.log(`set-up: first start (creates and migrates the database) ${fmt(first.readyMs / 1000, 2)} s; populate-db done; start-up ${starts.map((s) => fmt(s, 2)).join(", ")} s`);
+  console.log(
+    `set-up: first start (creates and migrates the database) ${fmt(first.readyMs / 1000, 2)} s; populate-db done; start-up ${starts.map((s) => fmt(s, 2)).join(", ")} s`,
+  );
 
   // --- Throughput --------------------------------------------------------------------------------
   const ours = (await startServer("our server", OURS, oursEnv)).child;
   const oursIdle = memoryOf(ours.pid);
   let rawIdle: ReturnType<typeof memoryOf>;
-  const firstMessage: number = (await api(ours.base, "/messages?anchor=oldest&num_before=0&num_after=1", hamlet)).messages[0].id;
+  const firstMessage: number = (
+    await api(ours.base, "/messages?anchor=oldest&num_before=0&num_after=1", hamlet)
+  ).messages[0].id;
   const scenarios: Scenario[] = [
     { name: "GET /messages/{id}", method: "GET", path: `/messages/${firstMessage}`, raw: true },
     { name: "GET /users/me", method: "GET", path: "/users/me", raw: true },
     { name: "POST /messages", method: "POST", path: "/messages", body: POST_BODY, raw: true },
     { name: "GET /server_settings", method: "GET", path: "/server_settings", raw: false },
     { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
-    { name: "GET /messages (newest 20, Verona)", method: "GET", path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`, raw: false },
+    {
+      name: "GET /messages (newest 20, Verona)",
+      method: "GET",
+      path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`,
+      raw: false,
+    },
   ];
-  const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(scenarios.map((s) => [s.name, {}]));
+  const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(
+    scenarios.map((s) => [s.name, {}]),
+  );
   let oursMem: ReturnType<typeof memoryOf>;
   let rawMem: ReturnType<typeof memoryOf>;
   let minimalMem: ReturnType<typeof memoryOf>;
   const deliveryOne = { result: "not run" as DeliveryResult | string };
   const deliveryTwo = { result: "not run" as DeliveryResult | string };
   const delivery = (pollBase: string, sendBase: string) =>
-    measureDelivery({ pollBase, sendBase, authA: hamlet, authB: othello, count: DELIVERY_MESSAGES, timeoutMs: POLL_TIMEOUT_MS, maxConsecutiveTimeouts: 3 }).catch((e: Error) => {
+    measureDelivery({
+      pollBase,
+      sendBase,
+      authA: hamlet,
+      authB: othello,
+      count: DELIVERY_MESSAGES,
+      timeoutMs: POLL_TIMEOUT_MS,
+      maxConsecutiveTimeouts: 3,
+    }).catch((e: Error) => {
       failures++;
       return `failed: ${e.message}`;
     });
 
-  console.log(`\nrunning (${kind === "postgres" ? "both servers up, alternately per operation" : "our server, then the raw server on the same data directory"}):`);
+  console.log(
+    `\nrunning (${kind === "postgres" ? "both servers up, alternately per operation" : "our server, then the raw server on the same data directory"}):`,
+  );
   if (kind === "postgres") {
     const raw = (await startServer("raw server", RAW, rawEnv)).child;
     const minimal = (await startServer("minimal server", MINIMAL, rawEnv)).child;
@@ -311,21 +383,49 @@ async function main() {
       dir = join(work, "durability");
       const env = { ...common, DATABASE_URL: undefined, DATA_DIR: dir, PGLITE_FSYNC: "off" };
       await stop((await startServer("our server (embedded, first start)", OURS, env)).child);
-      await run("npm", ["run", "--silent", "manage", "--", "populate-db", "--credentials", join(work, "creds-durability.json")], env);
-      auth = basic((JSON.parse(readFileSync(join(work, "creds-durability.json"), "utf8")) as typeof creds).users.hamlet!);
+      await run(
+        "npm",
+        [
+          "run",
+          "--silent",
+          "manage",
+          "--",
+          "populate-db",
+          "--credentials",
+          join(work, "creds-durability.json"),
+        ],
+        env,
+      );
+      auth = basic(
+        (JSON.parse(readFileSync(join(work, "creds-durability.json"), "utf8")) as typeof creds)
+          .users.hamlet!,
+      );
     }
     const diskSeconds = Math.min(seconds, 3);
-    console.log(`\ndurability: POST /messages, embedded database on disk (${join(dir, "postgres")}), ${diskSeconds} s each:`);
+    console.log(
+      `\ndurability: POST /messages, embedded database on disk (${join(dir, "postgres")}), ${diskSeconds} s each:`,
+    );
     for (const fsync of [false, true]) {
-      const server = (await startServer(`our server (fsync ${fsync ? "on" : "off"})`, OURS, { ...common, DATABASE_URL: undefined, DATA_DIR: dir, PGLITE_FSYNC: fsync ? "on" : "off" })).child;
+      const server = (
+        await startServer(`our server (fsync ${fsync ? "on" : "off"})`, OURS, {
+          ...common,
+          DATABASE_URL: undefined,
+          DATA_DIR: dir,
+          PGLITE_FSYNC: fsync ? "on" : "off",
+        })
+      ).child;
       const l = await load(server.base, scenarios[2]!, auth, diskSeconds);
       await stop(server);
       const commitMs = await commitCost(join(dir, "postgres"), fsync);
       durable.push({ fsync, load: l, commitMs });
-      console.log(`  fsync ${fsync ? "on " : "off"}  ${show(l)}; ${commitMs.toFixed(2)} ms per committed one-row INSERT`);
+      console.log(
+        `  fsync ${fsync ? "on " : "off"}  ${show(l)}; ${commitMs.toFixed(2)} ms per committed one-row INSERT`,
+      );
     }
     const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
-    console.log(`  with fsync on, POST /messages runs at ${fmt((on.load.rps / off.load.rps) * 100)}% of its fsync-off throughput on this disk`);
+    console.log(
+      `  with fsync on, POST /messages runs at ${fmt((on.load.rps / off.load.rps) * 100)}% of its fsync-off throughput on this disk`,
+    );
   }
 
   // --- Whole-topic moves: ours (checks, history rows, notices, events) beside one raw UPDATE ---------
@@ -333,33 +433,53 @@ async function main() {
   const moveDb = kind === "postgres" ? rawEnv : { PGLITE_DIR: join(dataDir, "postgres") };
   const seeded = await withDatabase(moveDb, async (sql) => {
     const out: Record<string, number> = {};
-    for (const n of MOVE_SIZES) for (const who of ["ours", "raw"]) out[`${who}-${n}`] = await seedTopic(sql, `move ${who} ${n}`, n);
+    for (const n of MOVE_SIZES)
+      for (const who of ["ours", "raw"])
+        out[`${who}-${n}`] = await seedTopic(sql, `move ${who} ${n}`, n);
     return out;
   });
   const moves: Record<string, number> = {};
   console.log(`
 whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as iago):`);
-  for (const [who, script, env] of [["ours", OURS, oursEnv], ["raw", RAW, rawEnv]] as const) {
-    const server = (await startServer(`${who === "ours" ? "our" : "raw"} server (moves)`, script, env)).child;
+  for (const [who, script, env] of [
+    ["ours", OURS, oursEnv],
+    ["raw", RAW, rawEnv],
+  ] as const) {
+    const server = (
+      await startServer(`${who === "ours" ? "our" : "raw"} server (moves)`, script, env)
+    ).child;
     for (const n of MOVE_SIZES) {
-      moves[`${who}-${n}`] = await timeMove(server.base, iago, seeded[`${who}-${n}`]!, `moved ${who} ${n}`);
+      moves[`${who}-${n}`] = await timeMove(
+        server.base,
+        iago,
+        seeded[`${who}-${n}`]!,
+        `moved ${who} ${n}`,
+      );
       console.log(`  ${who} ${lpad(String(n), 6)} messages: ${ms(moves[`${who}-${n}`]!)} ms`);
     }
     await stop(server);
   }
   const growth = moves["ours-10000"]! / moves["ours-1000"]!;
-  const move10kTarget = kind === "postgres" ? `target < ${T.move10kMs} ms ${mark(`move of 10,000 < ${T.move10kMs} ms`, moves["ours-10000"]! < T.move10kMs)}` : `target < ${T.move10kMs} ms on PostgreSQL only`;
+  const move10kTarget =
+    kind === "postgres"
+      ? `target < ${T.move10kMs} ms ${mark(`move of 10,000 < ${T.move10kMs} ms`, moves["ours-10000"]! < T.move10kMs)}`
+      : `target < ${T.move10kMs} ms on PostgreSQL only`;
   const growthTarget = `target < ${T.moveGrowth} ${mark(`t(10,000)/t(1,000) < ${T.moveGrowth}`, growth < T.moveGrowth)}`;
   const moveLine = `whole-topic move: ours ${ms(moves["ours-1000"]!)} ms (1,000), ${ms(moves["ours-10000"]!)} ms (10,000) ${move10kTarget}; t(10,000)/t(1,000) ${growth.toFixed(2)} ${growthTarget}; raw UPDATE ${ms(moves["raw-1000"]!)} ms, ${ms(moves["raw-10000"]!)} ms`;
 
   // --- Report ----------------------------------------------------------------------------------------
   const W = 34;
-  const cols = (l?: Load) => (l ? `${lpad(fmt(l.rps), 10)} ${lpad(ms(l.p50), 6)} ${lpad(ms(l.p99), 6)}` : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`);
+  const cols = (l?: Load) =>
+    l
+      ? `${lpad(fmt(l.rps), 10)} ${lpad(ms(l.p50), 6)} ${lpad(ms(l.p99), 6)}`
+      : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`;
   const lines: string[] = [];
   lines.push(
     `${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("min. req/s", 10)} │ ours/raw │ ours/min. │ target (ours/raw)`,
   );
-  lines.push(`${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼────────────┼──────────┼───────────┼───────────`);
+  lines.push(
+    `${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼────────────┼──────────┼───────────┼───────────`,
+  );
   const summaryRows: string[] = [];
   for (const s of scenarios) {
     const r = results.get(s.name)!;
@@ -367,33 +487,60 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     const toMinimal = r.ours && r.minimal ? r.ours.rps / r.minimal.rps : undefined;
     const want = T.ratio[s.name];
     let target = "";
-    if (ratio !== undefined && want !== undefined) target = kind === "postgres" ? `≥ ${want.toFixed(2)} ${mark(`${s.name} ours/raw ≥ ${want}`, ratio >= want)}` : `≥ ${want.toFixed(2)} on PostgreSQL only`;
+    if (ratio !== undefined && want !== undefined)
+      target =
+        kind === "postgres"
+          ? `≥ ${want.toFixed(2)} ${mark(`${s.name} ours/raw ≥ ${want}`, ratio >= want)}`
+          : `≥ ${want.toFixed(2)} on PostgreSQL only`;
     const bad = (r.ours?.bad ?? 0) + (r.raw?.bad ?? 0) + (r.minimal?.bad ?? 0);
-    const minimalText = toMinimal === undefined ? "" : ` | ours/minimal ${toMinimal.toFixed(2)} (minimal ${fmt(r.minimal!.rps)} req/s)`;
+    const minimalText =
+      toMinimal === undefined
+        ? ""
+        : ` | ours/minimal ${toMinimal.toFixed(2)} (minimal ${fmt(r.minimal!.rps)} req/s)`;
     lines.push(
       `${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(r.minimal ? fmt(r.minimal.rps) : "—", 10)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${lpad(toMinimal === undefined ? "—" : toMinimal.toFixed(2), 9)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`,
     );
     summaryRows.push(
       `${pad(s.name, W)} ours ${lpad(fmt(r.ours!.rps), 6)} req/s (p50 ${ms(r.ours!.p50)}, p99 ${ms(r.ours!.p99)} ms)` +
-        (r.raw ? ` | raw ${lpad(fmt(r.raw.rps), 6)} req/s (p50 ${ms(r.raw.p50)}, p99 ${ms(r.raw.p99)} ms) | ours/raw ${ratio!.toFixed(2)}${target ? ` (target ${target})` : ""}${minimalText}` : " | ratio —"),
+        (r.raw
+          ? ` | raw ${lpad(fmt(r.raw.rps), 6)} req/s (p50 ${ms(r.raw.p50)}, p99 ${ms(r.raw.p99)} ms) | ours/raw ${ratio!.toFixed(2)}${target ? ` (target ${target})` : ""}${minimalText}`
+          : " | ratio —"),
     );
   }
-  const memText = (m: ReturnType<typeof memoryOf>, idle: ReturnType<typeof memoryOf>) => (m ? `${fmt(m.rss)} MiB (peak ${fmt(m.peak)} MiB, ${idle ? fmt(idle.rss) : "?"} MiB once started)` : "unavailable (no /proc)");
-  const memTarget = oursMem ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS after load ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}` : "";
-  const startedTarget = oursIdle ? `target ≤ ${T.rssStartedMiB} MiB ${mark(`RSS once started ≤ ${T.rssStartedMiB} MiB`, oursIdle.rss <= T.rssStartedMiB)}` : "";
+  const memText = (m: ReturnType<typeof memoryOf>, idle: ReturnType<typeof memoryOf>) =>
+    m
+      ? `${fmt(m.rss)} MiB (peak ${fmt(m.peak)} MiB, ${idle ? fmt(idle.rss) : "?"} MiB once started)`
+      : "unavailable (no /proc)";
+  const memTarget = oursMem
+    ? `target ≤ ${T.rssMiB} MiB ${mark(`RSS after load ≤ ${T.rssMiB} MiB`, oursMem.rss <= T.rssMiB)}`
+    : "";
+  const startedTarget = oursIdle
+    ? `target ≤ ${T.rssStartedMiB} MiB ${mark(`RSS once started ≤ ${T.rssStartedMiB} MiB`, oursIdle.rss <= T.rssStartedMiB)}`
+    : "";
   const startedLine = `RSS of our server once started (GET /server_settings answered): ${oursIdle ? `${fmt(oursIdle.rss)} MiB` : "unavailable (no /proc)"} ${startedTarget}`;
   const minimalMemText = kind === "postgres" ? `; minimal ${memText(minimalMem, undefined)}` : "";
   const startMedian = median(starts);
   const startTarget = `target ≤ ${T.startS} s ${mark(`start ≤ ${T.startS} s`, startMedian <= T.startS)}`;
   const oneTarget = deliveryTarget("delivery one process", deliveryOne.result, T.deliveryOneMs);
-  const twoTarget = kind === "postgres" ? deliveryTarget("delivery two processes", deliveryTwo.result, T.deliveryTwoMs) : "";
+  const twoTarget =
+    kind === "postgres"
+      ? deliveryTarget("delivery two processes", deliveryTwo.result, T.deliveryTwoMs)
+      : "";
 
-  console.log(`\nthroughput (${kind === "postgres" ? "PostgreSQL" : "PGlite"}, ${seconds} s each, ${CONNECTIONS} connections):`);
+  console.log(
+    `\nthroughput (${kind === "postgres" ? "PostgreSQL" : "PGlite"}, ${seconds} s each, ${CONNECTIONS} connections):`,
+  );
   for (const l of lines) console.log(l);
   console.log(`\n${startedLine}`);
-  console.log(`memory after the load (VmRSS, VmHWM): ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}${minimalMemText}`);
-  console.log(`start-up of our server on the migrated database, until GET /server_settings answers: median ${fmt(startMedian, 2)} s of ${starts.map((s) => fmt(s, 2)).join(", ")} s ${startTarget}`);
-  console.log(`delivery through the event queue (${DELIVERY_MESSAGES} messages one after another, poll timeout ${POLL_TIMEOUT_MS / 1000} s):`);
+  console.log(
+    `memory after the load (VmRSS, VmHWM): ours ${memText(oursMem, oursIdle)} ${memTarget}; raw ${memText(rawMem, rawIdle)}${minimalMemText}`,
+  );
+  console.log(
+    `start-up of our server on the migrated database, until GET /server_settings answers: median ${fmt(startMedian, 2)} s of ${starts.map((s) => fmt(s, 2)).join(", ")} s ${startTarget}`,
+  );
+  console.log(
+    `delivery through the event queue (${DELIVERY_MESSAGES} messages one after another, poll timeout ${POLL_TIMEOUT_MS / 1000} s):`,
+  );
   console.log(`  one process:   ${describeDelivery(deliveryOne.result)} ${oneTarget}`);
   console.log(`  two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`);
   let durableLine = "";
@@ -414,7 +561,14 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,
     ...(durableLine ? [durableLine] : []),
     moveLine,
-    `targets met: ${met}/${targets.length}${targets.some((t) => !t.ok) ? ` (missed: ${targets.filter((t) => !t.ok).map((t) => t.label).join("; ")})` : ""}; failed requests: ${failures}`,
+    `targets met: ${met}/${targets.length}${
+      targets.some((t) => !t.ok)
+        ? ` (missed: ${targets
+            .filter((t) => !t.ok)
+            .map((t) => t.label)
+            .join("; ")})`
+        : ""
+    }; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);
 }

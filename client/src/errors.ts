@@ -30,14 +30,19 @@ export class ZulipUnexpectedResponseError extends Error {
     readonly url: string,
   ) {
     const what = contentType ? contentType.split(";")[0]!.trim() : "no content type";
-    super(`Expected a Zulip JSON response from ${url}, got HTTP ${status} (${what}): ${body.slice(0, 200) || "empty body"}`);
+    super(
+      `Expected a Zulip JSON response from ${url}, got HTTP ${status} (${what}): ${body.slice(0, 200) || "empty body"}`,
+    );
     this.name = "ZulipUnexpectedResponseError";
   }
 }
 
 /** Returns the success body, or throws ZulipApiError for an error envelope. */
-export async function unwrap<T, E>(request: Promise<{ data?: T; error?: E; response: Response }>): Promise<T> {
+export async function unwrap<T, E>(
+  request: Promise<{ data?: T; error?: E; response: Response }>,
+): Promise<T> {
   const { data, error, response } = await request;
-  if (error !== undefined || data === undefined) throw new ZulipApiError(response.status, error as JsonErrorBody);
+  if (error !== undefined || data === undefined)
+    throw new ZulipApiError(response.status, error as JsonErrorBody);
   return data;
 }

@@ -15,9 +15,12 @@ import { unwrap, ZulipApiError } from "./errors.js";
 import type { operations, paths } from "./openapi.js";
 
 type RegisterOperation = operations["register-queue"];
-export type RegisterParams = NonNullable<RegisterOperation["requestBody"]>["content"]["application/x-www-form-urlencoded"];
+export type RegisterParams = NonNullable<
+  RegisterOperation["requestBody"]
+>["content"]["application/x-www-form-urlencoded"];
 export type RegisterState = RegisterOperation["responses"][200]["content"]["application/json"];
-export type ZulipEvent = operations["get-events"]["responses"][200]["content"]["application/json"]["events"][number];
+export type ZulipEvent =
+  operations["get-events"]["responses"][200]["content"]["application/json"]["events"][number];
 
 export interface EventQueueOptions {
   /** The `POST /register` parameters (event_types, narrow, client_capabilities, …). */
@@ -48,7 +51,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Yields the events of a queue, oldest first, forever (until `signal` aborts or the consumer stops). */
-export async function* eventQueue(client: Client<paths>, options: EventQueueOptions = {}): AsyncGenerator<ZulipEvent, void, undefined> {
+export async function* eventQueue(
+  client: Client<paths>,
+  options: EventQueueOptions = {},
+): AsyncGenerator<ZulipEvent, void, undefined> {
   const { signal } = options;
   const initialMs = options.retry?.initialMs ?? 1000;
   const maxMs = options.retry?.maxMs ?? 30_000;
@@ -57,14 +63,22 @@ export async function* eventQueue(client: Client<paths>, options: EventQueueOpti
   while (!signal?.aborted) {
     try {
       if (!queue) {
-        const state = await unwrap(client.POST("/register", { body: options.register ?? {}, signal }));
-        if (state.queue_id === null) throw new Error("POST /register returned no queue (was the request made without authentication?)");
+        const state = await unwrap(
+          client.POST("/register", { body: options.register ?? {}, signal }),
+        );
+        if (state.queue_id === null)
+          throw new Error(
+            "POST /register returned no queue (was the request made without authentication?)",
+          );
         queue = { id: state.queue_id, lastEventId: state.last_event_id };
         failures = 0;
         await options.onRegister?.(state);
       }
       const { events } = await unwrap(
-        client.GET("/events", { params: { query: { queue_id: queue.id, last_event_id: queue.lastEventId } }, signal }),
+        client.GET("/events", {
+          params: { query: { queue_id: queue.id, last_event_id: queue.lastEventId } },
+          signal,
+        }),
       );
       failures = 0;
       for (const event of events) {

@@ -38,7 +38,8 @@ export function encodeParam(value: unknown): string {
 /** The parameters of a request in Zulip's encoding (undefined values are left out). */
 export function encodeParams(values: unknown): URLSearchParams {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries((values ?? {}) as Record<string, unknown>)) if (v !== undefined) params.append(k, encodeParam(v));
+  for (const [k, v] of Object.entries((values ?? {}) as Record<string, unknown>))
+    if (v !== undefined) params.append(k, encodeParam(v));
   return params;
 }
 
@@ -53,13 +54,15 @@ export function apiBaseUrl(site: string): string {
 /** Basic credentials, UTF-8 encoded as servers decode them (btoa alone takes only Latin-1). */
 export function basicAuthorization(email: string, apiKey: string): string {
   let binary = "";
-  for (const byte of new TextEncoder().encode(`${email}:${apiKey}`)) binary += String.fromCharCode(byte);
+  for (const byte of new TextEncoder().encode(`${email}:${apiKey}`))
+    binary += String.fromCharCode(byte);
   return "Basic " + btoa(binary);
 }
 
 export function createZulipClient(options: ZulipClientOptions): ZulipClient {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
-  if (options.email !== undefined && options.apiKey !== undefined) headers.Authorization = basicAuthorization(options.email, options.apiKey);
+  if (options.email !== undefined && options.apiKey !== undefined)
+    headers.Authorization = basicAuthorization(options.email, options.apiKey);
   if (options.userAgent !== undefined) headers["User-Agent"] = options.userAgent;
   const client = createClient<paths>({
     baseUrl: apiBaseUrl(options.baseUrl),
@@ -95,11 +98,27 @@ const requireZulipEnvelope: Middleware = {
       }
     }
     if (!isEnvelope(parsed) || (parsed.result === "error") === response.ok)
-      throw new ZulipUnexpectedResponseError(response.status, contentType, text.slice(0, BODY_KEPT), response.url);
+      throw new ZulipUnexpectedResponseError(
+        response.status,
+        contentType,
+        text.slice(0, BODY_KEPT),
+        response.url,
+      );
     return undefined;
   },
 };
 
-export { unwrap, ZulipApiError, ZulipUnexpectedResponseError, type JsonErrorBody } from "./errors.js";
+export {
+  unwrap,
+  ZulipApiError,
+  ZulipUnexpectedResponseError,
+  type JsonErrorBody,
+} from "./errors.js";
 export { parseZuliprc, type Zuliprc } from "./zuliprc.js";
-export { eventQueue, type EventQueueOptions, type RegisterParams, type RegisterState, type ZulipEvent } from "./events.js";
+export {
+  eventQueue,
+  type EventQueueOptions,
+  type RegisterParams,
+  type RegisterState,
+  type ZulipEvent,
+} from "./events.js";

@@ -21,7 +21,11 @@ export interface LoadZuliprcOptions {
 export function loadZuliprc(options: LoadZuliprcOptions = {}): Zuliprc {
   const env = options.env ?? process.env;
   const path = options.path ?? env.ZULIP_CONFIG ?? join(homedir(), ".zuliprc");
-  const overrides = [`email=${env.ZULIP_EMAIL ?? ""}`, `key=${env.ZULIP_API_KEY ?? ""}`, `site=${env.ZULIP_SITE ?? ""}`].filter((l) => !l.endsWith("="));
+  const overrides = [
+    `email=${env.ZULIP_EMAIL ?? ""}`,
+    `key=${env.ZULIP_API_KEY ?? ""}`,
+    `site=${env.ZULIP_SITE ?? ""}`,
+  ].filter((l) => !l.endsWith("="));
   let text: string;
   try {
     text = readFileSync(path, "utf8");

@@ -39,7 +39,8 @@ function parseIni(text: string): Map<string, Map<string, string>> {
       current.set(lastKey, `${current.get(lastKey)}\n${line}`);
     } else {
       const at = line.search(/[=:]/);
-      if (at <= 0 || !current) throw new Error(`zuliprc: cannot read the line ${JSON.stringify(line)}`);
+      if (at <= 0 || !current)
+        throw new Error(`zuliprc: cannot read the line ${JSON.stringify(line)}`);
       lastKey = line.slice(0, at).trim().toLowerCase();
       current.set(lastKey, line.slice(at + 1).trim());
     }
@@ -59,6 +60,10 @@ export function parseZuliprc(text: string): Zuliprc {
   const email = need("email");
   const apiKey = need("key");
   const site = need("site").replace(/\/+$/, "");
-  const baseUrl = /^https?:\/\//i.test(site) ? site : site.startsWith("localhost") ? `http://${site}` : `https://${site}`;
+  const baseUrl = /^https?:\/\//i.test(site)
+    ? site
+    : site.startsWith("localhost")
+      ? `http://${site}`
+      : `https://${site}`;
   return { email, apiKey, baseUrl, api: Object.fromEntries(api) };
 }

@@ -10,8 +10,18 @@ import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { RecipientType } from "../lib/recipients.ts";
-import { CHANNEL_GROUP_SETTINGS, SystemGroups, type ChannelSettingName, type SystemGroupName } from "../lib/group-settings.ts";
-import { createCreatorGroup, getSystemGroupIds, groupForNewSetting, type GroupSettingValue } from "../lib/user-groups.ts";
+import {
+  CHANNEL_GROUP_SETTINGS,
+  SystemGroups,
+  type ChannelSettingName,
+  type SystemGroupName,
+} from "../lib/group-settings.ts";
+import {
+  createCreatorGroup,
+  getSystemGroupIds,
+  groupForNewSetting,
+  type GroupSettingValue,
+} from "../lib/user-groups.ts";
 import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
 import { metadataAudience, toChannelDicts } from "../lib/channels.ts";
@@ -42,10 +52,23 @@ export interface NewChannel {
  * a creator default makes a group holding the creator, which cached memberships lack until it
  * names `groups:<realm id>`.
  */
-export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel, events?: Pick<PendingEvents, "invalidate">) {
+export async function doCreateChannel(
+  tx: Tx,
+  realmId: number,
+  input: NewChannel,
+  events?: Pick<PendingEvents, "invalidate">,
+) {
   const groups = await getSystemGroupIds(tx, realmId);
   const settings: Record<string, number> = {};
-  for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) settings[setting.field] = await defaultGroup(tx, realmId, groups, setting.default, input.creatorId ?? null, events);
+  for (const setting of Object.values(CHANNEL_GROUP_SETTINGS))
+    settings[setting.field] = await defaultGroup(
+      tx,
+      realmId,
+      groups,
+      setting.default,
+      input.creatorId ?? null,
+      events,
+    );
   return insertChannel(tx, realmId, {
     name: input.name,
     description: input.description ?? "",
@@ -58,7 +81,14 @@ export async function doCreateChannel(tx: Tx, realmId: number, input: NewChannel
 }
 
 /** A setting's default group: a system group, or an anonymous group of the creator (role:nobody without one). */
-async function defaultGroup(tx: Tx, realmId: number, groups: Record<SystemGroupName, number>, which: string, creatorId: number | null, events?: Pick<PendingEvents, "invalidate">) {
+async function defaultGroup(
+  tx: Tx,
+  realmId: number,
+  groups: Record<SystemGroupName, number>,
+  which: string,
+  creatorId: number | null,
+  events?: Pick<PendingEvents, "invalidate">,
+) {
   if (which !== "channel_creator") return groups[which as SystemGroupName];
   if (creatorId === null) return groups[SystemGroups.NOBODY];
   events?.invalidate(`groups:${realmId}`);
@@ -66,10 +96,22 @@ async function defaultGroup(tx: Tx, realmId: number, groups: Record<SystemGroupN
 }
 
 /** `data`: the stream's columns, every group setting among them. */
-async function insertChannel(tx: Tx, realmId: number, data: Record<string, unknown> & { description: string }) {
+async function insertChannel(
+  tx: Tx,
+  realmId: number,
+  data: Record<string, unknown> & { description: string },
+) {
   const description = data.description;
-  const stream = await tx.stream.create({ data: { ...data, realmId, renderedDescription: description ? renderMarkdown(description).html : "" } as Prisma.StreamUncheckedCreateInput });
-  const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.STREAM, typeId: stream.id } });
+  const stream = await tx.stream.create({
+    data: {
+      ...data,
+      realmId,
+      renderedDescription: description ? renderMarkdown(description).html : "",
+    } as Prisma.StreamUncheckedCreateInput,
+  });
+  const recipient = await tx.recipient.create({
+    data: { realmId, type: RecipientType.STREAM, typeId: stream.id },
+  });
   return tx.stream.update({ where: { id: stream.id }, data: { recipientId: recipient.id } });
 }
 
@@ -93,9 +135,13 @@ const DELETE_SETTINGS = new Set(["can_delete_any_message_group", "can_delete_own
 export function checkChannelName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw new JsonableError("Channel name can't be empty.");
-  if ([...name].length > MAX_CHANNEL_NAME_LENGTH) throw new JsonableError(`Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`);
+  if ([...name].length > MAX_CHANNEL_NAME_LENGTH)
+    throw new JsonableError(
+      `Channel name too long (limit: ${MAX_CHANNEL_NAME_LENGTH} characters).`,
+    );
   const position = unprintablePosition(name);
-  if (position) throw new JsonableError(`Invalid character in channel name, at position ${position}.`);
+  if (position)
+    throw new JsonableError(`Invalid character in channel name, at position ${position}.`);
   return name;
 }
 
@@ -114,13 +160,18 @@ function channelDescription(raw: string): string {
 
 /** Channel names are unique in an organization, compared case-insensitively (409 otherwise). */
 async function checkChannelNameFree(tx: Tx, realmId: number, name: string) {
-  const existing = await tx.$queryRaw<unknown[]>`SELECT 1 FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name})`;
+  const existing = await tx.$queryRaw<
+    unknown[]
+  >`SELECT 1 FROM stream WHERE realm_id = ${realmId} AND lower(name) = lower(${name})`;
   if (existing.length > 0) throw channelExistsError(name);
 }
 
 /** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
 function channelExistsError(name: string) {
-  return new JsonableError(`Channel '${name}' already exists`, { code: "CHANNEL_ALREADY_EXISTS", httpStatus: 409 });
+  return new JsonableError(`Channel '${name}' already exists`, {
+    code: "CHANNEL_ALREADY_EXISTS",
+    httpStatus: 409,
+  });
 }
 
 /**
@@ -132,14 +183,26 @@ async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: Chan
   const { user, realm } = ctx;
   if (isGuest(user)) throw new JsonableError("Not allowed for guest users");
   if (input.isWebPublic) {
-    if (!ctx.config.webPublicStreamsEnabled || !realm.enableSpectatorAccess) throw new JsonableError("Web-public channels are not enabled.");
-    if (!(await can(tx, user, realm, "can_create_web_public_channel_group"))) throw new JsonableError("Insufficient permission");
+    if (!ctx.config.webPublicStreamsEnabled || !realm.enableSpectatorAccess)
+      throw new JsonableError("Web-public channels are not enabled.");
+    if (!(await can(tx, user, realm, "can_create_web_public_channel_group")))
+      throw new JsonableError("Insufficient permission");
   } else if (input.inviteOnly) {
-    if (!(await can(tx, user, realm, "can_create_private_channel_group"))) throw new JsonableError("Insufficient permission");
-  } else if (!(await can(tx, user, realm, "can_create_public_channel_group"))) throw new JsonableError("Insufficient permission");
-  if (input.messageRetentionDays !== undefined && input.messageRetentionDays !== "realm_default" && user.role !== Role.OWNER)
+    if (!(await can(tx, user, realm, "can_create_private_channel_group")))
+      throw new JsonableError("Insufficient permission");
+  } else if (!(await can(tx, user, realm, "can_create_public_channel_group")))
+    throw new JsonableError("Insufficient permission");
+  if (
+    input.messageRetentionDays !== undefined &&
+    input.messageRetentionDays !== "realm_default" &&
+    user.role !== Role.OWNER
+  )
     throw new JsonableError("Must be an organization owner", { code: "UNAUTHORIZED_PRINCIPAL" });
-  if (input.topicsPolicy !== undefined && input.topicsPolicy !== "inherit" && !(await can(tx, user, realm, "can_set_topics_policy_group")))
+  if (
+    input.topicsPolicy !== undefined &&
+    input.topicsPolicy !== "inherit" &&
+    !(await can(tx, user, realm, "can_set_topics_policy_group"))
+  )
     throw new JsonableError("Insufficient permission");
   if (input.isDefaultStream) {
     if (!isRealmAdmin(user)) throw new JsonableError("Insufficient permission");
@@ -152,7 +215,12 @@ async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: Chan
  * (and `default_streams` when one is a default channel); subscribes nobody (the caller then uses
  * bulkAddSubscriptions, then doAnnounceNewChannels). Uses `tx` only, never `ctx.db`.
  */
-export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, inputs: ChannelCreation[]): Promise<Stream[]> {
+export async function doCreateChannels(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: RequestContext,
+  inputs: ChannelCreation[],
+): Promise<Stream[]> {
   const realmId = ctx.realm.id;
   const groups = await getSystemGroupIds(tx, realmId);
   const created: Stream[] = [];
@@ -160,8 +228,12 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
     const name = checkChannelName(input.name);
     await checkCreationPermissions(tx, ctx, input);
     await checkChannelNameFree(tx, realmId, name);
-    const retention = input.messageRetentionDays === undefined ? null : parseRetentionDays(input.messageRetentionDays);
-    const folderId = input.folderId == null ? null : (await accessChannelFolder(tx, realmId, input.folderId)).id;
+    const retention =
+      input.messageRetentionDays === undefined
+        ? null
+        : parseRetentionDays(input.messageRetentionDays);
+    const folderId =
+      input.folderId == null ? null : (await accessChannelFolder(tx, realmId, input.folderId)).id;
     const inviteOnly = input.inviteOnly ?? false;
     // get_default_value_for_history_public_to_subscribers: public channels always share history.
     const history = inviteOnly ? (input.historyPublicToSubscribers ?? false) : true;
@@ -169,16 +241,25 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
     for (const setting of Object.values(CHANNEL_GROUP_SETTINGS)) {
       const value = input.groupSettings?.[setting.name];
       settings[setting.field] =
-        value === undefined ? await defaultGroup(tx, realmId, groups, setting.default, ctx.user.id, events) : await groupForNewSetting(tx, events, realmId, setting, value);
+        value === undefined
+          ? await defaultGroup(tx, realmId, groups, setting.default, ctx.user.id, events)
+          : await groupForNewSetting(tx, events, realmId, setting, value);
       // Letting anyone delete messages is the organization's can_set_delete_message_policy_group's call.
-      if (DELETE_SETTINGS.has(setting.name) && settings[setting.field] !== groups[SystemGroups.NOBODY] && !(await can(tx, ctx.user, ctx.realm, "can_set_delete_message_policy_group")))
+      if (
+        DELETE_SETTINGS.has(setting.name) &&
+        settings[setting.field] !== groups[SystemGroups.NOBODY] &&
+        !(await can(tx, ctx.user, ctx.realm, "can_set_delete_message_policy_group"))
+      )
         throw new JsonableError("Insufficient permission");
     }
     // validate_can_create_topic_group_setting_for_protected_history_streams: in a channel whose
     // history is protected, everyone (role:everyone alone) must be able to start topics.
     const topicCreators = input.groupSettings?.can_create_topic_group;
     if (topicCreators !== undefined && !history && topicCreators !== groups[SystemGroups.EVERYONE])
-      throw new IncompatibleParametersError(["history_public_to_subscribers", "can_create_topic_group"]);
+      throw new IncompatibleParametersError([
+        "history_public_to_subscribers",
+        "can_create_topic_group",
+      ]);
     const description = channelDescription(input.description ?? "");
     const stream = await insertChannel(tx, realmId, {
       name,
@@ -192,10 +273,17 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
       topicsPolicy: input.topicsPolicy ?? "inherit",
       ...settings,
     });
-    if (input.isDefaultStream) await tx.defaultStream.create({ data: { realmId, streamId: stream.id } });
+    if (input.isDefaultStream)
+      await tx.defaultStream.create({ data: { realmId, streamId: stream.id } });
     created.push(stream);
   }
-  await announceCreation(tx, events, ctx.realm, created, inputs.some((i) => i.isDefaultStream));
+  await announceCreation(
+    tx,
+    events,
+    ctx.realm,
+    created,
+    inputs.some((i) => i.isDefaultStream),
+  );
   return created;
 }
 
@@ -205,19 +293,35 @@ export async function doCreateChannels(tx: Tx, events: PendingEvents, ctx: Reque
  * one administrators and the holders of its subscribe and administer settings). Subscribers learn
  * of a private channel when they are subscribed.
  */
-async function announceCreation(tx: Tx, events: PendingEvents, realm: Realm, streams: Stream[], defaultsChanged: boolean) {
+async function announceCreation(
+  tx: Tx,
+  events: PendingEvents,
+  realm: Realm,
+  streams: Stream[],
+  defaultsChanged: boolean,
+) {
   if (streams.length === 0) return;
   const dicts = await toChannelDicts(tx, streams);
   const audience = await metadataAudience(tx, realm.id, streams);
-  for (const [i, stream] of streams.entries()) events.add({ type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false }, audience.get(stream.id)!);
-  if (defaultsChanged) events.add({ type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) }, await activeUserIds(tx, realm.id));
+  for (const [i, stream] of streams.entries())
+    events.add(
+      { type: "stream", op: "create", streams: [dicts[i]], for_unarchiving: false },
+      audience.get(stream.id)!,
+    );
+  if (defaultsChanged)
+    events.add(
+      { type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) },
+      await activeUserIds(tx, realm.id),
+    );
 }
 
 /** get_stream_permission_policy_key's names for the "channel events" message. */
 function policyName(stream: Stream) {
   if (stream.isWebPublic) return "Web-public";
   if (!stream.inviteOnly) return "Public";
-  return stream.historyPublicToSubscribers ? "Private, shared history" : "Private, protected history";
+  return stream.historyPublicToSubscribers
+    ? "Private, shared history"
+    : "Private, protected history";
 }
 
 /**
@@ -226,15 +330,34 @@ function policyName(stream: Stream) {
  * announcements channel, and in each new channel its privacy and description (topic
  * "channel events", unless the organization turned those off). Read for the creator.
  */
-export async function doAnnounceNewChannels(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, streams: Stream[], options: { announce: boolean }) {
+export async function doAnnounceNewChannels(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: RequestContext,
+  bot: InternalSender,
+  streams: Stream[],
+  options: { announce: boolean },
+) {
   if (streams.length === 0) return;
   const realm = ctx.realm;
   const readBy = new Set([ctx.user.id]);
   const creator = silentMentionSyntax(ctx.user);
   if (options.announce && realm.newStreamAnnouncementsStreamId !== null) {
     const links = streams.map((s) => channelLinkSyntax(s.id, s.name)).join(", ");
-    const content = streams.length > 1 ? `${creator} created the following channels: ${links}.` : `${creator} created a new channel ${links}.`;
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: realm.newStreamAnnouncementsStreamId, topic: "new channels" }, content, { readByUserIds: readBy });
+    const content =
+      streams.length > 1
+        ? `${creator} created the following channels: ${links}.`
+        : `${creator} created a new channel ${links}.`;
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      realm,
+      bot,
+      { kind: "channel", streamId: realm.newStreamAnnouncementsStreamId, topic: "new channels" },
+      content,
+      { readByUserIds: readBy },
+    );
   }
   if (!realm.sendChannelEventsMessages) return;
   for (const stream of streams) {
@@ -242,7 +365,16 @@ export async function doAnnounceNewChannels(tx: Tx, events: PendingEvents, ctx: 
     const content = `**${policyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
     // channel_events_topic_name: a channel that allows only the empty topic gets it there.
     const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: stream.id, topic }, content, { readByUserIds: readBy });
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      realm,
+      bot,
+      { kind: "channel", streamId: stream.id, topic },
+      content,
+      { readByUserIds: readBy },
+    );
   }
 }
 
@@ -257,12 +389,19 @@ export async function doCreateChannelWithoutCreator(
   input: { name: string; description: string; inviteOnly: boolean; isDefaultStream: boolean },
 ): Promise<Stream> {
   const name = checkChannelName(input.name);
-  if (input.isDefaultStream && input.inviteOnly) throw new JsonableError("A default channel cannot be private.");
+  if (input.isDefaultStream && input.inviteOnly)
+    throw new JsonableError("A default channel cannot be private.");
   const description = channelDescription(input.description);
   return inTransaction(deps, realm.id, async (tx, events) => {
     await checkChannelNameFree(tx, realm.id, name);
-    const stream = await doCreateChannel(tx, realm.id, { name, description, inviteOnly: input.inviteOnly }, events);
-    if (input.isDefaultStream) await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
+    const stream = await doCreateChannel(
+      tx,
+      realm.id,
+      { name, description, inviteOnly: input.inviteOnly },
+      events,
+    );
+    if (input.isDefaultStream)
+      await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
     await announceCreation(tx, events, realm, [stream], input.isDefaultStream);
     return stream;
   });

@@ -29,14 +29,36 @@ export interface InternalSender {
  * an organization made otherwise) and the Internal client. Call before opening the transaction
  * that sends: both may be created, in statements of their own.
  */
-export async function notificationBot(deps: Pick<AppDeps, "db" | "config" | "events">, realm: Realm): Promise<InternalSender> {
-  const find = () => deps.db.userProfile.findFirst({ where: { realmId: realm.id, isBot: true, deliveryEmail: { equals: NOTIFICATION_BOT_EMAIL, mode: "insensitive" } } });
+export async function notificationBot(
+  deps: Pick<AppDeps, "db" | "config" | "events">,
+  realm: Realm,
+): Promise<InternalSender> {
+  const find = () =>
+    deps.db.userProfile.findFirst({
+      where: {
+        realmId: realm.id,
+        isBot: true,
+        deliveryEmail: { equals: NOTIFICATION_BOT_EMAIL, mode: "insensitive" },
+      },
+    });
   let bot = await find();
   if (!bot) {
     const domain = await fakeEmailDomain(deps.db, realm, deps.config);
     try {
       bot = await inTransaction(deps, realm.id, (tx, events) =>
-        doCreateUser(tx, realm, { email: NOTIFICATION_BOT_EMAIL, fullName: "Notification Bot", role: Role.MEMBER, isBot: true, botType: 1 }, domain, events),
+        doCreateUser(
+          tx,
+          realm,
+          {
+            email: NOTIFICATION_BOT_EMAIL,
+            fullName: "Notification Bot",
+            role: Role.MEMBER,
+            isBot: true,
+            botType: 1,
+          },
+          domain,
+          events,
+        ),
       );
     } catch {
       bot = await find(); // another request created it first

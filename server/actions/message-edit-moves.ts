@@ -19,20 +19,39 @@ import { internalSendMessage } from "./internal-send.ts";
  * new topic already had messages (the more visible wins); users losing access to the messages
  * just lose the old topic's row. Two statements for any number of users.
  */
-export async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: EditPlan, changedIds: number[], losingAccess: Set<number>, now: Date) {
+export async function moveTopicPreferences(
+  tx: Tx,
+  events: PendingEvents,
+  plan: EditPlan,
+  changedIds: number[],
+  losingAccess: Set<number>,
+  now: Date,
+) {
   const orig = plan.origStream!;
   const target = plan.targetStream!;
   // A change of case only keeps the same rows (topics match case-insensitively).
-  if (orig.id === target.id && plan.origTopic.toLowerCase() === plan.targetTopic.toLowerCase()) return;
-  const rows = await tx.$queryRaw<{ user_profile_id: number; visibility_policy: number; is_orig: boolean; target_had_messages: boolean }[]>`
+  if (orig.id === target.id && plan.origTopic.toLowerCase() === plan.targetTopic.toLowerCase())
+    return;
+  const rows = await tx.$queryRaw<
+    {
+      user_profile_id: number;
+      visibility_policy: number;
+      is_orig: boolean;
+      target_had_messages: boolean;
+    }[]
+  >`
     SELECT user_profile_id, visibility_policy, (stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic})) AS is_orig,
            EXISTS (SELECT 1 FROM message m WHERE m.realm_id = ${plan.message.realmId} AND m.recipient_id = ${target.recipientId}
                    AND lower(m.subject) = lower(${plan.targetTopic}) AND m.is_channel_message AND m.id <> ALL(${changedIds}::int[])) AS target_had_messages
     FROM user_topic
     WHERE (stream_id = ${orig.id} AND topic_name_lower = lower(${plan.origTopic})) OR (stream_id = ${target.id} AND topic_name_lower = lower(${plan.targetTopic}))`;
   if (rows.length === 0) return;
-  const origPolicy = new Map(rows.filter((r) => r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]));
-  const targetPolicy = new Map(rows.filter((r) => !r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]));
+  const origPolicy = new Map(
+    rows.filter((r) => r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]),
+  );
+  const targetPolicy = new Map(
+    rows.filter((r) => !r.is_orig).map((r) => [r.user_profile_id, r.visibility_policy]),
+  );
   const targetHadMessages = rows[0]!.target_had_messages;
   const clearOrig: number[] = [];
   const setTarget = new Map<number, number>();
@@ -58,15 +77,34 @@ export async function moveTopicPreferences(tx: Tx, events: PendingEvents, plan: 
     ON CONFLICT (user_profile_id, stream_id, topic_name_lower) DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy, last_updated = EXCLUDED.last_updated`;
   const last_updated = unixSeconds(now);
   for (const userId of clearOrig)
-    events.add({ type: "user_topic", stream_id: orig.id, topic_name: plan.origTopic, last_updated, visibility_policy: TopicVisibility.INHERIT }, [userId]);
+    events.add(
+      {
+        type: "user_topic",
+        stream_id: orig.id,
+        topic_name: plan.origTopic,
+        last_updated,
+        visibility_policy: TopicVisibility.INHERIT,
+      },
+      [userId],
+    );
   for (const [userId, policy] of setTarget)
-    events.add({ type: "user_topic", stream_id: target.id, topic_name: plan.targetTopic, last_updated, visibility_policy: policy }, [userId]);
+    events.add(
+      {
+        type: "user_topic",
+        stream_id: target.id,
+        topic_name: plan.targetTopic,
+        last_updated,
+        visibility_policy: policy,
+      },
+      [userId],
+    );
 }
 
 /** get_visibility_policy_after_merge: the more visible policy of the two topics wins. */
 function mergedVisibility(a: number, b: number): number {
   const both = new Set([a, b]);
-  for (const policy of [TopicVisibility.FOLLOWED, TopicVisibility.UNMUTED, TopicVisibility.INHERIT]) if (both.has(policy)) return policy;
+  for (const policy of [TopicVisibility.FOLLOWED, TopicVisibility.UNMUTED, TopicVisibility.INHERIT])
+    if (both.has(policy)) return policy;
   return TopicVisibility.MUTED;
 }
 
@@ -84,33 +122,84 @@ export async function sendMoveNotices(
   const mention = silentMentionSyntax(user);
   const readByActor = new Set([user.id]);
   let resolvedNoticeId: number | null = null;
-  if (plan.isTopicEdited && !plan.isContentEdited && !plan.isStreamEdited && (plan.topicResolved || plan.topicUnresolved)) {
-    const text = plan.topicResolved ? `${mention} has marked this topic as resolved.` : `${mention} has marked this topic as unresolved.`;
-    resolvedNoticeId = (await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.origStream!.id, topic: plan.targetTopic }, text, { readByUserIds: readByActor })).id;
+  if (
+    plan.isTopicEdited &&
+    !plan.isContentEdited &&
+    !plan.isStreamEdited &&
+    (plan.topicResolved || plan.topicUnresolved)
+  ) {
+    const text = plan.topicResolved
+      ? `${mention} has marked this topic as resolved.`
+      : `${mention} has marked this topic as unresolved.`;
+    resolvedNoticeId = (
+      await internalSendMessage(
+        tx,
+        events,
+        ctx,
+        realm,
+        bot,
+        { kind: "channel", streamId: plan.origStream!.id, topic: plan.targetTopic },
+        text,
+        { readByUserIds: readByActor },
+      )
+    ).id;
   }
   const count = changedIds.length;
   let oldText: string | null = null;
   if (plan.notifyOld) {
-    const newLocation = topicLinkSyntax(plan.targetStream!.id, plan.targetStream!.name, plan.targetTopic);
+    const newLocation = topicLinkSyntax(
+      plan.targetStream!.id,
+      plan.targetStream!.name,
+      plan.targetTopic,
+    );
     if (movedAll) oldText = `This topic was moved to ${newLocation} by ${mention}.`;
-    else if (count === 1) oldText = `A message was moved from this topic to ${newLocation} by ${mention}.`;
+    else if (count === 1)
+      oldText = `A message was moved from this topic to ${newLocation} by ${mention}.`;
     else oldText = `${count} messages were moved from this topic to ${newLocation} by ${mention}.`;
   }
   let newText: string | null = null;
-  if (plan.notifyNew && (plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved))) {
+  if (
+    plan.notifyNew &&
+    (plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved))
+  ) {
     const oldLocation = topicLinkSyntax(plan.origStream!.id, plan.origStream!.name, plan.origTopic);
     const excluded = resolvedNoticeId === null ? changedIds : [...changedIds, resolvedNoticeId];
     const [pre] = await tx.$queryRaw<{ any: boolean }[]>`
       SELECT EXISTS (SELECT 1 FROM ${topicMessages(realm.id, plan.targetStream!.recipientId, plan.targetTopic, user)} AND m.id <> ALL(${excluded}::int[])) AS any`;
-    if (!pre!.any && movedAll) newText = `This topic was moved here from ${oldLocation} by ${mention}.`;
+    if (!pre!.any && movedAll)
+      newText = `This topic was moved here from ${oldLocation} by ${mention}.`;
     else if (count === 1) {
       const target = plan.targetStream!;
-      const link = messageLinkUrl(await realmUrl(tx, realm, ctx.config), { id: plan.message.id, kind: "channel", channelId: target.id, channelName: target.name, topic: plan.targetTopic });
+      const link = messageLinkUrl(await realmUrl(tx, realm, ctx.config), {
+        id: plan.message.id,
+        kind: "channel",
+        channelId: target.id,
+        channelName: target.name,
+        topic: plan.targetTopic,
+      });
       newText = `[A message](${link}) was moved here from ${oldLocation} by ${mention}.`;
     } else newText = `${count} messages were moved here from ${oldLocation} by ${mention}.`;
   }
   if (newText !== null)
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.targetStream!.id, topic: plan.targetTopic }, newText, { readByUserIds: readByActor });
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      realm,
+      bot,
+      { kind: "channel", streamId: plan.targetStream!.id, topic: plan.targetTopic },
+      newText,
+      { readByUserIds: readByActor },
+    );
   if (oldText !== null)
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: plan.origStream!.id, topic: plan.origTopic }, oldText, { readByUserIds: readByActor });
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      realm,
+      bot,
+      { kind: "channel", streamId: plan.origStream!.id, topic: plan.origTopic },
+      oldText,
+      { readByUserIds: readByActor },
+    );
 }

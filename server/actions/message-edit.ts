@@ -18,43 +18,75 @@ import { unixSeconds } from "../lib/time.ts";
 import { flagsOf, flagsToList } from "../lib/messages.ts";
 import { Role } from "../lib/users.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
-import { checkEdit, topicMessages, type EditPlan, type MessageEditInput } from "./message-edit-checks.ts";
+import {
+  checkEdit,
+  topicMessages,
+  type EditPlan,
+  type MessageEditInput,
+} from "./message-edit-checks.ts";
 import { moveTopicPreferences, sendMoveNotices } from "./message-edit-moves.ts";
 import { inTransaction } from "./transaction.ts";
 
 export type { MessageEditInput, PropagateMode } from "./message-edit-checks.ts";
 
 /** The mention flags a content edit recomputes (update_user_message_flags). */
-const MENTION_FLAGS = flagsOf("mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "group_mentioned");
+const MENTION_FLAGS = flagsOf(
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "group_mentioned",
+);
 
 /** PATCH /messages/{message_id}: checks, then applies in one transaction; returns detached uploads. */
-export async function checkUpdateMessage(ctx: RequestContext, input: MessageEditInput): Promise<{ detached_uploads: DetachedUpload[] }> {
+export async function checkUpdateMessage(
+  ctx: RequestContext,
+  input: MessageEditInput,
+): Promise<{ detached_uploads: DetachedUpload[] }> {
   // A concurrent edit between the checks and the lock is rare: check again against the new state.
   for (let attempt = 0; ; attempt++) {
     const plan = await checkEdit(ctx, input);
     const result = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-      const [locked] = await tx.$queryRaw<{ content: string; subject: string; recipient_id: number }[]>`
+      const [locked] = await tx.$queryRaw<
+        { content: string; subject: string; recipient_id: number }[]
+      >`
         SELECT content, subject, recipient_id FROM message WHERE id = ${plan.message.id} FOR UPDATE`;
-      if (!locked || locked.content !== plan.message.content || locked.subject !== plan.message.subject || locked.recipient_id !== plan.message.recipientId)
+      if (
+        !locked ||
+        locked.content !== plan.message.content ||
+        locked.subject !== plan.message.subject ||
+        locked.recipient_id !== plan.message.recipientId
+      )
         return null;
       return doUpdateMessage(tx, events, ctx, plan);
     });
     if (result) return result;
-    if (attempt >= 2) throw new JsonableError("The message changed while it was being edited; please try again.");
+    if (attempt >= 2)
+      throw new JsonableError("The message changed while it was being edited; please try again.");
   }
 }
 
-
 /** do_update_message: applies a checked edit inside the caller's transaction. */
-async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContext, plan: EditPlan): Promise<{ detached_uploads: DetachedUpload[] }> {
+async function doUpdateMessage(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: RequestContext,
+  plan: EditPlan,
+): Promise<{ detached_uploads: DetachedUpload[] }> {
   const { realm, user } = ctx;
   const { message, origStream, targetStream } = plan;
   const now = ctx.now();
   const timestamp = unixSeconds(now);
-  const event: ZulipEvent = { type: "update_message", user_id: user.id, edit_timestamp: timestamp, message_id: message.id, rendering_only: false };
+  const event: ZulipEvent = {
+    type: "update_message",
+    user_id: user.id,
+    edit_timestamp: timestamp,
+    message_id: message.id,
+    rendering_only: false,
+  };
   const isMoved = plan.isTopicEdited || plan.isStreamEdited;
   // Resolving or unresolving alone is not a move for last_moved_timestamp (feature level 365).
-  const movesForDisplay = plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved);
+  const movesForDisplay =
+    plan.isStreamEdited || (plan.isTopicEdited && !plan.topicResolved && !plan.topicUnresolved);
 
   // The target message (and with propagate_mode, its topic) in one statement with their edit
   // history rows; only the target carries the content change.
@@ -94,7 +126,13 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
 
   let detached: DetachedUpload[] = [];
   if (plan.isContentEdited) {
-    detached = await reconcileMessageAttachments(tx, realm, user, { id: message.id, senderId: message.senderId }, plan.rendered!);
+    detached = await reconcileMessageAttachments(
+      tx,
+      realm,
+      user,
+      { id: message.id, senderId: message.senderId },
+      plan.rendered!,
+    );
     await updateMentionFlags(tx, plan);
     Object.assign(event, {
       orig_content: message.content,
@@ -110,15 +148,25 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
     const users = await tx.$queryRaw<{ user_profile_id: number; flags: bigint }[]>`
       SELECT user_profile_id, flags FROM user_message WHERE message_id = ${message.id}`;
     event.message_ids = [message.id];
-    events.add(event, users.map((u) => u.user_profile_id), new Map(users.map((u) => [u.user_profile_id, { flags: flagsToList(BigInt(u.flags)) }])));
+    events.add(
+      event,
+      users.map((u) => u.user_profile_id),
+      new Map(users.map((u) => [u.user_profile_id, { flags: flagsToList(BigInt(u.flags)) }])),
+    );
     return { detached_uploads: detached };
   }
 
   event.stream_name = origStream.name;
   event.stream_id = origStream.id;
   if (isMoved) event.propagate_mode = plan.propagateMode;
-  if (plan.isStreamEdited) Object.assign(event, { orig_subject: plan.origTopic, new_stream_id: targetStream!.id });
-  if (plan.isTopicEdited) Object.assign(event, { orig_subject: plan.origTopic, subject: plan.targetTopic, topic_links: [] });
+  if (plan.isStreamEdited)
+    Object.assign(event, { orig_subject: plan.origTopic, new_stream_id: targetStream!.id });
+  if (plan.isTopicEdited)
+    Object.assign(event, {
+      orig_subject: plan.origTopic,
+      subject: plan.targetTopic,
+      topic_links: [],
+    });
   event.message_ids = changedIds;
 
   // A channel move: who loses the messages' rows (not subscribed to the new channel), who gains
@@ -139,7 +187,16 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
              ARRAY(SELECT l.id FROM losing l JOIN user_profile u ON u.id = l.id WHERE ${targetStream!.inviteOnly} OR u.role = ${Role.GUEST}) AS losing_access`;
     losingAccess = adjusted!.losing_access;
     if (losingAccess.length)
-      events.add({ type: "delete_message", message_ids: changedIds, message_type: "stream", stream_id: origStream.id, topic: plan.origTopic }, losingAccess);
+      events.add(
+        {
+          type: "delete_message",
+          message_ids: changedIds,
+          message_type: "stream",
+          stream_id: origStream.id,
+          topic: plan.origTopic,
+        },
+        losingAccess,
+      );
   }
 
   // Who hears of the edit: the target message's recipients with their flags, and (for channels
@@ -155,7 +212,12 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
     SELECT id, flags FROM ums UNION SELECT id, NULL FROM subs WHERE id NOT IN (SELECT id FROM ums)`;
   const losing = new Set(losingAccess);
   const notified = recipients.filter((r) => !losing.has(r.id));
-  const userData = new Map(notified.map((r) => [r.id, { flags: r.flags === null ? ["read"] : flagsToList(BigInt(r.flags)) }]));
+  const userData = new Map(
+    notified.map((r) => [
+      r.id,
+      { flags: r.flags === null ? ["read"] : flagsToList(BigInt(r.flags)) },
+    ]),
+  );
 
   // Whether the whole topic (as the caller sees it) moved: then topic preferences follow it.
   let movedAll = false;
@@ -169,7 +231,11 @@ async function doUpdateMessage(tx: Tx, events: PendingEvents, ctx: RequestContex
   }
   if (movedAll) await moveTopicPreferences(tx, events, plan, changedIds, losing, now);
 
-  events.add(event, notified.map((r) => r.id), userData);
+  events.add(
+    event,
+    notified.map((r) => r.id),
+    userData,
+  );
 
   if (!isMoved || !plan.bot) return { detached_uploads: detached };
   await sendMoveNotices(tx, events, ctx, plan, changedIds, movedAll);

@@ -8,7 +8,13 @@ import type { Message, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError } from "../errors.ts";
 import type { Related } from "../lib/message-dicts.ts";
-import { globalTimeSyntax, messageLinkSyntax, messageLinkUrl, silentMentionSyntax, type LinkedMessage } from "../lib/message-links.ts";
+import {
+  globalTimeSyntax,
+  messageLinkSyntax,
+  messageLinkUrl,
+  silentMentionSyntax,
+  type LinkedMessage,
+} from "../lib/message-links.ts";
 import { accessMessage } from "../lib/messages.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { RecipientType } from "../lib/recipients.ts";
@@ -22,7 +28,8 @@ export type ReportType = "spam" | "harassment" | "inappropriate" | "norms" | "ot
 /** Realm.MAX_REPORT_MESSAGE_EXPLANATION_LENGTH. */
 export const MAX_REPORT_DESCRIPTION_LENGTH = 1000;
 /** The reported message is cut shorter than a message, leaving room for the description and the report's own text. */
-export const MAX_REPORT_MESSAGE_SNIPPET_LENGTH = MAX_MESSAGE_LENGTH - MAX_REPORT_DESCRIPTION_LENGTH - 500;
+export const MAX_REPORT_MESSAGE_SNIPPET_LENGTH =
+  MAX_MESSAGE_LENGTH - MAX_REPORT_DESCRIPTION_LENGTH - 500;
 const TRUNCATION_NOTICE = "\n[message truncated]";
 
 export interface MessageReportInput {
@@ -32,11 +39,16 @@ export interface MessageReportInput {
 }
 
 /** POST /messages/{message_id}/report, in Zulip's order of checks. */
-export async function doReportMessage(ctx: RequestContext, input: MessageReportInput): Promise<void> {
+export async function doReportMessage(
+  ctx: RequestContext,
+  input: MessageReportInput,
+): Promise<void> {
   const { realm, user } = ctx;
-  if (input.reportType === "other" && input.description === "") throw new JsonableError("An explanation is required.");
+  if (input.reportType === "other" && input.description === "")
+    throw new JsonableError("An explanation is required.");
   const channelId = realm.moderationRequestChannelId;
-  if (channelId === null) throw new JsonableError("Message reporting is not enabled in this organization.");
+  if (channelId === null)
+    throw new JsonableError("Message reporting is not enabled in this organization.");
   const { message, related } = await accessMessage(ctx.db, user, input.messageId, realm);
 
   const bot = await notificationBot(ctx, realm);
@@ -48,17 +60,36 @@ export async function doReportMessage(ctx: RequestContext, input: MessageReportI
     const [channel] = await tx.$queryRaw<{ topics_policy: string; is_archived: boolean }[]>`
       SELECT topics_policy::text AS topics_policy, is_archived FROM stream WHERE id = ${channelId}`;
     // Zulip's internal send refuses an archived channel, and the view then reports the failure.
-    if (!channel || channel.is_archived) throw new JsonableError("Failed to send the message report.");
-    const topic = channel.topics_policy === "empty_topic_only" ? "" : `${reported.sender.fullName} moderation`;
+    if (!channel || channel.is_archived)
+      throw new JsonableError("Failed to send the message report.");
+    const topic =
+      channel.topics_policy === "empty_topic_only" ? "" : `${reported.sender.fullName} moderation`;
     const content = reportContent(user, reported, reason, input.description, url);
     try {
-      await internalSendMessage(tx, events, ctx, realm, bot, { kind: "channel", streamId: channelId, topic }, content);
+      await internalSendMessage(
+        tx,
+        events,
+        ctx,
+        realm,
+        bot,
+        { kind: "channel", streamId: channelId, topic },
+        content,
+      );
     } catch (error) {
-      if (error instanceof JsonableError) throw new JsonableError("Failed to send the message report.");
+      if (error instanceof JsonableError)
+        throw new JsonableError("Failed to send the message report.");
       throw error;
     }
     const confirmation = `You reported [a message](${messageLinkUrl(url, reported.link)}) for ${reason.toLowerCase()}.`;
-    await internalSendMessage(tx, events, ctx, realm, bot, { kind: "direct", userIds: [user.id] }, confirmation);
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      realm,
+      bot,
+      { kind: "direct", userIds: [user.id] },
+      confirmation,
+    );
   });
 }
 
@@ -78,13 +109,29 @@ function reportedMessage(message: Message, related: Related): ReportedMessage {
   const sender = users.get(message.senderId)!;
   const recipient = related.recipients.find((r) => r.id === message.recipientId)!;
   if (recipient.type === RecipientType.STREAM)
-    return { message, sender, participants: [], link: { id: message.id, kind: "channel", channelId: recipient.typeId, channelName: recipient.name!, topic: message.subject } };
+    return {
+      message,
+      sender,
+      participants: [],
+      link: {
+        id: message.id,
+        kind: "channel",
+        channelId: recipient.typeId,
+        channelName: recipient.name!,
+        topic: message.subject,
+      },
+    };
   const ids =
     recipient.type === RecipientType.PERSONAL
       ? [recipient.typeId, message.senderId]
       : related.groupMembers.filter((m) => m.recipientId === recipient.id).map((m) => m.userId);
   const participants = [...new Set(ids)].sort((a, b) => a - b).map((id) => users.get(id)!);
-  return { message, sender, participants, link: { id: message.id, kind: "direct", userIds: participants.map((p) => p.id) } };
+  return {
+    message,
+    sender,
+    participants,
+    link: { id: message.id, kind: "direct", userIds: participants.map((p) => p.id) },
+  };
 }
 
 /** get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
@@ -97,18 +144,27 @@ function mentionList(users: Person[]): string {
 /** truncate_content, in code points as Python counts. */
 function truncate(content: string, maxLength: number, notice: string): string {
   const chars = [...content];
-  return chars.length > maxLength ? chars.slice(0, maxLength - notice.length).join("") + notice : content;
+  return chars.length > maxLength
+    ? chars.slice(0, maxLength - notice.length).join("") + notice
+    : content;
 }
 
 /** get_unused_fence: a backtick fence longer than any the content opens a line with. */
 function unusedFence(content: string): string {
   let length = 3;
-  for (const match of content.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, match[1]!.length + 1);
+  for (const match of content.matchAll(/^ {0,3}(`{3,})/gm))
+    length = Math.max(length, match[1]!.length + 1);
   return "`".repeat(length);
 }
 
 /** send_message_report's Markdown: who reported whose message, the reason, and the message under a spoiler. */
-function reportContent(reporter: UserProfile, reported: ReportedMessage, reason: string, description: string, url: string): string {
+function reportContent(
+  reporter: UserProfile,
+  reported: ReportedMessage,
+  reason: string,
+  description: string,
+  url: string,
+): string {
   const { message, sender, participants, link } = reported;
   const by = `${silentMentionSyntax(reporter)} reported a message sent by ${silentMentionSyntax(sender)}`;
   const at = `at ${globalTimeSyntax(message.dateSent)}.`;
@@ -120,7 +176,8 @@ function reportContent(reporter: UserProfile, reported: ReportedMessage, reason:
   } else {
     // A one-on-one conversation names its other party only when the reporter sent the message.
     if (participants.length <= 2 && sender.id !== reporter.id) header = `${by} ${at}`;
-    else if (participants.length <= 2) header = `${by} to ${silentMentionSyntax(participants.find((p) => p.id !== reporter.id) ?? sender)} ${at}`;
+    else if (participants.length <= 2)
+      header = `${by} to ${silentMentionSyntax(participants.find((p) => p.id !== reporter.id) ?? sender)} ${at}`;
     else header = `${by} to ${mentionList(participants.filter((p) => p.id !== sender.id))} ${at}`;
     original = `[Original message](${messageLinkUrl(url, link)})`;
   }

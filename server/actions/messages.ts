@@ -9,7 +9,11 @@
 import type { Db, Realm, Tx, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
-import { renderMarkdown, extractMentionCandidates, type MarkdownContext } from "../lib/markdown/index.ts";
+import {
+  renderMarkdown,
+  extractMentionCandidates,
+  type MarkdownContext,
+} from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { clientIdFor, defaultReadBySender, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
@@ -17,7 +21,13 @@ import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messag
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
-import { can, canInChannel, groupMembers, isUserInGroup, userGroupIds } from "../lib/permissions.ts";
+import {
+  can,
+  canInChannel,
+  groupMembers,
+  isUserInGroup,
+  userGroupIds,
+} from "../lib/permissions.ts";
 import { accessFacts, allows } from "../lib/channel-access.ts";
 import { findChannel, type ChannelRow } from "../lib/channels.ts";
 import { inTransaction } from "./transaction.ts";
@@ -56,16 +66,28 @@ export interface MessageChecker extends Pick<RequestContext, "realm" | "user" | 
   internal?: boolean;
 }
 
-async function resolveChannel(ctx: MessageChecker, target: Extract<MessageTarget, { kind: "channel" }>): Promise<ChannelRow> {
-  const stream = await findChannel(ctx.db, ctx.realm.id, target.streamId !== undefined ? { id: target.streamId } : { name: target.streamName! });
+async function resolveChannel(
+  ctx: MessageChecker,
+  target: Extract<MessageTarget, { kind: "channel" }>,
+): Promise<ChannelRow> {
+  const stream = await findChannel(
+    ctx.db,
+    ctx.realm.id,
+    target.streamId !== undefined ? { id: target.streamId } : { name: target.streamName! },
+  );
   if (!stream) {
     if (target.streamId !== undefined) throw new StreamWithIdDoesNotExistError(target.streamId);
-    throw new JsonableError(`Channel '${target.streamName}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: target.streamName } });
+    throw new JsonableError(`Channel '${target.streamName}' does not exist`, {
+      code: "STREAM_DOES_NOT_EXIST",
+      data: { stream: target.streamName },
+    });
   }
   if (ctx.internal) return stream;
   // Archived channels take no messages.
-  if (stream.isArchived || !(await maySendTo(ctx, stream))) throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
-  if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group"))) throw new JsonableError("You do not have permission to post in this channel.");
+  if (stream.isArchived || !(await maySendTo(ctx, stream)))
+    throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
+  if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group")))
+    throw new JsonableError("You do not have permission to post in this channel.");
   return stream;
 }
 
@@ -74,8 +96,16 @@ async function maySendTo(ctx: MessageChecker, stream: ChannelRow): Promise<boole
   const subscribed = stream.subscriberIds.includes(ctx.user.id);
   // The user's groups matter only for a private channel with shared history.
   if (allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, new Set()))) return true;
-  if (ctx.user.isBot && ctx.user.botOwnerId !== null && stream.subscriberIds.includes(ctx.user.botOwnerId)) return true;
-  return allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user)));
+  if (
+    ctx.user.isBot &&
+    ctx.user.botOwnerId !== null &&
+    stream.subscriberIds.includes(ctx.user.botOwnerId)
+  )
+    return true;
+  return allows(
+    "CHANNEL_SEND",
+    accessFacts(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user)),
+  );
 }
 
 /**
@@ -86,8 +116,10 @@ async function maySendTo(ctx: MessageChecker, stream: ChannelRow): Promise<boole
 export function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string, placed = true) {
   const policy = stream.topicsPolicy === "inherit" ? realm.topicsPolicy : stream.topicsPolicy;
   const name = emptyTopicDisplayName(realm);
-  if (topic === "" && placed && policy === "disable_empty_topic") throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
-  if (topic !== "" && policy === "empty_topic_only") throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
+  if (topic === "" && placed && policy === "disable_empty_topic")
+    throw new JsonableError(`Sending messages to the ${name} is not allowed in this channel.`);
+  if (topic !== "" && policy === "empty_topic_only")
+    throw new JsonableError(`Only the ${name} topic is allowed in this channel.`);
 }
 
 /**
@@ -97,33 +129,57 @@ export function checkTopicPolicy(realm: Realm, stream: ChannelRow, topic: string
  * who lack the permission.
  */
 export async function checkCanCreateTopic(ctx: MessageChecker, stream: ChannelRow, topic: string) {
-  if (ctx.internal || stream.anyoneCreatesTopics || (await canInChannel(ctx.db, ctx.user, stream, "can_create_topic_group"))) return;
+  if (
+    ctx.internal ||
+    stream.anyoneCreatesTopics ||
+    (await canInChannel(ctx.db, ctx.user, stream, "can_create_topic_group"))
+  )
+    return;
   const existing = await ctx.db.$queryRaw<unknown[]>`
     SELECT 1 FROM message WHERE realm_id = ${ctx.realm.id} AND recipient_id = ${stream.recipientId} AND lower(subject) = lower(${topic}) AND is_channel_message LIMIT 1`;
   if (existing.length > 0) return;
   if (ctx.user.isBot && ctx.user.botOwnerId !== null) {
-    const owner = await ctx.db.userProfile.findFirst({ where: { id: ctx.user.botOwnerId, realmId: ctx.realm.id }, select: { id: true, realmId: true, role: true } });
+    const owner = await ctx.db.userProfile.findFirst({
+      where: { id: ctx.user.botOwnerId, realmId: ctx.realm.id },
+      select: { id: true, realmId: true, role: true },
+    });
     if (owner && (await canInChannel(ctx.db, owner, stream, "can_create_topic_group"))) return;
   }
   throw new JsonableError("You do not have permission to create new topics in this channel.");
 }
 
 /** What a direct message needs of its recipients. */
-export type RecipientUser = Pick<UserProfile, "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy">;
+export type RecipientUser = Pick<
+  UserProfile,
+  "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy"
+>;
 
-async function resolveDirectRecipients(ctx: MessageChecker, target: Extract<MessageTarget, { kind: "direct" }>): Promise<RecipientUser[]> {
+async function resolveDirectRecipients(
+  ctx: MessageChecker,
+  target: Extract<MessageTarget, { kind: "direct" }>,
+): Promise<RecipientUser[]> {
   const ids = target.userIds ?? [];
   const emails = target.emails ?? [];
-  if (ids.length === 0 && emails.length === 0) throw new JsonableError("Message must have recipients");
+  if (ids.length === 0 && emails.length === 0)
+    throw new JsonableError("Message must have recipients");
   const users = await usersByIdsOrEmails(ctx, ids, emails);
-  for (const id of ids) if (!users.some((u) => u.id === id)) throw new JsonableError(`Invalid user ID ${id}`);
-  for (const e of emails) if (!users.some((u) => u.email.toLowerCase() === e.toLowerCase())) throw new JsonableError(`Invalid email '${e}'`);
-  for (const u of users) if (!u.isActive && u.id !== ctx.user.id) throw new JsonableError(`'${u.email}' is no longer using Zulip.`);
+  for (const id of ids)
+    if (!users.some((u) => u.id === id)) throw new JsonableError(`Invalid user ID ${id}`);
+  for (const e of emails)
+    if (!users.some((u) => u.email.toLowerCase() === e.toLowerCase()))
+      throw new JsonableError(`Invalid email '${e}'`);
+  for (const u of users)
+    if (!u.isActive && u.id !== ctx.user.id)
+      throw new JsonableError(`'${u.email}' is no longer using Zulip.`);
   return users;
 }
 
 /** Users by id or by API email (case-insensitively, through the (realm_id, lower(email)) index). */
-async function usersByIdsOrEmails(ctx: MessageChecker, ids: number[], emails: string[]): Promise<RecipientUser[]> {
+async function usersByIdsOrEmails(
+  ctx: MessageChecker,
+  ids: number[],
+  emails: string[],
+): Promise<RecipientUser[]> {
   const lowered = emails.filter(isStorableText).map((e) => e.toLowerCase());
   ids = ids.filter(isStorableId); // the others name nobody (reported as invalid by the caller)
   return ctx.db.$queryRaw<RecipientUser[]>`
@@ -133,7 +189,10 @@ async function usersByIdsOrEmails(ctx: MessageChecker, ids: number[], emails: st
 }
 
 /** What rendering needs to resolve the content's mentions: nothing is read for content without any. */
-export async function markdownContext(ctx: MessageChecker, content: string): Promise<Partial<MarkdownContext>> {
+export async function markdownContext(
+  ctx: MessageChecker,
+  content: string,
+): Promise<Partial<MarkdownContext>> {
   const wanted = extractMentionCandidates(content);
   const lower = (names: string[]) => names.map((n) => n.toLowerCase());
   const [users, groups, channels] = await Promise.all([
@@ -153,7 +212,11 @@ export async function markdownContext(ctx: MessageChecker, content: string): Pro
       : [],
   ]);
   const usersByName = new Map<string, { id: number; fullName: string }[]>();
-  for (const u of users) usersByName.set(u.fullName.toLowerCase(), [...(usersByName.get(u.fullName.toLowerCase()) ?? []), u]);
+  for (const u of users)
+    usersByName.set(u.fullName.toLowerCase(), [
+      ...(usersByName.get(u.fullName.toLowerCase()) ?? []),
+      u,
+    ]);
   return {
     // Links into the organization itself are made relative, as Zulip renders them.
     realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
@@ -168,27 +231,60 @@ export async function markdownContext(ctx: MessageChecker, content: string): Pro
  * The recipient of a direct conversation: the other user's personal recipient (the sender's own
  * for a message to oneself), or a group's, created on first use.
  */
-export async function directRecipient(tx: Tx, realmId: number, sender: RecipientUser, others: RecipientUser[]) {
+export async function directRecipient(
+  tx: Tx,
+  realmId: number,
+  sender: RecipientUser,
+  others: RecipientUser[],
+) {
   const members = [...new Map([sender, ...others].map((u) => [u.id, u])).values()];
   if (members.length <= 2) {
     const other = members.find((u) => u.id !== sender.id) ?? sender;
-    return { recipientId: other.recipientId!, recipientType: RecipientType.PERSONAL, recipientTypeId: other.id, memberIds: members.map((u) => u.id) };
+    return {
+      recipientId: other.recipientId!,
+      recipientType: RecipientType.PERSONAL,
+      recipientTypeId: other.id,
+      memberIds: members.map((u) => u.id),
+    };
   }
   const ids = members.map((u) => u.id).sort((a, b) => a - b);
   const hash = directMessageGroupHash(ids);
-  const group = (g: { id: number; recipientId: number | null }) => ({ recipientId: g.recipientId!, recipientType: RecipientType.DIRECT_MESSAGE_GROUP, recipientTypeId: g.id, memberIds: ids });
-  const existing = await tx.directMessageGroup.findUnique({ where: { huddleHash: hash }, select: { id: true, recipientId: true } });
+  const group = (g: { id: number; recipientId: number | null }) => ({
+    recipientId: g.recipientId!,
+    recipientType: RecipientType.DIRECT_MESSAGE_GROUP,
+    recipientTypeId: g.id,
+    memberIds: ids,
+  });
+  const existing = await tx.directMessageGroup.findUnique({
+    where: { huddleHash: hash },
+    select: { id: true, recipientId: true },
+  });
   if (existing) return group(existing);
   // The first messages to a new group may race to create it: ON CONFLICT lets one transaction
   // create it (this statement waits for the other to commit), and the others read its row.
   const created = await tx.$queryRaw<{ id: number }[]>`
     INSERT INTO direct_message_group (realm_id, huddle_hash, group_size) VALUES (${realmId}, ${hash}, ${ids.length})
     ON CONFLICT (huddle_hash) DO NOTHING RETURNING id`;
-  if (created.length === 0) return group(await tx.directMessageGroup.findUniqueOrThrow({ where: { huddleHash: hash }, select: { id: true, recipientId: true } }));
+  if (created.length === 0)
+    return group(
+      await tx.directMessageGroup.findUniqueOrThrow({
+        where: { huddleHash: hash },
+        select: { id: true, recipientId: true },
+      }),
+    );
   const groupId = created[0]!.id;
-  const recipient = await tx.recipient.create({ data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: groupId }, select: { id: true } });
-  await tx.directMessageGroup.update({ where: { id: groupId }, data: { recipientId: recipient.id }, select: { id: true } });
-  await tx.subscription.createMany({ data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })) });
+  const recipient = await tx.recipient.create({
+    data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: groupId },
+    select: { id: true },
+  });
+  await tx.directMessageGroup.update({
+    where: { id: groupId },
+    data: { recipientId: recipient.id },
+    select: { id: true },
+  });
+  await tx.subscription.createMany({
+    data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })),
+  });
   return group({ id: groupId, recipientId: recipient.id });
 }
 
@@ -215,12 +311,19 @@ export interface SendMessageRequest {
 }
 
 /** Checks everything and renders the content; writes nothing (but a new client's name row). */
-export async function checkMessage(ctx: RequestContext, input: SendMessageInput): Promise<SendMessageRequest> {
+export async function checkMessage(
+  ctx: RequestContext,
+  input: SendMessageInput,
+): Promise<SendMessageRequest> {
   return checkMessageWith(ctx, input, await clientIdFor(ctx.db, input.clientName));
 }
 
 /** checkMessage over any database handle (a transaction too), the sending client's id known. */
-export async function checkMessageWith(ctx: MessageChecker, input: SendMessageInput, sendingClientId: number): Promise<SendMessageRequest> {
+export async function checkMessageWith(
+  ctx: MessageChecker,
+  input: SendMessageInput,
+  sendingClientId: number,
+): Promise<SendMessageRequest> {
   const content = normalizeContent(input.content);
   let stream: ChannelRow | null = null;
   let topic = "";
@@ -235,7 +338,8 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
 
   const markdown = await markdownContext(ctx, content);
   const rendered = renderMarkdown(content, markdown);
-  if (stream && rendered.wildcardMention && !ctx.internal) await checkWildcardMention(ctx, rendered.wildcardMention, stream.subscriberIds.length);
+  if (stream && rendered.wildcardMention && !ctx.internal)
+    await checkWildcardMention(ctx, rendered.wildcardMention, stream.subscriberIds.length);
   const mentionedUserIds = await checkMentions(ctx, markdown, rendered);
 
   return {
@@ -261,14 +365,28 @@ export async function checkMessageWith(ctx: MessageChecker, input: SendMessageIn
  * can_mention_group (Zulip's check_user_group_mention_allowed); the mention then mentions its
  * members, as Zulip adds them to mentions_user_ids.
  */
-export async function checkMentions(ctx: MessageChecker, markdown: Partial<MarkdownContext>, rendered: RenderResult): Promise<Set<number>> {
+export async function checkMentions(
+  ctx: MessageChecker,
+  markdown: Partial<MarkdownContext>,
+  rendered: RenderResult,
+): Promise<Set<number>> {
   for (const group of markdown.groupsByName?.values() ?? []) {
-    const { id, name, canMentionGroupId } = group as { id: number; name: string; canMentionGroupId: number };
-    if (rendered.mentionedGroupIds.has(id) && !ctx.internal && !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId)))
+    const { id, name, canMentionGroupId } = group as {
+      id: number;
+      name: string;
+      canMentionGroupId: number;
+    };
+    if (
+      rendered.mentionedGroupIds.has(id) &&
+      !ctx.internal &&
+      !(await isUserInGroup(ctx.db, ctx.user, canMentionGroupId))
+    )
       throw new JsonableError(`You are not allowed to mention user group '${name}'.`);
   }
   const mentionedUserIds = new Set(rendered.mentionedUserIds);
-  if (rendered.mentionedGroupIds.size) for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds])) mentionedUserIds.add(id);
+  if (rendered.mentionedGroupIds.size)
+    for (const id of await groupMembers(ctx.db, ctx.realm.id, [...rendered.mentionedGroupIds]))
+      mentionedUserIds.add(id);
   return mentionedUserIds;
 }
 
@@ -276,18 +394,32 @@ export async function checkMentions(ctx: MessageChecker, markdown: Partial<Markd
  * Wildcard mentions (@**all**, @**topic**) that would notify many users need
  * can_mention_many_users_group (Zulip's wildcard_mention_policy_authorizes_user).
  */
-export async function checkWildcardMention(ctx: MessageChecker, kind: "channel" | "topic", audience: number) {
+export async function checkWildcardMention(
+  ctx: MessageChecker,
+  kind: "channel" | "topic",
+  audience: number,
+) {
   if (audience > WILDCARD_MENTION_THRESHOLD) {
     if (!(await can(ctx.db, ctx.user, ctx.realm, "can_mention_many_users_group"))) {
       if (kind === "channel")
-        throw new JsonableError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
-      throw new JsonableError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
+        throw new JsonableError(
+          "You do not have permission to use channel wildcard mentions in this channel.",
+          { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" },
+        );
+      throw new JsonableError(
+        "You do not have permission to use topic wildcard mentions in this topic.",
+        { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" },
+      );
     }
   }
 }
 
 /** Writes a checked message inside the caller's transaction and logs its events there. */
-export async function doSendMessage(tx: Tx, events: PendingEvents, request: SendMessageRequest): Promise<{ id: number }> {
+export async function doSendMessage(
+  tx: Tx,
+  events: PendingEvents,
+  request: SendMessageRequest,
+): Promise<{ id: number }> {
   const { realm, sender, stream, rendered } = request;
   let recipientId: number;
   let userIds: number[];
@@ -295,11 +427,17 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
     recipientId = stream.recipientId;
     userIds = [...new Set([...stream.subscriberIds, sender.id])];
   } else {
-    ({ recipientId, memberIds: userIds } = await directRecipient(tx, realm.id, sender, request.directUsers));
+    ({ recipientId, memberIds: userIds } = await directRecipient(
+      tx,
+      realm.id,
+      sender,
+      request.directUsers,
+    ));
   }
   const flagsFor = (userId: number): bigint => {
     const names: FlagName[] = [];
-    if ((userId === sender.id && request.readBySender) || request.readByUserIds?.has(userId)) names.push("read");
+    if ((userId === sender.id && request.readBySender) || request.readByUserIds?.has(userId))
+      names.push("read");
     if (request.mentionedUserIds.has(userId)) names.push("mentioned");
     if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
     if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");
@@ -319,23 +457,46 @@ export async function doSendMessage(tx: Tx, events: PendingEvents, request: Send
       INSERT INTO user_message (user_profile_id, message_id, flags)
       SELECT u, m.id, f FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
     SELECT id FROM m`;
-  if (stream && stream.firstMessageId === null) await tx.stream.update({ where: { id: stream.id }, data: { firstMessageId: message.id }, select: { id: true } });
+  if (stream && stream.firstMessageId === null)
+    await tx.stream.update({
+      where: { id: stream.id },
+      data: { firstMessageId: message.id },
+      select: { id: true },
+    });
   // Links to uploads claim them; has_attachment then says whether any was claimed.
-  if (rendered.hasAttachment) await claimAttachments(tx, realm, sender, { messageId: message.id }, rendered);
+  if (rendered.hasAttachment)
+    await claimAttachments(tx, realm, sender, { messageId: message.id }, rendered);
 
   // The event carries the rendered message and its Markdown source; each queue takes the form
   // its client asked for (events/format.ts), and each user their own flags.
   const participants = stream ? [] : [sender, ...request.directUsers];
-  const dict = sentMessageDict({ id: message.id, realm, sender, request, stream, participants, recipientId });
+  const dict = sentMessageDict({
+    id: message.id,
+    realm,
+    sender,
+    request,
+    stream,
+    participants,
+    recipientId,
+  });
   const userData = new Map(userIds.map((id) => [id, { flags: flagsToList(flagsFor(id)) }]));
   // Local echo: only the sender's queue `queue_id` gets `local_message_id` (events/format.ts).
-  const echo = request.localEcho ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId } : {};
-  events.add({ type: "message", message: dict, markdown: request.content, ...echo }, userIds, userData);
+  const echo = request.localEcho
+    ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId }
+    : {};
+  events.add(
+    { type: "message", message: dict, markdown: request.content, ...echo },
+    userIds,
+    userData,
+  );
   return { id: message.id };
 }
 
 /** Check and send, in one transaction (Zulip's check_send_message). */
-export async function checkSendMessage(ctx: RequestContext, input: SendMessageInput): Promise<{ id: number }> {
+export async function checkSendMessage(
+  ctx: RequestContext,
+  input: SendMessageInput,
+): Promise<{ id: number }> {
   const request = await checkMessage(ctx, input);
   return inTransaction(ctx, ctx.realm.id, (tx, events) => doSendMessage(tx, events, request));
 }

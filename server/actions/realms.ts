@@ -9,9 +9,23 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps, RequestContext } from "../context.ts";
 import { Prisma, type Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
-import { OFFERED_REALM_SETTINGS, REALM_GROUP_SETTINGS, settingChangeEvent, settingColumn, SystemGroups, USER_GROUP_SETTINGS, type DefaultGroup, type GroupSetting, type SystemGroupName } from "../lib/group-settings.ts";
+import {
+  OFFERED_REALM_SETTINGS,
+  REALM_GROUP_SETTINGS,
+  settingChangeEvent,
+  settingColumn,
+  SystemGroups,
+  USER_GROUP_SETTINGS,
+  type DefaultGroup,
+  type GroupSetting,
+  type SystemGroupName,
+} from "../lib/group-settings.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
-import { checkGroupSettingUpdate, deleteAnonymousGroups, type GroupSettingValue } from "../lib/user-groups.ts";
+import {
+  checkGroupSettingUpdate,
+  deleteAnonymousGroups,
+  type GroupSettingValue,
+} from "../lib/user-groups.ts";
 import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../lib/realms.ts";
 import { activeUserIds, EmailVisibility, Role } from "../lib/users.ts";
 import type { ZulipEvent } from "../events/index.ts";
@@ -50,7 +64,8 @@ export interface NewRealm {
 
 /** A default that is a system group (creator defaults exist only for channels and user groups). */
 function systemDefault(setting: GroupSetting, name: DefaultGroup): SystemGroupName {
-  if (!name.startsWith("role:")) throw new Error(`${setting.kind} setting ${setting.name} has the creator default ${name}`);
+  if (!name.startsWith("role:"))
+    throw new Error(`${setting.kind} setting ${setting.name} has the creator default ${name}`);
   return name as SystemGroupName;
 }
 
@@ -62,10 +77,24 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
     SELECT nextval(pg_get_serial_sequence('realm', 'id'))::int AS realm_id,
            ARRAY(SELECT nextval(pg_get_serial_sequence('user_group', 'id'))::int FROM generate_series(1, ${names.length}::int)) AS group_ids`;
   const realmId = ids0!.realm_id;
-  const ids = Object.fromEntries(names.map((name, i) => [name, ids0!.group_ids[i]!])) as Record<SystemGroupName, number>;
+  const ids = Object.fromEntries(names.map((name, i) => [name, ids0!.group_ids[i]!])) as Record<
+    SystemGroupName,
+    number
+  >;
   // Every organization setting starts at Zulip's default (lib/group-settings.ts).
-  const settings = Object.values(REALM_GROUP_SETTINGS).map((s) => [settingColumn(s), ids[systemDefault(s, s.default)]] as const);
-  const columns = ["id", "name", "string_id", "description", "rendered_description", "email_address_visibility", "uuid", ...settings.map(([c]) => c)];
+  const settings = Object.values(REALM_GROUP_SETTINGS).map(
+    (s) => [settingColumn(s), ids[systemDefault(s, s.default)]] as const,
+  );
+  const columns = [
+    "id",
+    "name",
+    "string_id",
+    "description",
+    "rendered_description",
+    "email_address_visibility",
+    "uuid",
+    ...settings.map(([c]) => c),
+  ];
   const values: unknown[] = [
     realmId,
     input.name,
@@ -86,12 +115,24 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
   // System groups are managed by nobody: their settings take the registry's defaults for system
   // groups (role:nobody in Zulip).
   const systemGroupSettings = Object.fromEntries(
-    Object.values(USER_GROUP_SETTINGS).map((s) => [s.field, ids[systemDefault(s, s.defaultForSystemGroups ?? s.default)]]),
+    Object.values(USER_GROUP_SETTINGS).map((s) => [
+      s.field,
+      ids[systemDefault(s, s.defaultForSystemGroups ?? s.default)],
+    ]),
   ) as Record<(typeof USER_GROUP_SETTINGS)[keyof typeof USER_GROUP_SETTINGS]["field"], number>;
   await tx.namedUserGroup.createMany({
-    data: names.map((name) => ({ id: ids[name], realmId, name, description: DESCRIPTIONS[name], isSystemGroup: true, ...systemGroupSettings })),
+    data: names.map((name) => ({
+      id: ids[name],
+      realmId,
+      name,
+      description: DESCRIPTIONS[name],
+      isSystemGroup: true,
+      ...systemGroupSettings,
+    })),
   });
-  await tx.groupGroupMembership.createMany({ data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })) });
+  await tx.groupGroupMembership.createMany({
+    data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })),
+  });
   return tx.realm.findUniqueOrThrow({ where: { id: realmId } });
 }
 
@@ -116,31 +157,59 @@ export interface NewOrganization extends NewRealm {
  * and Notification Bot; one transaction. The subdomain's format is the caller's to check
  * (lib/realms.ts subdomainProblem); here it is checked against the organizations that exist.
  */
-export async function doCreateOrganization(deps: Pick<AppDeps, "db" | "config">, input: NewOrganization) {
-  return deps.db.$transaction(
-    async (tx) => {
-      if (await tx.realm.findUnique({ where: { stringId: input.stringId }, select: { id: true } })) throw new JsonableError(SUBDOMAIN_IN_USE);
-      const realm = await doCreateRealm(tx, input);
-      const domain = await fakeEmailDomain(tx, realm, deps.config);
-      const owner = await doCreateUser(tx, realm, { ...input.owner, role: Role.OWNER }, domain);
-      await doCreateUser(tx, realm, { email: NOTIFICATION_BOT_EMAIL, fullName: "Notification Bot", role: Role.MEMBER, isBot: true, botType: 1 }, domain);
-      const channels = [];
-      for (const [name, description] of INITIAL_CHANNELS) {
-        const stream = await doCreateChannel(tx, realm.id, { name, description });
-        await doSubscribe(tx, realm.id, stream, [owner.id]);
-        channels.push(stream);
-      }
-      await tx.defaultStream.createMany({ data: channels.map((c) => ({ realmId: realm.id, streamId: c.id })) });
-      const general = channels.find((c) => c.name === "general")!;
-      await tx.realm.update({ where: { id: realm.id }, data: { newStreamAnnouncementsStreamId: general.id, zulipUpdateAnnouncementsStreamId: general.id } });
-      return { realm, owner, channels, url: await realmUrl(tx, realm, deps.config) };
-    },
-    { timeout: 60_000 },
-  ).catch((err: unknown) => {
-    // Two creations of the same subdomain at once: the unique index decides.
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") throw new JsonableError(SUBDOMAIN_IN_USE);
-    throw err;
-  });
+export async function doCreateOrganization(
+  deps: Pick<AppDeps, "db" | "config">,
+  input: NewOrganization,
+) {
+  return deps.db
+    .$transaction(
+      async (tx) => {
+        if (
+          await tx.realm.findUnique({ where: { stringId: input.stringId }, select: { id: true } })
+        )
+          throw new JsonableError(SUBDOMAIN_IN_USE);
+        const realm = await doCreateRealm(tx, input);
+        const domain = await fakeEmailDomain(tx, realm, deps.config);
+        const owner = await doCreateUser(tx, realm, { ...input.owner, role: Role.OWNER }, domain);
+        await doCreateUser(
+          tx,
+          realm,
+          {
+            email: NOTIFICATION_BOT_EMAIL,
+            fullName: "Notification Bot",
+            role: Role.MEMBER,
+            isBot: true,
+            botType: 1,
+          },
+          domain,
+        );
+        const channels = [];
+        for (const [name, description] of INITIAL_CHANNELS) {
+          const stream = await doCreateChannel(tx, realm.id, { name, description });
+          await doSubscribe(tx, realm.id, stream, [owner.id]);
+          channels.push(stream);
+        }
+        await tx.defaultStream.createMany({
+          data: channels.map((c) => ({ realmId: realm.id, streamId: c.id })),
+        });
+        const general = channels.find((c) => c.name === "general")!;
+        await tx.realm.update({
+          where: { id: realm.id },
+          data: {
+            newStreamAnnouncementsStreamId: general.id,
+            zulipUpdateAnnouncementsStreamId: general.id,
+          },
+        });
+        return { realm, owner, channels, url: await realmUrl(tx, realm, deps.config) };
+      },
+      { timeout: 60_000 },
+    )
+    .catch((err: unknown) => {
+      // Two creations of the same subdomain at once: the unique index decides.
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002")
+        throw new JsonableError(SUBDOMAIN_IN_USE);
+      throw err;
+    });
 }
 
 /*
@@ -185,7 +254,10 @@ const SIMPLE = {
   email_address_visibility: "emailAddressVisibility",
 } as const;
 
-export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges): Promise<Record<string, unknown>> {
+export async function doUpdateRealm(
+  ctx: RequestContext,
+  changes: RealmChanges,
+): Promise<Record<string, unknown>> {
   const realm = ctx.realm;
   const data: Prisma.RealmUncheckedUpdateInput = {};
   const echoed: Record<string, unknown> = {};
@@ -200,7 +272,10 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     data.renderedDescription = changes.description ? renderMarkdown(changes.description).html : "";
     echoed.description = "updated";
   }
-  if (changes.empty_topic_display_name !== undefined && changes.empty_topic_display_name.trim() !== realm.emptyTopicDisplayName) {
+  if (
+    changes.empty_topic_display_name !== undefined &&
+    changes.empty_topic_display_name.trim() !== realm.emptyTopicDisplayName
+  ) {
     data.emptyTopicDisplayName = changes.empty_topic_display_name.trim();
     echoed.empty_topic_display_name = "updated";
   }
@@ -208,7 +283,8 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     const value = changes[setting as keyof typeof TIME_LIMITS];
     if (value === undefined) continue;
     const limit = value === "unlimited" || value === null ? null : value;
-    if (limit !== null && limit < 1) throw new JsonableError(`Bad value for '${setting}': ${value}`);
+    if (limit !== null && limit < 1)
+      throw new JsonableError(`Bad value for '${setting}': ${value}`);
     if (limit !== realm[field]) {
       data[field] = limit;
       echoed[setting] = limit;
@@ -222,12 +298,17 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     }
   }
   if (changes.moderation_request_channel_id !== undefined) {
-    const id = changes.moderation_request_channel_id === -1 ? null : changes.moderation_request_channel_id;
+    const id =
+      changes.moderation_request_channel_id === -1 ? null : changes.moderation_request_channel_id;
     if (id !== null) {
-      const stream = await ctx.db.stream.findFirst({ where: { realmId: realm.id, id, isArchived: false }, select: { id: true, inviteOnly: true } });
+      const stream = await ctx.db.stream.findFirst({
+        where: { realmId: realm.id, id, isArchived: false },
+        select: { id: true, inviteOnly: true },
+      });
       if (!stream) throw new JsonableError("Invalid channel ID");
       // Reports quote messages from private places: only a private channel may receive them.
-      if (!stream.inviteOnly) throw new JsonableError("Moderation request channel must be private.");
+      if (!stream.inviteOnly)
+        throw new JsonableError("Moderation request channel must be private.");
     }
     if (id !== realm.moderationRequestChannelId) {
       data.moderationRequestChannelId = id;
@@ -247,10 +328,22 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
     if (groupUpdates.length) {
       // The current values come from the row, locked: concurrent updates of a setting then take
       // turns, so an anonymous group is never updated by one and replaced by the other.
-      const columns = groupUpdates.map(({ setting }) => `"${settingColumn(setting)}" AS "${setting.field}"`).join(", ");
-      const [current] = await tx.$queryRawUnsafe<Record<string, number>[]>(`SELECT ${columns} FROM realm WHERE id = $1 FOR UPDATE`, realm.id);
+      const columns = groupUpdates
+        .map(({ setting }) => `"${settingColumn(setting)}" AS "${setting.field}"`)
+        .join(", ");
+      const [current] = await tx.$queryRawUnsafe<Record<string, number>[]>(
+        `SELECT ${columns} FROM realm WHERE id = $1 FOR UPDATE`,
+        realm.id,
+      );
       for (const { setting, update } of groupUpdates) {
-        const change = await checkGroupSettingUpdate(tx, events, realm.id, setting, current![setting.field]!, update);
+        const change = await checkGroupSettingUpdate(
+          tx,
+          events,
+          realm.id,
+          setting,
+          current![setting.field]!,
+          update,
+        );
         if (!change) continue;
         (data as Record<string, unknown>)[setting.field] = change.groupId;
         if (change.replacedGroupId !== null) replaced.push(change.replacedGroupId);
@@ -278,15 +371,28 @@ export async function doUpdateRealm(ctx: RequestContext, changes: RealmChanges):
         RETURNING u.id, old.email AS old_email, u.email AS new_email`;
       events.invalidate(`users:${realm.id}`);
       for (const u of changed.sort((a, b) => a.id - b.id))
-        if (u.new_email !== u.old_email) events.add({ type: "realm_user", op: "update", person: { user_id: u.id, new_email: u.new_email } }, recipients);
+        if (u.new_email !== u.old_email)
+          events.add(
+            { type: "realm_user", op: "update", person: { user_id: u.id, new_email: u.new_email } },
+            recipients,
+          );
     }
     await tx.realmAuditLog.create({
-      data: { realmId: realm.id, actingUserId: ctx.user.id, eventType: 201, eventTime: ctx.now(), extraData: echoed as Prisma.InputJsonValue },
+      data: {
+        realmId: realm.id,
+        actingUserId: ctx.user.id,
+        eventType: 201,
+        eventTime: ctx.now(),
+        extraData: echoed as Prisma.InputJsonValue,
+      },
     });
     for (const [property, value] of Object.entries(echoed)) {
       if (groupUpdates.some(({ setting }) => setting.name === property)) continue;
       const eventValue = value === "updated" ? changes[property as "name"] : value;
-      events.add({ type: "realm", op: "update_dict", property: "default", data: { [property]: eventValue } }, recipients);
+      events.add(
+        { type: "realm", op: "update_dict", property: "default", data: { [property]: eventValue } },
+        recipients,
+      );
     }
     for (const event of groupEvents) events.add(event as ZulipEvent, recipients);
     return echoed;

@@ -96,7 +96,8 @@ export class ScheduledDelivery {
     private readonly deps: Deps,
     private readonly options: ScheduledDeliveryOptions,
   ) {
-    this.processId = options.processId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    this.processId =
+      options.processId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   }
 
   /** Starts the timer: a round now, then at each next due time. */
@@ -145,7 +146,11 @@ export class ScheduledDelivery {
       await this.deliverDue();
       if (this.stopped) return;
       const next = await this.nextDueAt();
-      if (next) wait = Math.min(this.options.intervalMs, Math.max(MIN_WAIT_MS, next.getTime() - this.deps.now().getTime()));
+      if (next)
+        wait = Math.min(
+          this.options.intervalMs,
+          Math.max(MIN_WAIT_MS, next.getTime() - this.deps.now().getTime()),
+        );
     } catch (err) {
       this.deps.log.error({ err }, "scheduled message delivery failed; retrying");
     }
@@ -179,7 +184,10 @@ export class ScheduledDelivery {
     }
   }
 
-  private async deliverOne(id: number, realmId: number): Promise<"delivered" | "failed" | "skipped" | "error"> {
+  private async deliverOne(
+    id: number,
+    realmId: number,
+  ): Promise<"delivered" | "failed" | "skipped" | "error"> {
     const now = this.deps.now();
     try {
       const realm = await realmById(this.deps.db, realmId);
@@ -198,18 +206,33 @@ export class ScheduledDelivery {
         } catch (err) {
           // The checks write nothing before they refuse, so the row (still locked) is failed here.
           if (!(err instanceof JsonableError)) throw err;
-          await this.markFailed(tx, events, realm, row, err.message, err instanceof InactiveSenderError ? null : bot);
+          await this.markFailed(
+            tx,
+            events,
+            realm,
+            row,
+            err.message,
+            err instanceof InactiveSenderError ? null : bot,
+          );
           return "failed";
         }
       });
     } catch (err) {
       if (err instanceof NoticeError) {
         // A notice that cannot be sent must not keep the message due for ever.
-        this.deps.log.error({ err: err.cause, scheduledMessageId: id }, "could not tell the owner of a failed scheduled message");
+        this.deps.log.error(
+          { err: err.cause, scheduledMessageId: id },
+          "could not tell the owner of a failed scheduled message",
+        );
         return (await this.fail(id, realmId, err.reason, false)) ? "failed" : "skipped";
       }
-      this.deps.log.error({ err, scheduledMessageId: id }, "unexpected error sending a scheduled message");
-      await this.countError(id, realmId).catch((e: unknown) => this.deps.log.error({ err: e, scheduledMessageId: id }, "could not record the error"));
+      this.deps.log.error(
+        { err, scheduledMessageId: id },
+        "unexpected error sending a scheduled message",
+      );
+      await this.countError(id, realmId).catch((e: unknown) =>
+        this.deps.log.error({ err: e, scheduledMessageId: id }, "could not record the error"),
+      );
       return "error";
     }
   }
@@ -225,18 +248,30 @@ export class ScheduledDelivery {
   }
 
   /** send_scheduled_message: the message checked again as its sender at delivery time. */
-  private async send(tx: Tx, events: PendingEvents, realm: Realm, row: ScheduledMessageRow & { clientName: string }, now: Date) {
+  private async send(
+    tx: Tx,
+    events: PendingEvents,
+    realm: Realm,
+    row: ScheduledMessageRow & { clientName: string },
+    now: Date,
+  ) {
     if (realm.deactivated) throw new InactiveSenderError("This organization has been deactivated");
     const sender = await tx.userProfile.findUniqueOrThrow({ where: { id: row.senderId } });
     if (!sender.isActive) throw new InactiveSenderError("Account is deactivated");
-    if (now.getTime() > row.scheduledTimestamp.getTime() + LATE_CUTOFF_MS) throw new JsonableError("Message could not be sent at the scheduled time.");
+    if (now.getTime() > row.scheduledTimestamp.getTime() + LATE_CUTOFF_MS)
+      throw new JsonableError("Message could not be sent at the scheduled time.");
     const target: MessageTarget =
       row.recipientType === RecipientType.STREAM
         ? { kind: "channel", streamId: row.recipientTypeId, topic: row.subject }
         : { kind: "direct", userIds: directRecipientUserIds(row) };
     const request = await checkMessageWith(
       { db: tx, realm, user: sender, config: this.deps.config, now: () => now },
-      { target, content: row.content, clientName: row.clientName, readBySender: row.readBySender === true },
+      {
+        target,
+        content: row.content,
+        clientName: row.clientName,
+        readBySender: row.readBySender === true,
+      },
       row.sendingClientId,
     );
     const message = await doSendMessage(tx, events, request);
@@ -244,29 +279,58 @@ export class ScheduledDelivery {
       UPDATE scheduled_message
       SET delivered = true, delivered_message_id = ${message.id}, attempts = attempts + 1, claimed_at = ${now}, claimed_by = ${this.processId}
       WHERE id = ${row.id}`;
-    events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [row.senderId]);
+    events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [
+      row.senderId,
+    ]);
   }
 
   /**
    * Marks a locked row failed; with a bot, tells its owner as Zulip does (an `update` event and
    * send_failed_scheduled_message_notification), unless the owner is that bot.
    */
-  private async markFailed(tx: Tx, events: PendingEvents, realm: Realm, row: ScheduledMessageRow, reason: string, bot: InternalSender | null) {
+  private async markFailed(
+    tx: Tx,
+    events: PendingEvents,
+    realm: Realm,
+    row: ScheduledMessageRow,
+    reason: string,
+    bot: InternalSender | null,
+  ) {
     await tx.$executeRaw`
       UPDATE scheduled_message
       SET failed = true, failure_message = ${reason}, attempts = attempts + 1, claimed_at = ${this.deps.now()}, claimed_by = ${this.processId}
       WHERE id = ${row.id}`;
     if (!bot || bot.bot.id === row.senderId) return;
-    events.add({ type: "scheduled_messages", op: "update", scheduled_message: toApiScheduledMessage({ ...row, failed: true }) }, [row.senderId]);
+    events.add(
+      {
+        type: "scheduled_messages",
+        op: "update",
+        scheduled_message: toApiScheduledMessage({ ...row, failed: true }),
+      },
+      [row.senderId],
+    );
     try {
-      await internalSendMessage(tx, events, this.deps, realm, bot, { kind: "direct", userIds: [row.senderId] }, failureNotice(row.scheduledTimestamp, reason));
+      await internalSendMessage(
+        tx,
+        events,
+        this.deps,
+        realm,
+        bot,
+        { kind: "direct", userIds: [row.senderId] },
+        failureNotice(row.scheduledTimestamp, reason),
+      );
     } catch (err) {
       throw new NoticeError(reason, err);
     }
   }
 
   /** Fails the message in a transaction of its own, unless it was sent or failed meanwhile. */
-  private async fail(id: number, realmId: number, reason: string, notify: boolean): Promise<boolean> {
+  private async fail(
+    id: number,
+    realmId: number,
+    reason: string,
+    notify: boolean,
+  ): Promise<boolean> {
     const realm = await realmById(this.deps.db, realmId);
     if (!realm) return false;
     const bot = notify ? await this.notificationBotFor(realm) : null;
@@ -282,7 +346,10 @@ export class ScheduledDelivery {
       });
     } catch (err) {
       if (!(err instanceof NoticeError)) throw err;
-      this.deps.log.error({ err: err.cause, scheduledMessageId: id }, "could not tell the owner of a failed scheduled message");
+      this.deps.log.error(
+        { err: err.cause, scheduledMessageId: id },
+        "could not tell the owner of a failed scheduled message",
+      );
       return this.fail(id, realmId, reason, false);
     }
   }
@@ -291,7 +358,8 @@ export class ScheduledDelivery {
   private async countError(id: number, realmId: number) {
     const [row] = await this.deps.db.$queryRaw<{ attempts: number }[]>`
       UPDATE scheduled_message SET attempts = attempts + 1 WHERE id = ${id} AND NOT delivered AND NOT failed RETURNING attempts`;
-    if (row && row.attempts >= MAX_ATTEMPTS) await this.fail(id, realmId, "Internal server error", true);
+    if (row && row.attempts >= MAX_ATTEMPTS)
+      await this.fail(id, realmId, "Internal server error", true);
   }
 }
 

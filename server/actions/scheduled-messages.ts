@@ -12,9 +12,19 @@ import { claimAttachments } from "../lib/attachments.ts";
 import { clientIdFor, defaultReadBySender } from "../lib/clients.ts";
 import { isStorableId } from "../lib/messages.ts";
 import { RecipientType } from "../lib/recipients.ts";
-import { accessScheduledMessage, SEND_LATER, toApiScheduledMessage } from "../lib/scheduled-messages.ts";
+import {
+  accessScheduledMessage,
+  SEND_LATER,
+  toApiScheduledMessage,
+} from "../lib/scheduled-messages.ts";
 import { normalizeTopic } from "../lib/topics.ts";
-import { checkMessageWith, directRecipient, type MessageChecker, type MessageTarget, type SendMessageRequest } from "./messages.ts";
+import {
+  checkMessageWith,
+  directRecipient,
+  type MessageChecker,
+  type MessageTarget,
+  type SendMessageRequest,
+} from "./messages.ts";
 import { inTransaction } from "./transaction.ts";
 import { scheduledMessageChanged } from "./scheduled-delivery.ts";
 
@@ -24,14 +34,21 @@ const MAX_TIMESTAMP = 253402300799;
 export type RecipientTypeName = "channel" | "direct";
 
 /** The API's `type` values, as the two kinds they stand for. */
-export function recipientTypeName(type: "direct" | "private" | "channel" | "stream"): RecipientTypeName {
+export function recipientTypeName(
+  type: "direct" | "private" | "channel" | "stream",
+): RecipientTypeName {
   return type === "channel" || type === "stream" ? "channel" : "direct";
 }
 
 /** extract_stream_id / extract_direct_message_recipient_ids (zerver/lib/recipient_parsing.py). */
-function parseTarget(type: RecipientTypeName, to: number | number[], topic: string | undefined): MessageTarget {
+function parseTarget(
+  type: RecipientTypeName,
+  to: number | number[],
+  topic: string | undefined,
+): MessageTarget {
   if (type === "channel") {
-    if (Array.isArray(to) && to.length !== 1) throw new JsonableError("Expected exactly one channel");
+    if (Array.isArray(to) && to.length !== 1)
+      throw new JsonableError("Expected exactly one channel");
     // Zulip asks for the topic before it looks the channel up (Addressee.legacy_build).
     if (topic === undefined) throw new JsonableError("Missing topic");
     return { kind: "channel", streamId: Array.isArray(to) ? to[0]! : to, topic };
@@ -44,7 +61,8 @@ function parseTarget(type: RecipientTypeName, to: number | number[], topic: stri
 export function checkDeliveryTime(ctx: Pick<RequestContext, "now">, timestamp: number): Date {
   if (timestamp > MAX_TIMESTAMP) throw new JsonableError("Invalid scheduled_delivery_timestamp");
   const deliverAt = new Date(timestamp * 1000);
-  if (deliverAt <= ctx.now()) throw new JsonableError("Scheduled delivery time must be in the future.");
+  if (deliverAt <= ctx.now())
+    throw new JsonableError("Scheduled delivery time must be in the future.");
   return deliverAt;
 }
 
@@ -63,10 +81,24 @@ interface StoredRecipient {
  */
 async function storedRecipient(tx: Tx, request: SendMessageRequest): Promise<StoredRecipient> {
   const { stream, sender } = request;
-  if (stream) return { recipientId: stream.recipientId, recipientType: RecipientType.STREAM, recipientTypeId: stream.id, streamId: stream.id, groupMemberIds: [] };
+  if (stream)
+    return {
+      recipientId: stream.recipientId,
+      recipientType: RecipientType.STREAM,
+      recipientTypeId: stream.id,
+      streamId: stream.id,
+      groupMemberIds: [],
+    };
   const direct = await directRecipient(tx, request.realm.id, sender, request.directUsers);
-  const groupMemberIds = direct.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? direct.memberIds : [];
-  return { recipientId: direct.recipientId, recipientType: direct.recipientType, recipientTypeId: direct.recipientTypeId, streamId: null, groupMemberIds };
+  const groupMemberIds =
+    direct.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? direct.memberIds : [];
+  return {
+    recipientId: direct.recipientId,
+    recipientType: direct.recipientType,
+    recipientTypeId: direct.recipientTypeId,
+    streamId: null,
+    groupMemberIds,
+  };
 }
 
 export interface ScheduleMessageInput {
@@ -84,11 +116,18 @@ export interface ScheduleMessageInput {
  * if sent now. Without `readBySender` the message starts read for its sender when it comes from an
  * interactive client and is not a direct message to the sender alone.
  */
-export async function checkScheduleMessage(ctx: RequestContext, input: ScheduleMessageInput): Promise<number> {
+export async function checkScheduleMessage(
+  ctx: RequestContext,
+  input: ScheduleMessageInput,
+): Promise<number> {
   const deliverAt = checkDeliveryTime(ctx, input.scheduledDeliveryTimestamp);
   const target = parseTarget(input.type, input.to, input.topic);
   const clientId = await clientIdFor(ctx.db, input.clientName);
-  const request = await checkMessageWith(ctx, { target, content: input.content, clientName: input.clientName }, clientId);
+  const request = await checkMessageWith(
+    ctx,
+    { target, content: input.content, clientName: input.clientName },
+    clientId,
+  );
   const toSelf = !request.stream && request.directUsers.every((u) => u.id === ctx.user.id);
   const readBySender = input.readBySender ?? (defaultReadBySender(input.clientName) && !toSelf);
   const id = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
@@ -109,10 +148,20 @@ export async function checkScheduleMessage(ctx: RequestContext, input: ScheduleM
       ...recipient,
     };
     const { groupMemberIds, recipientType, recipientTypeId, ...columns } = row;
-    const { id } = await tx.scheduledMessage.create({ data: { ...columns, deliveryType: SEND_LATER }, select: { id: true } });
+    const { id } = await tx.scheduledMessage.create({
+      data: { ...columns, deliveryType: SEND_LATER },
+      select: { id: true },
+    });
     // Sets has_attachment when the content links uploads the sender may share.
     await claimAttachments(tx, ctx.realm, ctx.user, { scheduledMessageId: id }, request.content);
-    events.add({ type: "scheduled_messages", op: "add", scheduled_messages: [toApiScheduledMessage({ ...row, id })] }, [ctx.user.id]);
+    events.add(
+      {
+        type: "scheduled_messages",
+        op: "add",
+        scheduled_messages: [toApiScheduledMessage({ ...row, id })],
+      },
+      [ctx.user.id],
+    );
     return id;
   });
   scheduledMessageChanged(deliverAt);
@@ -136,12 +185,16 @@ export interface EditScheduledMessageInput {
  * message sent. A new recipient or content is checked again as if sent now; a failed message
  * needs a new delivery time, and the edit clears its failure.
  */
-export async function checkEditScheduledMessage(ctx: RequestContext, input: EditScheduledMessageInput): Promise<void> {
+export async function checkEditScheduledMessage(
+  ctx: RequestContext,
+  input: EditScheduledMessageInput,
+): Promise<void> {
   const clientId = await clientIdFor(ctx.db, input.clientName);
   const deliverAt = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const row = await accessScheduledMessage(tx, ctx.user, input.id, true);
     if (row.delivered) throw new JsonableError("Scheduled message was already sent");
-    if (row.failed && input.deliverAt === undefined) throw new JsonableError("Scheduled delivery time must be in the future.");
+    if (row.failed && input.deliverAt === undefined)
+      throw new JsonableError("Scheduled delivery time must be in the future.");
     const existing = toApiScheduledMessage(row);
     const recipientChanged = input.type !== undefined || input.to !== undefined;
     let recipient: StoredRecipient = row;
@@ -150,8 +203,18 @@ export async function checkEditScheduledMessage(ctx: RequestContext, input: Edit
     if (recipientChanged || input.content !== undefined) {
       const type = input.type ?? (existing.type === "stream" ? "channel" : "direct");
       const target = parseTarget(type, input.to ?? existing.to, input.topic ?? row.subject);
-      const checker: MessageChecker = { db: tx, realm: ctx.realm, user: ctx.user, config: ctx.config, now: ctx.now };
-      const request = await checkMessageWith(checker, { target, content: input.content ?? row.content, clientName: input.clientName }, clientId);
+      const checker: MessageChecker = {
+        db: tx,
+        realm: ctx.realm,
+        user: ctx.user,
+        config: ctx.config,
+        now: ctx.now,
+      };
+      const request = await checkMessageWith(
+        checker,
+        { target, content: input.content ?? row.content, clientName: input.clientName },
+        clientId,
+      );
       if (recipientChanged) {
         recipient = await storedRecipient(tx, request);
         subject = request.topic;
@@ -162,7 +225,8 @@ export async function checkEditScheduledMessage(ctx: RequestContext, input: Edit
       }
     }
     // A topic alone changes a channel message's topic; one sent for a direct message is ignored.
-    if (!recipientChanged && input.topic !== undefined && existing.type === "stream") subject = normalizeTopic(input.topic, ctx.realm);
+    if (!recipientChanged && input.topic !== undefined && existing.type === "stream")
+      subject = normalizeTopic(input.topic, ctx.realm);
     const scheduledTimestamp = input.deliverAt ?? row.scheduledTimestamp;
 
     await tx.scheduledMessage.update({
@@ -183,11 +247,27 @@ export async function checkEditScheduledMessage(ctx: RequestContext, input: Edit
     });
     if (input.content !== undefined) {
       // The new content's links replace the old ones (check_attachment_reference_change).
-      if (row.hasAttachment) await tx.$executeRaw`DELETE FROM attachment_scheduled_message WHERE scheduled_message_id = ${row.id}`;
+      if (row.hasAttachment)
+        await tx.$executeRaw`DELETE FROM attachment_scheduled_message WHERE scheduled_message_id = ${row.id}`;
       await claimAttachments(tx, ctx.realm, ctx.user, { scheduledMessageId: row.id }, content);
     }
-    const edited = { ...row, ...recipient, subject, content, renderedContent, scheduledTimestamp, failed: false };
-    events.add({ type: "scheduled_messages", op: "update", scheduled_message: toApiScheduledMessage(edited) }, [ctx.user.id]);
+    const edited = {
+      ...row,
+      ...recipient,
+      subject,
+      content,
+      renderedContent,
+      scheduledTimestamp,
+      failed: false,
+    };
+    events.add(
+      {
+        type: "scheduled_messages",
+        op: "update",
+        scheduled_message: toApiScheduledMessage(edited),
+      },
+      [ctx.user.id],
+    );
     return scheduledTimestamp;
   });
   scheduledMessageChanged(deliverAt);
@@ -203,6 +283,8 @@ export async function doDeleteScheduledMessage(ctx: RequestContext, id: number):
           RETURNING id`
       : [];
     if (!deleted[0]) throw new ResourceNotFoundError("Scheduled message does not exist");
-    events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: id }, [ctx.user.id]);
+    events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: id }, [
+      ctx.user.id,
+    ]);
   });
 }

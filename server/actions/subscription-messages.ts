@@ -14,16 +14,39 @@ import type { SubscriptionResult } from "./subscriptions.ts";
 export type Principal = Pick<UserProfile, "id" | "email" | "isBot" | "fullName" | "botOwnerId">;
 
 /** Active users of the organization by ID or email, in one statement; any other is "No such user". */
-export async function accessPrincipals(ctx: Pick<RequestContext, "db" | "realm">, principals: (number | string)[]): Promise<Principal[]> {
+export async function accessPrincipals(
+  ctx: Pick<RequestContext, "db" | "realm">,
+  principals: (number | string)[],
+): Promise<Principal[]> {
   const ids = principals.filter((p): p is number => typeof p === "number");
-  const emails = principals.filter((p): p is string => typeof p === "string").map((e) => e.toLowerCase());
+  const emails = principals
+    .filter((p): p is string => typeof p === "string")
+    .map((e) => e.toLowerCase());
   if (ids.length === 0 && emails.length === 0) return [];
   const users = await ctx.db.userProfile.findMany({
-    where: { realmId: ctx.realm.id, isActive: true, OR: [{ id: { in: ids.filter((id) => Number.isInteger(id) && id > 0 && id < 2 ** 31) } }, { email: { in: emails, mode: "insensitive" } }, { deliveryEmail: { in: emails, mode: "insensitive" } }] },
-    select: { id: true, email: true, deliveryEmail: true, isBot: true, fullName: true, botOwnerId: true },
+    where: {
+      realmId: ctx.realm.id,
+      isActive: true,
+      OR: [
+        { id: { in: ids.filter((id) => Number.isInteger(id) && id > 0 && id < 2 ** 31) } },
+        { email: { in: emails, mode: "insensitive" } },
+        { deliveryEmail: { in: emails, mode: "insensitive" } },
+      ],
+    },
+    select: {
+      id: true,
+      email: true,
+      deliveryEmail: true,
+      isBot: true,
+      fullName: true,
+      botOwnerId: true,
+    },
   });
-  for (const id of ids) if (!users.some((u) => u.id === id)) throw new JsonableError("No such user");
-  for (const e of emails) if (!users.some((u) => u.email.toLowerCase() === e || u.deliveryEmail.toLowerCase() === e)) throw new JsonableError("No such user");
+  for (const id of ids)
+    if (!users.some((u) => u.id === id)) throw new JsonableError("No such user");
+  for (const e of emails)
+    if (!users.some((u) => u.email.toLowerCase() === e || u.deliveryEmail.toLowerCase() === e))
+      throw new JsonableError("No such user");
   return users;
 }
 
@@ -31,7 +54,16 @@ export async function accessPrincipals(ctx: Pick<RequestContext, "db" | "realm">
  * Tells each human user whom the caller subscribed to channels that existed before this request
  * which channels they were added to, in a direct message from Notification Bot.
  */
-export async function doSendNewSubscriptionMessages(tx: Tx, events: PendingEvents, ctx: RequestContext, bot: InternalSender, users: Principal[], result: SubscriptionResult, created: Stream[], all: Pick<Stream, "id" | "name">[] = created) {
+export async function doSendNewSubscriptionMessages(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: RequestContext,
+  bot: InternalSender,
+  users: Principal[],
+  result: SubscriptionResult,
+  created: Stream[],
+  all: Pick<Stream, "id" | "name">[] = created,
+) {
   const createdIds = new Set(created.map((s) => s.id));
   const names = new Map(all.map((s) => [s.id, s]));
   for (const user of users) {
@@ -46,6 +78,14 @@ export async function doSendNewSubscriptionMessages(tx: Tx, events: PendingEvent
       channels.length === 1
         ? `${actor} subscribed you to #**${channels[0]!.name}**.`
         : `${actor} subscribed you to the following channels:\n\n${channels.map((s) => `* #**${s.name}**\n`).join("")}`;
-    await internalSendMessage(tx, events, ctx, ctx.realm, bot, { kind: "direct", userIds: [user.id] }, content);
+    await internalSendMessage(
+      tx,
+      events,
+      ctx,
+      ctx.realm,
+      bot,
+      { kind: "direct", userIds: [user.id] },
+      content,
+    );
   }
 }

@@ -36,30 +36,76 @@ export interface PropertyChange {
  * `describe(index, text)` words a bad value as the operation does: the single PATCH answers the
  * text itself, the bulk form prefixes "Invalid subscription_data[N]: Value error, ".
  */
-export async function doUpdateSubscriptionProperties(ctx: RequestContext, changes: PropertyChange[], describe: (index: number, text: string) => string) {
-  const checked: { stream: { id: number; recipientId: number }; property: Property; value: string | boolean }[] = [];
+export async function doUpdateSubscriptionProperties(
+  ctx: RequestContext,
+  changes: PropertyChange[],
+  describe: (index: number, text: string) => string,
+) {
+  const checked: {
+    stream: { id: number; recipientId: number };
+    property: Property;
+    value: string | boolean;
+  }[] = [];
   // Every channel named, in one statement; access is then checked per change, in order.
-  const channels = new Map((await findChannelsById(ctx.db, ctx.realm.id, changes.map((c) => c.streamId))).map((s) => [s.id, s]));
+  const channels = new Map(
+    (
+      await findChannelsById(
+        ctx.db,
+        ctx.realm.id,
+        changes.map((c) => c.streamId),
+      )
+    ).map((s) => [s.id, s]),
+  );
   for (const [index, change] of changes.entries()) {
-    if (!(change.property in PROPERTIES)) throw new JsonableError(`Unknown subscription property: ${change.property}`);
+    if (!(change.property in PROPERTIES))
+      throw new JsonableError(`Unknown subscription property: ${change.property}`);
     const property = change.property as Property;
     const stream = channels.get(change.streamId);
-    if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream))) throw new JsonableError("Invalid channel ID");
-    if (!stream.subscriberIds.includes(ctx.user.id)) throw new JsonableError(`Not subscribed to channel ID ${change.streamId}`);
+    if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
+      throw new JsonableError("Invalid channel ID");
+    if (!stream.subscriberIds.includes(ctx.user.id))
+      throw new JsonableError(`Not subscribed to channel ID ${change.streamId}`);
     if (property === "color") {
-      if (typeof change.value !== "string" || !HEX_COLOR.test(change.value)) throw new JsonableError(describe(index, `${property} is not a valid hex color code`));
-    } else if (typeof change.value !== "boolean") throw new JsonableError(describe(index, `${property} is not a boolean`));
+      if (typeof change.value !== "string" || !HEX_COLOR.test(change.value))
+        throw new JsonableError(describe(index, `${property} is not a valid hex color code`));
+    } else if (typeof change.value !== "boolean")
+      throw new JsonableError(describe(index, `${property} is not a boolean`));
     checked.push({ stream, property, value: change.value });
   }
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     for (const { stream, property, value } of checked) {
       // in_home_view is the inverse of is_muted, which is what is stored.
       const stored = property === "in_home_view" ? !value : value;
-      await tx.subscription.updateMany({ where: { userProfileId: ctx.user.id, recipientId: stream.recipientId }, data: { [PROPERTIES[property]]: stored } });
+      await tx.subscription.updateMany({
+        where: { userProfileId: ctx.user.id, recipientId: stream.recipientId },
+        data: { [PROPERTIES[property]]: stored },
+      });
       if (PROPERTIES[property] === "isMuted") {
-        events.add({ type: "subscription", op: "update", property: "in_home_view", value: !stored, stream_id: stream.id }, [ctx.user.id]);
-        events.add({ type: "subscription", op: "update", property: "is_muted", value: stored, stream_id: stream.id }, [ctx.user.id]);
-      } else events.add({ type: "subscription", op: "update", property, value: stored, stream_id: stream.id }, [ctx.user.id]);
+        events.add(
+          {
+            type: "subscription",
+            op: "update",
+            property: "in_home_view",
+            value: !stored,
+            stream_id: stream.id,
+          },
+          [ctx.user.id],
+        );
+        events.add(
+          {
+            type: "subscription",
+            op: "update",
+            property: "is_muted",
+            value: stored,
+            stream_id: stream.id,
+          },
+          [ctx.user.id],
+        );
+      } else
+        events.add(
+          { type: "subscription", op: "update", property, value: stored, stream_id: stream.id },
+          [ctx.user.id],
+        );
     }
   });
 }

@@ -14,7 +14,18 @@ import { doSendNewSubscriptionMessages, type Principal } from "./subscription-me
 import { inTransaction } from "./transaction.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
-const COLORS = ["#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e", "#c2726a"];
+const COLORS = [
+  "#76ce90",
+  "#fae589",
+  "#a6c7e5",
+  "#e79ab5",
+  "#bfd56f",
+  "#f4ae55",
+  "#b0a5fd",
+  "#addfe5",
+  "#f5ce6e",
+  "#c2726a",
+];
 
 export interface SubscriptionResult {
   /** [user id, channel id] pairs newly subscribed. */
@@ -48,7 +59,8 @@ async function updateSubscriberCounts(tx: Tx, streamIds: number[]) {
  * number of users and channels; RETURNING names exactly the subscriptions it added.
  */
 type Channel = { id: number; recipientId: number | null };
-const pairsOf = <S extends Channel>(streams: S[], users: number[]) => streams.flatMap((s) => users.map((u) => [u, s] as const));
+const pairsOf = <S extends Channel>(streams: S[], users: number[]) =>
+  streams.flatMap((s) => users.map((u) => [u, s] as const));
 
 async function insertSubscriptions(tx: Tx, realmId: number, pairs: (readonly [number, Channel])[]) {
   return tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
@@ -62,7 +74,12 @@ async function insertSubscriptions(tx: Tx, realmId: number, pairs: (readonly [nu
 }
 
 /** Subscribes users without events (organization setup and tests): bulkAddSubscriptions's rows and count. */
-export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number; recipientId: number | null }, userIds: number[]): Promise<number> {
+export async function doSubscribe(
+  tx: Tx,
+  realmId: number,
+  stream: { id: number; recipientId: number | null },
+  userIds: number[],
+): Promise<number> {
   const added = await insertSubscriptions(tx, realmId, pairsOf([stream], [...new Set(userIds)]));
   await updateSubscriberCounts(tx, [stream.id]);
   return added.length;
@@ -74,7 +91,13 @@ export async function doSubscribe(tx: Tx, realmId: number, stream: { id: number;
  * to each new subscriber, `peer_add` to the others who may see the subscribers, and `stream` create
  * to new subscribers who could not see the channel before. Uses `tx` only.
  */
-export async function bulkAddSubscriptions(tx: Tx, events: PendingEvents, ctx: Actor, streams: SubscribedChannel[], userIds: number[]): Promise<SubscriptionResult> {
+export async function bulkAddSubscriptions(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: Actor,
+  streams: SubscribedChannel[],
+  userIds: number[],
+): Promise<SubscriptionResult> {
   const result: SubscriptionResult = { subscribed: [], alreadySubscribed: [] };
   const users = [...new Set(userIds)];
   if (streams.length === 0 || users.length === 0) return result;
@@ -83,33 +106,77 @@ export async function bulkAddSubscriptions(tx: Tx, events: PendingEvents, ctx: A
   const audience = await metadataAudience(tx, realmId, streams);
   const added = await insertSubscriptions(tx, realmId, pairs);
   const addedSet = new Set(added.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
-  for (const [u, s] of pairs) (addedSet.has(`${u}:${s.recipientId}`) ? result.subscribed : result.alreadySubscribed).push([u, s.id]);
+  for (const [u, s] of pairs)
+    (addedSet.has(`${u}:${s.recipientId}`) ? result.subscribed : result.alreadySubscribed).push([
+      u,
+      s.id,
+    ]);
   if (result.subscribed.length === 0) return result;
 
   const changed = streams.filter((s) => result.subscribed.some(([, id]) => id === s.id));
-  await updateSubscriberCounts(tx, changed.map((s) => s.id));
+  await updateSubscriberCounts(
+    tx,
+    changed.map((s) => s.id),
+  );
   const subscribers = await subscribersOf(tx, changed);
   const newByUser = new Map<number, number[]>();
   for (const [u, id] of result.subscribed) newByUser.set(u, [...(newByUser.get(u) ?? []), id]);
-  const dicts = await subscriptionDicts(tx, ctx.realm, [...newByUser.keys()], changed.map((s) => s.id), { includeSubscribers: true });
+  const dicts = await subscriptionDicts(
+    tx,
+    ctx.realm,
+    [...newByUser.keys()],
+    changed.map((s) => s.id),
+    { includeSubscribers: true },
+  );
   for (const [userId, streamIds] of newByUser) {
     // Those who could not see a channel learn that it exists first (private channels, guests).
     const unseen = streamIds.filter((id) => !audience.get(id)!.has(userId));
-    if (unseen.length > 0) events.add({ type: "stream", op: "create", streams: unseen.map((id) => stripPersonal(dicts.get(`${userId}:${id}`)!)) }, [userId]);
-    events.add({ type: "subscription", op: "add", subscriptions: streamIds.map((id) => dicts.get(`${userId}:${id}`)!) }, [userId]);
+    if (unseen.length > 0)
+      events.add(
+        {
+          type: "stream",
+          op: "create",
+          streams: unseen.map((id) => stripPersonal(dicts.get(`${userId}:${id}`)!)),
+        },
+        [userId],
+      );
+    events.add(
+      {
+        type: "subscription",
+        op: "add",
+        subscriptions: streamIds.map((id) => dicts.get(`${userId}:${id}`)!),
+      },
+      [userId],
+    );
   }
   for (const stream of changed) {
     const newIds = result.subscribed.filter(([, id]) => id === stream.id).map(([u]) => u);
     const peers = new Set([...audience.get(stream.id)!, ...subscribers.get(stream.id)!]);
     for (const u of newIds) peers.delete(u);
-    if (peers.size > 0) events.add({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: newIds }, peers);
+    if (peers.size > 0)
+      events.add(
+        { type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: newIds },
+        peers,
+      );
   }
   return result;
 }
 
 /** A subscription dict without the personal fields: the channel, for `stream` events. */
 function stripPersonal(dict: Record<string, unknown>) {
-  const { color: _c, is_muted: _m, in_home_view: _h, pin_to_top: _p, desktop_notifications: _d, audible_notifications: _a, push_notifications: _pn, email_notifications: _e, wildcard_mentions_notify: _w, subscribers: _s, ...channel } = dict;
+  const {
+    color: _c,
+    is_muted: _m,
+    in_home_view: _h,
+    pin_to_top: _p,
+    desktop_notifications: _d,
+    audible_notifications: _a,
+    push_notifications: _pn,
+    email_notifications: _e,
+    wildcard_mentions_notify: _w,
+    subscribers: _s,
+    ...channel
+  } = dict;
   return channel;
 }
 
@@ -118,7 +185,13 @@ function stripPersonal(dict: Record<string, unknown>) {
  * resubscription) with `subscription` remove to each, `peer_remove` to the others who may see the
  * subscribers, and `stream` delete to users who can no longer see a private channel. Uses `tx` only.
  */
-export async function bulkRemoveSubscriptions(tx: Tx, events: PendingEvents, ctx: Actor, streams: SubscribedChannel[], userIds: number[]) {
+export async function bulkRemoveSubscriptions(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: Actor,
+  streams: SubscribedChannel[],
+  userIds: number[],
+) {
   const removed: [number, number][] = [];
   const notSubscribed: [number, number][] = [];
   const users = [...new Set(userIds)];
@@ -128,29 +201,54 @@ export async function bulkRemoveSubscriptions(tx: Tx, events: PendingEvents, ctx
     WHERE user_profile_id = ANY(${users}::int[]) AND recipient_id = ANY(${streams.map((s) => s.recipientId)}::int[]) AND active
     RETURNING user_profile_id, recipient_id`;
   const done = new Set(rows.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
-  for (const s of streams) for (const u of users) (done.has(`${u}:${s.recipientId}`) ? removed : notSubscribed).push([u, s.id]);
+  for (const s of streams)
+    for (const u of users)
+      (done.has(`${u}:${s.recipientId}`) ? removed : notSubscribed).push([u, s.id]);
   if (removed.length === 0) return { removed, notSubscribed };
 
   const changed = streams.filter((s) => removed.some(([, id]) => id === s.id));
-  await updateSubscriberCounts(tx, changed.map((s) => s.id));
+  await updateSubscriberCounts(
+    tx,
+    changed.map((s) => s.id),
+  );
   const audience = await metadataAudience(tx, ctx.realm.id, changed);
   const subscribers = await subscribersOf(tx, changed);
   const byUser = new Map<number, SubscribedChannel[]>();
-  for (const [u, id] of removed) byUser.set(u, [...(byUser.get(u) ?? []), changed.find((s) => s.id === id)!]);
+  for (const [u, id] of removed)
+    byUser.set(u, [...(byUser.get(u) ?? []), changed.find((s) => s.id === id)!]);
   for (const [userId, lost] of byUser) {
-    events.add({ type: "subscription", op: "remove", subscriptions: lost.map((s) => ({ stream_id: s.id, name: s.name })) }, [userId]);
+    events.add(
+      {
+        type: "subscription",
+        op: "remove",
+        subscriptions: lost.map((s) => ({ stream_id: s.id, name: s.name })),
+      },
+      [userId],
+    );
     const hidden = lost.filter((s) => !audience.get(s.id)!.has(userId));
-    if (hidden.length > 0) events.add({ type: "stream", op: "delete", streams: hidden.map((s) => ({ stream_id: s.id, name: s.name })), stream_ids: hidden.map((s) => s.id) }, [userId]);
+    if (hidden.length > 0)
+      events.add(
+        {
+          type: "stream",
+          op: "delete",
+          streams: hidden.map((s) => ({ stream_id: s.id, name: s.name })),
+          stream_ids: hidden.map((s) => s.id),
+        },
+        [userId],
+      );
   }
   for (const stream of changed) {
     const goneIds = removed.filter(([, id]) => id === stream.id).map(([u]) => u);
     const peers = new Set([...audience.get(stream.id)!, ...subscribers.get(stream.id)!]);
     for (const u of goneIds) peers.delete(u);
-    if (peers.size > 0) events.add({ type: "subscription", op: "peer_remove", stream_ids: [stream.id], user_ids: goneIds }, peers);
+    if (peers.size > 0)
+      events.add(
+        { type: "subscription", op: "peer_remove", stream_ids: [stream.id], user_ids: goneIds },
+        peers,
+      );
   }
   return { removed, notSubscribed };
 }
-
 
 /**
  * POST /users/me/subscriptions and POST /channels/create, once their checks passed: creates the
@@ -159,20 +257,48 @@ export async function bulkRemoveSubscriptions(tx: Tx, events: PendingEvents, ctx
  */
 export async function doAddSubscriptions(
   ctx: RequestContext,
-  input: { existing: SubscribedChannel[]; create: ChannelCreation[]; users: Principal[]; sendNewSubscriptionMessages: boolean; announce: boolean },
+  input: {
+    existing: SubscribedChannel[];
+    create: ChannelCreation[];
+    users: Principal[];
+    sendNewSubscriptionMessages: boolean;
+    announce: boolean;
+  },
 ): Promise<{ streams: SubscribedChannel[]; created: Stream[]; result: SubscriptionResult }> {
   const bot = await notificationBot(ctx, ctx.realm);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
     const created = await doCreateChannels(tx, events, ctx, input.create);
     const streams: SubscribedChannel[] = [...input.existing, ...created];
-    const result = await bulkAddSubscriptions(tx, events, ctx, streams, input.users.map((u) => u.id));
-    if (input.sendNewSubscriptionMessages) await doSendNewSubscriptionMessages(tx, events, ctx, bot, input.users, result, created, streams);
+    const result = await bulkAddSubscriptions(
+      tx,
+      events,
+      ctx,
+      streams,
+      input.users.map((u) => u.id),
+    );
+    if (input.sendNewSubscriptionMessages)
+      await doSendNewSubscriptionMessages(
+        tx,
+        events,
+        ctx,
+        bot,
+        input.users,
+        result,
+        created,
+        streams,
+      );
     await doAnnounceNewChannels(tx, events, ctx, bot, created, { announce: input.announce });
     return { streams, created, result };
   });
 }
 
 /** DELETE /users/me/subscriptions, once its checks passed: bulkRemoveSubscriptions in a transaction of its own. */
-export function doRemoveSubscriptions(ctx: RequestContext, streams: SubscribedChannel[], userIds: number[]) {
-  return inTransaction(ctx, ctx.realm.id, (tx, events) => bulkRemoveSubscriptions(tx, events, ctx, streams, userIds));
+export function doRemoveSubscriptions(
+  ctx: RequestContext,
+  streams: SubscribedChannel[],
+  userIds: number[],
+) {
+  return inTransaction(ctx, ctx.realm.id, (tx, events) =>
+    bulkRemoveSubscriptions(tx, events, ctx, streams, userIds),
+  );
 }

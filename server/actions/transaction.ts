@@ -9,7 +9,11 @@ import type { AppDeps } from "../context.ts";
 import { PendingEvents } from "../events/index.ts";
 import { appendEvents } from "../events/log.ts";
 
-export async function inTransaction<T>(deps: Pick<AppDeps, "db" | "events">, realmId: number, work: (tx: Tx, events: PendingEvents) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  deps: Pick<AppDeps, "db" | "events">,
+  realmId: number,
+  work: (tx: Tx, events: PendingEvents) => Promise<T>,
+): Promise<T> {
   let keys: string[] = [];
   let lastLogId: bigint | null = null;
   const result = await deps.db.$transaction(
@@ -35,7 +39,10 @@ function staleKeys(realmId: number, pending: PendingEvents): string[] {
   const keys: string[] = [];
   for (const { event } of pending.events) {
     if (event.type === "realm") keys.push(`realm:${realmId}`);
-    if (event.type === "realm_user" && (event.person as { user_id?: number } | undefined)?.user_id !== undefined)
+    if (
+      event.type === "realm_user" &&
+      (event.person as { user_id?: number } | undefined)?.user_id !== undefined
+    )
       keys.push(`user:${(event.person as { user_id: number }).user_id}`);
   }
   return keys;

@@ -8,7 +8,10 @@ import { newPathId, placeFile, removeFile, type ReceivedFile } from "../lib/uplo
 import { unixSeconds } from "../lib/time.ts";
 import { inTransaction } from "./transaction.ts";
 
-export async function doUploadMessageAttachment(ctx: RequestContext, file: ReceivedFile): Promise<{ url: string; filename: string }> {
+export async function doUploadMessageAttachment(
+  ctx: RequestContext,
+  file: ReceivedFile,
+): Promise<{ url: string; filename: string }> {
   const pathId = newPathId(ctx.realm.id, file.name);
   const createTime = ctx.now();
   let placed = null as string | null;
@@ -22,8 +25,18 @@ export async function doUploadMessageAttachment(ctx: RequestContext, file: Recei
           RETURNING id)
         SELECT ins.id, (SELECT COALESCE(sum(size), 0) FROM attachment WHERE realm_id = ${ctx.realm.id})::bigint + ${file.size} AS used FROM ins`;
       placed = await placeFile(ctx.config, file.path, pathId);
-      const attachment = { id: row!.id, name: file.name, path_id: pathId, size: file.size, create_time: unixSeconds(createTime), message_ids: [] };
-      events.add({ type: "attachment", op: "add", attachment, upload_space_used: Number(row!.used) }, [ctx.user.id]);
+      const attachment = {
+        id: row!.id,
+        name: file.name,
+        path_id: pathId,
+        size: file.size,
+        create_time: unixSeconds(createTime),
+        message_ids: [],
+      };
+      events.add(
+        { type: "attachment", op: "add", attachment, upload_space_used: Number(row!.used) },
+        [ctx.user.id],
+      );
     });
   } catch (err) {
     if (placed) await removeFile(placed);

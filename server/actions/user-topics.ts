@@ -26,20 +26,55 @@ async function mutedTopics(tx: Tx, userId: number) {
 }
 
 /** Sets the policy in the caller's transaction; returns whether anything changed. */
-async function setTopicVisibility(tx: Tx, events: PendingEvents, ctx: Pick<RequestContext, "realm" | "user" | "now">, target: TopicTarget, policy: number): Promise<boolean> {
+async function setTopicVisibility(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: Pick<RequestContext, "realm" | "user" | "now">,
+  target: TopicTarget,
+  policy: number,
+): Promise<boolean> {
   const userId = ctx.user.id;
-  const existing = await tx.userTopic.findFirst({ where: { userProfileId: userId, streamId: target.streamId, topicNameLower: target.topic.toLowerCase() } });
+  const existing = await tx.userTopic.findFirst({
+    where: {
+      userProfileId: userId,
+      streamId: target.streamId,
+      topicNameLower: target.topic.toLowerCase(),
+    },
+  });
   if ((existing?.visibilityPolicy ?? TopicVisibility.INHERIT) === policy) return false;
   const now = ctx.now();
   const topicName = existing?.topicName ?? target.topic;
-  if (policy === TopicVisibility.INHERIT) await tx.userTopic.delete({ where: { id: existing!.id } });
-  else if (existing) await tx.userTopic.update({ where: { id: existing.id }, data: { visibilityPolicy: policy, lastUpdated: now } });
+  if (policy === TopicVisibility.INHERIT)
+    await tx.userTopic.delete({ where: { id: existing!.id } });
+  else if (existing)
+    await tx.userTopic.update({
+      where: { id: existing.id },
+      data: { visibilityPolicy: policy, lastUpdated: now },
+    });
   else {
     await tx.userTopic.create({
-      data: { realmId: ctx.realm.id, userProfileId: userId, streamId: target.streamId, recipientId: target.recipientId, topicName, topicNameLower: topicName.toLowerCase(), visibilityPolicy: policy, lastUpdated: now },
+      data: {
+        realmId: ctx.realm.id,
+        userProfileId: userId,
+        streamId: target.streamId,
+        recipientId: target.recipientId,
+        topicName,
+        topicNameLower: topicName.toLowerCase(),
+        visibilityPolicy: policy,
+        lastUpdated: now,
+      },
     });
   }
-  events.add({ type: "user_topic", stream_id: target.streamId, topic_name: topicName, last_updated: unixSeconds(now), visibility_policy: policy }, [userId]);
+  events.add(
+    {
+      type: "user_topic",
+      stream_id: target.streamId,
+      topic_name: topicName,
+      last_updated: unixSeconds(now),
+      visibility_policy: policy,
+    },
+    [userId],
+  );
   if (policy === TopicVisibility.MUTED || existing?.visibilityPolicy === TopicVisibility.MUTED)
     events.add({ type: "muted_topics", muted_topics: await mutedTopics(tx, userId) }, [userId]);
   return true;
@@ -47,5 +82,7 @@ async function setTopicVisibility(tx: Tx, events: PendingEvents, ctx: Pick<Reque
 
 /** One policy change as its own request. */
 export function doSetTopicVisibility(ctx: RequestContext, target: TopicTarget, policy: number) {
-  return inTransaction(ctx, ctx.realm.id, (tx, events) => setTopicVisibility(tx, events, ctx, target, policy));
+  return inTransaction(ctx, ctx.realm.id, (tx, events) =>
+    setTopicVisibility(tx, events, ctx, target, policy),
+  );
 }

@@ -12,22 +12,48 @@
  * it is part of that transaction as Prisma's own statements are; model operations stay Prisma's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ColumnTypeEnum, type ArgType, type ColumnType, type SqlDriverAdapter, type SqlDriverAdapterFactory, type SqlQuery, type SqlResultSet, type Transaction } from "@prisma/driver-adapter-utils";
+import {
+  ColumnTypeEnum,
+  type ArgType,
+  type ColumnType,
+  type SqlDriverAdapter,
+  type SqlDriverAdapterFactory,
+  type SqlQuery,
+  type SqlResultSet,
+  type Transaction,
+} from "@prisma/driver-adapter-utils";
 import { Prisma } from "../../generated/prisma/client.ts";
 
 function argOf(value: unknown): { arg: unknown; type: ArgType } {
   if (Array.isArray(value)) {
     const items = value.map((v) => argOf(v));
-    return { arg: items.map((i) => i.arg), type: { ...(items.find((i) => i.arg !== null)?.type ?? { scalarType: "unknown" }), arity: "list" } };
+    return {
+      arg: items.map((i) => i.arg),
+      type: {
+        ...(items.find((i) => i.arg !== null)?.type ?? { scalarType: "unknown" }),
+        arity: "list",
+      },
+    };
   }
-  if (value === null || value === undefined) return { arg: null, type: { scalarType: "unknown", arity: "scalar" } };
-  if (value instanceof Date) return { arg: value, type: { scalarType: "datetime", arity: "scalar" } };
-  if (typeof value === "bigint") return { arg: value.toString(), type: { scalarType: "bigint", arity: "scalar" } };
-  if (Prisma.Decimal.isDecimal(value)) return { arg: value.toString(), type: { scalarType: "decimal", arity: "scalar" } };
-  if (typeof value === "number") return { arg: value, type: { scalarType: Number.isInteger(value) ? "int" : "float", arity: "scalar" } };
-  if (typeof value === "boolean") return { arg: value, type: { scalarType: "boolean", arity: "scalar" } };
-  if (typeof value === "string") return { arg: value, type: { scalarType: "string", arity: "scalar" } };
-  if (ArrayBuffer.isView(value)) return { arg: value, type: { scalarType: "bytes", arity: "scalar" } };
+  if (value === null || value === undefined)
+    return { arg: null, type: { scalarType: "unknown", arity: "scalar" } };
+  if (value instanceof Date)
+    return { arg: value, type: { scalarType: "datetime", arity: "scalar" } };
+  if (typeof value === "bigint")
+    return { arg: value.toString(), type: { scalarType: "bigint", arity: "scalar" } };
+  if (Prisma.Decimal.isDecimal(value))
+    return { arg: value.toString(), type: { scalarType: "decimal", arity: "scalar" } };
+  if (typeof value === "number")
+    return {
+      arg: value,
+      type: { scalarType: Number.isInteger(value) ? "int" : "float", arity: "scalar" },
+    };
+  if (typeof value === "boolean")
+    return { arg: value, type: { scalarType: "boolean", arity: "scalar" } };
+  if (typeof value === "string")
+    return { arg: value, type: { scalarType: "string", arity: "scalar" } };
+  if (ArrayBuffer.isView(value))
+    return { arg: value, type: { scalarType: "bytes", arity: "scalar" } };
   // Any other object is sent as JSON, as Prisma sends it.
   return { arg: JSON.stringify(value), type: { scalarType: "json", arity: "scalar" } };
 }
@@ -77,7 +103,8 @@ function objectsOf(result: SqlResultSet): Record<string, unknown>[] {
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
     const object: Record<string, unknown> = {};
-    for (let c = 0; c < columnNames.length; c++) object[columnNames[c]!] = valueOf(row[c], columnTypes[c]!);
+    for (let c = 0; c < columnNames.length; c++)
+      object[columnNames[c]!] = valueOf(row[c], columnTypes[c]!);
     out[r] = object;
   }
   return out;
@@ -108,9 +135,13 @@ export function capturingTransactions<F extends SqlDriverAdapterFactory>(factory
 /** A raw query as Prisma's `$queryRaw` takes it, run by `run` and converted as Prisma converts results. */
 function rawQuery(run: (query: SqlQuery) => Promise<SqlResultSet>) {
   return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-    const sql = Array.isArray(query) ? Prisma.sql(query as TemplateStringsArray, ...values) : (query as Prisma.Sql);
+    const sql = Array.isArray(query)
+      ? Prisma.sql(query as TemplateStringsArray, ...values)
+      : (query as Prisma.Sql);
     const args = sql.values.map(argOf);
-    return objectsOf(await run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) }));
+    return objectsOf(
+      await run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) }),
+    );
   };
 }
 
@@ -121,7 +152,9 @@ function overriding<C extends object>(object: C, members: Record<string, unknown
       if (typeof prop === "string" && Object.hasOwn(members, prop)) return members[prop];
       const value: unknown = Reflect.get(target, prop);
       // Prisma's own methods run on Prisma's client, not on this proxy.
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return typeof value === "function"
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }
@@ -131,9 +164,14 @@ function overriding<C extends object>(object: C, members: Record<string, unknown
  * pool or embedded database, same statement names and counting). Every other member is Prisma's.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any client whose $transaction takes any arguments (Prisma's overloads)
-export function directRawQueries<C extends { $transaction: (...args: any[]) => Promise<unknown> }>(client: C, factory: SqlDriverAdapterFactory): C {
+export function directRawQueries<C extends { $transaction: (...args: any[]) => Promise<unknown> }>(
+  client: C,
+  factory: SqlDriverAdapterFactory,
+): C {
   let adapter: Promise<SqlDriverAdapter> | undefined;
-  const $queryRaw = rawQuery(async (query) => (await (adapter ??= factory.connect())).queryRaw(query));
+  const $queryRaw = rawQuery(async (query) =>
+    (await (adapter ??= factory.connect())).queryRaw(query),
+  );
   function $transaction(work: unknown, options?: unknown) {
     // A batch (an array of queries) is Prisma's alone.
     if (typeof work !== "function") return client.$transaction(work, options);
@@ -141,7 +179,11 @@ export function directRawQueries<C extends { $transaction: (...args: any[]) => P
     return opening.run(slot, () =>
       client.$transaction((tx: object) => {
         const transaction = slot.transaction;
-        return (work as (tx: object) => Promise<unknown>)(transaction ? overriding(tx, { $queryRaw: rawQuery((query) => transaction.queryRaw(query)) }) : tx);
+        return (work as (tx: object) => Promise<unknown>)(
+          transaction
+            ? overriding(tx, { $queryRaw: rawQuery((query) => transaction.queryRaw(query)) })
+            : tx,
+        );
       }, options),
     );
   }

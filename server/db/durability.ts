@@ -23,17 +23,25 @@ export function pgliteHostFsyncCount(): number {
 }
 
 interface EmscriptenNodeFs {
-  NODEFS?: { stream_ops: { fsync?: (stream: { nfd?: unknown }) => number }; tryFSOperation?: (f: () => unknown) => unknown };
+  NODEFS?: {
+    stream_ops: { fsync?: (stream: { nfd?: unknown }) => number };
+    tryFSOperation?: (f: () => unknown) => unknown;
+  };
   FS: { ErrnoError: new (errno: number) => Error };
 }
 
-export async function pgliteDurability(dataDir: string): Promise<Pick<PGliteOptions, "fs" | "startParams">> {
+export async function pgliteDurability(
+  dataDir: string,
+): Promise<Pick<PGliteOptions, "fs" | "startParams">> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { NodeFS } = await import("@electric-sql/pglite/nodefs");
-  type PreRun = NonNullable<Awaited<ReturnType<InstanceType<typeof NodeFS>["init"]>>["emscriptenOpts"]["preRun"]>[number];
+  type PreRun = NonNullable<
+    Awaited<ReturnType<InstanceType<typeof NodeFS>["init"]>>["emscriptenOpts"]["preRun"]
+  >[number];
   const hostFsync: PreRun = (mod) => {
     const { NODEFS, FS } = mod as unknown as EmscriptenNodeFs;
-    if (!NODEFS?.stream_ops) throw new Error("this PGlite build has no NODEFS: cannot make the data directory durable");
+    if (!NODEFS?.stream_ops)
+      throw new Error("this PGlite build has no NODEFS: cannot make the data directory durable");
     const run = NODEFS.tryFSOperation?.bind(NODEFS) ?? ((f: () => unknown) => f()); // host errors → errno
     NODEFS.stream_ops.fsync = (stream) => {
       if (typeof stream.nfd !== "number") throw new FS.ErrnoError(8); // EBADF
@@ -49,10 +57,18 @@ export async function pgliteDurability(dataDir: string): Promise<Pick<PGliteOpti
       return result;
     }
   }
-  const settings = { fsync: "on", synchronous_commit: "on", full_page_writes: "on", wal_sync_method: "fsync" };
+  const settings = {
+    fsync: "on",
+    synchronous_commit: "on",
+    full_page_writes: "on",
+    wal_sync_method: "fsync",
+  };
   return {
     fs: new HostFsyncNodeFS(dataDir),
-    startParams: [...PGlite.defaultStartParams.filter((p) => p !== "-F"), ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])],
+    startParams: [
+      ...PGlite.defaultStartParams.filter((p) => p !== "-F"),
+      ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]),
+    ],
   };
 }
 
@@ -78,7 +94,11 @@ function fsyncPath(path: string, isDir: boolean): void {
     fsyncSync(fd);
   } catch (e) {
     // Like PostgreSQL's fsync_fname: some file systems cannot fsync a directory.
-    if (!(isDir && ["EINVAL", "EBADF", "EISDIR", "EPERM"].includes((e as NodeJS.ErrnoException).code ?? ""))) throw e;
+    if (!(
+      isDir &&
+      ["EINVAL", "EBADF", "EISDIR", "EPERM"].includes((e as NodeJS.ErrnoException).code ?? "")
+    ))
+      throw e;
   } finally {
     closeSync(fd);
   }

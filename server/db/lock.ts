@@ -31,7 +31,9 @@ export class DataDirInUseError extends Error {
     readonly pid: number | undefined,
   ) {
     const by = pid === process.pid ? "this process" : pid ? `process ${pid}` : "another process";
-    super(`The data directory ${dir} is in use by ${by}: stop it first (one process owns an embedded database at a time).`);
+    super(
+      `The data directory ${dir} is in use by ${by}: stop it first (one process owns an embedded database at a time).`,
+    );
     this.name = "DataDirInUseError";
   }
 }
@@ -40,7 +42,10 @@ export class DataDirInUseError extends Error {
  * Takes the lock of an existing directory, or throws DataDirInUseError. `method` is for tests;
  * by default the socket on Linux, the pid file elsewhere.
  */
-export async function lockDataDir(dir: string, method: LockMethod = process.platform === "linux" ? "socket" : "pidfile"): Promise<Unlock> {
+export async function lockDataDir(
+  dir: string,
+  method: LockMethod = process.platform === "linux" ? "socket" : "pidfile",
+): Promise<Unlock> {
   if (method === "socket") {
     const unlock = await socketLock(dir);
     if (unlock) {
@@ -144,7 +149,8 @@ function parseOwner(text: string | undefined): Owner | undefined {
   try {
     const o = JSON.parse(text ?? "") as Partial<Owner>;
     // A bare number is an older version's pid file, which cannot be verified: stale.
-    if (typeof o === "object" && o && typeof o.pid === "number" && o.pid > 0) return { pid: o.pid, started: typeof o.started === "string" ? o.started : null };
+    if (typeof o === "object" && o && typeof o.pid === "number" && o.pid > 0)
+      return { pid: o.pid, started: typeof o.started === "string" ? o.started : null };
   } catch {
     /* unreadable or empty: stale */
   }

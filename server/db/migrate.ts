@@ -25,7 +25,9 @@ import {
 function wrapEngineError(what: string, e: unknown): Error {
   const panic = takeLastEnginePanic();
   const msg = e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e);
-  return new Error(`${what} failed: ${msg}${panic ? `\nengine panic: ${panic}` : ""}`, { cause: e });
+  return new Error(`${what} failed: ${msg}${panic ? `\nengine panic: ${panic}` : ""}`, {
+    cause: e,
+  });
 }
 
 type Query = (sql: string) => Promise<{ rows: { migration_name: string; checksum: string }[] }>;
@@ -48,7 +50,10 @@ async function allApplied(query: Query, migrationsDir: string): Promise<boolean>
   const applied = new Map(rows.map((r) => [r.migration_name, r.checksum]));
   return list.migrationDirectories.every((d) => {
     const file = d.migrationFile.content;
-    return file.tag === "ok" && applied.get(d.path) === createHash("sha256").update(file.value).digest("hex");
+    return (
+      file.tag === "ok" &&
+      applied.get(d.path) === createHash("sha256").update(file.value).digest("hex")
+    );
   });
 }
 

@@ -251,7 +251,9 @@ export async function pgMigrationFactory(connectionString: string): Promise<Trac
   const { PrismaPg } = await import("@prisma/adapter-pg");
   const inner = new PrismaPg({ connectionString, max: 2 });
   const fix = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
-    const a = adapter as MutableAdapter & { underlyingDriver?: () => { query(sql: string): Promise<unknown> } };
+    const a = adapter as MutableAdapter & {
+      underlyingDriver?: () => { query(sql: string): Promise<unknown> };
+    };
     const driver = a.underlyingDriver?.();
     if (driver && typeof driver.query === "function") {
       a.executeScript = async (script: string) => {

@@ -5,7 +5,11 @@
  * statement budgets are asserted on it by tests (a count, never a timing).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, Transaction } from "@prisma/driver-adapter-utils";
+import type {
+  SqlDriverAdapter,
+  SqlDriverAdapterFactory,
+  Transaction,
+} from "@prisma/driver-adapter-utils";
 
 export interface StatementCounter {
   statements: number;
@@ -76,8 +80,11 @@ export function countingAdapter<F extends SqlDriverAdapterFactory>(factory: F): 
   return new Proxy(factory, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop === "connect") return async () => wrapAdapter(await (value as F["connect"]).call(target));
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (prop === "connect")
+        return async () => wrapAdapter(await (value as F["connect"]).call(target));
+      return typeof value === "function"
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
   });
 }

@@ -13,7 +13,9 @@ const UNSTORABLE = new Set(["22003", "22021", "22P05"]);
 function isUnstorableValue(e: unknown): boolean {
   if (!(e instanceof Prisma.PrismaClientKnownRequestError)) return false;
   if (e.code === "P2020") return true;
-  const cause = (e.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined)?.driverAdapterError?.cause;
+  const cause = (
+    e.meta as { driverAdapterError?: { cause?: { originalCode?: string } } } | undefined
+  )?.driverAdapterError?.cause;
   return UNSTORABLE.has(cause?.originalCode ?? "");
 }
 

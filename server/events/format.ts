@@ -14,7 +14,12 @@ export interface FormatContext {
   queueId: string;
 }
 
-type Formatter = (event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext) => ZulipEvent;
+type Formatter = (
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+  ctx: FormatContext,
+) => ZulipEvent;
 
 /**
  * `message` events are logged with the rendered HTML in `message.content` and the Markdown
@@ -22,23 +27,46 @@ type Formatter = (event: ZulipEvent, userData: Record<string, unknown> | null, o
  * `local_id` logs them as `sender_queue_id` and `local_id`: that queue alone gets
  * `local_message_id` (Tornado's process_message_event, `is_sender`).
  */
-function formatMessage(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
-  const { markdown, sender_queue_id, local_id, ...rest } = event as ZulipEvent & { markdown: string; message: Record<string, unknown>; sender_queue_id?: string; local_id?: string };
+function formatMessage(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+  ctx: FormatContext,
+): ZulipEvent {
+  const { markdown, sender_queue_id, local_id, ...rest } = event as ZulipEvent & {
+    markdown: string;
+    message: Record<string, unknown>;
+    sender_queue_id?: string;
+    local_id?: string;
+  };
   const message = { ...rest.message };
-  if (!options.applyMarkdown) Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
-  if (message.type === "stream" && message.subject === "" && !options.clientCapabilities.empty_topic_name) message.subject = ctx.emptyTopicDisplayName;
-  const echo = sender_queue_id === ctx.queueId && local_id !== undefined ? { local_message_id: local_id } : {};
-  return { ...rest, message, flags: (userData?.flags) ?? [], ...echo };
+  if (!options.applyMarkdown)
+    Object.assign(message, { content: markdown, content_type: "text/x-markdown" });
+  if (
+    message.type === "stream" &&
+    message.subject === "" &&
+    !options.clientCapabilities.empty_topic_name
+  )
+    message.subject = ctx.emptyTopicDisplayName;
+  const echo =
+    sender_queue_id === ctx.queueId && local_id !== undefined ? { local_message_id: local_id } : {};
+  return { ...rest, message, flags: userData?.flags ?? [], ...echo };
 }
 
 /**
  * A user's avatar: with `client_gravatar`, null when the client can compute the Gravatar URL
  * itself from an email it may see (as lib/users.ts toApiUser does for the register state).
  */
-function formatRealmUser(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions): ZulipEvent {
-  const person = event.person as { delivery_email?: string | null; avatar_url?: string | null } | undefined;
+function formatRealmUser(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+): ZulipEvent {
+  const person = event.person as
+    { delivery_email?: string | null; avatar_url?: string | null } | undefined;
   const shaped = userData ? { ...event, ...userData } : event;
-  if (event.op !== "add" || !person || !options.clientGravatar || !person.delivery_email) return shaped;
+  if (event.op !== "add" || !person || !options.clientGravatar || !person.delivery_email)
+    return shaped;
   return { ...shaped, person: { ...person, avatar_url: null } };
 }
 
@@ -46,10 +74,16 @@ function formatRealmUser(event: ZulipEvent, userData: Record<string, unknown> | 
  * `update_message`: per-user `flags`, and the empty topic under its display name for clients
  * without the `empty_topic_name` capability (Tornado's process_message_update_event).
  */
-function formatMessageUpdate(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
+function formatMessageUpdate(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+  ctx: FormatContext,
+): ZulipEvent {
   const shaped: ZulipEvent = userData ? { ...event, ...userData } : { ...event };
   if (!options.clientCapabilities.empty_topic_name)
-    for (const key of ["orig_subject", "subject"]) if (shaped[key] === "") shaped[key] = ctx.emptyTopicDisplayName;
+    for (const key of ["orig_subject", "subject"])
+      if (shaped[key] === "") shaped[key] = ctx.emptyTopicDisplayName;
   return shaped;
 }
 
@@ -59,7 +93,12 @@ const FORMATTERS: Record<string, Formatter> = {
   realm_user: formatRealmUser,
 };
 
-export function formatEvent(event: ZulipEvent, userData: Record<string, unknown> | null, options: QueueOptions, ctx: FormatContext): ZulipEvent {
+export function formatEvent(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+  ctx: FormatContext,
+): ZulipEvent {
   const formatter = FORMATTERS[event.type];
   if (formatter) return formatter(event, userData, options, ctx);
   return userData ? { ...event, ...userData } : event;

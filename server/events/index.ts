@@ -18,8 +18,23 @@ import { isStorableId } from "../lib/messages.ts";
 import { isStorableText } from "../lib/text.ts";
 import { uncounted } from "../db/statements.ts";
 import { formatEvent, type FormatContext } from "./format.ts";
-import { collectLog, NOTIFY_CHANNEL, readLogWindow, type LoggedEvent, type ZulipEvent } from "./log.ts";
-import { addHeartbeat, collectIdleQueues, createQueue, deleteQueue, pollQueue, touchQueues, type NewQueue, type QueueLimits } from "./queues.ts";
+import {
+  collectLog,
+  NOTIFY_CHANNEL,
+  readLogWindow,
+  type LoggedEvent,
+  type ZulipEvent,
+} from "./log.ts";
+import {
+  addHeartbeat,
+  collectIdleQueues,
+  createQueue,
+  deleteQueue,
+  pollQueue,
+  touchQueues,
+  type NewQueue,
+  type QueueLimits,
+} from "./queues.ts";
 
 export type { ZulipEvent, LoggedEvent } from "./log.ts";
 export type { QueueOptions, NewQueue } from "./queues.ts";
@@ -122,7 +137,12 @@ export class EventBus {
    * Events after `lastEventId`, waiting up to the heartbeat for one when there is none (unless
    * `dontBlock`). Null when the user has no such queue (or it overflowed and was deleted).
    */
-  async fetch(queueId: string, userId: number, lastEventId: number, dontBlock: boolean): Promise<(ZulipEvent & { id: number })[] | null> {
+  async fetch(
+    queueId: string,
+    userId: number,
+    lastEventId: number,
+    dontBlock: boolean,
+  ): Promise<(ZulipEvent & { id: number })[] | null> {
     if (!isStorableText(queueId) || !isStorableId(lastEventId)) return null;
     const deadline = Date.now() + this.heartbeatMs;
     for (;;) {
@@ -134,8 +154,14 @@ export class EventBus {
       }
       if (polled.events.length > 0 || dontBlock || this.closed) {
         const realm = await realmById(this.db, polled.realmId);
-        const ctx: FormatContext = { emptyTopicDisplayName: realm ? emptyTopicDisplayName(realm) : "", queueId };
-        return polled.events.map((e) => ({ ...formatEvent(e.event, e.userData, polled.options, ctx), id: e.id }));
+        const ctx: FormatContext = {
+          emptyTopicDisplayName: realm ? emptyTopicDisplayName(realm) : "",
+          queueId,
+        };
+        return polled.events.map((e) => ({
+          ...formatEvent(e.event, e.userData, polled.options, ctx),
+          id: e.id,
+        }));
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
@@ -153,14 +179,26 @@ export class EventBus {
    * follower is already past the cursor the queue is polled again at once; otherwise the log is
    * read once now (commits announced while nobody waited here were not read).
    */
-  private wait(queueId: string, userId: number, ms: number, cursor: bigint): Promise<"event" | "stop" | "timeout"> {
+  private wait(
+    queueId: string,
+    userId: number,
+    ms: number,
+    cursor: bigint,
+  ): Promise<"event" | "stop" | "timeout"> {
     // A newer poll replaces an older one, as Zulip's single-handler queues do.
     this.waiters.get(queueId)?.wake("stop");
     if (this.horizon !== null && this.horizon > cursor) return Promise.resolve("event");
     // With nobody waiting here the log was not read; the rows below the cursor no longer matter
     // to this queue (its poll took them), and none of them names stale caches unread (those are
     // read at once, and tracked in `announced` until they are), so the read can start there.
-    if (this.waiters.size === 0 && this.announced.size === 0 && !this.following && this.horizon !== null && this.horizon < cursor) this.horizon = cursor;
+    if (
+      this.waiters.size === 0 &&
+      this.announced.size === 0 &&
+      !this.following &&
+      this.horizon !== null &&
+      this.horizon < cursor
+    )
+      this.horizon = cursor;
     queueMicrotask(() => this.follow());
     return new Promise((resolve) => {
       const timer = setTimeout(() => done("timeout"), ms);
@@ -241,7 +279,8 @@ export class EventBus {
       if (row.invalidate.length) invalidateCaches(row.invalidate);
       if (this.waiters.size === 0 || row.userIds.length === 0) continue;
       const users = new Set(row.userIds);
-      for (const waiter of [...this.waiters.values()]) if (users.has(waiter.userId)) waiter.wake("event");
+      for (const waiter of [...this.waiters.values()])
+        if (users.has(waiter.userId)) waiter.wake("event");
     }
     // Every announced id is read eventually; a bound keeps a surprise from growing the set.
     if (this.announced.size > 10_000) this.announced.clear();

@@ -33,8 +33,19 @@ export interface LoggedEvent {
  * Appends events (and cache keys they make stale) in one statement inside the caller's
  * transaction, and NOTIFYs at commit. Returns the last log id, or null when there was nothing.
  */
-export async function appendEvents(tx: Tx, realmId: number, events: LoggedEvent[], invalidate: string[]): Promise<bigint | null> {
-  const rows: { type: string; event: ZulipEvent; users: number[]; user_data: Record<string, unknown> | null; invalidate: string[] }[] = events.map((e) => ({
+export async function appendEvents(
+  tx: Tx,
+  realmId: number,
+  events: LoggedEvent[],
+  invalidate: string[],
+): Promise<bigint | null> {
+  const rows: {
+    type: string;
+    event: ZulipEvent;
+    users: number[];
+    user_data: Record<string, unknown> | null;
+    invalidate: string[];
+  }[] = events.map((e) => ({
     type: e.event.type,
     event: e.event,
     users: e.users,
@@ -75,8 +86,20 @@ export interface LogRow {
  * process that wakes its long-polls and drops stale cache entries; queues read their own windows.
  * Of each row's users only those in `waiting` come back (a channel message may go to thousands).
  */
-export async function readLogWindow(db: Db, from: bigint | null, waiting: number[] = []): Promise<{ horizon: bigint; rows: LogRow[] }> {
-  const rows = await db.$queryRaw<{ hi: bigint; id: bigint | null; realm_id: number | null; user_ids: number[] | null; invalidate: string[] | null }[]>`
+export async function readLogWindow(
+  db: Db,
+  from: bigint | null,
+  waiting: number[] = [],
+): Promise<{ horizon: bigint; rows: LogRow[] }> {
+  const rows = await db.$queryRaw<
+    {
+      hi: bigint;
+      id: bigint | null;
+      realm_id: number | null;
+      user_ids: number[] | null;
+      invalidate: string[] | null;
+    }[]
+  >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi)
     SELECT h.hi, l.id, l.realm_id, ARRAY(SELECT u FROM unnest(l.user_ids) AS u WHERE u = ANY (${waiting}::int[])) AS user_ids, l.invalidate
     FROM h LEFT JOIN event_log l ON ${from}::bigint IS NOT NULL AND l.xid >= ${from}::bigint AND l.xid < h.hi
@@ -84,7 +107,14 @@ export async function readLogWindow(db: Db, from: bigint | null, waiting: number
   const horizon = BigInt(rows[0]!.hi);
   return {
     horizon,
-    rows: rows.filter((r) => r.id !== null).map((r) => ({ id: BigInt(r.id!), realmId: r.realm_id!, userIds: r.user_ids ?? [], invalidate: r.invalidate ?? [] })),
+    rows: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({
+        id: BigInt(r.id!),
+        realmId: r.realm_id!,
+        userIds: r.user_ids ?? [],
+        invalidate: r.invalidate ?? [],
+      })),
   };
 }
 

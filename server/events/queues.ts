@@ -72,9 +72,24 @@ export interface PollResult {
  * pending, or null when the user has no such queue. Concurrent polls of one queue serialise on
  * its row (FOR UPDATE), and the cursor only moves forward, so none numbers an event twice.
  */
-export async function pollQueue(db: Db, queueId: string, userId: number, ack: number, limits: QueueLimits): Promise<PollResult | null> {
+export async function pollQueue(
+  db: Db,
+  queueId: string,
+  userId: number,
+  ack: number,
+  limits: QueueLimits,
+): Promise<PollResult | null> {
   const rows = await db.$queryRaw<
-    { kind: string; event_id: number; event: unknown; user_data: unknown; realm_id: number | null; options: unknown; over: boolean | null; cursor: bigint | null }[]
+    {
+      kind: string;
+      event_id: number;
+      event: unknown;
+      user_data: unknown;
+      realm_id: number | null;
+      options: unknown;
+      over: boolean | null;
+      cursor: bigint | null;
+    }[]
   >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
     q AS (SELECT id, realm_id, user_profile_id, event_types, options, cursor_xid, next_event_id
@@ -107,7 +122,11 @@ export async function pollQueue(db: Db, queueId: string, userId: number, ack: nu
     options: head.options as QueueOptions,
     overflowed: head.over ?? false,
     cursor: BigInt(head.cursor!),
-    events: rows.slice(1).map((r) => ({ id: r.event_id, event: r.event as ZulipEvent, userData: (r.user_data as Record<string, unknown> | null) ?? null })),
+    events: rows.slice(1).map((r) => ({
+      id: r.event_id,
+      event: r.event as ZulipEvent,
+      userData: (r.user_data as Record<string, unknown> | null) ?? null,
+    })),
   };
 }
 
@@ -119,19 +138,25 @@ export async function addHeartbeat(db: Db, queueId: string): Promise<void> {
 }
 
 export async function deleteQueue(db: Db, queueId: string, userId?: number): Promise<boolean> {
-  const deleted = userId === undefined
-    ? await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId}`
-    : await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId}`;
+  const deleted =
+    userId === undefined
+      ? await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId}`
+      : await db.$executeRaw`DELETE FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId}`;
   return deleted > 0;
 }
 
 /** Deletes queues nobody polled for `idleMs`, except those in `waiting` (a long-poll holds them). */
-export async function collectIdleQueues(db: Db, idleMs: number, waiting: string[]): Promise<number> {
+export async function collectIdleQueues(
+  db: Db,
+  idleMs: number,
+  waiting: string[],
+): Promise<number> {
   return db.$executeRaw`
     DELETE FROM event_queue WHERE last_touch < now() - ${idleMs}::int * interval '1 millisecond' AND NOT (id = ANY (${waiting}::text[]))`;
 }
 
 /** Keeps queues with a waiting long-poll alive across processes (their pollers touch them). */
 export async function touchQueues(db: Db, ids: string[]): Promise<void> {
-  if (ids.length) await db.$executeRaw`UPDATE event_queue SET last_touch = now() WHERE id = ANY (${ids}::text[])`;
+  if (ids.length)
+    await db.$executeRaw`UPDATE event_queue SET last_touch = now() WHERE id = ANY (${ids}::text[])`;
 }

@@ -5,7 +5,6 @@ import { verifyPassword } from "../lib/passwords.ts";
 import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
 import { findUserByDeliveryEmail } from "../lib/users.ts";
 
-
 /**
  * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key, with the checks of
  * zproject/backends.py EmailAuthBackend in its order). A wrong password, an unknown user and
@@ -17,12 +16,21 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   if (!isValidEmail(username)) throw new JsonableError(INVALID_EMAIL);
   const realm = await resolveRealm(ctx.db, ctx.host);
   // resolveRealm finds none only when no organization exists at all.
-  if (!realm) throw new JsonableError(NO_ORGANIZATION, { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
+  if (!realm)
+    throw new JsonableError(NO_ORGANIZATION, { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
   if (!realm.passwordAuthEnabled)
-    throw new AuthenticationFailedError("Password authentication is disabled in this organization", "PASSWORD_AUTH_DISABLED");
+    throw new AuthenticationFailedError(
+      "Password authentication is disabled in this organization",
+      "PASSWORD_AUTH_DISABLED",
+    );
   const user = await findUserByDeliveryEmail(ctx.db, realm.id, username);
-  if (user && !user.isActive) throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
-  if (user && realm.deactivated) throw new AuthenticationFailedError("This organization has been deactivated", "REALM_DEACTIVATED");
+  if (user && !user.isActive)
+    throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
+  if (user && realm.deactivated)
+    throw new AuthenticationFailedError(
+      "This organization has been deactivated",
+      "REALM_DEACTIVATED",
+    );
   const ok = await verifyPassword(body.password, user?.passwordHash);
   if (!user || !ok) throw new AuthenticationFailedError();
   return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id };

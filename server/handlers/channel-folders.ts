@@ -4,14 +4,24 @@ import type { Handler } from "../http/types.ts";
 import { listChannelFolders } from "../lib/channel-folders.ts";
 
 export const createChannelFolder: Handler<"create-channel-folder"> = async ({ body }, ctx) => ({
-  channel_folder_id: await doCreateChannelFolder(ctx, { name: body.name, description: body.description }),
+  channel_folder_id: await doCreateChannelFolder(ctx, {
+    name: body.name,
+    description: body.description,
+  }),
 });
 
 export const getChannelFolders: Handler<"get-channel-folders"> = async ({ query }, ctx) => ({
   channel_folders: await listChannelFolders(ctx.db, ctx.realm.id, query.include_archived ?? false),
 });
 
-export const updateChannelFolder: Handler<"update-channel-folder"> = async ({ path, body }, ctx) => {
-  await doUpdateChannelFolder(ctx, path.channel_folder_id, { name: body.name, description: body.description, isArchived: body.is_archived });
+export const updateChannelFolder: Handler<"update-channel-folder"> = async (
+  { path, body },
+  ctx,
+) => {
+  await doUpdateChannelFolder(ctx, path.channel_folder_id, {
+    name: body.name,
+    description: body.description,
+    isArchived: body.is_archived,
+  });
   return {};
 };

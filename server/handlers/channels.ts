@@ -5,7 +5,13 @@ import { accessPrincipals } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
-import { channelDicts, channelsForViewer, hasContentAccessIn, hasMetadataAccess, toChannelDicts } from "../lib/channels.ts";
+import {
+  channelDicts,
+  channelsForViewer,
+  hasContentAccessIn,
+  hasMetadataAccess,
+  toChannelDicts,
+} from "../lib/channels.ts";
 import { accessChannel } from "../lib/channels.ts";
 import { subscribedRecipientIds } from "../lib/subscriptions.ts";
 import { isGuest, isRealmAdmin } from "../lib/users.ts";
@@ -23,7 +29,11 @@ interface CreationOptions {
 }
 
 /** A channel to create from a request's options (and every channel group setting it names). */
-export function channelCreation(name: string, description: string | undefined, body: CreationOptions): ChannelCreation {
+export function channelCreation(
+  name: string,
+  description: string | undefined,
+  body: CreationOptions,
+): ChannelCreation {
   const groupSettings: Partial<Record<ChannelSettingName, GroupSettingValue>> = {};
   for (const setting of Object.keys(CHANNEL_GROUP_SETTINGS) as ChannelSettingName[]) {
     const value = (body as Record<string, unknown>)[setting];
@@ -62,8 +72,12 @@ export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) =>
 export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   const { db, user, realm } = ctx;
   const includeAll = query.include_all === true || query.include_all_active === true;
-  if (includeAll && !isRealmAdmin(user)) throw new JsonableError("User not authorized for this query");
-  const { rows, groups } = await channelsForViewer(db, realm, user, { includeArchived: query.exclude_archived === false, withDefaults: query.include_default === true });
+  if (includeAll && !isRealmAdmin(user))
+    throw new JsonableError("User not authorized for this query");
+  const { rows, groups } = await channelsForViewer(db, realm, user, {
+    includeArchived: query.exclude_archived === false,
+    withDefaults: query.include_default === true,
+  });
   const ownerSubscribed =
     query.include_owner_subscribed && user.isBot && user.botOwnerId !== null
       ? await subscribedRecipientIds(db, user.botOwnerId)
@@ -76,7 +90,8 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
       (query.include_subscribed !== false && s.subscribed) ||
       (query.include_default === true && s.defaultStreams!.length > 0) ||
       (ownerSubscribed.has(s.recipientId!) && hasMetadataAccess(user, s, s.subscribed, groups)) ||
-      (query.include_can_access_content === true && hasContentAccessIn(user, s, s.subscribed, groups)),
+      (query.include_can_access_content === true &&
+        hasContentAccessIn(user, s, s.subscribed, groups)),
   );
   const streams = await toChannelDicts(db, chosen);
   streams.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -85,7 +100,12 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
 
 /** A channel whose existence the caller may know (access_stream_by_id with require_content_access=False). */
 const accessChannelMetadata = (ctx: Parameters<Handler<"get-stream-by-id">>[1], streamId: number) =>
-  accessChannel(ctx.db, ctx.user, { id: streamId }, { allowArchived: true, requireContentAccess: false });
+  accessChannel(
+    ctx.db,
+    ctx.user,
+    { id: streamId },
+    { allowArchived: true, requireContentAccess: false },
+  );
 
 /** GET /streams/{stream_id} (get_stream_backend). */
 export const getStreamById: Handler<"get-stream-by-id"> = async ({ path }, ctx) => {
@@ -95,7 +115,12 @@ export const getStreamById: Handler<"get-stream-by-id"> = async ({ path }, ctx) 
 
 /** GET /get_stream_id (json_get_stream_id: access_stream_by_name). */
 export const getStreamId: Handler<"get-stream-id"> = async ({ query }, ctx) => {
-  const stream = await accessChannel(ctx.db, ctx.user, { name: query.stream }, { allowArchived: true });
+  const stream = await accessChannel(
+    ctx.db,
+    ctx.user,
+    { name: query.stream },
+    { allowArchived: true },
+  );
   return { stream_id: stream.id };
 };
 

@@ -10,7 +10,8 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
   // Zulip's check_supported_events_narrow_filter.
   for (const term of body.narrow ?? []) {
     const operator = Array.isArray(term) ? term[0] : term.operator;
-    if (!EVENTS_NARROW_OPERATORS.has(String(operator))) throw new JsonableError(`Operator ${operator} not supported.`);
+    if (!EVENTS_NARROW_OPERATORS.has(String(operator)))
+      throw new JsonableError(`Operator ${operator} not supported.`);
   }
   const eventTypes = body.event_types ?? null;
   const fetchTypes = body.fetch_event_types ?? eventTypes;
@@ -23,24 +24,35 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     narrow: body.narrow ?? [],
     options: {
       allPublicStreams: body.all_public_streams ?? false,
-      clientCapabilities: (body.client_capabilities ?? {}),
+      clientCapabilities: body.client_capabilities ?? {},
       applyMarkdown: body.apply_markdown ?? false,
       clientGravatar,
     },
   });
-  const state = await fetchInitialState(ctx, fetchTypes, clientGravatar, body.include_subscribers ?? false);
+  const state = await fetchInitialState(
+    ctx,
+    fetchTypes,
+    clientGravatar,
+    body.include_subscribers ?? false,
+  );
   return { queue_id: queueId, last_event_id: -1, ...state };
 };
 
 /** GET /events: long-polls the queue; `dont_block` answers at once. */
 export const getEvents: Handler<"get-events"> = async ({ query }, ctx) => {
-  const events = await ctx.events.fetch(query.queue_id, ctx.user.id, query.last_event_id ?? -1, query.dont_block ?? false);
+  const events = await ctx.events.fetch(
+    query.queue_id,
+    ctx.user.id,
+    query.last_event_id ?? -1,
+    query.dont_block ?? false,
+  );
   if (!events) throw new BadEventQueueIdError(query.queue_id);
   return { events, queue_id: query.queue_id };
 };
 
 /** DELETE /events: deletes the queue. */
 export const deleteQueue: Handler<"delete-queue"> = async ({ body }, ctx) => {
-  if (!(await ctx.events.delete(body.queue_id, ctx.user.id))) throw new BadEventQueueIdError(body.queue_id);
+  if (!(await ctx.events.delete(body.queue_id, ctx.user.id)))
+    throw new BadEventQueueIdError(body.queue_id);
   return {};
 };

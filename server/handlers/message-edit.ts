@@ -18,5 +18,11 @@ export const updateMessage: Handler<"update-message"> = async ({ path, body }, c
 
 /** GET /messages/{message_id}/history (zerver/views/message_edit.py get_message_edit_history). */
 export const getMessageHistory: Handler<"get-message-history"> = async ({ path, query }, ctx) => {
-  return { message_history: await messageHistory(ctx, path.message_id, query.allow_empty_topic_name ?? false) };
+  return {
+    message_history: await messageHistory(
+      ctx,
+      path.message_id,
+      query.allow_empty_topic_name ?? false,
+    ),
+  };
 };

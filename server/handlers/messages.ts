@@ -3,7 +3,13 @@ import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
 import { buildMessageDicts } from "../lib/message-dicts.ts";
-import { fetchMessageRange, fetchMessagesById, fetchNarrowMatches, LARGER_THAN_MAX_MESSAGE_ID, type FetchedRow } from "../lib/message-fetch.ts";
+import {
+  fetchMessageRange,
+  fetchMessagesById,
+  fetchNarrowMatches,
+  LARGER_THAN_MAX_MESSAGE_ID,
+  type FetchedRow,
+} from "../lib/message-fetch.ts";
 import { accessMessage } from "../lib/messages.ts";
 import { compileNarrow } from "../lib/narrow.ts";
 
@@ -20,20 +26,52 @@ export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
       channel = to[0];
     }
     const topic = body.topic ?? body.subject;
-    target = typeof channel === "number" ? { kind: "channel", streamId: channel, topic } : { kind: "channel", streamName: String(channel), topic };
+    target =
+      typeof channel === "number"
+        ? { kind: "channel", streamId: channel, topic }
+        : { kind: "channel", streamName: String(channel), topic };
   } else {
-    const list = Array.isArray(to) ? to : typeof to === "number" ? [to] : String(to).split(",").map((e) => e.trim()).filter(Boolean);
-    if (list.some((x) => typeof x === "number") && list.some((x) => typeof x === "string")) throw new JsonableError("Recipient lists may contain emails or user IDs, but not both.");
-    target = typeof list[0] === "number" ? { kind: "direct", userIds: list as number[] } : { kind: "direct", emails: list as string[] };
+    const list = Array.isArray(to)
+      ? to
+      : typeof to === "number"
+        ? [to]
+        : String(to)
+            .split(",")
+            .map((e) => e.trim())
+            .filter(Boolean);
+    if (list.some((x) => typeof x === "number") && list.some((x) => typeof x === "string"))
+      throw new JsonableError("Recipient lists may contain emails or user IDs, but not both.");
+    target =
+      typeof list[0] === "number"
+        ? { kind: "direct", userIds: list as number[] }
+        : { kind: "direct", emails: list as string[] };
   }
-  const localEcho = body.queue_id !== undefined && body.local_id !== undefined ? { queueId: body.queue_id, localId: body.local_id } : undefined;
-  return checkSendMessage(ctx, { target, content: body.content, clientName: clientNameFromUserAgent(ctx.userAgent), readBySender: body.read_by_sender, localEcho });
+  const localEcho =
+    body.queue_id !== undefined && body.local_id !== undefined
+      ? { queueId: body.queue_id, localId: body.local_id }
+      : undefined;
+  return checkSendMessage(ctx, {
+    target,
+    content: body.content,
+    clientName: clientNameFromUserAgent(ctx.userAgent),
+    readBySender: body.read_by_sender,
+    localEcho,
+  });
 };
 
 /** GET /messages/{message_id} (zerver/views/message_edit.py json_fetch_raw_message). */
 export const getMessage: Handler<"get-message"> = async ({ path, query }, ctx) => {
-  const { message, flags, related } = await accessMessage(ctx.db, ctx.user, path.message_id, ctx.realm);
-  const options = { applyMarkdown: query.apply_markdown ?? true, allowEmptyTopicName: query.allow_empty_topic_name ?? false, clientGravatar: false };
+  const { message, flags, related } = await accessMessage(
+    ctx.db,
+    ctx.user,
+    path.message_id,
+    ctx.realm,
+  );
+  const options = {
+    applyMarkdown: query.apply_markdown ?? true,
+    allowEmptyTopicName: query.allow_empty_topic_name ?? false,
+    clientGravatar: false,
+  };
   const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags }], options, related);
   return { message: dict!, raw_content: message.content };
 };
@@ -44,18 +82,38 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
   const numAfter = query.num_after ?? 0;
   const includeAnchor = query.include_anchor ?? true;
   const firstUnread = query.use_first_unread_anchor ?? false;
-  if (query.message_ids !== undefined && (numBefore > 0 || numAfter > 0 || query.anchor !== undefined || firstUnread))
-    throw new IncompatibleParametersError(["num_before", "num_after", "anchor", "message_ids", "include_anchor", "use_first_unread_anchor"]);
+  if (
+    query.message_ids !== undefined &&
+    (numBefore > 0 || numAfter > 0 || query.anchor !== undefined || firstUnread)
+  )
+    throw new IncompatibleParametersError([
+      "num_before",
+      "num_after",
+      "anchor",
+      "message_ids",
+      "include_anchor",
+      "use_first_unread_anchor",
+    ]);
   // The legacy use_first_unread_anchor=true stands for anchor=first_unread (parse_anchor_value).
   const anchorParam = firstUnread ? "first_unread" : query.anchor;
-  if (query.message_ids === undefined && anchorParam === undefined) throw new JsonableError("Missing 'anchor' argument.");
-  if (numBefore + numAfter > MAX_MESSAGES_PER_FETCH || (query.message_ids?.length ?? 0) > MAX_MESSAGES_PER_FETCH)
+  if (query.message_ids === undefined && anchorParam === undefined)
+    throw new JsonableError("Missing 'anchor' argument.");
+  if (
+    numBefore + numAfter > MAX_MESSAGES_PER_FETCH ||
+    (query.message_ids?.length ?? 0) > MAX_MESSAGES_PER_FETCH
+  )
     throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
-  if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw new JsonableError("The anchor can only be excluded at an end of the range");
+  if (numBefore > 0 && numAfter > 0 && !includeAnchor)
+    throw new JsonableError("The anchor can only be excluded at an end of the range");
 
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow ?? []);
   let rows: FetchedRow[];
-  let range: { anchor?: number; found_anchor: boolean; found_oldest: boolean; found_newest: boolean };
+  let range: {
+    anchor?: number;
+    found_anchor: boolean;
+    found_oldest: boolean;
+    found_newest: boolean;
+  };
   if (query.message_ids !== undefined) {
     rows = await fetchMessagesById(ctx.db, narrow, query.message_ids);
     range = { found_anchor: false, found_oldest: false, found_newest: false };
@@ -63,9 +121,19 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     // parse_anchor_value: a numeric anchor arrives clamped to [0, LARGER_THAN_MAX_MESSAGE_ID]
     // (the spec's x-zulip-clamp, applied by http/form.ts).
     const anchor =
-      anchorParam === "newest" ? LARGER_THAN_MAX_MESSAGE_ID : anchorParam === "oldest" ? 0 : anchorParam === "first_unread" ? anchorParam : anchorParam!;
+      anchorParam === "newest"
+        ? LARGER_THAN_MAX_MESSAGE_ID
+        : anchorParam === "oldest"
+          ? 0
+          : anchorParam === "first_unread"
+            ? anchorParam
+            : anchorParam!;
     const fetched = await fetchMessageRange(ctx.db, narrow, { anchor, numBefore, numAfter });
-    rows = [...fetched.before, ...(includeAnchor && fetched.anchorMessage ? [fetched.anchorMessage] : []), ...fetched.after];
+    rows = [
+      ...fetched.before,
+      ...(includeAnchor && fetched.anchorMessage ? [fetched.anchorMessage] : []),
+      ...fetched.after,
+    ];
     range = {
       anchor: fetched.anchor,
       found_anchor: fetched.anchorMessage !== null,
@@ -85,7 +153,10 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
 };
 
 /** GET /messages/matches_narrow (zerver/views/message_fetch.py messages_in_narrow_backend). */
-export const checkMessagesMatchNarrow: Handler<"check-messages-match-narrow"> = async ({ query }, ctx) => {
+export const checkMessagesMatchNarrow: Handler<"check-messages-match-narrow"> = async (
+  { query },
+  ctx,
+) => {
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow);
   const matches = await fetchNarrowMatches(ctx.db, narrow, query.msg_ids);
   return { messages: Object.fromEntries([...matches].map(([id, match]) => [String(id), match])) };

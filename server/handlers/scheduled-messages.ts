@@ -16,7 +16,10 @@ export const getScheduledMessages: Handler<"get-scheduled-messages"> = async (_i
 };
 
 /** POST /scheduled_messages (create_scheduled_message_backend). */
-export const createScheduledMessage: Handler<"create-scheduled-message"> = async ({ body }, ctx) => {
+export const createScheduledMessage: Handler<"create-scheduled-message"> = async (
+  { body },
+  ctx,
+) => {
   const id = await checkScheduleMessage(ctx, {
     type: recipientTypeName(body.type),
     to: body.to,
@@ -30,11 +33,23 @@ export const createScheduledMessage: Handler<"create-scheduled-message"> = async
 };
 
 /** PATCH /scheduled_messages/{scheduled_message_id} (update_scheduled_message_backend), its checks in Zulip's order. */
-export const updateScheduledMessage: Handler<"update-scheduled-message"> = async ({ path, body }, ctx) => {
+export const updateScheduledMessage: Handler<"update-scheduled-message"> = async (
+  { path, body },
+  ctx,
+) => {
   const { type, to, topic, content, scheduled_delivery_timestamp: timestamp } = body;
-  if (type === undefined && to === undefined && topic === undefined && content === undefined && timestamp === undefined) throw new JsonableError("Nothing to change");
-  if (type !== undefined && to === undefined) throw new JsonableError("Recipient required when updating type of scheduled message.");
-  if (type !== undefined && recipientTypeName(type) === "channel" && topic === undefined) throw new JsonableError("Topic required when updating scheduled message type to channel.");
+  if (
+    type === undefined &&
+    to === undefined &&
+    topic === undefined &&
+    content === undefined &&
+    timestamp === undefined
+  )
+    throw new JsonableError("Nothing to change");
+  if (type !== undefined && to === undefined)
+    throw new JsonableError("Recipient required when updating type of scheduled message.");
+  if (type !== undefined && recipientTypeName(type) === "channel" && topic === undefined)
+    throw new JsonableError("Topic required when updating scheduled message type to channel.");
   const deliverAt = timestamp === undefined ? undefined : checkDeliveryTime(ctx, timestamp);
   await checkEditScheduledMessage(ctx, {
     id: path.scheduled_message_id,
@@ -49,7 +64,10 @@ export const updateScheduledMessage: Handler<"update-scheduled-message"> = async
 };
 
 /** DELETE /scheduled_messages/{scheduled_message_id} (delete_scheduled_messages). */
-export const deleteScheduledMessage: Handler<"delete-scheduled-message"> = async ({ path }, ctx) => {
+export const deleteScheduledMessage: Handler<"delete-scheduled-message"> = async (
+  { path },
+  ctx,
+) => {
   await doDeleteScheduledMessage(ctx, path.scheduled_message_id);
   return {};
 };

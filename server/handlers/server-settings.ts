@@ -6,7 +6,9 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version
 export const getServerSettings: Handler<"get-server-settings"> = async (_input, ctx) => {
   const realm = await resolveRealm(ctx.db, ctx.host);
   const passwordAuth = realm?.passwordAuthEnabled ?? true;
-  const url = realm ? await realmUrl(ctx.db, realm, ctx.config) : `http://${ctx.config.externalHost}`;
+  const url = realm
+    ? await realmUrl(ctx.db, realm, ctx.config)
+    : `http://${ctx.config.externalHost}`;
   return {
     authentication_methods: {
       password: passwordAuth,

@@ -5,7 +5,11 @@ import { accessPrincipals } from "../actions/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { gatherSubscriptions } from "../lib/subscriptions.ts";
-import { canAddSubscribers, canRemoveSubscribers, channelsByName } from "../lib/subscription-access.ts";
+import {
+  canAddSubscribers,
+  canRemoveSubscribers,
+  channelsByName,
+} from "../lib/subscription-access.ts";
 import { hasContentAccess, type ChannelRow } from "../lib/channels.ts";
 import { isGuest } from "../lib/users.ts";
 import { channelCreation } from "./channels.ts";
@@ -24,15 +28,24 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   const users = subscribingOthers ? await accessPrincipals(ctx, principals) : [ctx.user];
   const othersThanSelf = users.some((u) => u.id !== ctx.user.id);
   const requested = body.subscriptions.map((s) => ({ ...s, name: s.name.trim() }));
-  const existing = await channelsByName(ctx.db, ctx.realm.id, requested.map((s) => s.name));
+  const existing = await channelsByName(
+    ctx.db,
+    ctx.realm.id,
+    requested.map((s) => s.name),
+  );
   const authorized: ChannelRow[] = [];
   const unauthorized: ChannelRow[] = [];
   for (const stream of existing.values()) {
-    if (stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream))) unauthorized.push(stream);
+    if (stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
+      unauthorized.push(stream);
     else authorized.push(stream);
   }
-  if (unauthorized.length > 0 && body.authorization_errors_fatal !== false) throw new JsonableError(`Unable to access channel (${unauthorized[0]!.name}).`);
-  if (othersThanSelf) for (const stream of authorized) if (!(await canAddSubscribers(ctx, stream))) throw new JsonableError("Insufficient permission");
+  if (unauthorized.length > 0 && body.authorization_errors_fatal !== false)
+    throw new JsonableError(`Unable to access channel (${unauthorized[0]!.name}).`);
+  if (othersThanSelf)
+    for (const stream of authorized)
+      if (!(await canAddSubscribers(ctx, stream)))
+        throw new JsonableError("Insufficient permission");
   const toCreate: ChannelCreation[] = [];
   const seen = new Set<string>();
   for (const s of requested) {
@@ -56,7 +69,9 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   return {
     subscribed: byUser(result.subscribed),
     already_subscribed: byUser(result.alreadySubscribed),
-    ...(body.authorization_errors_fatal === false ? { unauthorized: unauthorized.map((s) => s.name) } : {}),
+    ...(body.authorization_errors_fatal === false
+      ? { unauthorized: unauthorized.map((s) => s.name) }
+      : {}),
   };
 };
 
@@ -65,14 +80,27 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
   const principals = (body.principals ?? []) as (number | string)[];
   const users = principals.length > 0 ? await accessPrincipals(ctx, principals) : [ctx.user];
   // Bots a user owns are theirs to unsubscribe (user_directly_controls_user).
-  const others = users.some((u) => u.id !== ctx.user.id && !(u.isBot && u.botOwnerId === ctx.user.id));
+  const others = users.some(
+    (u) => u.id !== ctx.user.id && !(u.isBot && u.botOwnerId === ctx.user.id),
+  );
   const names = body.subscriptions.map((n) => n.trim());
   const found = await channelsByName(ctx.db, ctx.realm.id, names);
   const missing = names.filter((n) => !found.has(n.toLowerCase()));
-  if (missing.length > 0) throw new JsonableError(`Channel(s) (${missing.join(", ")}) do not exist`);
+  if (missing.length > 0)
+    throw new JsonableError(`Channel(s) (${missing.join(", ")}) do not exist`);
   const streams = [...found.values()];
-  if (others) for (const stream of streams) if (!(await canRemoveSubscribers(ctx, stream))) throw new JsonableError("Insufficient permission");
-  const { removed, notSubscribed } = await doRemoveSubscriptions(ctx, streams, users.map((u) => u.id));
+  if (others)
+    for (const stream of streams)
+      if (!(await canRemoveSubscribers(ctx, stream)))
+        throw new JsonableError("Insufficient permission");
+  const { removed, notSubscribed } = await doRemoveSubscriptions(
+    ctx,
+    streams,
+    users.map((u) => u.id),
+  );
   const name = (id: number) => streams.find((s) => s.id === id)!.name;
-  return { removed: removed.map(([, id]) => name(id)), not_removed: notSubscribed.map(([, id]) => name(id)) };
+  return {
+    removed: removed.map(([, id]) => name(id)),
+    not_removed: notSubscribed.map(([, id]) => name(id)),
+  };
 };

@@ -11,7 +11,8 @@ const PLAN_TYPE_SELF_HOSTED = 1;
 
 export const uploadFile: Handler<"upload-file"> = async ({ body }, ctx) => {
   const upload = receivedUpload(body);
-  if (upload.files.length === 0 && !upload.tooMany && !upload.tooLarge) throw new JsonableError("You must specify a file to upload");
+  if (upload.files.length === 0 && !upload.tooMany && !upload.tooLarge)
+    throw new JsonableError("You must specify a file to upload");
   if (upload.tooMany) throw new JsonableError("You may only upload one file at a time");
   if (upload.tooLarge) {
     const max = ctx.config.maxFileUploadSizeMib;
@@ -30,6 +31,13 @@ export const getFileTemporaryUrl: Handler<"get-file-temporary-url"> = async ({ p
   const pathId = `${path.realm_id_str}/${path.filename}`;
   await accessAttachment(ctx.db, ctx.user, pathId);
   const file = storedFilePath(ctx.config, pathId);
-  if (!file || !(await access(file).then(() => true, () => false))) throw new ResourceNotFoundError("File not found");
+  if (
+    !file ||
+    !(await access(file).then(
+      () => true,
+      () => false,
+    ))
+  )
+    throw new ResourceNotFoundError("File not found");
   return { url: await temporaryUrl(ctx.config, pathId, ctx.now()) };
 };

@@ -1,24 +1,56 @@
 import type { Handler } from "../http/types.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { accessUserByEmail, loadOwnUserExtras, loadProfileData, realmUsers, toApiUser } from "../lib/users.ts";
+import {
+  accessUserByEmail,
+  loadOwnUserExtras,
+  loadProfileData,
+  realmUsers,
+  toApiUser,
+} from "../lib/users.ts";
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
   const users = await realmUsers(ctx.db, ctx.realm.id, query.user_ids);
-  const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, users.map((u) => u.id)) : undefined;
-  return { members: users.map((u) => toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData })) };
+  const profileData = query.include_custom_profile_fields
+    ? await loadProfileData(
+        ctx.db,
+        ctx.realm.id,
+        users.map((u) => u.id),
+      )
+    : undefined;
+  return {
+    members: users.map((u) =>
+      toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }),
+    ),
+  };
 };
 
 /** GET /users/me: the caller, with the real email and custom profile data. */
 export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
   const { maxMessageId, profileData } = await loadOwnUserExtras(ctx.db, ctx.realm.id, ctx.user.id);
-  const user = toApiUser(ctx.user, ctx.user, { clientGravatar: false, profileData: ctx.user.isBot ? undefined : new Map([[ctx.user.id, profileData]]) });
+  const user = toApiUser(ctx.user, ctx.user, {
+    clientGravatar: false,
+    profileData: ctx.user.isBot ? undefined : new Map([[ctx.user.id, profileData]]),
+  });
   return { ...user, max_message_id: maxMessageId };
 };
 
 /** GET /users/{email} (zerver/views/users.py get_user_by_email). */
 export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query }, ctx) => {
-  const target = await accessUserByEmail(ctx.db, ctx.realm, ctx.user, path.email, await fakeEmailDomain(ctx.db, ctx.realm, ctx.config));
-  const profileData = query.include_custom_profile_fields ? await loadProfileData(ctx.db, ctx.realm.id, [target.id]) : undefined;
-  return { user: toApiUser(target, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }) };
+  const target = await accessUserByEmail(
+    ctx.db,
+    ctx.realm,
+    ctx.user,
+    path.email,
+    await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
+  );
+  const profileData = query.include_custom_profile_fields
+    ? await loadProfileData(ctx.db, ctx.realm.id, [target.id])
+    : undefined;
+  return {
+    user: toApiUser(target, ctx.user, {
+      clientGravatar: query.client_gravatar ?? true,
+      profileData,
+    }),
+  };
 };

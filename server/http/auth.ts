@@ -32,7 +32,8 @@ function keysEqual(a: string, b: string) {
 
 export function parseBasicAuth(header: string): { username: string; password: string } {
   const [scheme, encoded = ""] = header.trim().split(/\s+/, 2);
-  if (scheme?.toLowerCase() !== "basic") throw new JsonableError("This endpoint requires HTTP basic authentication.");
+  if (scheme?.toLowerCase() !== "basic")
+    throw new JsonableError("This endpoint requires HTTP basic authentication.");
   const decoded = Buffer.from(encoded, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   if (colon < 0) throw new UnauthorizedError("Invalid authorization header for basic auth");
@@ -67,10 +68,25 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
  * user, by its real or its API address, case-insensitively; without one (`?api_key=` on file
  * URLs), the key alone decides.
  */
-export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email: string | null, apiKey: string): Promise<{ realm: Realm; user: UserProfile }> {
-  const [realm, found] = await Promise.all([resolveRealm(deps.db, host), userByApiKey(deps.db, apiKey)]);
+export async function checkApiKey(
+  deps: Pick<AppDeps, "db">,
+  host: string,
+  email: string | null,
+  apiKey: string,
+): Promise<{ realm: Realm; user: UserProfile }> {
+  const [realm, found] = await Promise.all([
+    resolveRealm(deps.db, host),
+    userByApiKey(deps.db, apiKey),
+  ]);
   const lower = email?.toLowerCase();
-  const user = found && found.realmId === realm?.id && (lower === undefined || found.deliveryEmail.toLowerCase() === lower || found.email.toLowerCase() === lower) ? found : null;
+  const user =
+    found &&
+    found.realmId === realm?.id &&
+    (lower === undefined ||
+      found.deliveryEmail.toLowerCase() === lower ||
+      found.email.toLowerCase() === lower)
+      ? found
+      : null;
   // Compare even when there is no such user, so the answer takes the same time.
   const matches = keysEqual(user?.apiKey ?? "0".repeat(32), apiKey) && user !== null;
   // resolveRealm finds none only when no organization exists at all.
@@ -86,8 +102,16 @@ export async function checkApiKey(deps: Pick<AppDeps, "db">, host: string, email
  * nobody has) gets the hint saying what to run, as a 401 like the refusal it replaces: a new
  * user's first request usually carries no key yet. resolveRealm finds no organization only then.
  */
-async function withOrganizationHint(deps: Pick<AppDeps, "db">, req: Request, err: unknown): Promise<unknown> {
-  if (!(err instanceof JsonableError) || (err instanceof UnauthorizedError && err.message === NO_ORGANIZATION)) return err;
+async function withOrganizationHint(
+  deps: Pick<AppDeps, "db">,
+  req: Request,
+  err: unknown,
+): Promise<unknown> {
+  if (
+    !(err instanceof JsonableError) ||
+    (err instanceof UnauthorizedError && err.message === NO_ORGANIZATION)
+  )
+    return err;
   // A database that cannot answer leaves the refusal as it was: it must still be answered.
   const realm = await resolveRealm(deps.db, req.zulip?.host ?? "").catch(() => "unknown" as const);
   return realm ? err : new UnauthorizedError(NO_ORGANIZATION);

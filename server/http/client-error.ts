@@ -14,11 +14,19 @@ const REFUSALS: Record<string, [status: number, reason: string, msg: string]> = 
 export function answerClientErrors(server: Server) {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
     // Nothing can be written to a connection that is already gone, or mid-response.
-    if (err.code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+    if (
+      err.code === "ECONNRESET" ||
+      !socket.writable ||
+      (socket as { _httpMessage?: unknown })._httpMessage
+    ) {
       socket.destroy();
       return;
     }
-    const [status, reason, msg] = REFUSALS[err.code ?? ""] ?? [400, "Bad Request", "Malformed HTTP request"];
+    const [status, reason, msg] = REFUSALS[err.code ?? ""] ?? [
+      400,
+      "Bad Request",
+      "Malformed HTTP request",
+    ];
     const body = JSON.stringify({ result: "error", msg, code: "BAD_REQUEST" });
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -34,7 +34,9 @@ const specHash = () => createHash("sha256").update(readFileSync(SPEC)).digest("h
 
 /** Whether the page exists and was built from the current spec. */
 export function docsAreCurrent(): boolean {
-  return existsSync(DOCS_PAGE) && existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === specHash();
+  return (
+    existsSync(DOCS_PAGE) && existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === specHash()
+  );
 }
 
 export const redoclyInstalled = () => existsSync(REDOCLY);
@@ -47,17 +49,34 @@ export async function buildDocs(): Promise<void> {
   try {
     await promisify(execFile)(
       REDOCLY,
-      ["build-docs", SPEC, "--output", raw, "--inlineBundle", "--title", "Zulip-compatible chat server API", "--openapi", JSON.stringify({ basePath: BASE_PATH, router: "history" })],
-      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: "off", NO_COLOR: "1" }, maxBuffer: 16 * 1024 * 1024 },
+      [
+        "build-docs",
+        SPEC,
+        "--output",
+        raw,
+        "--inlineBundle",
+        "--title",
+        "Zulip-compatible chat server API",
+        "--openapi",
+        JSON.stringify({ basePath: BASE_PATH, router: "history" }),
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off", NO_COLOR: "1" },
+        maxBuffer: 16 * 1024 * 1024,
+      },
     );
   } catch (err) {
     const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
-    throw new Error(`redocly build-docs failed: ${(stderr || stdout || (err as Error).message).trim().slice(-2000)}`);
+    throw new Error(
+      `redocly build-docs failed: ${(stderr || stdout || (err as Error).message).trim().slice(-2000)}`,
+    );
   }
   let html = readFileSync(raw, "utf8");
   const start = html.indexOf('<div id="redoc">');
   const script = html.indexOf('<script type="module">', start);
-  if (start < 0 || script < 0 || !html.includes('"disableTelemetry":true')) throw new Error("redocly build-docs: the page's layout changed; update server/http/docs.ts");
+  if (start < 0 || script < 0 || !html.includes('"disableTelemetry":true'))
+    throw new Error("redocly build-docs: the page's layout changed; update server/http/docs.ts");
   html = html.slice(0, start) + '<div id="redoc"></div>\n      ' + html.slice(script);
   html = html.replace(CDN_LOGOS, "data:,");
   writeFileSync(raw, html);
@@ -71,7 +90,9 @@ let building: Promise<void> | null = null;
 export function ensureDocs(log: Logger): void {
   if (building || docsAreCurrent()) return;
   if (!redoclyInstalled()) {
-    log.warn("the API docs page is not built and Redocly CLI is not installed (an install with dev dependencies builds it)");
+    log.warn(
+      "the API docs page is not built and Redocly CLI is not installed (an install with dev dependencies builds it)",
+    );
     return;
   }
   log.info("building the API docs page in the background");
@@ -86,8 +107,14 @@ export function ensureDocs(log: Logger): void {
 export function docsRoutes() {
   const router = Router();
   const page = (_req: Request, res: Response) => {
-    if (building) res.status(503).set("Retry-After", "5").type("text/plain").send("The API docs are being built: reload in a few seconds.\n");
-    else if (existsSync(DOCS_PAGE)) res.sendFile(DOCS_PAGE, { headers: { "Cache-Control": "no-cache" } });
+    if (building)
+      res
+        .status(503)
+        .set("Retry-After", "5")
+        .type("text/plain")
+        .send("The API docs are being built: reload in a few seconds.\n");
+    else if (existsSync(DOCS_PAGE))
+      res.sendFile(DOCS_PAGE, { headers: { "Cache-Control": "no-cache" } });
     else res.status(404).type("text/plain").send("API docs are not built: run `npm run docs`.\n");
   };
   router.get("/", homePage);

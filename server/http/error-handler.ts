@@ -12,11 +12,21 @@ interface ValidatorError {
   status: number;
   message: string;
   headers?: Record<string, string>;
-  errors?: { path: string; message: string; errorCode?: string; params?: Record<string, unknown> }[];
+  errors?: {
+    path: string;
+    message: string;
+    errorCode?: string;
+    params?: Record<string, unknown>;
+  }[];
 }
 
 function isValidatorError(err: unknown): err is ValidatorError {
-  return typeof err === "object" && err !== null && typeof (err as { status?: unknown }).status === "number" && Array.isArray((err as { errors?: unknown }).errors);
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    typeof (err as { status?: unknown }).status === "number" &&
+    Array.isArray((err as { errors?: unknown }).errors)
+  );
 }
 
 const TYPE_NAMES: Record<string, string> = {
@@ -35,7 +45,8 @@ const TYPE_NAMES: Record<string, string> = {
  */
 export function zulipVarName(path: string): string {
   let [, , name = "", ...rest] = path.split("/");
-  if (name === "narrow" && rest.length >= 2 && /^\d+$/.test(rest[0]!) && !/^\d+$/.test(rest[1]!)) [name = "", ...rest] = rest.slice(1);
+  if (name === "narrow" && rest.length >= 2 && /^\d+$/.test(rest[0]!) && !/^\d+$/.test(rest[1]!))
+    [name = "", ...rest] = rest.slice(1);
   return name + rest.map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `["${seg}"]`)).join("");
 }
 
@@ -47,7 +58,11 @@ const UNION_TYPE_NAMES: Record<string, string> = {
 
 /** A schema's types, `null` left out (Zulip's `T | None` is an optional T, not a union). */
 function typesOf(schema: any): string[] {
-  const types: unknown[] = Array.isArray(schema?.type) ? schema.type : schema?.type ? [schema.type] : [];
+  const types: unknown[] = Array.isArray(schema?.type)
+    ? schema.type
+    : schema?.type
+      ? [schema.type]
+      : [];
   return types.filter((t): t is string => typeof t === "string" && t !== "null");
 }
 
@@ -60,7 +75,12 @@ function unionMembers(doc: any, schema: any): any[] | undefined {
   return types.length > 1 ? types.map((type) => ({ ...s, type })) : undefined;
 }
 
-const PYDANTIC_TAGS: Record<string, string> = { integer: "int", string: "str", boolean: "bool", number: "float" };
+const PYDANTIC_TAGS: Record<string, string> = {
+  integer: "int",
+  string: "str",
+  boolean: "bool",
+  number: "float",
+};
 
 /** Pydantic's tag for a union member (`int`, `list[str]`), which Zulip's error texts name. */
 function pydanticTag(doc: any, schema: any): string | undefined {
@@ -101,14 +121,26 @@ function memberTypeError(doc: any, schema: any, value: unknown, name: string): s
  * schema along the error's path. Unions whose first member is a string keep their own texts
  * (narrow operands' "operand is not a string or integer", settings' "Bad value for …").
  */
-function unionError(doc: any, op: OperationInfo | undefined, path: string, sent: Record<string, unknown>): JsonableError | undefined {
+function unionError(
+  doc: any,
+  op: OperationInfo | undefined,
+  path: string,
+  sent: Record<string, unknown>,
+): JsonableError | undefined {
   const [, where, name = "", ...rest] = path.split("/");
   const operation = op && doc.paths[op.specPath]?.[op.method];
   if (!operation) return undefined;
   let schema: any;
-  if (where === "body") schema = deref(doc, deref(doc, operation.requestBody)?.content?.["application/x-www-form-urlencoded"]?.schema)?.properties?.[name];
+  if (where === "body")
+    schema = deref(
+      doc,
+      deref(doc, operation.requestBody)?.content?.["application/x-www-form-urlencoded"]?.schema,
+    )?.properties?.[name];
   else {
-    const params = [...(doc.paths[op.specPath].parameters ?? []), ...(operation.parameters ?? [])].map((p: any) => deref(doc, p));
+    const params = [
+      ...(doc.paths[op.specPath].parameters ?? []),
+      ...(operation.parameters ?? []),
+    ].map((p: any) => deref(doc, p));
     const param = params.find((p: any) => p.in === where && p.name === name);
     schema = param?.schema ?? param?.content?.["application/json"]?.schema;
   }
@@ -138,38 +170,67 @@ function unionError(doc: any, op: OperationInfo | undefined, path: string, sent:
   }
 }
 
-function fromValidatorError(err: ValidatorError, inList: Set<string>, enumErrors: Map<string, string> = new Map(), sent: Record<string, unknown> = {}, union?: () => JsonableError | undefined): JsonableError {
-  if (err.status !== 400 || !err.errors?.length) return new JsonableError(err.message, { httpStatus: err.status });
+function fromValidatorError(
+  err: ValidatorError,
+  inList: Set<string>,
+  enumErrors: Map<string, string> = new Map(),
+  sent: Record<string, unknown> = {},
+  union?: () => JsonableError | undefined,
+): JsonableError {
+  if (err.status !== 400 || !err.errors?.length)
+    return new JsonableError(err.message, { httpStatus: err.status });
   const first = err.errors[0]!;
   const code = first.errorCode?.replace(".openapi.validation", "") ?? "";
   if (code === "required") {
     // The validator names the missing property last in the path (`/body/op`).
-    const missing = String((first.params as { missingProperty?: string } | undefined)?.missingProperty ?? first.path.split("/").at(-1));
-    const at = first.path.split("/").length > 3 ? zulipVarName(first.path.split("/").slice(0, -1).join("/")) : "";
-    return at ? new JsonableError(`${at} is missing field '${missing}'`) : new RequestVariableMissingError(missing);
+    const missing = String(
+      (first.params as { missingProperty?: string } | undefined)?.missingProperty ??
+        first.path.split("/").at(-1),
+    );
+    const at =
+      first.path.split("/").length > 3
+        ? zulipVarName(first.path.split("/").slice(0, -1).join("/"))
+        : "";
+    return at
+      ? new JsonableError(`${at} is missing field '${missing}'`)
+      : new RequestVariableMissingError(missing);
   }
   const varName = zulipVarName(first.path);
   const topName = varName.split(/[[]/)[0]!;
   // For unions (oneOf/anyOf) Ajv reports each branch; Zulip answers with one generic line.
   const inUnion = union?.();
   if (inUnion) return inUnion;
-  if (err.errors.some((e) => /^(oneOf|anyOf)\./.test(e.errorCode ?? ""))) return new JsonableError(`Invalid ${varName}`);
+  if (err.errors.some((e) => /^(oneOf|anyOf)\./.test(e.errorCode ?? "")))
+    return new JsonableError(`Invalid ${varName}`);
   switch (code) {
     case "type": {
       const wanted = first.message.replace(/^must be /, "");
       const single = wanted.split(",")[0]!;
-      return new JsonableError(`${varName} is not ${UNION_TYPE_NAMES[wanted] ?? TYPE_NAMES[single] ?? single}`);
+      return new JsonableError(
+        `${varName} is not ${UNION_TYPE_NAMES[wanted] ?? TYPE_NAMES[single] ?? single}`,
+      );
     }
     case "enum":
     case "const":
-      if (enumErrors.has(topName)) return new JsonableError(enumErrors.get(topName)!.replace("{value}", String(sent[topName])));
-      return new JsonableError(inList.has(topName) ? `Invalid ${varName}: Value error, Not in the list of possible values` : `Invalid ${varName}`);
+      if (enumErrors.has(topName))
+        return new JsonableError(
+          enumErrors.get(topName)!.replace("{value}", String(sent[topName])),
+        );
+      return new JsonableError(
+        inList.has(topName)
+          ? `Invalid ${varName}: Value error, Not in the list of possible values`
+          : `Invalid ${varName}`,
+      );
     case "maxLength":
-      return new JsonableError(`${varName} is too long (limit: ${(first.params as { limit?: number } | undefined)?.limit ?? first.message.match(/\d+/)?.[0]} characters)`);
+      return new JsonableError(
+        `${varName} is too long (limit: ${(first.params as { limit?: number } | undefined)?.limit ?? first.message.match(/\d+/)?.[0]} characters)`,
+      );
     case "minLength":
       return new JsonableError(`${varName} cannot be blank`);
     case "additionalProperties":
-      return new JsonableError(`Argument "${(first.params as { additionalProperty?: string } | undefined)?.additionalProperty ?? first.path.split("/").at(-1)}" at ${varName} is unexpected`);
+      return new JsonableError(
+        `Argument "${(first.params as { additionalProperty?: string } | undefined)?.additionalProperty ?? first.path.split("/").at(-1)}" at ${varName} is unexpected`,
+      );
     default:
       return new JsonableError(`Invalid ${varName}`);
   }
@@ -187,7 +248,14 @@ interface BodyReadError {
 
 function isBodyReadError(err: unknown): err is BodyReadError {
   const e = err as BodyReadError | null;
-  return typeof e === "object" && e !== null && e.expose === true && typeof e.status === "number" && e.status >= 400 && e.status < 500;
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    e.expose === true &&
+    typeof e.status === "number" &&
+    e.status >= 400 &&
+    e.status < 500
+  );
 }
 
 function fromBodyReadError(err: BodyReadError): JsonableError {
@@ -202,7 +270,8 @@ function fromBodyReadError(err: BodyReadError): JsonableError {
       return new JsonableError(`Unsupported charset: ${err.charset ?? ""}`.trim());
   }
   // zlib's errors (no type, a code): a gzip/deflate/br Content-Encoding over a body that is not so encoded.
-  if (err.type === undefined && typeof err.code === "string") return new JsonableError("The request body is not encoded as its Content-Encoding says");
+  if (err.type === undefined && typeof err.code === "string")
+    return new JsonableError("The request body is not encoded as its Content-Encoding says");
   return new JsonableError("Malformed request body");
 }
 
@@ -221,27 +290,47 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
     if (err instanceof JsonableError) error = err;
     else if (isValidatorError(err) && err.status !== 500) {
       if (err.status === 405) {
-        sendError(res.status(405).set(err.headers ?? {}), { result: "error", msg: "Method Not Allowed", allowed_methods: (err.headers?.Allow ?? "").split(", ").filter(Boolean) });
+        sendError(res.status(405).set(err.headers ?? {}), {
+          result: "error",
+          msg: "Method Not Allowed",
+          allowed_methods: (err.headers?.Allow ?? "").split(", ").filter(Boolean),
+        });
         return;
       }
       if (err.status === 404) error = new JsonableError("Endpoint not found", { httpStatus: 404 });
       else {
         const op = operationFor(spec, req);
-        const sent = { ...(req.query as object), ...(typeof req.body === "object" ? req.body : {}) };
-        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, sent, () => unionError(spec.doc, op, err.errors![0]!.path, sent));
+        const sent = {
+          ...(req.query as object),
+          ...(typeof req.body === "object" ? req.body : {}),
+        };
+        error = fromValidatorError(err, op?.inListParams ?? new Set(), op?.enumErrors, sent, () =>
+          unionError(spec.doc, op, err.errors![0]!.path, sent),
+        );
       }
     } else if (isBodyReadError(err)) {
       if (err.type === "request.aborted") {
         // The client went away before sending its whole body: nobody is left to answer.
-        log.debug({ method: req.method, url: req.originalUrl }, "client disconnected before sending its body");
+        log.debug(
+          { method: req.method, url: req.originalUrl },
+          "client disconnected before sending its body",
+        );
         return;
       }
       error = fromBodyReadError(err);
     } else {
       log.error({ err, method: req.method, url: req.originalUrl }, "unexpected error");
-      error = new JsonableError("Internal server error", { code: "INTERNAL_SERVER_ERROR", httpStatus: 500 });
+      error = new JsonableError("Internal server error", {
+        code: "INTERNAL_SERVER_ERROR",
+        httpStatus: 500,
+      });
     }
     if (res.headersSent) return;
-    sendError(res.status(error.httpStatus).set(error.headers), { result: "error", msg: error.message, code: error.code, ...error.data() });
+    sendError(res.status(error.httpStatus).set(error.headers), {
+      result: "error",
+      msg: error.message,
+      code: error.code,
+      ...error.data(),
+    });
   };
 }

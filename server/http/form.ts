@@ -28,7 +28,8 @@ export function parseJson(text: string): unknown {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -54,22 +55,27 @@ export function bodyParsers() {
     // values may already be typed). It is parsed in mergeParams, depth-limited.
     express.text({ type: "application/json", limit: MAX_BODY }),
     (req: Request, res: Response, next: NextFunction) => {
-      if (req.is("multipart/form-data")) return multipart(req, res, (err?: unknown) => next(err ? new JsonableError("Invalid multipart body") : undefined));
+      if (req.is("multipart/form-data"))
+        return multipart(req, res, (err?: unknown) =>
+          next(err ? new JsonableError("Invalid multipart body") : undefined),
+        );
       next();
     },
   ];
   // Zulip (Django) never reads the body of a GET or HEAD: whatever it holds, or however it is
   // encoded, changes nothing. Any other body that cannot be read is refused only once the
   // operation is known (see bodyError), so a wrong method or path still answers 405 or 404.
-  const reading = (reader: (req: Request, res: Response, next: NextFunction) => void) => (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === "GET" || req.method === "HEAD") return next();
-    reader(req, res, (err?: unknown) => {
-      // A client that went away mid-body needs no answer: stop here.
-      if (err && (err as { type?: string }).type === "request.aborted") return next(err);
-      if (err) res.locals.bodyError = err;
-      next();
-    });
-  };
+  const reading =
+    (reader: (req: Request, res: Response, next: NextFunction) => void) =>
+    (req: Request, res: Response, next: NextFunction) => {
+      if (req.method === "GET" || req.method === "HEAD") return next();
+      reader(req, res, (err?: unknown) => {
+        // A client that went away mid-body needs no answer: stop here.
+        if (err && (err as { type?: string }).type === "request.aborted") return next(err);
+        if (err) res.locals.bodyError = err;
+        next();
+      });
+    };
   return [...readers.map(reading), mergeParams];
 }
 
@@ -97,9 +103,18 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
         req.body = {};
       }
     } else req.body = parseParams(req.body);
-  } else if (req.is("multipart/form-data")) req.body = Object.fromEntries(Object.entries((req.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? v.at(-1) : v]));
+  } else if (req.is("multipart/form-data"))
+    req.body = Object.fromEntries(
+      Object.entries((req.body ?? {}) as Record<string, unknown>).map(([k, v]) => [
+        k,
+        Array.isArray(v) ? v.at(-1) : v,
+      ]),
+    );
   if (req.method === "GET" || req.method === "HEAD") return next();
-  if (req.is("application/json") && (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null)) {
+  if (
+    req.is("application/json") &&
+    (Array.isArray(req.body) || typeof req.body !== "object" || req.body === null)
+  ) {
     res.locals.bodyError ??= new JsonableError("Malformed JSON", { code: "INVALID_JSON" });
     req.body = {};
   }
@@ -107,7 +122,8 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
   // (no content type), a parsed multipart or JSON body, and a body of any other type (which,
   // as in Zulip, is not read: its parameters are missing) are all checked as that form.
   req.headers["content-type"] = "application/x-www-form-urlencoded";
-  const body: Record<string, unknown> = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
+  const body: Record<string, unknown> =
+    req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
   for (const [k, v] of Object.entries(query)) if (!(k in body)) body[k] = v;
   req.body = body;
   next();
@@ -119,7 +135,12 @@ function mergeParams(req: Request, res: Response, next: NextFunction) {
  * string keeps its raw text when it is not JSON, e.g. `to=Verona`) in place, and JSON query
  * parameters (`narrow=[…]`), which are also checked here, strictly, and returned decoded.
  */
-export function decodeJsonFields(spec: LoadedSpec, op: OperationInfo, body: Record<string, unknown>, query: Record<string, string>): Record<string, unknown> | undefined {
+export function decodeJsonFields(
+  spec: LoadedSpec,
+  op: OperationInfo,
+  body: Record<string, unknown>,
+  query: Record<string, string>,
+): Record<string, unknown> | undefined {
   let decodedQuery: Record<string, unknown> | undefined;
   for (const [name, pointer] of op.jsonQueryParams) {
     const raw = query[name];
@@ -173,7 +194,10 @@ function clampInteger(name: string, raw: string, { minimum, maximum }: ClampedPa
  * Numbers JavaScript cannot hold exactly (`1e999`, 2^53 and beyond) pass JSON Schema's integer
  * check but cannot name anything; refuse them as Zulip refuses an invalid value.
  */
-export function refuseInexactNumbers(params: Record<string, unknown>, clamped: ReadonlyMap<string, unknown> = new Map()) {
+export function refuseInexactNumbers(
+  params: Record<string, unknown>,
+  clamped: ReadonlyMap<string, unknown> = new Map(),
+) {
   // Iterative, so that no value (however it got in) can overflow the stack.
   // Children are pushed in reverse, so the first inexact number in document order is named.
   // A clamped parameter's value was made by clampInteger, exactly (10^16 is a double).
@@ -183,8 +207,14 @@ export function refuseInexactNumbers(params: Record<string, unknown>, clamped: R
     .reverse();
   while (stack.length > 0) {
     const [value, name] = stack.pop()!;
-    if (typeof value === "number" && !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new JsonableError(`Invalid ${name}`);
-    if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${name}[${i}]`]);
-    else if (value && typeof value === "object") for (const [k, v] of Object.entries(value).reverse()) stack.push([v, `${name}["${k}"]`]);
+    if (
+      typeof value === "number" &&
+      !(Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER)
+    )
+      throw new JsonableError(`Invalid ${name}`);
+    if (Array.isArray(value))
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${name}[${i}]`]);
+    else if (value && typeof value === "object")
+      for (const [k, v] of Object.entries(value).reverse()) stack.push([v, `${name}["${k}"]`]);
   }
 }

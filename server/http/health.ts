@@ -12,9 +12,13 @@ const HEALTH_TIMEOUT_MS = 5000;
 
 async function databaseProblem(deps: Pick<AppDeps, "db">): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), HEALTH_TIMEOUT_MS)));
+  const timeout = new Promise<"timeout">(
+    (resolve) => (timer = setTimeout(() => resolve("timeout"), HEALTH_TIMEOUT_MS)),
+  );
   try {
-    const query = deps.db.$queryRaw<{ migrated: boolean }[]>`SELECT EXISTS (SELECT 1 FROM _prisma_migrations) AS migrated`;
+    const query = deps.db.$queryRaw<
+      { migrated: boolean }[]
+    >`SELECT EXISTS (SELECT 1 FROM _prisma_migrations) AS migrated`;
     const answer = await Promise.race([query, timeout]);
     if (answer === "timeout") {
       query.catch(() => {});

@@ -11,22 +11,38 @@ import type { LoadedSpec } from "./spec.ts";
 /** Shaped like express-openapi-validator's errors, which http/error-handler.ts rewords. */
 export class ParameterValidationError extends Error {
   readonly status = 400;
-  constructor(readonly errors: { path: string; message: string; errorCode: string; params: Record<string, unknown> }[]) {
+  constructor(
+    readonly errors: {
+      path: string;
+      message: string;
+      errorCode: string;
+      params: Record<string, unknown>;
+    }[],
+  ) {
     super(errors[0]?.message ?? "invalid parameter");
   }
 }
 
-const compilers = new WeakMap<LoadedSpec, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
+const compilers = new WeakMap<
+  LoadedSpec,
+  { ajv: Ajv2020; validators: Map<string, ValidateFunction> }
+>();
 
 function validatorFor(spec: LoadedSpec, pointer: string): ValidateFunction {
   let compiler = compilers.get(spec);
   if (!compiler) {
-    const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes: false, validateFormats: false });
+    const ajv = new Ajv2020({
+      strict: false,
+      allErrors: false,
+      coerceTypes: false,
+      validateFormats: false,
+    });
     ajv.addSchema(spec.doc as AnySchema, "spec");
     compilers.set(spec, (compiler = { ajv, validators: new Map() }));
   }
   let validate = compiler.validators.get(pointer);
-  if (!validate) compiler.validators.set(pointer, (validate = compiler.ajv.compile({ $ref: `spec${pointer}` })));
+  if (!validate)
+    compiler.validators.set(pointer, (validate = compiler.ajv.compile({ $ref: `spec${pointer}` })));
   return validate;
 }
 
@@ -34,13 +50,23 @@ function toValidatorErrors(name: string, errors: ErrorObject[]): ParameterValida
   return new ParameterValidationError(
     errors.map((e) => {
       const missing = e.keyword === "required" ? `/${String(e.params.missingProperty)}` : "";
-      return { path: `/query/${name}${e.instancePath}${missing}`, message: e.message ?? "is invalid", errorCode: `${e.keyword}.openapi.validation`, params: e.params };
+      return {
+        path: `/query/${name}${e.instancePath}${missing}`,
+        message: e.message ?? "is invalid",
+        errorCode: `${e.keyword}.openapi.validation`,
+        params: e.params,
+      };
     }),
   );
 }
 
 /** Checks a decoded JSON query parameter against the schema at `pointer`; throws ParameterValidationError. */
-export function checkJsonQueryParam(spec: LoadedSpec, name: string, pointer: string, value: unknown) {
+export function checkJsonQueryParam(
+  spec: LoadedSpec,
+  name: string,
+  pointer: string,
+  value: unknown,
+) {
   const validate = validatorFor(spec, pointer);
   if (!validate(value)) throw toValidatorErrors(name, validate.errors ?? []);
 }

@@ -10,6 +10,8 @@ const REPEATED_SLASHES = /\/{2,}/g;
 export function mergeSlashes(req: Request, _res: Response, next: NextFunction) {
   const query = req.url.indexOf("?");
   const path = query < 0 ? req.url : req.url.slice(0, query);
-  if (path.includes("//")) req.url = req.originalUrl = path.replace(REPEATED_SLASHES, "/") + (query < 0 ? "" : req.url.slice(query));
+  if (path.includes("//"))
+    req.url = req.originalUrl =
+      path.replace(REPEATED_SLASHES, "/") + (query < 0 ? "" : req.url.slice(query));
   next();
 }

@@ -24,7 +24,9 @@ function describe(spec: LoadedSpec, req: Request): { route: string; operation: s
   const op = operationFor(spec, req);
   if (op) return { route: op.specPath, operation: op.operationId };
   const route = (req as { route?: { path?: unknown } }).route?.path;
-  return typeof route === "string" ? { route, operation: route } : { route: "unmatched", operation: "unmatched" };
+  return typeof route === "string"
+    ? { route, operation: route }
+    : { route: "unmatched", operation: "unmatched" };
 }
 
 export function requestLog(spec: LoadedSpec, log: Logger, metrics?: Metrics) {

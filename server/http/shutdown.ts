@@ -80,12 +80,17 @@ export function gracefulShutdown(server: Server) {
       IDLE_GRACE_MS,
     );
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
+    const timedOut = new Promise<true>(
+      (resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)),
+    );
     const cutOff = await Promise.race([closed.then(() => false), timedOut]);
     clearInterval(sweep);
     clearTimeout(timer);
     if (cutOff) {
-      log.warn({ requests: inFlight.size, timeoutMs }, "requests still running at the shutdown bound: closing their connections");
+      log.warn(
+        { requests: inFlight.size, timeoutMs },
+        "requests still running at the shutdown bound: closing their connections",
+      );
       server.closeAllConnections();
       await closed;
     }

@@ -7,7 +7,16 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const SPEC_PATH = fileURLToPath(new URL("../../generated/openapi.json", import.meta.url));
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export const HTTP_METHODS = [
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace",
+] as const;
 
 export interface OperationInfo {
   operationId: string;
@@ -73,7 +82,14 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
       const op = item[method];
       if (!op) continue;
       const specPath = renames.get(op.operationId)?.specPath ?? routePath;
-      const info = describeOperation(doc, doc.paths[specPath], doc.paths[specPath][method], method, specPath, routePath);
+      const info = describeOperation(
+        doc,
+        doc.paths[specPath],
+        doc.paths[specPath][method],
+        method,
+        specPath,
+        routePath,
+      );
       info.pathParamRenames = renames.get(op.operationId)?.names ?? {};
       operations.set(info.operationId, info);
       byRoute.set(`${method.toUpperCase()} ${routePath}`, info);
@@ -87,8 +103,11 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
 
 /** The operation the validator matched for this request (its `req.openapi`), if any. */
 export function operationFor(spec: LoadedSpec, req: { method: string }): OperationInfo | undefined {
-  const route: string | undefined = (req as { openapi?: { openApiRoute?: string } }).openapi?.openApiRoute;
-  return route === undefined ? undefined : spec.byRoute.get(`${req.method} ${route.slice(spec.basePath.length)}`);
+  const route: string | undefined = (req as { openapi?: { openApiRoute?: string } }).openapi
+    ?.openApiRoute;
+  return route === undefined
+    ? undefined
+    : spec.byRoute.get(`${req.method} ${route.slice(spec.basePath.length)}`);
 }
 
 /** Follows a local `$ref` (the bundle only has refs into #/components). */
@@ -116,16 +135,31 @@ function schemaAllowsString(doc: any, schema: any): boolean {
   if (!s) return true;
   if (s.type === "string") return true;
   if (Array.isArray(s.type)) return s.type.includes("string");
-  for (const key of ["oneOf", "anyOf"]) if (Array.isArray(s[key])) return s[key].some((b: any) => schemaAllowsString(doc, b));
+  for (const key of ["oneOf", "anyOf"])
+    if (Array.isArray(s[key])) return s[key].some((b: any) => schemaAllowsString(doc, b));
   return false;
 }
 
-function describeOperation(doc: any, item: any, op: any, method: string, specPath: string, routePath: string): OperationInfo {
+function describeOperation(
+  doc: any,
+  item: any,
+  op: any,
+  method: string,
+  specPath: string,
+  routePath: string,
+): OperationInfo {
   // Each parameter with the JSON pointer of where it is written (a $ref's target, or in place).
-  const pointer = (...tokens: string[]) => "#/" + tokens.map((t) => t.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+  const pointer = (...tokens: string[]) =>
+    "#/" + tokens.map((t) => t.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
   const located = [
-    ...(item.parameters ?? []).map((p: any, i: number) => ({ raw: p, at: pointer("paths", specPath, "parameters", String(i)) })),
-    ...(op.parameters ?? []).map((p: any, i: number) => ({ raw: p, at: pointer("paths", specPath, method, "parameters", String(i)) })),
+    ...(item.parameters ?? []).map((p: any, i: number) => ({
+      raw: p,
+      at: pointer("paths", specPath, "parameters", String(i)),
+    })),
+    ...(op.parameters ?? []).map((p: any, i: number) => ({
+      raw: p,
+      at: pointer("paths", specPath, method, "parameters", String(i)),
+    })),
   ];
   const knownParams = new Set<string>();
   const jsonQueryParams = new Map<string, string>();
@@ -136,12 +170,19 @@ function describeOperation(doc: any, item: any, op: any, method: string, specPat
     const clamp = p["x-zulip-clamp"];
     if (p.in === "query" && clamp) {
       const branches: any[] = (deref(doc, p.schema)?.oneOf ?? []).map((b: any) => deref(doc, b));
-      const strings = new Set<string>(branches.flatMap((b) => (b.type === "string" ? (b.enum ?? []) : [])));
-      clampedParams.set(p.name, { minimum: BigInt(clamp.minimum), maximum: BigInt(clamp.maximum), strings });
+      const strings = new Set<string>(
+        branches.flatMap((b) => (b.type === "string" ? (b.enum ?? []) : [])),
+      );
+      clampedParams.set(p.name, {
+        minimum: BigInt(clamp.minimum),
+        maximum: BigInt(clamp.maximum),
+        strings,
+      });
     }
     if (p.in === "path") pathParamTypes[p.name] = deref(doc, p.schema)?.type ?? "string";
     else knownParams.add(p.name);
-    if (p.in === "query" && p.content?.["application/json"]) jsonQueryParams.set(p.name, `${raw.$ref ?? at}/content/application~1json/schema`);
+    if (p.in === "query" && p.content?.["application/json"])
+      jsonQueryParams.set(p.name, `${raw.$ref ?? at}/content/application~1json/schema`);
   }
   const jsonBodyFields = new Map<string, { allowsString: boolean }>();
   const body = deref(doc, op.requestBody);
@@ -209,7 +250,9 @@ function prepareQueryParams(doc: any) {
  * only the first, so the validator gets one path item holding every method, each operation's
  * path parameters renamed to the shared template's names. The route wrapper renames them back.
  */
-function mergeIdenticalTemplates(doc: any): Map<string, { specPath: string; names: Record<string, string> }> {
+function mergeIdenticalTemplates(
+  doc: any,
+): Map<string, { specPath: string; names: Record<string, string> }> {
   const renames = new Map<string, { specPath: string; names: Record<string, string> }>();
   const shapeOf = (p: string) => p.replace(/\{[^}]+\}/g, "{}");
   const paramNames = (p: string) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -226,7 +269,8 @@ function mergeIdenticalTemplates(doc: any): Map<string, { specPath: string; name
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
-      if (doc.paths[target][method]) throw new Error(`${method} ${path} clashes with ${method} ${target}`);
+      if (doc.paths[target][method])
+        throw new Error(`${method} ${path} clashes with ${method} ${target}`);
       const names: Record<string, string> = {};
       const rename = (p: any) => {
         const param = structuredClone(deref(doc, p));
@@ -237,7 +281,10 @@ function mergeIdenticalTemplates(doc: any): Map<string, { specPath: string; name
         }
         return param;
       };
-      const merged = { ...op, parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map(rename) };
+      const merged = {
+        ...op,
+        parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map(rename),
+      };
       doc.paths[target][method] = merged;
       renames.set(op.operationId, { specPath: path, names });
     }
@@ -246,7 +293,8 @@ function mergeIdenticalTemplates(doc: any): Map<string, { specPath: string; name
     if (targetItem.parameters) {
       for (const method of HTTP_METHODS) {
         const op = targetItem[method];
-        if (op && !renames.has(op.operationId)) op.parameters = [...targetItem.parameters, ...(op.parameters ?? [])];
+        if (op && !renames.has(op.operationId))
+          op.parameters = [...targetItem.parameters, ...(op.parameters ?? [])];
       }
       delete targetItem.parameters;
     }

@@ -10,14 +10,21 @@ export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
 type Params<K extends OperationId> = Op<K> extends { parameters: infer P } ? P : never;
 
-export type PathOf<K extends OperationId> = Params<K> extends { path?: infer P } ? NonNullable<P> : Record<string, never>;
-export type QueryOf<K extends OperationId> = Params<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
-export type BodyOf<K extends OperationId> = Op<K> extends { requestBody?: { content: { "application/x-www-form-urlencoded": infer B } } }
-  ? B
-  : Record<string, never>;
+export type PathOf<K extends OperationId> =
+  Params<K> extends { path?: infer P } ? NonNullable<P> : Record<string, never>;
+export type QueryOf<K extends OperationId> =
+  Params<K> extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+export type BodyOf<K extends OperationId> =
+  Op<K> extends { requestBody?: { content: { "application/x-www-form-urlencoded": infer B } } }
+    ? B
+    : Record<string, never>;
 
-type OkBody<K extends OperationId> = Op<K> extends { responses: { 200: { content: { "application/json": infer R } } } } ? R : never;
-export type SuccessData<K extends OperationId> = Omit<OkBody<K>, "result" | "msg" | "ignored_parameters_unsupported">;
+type OkBody<K extends OperationId> =
+  Op<K> extends { responses: { 200: { content: { "application/json": infer R } } } } ? R : never;
+export type SuccessData<K extends OperationId> = Omit<
+  OkBody<K>,
+  "result" | "msg" | "ignored_parameters_unsupported"
+>;
 
 export interface Input<K extends OperationId> {
   path: PathOf<K>;

@@ -22,7 +22,17 @@ import type { AppDeps } from "../context.ts";
 import type { UserProfile } from "../db.ts";
 import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../errors.ts";
 import { accessAttachment, type StoredAttachment } from "../lib/attachments.ts";
-import { contentDisposition, incomingDir, pathIdFromToken, removeFile, servesInline, storedFilePath, uploadContentType, uploadedFileName, type ReceivedFile } from "../lib/uploads.ts";
+import {
+  contentDisposition,
+  incomingDir,
+  pathIdFromToken,
+  removeFile,
+  servesInline,
+  storedFilePath,
+  uploadContentType,
+  uploadedFileName,
+  type ReceivedFile,
+} from "../lib/uploads.ts";
 import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
 
 /** What the multipart body of an upload held, for the handler to judge. */
@@ -39,7 +49,13 @@ const RECEIVED = Symbol("received upload");
 
 /** The upload that arrived with this body; nothing for a body that was not multipart. */
 export function receivedUpload(body: object): ReceivedUpload {
-  return (body as { [RECEIVED]?: ReceivedUpload })[RECEIVED] ?? { files: [], tooMany: false, tooLarge: false };
+  return (
+    (body as { [RECEIVED]?: ReceivedUpload })[RECEIVED] ?? {
+      files: [],
+      tooMany: false,
+      tooLarge: false,
+    }
+  );
 }
 
 class SecondFile extends Error {}
@@ -49,17 +65,29 @@ const MAX_FIELD_SIZE = 25 * 1024 * 1024;
 function uploadBodyParser(deps: AppDeps) {
   const dir = incomingDir(deps.config);
   const storage = multer.diskStorage({
-    destination: (_req, _file, cb) => void mkdir(dir, { recursive: true }).then(() => cb(null, dir), (err: Error) => cb(err, dir)),
+    destination: (_req, _file, cb) =>
+      void mkdir(dir, { recursive: true }).then(
+        () => cb(null, dir),
+        (err: Error) => cb(err, dir),
+      ),
     filename: (_req, _file, cb) => cb(null, randomBytes(16).toString("hex")),
   });
   return function parseUpload(req: Request, res: Response, next: NextFunction) {
-    if (req.method !== "POST" || !/^\/api\/v1\/user_uploads\/?$/i.test(req.path) || !req.is("multipart/form-data")) return next();
+    if (
+      req.method !== "POST" ||
+      !/^\/api\/v1\/user_uploads\/?$/i.test(req.path) ||
+      !req.is("multipart/form-data")
+    )
+      return next();
     const received: ReceivedUpload = { files: [], tooMany: false, tooLarge: false };
     let accepted = 0;
     const parse = multer({
       storage,
       defParamCharset: "utf8",
-      limits: { fileSize: deps.config.maxFileUploadSizeMib * 1024 * 1024, fieldSize: MAX_FIELD_SIZE },
+      limits: {
+        fileSize: deps.config.maxFileUploadSizeMib * 1024 * 1024,
+        fieldSize: MAX_FIELD_SIZE,
+      },
       // Parts that name no file are skipped, as Django skips them; a second file stops the upload.
       fileFilter: (_req, file, cb) => {
         if (uploadedFileName(file.originalname) === null) return cb(null, false);
@@ -73,20 +101,35 @@ function uploadBodyParser(deps: AppDeps) {
       res.on("close", () => void Promise.all(files.map((f) => removeFile(f.path))));
       if (err) {
         // A client that went away mid-body needs no answer (as for the API's other bodies).
-        if (req.socket.destroyed) return next(Object.assign(new Error("request aborted"), { type: "request.aborted", expose: true, status: 400 }));
+        if (req.socket.destroyed)
+          return next(
+            Object.assign(new Error("request aborted"), {
+              type: "request.aborted",
+              expose: true,
+              status: 400,
+            }),
+          );
         if (err instanceof SecondFile) received.tooMany = true;
-        else if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE") received.tooLarge = true;
+        else if (err instanceof multer.MulterError && err.code === "LIMIT_FILE_SIZE")
+          received.tooLarge = true;
         // The upload store failing (a full disk, a directory it may not write) is the server's fault.
         else if ((err as NodeJS.ErrnoException).syscall) return next(err);
         else res.locals.bodyError = new JsonableError("Invalid multipart body");
       }
       for (const f of files) {
         const name = uploadedFileName(f.originalname)!;
-        received.files.push({ path: f.path, name, contentType: uploadContentType(f.mimetype, name), size: f.size });
+        received.files.push({
+          path: f.path,
+          name,
+          contentType: uploadContentType(f.mimetype, name),
+          size: f.size,
+        });
       }
       // Django's QueryDict: the last value of a repeated field wins.
       const body: Record<string, unknown> = {};
-      if (!res.locals.bodyError) for (const [k, v] of Object.entries((req.body ?? {}) as Record<string, unknown>)) body[k] = Array.isArray(v) ? v.at(-1) : v;
+      if (!res.locals.bodyError)
+        for (const [k, v] of Object.entries((req.body ?? {}) as Record<string, unknown>))
+          body[k] = Array.isArray(v) ? v.at(-1) : v;
       Object.defineProperty(body, RECEIVED, { value: received, enumerable: false });
       req.body = body;
       // The body is read: the API's parsers take it as the form it now is (see http/form.ts).
@@ -106,39 +149,74 @@ async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> 
   if (header) ({ username: email, password: key } = parseBasicAuth(header));
   else if (queryKey !== null) key = queryKey;
   else throw new UnauthorizedError();
-  if (!API_KEY_FORMAT.test(key)) throw new UnauthorizedError(header ? "Malformed API key" : "Invalid API key");
+  if (!API_KEY_FORMAT.test(key))
+    throw new UnauthorizedError(header ? "Malformed API key" : "Invalid API key");
   return (await checkApiKey(deps, req.headers.host ?? deps.config.externalHost, email, key)).user;
 }
 
 /** Zulip's serve_local: the stored type, shown in place only when that is safe, never cached by shared caches. */
-function sendAttachment(res: Response, next: NextFunction, deps: AppDeps, attachment: StoredAttachment, forceDownload: boolean) {
+function sendAttachment(
+  res: Response,
+  next: NextFunction,
+  deps: AppDeps,
+  attachment: StoredAttachment,
+  forceDownload: boolean,
+) {
   const path = storedFilePath(deps.config, attachment.pathId);
   if (!path) return next(new ResourceNotFoundError("File not found"));
   res.set({
     "Content-Type": attachment.contentType ?? "application/octet-stream",
-    "Content-Disposition": contentDisposition(forceDownload || !servesInline(attachment.contentType), attachment.fileName),
+    "Content-Disposition": contentDisposition(
+      forceDownload || !servesInline(attachment.contentType),
+      attachment.fileName,
+    ),
     "Cache-Control": "private, immutable",
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
+    "Content-Security-Policy":
+      "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
   });
-  res.sendFile(path, { dotfiles: "allow", cacheControl: false }, (err?: Error & { code?: string }) => {
-    // A client that went away mid-download needs no answer.
-    if (!err || res.headersSent || err.code === "ECONNABORTED") return;
-    res.removeHeader("Content-Disposition");
-    next(err.code === "ENOENT" || err.code === "ENOTDIR" ? new ResourceNotFoundError("File not found") : err);
-  });
+  res.sendFile(
+    path,
+    { dotfiles: "allow", cacheControl: false },
+    (err?: Error & { code?: string }) => {
+      // A client that went away mid-download needs no answer.
+      if (!err || res.headersSent || err.code === "ECONNABORTED") return;
+      res.removeHeader("Content-Disposition");
+      next(
+        err.code === "ENOENT" || err.code === "ENOTDIR"
+          ? new ResourceNotFoundError("File not found")
+          : err,
+      );
+    },
+  );
 }
 
-async function serveFile(req: Request, res: Response, next: NextFunction, deps: AppDeps, pathId: string, forceDownload: boolean) {
+async function serveFile(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  deps: AppDeps,
+  pathId: string,
+  forceDownload: boolean,
+) {
   const user = await fileRequester(req, deps);
   sendAttachment(res, next, deps, await accessAttachment(deps.db, user, pathId), forceDownload);
 }
 
-async function serveTemporary(res: Response, next: NextFunction, deps: AppDeps, token: string, filename: string) {
+async function serveTemporary(
+  res: Response,
+  next: NextFunction,
+  deps: AppDeps,
+  token: string,
+  filename: string,
+) {
   const pathId = await pathIdFromToken(deps.config, token, deps.now());
   if (pathId === null) throw new JsonableError("Invalid token");
   if (pathId.split("/").at(-1) !== filename) throw new JsonableError("Invalid filename");
-  const attachment = await deps.db.attachment.findUnique({ where: { pathId }, select: { id: true, pathId: true, fileName: true, contentType: true } });
+  const attachment = await deps.db.attachment.findUnique({
+    where: { pathId },
+    select: { id: true, pathId: true, fileName: true, contentType: true },
+  });
   if (!attachment) throw new JsonableError("Invalid token");
   sendAttachment(res, next, deps, attachment, false);
 }
@@ -160,8 +238,10 @@ function fileRoutes(deps: AppDeps) {
         throw new ResourceNotFoundError("This file does not exist or has been deleted.");
       }
       const [first, ...rest] = segments;
-      if (first === "temporary" && rest.length === 2) await serveTemporary(res, next, deps, rest[0]!, rest[1]!);
-      else if (first === "download" && rest.length >= 2) await serveFile(req, res, next, deps, rest.join("/"), true);
+      if (first === "temporary" && rest.length === 2)
+        await serveTemporary(res, next, deps, rest[0]!, rest[1]!);
+      else if (first === "download" && rest.length >= 2)
+        await serveFile(req, res, next, deps, rest.join("/"), true);
       else if (rest.length >= 1) await serveFile(req, res, next, deps, segments.join("/"), false);
       else next();
     } catch (err) {

@@ -48,7 +48,10 @@ export function linkedPathIds(content: AttachmentLinks): string[] {
 }
 
 function decodeEntities(html: string): string {
-  return html.replace(/&(amp|lt|gt|quot);/g, (_m, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"' })[name]!);
+  return html.replace(
+    /&(amp|lt|gt|quot);/g,
+    (_m, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"' })[name]!,
+  );
 }
 
 function absoluteUploadPath(href: string): string | null {
@@ -80,14 +83,19 @@ export interface StoredAttachment {
  * An attachment by path id that `reader` may see, in one statement, or Zulip's refusals: 404
  * when there is none, 403 when it is not theirs to see.
  */
-export async function accessAttachment(db: Db, reader: Reader, pathId: string): Promise<StoredAttachment> {
+export async function accessAttachment(
+  db: Db,
+  reader: Reader,
+  pathId: string,
+): Promise<StoredAttachment> {
   const [row] = isStorableText(pathId)
     ? await db.$queryRaw<(StoredAttachment & { allowed: boolean })[]>`
         SELECT a.id, a.path_id AS "pathId", a.file_name AS "fileName", a.content_type AS "contentType", ${canAccess(reader)} AS allowed
         FROM attachment a WHERE a.path_id = ${pathId}`
     : [];
   if (!row) throw new ResourceNotFoundError("This file does not exist or has been deleted.");
-  if (!row.allowed) throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
+  if (!row.allowed)
+    throw new JsonableError("You are not authorized to view this file.", { httpStatus: 403 });
   const { allowed, ...attachment } = row;
   return attachment;
 }
@@ -140,7 +148,9 @@ export async function reconcileMessageAttachments(
   newContent: AttachmentLinks,
 ): Promise<DetachedUpload[]> {
   const pathIds = linkedPathIds(newContent);
-  const rows = await tx.$queryRaw<{ id: number; name: string; path_id: string; size: number; create_time: bigint }[]>`
+  const rows = await tx.$queryRaw<
+    { id: number; name: string; path_id: string; size: number; create_time: bigint }[]
+  >`
     WITH prev AS (
       SELECT a.id, a.path_id FROM attachment_message am JOIN attachment a ON a.id = am.attachment_id WHERE am.message_id = ${message.id}),
     removed AS (
@@ -159,5 +169,12 @@ export async function reconcileMessageAttachments(
       AND NOT EXISTS (SELECT 1 FROM attachment_message o WHERE o.attachment_id = a.id AND o.message_id <> ${message.id})
       AND NOT EXISTS (SELECT 1 FROM attachment_scheduled_message s WHERE s.attachment_id = a.id)
     ORDER BY a.id`;
-  return rows.map((r) => ({ id: r.id, name: r.name, path_id: r.path_id, size: r.size, create_time: Number(r.create_time), message_ids: [] }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    path_id: r.path_id,
+    size: r.size,
+    create_time: Number(r.create_time),
+    message_ids: [],
+  }));
 }

@@ -27,7 +27,10 @@ export function invalidateCaches(keys: Iterable<string>) {
  * `generation` is bumped by every invalidation: a read that started before one must not store
  * what it read, which may predate the change (it committed while the query ran).
  */
-export function perClientCache<C extends { generation: number }>(create: () => C, drop: (cache: C, kind: string, id: number) => void): (db: object) => C | undefined {
+export function perClientCache<C extends { generation: number }>(
+  create: () => C,
+  drop: (cache: C, kind: string, id: number) => void,
+): (db: object) => C | undefined {
   const caches = new WeakMap<object, C>();
   const all = new Set<WeakRef<C>>();
   onInvalidate((key) => {

@@ -44,23 +44,46 @@ const not = (f: Formula): Formula => ({ not: f });
  * web-public channel's messages only once subscribed, as in Zulip; a realm administrator has no
  * access of their own to a private channel's messages.
  */
-const CHANNEL_MESSAGE = or(and("public", "nonGuest"), and(or("subscribed", and("nonGuest", "inContentGroup")), or("historyShared", "received")));
+const CHANNEL_MESSAGE = or(
+  and("public", "nonGuest"),
+  and(or("subscribed", and("nonGuest", "inContentGroup")), or("historyShared", "received")),
+);
 /** Changing a message (edits, moves): the same, and never in an archived channel (is_modifying_message). */
 const CHANNEL_MESSAGE_CHANGE = and(not("archived"), CHANNEL_MESSAGE);
 /** user_has_content_access: what accessing a channel by id or name requires (posting, subscribing oneself, moving messages there). */
-const CHANNEL_CONTENT = or("webPublic", "subscribed", and("nonGuest", or("public", "inContentGroup")));
+const CHANNEL_CONTENT = or(
+  "webPublic",
+  "subscribed",
+  and("nonGuest", or("public", "inContentGroup")),
+);
 /** user_has_metadata_access: seeing that the channel exists and who is subscribed. */
-const CHANNEL_METADATA = or("webPublic", "subscribed", and("nonGuest", or("public", "realmAdmin", "inContentGroup", "inAdminGroup")));
+const CHANNEL_METADATA = or(
+  "webPublic",
+  "subscribed",
+  and("nonGuest", or("public", "realmAdmin", "inContentGroup", "inAdminGroup")),
+);
 /**
  * access_stream_for_send_message: a web-public channel, a public one for a non-guest, a
  * subscription, or (with shared history) a group that may subscribe to it. (A bot also posts
  * where its owner is subscribed; see actions/messages.ts.)
  */
-const CHANNEL_SEND = or("webPublic", and("public", "nonGuest"), "subscribed", and("nonGuest", "historyShared", "inContentGroup"));
+const CHANNEL_SEND = or(
+  "webPublic",
+  and("public", "nonGuest"),
+  "subscribed",
+  and("nonGuest", "historyShared", "inContentGroup"),
+);
 /** "Administrator or channel administrator" (can_administer_channel_group never holds guests). */
 const CHANNEL_ADMIN = or("realmAdmin", and("nonGuest", "inAdminGroup"));
 
-export const AccessRule = { CHANNEL_MESSAGE, CHANNEL_MESSAGE_CHANGE, CHANNEL_CONTENT, CHANNEL_METADATA, CHANNEL_SEND, CHANNEL_ADMIN } as const;
+export const AccessRule = {
+  CHANNEL_MESSAGE,
+  CHANNEL_MESSAGE_CHANGE,
+  CHANNEL_CONTENT,
+  CHANNEL_METADATA,
+  CHANNEL_SEND,
+  CHANNEL_ADMIN,
+} as const;
 export type AccessRuleName = keyof typeof AccessRule;
 
 function evaluate(f: Formula, facts: AccessFacts): boolean {
@@ -82,7 +105,13 @@ export interface AccessChannel {
 }
 
 /** The facts about a user and a loaded channel, their groups known (`received`: of the message in question). */
-export function accessFacts(user: Pick<UserProfile, "role">, channel: AccessChannel, subscribed: boolean, groups: ReadonlySet<number>, received = false): AccessFacts {
+export function accessFacts(
+  user: Pick<UserProfile, "role">,
+  channel: AccessChannel,
+  subscribed: boolean,
+  groups: ReadonlySet<number>,
+  received = false,
+): AccessFacts {
   return {
     public: !channel.inviteOnly,
     webPublic: channel.isWebPublic,
@@ -91,7 +120,8 @@ export function accessFacts(user: Pick<UserProfile, "role">, channel: AccessChan
     nonGuest: !isGuest(user),
     realmAdmin: isRealmAdmin(user),
     subscribed,
-    inContentGroup: groups.has(channel.canSubscribeGroupId) || groups.has(channel.canAddSubscribersGroupId),
+    inContentGroup:
+      groups.has(channel.canSubscribeGroupId) || groups.has(channel.canAddSubscribersGroupId),
     inAdminGroup: groups.has(channel.canAdministerChannelGroupId),
     received,
   };
@@ -114,7 +144,12 @@ export function userGroupsSql(user: Reader): Sql {
  * The SQL fragment of a rule, over the stream row `stream` (an alias) and the user; `received` is
  * the caller's test of the message's user_message row (FALSE when there is no message in question).
  */
-export function accessSql(rule: AccessRuleName, user: Reader, stream: string, received: Sql = Prisma.raw("FALSE")): Sql {
+export function accessSql(
+  rule: AccessRuleName,
+  user: Reader,
+  stream: string,
+  received: Sql = Prisma.raw("FALSE"),
+): Sql {
   const s = (column: string) => Prisma.raw(`${stream}.${column}`);
   const constant = (value: boolean) => Prisma.raw(value ? "TRUE" : "FALSE");
   const fact = (name: Fact): Sql => {
@@ -156,9 +191,18 @@ export function accessSql(rule: AccessRuleName, user: Reader, stream: string, re
  * (`stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id`). `change`: to edit or
  * move it.
  */
-export function messageAccessSql(user: Reader, received: Sql, options: { stream?: string; change?: boolean } = {}): Sql {
+export function messageAccessSql(
+  user: Reader,
+  received: Sql,
+  options: { stream?: string; change?: boolean } = {},
+): Sql {
   const stream = options.stream ?? "s";
-  const rule = accessSql(options.change ? "CHANNEL_MESSAGE_CHANGE" : "CHANNEL_MESSAGE", user, stream, received);
+  const rule = accessSql(
+    options.change ? "CHANNEL_MESSAGE_CHANGE" : "CHANNEL_MESSAGE",
+    user,
+    stream,
+    received,
+  );
   return Prisma.sql`(CASE WHEN ${Prisma.raw(stream)}.id IS NULL THEN ${received} ELSE ${rule} END)`;
 }
 
@@ -173,7 +217,14 @@ export function unreadableWithRowSql(user: Reader): Sql {
 }
 
 /** Whether the user administers the channel: an organization administrator, or in its can_administer_channel_group. */
-export async function canAdministerChannel(db: Db, user: Reader, channel: AccessChannel): Promise<boolean> {
+export async function canAdministerChannel(
+  db: Db,
+  user: Reader,
+  channel: AccessChannel,
+): Promise<boolean> {
   if (isRealmAdmin(user)) return true;
-  return allows("CHANNEL_ADMIN", accessFacts(user, channel, false, isGuest(user) ? new Set() : await userGroupIds(db, user)));
+  return allows(
+    "CHANNEL_ADMIN",
+    accessFacts(user, channel, false, isGuest(user) ? new Set() : await userGroupIds(db, user)),
+  );
 }

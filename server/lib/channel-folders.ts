@@ -12,7 +12,9 @@ export const MAX_CHANNEL_FOLDER_NAME_LENGTH = 60;
 
 /** A folder of the organization (a channel's `folder_id`, PATCH), else "Invalid channel folder ID". */
 export async function accessChannelFolder(db: Db, realmId: number, folderId: number) {
-  const folder = isStorableId(folderId) ? await db.channelFolder.findFirst({ where: { id: folderId, realmId } }) : null;
+  const folder = isStorableId(folderId)
+    ? await db.channelFolder.findFirst({ where: { id: folderId, realmId } })
+    : null;
   if (!folder) throw new JsonableError("Invalid channel folder ID");
   return folder;
 }
@@ -21,12 +23,25 @@ export async function accessChannelFolder(db: Db, realmId: number, folderId: num
  * check_channel_folder_name: stripped, not empty, every character printable, unique in the
  * organization case-insensitively (but for the folder being renamed).
  */
-export async function checkChannelFolderName(db: Db, realmId: number, raw: string, except?: number): Promise<string> {
+export async function checkChannelFolderName(
+  db: Db,
+  realmId: number,
+  raw: string,
+  except?: number,
+): Promise<string> {
   const name = raw.trim();
   if (name === "") throw new JsonableError("Channel folder name can't be empty.");
   const position = unprintablePosition(name);
-  if (position) throw new JsonableError(`Invalid character in channel folder name, at position ${position}.`);
-  const clash = await db.channelFolder.findFirst({ where: { realmId, name: { equals: name, mode: "insensitive" }, ...(except ? { id: { not: except } } : {}) }, select: { id: true } });
+  if (position)
+    throw new JsonableError(`Invalid character in channel folder name, at position ${position}.`);
+  const clash = await db.channelFolder.findFirst({
+    where: {
+      realmId,
+      name: { equals: name, mode: "insensitive" },
+      ...(except ? { id: { not: except } } : {}),
+    },
+    select: { id: true },
+  });
   if (clash) throw new JsonableError(`Channel folder '${name}' already exists`);
   return name;
 }
@@ -46,6 +61,9 @@ export function channelFolderDict(folder: ChannelFolder) {
 
 /** The organization's folders in their order (register's `channel_folders` holds the archived ones too). */
 export async function listChannelFolders(db: Db, realmId: number, includeArchived: boolean) {
-  const folders = await db.channelFolder.findMany({ where: { realmId, ...(includeArchived ? {} : { isArchived: false }) }, orderBy: [{ order: "asc" }, { id: "asc" }] });
+  const folders = await db.channelFolder.findMany({
+    where: { realmId, ...(includeArchived ? {} : { isArchived: false }) },
+    orderBy: [{ order: "asc" }, { id: "asc" }],
+  });
   return folders.map(channelFolderDict);
 }

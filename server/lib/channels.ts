@@ -21,7 +21,11 @@ export type ChannelDict = Schemas["Channel"];
 
 /** Stream.SYSTEM_GROUPS_ENUM_MAP: the legacy stream_post_policy of a channel whose can_send_message_group is a system group. */
 const STREAM_POST_POLICY_EVERYONE = 1;
-const STREAM_POST_POLICY: Record<string, number> = { "role:administrators": 2, "role:fullmembers": 3, "role:moderators": 4 };
+const STREAM_POST_POLICY: Record<string, number> = {
+  "role:administrators": 2,
+  "role:fullmembers": 3,
+  "role:moderators": 4,
+};
 
 /** The stream columns the API form and the access rules read. */
 export interface StreamRecord {
@@ -89,7 +93,12 @@ export const STREAM_RECORD_SELECT = {
 /** The API form of channels already loaded, with every group-setting value read in one statement. */
 export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<ChannelDict[]> {
   const settings = Object.values(CHANNEL_GROUP_SETTINGS);
-  const { values, systemNames } = await groupSettingValuesAndNames(db, streams.flatMap((s) => settings.map((setting) => s[setting.field as keyof StreamRecord] as number)));
+  const { values, systemNames } = await groupSettingValuesAndNames(
+    db,
+    streams.flatMap((s) =>
+      settings.map((setting) => s[setting.field as keyof StreamRecord] as number),
+    ),
+  );
   return streams.map((s) => {
     const dict: Record<string, unknown> = {
       stream_id: s.id,
@@ -110,17 +119,28 @@ export async function toChannelDicts(db: Db, streams: StreamRecord[]): Promise<C
       stream_weekly_traffic: null,
       subscriber_count: s.subscriberCount,
       // Legacy fields Zulip still sends (get_stream_post_policy_value_based_on_group_setting).
-      stream_post_policy: STREAM_POST_POLICY[systemNames.get(s.canSendMessageGroupId) ?? ""] ?? STREAM_POST_POLICY_EVERYONE,
+      stream_post_policy:
+        STREAM_POST_POLICY[systemNames.get(s.canSendMessageGroupId) ?? ""] ??
+        STREAM_POST_POLICY_EVERYONE,
       is_announcement_only: systemNames.get(s.canSendMessageGroupId) === "role:administrators",
     };
-    for (const setting of settings) dict[setting.name] = values.get(s[setting.field as keyof StreamRecord] as number);
+    for (const setting of settings)
+      dict[setting.name] = values.get(s[setting.field as keyof StreamRecord] as number);
     return dict as ChannelDict;
   });
 }
 
 /** Channels of the organization by id, in API form, in id order. */
-export async function channelDicts(db: Db, realm: Pick<Realm, "id">, streamIds: number[]): Promise<Map<number, ChannelDict>> {
-  const rows = await db.stream.findMany({ where: { realmId: realm.id, id: { in: streamIds } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
+export async function channelDicts(
+  db: Db,
+  realm: Pick<Realm, "id">,
+  streamIds: number[],
+): Promise<Map<number, ChannelDict>> {
+  const rows = await db.stream.findMany({
+    where: { realmId: realm.id, id: { in: streamIds } },
+    select: STREAM_RECORD_SELECT,
+    orderBy: { id: "asc" },
+  });
   const dicts = await toChannelDicts(db, rows);
   return new Map(dicts.map((d) => [d.stream_id, d]));
 }
@@ -129,12 +149,22 @@ type Viewer = Pick<UserProfile, "id" | "realmId" | "role">;
 const NO_GROUPS: ReadonlySet<number> = new Set();
 
 /** Whether the user may see that a channel exists and who is subscribed (Zulip's user_has_metadata_access; channel-access.ts). */
-export function hasMetadataAccess(viewer: Pick<UserProfile, "role">, stream: AccessChannel, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+export function hasMetadataAccess(
+  viewer: Pick<UserProfile, "role">,
+  stream: AccessChannel,
+  subscribed: boolean,
+  groups: ReadonlySet<number>,
+): boolean {
   return allows("CHANNEL_METADATA", accessFacts(viewer, stream, subscribed, groups));
 }
 
 /** Whether the user may access the channel's content (Zulip's user_has_content_access; channel-access.ts). */
-export function hasContentAccessIn(viewer: Pick<UserProfile, "role">, stream: AccessChannel, subscribed: boolean, groups: ReadonlySet<number>): boolean {
+export function hasContentAccessIn(
+  viewer: Pick<UserProfile, "role">,
+  stream: AccessChannel,
+  subscribed: boolean,
+  groups: ReadonlySet<number>,
+): boolean {
   return allows("CHANNEL_CONTENT", accessFacts(viewer, stream, subscribed, groups));
 }
 
@@ -143,43 +173,97 @@ export function hasContentAccessIn(viewer: Pick<UserProfile, "role">, stream: Ac
  * whether the viewer is subscribed to each, and the viewer's groups for the access rules above;
  * two statements (a third for the default-channel rows, only when asked for).
  */
-export async function channelsForViewer(db: Db, realm: Pick<Realm, "id">, viewer: Viewer, options: { includeArchived?: boolean; withDefaults?: boolean } = {}) {
+export async function channelsForViewer(
+  db: Db,
+  realm: Pick<Realm, "id">,
+  viewer: Viewer,
+  options: { includeArchived?: boolean; withDefaults?: boolean } = {},
+) {
   const rows = (await db.stream.findMany({
     where: { realmId: realm.id, ...(options.includeArchived ? {} : { isArchived: false }) },
-    select: { ...STREAM_RECORD_SELECT, ...(options.withDefaults ? { defaultStreams: { select: { id: true } } } : {}) },
+    select: {
+      ...STREAM_RECORD_SELECT,
+      ...(options.withDefaults ? { defaultStreams: { select: { id: true } } } : {}),
+    },
     orderBy: { id: "asc" },
   })) as (StreamRecord & { defaultStreams?: { id: number }[] })[];
   const subscribed = new Set(
-    (await db.subscription.findMany({ where: { userProfileId: viewer.id, active: true, recipientId: { in: rows.map((r) => r.recipientId!) } }, select: { recipientId: true } })).map(
-      (s) => s.recipientId,
-    ),
+    (
+      await db.subscription.findMany({
+        where: {
+          userProfileId: viewer.id,
+          active: true,
+          recipientId: { in: rows.map((r) => r.recipientId!) },
+        },
+        select: { recipientId: true },
+      })
+    ).map((s) => s.recipientId),
   );
-  return { rows: rows.map((r) => ({ ...r, subscribed: subscribed.has(r.recipientId!) })), groups: await userGroupIds(db, viewer) };
+  return {
+    rows: rows.map((r) => ({ ...r, subscribed: subscribed.has(r.recipientId!) })),
+    groups: await userGroupIds(db, viewer),
+  };
 }
 
 /** register's `streams`: every channel the user may see, archived ones left out. */
-export async function visibleChannels(ctx: { db: Db; realm: Pick<Realm, "id">; user: Viewer }): Promise<ChannelDict[]> {
+export async function visibleChannels(ctx: {
+  db: Db;
+  realm: Pick<Realm, "id">;
+  user: Viewer;
+}): Promise<ChannelDict[]> {
   const { rows, groups } = await channelsForViewer(ctx.db, ctx.realm, ctx.user);
-  return toChannelDicts(ctx.db, rows.filter((s) => hasMetadataAccess(ctx.user, s, s.subscribed, groups)));
+  return toChannelDicts(
+    ctx.db,
+    rows.filter((s) => hasMetadataAccess(ctx.user, s, s.subscribed, groups)),
+  );
 }
 
 /** What deciding who may see a channel reads of it. */
-export type AudienceChannel = Pick<StreamRecord, "id" | "inviteOnly" | "isWebPublic" | "canAdministerChannelGroupId" | "canAddSubscribersGroupId" | "canSubscribeGroupId">;
+export type AudienceChannel = Pick<
+  StreamRecord,
+  | "id"
+  | "inviteOnly"
+  | "isWebPublic"
+  | "canAdministerChannelGroupId"
+  | "canAddSubscribersGroupId"
+  | "canSubscribeGroupId"
+>;
 
 /**
  * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access,
  * hasMetadataAccess for each active user of the organization).
  */
-export async function metadataAudience(tx: Db, realmId: number, streams: AudienceChannel[]): Promise<Map<number, Set<number>>> {
-  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true, role: true } });
+export async function metadataAudience(
+  tx: Db,
+  realmId: number,
+  streams: AudienceChannel[],
+): Promise<Map<number, Set<number>>> {
+  const users = await tx.userProfile.findMany({
+    where: { realmId, isActive: true },
+    select: { id: true, role: true },
+  });
   const audience = new Map<number, Set<number>>();
   for (const stream of streams) {
     // Holding any of the three settings counts alike; only private channels need their holders.
-    const settings = [stream.canAdministerChannelGroupId, stream.canAddSubscribersGroupId, stream.canSubscribeGroupId];
-    const holders = stream.inviteOnly && !stream.isWebPublic ? await groupMembers(tx, realmId, settings) : new Set<number>();
+    const settings = [
+      stream.canAdministerChannelGroupId,
+      stream.canAddSubscribersGroupId,
+      stream.canSubscribeGroupId,
+    ];
+    const holders =
+      stream.inviteOnly && !stream.isWebPublic
+        ? await groupMembers(tx, realmId, settings)
+        : new Set<number>();
     const channel = { ...stream, historyPublicToSubscribers: false, isArchived: false };
     const held = new Set(settings);
-    audience.set(stream.id, new Set(users.filter((u) => hasMetadataAccess(u, channel, false, holders.has(u.id) ? held : NO_GROUPS)).map((u) => u.id)));
+    audience.set(
+      stream.id,
+      new Set(
+        users
+          .filter((u) => hasMetadataAccess(u, channel, false, holders.has(u.id) ? held : NO_GROUPS))
+          .map((u) => u.id),
+      ),
+    );
   }
   return audience;
 }
@@ -211,15 +295,24 @@ export interface ChannelRow {
   subscriberIds: number[];
 }
 
-export async function findChannel(db: Db, realmId: number, by: { id: number } | { name: string }): Promise<ChannelRow | null> {
+export async function findChannel(
+  db: Db,
+  realmId: number,
+  by: { id: number } | { name: string },
+): Promise<ChannelRow | null> {
   // An id the column cannot hold names no channel (PostgreSQL would refuse the comparison).
   if ("id" in by ? !isStorableId(by.id) : !isStorableText(by.name)) return null;
-  const match = "id" in by ? Prisma.sql`s.id = ${by.id}` : Prisma.sql`lower(s.name) = lower(${by.name})`;
+  const match =
+    "id" in by ? Prisma.sql`s.id = ${by.id}` : Prisma.sql`lower(s.name) = lower(${by.name})`;
   return (await findChannelsWhere(db, realmId, match))[0] ?? null;
 }
 
 /** The organization's channels with any of these ids, in one statement. */
-export async function findChannelsById(db: Db, realmId: number, ids: number[]): Promise<ChannelRow[]> {
+export async function findChannelsById(
+  db: Db,
+  realmId: number,
+  ids: number[],
+): Promise<ChannelRow[]> {
   const wanted = [...new Set(ids.filter(isStorableId))];
   if (wanted.length === 0) return [];
   return findChannelsWhere(db, realmId, Prisma.sql`s.id = ANY(${wanted}::int[])`);
@@ -227,17 +320,29 @@ export async function findChannelsById(db: Db, realmId: number, ids: number[]): 
 
 /** The organization's default channels that are not archived (new users are subscribed to them), in one statement. */
 export function findDefaultChannels(db: Db, realmId: number): Promise<ChannelRow[]> {
-  return findChannelsWhere(db, realmId, Prisma.sql`NOT s.is_archived AND s.id IN (SELECT stream_id FROM default_stream WHERE realm_id = ${realmId})`);
+  return findChannelsWhere(
+    db,
+    realmId,
+    Prisma.sql`NOT s.is_archived AND s.id IN (SELECT stream_id FROM default_stream WHERE realm_id = ${realmId})`,
+  );
 }
 
 /** The organization's channels with any of these names (case-insensitive), in one statement. */
-export async function findChannelsByName(db: Db, realmId: number, names: string[]): Promise<ChannelRow[]> {
+export async function findChannelsByName(
+  db: Db,
+  realmId: number,
+  names: string[],
+): Promise<ChannelRow[]> {
   const wanted = [...new Set(names.filter(isStorableText).map((n) => n.toLowerCase()))];
   if (wanted.length === 0) return [];
   return findChannelsWhere(db, realmId, Prisma.sql`lower(s.name) = ANY(${wanted}::text[])`);
 }
 
-async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Promise<ChannelRow[]> {
+async function findChannelsWhere(
+  db: Db,
+  realmId: number,
+  match: Prisma.Sql,
+): Promise<ChannelRow[]> {
   const rows = await db.$queryRaw<
     {
       id: number;
@@ -297,9 +402,18 @@ async function findChannelsWhere(db: Db, realmId: number, match: Prisma.Sql): Pr
 }
 
 /** Whether the user may read the channel's messages (hasContentAccessIn, the user's groups cached). */
-export async function hasContentAccess(db: Db, user: Pick<UserProfile, "id" | "realmId" | "role">, stream: ChannelRow): Promise<boolean> {
+export async function hasContentAccess(
+  db: Db,
+  user: Pick<UserProfile, "id" | "realmId" | "role">,
+  stream: ChannelRow,
+): Promise<boolean> {
   const subscribed = stream.subscriberIds.includes(user.id);
-  return hasContentAccessIn(user, stream, subscribed, subscribed || stream.isWebPublic ? new Set() : await userGroupIds(db, user));
+  return hasContentAccessIn(
+    user,
+    stream,
+    subscribed,
+    subscribed || stream.isWebPublic ? new Set() : await userGroupIds(db, user),
+  );
 }
 
 /**
@@ -314,12 +428,15 @@ export async function accessChannel(
   by: { id: number } | { name: string },
   options: { allowArchived?: boolean; requireContentAccess?: boolean } = {},
 ): Promise<ChannelRow & { subscribed: boolean }> {
-  const error = () => new JsonableError("id" in by ? "Invalid channel ID" : `Invalid channel name '${by.name}'`);
+  const error = () =>
+    new JsonableError("id" in by ? "Invalid channel ID" : `Invalid channel name '${by.name}'`);
   const stream = await findChannel(db, user.realmId, by);
   if (!stream || (stream.isArchived && !options.allowArchived)) throw error();
   const subscribed = stream.subscriberIds.includes(user.id);
   const allowed =
-    options.requireContentAccess === false ? hasMetadataAccess(user, stream, subscribed, await userGroupIds(db, user)) : await hasContentAccess(db, user, stream);
+    options.requireContentAccess === false
+      ? hasMetadataAccess(user, stream, subscribed, await userGroupIds(db, user))
+      : await hasContentAccess(db, user, stream);
   if (!allowed) throw error();
   return { ...stream, subscribed };
 }

@@ -16,7 +16,9 @@ function cacheFor(db: Db) {
 export async function clientNames(db: Db, ids: number[]): Promise<Map<number, string>> {
   const { names } = cacheFor(db);
   const missing = [...new Set(ids)].filter((id) => !names.has(id));
-  if (missing.length) for (const c of await db.client.findMany({ where: { id: { in: missing } } })) names.set(c.id, c.name);
+  if (missing.length)
+    for (const c of await db.client.findMany({ where: { id: { in: missing } } }))
+      names.set(c.id, c.name);
   return names;
 }
 
@@ -24,7 +26,8 @@ export async function clientNames(db: Db, ids: number[]): Promise<Map<number, st
 export const MAX_CLIENT_NAME_LENGTH = 30;
 
 /** The name stored (and shown) for a client. */
-export const storedClientName = (fullName: string) => Array.from(fullName).slice(0, MAX_CLIENT_NAME_LENGTH).join("");
+export const storedClientName = (fullName: string) =>
+  Array.from(fullName).slice(0, MAX_CLIENT_NAME_LENGTH).join("");
 
 /**
  * The id of the client with this name (truncated as Zulip truncates it), created on first use.
@@ -38,8 +41,12 @@ export async function clientIdFor(db: PrismaClient, fullName: string): Promise<n
   const { ids, names } = cacheFor(db);
   const known = ids.get(name);
   if (known !== undefined) return known;
-  const inserted = await db.$queryRaw<{ id: number }[]>`INSERT INTO client (name) VALUES (${name}) ON CONFLICT (name) DO NOTHING RETURNING id`;
-  const id = inserted[0]?.id ?? (await db.client.findUniqueOrThrow({ where: { name }, select: { id: true } })).id;
+  const inserted = await db.$queryRaw<
+    { id: number }[]
+  >`INSERT INTO client (name) VALUES (${name}) ON CONFLICT (name) DO NOTHING RETURNING id`;
+  const id =
+    inserted[0]?.id ??
+    (await db.client.findUniqueOrThrow({ where: { name }, select: { id: true } })).id;
   ids.set(name, id);
   names.set(id, name);
   return id;
@@ -54,7 +61,18 @@ export function clientNameFromUserAgent(userAgent: string | undefined): string {
  * Clients whose messages are the user's own typing (Zulip's Client.default_read_by_sender), as
  * opposed to integrations posting with the user's API key: their messages start read for the sender.
  */
-const INTERACTIVE_CLIENTS = new Set(["zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron", "zulipterminal", "snipe", "website", "ios", "android"]);
+const INTERACTIVE_CLIENTS = new Set([
+  "zulipandroid",
+  "zulipios",
+  "zulipdesktop",
+  "zulipmobile",
+  "zulipelectron",
+  "zulipterminal",
+  "snipe",
+  "website",
+  "ios",
+  "android",
+]);
 
 export function defaultReadBySender(clientName: string): boolean {
   const name = clientName.toLowerCase();

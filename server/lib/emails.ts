@@ -5,7 +5,8 @@
  */
 const DOT_ATOM = /^[-!#$%&'*+/=?^_`{}|~0-9A-Z]+(\.[-!#$%&'*+/=?^_`{}|~0-9A-Z]+)*$/i;
 const QUOTED = /^"([\x01-\x08\x0b\x0c\x0e-\x1f!#-[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*"$/i;
-const DOMAIN = /^((?:[A-Z0-9\u00a1-\uffff](?:[A-Z0-9\u00a1-\uffff-]{0,61}[A-Z0-9\u00a1-\uffff])?\.)+)(?:[A-Z0-9\u00a1-\uffff-]{2,63})$/i;
+const DOMAIN =
+  /^((?:[A-Z0-9\u00a1-\uffff](?:[A-Z0-9\u00a1-\uffff-]{0,61}[A-Z0-9\u00a1-\uffff])?\.)+)(?:[A-Z0-9\u00a1-\uffff-]{2,63})$/i;
 const LITERAL = /^\[([0-9.]+|IPv6:[0-9a-f:.]+)\]$/i;
 
 export const INVALID_EMAIL = "Enter a valid email address.";

@@ -17,13 +17,23 @@ export const FLAG_BITS = {
 export type FlagName = keyof typeof FLAG_BITS;
 
 /** Flags the API shows (is_private and active_mobile_push_notification are internal). */
-const API_FLAGS: FlagName[] = ["read", "starred", "collapsed", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "has_alert_word", "historical"];
+const API_FLAGS: FlagName[] = [
+  "read",
+  "starred",
+  "collapsed",
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "has_alert_word",
+  "historical",
+];
 
 export function flagsToList(flags: bigint): string[] {
   const out: string[] = [];
   for (const name of API_FLAGS) if (flags & FLAG_BITS[name]) out.push(name);
   // `wildcard_mentioned` is the union of the two wildcard flags, for older clients.
-  if (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned)) out.push("wildcard_mentioned");
+  if (flags & (FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned))
+    out.push("wildcard_mentioned");
   return out;
 }
 

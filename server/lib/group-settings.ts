@@ -71,11 +71,26 @@ export interface GroupSetting<K extends SettingKind = SettingKind> extends Setti
   offered: boolean;
 }
 
-type Spec<K extends SettingKind> = Pick<GroupSetting<K>, "field" | "default" | "allowNobodyGroup" | "allowEveryoneGroup"> &
-  Partial<Pick<GroupSetting<K>, "requireSystemGroup" | "allowInternetGroup" | "allowedSystemGroups" | "defaultForSystemGroups" | "offered">>;
+type Spec<K extends SettingKind> = Pick<
+  GroupSetting<K>,
+  "field" | "default" | "allowNobodyGroup" | "allowEveryoneGroup"
+> &
+  Partial<
+    Pick<
+      GroupSetting<K>,
+      | "requireSystemGroup"
+      | "allowInternetGroup"
+      | "allowedSystemGroups"
+      | "defaultForSystemGroups"
+      | "offered"
+    >
+  >;
 
 /** Fills in Zulip's dataclass defaults (require_system_group=False, allow_internet_group=False, …). */
-function define<K extends SettingKind, T extends Record<string, Spec<K>>>(kind: K, specs: T): { [N in keyof T & string]: GroupSetting<K> & { name: N; field: T[N]["field"] } } {
+function define<K extends SettingKind, T extends Record<string, Spec<K>>>(
+  kind: K,
+  specs: T,
+): { [N in keyof T & string]: GroupSetting<K> & { name: N; field: T[N]["field"] } } {
   return Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => {
       const requireSystemGroup = spec.requireSystemGroup ?? false;
@@ -98,7 +113,12 @@ const { OWNERS, ADMINISTRATORS, MODERATORS, MEMBERS, EVERYONE, NOBODY } = System
 
 /** Organization settings (Realm.REALM_PERMISSION_GROUP_SETTINGS). */
 export const REALM_GROUP_SETTINGS = define("realm", {
-  create_multiuse_invite_group: { field: "createMultiuseInviteGroupId", default: ADMINISTRATORS, allowNobodyGroup: true, allowEveryoneGroup: false },
+  create_multiuse_invite_group: {
+    field: "createMultiuseInviteGroupId",
+    default: ADMINISTRATORS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
   can_access_all_users_group: {
     field: "canAccessAllUsersGroupId",
     default: EVERYONE,
@@ -108,12 +128,42 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     // Zulip's web app relies on members always seeing every user.
     allowedSystemGroups: [EVERYONE, MEMBERS],
   },
-  can_add_custom_emoji_group: { field: "canAddCustomEmojiGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_add_subscribers_group: { field: "canAddSubscribersGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_create_bots_group: { field: "canCreateBotsGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_create_groups: { field: "canCreateGroupsId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_create_private_channel_group: { field: "canCreatePrivateChannelGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_create_public_channel_group: { field: "canCreatePublicChannelGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
+  can_add_custom_emoji_group: {
+    field: "canAddCustomEmojiGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_add_subscribers_group: {
+    field: "canAddSubscribersGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_create_bots_group: {
+    field: "canCreateBotsGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_create_groups: {
+    field: "canCreateGroupsId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_create_private_channel_group: {
+    field: "canCreatePrivateChannelGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_create_public_channel_group: {
+    field: "canCreatePublicChannelGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
   can_create_web_public_channel_group: {
     field: "canCreateWebPublicChannelGroupId",
     default: OWNERS,
@@ -122,13 +172,49 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     allowEveryoneGroup: false,
     allowedSystemGroups: [MODERATORS, ADMINISTRATORS, OWNERS, NOBODY],
   },
-  can_create_write_only_bots_group: { field: "canCreateWriteOnlyBotsGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_delete_any_message_group: { field: "canDeleteAnyMessageGroupId", default: ADMINISTRATORS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_delete_own_message_group: { field: "canDeleteOwnMessageGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_invite_users_group: { field: "canInviteUsersGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_manage_all_groups: { field: "canManageAllGroupsId", default: OWNERS, allowNobodyGroup: false, allowEveryoneGroup: false },
-  can_manage_billing_group: { field: "canManageBillingGroupId", default: ADMINISTRATORS, allowNobodyGroup: false, allowEveryoneGroup: false },
-  can_mention_many_users_group: { field: "canMentionManyUsersGroupId", default: ADMINISTRATORS, allowNobodyGroup: true, allowEveryoneGroup: true, offered: true },
+  can_create_write_only_bots_group: {
+    field: "canCreateWriteOnlyBotsGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_delete_any_message_group: {
+    field: "canDeleteAnyMessageGroupId",
+    default: ADMINISTRATORS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_delete_own_message_group: {
+    field: "canDeleteOwnMessageGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_invite_users_group: {
+    field: "canInviteUsersGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_manage_all_groups: {
+    field: "canManageAllGroupsId",
+    default: OWNERS,
+    allowNobodyGroup: false,
+    allowEveryoneGroup: false,
+  },
+  can_manage_billing_group: {
+    field: "canManageBillingGroupId",
+    default: ADMINISTRATORS,
+    allowNobodyGroup: false,
+    allowEveryoneGroup: false,
+  },
+  can_mention_many_users_group: {
+    field: "canMentionManyUsersGroupId",
+    default: ADMINISTRATORS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+    offered: true,
+  },
   can_move_messages_between_channels_group: {
     field: "canMoveMessagesBetweenChannelsGroupId",
     default: MEMBERS,
@@ -136,38 +222,166 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     allowEveryoneGroup: false,
     offered: true,
   },
-  can_move_messages_between_topics_group: { field: "canMoveMessagesBetweenTopicsGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true, offered: true },
-  can_resolve_topics_group: { field: "canResolveTopicsGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true, offered: true },
-  can_set_delete_message_policy_group: { field: "canSetDeleteMessagePolicyGroupId", default: MODERATORS, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_set_topics_policy_group: { field: "canSetTopicsPolicyGroupId", default: MEMBERS, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_summarize_topics_group: { field: "canSummarizeTopicsGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
-  direct_message_initiator_group: { field: "directMessageInitiatorGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
-  direct_message_permission_group: { field: "directMessagePermissionGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
+  can_move_messages_between_topics_group: {
+    field: "canMoveMessagesBetweenTopicsGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+    offered: true,
+  },
+  can_resolve_topics_group: {
+    field: "canResolveTopicsGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+    offered: true,
+  },
+  can_set_delete_message_policy_group: {
+    field: "canSetDeleteMessagePolicyGroupId",
+    default: MODERATORS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_set_topics_policy_group: {
+    field: "canSetTopicsPolicyGroupId",
+    default: MEMBERS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_summarize_topics_group: {
+    field: "canSummarizeTopicsGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  direct_message_initiator_group: {
+    field: "directMessageInitiatorGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  direct_message_permission_group: {
+    field: "directMessagePermissionGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
 });
 
 /** Channel settings (Stream.stream_permission_group_settings). */
 export const CHANNEL_GROUP_SETTINGS = define("channel", {
-  can_add_subscribers_group: { field: "canAddSubscribersGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_administer_channel_group: { field: "canAdministerChannelGroupId", default: "channel_creator", allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_create_topic_group: { field: "canCreateTopicGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_delete_any_message_group: { field: "canDeleteAnyMessageGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_delete_own_message_group: { field: "canDeleteOwnMessageGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_move_messages_out_of_channel_group: { field: "canMoveMessagesOutOfChannelGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_move_messages_within_channel_group: { field: "canMoveMessagesWithinChannelGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_remove_subscribers_group: { field: "canRemoveSubscribersGroupId", default: ADMINISTRATORS, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_resolve_topics_group: { field: "canResolveTopicsGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_send_message_group: { field: "canSendMessageGroupId", default: EVERYONE, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_subscribe_group: { field: "canSubscribeGroupId", default: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
+  can_add_subscribers_group: {
+    field: "canAddSubscribersGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_administer_channel_group: {
+    field: "canAdministerChannelGroupId",
+    default: "channel_creator",
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_create_topic_group: {
+    field: "canCreateTopicGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_delete_any_message_group: {
+    field: "canDeleteAnyMessageGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_delete_own_message_group: {
+    field: "canDeleteOwnMessageGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_move_messages_out_of_channel_group: {
+    field: "canMoveMessagesOutOfChannelGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_move_messages_within_channel_group: {
+    field: "canMoveMessagesWithinChannelGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_remove_subscribers_group: {
+    field: "canRemoveSubscribersGroupId",
+    default: ADMINISTRATORS,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_resolve_topics_group: {
+    field: "canResolveTopicsGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_send_message_group: {
+    field: "canSendMessageGroupId",
+    default: EVERYONE,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_subscribe_group: {
+    field: "canSubscribeGroupId",
+    default: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
 });
 
 /** User-group settings (NamedUserGroup.GROUP_PERMISSION_SETTINGS); system groups get `role:nobody` for all. */
 export const USER_GROUP_SETTINGS = define("group", {
-  can_add_members_group: { field: "canAddMembersGroupId", default: "group_creator", defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_join_group: { field: "canJoinGroupId", default: NOBODY, defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_leave_group: { field: "canLeaveGroupId", default: EVERYONE, defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_manage_group: { field: "canManageGroupId", default: "group_creator", defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
-  can_mention_group: { field: "canMentionGroupId", default: EVERYONE, defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: true },
-  can_remove_members_group: { field: "canRemoveMembersGroupId", default: NOBODY, defaultForSystemGroups: NOBODY, allowNobodyGroup: true, allowEveryoneGroup: false },
+  can_add_members_group: {
+    field: "canAddMembersGroupId",
+    default: "group_creator",
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_join_group: {
+    field: "canJoinGroupId",
+    default: NOBODY,
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_leave_group: {
+    field: "canLeaveGroupId",
+    default: EVERYONE,
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_manage_group: {
+    field: "canManageGroupId",
+    default: "group_creator",
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
+  can_mention_group: {
+    field: "canMentionGroupId",
+    default: EVERYONE,
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: true,
+  },
+  can_remove_members_group: {
+    field: "canRemoveMembersGroupId",
+    default: NOBODY,
+    defaultForSystemGroups: NOBODY,
+    allowNobodyGroup: true,
+    allowEveryoneGroup: false,
+  },
 });
 
 export type RealmSettingName = keyof typeof REALM_GROUP_SETTINGS;
@@ -182,7 +396,9 @@ export const GROUP_SETTINGS: readonly GroupSetting[] = [
 ];
 
 /** The organization settings PATCH /realm and POST /register offer. */
-export const OFFERED_REALM_SETTINGS: readonly GroupSetting<"realm">[] = Object.values(REALM_GROUP_SETTINGS).filter((s) => s.offered);
+export const OFFERED_REALM_SETTINGS: readonly GroupSetting<"realm">[] = Object.values(
+  REALM_GROUP_SETTINGS,
+).filter((s) => s.offered);
 
 /** The database column of a setting's field (`canCreateGroupsId` → `can_create_groups_id`). */
 export function settingColumn(setting: GroupSetting): string {
@@ -194,15 +410,36 @@ export function settingColumn(setting: GroupSetting): string {
  * do_change_realm_permission_group_setting, streams.py do_change_stream_group_based_setting,
  * user_groups.py do_change_user_group_permission_setting).
  */
-export function settingChangeEvent<K extends SettingKind>(setting: GroupSetting<K>, holder: Holders[K], value: unknown) {
+export function settingChangeEvent<K extends SettingKind>(
+  setting: GroupSetting<K>,
+  holder: Holders[K],
+  value: unknown,
+) {
   switch (setting.kind) {
     case "realm":
-      return { type: "realm", op: "update_dict", property: "default", data: { [setting.name]: value } };
+      return {
+        type: "realm",
+        op: "update_dict",
+        property: "default",
+        data: { [setting.name]: value },
+      };
     case "channel": {
       const stream = holder as Stream;
-      return { type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: setting.name, value };
+      return {
+        type: "stream",
+        op: "update",
+        stream_id: stream.id,
+        name: stream.name,
+        property: setting.name,
+        value,
+      };
     }
     default:
-      return { type: "user_group", op: "update", group_id: (holder as NamedUserGroup).id, data: { [setting.name]: value } };
+      return {
+        type: "user_group",
+        op: "update",
+        group_id: (holder as NamedUserGroup).id,
+        data: { [setting.name]: value },
+      };
   }
 }

@@ -28,7 +28,13 @@ function dropUser(cache: Cache, userId: number) {
 }
 
 const cacheFor = perClientCache<Cache>(
-  () => ({ realms: new Map(), realmIdsByHost: new Map(), usersByKey: new Map(), keysByUser: new Map(), generation: 0 }),
+  () => ({
+    realms: new Map(),
+    realmIdsByHost: new Map(),
+    usersByKey: new Map(),
+    keysByUser: new Map(),
+    generation: 0,
+  }),
   (cache, kind, id) => {
     if (kind === "*") {
       cache.realms.clear();
@@ -40,7 +46,8 @@ const cacheFor = perClientCache<Cache>(
       cache.realmIdsByHost.clear();
     } else if (kind === "user") dropUser(cache, id);
     else if (kind === "users") {
-      for (const user of [...cache.usersByKey.values()]) if (user.realmId === id) dropUser(cache, user.id);
+      for (const user of [...cache.usersByKey.values()])
+        if (user.realmId === id) dropUser(cache, user.id);
     }
   },
 );
@@ -69,7 +76,9 @@ export async function resolveRealm(db: PrismaClient, host: string): Promise<Real
   }
   const label = host.split(":")[0]!.split(".")[0]!.toLowerCase();
   const generation = cache.generation;
-  const realm = (label ? await db.realm.findFirst({ where: { stringId: label } }) : null) ?? (await db.realm.findFirst({ orderBy: { id: "asc" } }));
+  const realm =
+    (label ? await db.realm.findFirst({ where: { stringId: label } }) : null) ??
+    (await db.realm.findFirst({ orderBy: { id: "asc" } }));
   if (realm && generation === cache.generation) {
     cache.realmIdsByHost.set(host, realm.id);
     cache.realms.set(realm.id, realm);
@@ -92,7 +101,8 @@ export async function userByApiKey(db: PrismaClient, apiKey: string): Promise<Us
   if (user && generation === cache.generation) {
     cache.usersByKey.set(apiKey, user);
     cache.keysByUser.set(user.id, apiKey);
-    if (cache.usersByKey.size > MAX_CACHED_USERS) dropUser(cache, cache.usersByKey.values().next().value!.id);
+    if (cache.usersByKey.size > MAX_CACHED_USERS)
+      dropUser(cache, cache.usersByKey.values().next().value!.id);
   }
   return user;
 }

@@ -34,9 +34,31 @@ function groupByMessage<T extends { messageId: number }>(rows: T[]): Map<number,
 export interface Related {
   recipients: { id: number; type: number; typeId: number; name: string | null }[];
   groupMembers: { recipientId: number; userId: number }[];
-  users: { id: number; email: string; deliveryEmail: string; fullName: string; isMirrorDummy: boolean; avatarVersion: number; role: number; isBot: boolean; emailAddressVisibility: number }[];
-  reactions: { messageId: number; emojiName: string; emojiCode: string; reactionType: string; userProfileId: number }[];
-  submessages: { id: number; messageId: number; senderId: number; msgType: string; content: string }[];
+  users: {
+    id: number;
+    email: string;
+    deliveryEmail: string;
+    fullName: string;
+    isMirrorDummy: boolean;
+    avatarVersion: number;
+    role: number;
+    isBot: boolean;
+    emailAddressVisibility: number;
+  }[];
+  reactions: {
+    messageId: number;
+    emojiName: string;
+    emojiCode: string;
+    reactionType: string;
+    userProfileId: number;
+  }[];
+  submessages: {
+    id: number;
+    messageId: number;
+    senderId: number;
+    msgType: string;
+    content: string;
+  }[];
   edits: {
     messageId: number;
     userId: number | null;
@@ -86,7 +108,8 @@ export function relatedSql(withEdits: boolean) {
  * Edit history may be hidden by the organization. It is read for every message: resolving a topic
  * leaves history without setting last_edit_time or last_moved_time.
  */
-export const showsEditHistory = (realm: Pick<Realm, "messageEditHistoryVisibilityPolicy">) => realm.messageEditHistoryVisibilityPolicy !== 3;
+export const showsEditHistory = (realm: Pick<Realm, "messageEditHistoryVisibilityPolicy">) =>
+  realm.messageEditHistoryVisibilityPolicy !== 3;
 
 async function loadRelated(db: Db, rows: MessageRow[], realm: Realm): Promise<Related> {
   const msgs = rows.map((r) => r.message);
@@ -102,17 +125,31 @@ async function loadRelated(db: Db, rows: MessageRow[], realm: Realm): Promise<Re
  * The dicts of the given messages. `preloaded`: the related rows, when the caller read them in its
  * own statement (relatedSql); otherwise one statement reads them.
  */
-export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[], options: MessageDictOptions, preloaded?: Related): Promise<ApiMessage[]> {
+export async function buildMessageDicts(
+  db: Db,
+  realm: Realm,
+  rows: MessageRow[],
+  options: MessageDictOptions,
+  preloaded?: Related,
+): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
   const [related, clients] = await Promise.all([
     preloaded ?? loadRelated(db, rows, realm),
-    clientNames(db, rows.map((r) => r.message.sendingClientId)),
+    clientNames(
+      db,
+      rows.map((r) => r.message.sendingClientId),
+    ),
   ]);
   const { reactions, submessages, edits } = related;
   const recipients = related.recipients;
-  const streamByRecipient = new Map(recipients.filter((r) => r.type === RecipientType.STREAM).map((r) => [r.id, { id: r.typeId, name: r.name! }]));
+  const streamByRecipient = new Map(
+    recipients
+      .filter((r) => r.type === RecipientType.STREAM)
+      .map((r) => [r.id, { id: r.typeId, name: r.name! }]),
+  );
   const groupMembers = new Map<number, number[]>();
-  for (const s of related.groupMembers) groupMembers.set(s.recipientId, [...(groupMembers.get(s.recipientId) ?? []), s.userId]);
+  for (const s of related.groupMembers)
+    groupMembers.set(s.recipientId, [...(groupMembers.get(s.recipientId) ?? []), s.userId]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const participantsOf = (m: Message): number[] => {
     const r = recipientById.get(m.recipientId)!;
@@ -130,7 +167,12 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
     const isStream = recipient.type === RecipientType.STREAM;
     const participantIds = isStream ? [] : participantsOf(m);
     // message_edit_history_visibility_policy 2 ("moves only") hides content edits.
-    const history = (editsOf.get(m.id) ?? []).filter((e) => realm.messageEditHistoryVisibilityPolicy !== 2 || e.prevStreamId !== null || e.prevTopic !== null);
+    const history = (editsOf.get(m.id) ?? []).filter(
+      (e) =>
+        realm.messageEditHistoryVisibilityPolicy !== 2 ||
+        e.prevStreamId !== null ||
+        e.prevTopic !== null,
+    );
     const dict: ApiMessage = {
       ...messageDict({
         id: m.id,
@@ -144,25 +186,43 @@ export async function buildMessageDicts(db: Db, realm: Realm, rows: MessageRow[]
         sender,
         realmStr: realm.stringId,
         avatarUrl:
-          options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender) ? null : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
+          options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender)
+            ? null
+            : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
         client: clients.get(m.sendingClientId) ?? "Internal",
         dateSent: m.dateSent,
       }),
-      reactions: (reactionsOf.get(m.id) ?? []).map((r) => ({ emoji_name: r.emojiName, emoji_code: r.emojiCode, reaction_type: r.reactionType as "unicode_emoji", user_id: r.userProfileId })),
-      submessages: (submessagesOf.get(m.id) ?? []).map((s) => ({ msg_type: s.msgType, content: s.content, message_id: s.messageId, sender_id: s.senderId, id: s.id })),
+      reactions: (reactionsOf.get(m.id) ?? []).map((r) => ({
+        emoji_name: r.emojiName,
+        emoji_code: r.emojiCode,
+        reaction_type: r.reactionType as "unicode_emoji",
+        user_id: r.userProfileId,
+      })),
+      submessages: (submessagesOf.get(m.id) ?? []).map((s) => ({
+        msg_type: s.msgType,
+        content: s.content,
+        message_id: s.messageId,
+        sender_id: s.senderId,
+        id: s.id,
+      })),
       flags: flags === null ? ["read", "historical"] : flagsToList(flags),
     };
     if (m.lastEditTime) dict.last_edit_timestamp = unixSeconds(m.lastEditTime);
     if (m.lastMovedTime) dict.last_moved_timestamp = unixSeconds(m.lastMovedTime);
     if (history.length) {
       dict.edit_history = history.map((e) => {
-        const entry: NonNullable<ApiMessage["edit_history"]>[number] = { user_id: e.userId, timestamp: e.editTime };
+        const entry: NonNullable<ApiMessage["edit_history"]>[number] = {
+          user_id: e.userId,
+          timestamp: e.editTime,
+        };
         if (e.prevContent !== null) entry.prev_content = e.prevContent;
         if (e.prevRenderedContent !== null) entry.prev_rendered_content = e.prevRenderedContent;
         if (e.prevStreamId !== null) entry.prev_stream = e.prevStreamId;
         if (e.streamId !== null) entry.stream = e.streamId;
-        if (e.prevTopic !== null) entry.prev_topic = topicForClient(e.prevTopic, realm, options.allowEmptyTopicName);
-        if (e.topic !== null) entry.topic = topicForClient(e.topic, realm, options.allowEmptyTopicName);
+        if (e.prevTopic !== null)
+          entry.prev_topic = topicForClient(e.prevTopic, realm, options.allowEmptyTopicName);
+        if (e.topic !== null)
+          entry.topic = topicForClient(e.topic, realm, options.allowEmptyTopicName);
         return entry;
       });
     }
@@ -202,7 +262,12 @@ function messageDict(p: DictParts): Omit<ApiMessage, "flags"> {
       ? p.stream.name
       : [...new Map(p.participants.map((u) => [u.id, u])).values()]
           .sort((a, b) => a.id - b.id)
-          .map((u) => ({ id: u.id, email: u.email, full_name: u.fullName, is_mirror_dummy: u.isMirrorDummy })),
+          .map((u) => ({
+            id: u.id,
+            email: u.email,
+            full_name: u.fullName,
+            is_mirror_dummy: u.isMirrorDummy,
+          })),
     recipient_id: p.recipientId,
     sender_id: p.sender.id,
     sender_email: p.sender.email,
@@ -224,7 +289,13 @@ export interface SentMessage {
   id: number;
   realm: Pick<Realm, "stringId">;
   sender: Pick<UserProfile, "id" | "email" | "deliveryEmail" | "fullName" | "avatarVersion">;
-  request: { topic: string; rendered: { html: string }; content: string; clientName: string; sentAt: Date };
+  request: {
+    topic: string;
+    rendered: { html: string };
+    content: string;
+    clientName: string;
+    sentAt: Date;
+  };
   stream: { id: number; name: string } | null;
   /** Direct messages: everyone in the conversation, the sender included. */
   participants: Pick<UserProfile, "id" | "email" | "fullName" | "isMirrorDummy">[];

@@ -45,9 +45,19 @@ type RawRow = { [K in keyof Message]: Message[K] | null } & {
 };
 
 /** A raw row as buildMessageDicts takes it; its flags are null for a historical message (no user_message row). */
-function messageRow({ part: _part, flags, matchContent, matchSubject, ...message }: RawRow): FetchedRow {
-  const row: FetchedRow = { message: message as Message, flags: flags === null ? null : BigInt(flags) };
-  if (matchContent !== undefined && matchSubject !== undefined) row.search = searchMatch({ matchContent, matchSubject });
+function messageRow({
+  part: _part,
+  flags,
+  matchContent,
+  matchSubject,
+  ...message
+}: RawRow): FetchedRow {
+  const row: FetchedRow = {
+    message: message as Message,
+    flags: flags === null ? null : BigInt(flags),
+  };
+  if (matchContent !== undefined && matchSubject !== undefined)
+    row.search = searchMatch({ matchContent, matchSubject });
   return row;
 }
 
@@ -70,7 +80,12 @@ function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): 
   // planner does not carry an inequality across it): a merge join then starts both of its index
   // scans at the anchor, instead of walking `message` from its end to the anchor.
   const bound = narrow.history ? Prisma.empty : Prisma.sql` AND m.id ${comparison} a.anchor`;
-  const order = part === -1 ? Prisma.sql`ORDER BY ${id} DESC LIMIT ${limit}` : part === 1 ? Prisma.sql`ORDER BY ${id} LIMIT ${limit}` : Prisma.empty;
+  const order =
+    part === -1
+      ? Prisma.sql`ORDER BY ${id} DESC LIMIT ${limit}`
+      : part === 1
+        ? Prisma.sql`ORDER BY ${id} LIMIT ${limit}`
+        : Prisma.empty;
   return Prisma.sql`(SELECT ${Prisma.raw(String(part))} AS part, ${MESSAGE_COLUMNS}, um.flags
     FROM ${from} WHERE ${where} AND ${id} ${comparison} a.anchor${bound} ${order})`;
 }
@@ -81,14 +96,19 @@ function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): 
  * ranges as a UNION ALL of index scans, each ordered from the anchor outwards and limited.
  * Message ids are 32-bit: an anchor beyond them (as "newest" is) has nothing at or after it.
  */
-export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request: RangeRequest): Promise<FetchedRange> {
+export async function fetchMessageRange(
+  db: Db,
+  narrow: CompiledNarrow,
+  request: RangeRequest,
+): Promise<FetchedRange> {
   const { numBefore, numAfter } = request;
   const mayHaveLater = request.anchor === "first_unread" || request.anchor <= MAX_MESSAGE_ID;
   const ranges: Prisma.Sql[] = [];
   if (numBefore > 0) ranges.push(rangeSelect(narrow, -1, numBefore));
   if (mayHaveLater) ranges.push(rangeSelect(narrow, 0, null));
   if (numAfter > 0 && mayHaveLater) ranges.push(rangeSelect(narrow, 1, numAfter));
-  if (request.anchor !== "first_unread" && ranges.length === 0) return { anchor: request.anchor, before: [], anchorMessage: null, after: [] };
+  if (request.anchor !== "first_unread" && ranges.length === 0)
+    return { anchor: request.anchor, before: [], anchorMessage: null, after: [] };
 
   const unread = narrow.unread;
   const anchor =
@@ -99,13 +119,22 @@ export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request:
   // would otherwise be inlined into. LEFT JOIN LATERAL: the anchor comes back even when no
   // message matches.
   // Planned for its values every time (see CUSTOM_PLAN): the best plan depends on them.
-  const rows = await db.$queryRaw<(RawRow & { anchor: bigint | number | string })[]>`${Prisma.raw(CUSTOM_PLAN)}
+  const rows = await db.$queryRaw<
+    (RawRow & { anchor: bigint | number | string })[]
+  >`${Prisma.raw(CUSTOM_PLAN)}
     WITH a AS MATERIALIZED (SELECT ${anchor} AS anchor)
     SELECT a.anchor AS anchor${
-      ranges.length ? Prisma.sql`, r.*${searchColumns(narrow, "r")} FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE` : Prisma.sql` FROM a`
+      ranges.length
+        ? Prisma.sql`, r.*${searchColumns(narrow, "r")} FROM a LEFT JOIN LATERAL (${Prisma.join(ranges, " UNION ALL ")}) r ON TRUE`
+        : Prisma.sql` FROM a`
     }`;
 
-  const result: FetchedRange = { anchor: Number(rows[0]!.anchor), before: [], anchorMessage: null, after: [] };
+  const result: FetchedRange = {
+    anchor: Number(rows[0]!.anchor),
+    before: [],
+    anchorMessage: null,
+    after: [],
+  };
   rows.sort((x, y) => (x.id ?? 0) - (y.id ?? 0));
   for (const { anchor: _anchor, ...row } of rows) {
     if (row.part === -1) result.before.push(messageRow(row));
@@ -116,7 +145,11 @@ export async function fetchMessageRange(db: Db, narrow: CompiledNarrow, request:
 }
 
 /** The listed messages that match the narrow (and that the user may see), by id, in one statement. */
-export async function fetchMessagesById(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<FetchedRow[]> {
+export async function fetchMessagesById(
+  db: Db,
+  narrow: CompiledNarrow,
+  messageIds: number[],
+): Promise<FetchedRow[]> {
   // An id beyond the 32-bit column names no message (and PostgreSQL would refuse to compare it).
   const ids = [...new Set(messageIds.filter(isStorableId))];
   if (!ids.length) return [];
@@ -133,7 +166,11 @@ export async function fetchMessagesById(db: Db, narrow: CompiledNarrow, messageI
  * match the narrow, each with its match fields (highlighted for a search; otherwise the
  * rendered content and the escaped topic), in one statement.
  */
-export async function fetchNarrowMatches(db: Db, narrow: CompiledNarrow, messageIds: number[]): Promise<Map<number, SearchMatch>> {
+export async function fetchNarrowMatches(
+  db: Db,
+  narrow: CompiledNarrow,
+  messageIds: number[],
+): Promise<Map<number, SearchMatch>> {
   const ids = [...new Set(messageIds.filter(isStorableId))];
   const matches = new Map<number, SearchMatch>();
   if (!ids.length) return matches;

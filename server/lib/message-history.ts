@@ -14,22 +14,36 @@ type Entry = Schemas["MessageHistoryEntry"];
 const NONE = 3;
 const MOVES_ONLY = 2;
 
-export async function messageHistory(ctx: RequestContext, messageId: number, allowEmptyTopicName: boolean): Promise<Entry[]> {
-  if (ctx.realm.messageEditHistoryVisibilityPolicy === NONE) throw new JsonableError("Message edit history is disabled in this organization");
+export async function messageHistory(
+  ctx: RequestContext,
+  messageId: number,
+  allowEmptyTopicName: boolean,
+): Promise<Entry[]> {
+  if (ctx.realm.messageEditHistoryVisibilityPolicy === NONE)
+    throw new JsonableError("Message edit history is disabled in this organization");
   const { message, related } = await accessMessage(ctx.db, ctx.user, messageId, ctx.realm);
-  const topic = (t: string) => (message.isChannelMessage ? topicForClient(t, ctx.realm, allowEmptyTopicName) : t);
+  const topic = (t: string) =>
+    message.isChannelMessage ? topicForClient(t, ctx.realm, allowEmptyTopicName) : t;
   const streamOf = related.recipients.find((r) => r.id === message.recipientId);
   const movesOnly = ctx.realm.messageEditHistoryVisibilityPolicy === MOVES_ONLY;
 
   // Newest first, as stored; content edits are left out when only moves are shown.
-  const edits = related.edits.filter((e) => !movesOnly || e.prevTopic !== null || e.prevStreamId !== null);
+  const edits = related.edits.filter(
+    (e) => !movesOnly || e.prevTopic !== null || e.prevStreamId !== null,
+  );
   let content = message.content;
   let rendered = message.renderedContent;
   let currentTopic = topic(message.subject);
   let currentStream = message.isChannelMessage ? streamOf?.typeId : undefined;
   const entries: Entry[] = [];
   for (const e of edits) {
-    const entry: Entry = { content, rendered_content: rendered, timestamp: e.editTime, topic: currentTopic, user_id: e.userId };
+    const entry: Entry = {
+      content,
+      rendered_content: rendered,
+      timestamp: e.editTime,
+      topic: currentTopic,
+      user_id: e.userId,
+    };
     if (e.prevTopic !== null) {
       currentTopic = topic(e.prevTopic);
       entry.prev_topic = currentTopic;
@@ -47,7 +61,13 @@ export async function messageHistory(ctx: RequestContext, messageId: number, all
     }
     entries.push(entry);
   }
-  const first: Entry = { content, rendered_content: rendered, timestamp: unixSeconds(message.dateSent), topic: currentTopic, user_id: message.senderId };
+  const first: Entry = {
+    content,
+    rendered_content: rendered,
+    timestamp: unixSeconds(message.dateSent),
+    topic: currentTopic,
+    user_id: message.senderId,
+  };
   if (currentStream !== undefined) first.stream = currentStream;
   entries.push(first);
   return entries.reverse();

@@ -39,7 +39,15 @@ export function messageLinkUrl(realmUrl: string, message: LinkedMessage): string
 
 /** Names that would break the `#**…**` syntax (topic_link_util's invalid_stream_topic_regex). */
 const BREAKS_LINK_SYNTAX = /[`>*&[\]]|\$\$/;
-const ESCAPES: Record<string, string> = { "`": "&#96;", ">": "&gt;", "*": "&#42;", "&": "&amp;", $$: "&#36;&#36;", "[": "&#91;", "]": "&#93;" };
+const ESCAPES: Record<string, string> = {
+  "`": "&#96;",
+  ">": "&gt;",
+  "*": "&#42;",
+  "&": "&amp;",
+  $$: "&#36;&#36;",
+  "[": "&#91;",
+  "]": "&#93;",
+};
 const escapeLinkText = (text: string) => text.replace(/[`>*&[\]]|\$\$/g, (m) => ESCAPES[m]!);
 
 /**
@@ -47,7 +55,12 @@ const escapeLinkText = (text: string) => text.replace(/[`>*&[\]]|\$\$/g, (m) => 
  * a topic or a message, for names the `#**…**` syntax cannot hold. The empty topic is shown as
  * "general chat" (Message.EMPTY_TOPIC_FALLBACK_NAME).
  */
-export function fallbackMarkdownLink(channelId: number, channelName: string, topic?: string, messageId?: number): string {
+export function fallbackMarkdownLink(
+  channelId: number,
+  channelName: string,
+  topic?: string,
+  messageId?: number,
+): string {
   let link = `#narrow/channel/${encodeChannel(channelId, channelName)}`;
   let text = `#${escapeLinkText(channelName)}`;
   if (topic !== undefined) {
@@ -68,8 +81,14 @@ export function channelLinkSyntax(channelId: number, channelName: string): strin
 }
 
 /** get_message_link_syntax: `#**channel>topic@id**`, or the fallback link. */
-export function messageLinkSyntax(channelId: number, channelName: string, topic: string, messageId: number): string {
-  if (BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic)) return fallbackMarkdownLink(channelId, channelName, topic, messageId);
+export function messageLinkSyntax(
+  channelId: number,
+  channelName: string,
+  topic: string,
+  messageId: number,
+): string {
+  if (BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic))
+    return fallbackMarkdownLink(channelId, channelName, topic, messageId);
   return `#**${channelName}>${topic}@${messageId}**`;
 }
 
@@ -78,12 +97,14 @@ export function messageLinkSyntax(channelId: number, channelName: string, topic:
  * topic, which this server's `#**…>…**` syntax cannot name).
  */
 export function topicLinkSyntax(channelId: number, channelName: string, topic: string): string {
-  if (topic === "" || BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic)) return fallbackMarkdownLink(channelId, channelName, topic);
+  if (topic === "" || BREAKS_LINK_SYNTAX.test(channelName) || BREAKS_LINK_SYNTAX.test(topic))
+    return fallbackMarkdownLink(channelId, channelName, topic);
   return `#**${channelName}>${topic}**`;
 }
 
 /** silent_mention_syntax_for_user: `@_**Name|id**`, a mention that notifies nobody. */
-export const silentMentionSyntax = (user: { id: number; fullName: string }) => `@_**${user.fullName}|${user.id}**`;
+export const silentMentionSyntax = (user: { id: number; fullName: string }) =>
+  `@_**${user.fullName}|${user.id}**`;
 
 /** datetime_to_global_time: `<time:…>` in UTC to the second, shown in each reader's time zone. */
 export const globalTimeSyntax = (date: Date) => `<time:${date.toISOString().slice(0, 19)}+00:00>`;

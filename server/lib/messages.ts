@@ -12,7 +12,8 @@ import { isGuest } from "./users.ts";
 export const MAX_MESSAGE_ID = 2 ** 31 - 1;
 
 /** Whether an id fits the 32-bit id columns; one that does not names nothing, and raw SQL must not compare it. */
-export const isStorableId = (id: number) => Number.isInteger(id) && id >= -(2 ** 31) && id <= MAX_MESSAGE_ID;
+export const isStorableId = (id: number) =>
+  Number.isInteger(id) && id >= -(2 ** 31) && id <= MAX_MESSAGE_ID;
 
 export { FLAG_BITS, flagsOf, flagsToList, type FlagName } from "./flags.ts";
 
@@ -35,7 +36,10 @@ export const MESSAGE_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sende
  * the message's dict needs (message-dicts.ts relatedSql), so GET /messages/{id} is one statement.
  * `change`: to edit or move it, which no one may in an archived channel.
  */
-type AccessRow = Message & { flags: bigint | null; channel: (AccessChannel & { subscribed: boolean; inGroups: number[] }) | null };
+type AccessRow = Message & {
+  flags: bigint | null;
+  channel: (AccessChannel & { subscribed: boolean; inGroups: number[] }) | null;
+};
 
 export async function accessMessage(
   db: Db,
@@ -66,11 +70,24 @@ export async function accessMessage(
     WHERE m.id IN (SELECT id FROM msgs)`;
   const row = rows[0];
   if (!row) throw new JsonableError("Invalid message(s)");
-  const { flags, channel, recipients, groupMembers, users, reactions, submessages, edits, ...message } = row;
+  const {
+    flags,
+    channel,
+    recipients,
+    groupMembers,
+    users,
+    reactions,
+    submessages,
+    edits,
+    ...message
+  } = row;
   const related: Related = { recipients, groupMembers, users, reactions, submessages, edits };
   const received = flags !== null;
   const allowed = channel
-    ? allows(options.change ? "CHANNEL_MESSAGE_CHANGE" : "CHANNEL_MESSAGE", accessFacts(user, channel, channel.subscribed, new Set(channel.inGroups), received))
+    ? allows(
+        options.change ? "CHANNEL_MESSAGE_CHANGE" : "CHANNEL_MESSAGE",
+        accessFacts(user, channel, channel.subscribed, new Set(channel.inGroups), received),
+      )
     : received;
   if (!allowed) throw new JsonableError("Invalid message(s)");
   return { message, flags: received ? BigInt(flags) : null, related };

@@ -67,8 +67,18 @@ export class LookupBuilder {
  * name / API email through the (realm_id, lower(…)) unique indexes. Each key comes back with
  * its position, so an answer never depends on lowercasing the same way in JavaScript.
  */
-export async function resolveLookups(db: Db, realm: Realm, user: UserProfile, keys: Lookups): Promise<Resolved> {
-  const resolved: Resolved = { channelsById: new Map(), channelsByName: new Map(), usersById: new Map(), usersByEmail: new Map() };
+export async function resolveLookups(
+  db: Db,
+  realm: Realm,
+  user: UserProfile,
+  keys: Lookups,
+): Promise<Resolved> {
+  const resolved: Resolved = {
+    channelsById: new Map(),
+    channelsByName: new Map(),
+    usersById: new Map(),
+    usersByEmail: new Map(),
+  };
   // A channel's whole history is readable when its messages are, without a user_message row.
   const channelColumns = Prisma.sql`s.id, s.recipient_id AS "recipientId", ${accessSql("CHANNEL_MESSAGE", user, "s")} AS "historyReadable"`;
   const userColumns = Prisma.sql`u.id, u.recipient_id AS "recipientId", NULL::boolean AS "historyReadable"`;
@@ -86,13 +96,24 @@ export async function resolveLookups(db: Db, realm: Realm, user: UserProfile, ke
     parts.push(Prisma.sql`SELECT 'usersByEmail' AS kind, t.i::int AS i, ${userColumns}
       FROM unnest(${keys.userEmails}::text[]) WITH ORDINALITY AS t(email, i) JOIN user_profile u ON u.realm_id = ${realm.id} AND lower(u.email) = lower(t.email)`);
   if (!parts.length) return resolved;
-  const rows = await db.$queryRaw<{ kind: keyof Resolved; i: number; id: number; recipientId: number | null; historyReadable: boolean | null }[]>(
-    Prisma.join(parts, " UNION ALL "),
-  );
+  const rows = await db.$queryRaw<
+    {
+      kind: keyof Resolved;
+      i: number;
+      id: number;
+      recipientId: number | null;
+      historyReadable: boolean | null;
+    }[]
+  >(Prisma.join(parts, " UNION ALL "));
   for (const row of rows) {
     // WITH ORDINALITY counts from 1.
-    if (row.kind === "usersById" || row.kind === "usersByEmail") resolved[row.kind].set(row.i - 1, { id: row.id, recipientId: row.recipientId });
-    else resolved[row.kind].set(row.i - 1, { recipientId: row.recipientId, historyReadable: !!row.historyReadable });
+    if (row.kind === "usersById" || row.kind === "usersByEmail")
+      resolved[row.kind].set(row.i - 1, { id: row.id, recipientId: row.recipientId });
+    else
+      resolved[row.kind].set(row.i - 1, {
+        recipientId: row.recipientId,
+        historyReadable: !!row.historyReadable,
+      });
   }
   return resolved;
 }

@@ -7,7 +7,12 @@
 import { Prisma, type Realm, type UserProfile } from "../db.ts";
 import { FLAG_BITS, MAX_MESSAGE_ID } from "./messages.ts";
 import { BadNarrowError, type Term } from "./narrow-terms.ts";
-import { storableText, type ChannelRef, type LookupBuilder, type Resolved } from "./narrow-lookups.ts";
+import {
+  storableText,
+  type ChannelRef,
+  type LookupBuilder,
+  type Resolved,
+} from "./narrow-lookups.ts";
 import { directMessageGroupHash, RecipientType } from "./recipients.ts";
 import { searchCondition, searchTsquery } from "./search.ts";
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "./topics.ts";
@@ -32,7 +37,16 @@ const FLAG_OPERANDS = new Map<string, FlagTest>([
   ["unread", flagTest(FLAG_BITS.read, false)], // user_message_unread_idx: (flags & 1) = 0
   ["starred", flagTest(FLAG_BITS.starred, true)], // user_message_starred_idx: (flags & 2) <> 0
   // Zulip's is:mentioned covers personal, wildcard and group mentions (user_message_mentioned_idx: & 120).
-  ["mentioned", flagTest(FLAG_BITS.mentioned | FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned | FLAG_BITS.group_mentioned, true)],
+  [
+    "mentioned",
+    flagTest(
+      FLAG_BITS.mentioned |
+        FLAG_BITS.stream_wildcard_mentioned |
+        FLAG_BITS.topic_wildcard_mentioned |
+        FLAG_BITS.group_mentioned,
+      true,
+    ),
+  ],
   ["alerted", flagTest(FLAG_BITS.has_alert_word, true)], // user_message_has_alert_word_idx: (flags & 512) <> 0
 ]);
 const IS_PRIVATE = flagTest(FLAG_BITS.is_private, true); // user_message_is_private_idx: (flags & 2048) <> 0
@@ -46,7 +60,11 @@ export const UNREAD = FLAG_OPERANDS.get("unread")!;
 const HISTORICAL_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
 
 /** The SQL of a flag test (negated: its complement) on `flags`, an expression over `um.flags`. */
-export function flagCondition(test: FlagTest, negated: boolean, flags: Sql = Prisma.raw("um.flags")): Sql {
+export function flagCondition(
+  test: FlagTest,
+  negated: boolean,
+  flags: Sql = Prisma.raw("um.flags"),
+): Sql {
   const set = test.set !== negated;
   return Prisma.sql`(${flags} & ${Prisma.raw(test.mask.toString())}) ${Prisma.raw(set ? "<>" : "=")} 0`;
 }
@@ -76,7 +94,8 @@ export interface ParsedTerm {
 }
 
 /** `col = value`, or FALSE when there is no value (a user or channel without a recipient matches nothing). */
-const eq = (column: string, value: number | null | undefined): Sql => (value == null ? FALSE : Prisma.sql`${Prisma.raw(column)} = ${value}`);
+const eq = (column: string, value: number | null | undefined): Sql =>
+  value == null ? FALSE : Prisma.sql`${Prisma.raw(column)} = ${value}`;
 
 /** The user has one of these visibility policies for the message's topic (user_topic rows are per channel recipient and lowercased topic). */
 function topicPolicy(user: UserProfile, policies: number[]): Sql {
@@ -108,17 +127,27 @@ export class ConversationKinds {
     if (negated) return;
     if (kind === "channel") this.channel = true;
     else this.dm = true;
-    if (this.channel && this.dm) throw new BadNarrowError("No message can be both a channel message and direct message");
+    if (this.channel && this.dm)
+      throw new BadNarrowError("No message can be both a channel message and direct message");
   }
 }
 
 /** The operands of `channels` / `streams`, and which channels each names. */
 const CHANNELS_OPERANDS = new Map<string, Sql>([
   ["public", Prisma.raw("NOT s.invite_only AND s.history_public_to_subscribers")],
-  ["web-public", Prisma.raw("NOT s.invite_only AND s.history_public_to_subscribers AND s.is_web_public")],
+  [
+    "web-public",
+    Prisma.raw("NOT s.invite_only AND s.history_public_to_subscribers AND s.is_web_public"),
+  ],
 ]);
 
-export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: LookupBuilder, kinds: ConversationKinds): ParsedTerm {
+export function parseTerm(
+  term: Term,
+  realm: Realm,
+  user: UserProfile,
+  lookups: LookupBuilder,
+  kinds: ConversationKinds,
+): ParsedTerm {
   const { operator, operand, negated } = term;
   switch (operator) {
     case "channel":
@@ -153,7 +182,10 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
       kinds.add("channel", negated);
       const topic = normalizeTopic(String(operand), realm);
       // lower(subject): served by the (realm_id, recipient_id, lower(subject), id) index.
-      return { term, build: () => Prisma.sql`(m.is_channel_message AND lower(m.subject) = lower(${topic}))` };
+      return {
+        term,
+        build: () => Prisma.sql`(m.is_channel_message AND lower(m.subject) = lower(${topic}))`,
+      };
     }
     case "sender": {
       // `me` is the caller, as in Zulip's search syntax.
@@ -170,7 +202,8 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
     }
     case "id": {
       // Zulip's by_id: digits, and no more than the largest possible message id.
-      if (!/^\d+$/.test(String(operand)) || Number(operand) > MAX_MESSAGE_ID) throw new BadNarrowError("Invalid message ID");
+      if (!/^\d+$/.test(String(operand)) || Number(operand) > MAX_MESSAGE_ID)
+        throw new BadNarrowError("Invalid message ID");
       const id = Number(operand);
       return { term, build: () => Prisma.sql`m.id = ${id}` };
     }
@@ -182,23 +215,48 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
     }
     case "has": {
       const column = HAS_COLUMNS.get(String(operand));
-      if (column === undefined) throw new BadNarrowError(`unknown 'has' operand ${String(operand)}`);
-      return { term, build: () => column ?? Prisma.sql`EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)` };
+      if (column === undefined)
+        throw new BadNarrowError(`unknown 'has' operand ${String(operand)}`);
+      return {
+        term,
+        build: () =>
+          column ?? Prisma.sql`EXISTS (SELECT 1 FROM reaction r WHERE r.message_id = m.id)`,
+      };
     }
     case "is": {
-      if (operand === "resolved") return { term, build: () => Prisma.sql`(m.is_channel_message AND m.subject LIKE ${`${RESOLVED_TOPIC_PREFIX}%`})` };
-      if (operand === "followed") return { term, build: () => Prisma.sql`(m.is_channel_message AND ${topicPolicy(user, [TopicVisibility.FOLLOWED])})` };
+      if (operand === "resolved")
+        return {
+          term,
+          build: () =>
+            Prisma.sql`(m.is_channel_message AND m.subject LIKE ${`${RESOLVED_TOPIC_PREFIX}%`})`,
+        };
+      if (operand === "followed")
+        return {
+          term,
+          build: () =>
+            Prisma.sql`(m.is_channel_message AND ${topicPolicy(user, [TopicVisibility.FOLLOWED])})`,
+        };
       if (operand === "muted") return { term, build: () => mutedCondition(user, true) };
       const isDm = operand === "dm" || operand === "private";
       // -is:dm asks for channel messages.
       if (isDm) kinds.add(negated ? "channel" : "dm", false);
       const test = isDm ? IS_PRIVATE : FLAG_OPERANDS.get(String(operand));
       if (!test) throw new BadNarrowError(`unknown 'is' operand ${String(operand)}`);
-      return { term, negates: true, build: (_r, history) => flagCondition(test, negated, history ? Prisma.raw(`COALESCE(um.flags, ${HISTORICAL_FLAGS})`) : undefined) };
+      return {
+        term,
+        negates: true,
+        build: (_r, history) =>
+          flagCondition(
+            test,
+            negated,
+            history ? Prisma.raw(`COALESCE(um.flags, ${HISTORICAL_FLAGS})`) : undefined,
+          ),
+      };
     }
     case "in": {
       // in:home is the combined feed: nothing muted; in:all is everything.
-      if (operand === "home") return { term, build: () => Prisma.sql`NOT ${mutedCondition(user, true)}` };
+      if (operand === "home")
+        return { term, build: () => Prisma.sql`NOT ${mutedCondition(user, true)}` };
       if (operand === "all") return { term, build: () => null };
       throw new BadNarrowError(`unknown 'in' operand ${String(operand)}`);
     }
@@ -207,9 +265,16 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
     case "dm-including":
     case "group-pm-with": {
       kinds.add("dm", negated);
-      const parts = Array.isArray(operand) ? operand : typeof operand === "number" ? [operand] : String(operand).split(",");
+      const parts = Array.isArray(operand)
+        ? operand
+        : typeof operand === "number"
+          ? [operand]
+          : String(operand).split(",");
       const refs = parts.map((p) => lookups.user(p));
-      const unknown = operator === "dm" || operator === "pm-with" ? `unknown user in ${String(operand)}` : `unknown user ${String(operand)}`;
+      const unknown =
+        operator === "dm" || operator === "pm-with"
+          ? `unknown user in ${String(operand)}`
+          : `unknown user ${String(operand)}`;
       const usersOf = (r: Resolved) =>
         refs.map((ref) => {
           const u = ref(r);
@@ -219,7 +284,9 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
       if (operator === "dm-including" || operator === "group-pm-with") {
         // group-pm-with: only group conversations.
         const group =
-          operator === "group-pm-with" ? Prisma.sql` AND EXISTS (SELECT 1 FROM recipient rc WHERE rc.id = m.recipient_id AND rc.type = ${RecipientType.DIRECT_MESSAGE_GROUP})` : Prisma.empty;
+          operator === "group-pm-with"
+            ? Prisma.sql` AND EXISTS (SELECT 1 FROM recipient rc WHERE rc.id = m.recipient_id AND rc.type = ${RecipientType.DIRECT_MESSAGE_GROUP})`
+            : Prisma.empty;
         return {
           term,
           build: (r) => {
@@ -239,7 +306,10 @@ export function parseTerm(term: Term, realm: Realm, user: UserProfile, lookups: 
           const memberIds = [...new Set([user.id, ...others.map((u) => u.id)])];
           if (memberIds.length <= 2) {
             // One-to-one (or with oneself): the messages either way.
-            const other = others.find((u) => u.id !== user.id) ?? { id: user.id, recipientId: user.recipientId };
+            const other = others.find((u) => u.id !== user.id) ?? {
+              id: user.id,
+              recipientId: user.recipientId,
+            };
             return Prisma.sql`((${eq("m.recipient_id", other.recipientId)} AND m.sender_id = ${user.id}) OR (${eq("m.recipient_id", user.recipientId)} AND m.sender_id = ${other.id}))`;
           }
           // A group conversation, by its members' hash; -1 (no recipient) when it never existed,

@@ -31,7 +31,11 @@ export class InvalidOperatorCombinationError extends JsonableError {
 }
 
 export function normalizeTerms(narrow: NarrowTerm[]): Term[] {
-  return narrow.map((t) => (Array.isArray(t) ? { operator: t[0]!, operand: t[1]!, negated: false } : { operator: t.operator, operand: t.operand, negated: t.negated ?? false }));
+  return narrow.map((t) =>
+    Array.isArray(t)
+      ? { operator: t[0]!, operand: t[1]!, negated: false }
+      : { operator: t.operator, operand: t.operand, negated: t.negated ?? false },
+  );
 }
 
 const CONVERSATION_OPERATORS = new Set(["stream", "channel", "topic", "dm", "pm-with"]);
@@ -54,9 +58,22 @@ function definesConversation(terms: Term[]): boolean {
  * direct-message conversation by its members), or null when there is no such message. One
  * statement; access by the rule of channel-access.ts, as for GET /messages/{id}.
  */
-async function conversationOf(db: Db, realm: Realm, user: UserProfile, messageId: number): Promise<Term[] | null> {
+async function conversationOf(
+  db: Db,
+  realm: Realm,
+  user: UserProfile,
+  messageId: number,
+): Promise<Term[] | null> {
   if (!isStorableId(messageId)) return null;
-  const [row] = await db.$queryRaw<{ recipientType: number; typeId: number; subject: string; senderId: number; members: number[] | null }[]>`
+  const [row] = await db.$queryRaw<
+    {
+      recipientType: number;
+      typeId: number;
+      subject: string;
+      senderId: number;
+      members: number[] | null;
+    }[]
+  >`
     SELECT r.type AS "recipientType", r.type_id AS "typeId", m.subject, m.sender_id AS "senderId",
            CASE WHEN r.type = ${RecipientType.DIRECT_MESSAGE_GROUP} THEN ARRAY(SELECT sub.user_profile_id FROM subscription sub WHERE sub.recipient_id = r.id) END AS members
     FROM message m JOIN recipient r ON r.id = m.recipient_id
@@ -64,8 +81,13 @@ async function conversationOf(db: Db, realm: Realm, user: UserProfile, messageId
     LEFT JOIN stream s ON m.is_channel_message AND s.recipient_id = m.recipient_id
     WHERE m.id = ${messageId} AND m.realm_id = ${realm.id} AND ${messageAccessSql(user, Prisma.raw("um.message_id IS NOT NULL"))}`;
   if (!row) return null;
-  const term = (operator: string, operand: Term["operand"]): Term => ({ operator, operand, negated: false });
-  if (row.recipientType === RecipientType.STREAM) return [term("channel", row.typeId), term("topic", row.subject)];
+  const term = (operator: string, operand: Term["operand"]): Term => ({
+    operator,
+    operand,
+    negated: false,
+  });
+  if (row.recipientType === RecipientType.STREAM)
+    return [term("channel", row.typeId), term("topic", row.subject)];
   // The conversation's members, the user among them (a group's are its subscribers).
   return [term("dm", row.members ?? [row.senderId, row.typeId])];
 }
@@ -75,13 +97,24 @@ async function conversationOf(db: Db, realm: Realm, user: UserProfile, messageId
  * conversation of a message, replacing the narrow's own channel, topic and dm terms. A message
  * the user may not see leaves a narrow that already names a conversation as it is.
  */
-export async function applyWith(db: Db, realm: Realm, user: UserProfile, terms: Term[]): Promise<Term[]> {
+export async function applyWith(
+  db: Db,
+  realm: Realm,
+  user: UserProfile,
+  terms: Term[],
+): Promise<Term[]> {
   const withTerms = terms.filter((t) => t.operator === "with");
   if (withTerms.length === 0) return terms;
-  if (withTerms.length > 1) throw new InvalidOperatorCombinationError("Duplicate 'with' operators.");
+  if (withTerms.length > 1)
+    throw new InvalidOperatorCombinationError("Duplicate 'with' operators.");
   const rest = terms.filter((t) => t.operator !== "with");
   const operand = withTerms[0]!.operand;
-  const id = typeof operand === "number" ? operand : /^\s*[+-]?\d+\s*$/.test(String(operand)) ? Number(operand) : null;
+  const id =
+    typeof operand === "number"
+      ? operand
+      : /^\s*[+-]?\d+\s*$/.test(String(operand))
+        ? Number(operand)
+        : null;
   if (id === null) throw new BadNarrowError("Invalid 'with' operator");
   const conversation = await conversationOf(db, realm, user, id);
   if (!conversation) {

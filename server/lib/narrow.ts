@@ -12,7 +12,16 @@
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
 import { unreadableWithRowSql } from "./channel-access.ts";
 import { resolveLookups, storableText, LookupBuilder } from "./narrow-lookups.ts";
-import { ConversationKinds, FALSE, flagCondition, mutedCondition, parseTerm, TRUE, UNREAD, type ParsedTerm } from "./narrow-operators.ts";
+import {
+  ConversationKinds,
+  FALSE,
+  flagCondition,
+  mutedCondition,
+  parseTerm,
+  TRUE,
+  UNREAD,
+  type ParsedTerm,
+} from "./narrow-operators.ts";
 import { applyWith, normalizeTerms, type NarrowTerm } from "./narrow-terms.ts";
 import { searchCondition, searchTsquery } from "./search.ts";
 import { isGuest } from "./users.ts";
@@ -59,7 +68,12 @@ export interface CompiledNarrow extends NarrowSource {
  * Search terms are one search, as Zulip's add_narrow_conditions joins them (a negated one is
  * its own condition).
  */
-export async function compileNarrow(db: Db, realm: Realm, user: UserProfile, narrow: NarrowTerm[]): Promise<CompiledNarrow> {
+export async function compileNarrow(
+  db: Db,
+  realm: Realm,
+  user: UserProfile,
+  narrow: NarrowTerm[],
+): Promise<CompiledNarrow> {
   const terms = await applyWith(db, realm, user, normalizeTerms(narrow));
   const lookups = new LookupBuilder();
   const kinds = new ConversationKinds();
@@ -87,9 +101,11 @@ export async function compileNarrow(db: Db, realm: Realm, user: UserProfile, nar
   let history = false;
   for (const p of parsed) {
     if (p.term.negated) continue;
-    if (p.channel?.(resolved)?.historyReadable || (p.publicChannels && !isGuest(user))) history = true;
+    if (p.channel?.(resolved)?.historyReadable || (p.publicChannels && !isGuest(user)))
+      history = true;
   }
-  if (parsed.some((p) => p.term.operator === "is" && p.term.operand !== "resolved")) history = false;
+  if (parsed.some((p) => p.term.operator === "is" && p.term.operand !== "resolved"))
+    history = false;
 
   const conditions: Sql[] = [];
   for (const p of parsed) {

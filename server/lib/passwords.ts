@@ -11,7 +11,12 @@ const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
 
-function scrypt(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+function scrypt(
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: ScryptOptions,
+): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
   );
@@ -28,7 +33,10 @@ export async function hashPassword(password: string): Promise<string> {
 /** A hash of a random password, compared against when the user does not exist (same cost). */
 let dummyHash: Promise<string> | undefined;
 
-export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  stored: string | null | undefined,
+): Promise<boolean> {
   const encoded = stored ?? (await (dummyHash ??= hashPassword(randomBytes(16).toString("hex"))));
   const [scheme, n, r, p, salt, hash] = encoded.split("$");
   if (scheme !== "scrypt" || !n || !r || !p || !salt || !hash) return false;
@@ -58,7 +66,9 @@ export const PASSWORD_MAX_LENGTH = 100;
 
 /** check_password_strength's length rule, with Zulip's text; null when the password is acceptable. */
 export function passwordProblem(password: string): string | null {
-  if ([...password].length < PASSWORD_MIN_LENGTH) return `The password is too weak: use at least ${PASSWORD_MIN_LENGTH} characters.`;
-  if ([...password].length > PASSWORD_MAX_LENGTH) return `The password is too long: use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  if ([...password].length < PASSWORD_MIN_LENGTH)
+    return `The password is too weak: use at least ${PASSWORD_MIN_LENGTH} characters.`;
+  if ([...password].length > PASSWORD_MAX_LENGTH)
+    return `The password is too long: use at most ${PASSWORD_MAX_LENGTH} characters.`;
   return null;
 }

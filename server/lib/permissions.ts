@@ -7,7 +7,13 @@
  */
 import type { Db, UserProfile } from "../db.ts";
 import { perClientCache } from "./caches.ts";
-import { CHANNEL_GROUP_SETTINGS, REALM_GROUP_SETTINGS, type ChannelSettingName, type GroupSetting, type RealmSettingName } from "./group-settings.ts";
+import {
+  CHANNEL_GROUP_SETTINGS,
+  REALM_GROUP_SETTINGS,
+  type ChannelSettingName,
+  type GroupSetting,
+  type RealmSettingName,
+} from "./group-settings.ts";
 import { isGuest } from "./users.ts";
 
 /** Users whose groups are kept per process; the least recently used beyond this are dropped. */
@@ -32,7 +38,8 @@ const cacheFor = perClientCache<Cache>(
     else if (kind === "user") cache.users.delete(id);
     // `users:<realm id>` (many users of an organization changed, e.g. roles) changes memberships too.
     else if (kind === "groups" || kind === "users") {
-      for (const [userId, entry] of cache.users) if (entry.realmId === id) cache.users.delete(userId);
+      for (const [userId, entry] of cache.users)
+        if (entry.realmId === id) cache.users.delete(userId);
     }
   },
 );
@@ -77,7 +84,11 @@ export async function userGroupIds(db: Db, user: { id: number }): Promise<Readon
  * files a user under the organization read with their groups, not the caller's `realmId`, so a
  * wrong one can never keep a stale entry past `groups:<realm id>`.
  */
-export async function isUserInGroup(db: Db, user: { id: number; realmId: number }, groupId: number): Promise<boolean> {
+export async function isUserInGroup(
+  db: Db,
+  user: { id: number; realmId: number },
+  groupId: number,
+): Promise<boolean> {
   return (await userGroupIds(db, user)).has(groupId);
 }
 
@@ -88,18 +99,33 @@ type Asker = Pick<UserProfile, "id" | "realmId" | "role">;
  * the setting's field is read). As in Zulip's user_has_permission_for_group_setting, guests never
  * hold a setting that may not be `role:everyone`, whatever group holds it.
  */
-export async function hasGroupPermission<S extends GroupSetting>(db: Db, user: Asker, setting: S, holder: Record<S["field"], number>): Promise<boolean> {
+export async function hasGroupPermission<S extends GroupSetting>(
+  db: Db,
+  user: Asker,
+  setting: S,
+  holder: Record<S["field"], number>,
+): Promise<boolean> {
   if (!setting.allowEveryoneGroup && isGuest(user)) return false;
   return isUserInGroup(db, user, holder[setting.field as S["field"]]);
 }
 
 /** An organization permission: `can(db, user, realm, "can_mention_many_users_group")`. */
-export function can<N extends RealmSettingName>(db: Db, user: Asker, realm: Record<(typeof REALM_GROUP_SETTINGS)[N]["field"], number>, setting: N): Promise<boolean> {
+export function can<N extends RealmSettingName>(
+  db: Db,
+  user: Asker,
+  realm: Record<(typeof REALM_GROUP_SETTINGS)[N]["field"], number>,
+  setting: N,
+): Promise<boolean> {
   return hasGroupPermission(db, user, REALM_GROUP_SETTINGS[setting], realm);
 }
 
 /** A channel permission: `canInChannel(db, user, stream, "can_send_message_group")`. */
-export function canInChannel<N extends ChannelSettingName>(db: Db, user: Asker, stream: Record<(typeof CHANNEL_GROUP_SETTINGS)[N]["field"], number>, setting: N): Promise<boolean> {
+export function canInChannel<N extends ChannelSettingName>(
+  db: Db,
+  user: Asker,
+  stream: Record<(typeof CHANNEL_GROUP_SETTINGS)[N]["field"], number>,
+  setting: N,
+): Promise<boolean> {
   return hasGroupPermission(db, user, CHANNEL_GROUP_SETTINGS[setting], stream);
 }
 
@@ -107,7 +133,11 @@ export function canInChannel<N extends ChannelSettingName>(db: Db, user: Asker, 
  * The active users of the organization who belong to any of the given groups, directly or
  * through subgroups, in one statement (group mentions notify them).
  */
-export async function groupMembers(db: Db, realmId: number, groupIds: number[]): Promise<Set<number>> {
+export async function groupMembers(
+  db: Db,
+  realmId: number,
+  groupIds: number[],
+): Promise<Set<number>> {
   if (groupIds.length === 0) return new Set();
   const rows = await db.$queryRaw<{ id: number }[]>`
     WITH RECURSIVE g(id) AS (

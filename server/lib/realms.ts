@@ -27,17 +27,29 @@ export async function rootRealmId(db: Db): Promise<number | undefined> {
  * The organization's host (Zulip's Realm.host_for_subdomain): EXTERNAL_HOST for the root
  * organization, `<string_id>.<EXTERNAL_HOST>` for every other one.
  */
-export async function realmHost(db: Db, realm: Pick<Realm, "id" | "stringId">, config: Pick<Config, "externalHost">): Promise<string> {
+export async function realmHost(
+  db: Db,
+  realm: Pick<Realm, "id" | "stringId">,
+  config: Pick<Config, "externalHost">,
+): Promise<string> {
   if (realm.stringId === "" || realm.id === (await rootRealmId(db))) return config.externalHost;
   return `${realm.stringId}.${config.externalHost}`;
 }
 
-export async function realmUrl(db: Db, realm: Pick<Realm, "id" | "stringId">, config: Pick<Config, "externalHost">): Promise<string> {
+export async function realmUrl(
+  db: Db,
+  realm: Pick<Realm, "id" | "stringId">,
+  config: Pick<Config, "externalHost">,
+): Promise<string> {
   return `http://${await realmHost(db, realm, config)}`;
 }
 
 /** Domain of dummy API emails `user<id>@<domain>` (Zulip's get_fake_email_domain: the realm's host without port). */
-export async function fakeEmailDomain(db: Db, realm: Pick<Realm, "id" | "stringId">, config: Pick<Config, "externalHost">): Promise<string> {
+export async function fakeEmailDomain(
+  db: Db,
+  realm: Pick<Realm, "id" | "stringId">,
+  config: Pick<Config, "externalHost">,
+): Promise<string> {
   return (await realmHost(db, realm, config)).split(":")[0]!;
 }
 
@@ -50,13 +62,88 @@ export const MAX_REALM_SUBDOMAIN_LENGTH = 40;
  * zerver/lib/name_restrictions.py): its own services and the names web hosts reserve.
  */
 const RESERVED_SUBDOMAINS = new Set([
-  "about", "abuse", "account", "accounts", "admin", "administrator", "api", "app", "apps", "archive", "assets", "auth",
-  "billing", "blog", "cdn", "chat", "community", "contact", "customer", "dashboard", "dev", "docs", "download", "email",
-  "events", "forum", "ftp", "git", "help", "home", "host", "hostmaster", "imap", "info", "invite", "login", "logout",
-  "mail", "mailer", "media", "mention", "mx", "news", "noreply", "ns", "ns1", "ns2", "pop", "portal", "postmaster",
-  "private", "register", "root", "search", "secure", "security", "server", "settings", "signin", "signup", "smtp",
-  "static", "stats", "status", "store", "stream", "streams", "support", "sysadmin", "test", "topic", "topics",
-  "upload", "uploads", "user", "users", "web", "webmail", "webmaster", "www", "zulip", "zulipchat",
+  "about",
+  "abuse",
+  "account",
+  "accounts",
+  "admin",
+  "administrator",
+  "api",
+  "app",
+  "apps",
+  "archive",
+  "assets",
+  "auth",
+  "billing",
+  "blog",
+  "cdn",
+  "chat",
+  "community",
+  "contact",
+  "customer",
+  "dashboard",
+  "dev",
+  "docs",
+  "download",
+  "email",
+  "events",
+  "forum",
+  "ftp",
+  "git",
+  "help",
+  "home",
+  "host",
+  "hostmaster",
+  "imap",
+  "info",
+  "invite",
+  "login",
+  "logout",
+  "mail",
+  "mailer",
+  "media",
+  "mention",
+  "mx",
+  "news",
+  "noreply",
+  "ns",
+  "ns1",
+  "ns2",
+  "pop",
+  "portal",
+  "postmaster",
+  "private",
+  "register",
+  "root",
+  "search",
+  "secure",
+  "security",
+  "server",
+  "settings",
+  "signin",
+  "signup",
+  "smtp",
+  "static",
+  "stats",
+  "status",
+  "store",
+  "stream",
+  "streams",
+  "support",
+  "sysadmin",
+  "test",
+  "topic",
+  "topics",
+  "upload",
+  "uploads",
+  "user",
+  "users",
+  "web",
+  "webmail",
+  "webmaster",
+  "www",
+  "zulip",
+  "zulipchat",
 ]);
 
 /**
@@ -64,11 +151,15 @@ const RESERVED_SUBDOMAINS = new Set([
  * (its subdomain); `taken` is asked last, so the format is checked before the database opens.
  */
 export function subdomainProblem(subdomain: string): string | null {
-  if (subdomain.startsWith("-") || subdomain.endsWith("-")) return "Subdomain cannot start or end with a '-'.";
-  if (!/^[a-z0-9-]*$/.test(subdomain)) return "Subdomain can only have lowercase letters, numbers, and '-'s.";
+  if (subdomain.startsWith("-") || subdomain.endsWith("-"))
+    return "Subdomain cannot start or end with a '-'.";
+  if (!/^[a-z0-9-]*$/.test(subdomain))
+    return "Subdomain can only have lowercase letters, numbers, and '-'s.";
   if (subdomain.length < 3) return "Subdomain needs to have length 3 or greater.";
-  if (subdomain.length > MAX_REALM_SUBDOMAIN_LENGTH) return `Subdomain needs to have length ${MAX_REALM_SUBDOMAIN_LENGTH} or less.`;
-  if (RESERVED_SUBDOMAINS.has(subdomain)) return "Subdomain reserved. Please choose a different one.";
+  if (subdomain.length > MAX_REALM_SUBDOMAIN_LENGTH)
+    return `Subdomain needs to have length ${MAX_REALM_SUBDOMAIN_LENGTH} or less.`;
+  if (RESERVED_SUBDOMAINS.has(subdomain))
+    return "Subdomain reserved. Please choose a different one.";
   return null;
 }
 

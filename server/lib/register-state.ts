@@ -40,7 +40,12 @@ export const REPORT_MESSAGE_TYPES = [
   { key: "other", name: "Other reason" },
 ];
 
-export async function fetchInitialState(ctx: RequestContext, types: string[] | null, clientGravatar: boolean, includeSubscribers: IncludeSubscribers = false) {
+export async function fetchInitialState(
+  ctx: RequestContext,
+  types: string[] | null,
+  clientGravatar: boolean,
+  includeSubscribers: IncludeSubscribers = false,
+) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
   const state: Record<string, unknown> = {
@@ -53,8 +58,12 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
   };
   if (want("realm")) {
     // Every offered group setting's value in one statement (named ids, anonymous groups' members).
-    const values = await groupSettingValues(db, OFFERED_REALM_SETTINGS.map((s) => realm[s.field] as number));
-    for (const setting of OFFERED_REALM_SETTINGS) state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
+    const values = await groupSettingValues(
+      db,
+      OFFERED_REALM_SETTINGS.map((s) => realm[s.field] as number),
+    );
+    for (const setting of OFFERED_REALM_SETTINGS)
+      state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
     Object.assign(state, {
       max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
       realm_name: realm.name,
@@ -62,14 +71,18 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
       realm_allow_message_editing: realm.allowMessageEditing,
       realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
       realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
-      realm_move_messages_between_streams_limit_seconds: realm.moveMessagesBetweenStreamsLimitSeconds,
+      realm_move_messages_between_streams_limit_seconds:
+        realm.moveMessagesBetweenStreamsLimitSeconds,
       realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
       realm_topics_policy: realm.topicsPolicy,
       realm_enable_spectator_access: realm.enableSpectatorAccess,
     });
   }
   if (want("realm_user")) {
-    const users = await db.userProfile.findMany({ where: { realmId: realm.id, isActive: true }, orderBy: { id: "asc" } });
+    const users = await db.userProfile.findMany({
+      where: { realmId: realm.id, isActive: true },
+      orderBy: { id: "asc" },
+    });
     Object.assign(state, {
       realm_users: users.map((u) => toApiUser(u, user, { clientGravatar })),
       user_id: user.id,
@@ -83,26 +96,52 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
     });
   }
   if (want("message")) {
-    const last = await db.userMessage.findFirst({ where: { userProfileId: user.id }, orderBy: { messageId: "desc" }, select: { messageId: true } });
+    const last = await db.userMessage.findFirst({
+      where: { userProfileId: user.id },
+      orderBy: { messageId: "desc" },
+      select: { messageId: true },
+    });
     state.max_message_id = last?.messageId ?? -1;
   }
-  if (want("subscription")) Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
+  if (want("subscription"))
+    Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
   if (want("stream")) state.streams = await visibleChannels(ctx);
-  if (want("user_group")) state.realm_user_groups = await userGroupDicts(db, realm.id, { includeDeactivated: false });
+  if (want("user_group"))
+    state.realm_user_groups = await userGroupDicts(db, realm.id, { includeDeactivated: false });
   if (want("channel_folder")) state.channel_folders = await listChannelFolders(db, realm.id, true);
-  if (want("default_streams")) state.realm_default_streams = await defaultChannelDicts(db, realm.id);
+  if (want("default_streams"))
+    state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {
-    const drafts = await db.draft.findMany({ where: { userProfileId: user.id }, include: { recipient: true }, orderBy: { lastEditTime: "desc" } });
-    const groupIds = drafts.filter((d) => d.recipient?.type === RecipientType.DIRECT_MESSAGE_GROUP).map((d) => d.recipientId!);
-    const groupSubs = groupIds.length ? await db.subscription.findMany({ where: { recipientId: { in: groupIds } }, select: { recipientId: true, userProfileId: true } }) : [];
+    const drafts = await db.draft.findMany({
+      where: { userProfileId: user.id },
+      include: { recipient: true },
+      orderBy: { lastEditTime: "desc" },
+    });
+    const groupIds = drafts
+      .filter((d) => d.recipient?.type === RecipientType.DIRECT_MESSAGE_GROUP)
+      .map((d) => d.recipientId!);
+    const groupSubs = groupIds.length
+      ? await db.subscription.findMany({
+          where: { recipientId: { in: groupIds } },
+          select: { recipientId: true, userProfileId: true },
+        })
+      : [];
     const toOf = (d: (typeof drafts)[number]): number[] => {
       if (d.recipient === null) return [];
-      if (d.recipient.type === RecipientType.DIRECT_MESSAGE_GROUP) return groupSubs.filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id).map((s) => s.userProfileId);
+      if (d.recipient.type === RecipientType.DIRECT_MESSAGE_GROUP)
+        return groupSubs
+          .filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id)
+          .map((s) => s.userProfileId);
       return [d.recipient.typeId];
     };
     state.drafts = drafts.map((d) => ({
       id: d.id,
-      type: d.recipient === null ? "" : d.recipient.type === RecipientType.STREAM ? "stream" : "private",
+      type:
+        d.recipient === null
+          ? ""
+          : d.recipient.type === RecipientType.STREAM
+            ? "stream"
+            : "private",
       to: toOf(d),
       topic: d.topic,
       content: d.content,
@@ -111,17 +150,27 @@ export async function fetchInitialState(ctx: RequestContext, types: string[] | n
   }
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
-    state.user_topics = topics.map((t) => ({ stream_id: t.streamId, topic_name: t.topicName, last_updated: unixSeconds(t.lastUpdated), visibility_policy: t.visibilityPolicy }));
+    state.user_topics = topics.map((t) => ({
+      stream_id: t.streamId,
+      topic_name: t.topicName,
+      last_updated: unixSeconds(t.lastUpdated),
+      visibility_policy: t.visibilityPolicy,
+    }));
   }
   if (want("scheduled_messages")) state.scheduled_messages = await listScheduledMessages(db, user);
   if (want("has_videoprovider_token")) {
-    state.has_videoprovider_token = (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
+    state.has_videoprovider_token =
+      (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
   return state;
 }
 
 /** The organization's default channels in API form (register's realm_default_streams, and the default_streams event). */
 export async function defaultChannelDicts(db: Db, realmId: number) {
-  const rows = await db.stream.findMany({ where: { realmId, defaultStreams: { some: {} } }, select: STREAM_RECORD_SELECT, orderBy: { id: "asc" } });
+  const rows = await db.stream.findMany({
+    where: { realmId, defaultStreams: { some: {} } },
+    select: STREAM_RECORD_SELECT,
+    orderBy: { id: "asc" },
+  });
   return toChannelDicts(db, rows);
 }

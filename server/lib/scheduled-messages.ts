@@ -51,7 +51,12 @@ export const SCHEDULED_MESSAGE_COLUMNS = Prisma.sql`sm.id, sm.realm_id AS "realm
  * access_scheduled_message: another user's is missing too). `lock` takes the row lock that
  * delivery takes, so an edit waits for a delivery in progress and then sees it delivered.
  */
-export async function accessScheduledMessage(db: Db, user: { id: number; realmId: number }, id: number, lock = false): Promise<ScheduledMessageRow> {
+export async function accessScheduledMessage(
+  db: Db,
+  user: { id: number; realmId: number },
+  id: number,
+  lock = false,
+): Promise<ScheduledMessageRow> {
   const rows = isStorableId(id)
     ? await db.$queryRaw<ScheduledMessageRow[]>`
         SELECT ${SCHEDULED_MESSAGE_COLUMNS}
@@ -64,7 +69,10 @@ export async function accessScheduledMessage(db: Db, user: { id: number; realmId
 }
 
 /** The user's scheduled messages not sent yet (failed ones included), by delivery time. */
-export async function listScheduledMessages(db: Db, user: { id: number; realmId: number }): Promise<ApiScheduledMessage[]> {
+export async function listScheduledMessages(
+  db: Db,
+  user: { id: number; realmId: number },
+): Promise<ApiScheduledMessage[]> {
   const rows = await db.$queryRaw<ScheduledMessageRow[]>`
     SELECT ${SCHEDULED_MESSAGE_COLUMNS}
     FROM scheduled_message sm JOIN recipient r ON r.id = sm.recipient_id
@@ -77,8 +85,12 @@ export async function listScheduledMessages(db: Db, user: { id: number; realmId:
  * The users a direct message goes to, as sending would name them: the personal recipient's
  * user, or every member of the group (Zulip's Addressee.for_user_ids over the subscriptions).
  */
-export function directRecipientUserIds(row: Pick<ScheduledMessageRow, "recipientType" | "recipientTypeId" | "groupMemberIds">): number[] {
-  return row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? row.groupMemberIds : [row.recipientTypeId];
+export function directRecipientUserIds(
+  row: Pick<ScheduledMessageRow, "recipientType" | "recipientTypeId" | "groupMemberIds">,
+): number[] {
+  return row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP
+    ? row.groupMemberIds
+    : [row.recipientTypeId];
 }
 
 /** ScheduledMessage.to_dict: `to` of a direct message leaves out the sender (get_recipient_ids). */
@@ -90,7 +102,11 @@ export function toApiScheduledMessage(row: ScheduledMessageRow): ApiScheduledMes
     scheduled_delivery_timestamp: unixSeconds(row.scheduledTimestamp),
     failed: row.failed,
   };
-  if (row.recipientType === RecipientType.STREAM) return { ...common, type: "stream", to: row.recipientTypeId, topic: row.subject };
-  const to = row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP ? row.groupMemberIds.filter((id) => id !== row.senderId) : [row.recipientTypeId];
+  if (row.recipientType === RecipientType.STREAM)
+    return { ...common, type: "stream", to: row.recipientTypeId, topic: row.subject };
+  const to =
+    row.recipientType === RecipientType.DIRECT_MESSAGE_GROUP
+      ? row.groupMemberIds.filter((id) => id !== row.senderId)
+      : [row.recipientTypeId];
   return { ...common, type: "private", to };
 }

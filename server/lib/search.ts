@@ -35,7 +35,8 @@ export function searchTsquery(operand: string): Sql | null {
   const words: string[] = [];
   const parts: Sql[] = [];
   for (const [token] of operand.matchAll(/"[^"]+"|\S+/g)) {
-    if (token.length > 2 && token.startsWith('"') && token.endsWith('"')) parts.push(Prisma.sql`phraseto_tsquery(${CONFIG}, ${token.slice(1, -1)})`);
+    if (token.length > 2 && token.startsWith('"') && token.endsWith('"'))
+      parts.push(Prisma.sql`phraseto_tsquery(${CONFIG}, ${token.slice(1, -1)})`);
     else words.push(token);
   }
   if (words.length) parts.unshift(Prisma.sql`plainto_tsquery(${CONFIG}, ${words.join(" ")})`);
@@ -58,7 +59,8 @@ export function matchColumns(tsquery: Sql | null, renderedContent: Sql, subject:
   const content = Prisma.sql`COALESCE(${renderedContent}, '')`;
   const topic = escapeHtmlSql(subject);
   if (!tsquery) return Prisma.sql`${content} AS "matchContent", ${topic} AS "matchSubject"`;
-  const headline = (text: Sql) => Prisma.sql`ts_headline(${CONFIG}, ${text}, (${tsquery}), ${HEADLINE_OPTIONS})`;
+  const headline = (text: Sql) =>
+    Prisma.sql`ts_headline(${CONFIG}, ${text}, (${tsquery}), ${HEADLINE_OPTIONS})`;
   return Prisma.sql`${headline(content)} AS "matchContent", ${headline(topic)} AS "matchSubject"`;
 }
 

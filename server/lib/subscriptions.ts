@@ -5,7 +5,12 @@
  */
 import type { Db, Realm } from "../db.ts";
 import type { RequestContext } from "../context.ts";
-import { hasMetadataAccess, STREAM_RECORD_SELECT, toChannelDicts, type StreamRecord } from "./channels.ts";
+import {
+  hasMetadataAccess,
+  STREAM_RECORD_SELECT,
+  toChannelDicts,
+  type StreamRecord,
+} from "./channels.ts";
 import { userGroupIds } from "./permissions.ts";
 import { RecipientType } from "./recipients.ts";
 import { isGuest } from "./users.ts";
@@ -23,7 +28,12 @@ type SubscriberList = { subscribers: number[] } | { partial_subscribers: number[
  * `subscribers` for each, or with `partialAt` (now), `partial_subscribers` (bots and users active
  * in the 14 days before it) for large channels.
  */
-export async function subscriberLists(db: Db, realmId: number, recipientIds: number[], mode: { partialAt: Date } | "full"): Promise<Map<number, SubscriberList>> {
+export async function subscriberLists(
+  db: Db,
+  realmId: number,
+  recipientIds: number[],
+  mode: { partialAt: Date } | "full",
+): Promise<Map<number, SubscriberList>> {
   const rows = await db.subscription.findMany({
     where: { recipientId: { in: recipientIds }, active: true, isUserActive: true },
     select: { recipientId: true, userProfileId: true, userProfile: { select: { isBot: true } } },
@@ -36,15 +46,25 @@ export async function subscriberLists(db: Db, realmId: number, recipientIds: num
   const active =
     partial && large
       ? new Set(
-          (await db.userPresence.findMany({ where: { realmId, lastActiveTime: { gte: new Date(partial.getTime() - RECENTLY_ACTIVE_MS) } }, select: { userProfileId: true } })).map(
-            (p) => p.userProfileId,
-          ),
+          (
+            await db.userPresence.findMany({
+              where: {
+                realmId,
+                lastActiveTime: { gte: new Date(partial.getTime() - RECENTLY_ACTIVE_MS) },
+              },
+              select: { userProfileId: true },
+            })
+          ).map((p) => p.userProfileId),
         )
       : new Set<number>();
   const lists = new Map<number, SubscriberList>();
   for (const [recipientId, subs] of byRecipient) {
     if (partial && subs.length >= PARTIAL_SUBSCRIBERS_THRESHOLD)
-      lists.set(recipientId, { partial_subscribers: subs.filter((s) => s.userProfile.isBot || active.has(s.userProfileId)).map((s) => s.userProfileId) });
+      lists.set(recipientId, {
+        partial_subscribers: subs
+          .filter((s) => s.userProfile.isBot || active.has(s.userProfileId))
+          .map((s) => s.userProfileId),
+      });
     else lists.set(recipientId, { subscribers: subs.map((s) => s.userProfileId) });
   }
   return lists;
@@ -96,16 +116,44 @@ function personal(sub: SubscriptionRow) {
  * The subscription dicts of several users for several channels, keyed `<user id>:<channel id>`,
  * with the subscriber lists when asked (subscription `add` events carry them).
  */
-export async function subscriptionDicts(db: Db, realm: Pick<Realm, "id">, userIds: number[], streamIds: number[], options: { includeSubscribers: boolean }) {
-  const streams = (await db.stream.findMany({ where: { realmId: realm.id, id: { in: streamIds } }, select: STREAM_RECORD_SELECT })) as StreamRecord[];
-  const subs = await db.subscription.findMany({ where: { userProfileId: { in: userIds }, recipientId: { in: streams.map((s) => s.recipientId!) } }, select: SUBSCRIPTION_SELECT });
+export async function subscriptionDicts(
+  db: Db,
+  realm: Pick<Realm, "id">,
+  userIds: number[],
+  streamIds: number[],
+  options: { includeSubscribers: boolean },
+) {
+  const streams = (await db.stream.findMany({
+    where: { realmId: realm.id, id: { in: streamIds } },
+    select: STREAM_RECORD_SELECT,
+  })) as StreamRecord[];
+  const subs = await db.subscription.findMany({
+    where: {
+      userProfileId: { in: userIds },
+      recipientId: { in: streams.map((s) => s.recipientId!) },
+    },
+    select: SUBSCRIPTION_SELECT,
+  });
   const dicts = await toChannelDicts(db, streams);
-  const lists = options.includeSubscribers ? await subscriberLists(db, realm.id, streams.map((s) => s.recipientId!), "full") : null;
-  const byRecipient = new Map(streams.map((s, i) => [s.recipientId!, { stream: s, dict: dicts[i]! }]));
+  const lists = options.includeSubscribers
+    ? await subscriberLists(
+        db,
+        realm.id,
+        streams.map((s) => s.recipientId!),
+        "full",
+      )
+    : null;
+  const byRecipient = new Map(
+    streams.map((s, i) => [s.recipientId!, { stream: s, dict: dicts[i]! }]),
+  );
   const result = new Map<string, Record<string, unknown>>();
   for (const sub of subs) {
     const { stream, dict } = byRecipient.get(sub.recipientId)!;
-    result.set(`${sub.userProfileId}:${stream.id}`, { ...dict, ...personal(sub), ...(lists?.get(sub.recipientId) ?? {}) });
+    result.set(`${sub.userProfileId}:${stream.id}`, {
+      ...dict,
+      ...personal(sub),
+      ...(lists?.get(sub.recipientId) ?? {}),
+    });
   }
   return result;
 }
@@ -115,13 +163,22 @@ export async function subscriptionDicts(db: Db, realm: Pick<Realm, "id">, userId
  * (`unsubscribed`, those they may still see); and the channels they may see but never joined
  * (`never_subscribed`). Subscriber lists only where the user may see them.
  */
-export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "realm" | "user" | "now">, includeSubscribers: IncludeSubscribers) {
+export async function gatherSubscriptions(
+  ctx: Pick<RequestContext, "db" | "realm" | "user" | "now">,
+  includeSubscribers: IncludeSubscribers,
+) {
   const { db, user, realm } = ctx;
-  const subs = await db.subscription.findMany({ where: { userProfileId: user.id, recipient: { type: RecipientType.STREAM } }, select: SUBSCRIPTION_SELECT });
+  const subs = await db.subscription.findMany({
+    where: { userProfileId: user.id, recipient: { type: RecipientType.STREAM } },
+    select: SUBSCRIPTION_SELECT,
+  });
   const subByRecipient = new Map(subs.map((s) => [s.recipientId, s]));
   // Every channel the user has or had a subscription to, and every public / web-public one.
   const streams = (await db.stream.findMany({
-    where: { realmId: realm.id, OR: [{ recipientId: { in: subs.map((s) => s.recipientId) } }, { isArchived: false }] },
+    where: {
+      realmId: realm.id,
+      OR: [{ recipientId: { in: subs.map((s) => s.recipientId) } }, { isArchived: false }],
+    },
     select: STREAM_RECORD_SELECT,
     orderBy: { id: "asc" },
   })) as StreamRecord[];
@@ -131,9 +188,17 @@ export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "real
     return sub?.active || hasMetadataAccess(user, s, false, groups);
   });
   const dicts = await toChannelDicts(db, visible);
-  const seeSubscribers = (s: StreamRecord) => subByRecipient.get(s.recipientId!)?.active || !isGuest(user) || s.isWebPublic;
+  const seeSubscribers = (s: StreamRecord) =>
+    subByRecipient.get(s.recipientId!)?.active || !isGuest(user) || s.isWebPublic;
   const lists =
-    includeSubscribers === false ? null : await subscriberLists(db, realm.id, visible.filter(seeSubscribers).map((s) => s.recipientId!), includeSubscribers === "partial" ? { partialAt: ctx.now() } : "full");
+    includeSubscribers === false
+      ? null
+      : await subscriberLists(
+          db,
+          realm.id,
+          visible.filter(seeSubscribers).map((s) => s.recipientId!),
+          includeSubscribers === "partial" ? { partialAt: ctx.now() } : "full",
+        );
   const subscriptions: Record<string, unknown>[] = [];
   const unsubscribed: Record<string, unknown>[] = [];
   const neverSubscribed: Record<string, unknown>[] = [];
@@ -149,5 +214,12 @@ export async function gatherSubscriptions(ctx: Pick<RequestContext, "db" | "real
 
 /** The recipient ids of the user's active subscriptions. */
 export async function subscribedRecipientIds(db: Db, userId: number): Promise<Set<number>> {
-  return new Set((await db.subscription.findMany({ where: { userProfileId: userId, active: true }, select: { recipientId: true } })).map((s) => s.recipientId));
+  return new Set(
+    (
+      await db.subscription.findMany({
+        where: { userProfileId: userId, active: true },
+        select: { recipientId: true },
+      })
+    ).map((s) => s.recipientId),
+  );
 }

@@ -9,8 +9,14 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export const iexact = (text: string) => ({ equals: escapeLike(text), mode: "insensitive" as const });
-export const icontains = (text: string) => ({ contains: escapeLike(text), mode: "insensitive" as const });
+export const iexact = (text: string) => ({
+  equals: escapeLike(text),
+  mode: "insensitive" as const,
+});
+export const icontains = (text: string) => ({
+  contains: escapeLike(text),
+  mode: "insensitive" as const,
+});
 export const startsWith = (text: string) => ({ startsWith: escapeLike(text) });
 
 /**

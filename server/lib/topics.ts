@@ -21,12 +21,22 @@ export function emptyTopicDisplayName(realm: { emptyTopicDisplayName: string | n
 }
 
 /** Whether a (stripped) topic is one of the names of the empty topic: "(no topic)", "general chat", the realm's display name. */
-export function namesEmptyTopic(topic: string, realm: { emptyTopicDisplayName: string | null }): boolean {
-  return topic === DEFAULT_EMPTY_TOPIC_DISPLAY_NAME || topic === EMPTY_TOPIC_FALLBACK_NAME || topic === emptyTopicDisplayName(realm);
+export function namesEmptyTopic(
+  topic: string,
+  realm: { emptyTopicDisplayName: string | null },
+): boolean {
+  return (
+    topic === DEFAULT_EMPTY_TOPIC_DISPLAY_NAME ||
+    topic === EMPTY_TOPIC_FALLBACK_NAME ||
+    topic === emptyTopicDisplayName(realm)
+  );
 }
 
 /** A topic parameter naming a topic (no truncation): stripped, the empty topic's names mean "", unprintable characters refused. */
-export function checkTopicName(raw: string, realm: { emptyTopicDisplayName: string | null }): string {
+export function checkTopicName(
+  raw: string,
+  realm: { emptyTopicDisplayName: string | null },
+): string {
   const topic = raw.trim();
   const bad = firstInvalidCharacter(topic);
   if (bad) throw new JsonableError(`Invalid character in topic, at position ${bad}!`);
@@ -48,13 +58,17 @@ function firstInvalidCharacter(text: string): number {
  * "general chat" and the realm's display name) to "". Over-long topics are truncated with
  * "..." as Zulip does when sending.
  */
-export function normalizeTopic(raw: string, realm: { emptyTopicDisplayName: string | null }): string {
+export function normalizeTopic(
+  raw: string,
+  realm: { emptyTopicDisplayName: string | null },
+): string {
   let topic = raw.trim();
   if (namesEmptyTopic(topic, realm)) topic = "";
   const bad = firstInvalidCharacter(topic);
   if (bad) throw new JsonableError(`Invalid character in topic, at position ${bad}!`);
   const chars = [...topic];
-  if (chars.length > MAX_TOPIC_NAME_LENGTH) topic = chars.slice(0, MAX_TOPIC_NAME_LENGTH - 3).join("") + "...";
+  if (chars.length > MAX_TOPIC_NAME_LENGTH)
+    topic = chars.slice(0, MAX_TOPIC_NAME_LENGTH - 3).join("") + "...";
   return topic;
 }
 
@@ -64,11 +78,16 @@ export function normalizeContent(raw: string): string {
   if (content.trim() === "") throw new JsonableError("Message must not be empty");
   if (content.includes("\x00")) throw new JsonableError("Message must not contain null bytes");
   const chars = [...content];
-  if (chars.length > MAX_MESSAGE_LENGTH) return chars.slice(0, MAX_MESSAGE_LENGTH - 20).join("") + "\n[message truncated]";
+  if (chars.length > MAX_MESSAGE_LENGTH)
+    return chars.slice(0, MAX_MESSAGE_LENGTH - 20).join("") + "\n[message truncated]";
   return content;
 }
 
 /** The topic as a client sees it: the empty topic becomes the display name unless the client supports it. */
-export function topicForClient(topic: string, realm: { emptyTopicDisplayName: string | null }, allowEmptyTopicName: boolean) {
+export function topicForClient(
+  topic: string,
+  realm: { emptyTopicDisplayName: string | null },
+  allowEmptyTopicName: boolean,
+) {
   return topic === "" && !allowEmptyTopicName ? emptyTopicDisplayName(realm) : topic;
 }

@@ -37,11 +37,19 @@ export function incomingDir(config: Pick<Config, "dataDir">): string {
 export function storedFilePath(config: Pick<Config, "dataDir">, pathId: string): string | null {
   const root = uploadsRoot(config);
   const path = resolve(root, pathId);
-  return path.startsWith(root + sep) && !pathId.split("/").some((part) => part === "" || part === "." || part === "..") && !pathId.startsWith(".") ? path : null;
+  return path.startsWith(root + sep) &&
+    !pathId.split("/").some((part) => part === "" || part === "." || part === "..") &&
+    !pathId.startsWith(".")
+    ? path
+    : null;
 }
 
 /** Moves an incoming file to its path id's place. */
-export async function placeFile(config: Pick<Config, "dataDir">, incoming: string, pathId: string): Promise<string> {
+export async function placeFile(
+  config: Pick<Config, "dataDir">,
+  incoming: string,
+  pathId: string,
+): Promise<string> {
   const target = storedFilePath(config, pathId);
   if (!target) throw new Error(`path id ${pathId} is outside the upload store`);
   await mkdir(dirname(target), { recursive: true });
@@ -65,7 +73,11 @@ const EDGE_SPACES = new RegExp(String.raw`^[${SPACE}]+|[${SPACE}]+$`, "gu");
  * (keeping the extension), and never empty, `.` or `..`.
  */
 export function sanitizeName(value: string): string {
-  let name = value.normalize("NFKC").replace(NOT_NAME_CHAR, "").replace(EDGE_SPACES, "").replace(DASHES_AND_SPACES, "-");
+  let name = value
+    .normalize("NFKC")
+    .replace(NOT_NAME_CHAR, "")
+    .replace(EDGE_SPACES, "")
+    .replace(DASHES_AND_SPACES, "-");
   name = truncateFileName(name, MAX_FILE_NAME_BYTES);
   return name === "" || name === "." || name === ".." ? "uploaded-file" : name;
 }
@@ -95,7 +107,9 @@ function truncateFileName(name: string, maxBytes: number): string {
 
 /** Python's urllib.parse.unquote: %XX runs decoded as UTF-8 (invalid bytes become U+FFFD), the rest kept. */
 export function unquote(value: string): string {
-  return value.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"));
+  return value.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+    Buffer.from(run.replace(/%/g, ""), "hex").toString("utf8"),
+  );
 }
 
 /**
@@ -112,22 +126,67 @@ export function uploadedFileName(raw: string | undefined): string | null {
 
 /** Zulip's local path ids: the realm, one of 256 directories, 18 random bytes, the sanitized name. */
 export function newPathId(realmId: number, fileName: string): string {
-  return [String(realmId), randomInt(256).toString(16), randomBytes(18).toString("base64url"), sanitizeName(fileName)].join("/");
+  return [
+    String(realmId),
+    randomInt(256).toString(16),
+    randomBytes(18).toString("base64url"),
+    sanitizeName(fileName),
+  ].join("/");
 }
 
 const MIME_TYPES: Record<string, string> = {
-  aac: "audio/aac", apng: "image/apng", avi: "video/x-msvideo", avif: "image/avif", bmp: "image/bmp", csv: "text/csv",
-  doc: "application/msword", docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", flac: "audio/flac",
-  gif: "image/gif", gz: "application/gzip", heic: "image/heic", htm: "text/html", html: "text/html", ico: "image/vnd.microsoft.icon",
-  jpe: "image/jpeg", jpeg: "image/jpeg", jpg: "image/jpeg", js: "text/javascript", json: "application/json", log: "text/plain",
-  m4a: "audio/mp4", md: "text/markdown", mkv: "video/x-matroska", mov: "video/quicktime", mp3: "audio/mpeg", mp4: "video/mp4",
-  odp: "application/vnd.oasis.opendocument.presentation", ods: "application/vnd.oasis.opendocument.spreadsheet",
-  odt: "application/vnd.oasis.opendocument.text", oga: "audio/ogg", ogg: "audio/ogg", ogv: "video/ogg", opus: "audio/ogg",
-  pdf: "application/pdf", png: "image/png", ppt: "application/vnd.ms-powerpoint",
-  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation", svg: "image/svg+xml", tar: "application/x-tar",
-  text: "text/plain", tif: "image/tiff", tiff: "image/tiff", txt: "text/plain", wav: "audio/wav", weba: "audio/webm", webm: "video/webm",
-  webp: "image/webp", xls: "application/vnd.ms-excel", xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  xml: "text/xml", zip: "application/zip",
+  aac: "audio/aac",
+  apng: "image/apng",
+  avi: "video/x-msvideo",
+  avif: "image/avif",
+  bmp: "image/bmp",
+  csv: "text/csv",
+  doc: "application/msword",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  flac: "audio/flac",
+  gif: "image/gif",
+  gz: "application/gzip",
+  heic: "image/heic",
+  htm: "text/html",
+  html: "text/html",
+  ico: "image/vnd.microsoft.icon",
+  jpe: "image/jpeg",
+  jpeg: "image/jpeg",
+  jpg: "image/jpeg",
+  js: "text/javascript",
+  json: "application/json",
+  log: "text/plain",
+  m4a: "audio/mp4",
+  md: "text/markdown",
+  mkv: "video/x-matroska",
+  mov: "video/quicktime",
+  mp3: "audio/mpeg",
+  mp4: "video/mp4",
+  odp: "application/vnd.oasis.opendocument.presentation",
+  ods: "application/vnd.oasis.opendocument.spreadsheet",
+  odt: "application/vnd.oasis.opendocument.text",
+  oga: "audio/ogg",
+  ogg: "audio/ogg",
+  ogv: "video/ogg",
+  opus: "audio/ogg",
+  pdf: "application/pdf",
+  png: "image/png",
+  ppt: "application/vnd.ms-powerpoint",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  svg: "image/svg+xml",
+  tar: "application/x-tar",
+  text: "text/plain",
+  tif: "image/tiff",
+  tiff: "image/tiff",
+  txt: "text/plain",
+  wav: "audio/wav",
+  weba: "audio/webm",
+  webm: "video/webm",
+  webp: "image/webp",
+  xls: "application/vnd.ms-excel",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  xml: "text/xml",
+  zip: "application/zip",
 };
 
 /** Python's mimetypes.guess_type, for the common extensions. */
@@ -148,19 +207,41 @@ export function uploadContentType(partType: string, fileName: string): string {
 
 /** Types a browser may show in place: never HTML, SVG or XML, whose scripts would run (Zulip's INLINE_MIME_TYPES). */
 const INLINE_MIME_TYPES = new Set([
-  "application/pdf", "audio/aac", "audio/flac", "audio/mp4", "audio/mpeg", "audio/ogg", "audio/wav", "audio/webm", "image/apng",
-  "image/avif", "image/gif", "image/jpeg", "image/png", "image/webp", "text/plain", "video/mp4", "video/ogg", "video/webm",
+  "application/pdf",
+  "audio/aac",
+  "audio/flac",
+  "audio/mp4",
+  "audio/mpeg",
+  "audio/ogg",
+  "audio/wav",
+  "audio/webm",
+  "image/apng",
+  "image/avif",
+  "image/gif",
+  "image/jpeg",
+  "image/png",
+  "image/webp",
+  "text/plain",
+  "video/mp4",
+  "video/ogg",
+  "video/webm",
 ]);
 
 export function servesInline(contentType: string | null): boolean {
-  return contentType !== null && INLINE_MIME_TYPES.has(contentType.split(";")[0]!.trim().toLowerCase());
+  return (
+    contentType !== null && INLINE_MIME_TYPES.has(contentType.split(";")[0]!.trim().toLowerCase())
+  );
 }
 
 /** Django's content_disposition_header. */
 export function contentDisposition(asAttachment: boolean, fileName: string): string {
   const disposition = asAttachment ? "attachment" : "inline";
-  if (/^[\t\x20-\x7e]*$/.test(fileName)) return `${disposition}; filename="${fileName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-  const quoted = encodeURIComponent(fileName).replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+  if (/^[\t\x20-\x7e]*$/.test(fileName))
+    return `${disposition}; filename="${fileName.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  const quoted = encodeURIComponent(fileName).replace(
+    /[!'()*]/g,
+    (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
   return `${disposition}; filename*=utf-8''${quoted}`;
 }
 
@@ -201,17 +282,28 @@ async function loadOrCreateKey(path: string): Promise<Buffer> {
   }
 }
 
-const sign = (key: Buffer, text: string) => createHmac("sha256", key).update(`user_uploads:${text}`).digest("base64url");
+const sign = (key: Buffer, text: string) =>
+  createHmac("sha256", key).update(`user_uploads:${text}`).digest("base64url");
 
 /** `/user_uploads/temporary/<token>/<name>`: the file without authentication, for TEMPORARY_URL_SECONDS. */
-export async function temporaryUrl(config: Pick<Config, "dataDir">, pathId: string, now: Date): Promise<string> {
+export async function temporaryUrl(
+  config: Pick<Config, "dataDir">,
+  pathId: string,
+  now: Date,
+): Promise<string> {
   const signed = `${pathId}:${Math.floor(now.getTime() / 1000) + TEMPORARY_URL_SECONDS}`;
-  const token = Buffer.from(`${signed}:${sign(await signingKey(config), signed)}`, "utf8").toString("hex").toUpperCase();
+  const token = Buffer.from(`${signed}:${sign(await signingKey(config), signed)}`, "utf8")
+    .toString("hex")
+    .toUpperCase();
   return `/user_uploads/temporary/${token}/${pathId.split("/").at(-1)}`;
 }
 
 /** The path id a temporary URL's token grants, or null for a forged, altered or expired one. */
-export async function pathIdFromToken(config: Pick<Config, "dataDir">, token: string, now: Date): Promise<string | null> {
+export async function pathIdFromToken(
+  config: Pick<Config, "dataDir">,
+  token: string,
+  now: Date,
+): Promise<string | null> {
   if (!/^(?:[0-9A-Fa-f]{2})+$/.test(token)) return null;
   const text = Buffer.from(token, "hex").toString("utf8");
   const signatureAt = text.lastIndexOf(":");

@@ -8,7 +8,12 @@ import type { Db, NamedUserGroup, Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
 import type { Schemas } from "./schemas.ts";
-import { SystemGroups, USER_GROUP_SETTINGS, type GroupSetting, type SystemGroupName } from "./group-settings.ts";
+import {
+  SystemGroups,
+  USER_GROUP_SETTINGS,
+  type GroupSetting,
+  type SystemGroupName,
+} from "./group-settings.ts";
 import * as permissions from "./permissions.ts";
 import { isStorableId } from "./messages.ts";
 import { refuseNul } from "./text.ts";
@@ -19,8 +24,14 @@ export { SystemGroups, type SystemGroupName } from "./group-settings.ts";
 export type GroupSettingValue = Schemas["GroupSettingValue"];
 type AnonymousValue = Exclude<GroupSettingValue, number>;
 
-export async function getSystemGroupIds(db: Db, realmId: number): Promise<Record<SystemGroupName, number>> {
-  const rows = await db.namedUserGroup.findMany({ where: { realmId, isSystemGroup: true }, select: { id: true, name: true } });
+export async function getSystemGroupIds(
+  db: Db,
+  realmId: number,
+): Promise<Record<SystemGroupName, number>> {
+  const rows = await db.namedUserGroup.findMany({
+    where: { realmId, isSystemGroup: true },
+    select: { id: true, name: true },
+  });
   return Object.fromEntries(rows.map((r) => [r.name, r.id])) as Record<SystemGroupName, number>;
 }
 
@@ -36,15 +47,29 @@ export async function isUserInGroup(db: Db, userId: number, groupId: number): Pr
  * The API form of several group-setting values in one statement: a named group's id, or an
  * anonymous group's active direct members and direct subgroups (get_group_setting_value_for_api).
  */
-export async function groupSettingValues(db: Db, groupIds: number[]): Promise<Map<number, GroupSettingValue>> {
+export async function groupSettingValues(
+  db: Db,
+  groupIds: number[],
+): Promise<Map<number, GroupSettingValue>> {
   return (await groupSettingValuesAndNames(db, groupIds)).values;
 }
 
 /** groupSettingValues, and the names of the system groups among them (legacy fields derive from them). */
-export async function groupSettingValuesAndNames(db: Db, groupIds: number[]): Promise<{ values: Map<number, GroupSettingValue>; systemNames: Map<number, string> }> {
+export async function groupSettingValuesAndNames(
+  db: Db,
+  groupIds: number[],
+): Promise<{ values: Map<number, GroupSettingValue>; systemNames: Map<number, string> }> {
   const ids = [...new Set(groupIds)];
   if (ids.length === 0) return { values: new Map(), systemNames: new Map() };
-  const rows = await db.$queryRaw<{ id: number; named: boolean; system_name: string | null; members: number[]; subgroups: number[] }[]>`
+  const rows = await db.$queryRaw<
+    {
+      id: number;
+      named: boolean;
+      system_name: string | null;
+      members: number[];
+      subgroups: number[];
+    }[]
+  >`
     SELECT g.id, n.id IS NOT NULL AS named, CASE WHEN n.is_system_group THEN n.name END AS system_name,
       ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
             WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
@@ -53,9 +78,22 @@ export async function groupSettingValuesAndNames(db: Db, groupIds: number[]): Pr
     WHERE g.id = ANY(${ids}::int[])`;
   return {
     values: new Map(
-      rows.map((r) => [Number(r.id), r.named ? Number(r.id) : { direct_members: r.members.map(Number), direct_subgroups: r.subgroups.map(Number) }] as const),
+      rows.map(
+        (r) =>
+          [
+            Number(r.id),
+            r.named
+              ? Number(r.id)
+              : {
+                  direct_members: r.members.map(Number),
+                  direct_subgroups: r.subgroups.map(Number),
+                },
+          ] as const,
+      ),
     ),
-    systemNames: new Map(rows.filter((r) => r.system_name !== null).map((r) => [Number(r.id), r.system_name!])),
+    systemNames: new Map(
+      rows.filter((r) => r.system_name !== null).map((r) => [Number(r.id), r.system_name!]),
+    ),
   };
 }
 
@@ -70,10 +108,15 @@ export async function groupSettingValue(db: Db, groupId: number): Promise<GroupS
  * Zulip's parse_group_setting_value: an anonymous value of exactly one subgroup and no members
  * is that group, and an empty one is `role:nobody`, as Zulip stores them.
  */
-export function parseGroupSettingValue(value: GroupSettingValue, nobodyGroupId: number): GroupSettingValue {
+export function parseGroupSettingValue(
+  value: GroupSettingValue,
+  nobodyGroupId: number,
+): GroupSettingValue {
   if (typeof value === "number") return value;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1) return value.direct_subgroups[0]!;
-  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0) return nobodyGroupId;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 1)
+    return value.direct_subgroups[0]!;
+  if (value.direct_members.length === 0 && value.direct_subgroups.length === 0)
+    return nobodyGroupId;
   return value;
 }
 
@@ -85,7 +128,9 @@ export function sameGroupSettingValue(a: GroupSettingValue, b: GroupSettingValue
     const sy = new Set(y);
     return sx.size === sy.size && [...sx].every((v) => sy.has(v));
   };
-  return sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups);
+  return (
+    sameSet(a.direct_members, b.direct_members) && sameSet(a.direct_subgroups, b.direct_subgroups)
+  );
 }
 
 /** SystemGroupRequiredError: a user-defined or anonymous group for a system-groups-only setting. */
@@ -96,17 +141,29 @@ export class SystemGroupRequiredError extends JsonableError {
 }
 
 /** A named group for a setting (access_user_group_for_setting and check_setting_configuration_for_system_groups). */
-async function checkNamedGroupForSetting(tx: Tx, realmId: number, setting: GroupSetting, groupId: number): Promise<number> {
-  const group = await tx.namedUserGroup.findFirst({ where: { id: groupId, realmId }, select: { id: true, name: true, isSystemGroup: true, deactivated: true } });
+async function checkNamedGroupForSetting(
+  tx: Tx,
+  realmId: number,
+  setting: GroupSetting,
+  groupId: number,
+): Promise<number> {
+  const group = await tx.namedUserGroup.findFirst({
+    where: { id: groupId, realmId },
+    select: { id: true, name: true, isSystemGroup: true, deactivated: true },
+  });
   if (!group) throw new JsonableError("Invalid user group");
   if (group.deactivated) throw new JsonableError("User group is deactivated.");
-  if (setting.requireSystemGroup && !group.isSystemGroup) throw new SystemGroupRequiredError(setting.name);
+  if (setting.requireSystemGroup && !group.isSystemGroup)
+    throw new SystemGroupRequiredError(setting.name);
   const refused =
     (group.name === SystemGroups.INTERNET && !setting.allowInternetGroup) ||
     (group.name === SystemGroups.NOBODY && !setting.allowNobodyGroup) ||
     (group.name === SystemGroups.EVERYONE && !setting.allowEveryoneGroup) ||
-    (group.isSystemGroup && setting.allowedSystemGroups.length > 0 && !setting.allowedSystemGroups.includes(group.name as SystemGroupName));
-  if (refused) throw new JsonableError(`'${setting.name}' setting cannot be set to '${group.name}' group.`);
+    (group.isSystemGroup &&
+      setting.allowedSystemGroups.length > 0 &&
+      !setting.allowedSystemGroups.includes(group.name as SystemGroupName));
+  if (refused)
+    throw new JsonableError(`'${setting.name}' setting cannot be set to '${group.name}' group.`);
   return group.id;
 }
 
@@ -116,27 +173,50 @@ async function checkNamedGroupForSetting(tx: Tx, realmId: number, setting: Group
  * only when the setting held a named group. Members must be active users of the organization,
  * subgroups its active named groups.
  */
-async function storeAnonymousValue(tx: Tx, realmId: number, value: AnonymousValue, currentAnonymousId: number | null): Promise<number> {
+async function storeAnonymousValue(
+  tx: Tx,
+  realmId: number,
+  value: AnonymousValue,
+  currentAnonymousId: number | null,
+): Promise<number> {
   const members = [...new Set(value.direct_members)];
   const subgroups = [...new Set(value.direct_subgroups)];
-  const users = await tx.userProfile.findMany({ where: { realmId, isActive: true, id: { in: members } }, select: { id: true } });
+  const users = await tx.userProfile.findMany({
+    where: { realmId, isActive: true, id: { in: members } },
+    select: { id: true },
+  });
   const found = new Set(users.map((u) => u.id));
   const missingUser = members.find((id) => !found.has(id));
   if (missingUser !== undefined) throw new JsonableError(`Invalid user ID: ${missingUser}`);
-  const groups = await tx.namedUserGroup.findMany({ where: { realmId, id: { in: subgroups } }, select: { id: true, deactivated: true } });
+  const groups = await tx.namedUserGroup.findMany({
+    where: { realmId, id: { in: subgroups } },
+    select: { id: true, deactivated: true },
+  });
   const missingGroup = subgroups.find((id) => !groups.some((g) => g.id === id));
   if (missingGroup !== undefined) throw new JsonableError(`Invalid user group ID: ${missingGroup}`);
   if (groups.some((g) => g.deactivated)) throw new JsonableError("User group is deactivated.");
 
   // Separate statements: Prisma runs a nested write's inserts concurrently, which a transaction's
   // single connection can only queue.
-  const groupId = currentAnonymousId ?? (await tx.userGroup.create({ data: { realmId }, select: { id: true } })).id;
+  const groupId =
+    currentAnonymousId ??
+    (await tx.userGroup.create({ data: { realmId }, select: { id: true } })).id;
   if (currentAnonymousId !== null) {
-    await tx.userGroupMembership.deleteMany({ where: { userGroupId: groupId, userProfileId: { notIn: members } } });
-    await tx.groupGroupMembership.deleteMany({ where: { supergroupId: groupId, subgroupId: { notIn: subgroups } } });
+    await tx.userGroupMembership.deleteMany({
+      where: { userGroupId: groupId, userProfileId: { notIn: members } },
+    });
+    await tx.groupGroupMembership.deleteMany({
+      where: { supergroupId: groupId, subgroupId: { notIn: subgroups } },
+    });
   }
-  await tx.userGroupMembership.createMany({ data: members.map((userProfileId) => ({ userGroupId: groupId, userProfileId })), skipDuplicates: true });
-  await tx.groupGroupMembership.createMany({ data: subgroups.map((subgroupId) => ({ supergroupId: groupId, subgroupId })), skipDuplicates: true });
+  await tx.userGroupMembership.createMany({
+    data: members.map((userProfileId) => ({ userGroupId: groupId, userProfileId })),
+    skipDuplicates: true,
+  });
+  await tx.groupGroupMembership.createMany({
+    data: subgroups.map((subgroupId) => ({ supergroupId: groupId, subgroupId })),
+    skipDuplicates: true,
+  });
   return groupId;
 }
 
@@ -166,10 +246,20 @@ export async function checkGroupSettingUpdate(
   currentGroupId: number,
   update: { new: GroupSettingValue; old?: GroupSettingValue },
 ): Promise<GroupSettingChange | null> {
-  const nobody = (await tx.namedUserGroup.findFirstOrThrow({ where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY }, select: { id: true } })).id;
+  const nobody = (
+    await tx.namedUserGroup.findFirstOrThrow({
+      where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY },
+      select: { id: true },
+    })
+  ).id;
   const current = await groupSettingValue(tx, currentGroupId);
-  if (update.old !== undefined && !sameGroupSettingValue(parseGroupSettingValue(update.old, nobody), current))
-    throw new JsonableError("'old' value does not match the expected value.", { code: "EXPECTATION_MISMATCH" });
+  if (
+    update.old !== undefined &&
+    !sameGroupSettingValue(parseGroupSettingValue(update.old, nobody), current)
+  )
+    throw new JsonableError("'old' value does not match the expected value.", {
+      code: "EXPECTATION_MISMATCH",
+    });
   const wanted = parseGroupSettingValue(update.new, nobody);
   if (sameGroupSettingValue(wanted, current)) return null;
   const currentAnonymousId = typeof current === "number" ? null : currentGroupId;
@@ -188,8 +278,19 @@ export async function checkGroupSettingUpdate(
  * no current value to compare): a named group checked against the setting's rules, or a new
  * anonymous group (which names `groups:<realm id>`).
  */
-export async function groupForNewSetting(tx: Tx, events: Pick<PendingEvents, "invalidate">, realmId: number, setting: GroupSetting, value: GroupSettingValue): Promise<number> {
-  const nobody = (await tx.namedUserGroup.findFirstOrThrow({ where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY }, select: { id: true } })).id;
+export async function groupForNewSetting(
+  tx: Tx,
+  events: Pick<PendingEvents, "invalidate">,
+  realmId: number,
+  setting: GroupSetting,
+  value: GroupSettingValue,
+): Promise<number> {
+  const nobody = (
+    await tx.namedUserGroup.findFirstOrThrow({
+      where: { realmId, isSystemGroup: true, name: SystemGroups.NOBODY },
+      select: { id: true },
+    })
+  ).id;
   const wanted = parseGroupSettingValue(value, nobody);
   if (typeof wanted === "number") return checkNamedGroupForSetting(tx, realmId, setting, wanted);
   if (!setting.allowAnonymousGroup) throw new SystemGroupRequiredError(setting.name);
@@ -210,9 +311,16 @@ export async function deleteAnonymousGroups(tx: Tx, groupIds: number[]) {
  * A new anonymous group of one member (Zulip's "channel_creator" and "group_creator" defaults).
  * Creates membership, so the caller's transaction must name `groups:<realm id>`.
  */
-export async function createCreatorGroup(tx: Tx, realmId: number, creatorId: number): Promise<number> {
+export async function createCreatorGroup(
+  tx: Tx,
+  realmId: number,
+  creatorId: number,
+): Promise<number> {
   const group = await tx.userGroup.create({ data: { realmId }, select: { id: true } });
-  await tx.userGroupMembership.create({ data: { userGroupId: group.id, userProfileId: creatorId }, select: { id: true } });
+  await tx.userGroupMembership.create({
+    data: { userGroupId: group.id, userProfileId: creatorId },
+    select: { id: true },
+  });
   return group.id;
 }
 
@@ -223,7 +331,10 @@ const INVALID_NAME_PREFIXES = ["@", "role:", "user:", "stream:", "channel:"];
 /** check_user_group_name: not blank, at most 100 characters, no reserved prefix (the name is kept as sent). */
 export function checkUserGroupName(name: string): string {
   if (name.trim() === "") throw new JsonableError("User group name can't be empty!");
-  if ([...name].length > MAX_USER_GROUP_NAME_LENGTH) throw new JsonableError(`User group name cannot exceed ${MAX_USER_GROUP_NAME_LENGTH} characters.`);
+  if ([...name].length > MAX_USER_GROUP_NAME_LENGTH)
+    throw new JsonableError(
+      `User group name cannot exceed ${MAX_USER_GROUP_NAME_LENGTH} characters.`,
+    );
   const prefix = INVALID_NAME_PREFIXES.find((p) => name.startsWith(p));
   if (prefix) throw new JsonableError(`User group name cannot start with '${prefix}'.`);
   return refuseNul(name, "user group name");
@@ -233,9 +344,17 @@ export function checkUserGroupName(name: string): string {
  * The API form of the organization's named groups (user_groups_in_realm_serialized): direct
  * active members, direct subgroups and every setting's value, in three statements.
  */
-export async function userGroupDicts(db: Db, realmId: number, options: { includeDeactivated: boolean; ids?: number[] }) {
+export async function userGroupDicts(
+  db: Db,
+  realmId: number,
+  options: { includeDeactivated: boolean; ids?: number[] },
+) {
   const groups = await db.namedUserGroup.findMany({
-    where: { realmId, ...(options.includeDeactivated ? {} : { deactivated: false }), ...(options.ids ? { id: { in: options.ids } } : {}) },
+    where: {
+      realmId,
+      ...(options.includeDeactivated ? {} : { deactivated: false }),
+      ...(options.ids ? { id: { in: options.ids } } : {}),
+    },
     orderBy: { id: "asc" },
   });
   const ids = groups.map((g) => g.id);
@@ -247,7 +366,10 @@ export async function userGroupDicts(db: Db, realmId: number, options: { include
     FROM user_group g WHERE g.id = ANY(${ids}::int[])`;
   const byId = new Map(members.map((m) => [Number(m.id), m]));
   const settings = Object.values(USER_GROUP_SETTINGS);
-  const values = await groupSettingValues(db, groups.flatMap((g) => settings.map((s) => g[s.field as keyof typeof g] as number)));
+  const values = await groupSettingValues(
+    db,
+    groups.flatMap((g) => settings.map((s) => g[s.field as keyof typeof g] as number)),
+  );
   return groups.map((g) => {
     const dict: Record<string, unknown> = {
       id: g.id,
@@ -266,26 +388,49 @@ export async function userGroupDicts(db: Db, realmId: number, options: { include
 }
 
 /** get_user_group_by_id_in_realm: a named group of the organization, else "Invalid user group". */
-export async function findUserGroup(db: Db, realmId: number, groupId: number, options: { allowDeactivated: boolean }): Promise<NamedUserGroup> {
-  const group = isStorableId(groupId) ? await db.namedUserGroup.findFirst({ where: { id: groupId, realmId } }) : null;
+export async function findUserGroup(
+  db: Db,
+  realmId: number,
+  groupId: number,
+  options: { allowDeactivated: boolean },
+): Promise<NamedUserGroup> {
+  const group = isStorableId(groupId)
+    ? await db.namedUserGroup.findFirst({ where: { id: groupId, realmId } })
+    : null;
   if (!group) throw new JsonableError("Invalid user group");
-  if (group.deactivated && !options.allowDeactivated) throw new JsonableError("User group is deactivated.");
+  if (group.deactivated && !options.allowDeactivated)
+    throw new JsonableError("User group is deactivated.");
   return group;
 }
 
 /** The active members of a group: its direct members, or everyone in it through every subgroup (one recursive statement). */
-export async function userGroupMemberIds(db: Db, realmId: number, groupId: number, directOnly: boolean): Promise<number[]> {
+export async function userGroupMemberIds(
+  db: Db,
+  realmId: number,
+  groupId: number,
+  directOnly: boolean,
+): Promise<number[]> {
   if (directOnly) {
-    const rows = await db.userGroupMembership.findMany({ where: { userGroupId: groupId, userProfile: { isActive: true } }, select: { userProfileId: true }, orderBy: { userProfileId: "asc" } });
+    const rows = await db.userGroupMembership.findMany({
+      where: { userGroupId: groupId, userProfile: { isActive: true } },
+      select: { userProfileId: true },
+      orderBy: { userProfileId: "asc" },
+    });
     return rows.map((r) => r.userProfileId);
   }
   return [...(await permissions.groupMembers(db, realmId, [groupId]))].sort((a, b) => a - b);
 }
 
 /** A group's subgroups: its direct ones, or every group below it (one recursive statement). */
-export async function userGroupSubgroupIds(db: Db, groupId: number, directOnly: boolean): Promise<number[]> {
+export async function userGroupSubgroupIds(
+  db: Db,
+  groupId: number,
+  directOnly: boolean,
+): Promise<number[]> {
   const rows = directOnly
-    ? await db.$queryRaw<{ id: number }[]>`SELECT subgroup_id AS id FROM group_group_membership WHERE supergroup_id = ${groupId} ORDER BY subgroup_id`
+    ? await db.$queryRaw<
+        { id: number }[]
+      >`SELECT subgroup_id AS id FROM group_group_membership WHERE supergroup_id = ${groupId} ORDER BY subgroup_id`
     : await db.$queryRaw<{ id: number }[]>`
         WITH RECURSIVE down(id) AS (SELECT subgroup_id FROM group_group_membership WHERE supergroup_id = ${groupId}
           UNION SELECT g.subgroup_id FROM group_group_membership g JOIN down ON g.supergroup_id = down.id)

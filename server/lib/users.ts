@@ -10,10 +10,22 @@ import type { ApiUser } from "./schemas.ts";
 import { isStorableId } from "./messages.ts";
 import { isStorableText, unprintablePosition } from "./text.ts";
 
-export const Role = { OWNER: 100, ADMINISTRATOR: 200, MODERATOR: 300, MEMBER: 400, GUEST: 600 } as const;
+export const Role = {
+  OWNER: 100,
+  ADMINISTRATOR: 200,
+  MODERATOR: 300,
+  MEMBER: 400,
+  GUEST: 600,
+} as const;
 
 /** email_address_visibility values (zerver/models/users.py). */
-export const EmailVisibility = { EVERYONE: 1, MEMBERS: 2, ADMINS: 3, NOBODY: 4, MODERATORS: 5 } as const;
+export const EmailVisibility = {
+  EVERYONE: 1,
+  MEMBERS: 2,
+  ADMINS: 3,
+  NOBODY: 4,
+  MODERATORS: 5,
+} as const;
 
 export const isRealmAdmin = (u: Pick<UserProfile, "role">) => u.role <= Role.ADMINISTRATOR;
 export const isModeratorOrAbove = (u: Pick<UserProfile, "role">) => u.role <= Role.MODERATOR;
@@ -23,7 +35,11 @@ export const isGuest = (u: Pick<UserProfile, "role">) => u.role === Role.GUEST;
  * Ids of the organization's users whose API or real email is `email`, case-insensitively, through
  * the (realm_id, lower(…)) unique indexes.
  */
-async function idsByEmail(db: Db, realmId: number, email: string): Promise<{ id: number; byApiEmail: boolean; byDeliveryEmail: boolean }[]> {
+async function idsByEmail(
+  db: Db,
+  realmId: number,
+  email: string,
+): Promise<{ id: number; byApiEmail: boolean; byDeliveryEmail: boolean }[]> {
   if (!isStorableText(email)) return [];
   return db.$queryRaw`
     SELECT id, lower(email) = lower(${email}) AS "byApiEmail", lower(delivery_email) = lower(${email}) AS "byDeliveryEmail"
@@ -36,7 +52,10 @@ export async function findUserByDeliveryEmail(db: Db, realmId: number, email: st
 }
 
 /** Whether `viewer` may see `target`'s real email address (Zulip's can_access_delivery_email). */
-export function canSeeDeliveryEmail(viewer: Pick<UserProfile, "id" | "role">, target: Pick<UserProfile, "id" | "isBot" | "emailAddressVisibility">) {
+export function canSeeDeliveryEmail(
+  viewer: Pick<UserProfile, "id" | "role">,
+  target: Pick<UserProfile, "id" | "isBot" | "emailAddressVisibility">,
+) {
   if (viewer.id === target.id || target.isBot) return true;
   switch (target.emailAddressVisibility) {
     case EmailVisibility.EVERYONE:
@@ -58,8 +77,13 @@ export function dummyEmail(userId: number, domain: string) {
 }
 
 /** The API email a user gets for their visibility setting (stored, as Zulip stores it). */
-export function apiEmailFor(user: Pick<UserProfile, "id" | "deliveryEmail" | "isBot" | "emailAddressVisibility">, domain: string) {
-  return user.isBot || user.emailAddressVisibility === EmailVisibility.EVERYONE ? user.deliveryEmail : dummyEmail(user.id, domain);
+export function apiEmailFor(
+  user: Pick<UserProfile, "id" | "deliveryEmail" | "isBot" | "emailAddressVisibility">,
+  domain: string,
+) {
+  return user.isBot || user.emailAddressVisibility === EmailVisibility.EVERYONE
+    ? user.deliveryEmail
+    : dummyEmail(user.id, domain);
 }
 
 /** Avatars are Gravatar-hosted until uploads exist (zerver/lib/avatar_hash.py gravatar_hash). */
@@ -81,7 +105,11 @@ export interface UserFormatOptions {
   profileData?: Map<number, ProfileData>;
 }
 
-export function toApiUser(user: UserProfile, viewer: Pick<UserProfile, "id" | "role">, options: UserFormatOptions): ApiUser {
+export function toApiUser(
+  user: UserProfile,
+  viewer: Pick<UserProfile, "id" | "role">,
+  options: UserFormatOptions,
+): ApiUser {
   const visible = canSeeDeliveryEmail(viewer, user);
   const api: ApiUser = {
     user_id: user.id,
@@ -96,7 +124,10 @@ export function toApiUser(user: UserProfile, viewer: Pick<UserProfile, "id" | "r
     is_bot: user.isBot,
     role: user.role as ApiUser["role"],
     timezone: user.timezone,
-    avatar_url: options.clientGravatar && visible ? null : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+    avatar_url:
+      options.clientGravatar && visible
+        ? null
+        : gravatarUrl(user.deliveryEmail, user.avatarVersion),
     avatar_version: user.avatarVersion,
     is_imported_stub: user.isImportedStub,
   };
@@ -110,7 +141,11 @@ export function toApiUser(user: UserProfile, viewer: Pick<UserProfile, "id" | "r
 }
 
 /** Custom profile field values of the given users, keyed by user id then field id. */
-export async function loadProfileData(db: Db, realmId: number, userIds: number[]): Promise<Map<number, ProfileData>> {
+export async function loadProfileData(
+  db: Db,
+  realmId: number,
+  userIds: number[],
+): Promise<Map<number, ProfileData>> {
   const rows = await db.customProfileFieldValue.findMany({
     where: { userProfileId: { in: userIds }, field: { realmId } },
     select: { userProfileId: true, fieldId: true, value: true, renderedValue: true },
@@ -125,14 +160,27 @@ export async function loadProfileData(db: Db, realmId: number, userIds: number[]
 }
 
 /** GET /users/me's extras in one statement: the newest message id the user has, and their custom profile data. */
-export async function loadOwnUserExtras(db: Db, realmId: number, userId: number): Promise<{ maxMessageId: number; profileData: ProfileData }> {
-  const [row] = await db.$queryRaw<{ max_id: number | null; profile: { fieldId: number; value: string; renderedValue: string | null }[] }[]>`
+export async function loadOwnUserExtras(
+  db: Db,
+  realmId: number,
+  userId: number,
+): Promise<{ maxMessageId: number; profileData: ProfileData }> {
+  const [row] = await db.$queryRaw<
+    {
+      max_id: number | null;
+      profile: { fieldId: number; value: string; renderedValue: string | null }[];
+    }[]
+  >`
     SELECT (SELECT max(message_id) FROM user_message WHERE user_profile_id = ${userId}) AS max_id,
            (SELECT COALESCE(json_agg(json_build_object('fieldId', v.field_id, 'value', v.value, 'renderedValue', v.rendered_value)), '[]')
               FROM custom_profile_field_value v JOIN custom_profile_field f ON f.id = v.field_id AND f.realm_id = ${realmId}
               WHERE v.user_profile_id = ${userId}) AS profile`;
   const profileData: ProfileData = {};
-  for (const r of row!.profile) profileData[String(r.fieldId)] = r.renderedValue !== null ? { value: r.value, rendered_value: r.renderedValue } : { value: r.value };
+  for (const r of row!.profile)
+    profileData[String(r.fieldId)] =
+      r.renderedValue !== null
+        ? { value: r.value, rendered_value: r.renderedValue }
+        : { value: r.value };
   return { maxMessageId: row!.max_id ?? -1, profileData };
 }
 
@@ -140,14 +188,24 @@ export async function loadOwnUserExtras(db: Db, realmId: number, userId: number)
  * GET /users/{email}: the API email (dummy or real) finds any user; a real address finds the
  * user only when the caller may see it, so hidden addresses cannot be probed.
  */
-export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer: UserProfile, email: string, dummyDomain: string) {
+export async function accessUserByEmail(
+  db: Db,
+  realm: Pick<Realm, "id">,
+  viewer: UserProfile,
+  email: string,
+  dummyDomain: string,
+) {
   const dummy = email.toLowerCase().match(/^user(\d+)@(.+)$/);
   if (dummy && dummy[2] === dummyDomain.toLowerCase()) {
-    const user = await db.userProfile.findFirst({ where: { realmId: realm.id, id: Number(dummy[1]) } });
+    const user = await db.userProfile.findFirst({
+      where: { realmId: realm.id, id: Number(dummy[1]) },
+    });
     if (user) return user;
   }
   const matches = await idsByEmail(db, realm.id, email);
-  const users = matches.length ? await db.userProfile.findMany({ where: { id: { in: matches.map((m) => m.id) } } }) : [];
+  const users = matches.length
+    ? await db.userProfile.findMany({ where: { id: { in: matches.map((m) => m.id) } } })
+    : [];
   const byApiEmail = users.find((u) => matches.some((m) => m.id === u.id && m.byApiEmail));
   if (byApiEmail) return byApiEmail;
   const byDelivery = users.find((u) => matches.some((m) => m.id === u.id && m.byDeliveryEmail));
@@ -157,7 +215,9 @@ export async function accessUserByEmail(db: Db, realm: Pick<Realm, "id">, viewer
 
 /** The ids of the organization's active users and bots (the audience of organization-wide events). */
 export async function activeUserIds(db: Db, realmId: number): Promise<number[]> {
-  return (await db.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })).map((u) => u.id);
+  return (
+    await db.userProfile.findMany({ where: { realmId, isActive: true }, select: { id: true } })
+  ).map((u) => u.id);
 }
 
 /** UserProfile.MAX_NAME_LENGTH / MIN_NAME_LENGTH. */
@@ -169,16 +229,29 @@ export function checkFullName(raw: string): string {
   const name = raw.trim();
   if ([...name].length > MAX_NAME_LENGTH) throw new JsonableError("Name too long!");
   if ([...name].length < MIN_NAME_LENGTH) throw new JsonableError("Name too short!");
-  if (/[*`\\>"@]/.test(name) || unprintablePosition(name) > 0) throw new JsonableError("Invalid characters in name!");
+  if (/[*`\\>"@]/.test(name) || unprintablePosition(name) > 0)
+    throw new JsonableError("Invalid characters in name!");
   return name;
 }
 
 /** Every user of the organization, deactivated ones and bots included, or those of `ids`, by id (GET /users). */
 export function realmUsers(db: Db, realmId: number, ids?: number[]): Promise<UserProfile[]> {
-  return db.userProfile.findMany({ where: { realmId, ...(ids ? { id: { in: ids } } : {}) }, orderBy: { id: "asc" } });
+  return db.userProfile.findMany({
+    where: { realmId, ...(ids ? { id: { in: ids } } : {}) },
+    orderBy: { id: "asc" },
+  });
 }
 
 /** An active user of the organization by id, or null. */
-export async function findActiveUser(db: Db, realmId: number, userId: number): Promise<{ id: number } | null> {
-  return isStorableId(userId) ? db.userProfile.findFirst({ where: { id: userId, realmId, isActive: true }, select: { id: true } }) : null;
+export async function findActiveUser(
+  db: Db,
+  realmId: number,
+  userId: number,
+): Promise<{ id: number } | null> {
+  return isStorableId(userId)
+    ? db.userProfile.findFirst({
+        where: { id: userId, realmId, isActive: true },
+        select: { id: true },
+      })
+    : null;
 }

@@ -46,36 +46,67 @@ export function usageLine(command: Command<unknown>): string {
 }
 
 export function commandHelp(command: Command<unknown>): string {
-  const width = Math.max(...Object.entries(command.options).map(([n, o]) => n.length + (o.type === "string" ? (o.value ?? "VALUE").length + 1 : 0)), 4) + 4;
+  const width =
+    Math.max(
+      ...Object.entries(command.options).map(
+        ([n, o]) => n.length + (o.type === "string" ? (o.value ?? "VALUE").length + 1 : 0),
+      ),
+      4,
+    ) + 4;
   const rows = Object.entries(command.options).map(([name, o]) => {
     const left = o.type === "string" ? `${name} ${o.value ?? "VALUE"}` : name;
     return `  --${left.padEnd(width)}${o.description}${o.required ? " (required)" : ""}`;
   });
   rows.push(`  --${"help".padEnd(width)}this help`);
-  return [`${command.summary}\n`, `usage: ${usageLine(command)}\n`, "options:", ...rows, ...(command.notes ? ["", command.notes] : [])].join("\n");
+  return [
+    `${command.summary}\n`,
+    `usage: ${usageLine(command)}\n`,
+    "options:",
+    ...rows,
+    ...(command.notes ? ["", command.notes] : []),
+  ].join("\n");
 }
 
 /** Parses a command's arguments; every mistake is a UsageError naming it. */
-export function parseCommandArgs(command: Command<unknown>, args: string[]): { help: boolean; values: Values } {
-  const options = Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]));
+export function parseCommandArgs(
+  command: Command<unknown>,
+  args: string[],
+): { help: boolean; values: Values } {
+  const options = Object.fromEntries(
+    Object.entries(command.options).map(([name, o]) => [name, { type: o.type }]),
+  );
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false });
+    parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: false,
+    });
   } catch (err) {
     const e = err as Error & { code?: string };
     const quoted = /'([^']+)'/.exec(e.message)?.[1];
-    if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`unknown option ${quoted ?? ""} for ${command.name}`);
-    if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new UsageError(`unexpected argument '${quoted ?? ""}' for ${command.name}: options are written --option VALUE`);
+    if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      throw new UsageError(`unknown option ${quoted ?? ""} for ${command.name}`);
+    if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+      throw new UsageError(
+        `unexpected argument '${quoted ?? ""}' for ${command.name}: options are written --option VALUE`,
+      );
     if (e.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
       const option = /--[a-z-]+/.exec(e.message)?.[0];
-      throw new UsageError(option && /argument missing/.test(e.message) ? `${option} needs a value` : e.message.split("\n")[0]!);
+      throw new UsageError(
+        option && /argument missing/.test(e.message)
+          ? `${option} needs a value`
+          : e.message.split("\n")[0]!,
+      );
     }
     throw new UsageError(e.message.split("\n")[0]);
   }
   const values = parsed.values as Values;
   if (values.help) return { help: true, values };
   for (const [name, o] of Object.entries(command.options)) {
-    if (o.required && (values[name] === undefined || values[name] === "")) throw new UsageError(`${command.name} needs --${name}`);
+    if (o.required && (values[name] === undefined || values[name] === ""))
+      throw new UsageError(`${command.name} needs --${name}`);
   }
   return { help: false, values };
 }
@@ -94,7 +125,8 @@ export function asUsage<T>(option: string, value: string | undefined, check: () 
   try {
     return check();
   } catch (err) {
-    if (err instanceof JsonableError) throw new UsageError(`${optionText(option, value)}: ${err.message}`);
+    if (err instanceof JsonableError)
+      throw new UsageError(`${optionText(option, value)}: ${err.message}`);
     throw err;
   }
 }
@@ -103,19 +135,37 @@ export function asUsage<T>(option: string, value: string | undefined, check: () 
  * Runs an action, naming the option in the refusals that concern it (`--email X: Email 'X'
  * already in use`); other failures pass unchanged.
  */
-export async function refusalsOf<T>(option: string, value: string, concerns: RegExp, action: () => Promise<T>): Promise<T> {
+export async function refusalsOf<T>(
+  option: string,
+  value: string,
+  concerns: RegExp,
+  action: () => Promise<T>,
+): Promise<T> {
   try {
     return await action();
   } catch (err) {
-    if (err instanceof JsonableError && concerns.test(err.message)) throw new JsonableError(`${optionText(option, value)}: ${err.message}`);
+    if (err instanceof JsonableError && concerns.test(err.message))
+      throw new JsonableError(`${optionText(option, value)}: ${err.message}`);
     throw err;
   }
 }
 
 export const PASSWORD_OPTIONS: Record<string, OptionSpec> = {
-  password: { type: "string", value: "PASSWORD", description: "the password (visible to other local users in the process list: prefer the next two)" },
-  "password-env": { type: "string", value: "VARIABLE", description: "read the password from this environment variable" },
-  "password-stdin": { type: "boolean", description: "read the password from standard input (its first line)" },
+  password: {
+    type: "string",
+    value: "PASSWORD",
+    description:
+      "the password (visible to other local users in the process list: prefer the next two)",
+  },
+  "password-env": {
+    type: "string",
+    value: "VARIABLE",
+    description: "read the password from this environment variable",
+  },
+  "password-stdin": {
+    type: "boolean",
+    description: "read the password from standard input (its first line)",
+  },
 };
 
 async function readStdin(): Promise<string> {
@@ -126,15 +176,26 @@ async function readStdin(): Promise<string> {
 
 /** The password from whichever of the password options was given (at most one), checked; null if none. */
 export async function passwordFrom(values: Values): Promise<string | null> {
-  const given = ["password", "password-env", "password-stdin"].filter((k) => values[k] !== undefined && values[k] !== false);
-  if (given.length > 1) throw new UsageError(`give the password one way only, not with ${given.map((k) => `--${k}`).join(" and ")}`);
+  const given = ["password", "password-env", "password-stdin"].filter(
+    (k) => values[k] !== undefined && values[k] !== false,
+  );
+  if (given.length > 1)
+    throw new UsageError(
+      `give the password one way only, not with ${given.map((k) => `--${k}`).join(" and ")}`,
+    );
   let password: string | null = null;
-  const from = given[0] === "password-env" ? optionText("password-env", values["password-env"] as string) : optionText(given[0] ?? "password");
+  const from =
+    given[0] === "password-env"
+      ? optionText("password-env", values["password-env"] as string)
+      : optionText(given[0] ?? "password");
   if (values.password !== undefined) password = values.password as string;
   else if (values["password-env"] !== undefined) {
     const variable = values["password-env"] as string;
     password = process.env[variable] ?? null;
-    if (password === null) throw new UsageError(`--password-env ${variable}: the environment variable ${variable} is not set`);
+    if (password === null)
+      throw new UsageError(
+        `--password-env ${variable}: the environment variable ${variable} is not set`,
+      );
   } else if (values["password-stdin"]) {
     if (process.stdin.isTTY) process.stderr.write("Password (then Enter and Ctrl-D): ");
     password = (await readStdin()).split(/\r?\n/)[0]!;

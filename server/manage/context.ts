@@ -6,10 +6,22 @@ import { EventBus } from "../events/index.ts";
 import { createLogger } from "../logger.ts";
 import { join } from "node:path";
 
-export async function openForCommand(config: Config = configFromEnv()): Promise<{ deps: AppDeps; database: Database }> {
-  const database = await openDatabase(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync });
+export async function openForCommand(
+  config: Config = configFromEnv(),
+): Promise<{ deps: AppDeps; database: Database }> {
+  const database = await openDatabase(
+    config.databaseUrl
+      ? { databaseUrl: config.databaseUrl }
+      : { dataDir: join(config.dataDir, "postgres"), fsync: config.pgliteFsync },
+  );
   // Commands run while the server is stopped: events have no listener, but actions still queue them.
-  const deps: AppDeps = { db: database.prisma, events: new EventBus(database), log: createLogger(config.logLevel === "info" ? "warn" : config.logLevel), config, now: () => new Date() };
+  const deps: AppDeps = {
+    db: database.prisma,
+    events: new EventBus(database),
+    log: createLogger(config.logLevel === "info" ? "warn" : config.logLevel),
+    config,
+    now: () => new Date(),
+  };
   return { deps, database };
 }
 

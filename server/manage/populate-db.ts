@@ -43,7 +43,12 @@ const HUMANS: [email: string, fullName: string, role: number][] = [
   ["polonius@zulip.com", "Polonius", Role.GUEST],
 ];
 
-const CHANNELS: [name: string, description: string, inviteOnly: boolean, members: string[] | "all"][] = [
+const CHANNELS: [
+  name: string,
+  description: string,
+  inviteOnly: boolean,
+  members: string[] | "all",
+][] = [
   ["Verona", "A city in Italy", false, "all"],
   ["Denmark", "A Scandinavian country", false, "all"],
   ["Scotland", "Where the Macbeths live", false, ["iago", "othello", "hamlet", "shiva"]],
@@ -63,30 +68,82 @@ const shortName = (email: string) => email.split("@")[0]!;
 
 export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
   if ((await deps.db.realm.count()) > 0)
-    throw new JsonableError("populate-db needs an empty database, and this one already has an organization.");
+    throw new JsonableError(
+      "populate-db needs an empty database, and this one already has an organization.",
+    );
   const passwords = new Map(HUMANS.map(([email]) => [email, randomBytes(9).toString("base64url")]));
-  const hashes = new Map(await Promise.all(HUMANS.map(async ([email]) => [email, await hashPassword(passwords.get(email)!)] as const)));
+  const hashes = new Map(
+    await Promise.all(
+      HUMANS.map(async ([email]) => [email, await hashPassword(passwords.get(email)!)] as const),
+    ),
+  );
 
   const { realm, users, bots, channels } = await deps.db.$transaction(
     async (tx) => {
-      const realm = await doCreateRealm(tx, { name: "Zulip Dev", stringId: "zulip", description: "The Zulip development environment." });
+      const realm = await doCreateRealm(tx, {
+        name: "Zulip Dev",
+        stringId: "zulip",
+        description: "The Zulip development environment.",
+      });
       const domain = await fakeEmailDomain(tx, realm, deps.config);
       const users = [];
-      for (const [email, fullName, role] of HUMANS) users.push(await doCreateUser(tx, realm, { email, fullName, role, passwordHash: hashes.get(email)! }, domain));
+      for (const [email, fullName, role] of HUMANS)
+        users.push(
+          await doCreateUser(
+            tx,
+            realm,
+            { email, fullName, role, passwordHash: hashes.get(email)! },
+            domain,
+          ),
+        );
       const hamlet = users.find((u) => u.deliveryEmail === "hamlet@zulip.com")!;
       const bots = [
-        await doCreateUser(tx, realm, { email: "default-bot@zulip.com", fullName: "Zulip Default Bot", role: Role.MEMBER, isBot: true, botType: 1, botOwnerId: hamlet.id }, domain),
-        await doCreateUser(tx, realm, { email: "notification-bot@zulip.com", fullName: "Notification Bot", role: Role.MEMBER, isBot: true, botType: 1 }, domain),
+        await doCreateUser(
+          tx,
+          realm,
+          {
+            email: "default-bot@zulip.com",
+            fullName: "Zulip Default Bot",
+            role: Role.MEMBER,
+            isBot: true,
+            botType: 1,
+            botOwnerId: hamlet.id,
+          },
+          domain,
+        ),
+        await doCreateUser(
+          tx,
+          realm,
+          {
+            email: "notification-bot@zulip.com",
+            fullName: "Notification Bot",
+            role: Role.MEMBER,
+            isBot: true,
+            botType: 1,
+          },
+          domain,
+        ),
       ];
       const channels = [];
       for (const [name, description, inviteOnly, members] of CHANNELS) {
-        const stream = await doCreateChannel(tx, realm.id, { name, description, inviteOnly, creatorId: users[0]!.id });
-        const ids = members === "all" ? users.map((u) => u.id) : users.filter((u) => members.includes(shortName(u.deliveryEmail))).map((u) => u.id);
+        const stream = await doCreateChannel(tx, realm.id, {
+          name,
+          description,
+          inviteOnly,
+          creatorId: users[0]!.id,
+        });
+        const ids =
+          members === "all"
+            ? users.map((u) => u.id)
+            : users.filter((u) => members.includes(shortName(u.deliveryEmail))).map((u) => u.id);
         await doSubscribe(tx, realm.id, stream, ids);
         channels.push(stream);
       }
       // As in Zulip's development organization, new channels are announced in Verona.
-      await tx.realm.update({ where: { id: realm.id }, data: { newStreamAnnouncementsStreamId: channels.find((c) => c.name === "Verona")!.id } });
+      await tx.realm.update({
+        where: { id: realm.id },
+        data: { newStreamAnnouncementsStreamId: channels.find((c) => c.name === "Verona")!.id },
+      });
       return { realm, users, bots, channels };
     },
     { timeout: 60_000 },
@@ -94,7 +151,11 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
 
   for (const [sender, topic, content] of MESSAGES) {
     const user = users.find((u) => shortName(u.deliveryEmail) === sender)!;
-    await checkSendMessage(actAs(deps, realm, user), { target: { kind: "channel", streamName: "Verona", topic }, content, clientName: "populate_db" });
+    await checkSendMessage(actAs(deps, realm, user), {
+      target: { kind: "channel", streamName: "Verona", topic },
+      content,
+      clientName: "populate_db",
+    });
   }
 
   const credential = (u: (typeof users)[number]): Credential => ({
@@ -106,7 +167,12 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
     password: passwords.get(u.deliveryEmail) ?? null,
   });
   return {
-    realm: { id: realm.id, name: realm.name, string_id: realm.stringId, host: await realmHost(deps.db, realm, deps.config) },
+    realm: {
+      id: realm.id,
+      name: realm.name,
+      string_id: realm.stringId,
+      host: await realmHost(deps.db, realm, deps.config),
+    },
     users: Object.fromEntries(users.map((u) => [shortName(u.deliveryEmail), credential(u)])),
     bots: Object.fromEntries(bots.map((b) => [shortName(b.deliveryEmail), credential(b)])),
     channels: Object.fromEntries(channels.map((c) => [c.name, { stream_id: c.id }])),

@@ -48,7 +48,10 @@ export interface ScaleOptions {
 
 /** Defaults that grow with N: about one user per 1,000 messages, one channel per 10,000. */
 export function scaleDefaults(messages: number): { users: number; channels: number } {
-  return { users: Math.max(30, Math.min(1000, Math.round(messages / 1000))), channels: Math.max(10, Math.min(100, Math.round(messages / 10000))) };
+  return {
+    users: Math.max(30, Math.min(1000, Math.round(messages / 1000))),
+    channels: Math.max(10, Math.min(100, Math.round(messages / 10000))),
+  };
 }
 
 /**
@@ -94,7 +97,13 @@ export interface ScaleResult {
   seconds: number;
 }
 
-const credential = (u: { id: number; deliveryEmail: string; fullName: string; role: number; apiKey: string }): Credential => ({
+const credential = (u: {
+  id: number;
+  deliveryEmail: string;
+  fullName: string;
+  role: number;
+  apiKey: string;
+}): Credential => ({
   user_id: u.id,
   email: u.deliveryEmail,
   full_name: u.fullName,
@@ -116,7 +125,11 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
   const domain = `${options.stringId}.example.com`;
 
   const { realm, owner } = await step("organization", () =>
-    doCreateOrganization(deps, { name: `Scale ${N}`, stringId: options.stringId, owner: { email: `owner@${domain}`, fullName: "Scale Owner", passwordHash: null } }),
+    doCreateOrganization(deps, {
+      name: `Scale ${N}`,
+      stringId: options.stringId,
+      owner: { email: `owner@${domain}`, fullName: "Scale Owner", passwordHash: null },
+    }),
   );
   const clientId = await clientIdFor(deps.db, "populate_scale");
 
@@ -130,7 +143,18 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
         const emailDomain = await fakeEmailDomain(tx, realm, deps.config);
         const made = [];
         for (let i = 1; i <= U; i++)
-          made.push(await doCreateUser(tx, realm, { email: `user${i}@${domain}`, fullName: `User ${i}`, role: i % 97 === 0 ? Role.MODERATOR : i % 53 === 0 ? Role.GUEST : Role.MEMBER }, emailDomain));
+          made.push(
+            await doCreateUser(
+              tx,
+              realm,
+              {
+                email: `user${i}@${domain}`,
+                fullName: `User ${i}`,
+                role: i % 97 === 0 ? Role.MODERATOR : i % 53 === 0 ? Role.GUEST : Role.MEMBER,
+              },
+              emailDomain,
+            ),
+          );
         return made;
       });
       const members = users.filter((u) => u.role !== Role.GUEST);
@@ -152,7 +176,8 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
           const pool = inviteOnly ? members : users;
           const subs = new Set<number>([owner.id]);
           if (k <= Math.ceil(C / 2)) subs.add(users[0]!.id);
-          for (let j = 0; subs.size < size + 1 && j < pool.length * 2; j++) subs.add(pool[(k * 131 + j * 977) % pool.length]!.id);
+          for (let j = 0; subs.size < size + 1 && j < pool.length * 2; j++)
+            subs.add(pool[(k * 131 + j * 977) % pool.length]!.id);
           await doSubscribe(tx, realm.id, stream, [...subs]);
           made.push({ k, streamId: stream.id, recipientId: stream.recipientId!, subs: [...subs] });
         }
@@ -179,22 +204,42 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
       });
 
       await step("alert words", () =>
-        sql(`INSERT INTO alert_word (realm_id, user_profile_id, word) SELECT $1, u, $2 FROM unnest($3::int[]) AS u`, realm.id, SCALE_ALERT_WORD, users.filter((_, i) => i % 10 === 0).map((u) => u.id)),
+        sql(
+          `INSERT INTO alert_word (realm_id, user_profile_id, word) SELECT $1, u, $2 FROM unnest($3::int[]) AS u`,
+          realm.id,
+          SCALE_ALERT_WORD,
+          users.filter((_, i) => i % 10 === 0).map((u) => u.id),
+        ),
       );
 
       // The plan: one row per message.
       await step("plan", async () => {
-        await sql(`CREATE TEMP TABLE scale_user (i int PRIMARY KEY, id int, recipient_id int, full_name text) ON COMMIT DROP`);
-        await sql(`INSERT INTO scale_user SELECT t.i, t.id, t.r, t.n FROM unnest($1::int[], $2::int[], $3::text[]) WITH ORDINALITY AS t(id, r, n, i)`, users.map((u) => u.id), users.map((u) => u.recipientId), users.map((u) => u.fullName));
-        await sql(`CREATE TEMP TABLE scale_channel (k int PRIMARY KEY, recipient_id int, subs int[], topics int) ON COMMIT DROP`);
+        await sql(
+          `CREATE TEMP TABLE scale_user (i int PRIMARY KEY, id int, recipient_id int, full_name text) ON COMMIT DROP`,
+        );
+        await sql(
+          `INSERT INTO scale_user SELECT t.i, t.id, t.r, t.n FROM unnest($1::int[], $2::int[], $3::text[]) WITH ORDINALITY AS t(id, r, n, i)`,
+          users.map((u) => u.id),
+          users.map((u) => u.recipientId),
+          users.map((u) => u.fullName),
+        );
+        await sql(
+          `CREATE TEMP TABLE scale_channel (k int PRIMARY KEY, recipient_id int, subs int[], topics int) ON COMMIT DROP`,
+        );
         // A channel's expected share of the channel messages is ln((k+1)/k)/ln(C+1): about 30 messages per topic.
         await sql(
           `INSERT INTO scale_channel SELECT t.k, t.r, ARRAY(SELECT (s.value)::int FROM jsonb_array_elements_text(t.subs) s), 0
            FROM jsonb_to_recordset($1::jsonb) AS t(k int, r int, subs jsonb)`,
           JSON.stringify(channels.map((c) => ({ k: c.k, r: c.recipientId, subs: c.subs }))),
         );
-        await sql(`UPDATE scale_channel SET topics = greatest(2, round(0.85 * $1::int * ln((k + 1.0) / k) / ln($2::int + 1.0) / 30))`, N, C);
-        await sql(`CREATE TEMP TABLE scale_group (gi int PRIMARY KEY, recipient_id int, members int[]) ON COMMIT DROP`);
+        await sql(
+          `UPDATE scale_channel SET topics = greatest(2, round(0.85 * $1::int * ln((k + 1.0) / k) / ln($2::int + 1.0) / 30))`,
+          N,
+          C,
+        );
+        await sql(
+          `CREATE TEMP TABLE scale_group (gi int PRIMARY KEY, recipient_id int, members int[]) ON COMMIT DROP`,
+        );
         await sql(
           `INSERT INTO scale_group SELECT t.gi, t.r, ARRAY(SELECT (s.value)::int FROM jsonb_array_elements_text(t.members) s)
            FROM jsonb_to_recordset($1::jsonb) AS t(gi int, r int, members jsonb)`,
@@ -227,16 +272,25 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
           U,
         );
         // A one-to-one message to oneself is a message to oneself in Zulip too; keep them rare.
-        await sql(`UPDATE scale_plan SET oi = CASE WHEN si = 1 THEN 2 ELSE 1 END WHERE kind = 'd' AND si = oi AND u_extra > 0.01`);
+        await sql(
+          `UPDATE scale_plan SET oi = CASE WHEN si = 1 THEN 2 ELSE 1 END WHERE kind = 'd' AND si = oi AND u_extra > 0.01`,
+        );
         // Temporary tables are never analyzed automatically: without statistics the planner took
         // the 100-row channel table for thousands and joined it by nested loops over the plan.
-        for (const table of ["scale_user", "scale_channel", "scale_group", "scale_plan"]) await sql(`ANALYZE ${table}`);
+        for (const table of ["scale_user", "scale_channel", "scale_group", "scale_plan"])
+          await sql(`ANALYZE ${table}`);
       });
 
       await step("messages", async () => {
         await sql(`LOCK TABLE message IN EXCLUSIVE MODE`);
-        const [{ base }] = await tx.$queryRawUnsafe<[{ base: bigint }]>(`SELECT nextval(pg_get_serial_sequence('message', 'id')) AS base`);
-        await tx.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('message', 'id'), $1::bigint + $2)::text`, base, N);
+        const [{ base }] = await tx.$queryRawUnsafe<[{ base: bigint }]>(
+          `SELECT nextval(pg_get_serial_sequence('message', 'id')) AS base`,
+        );
+        await tx.$queryRawUnsafe(
+          `SELECT setval(pg_get_serial_sequence('message', 'id'), $1::bigint + $2)::text`,
+          base,
+          N,
+        );
         // Per message: the recipient, the sender, a mentioned user (2% of channel messages), a
         // wildcard mention (0.2%), a link (5%), an image (0.5%), an upload (0.5%), and the words.
         await sql(
@@ -397,7 +451,14 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
 
   await step("ANALYZE", () => deps.db.$executeRawUnsafe(`ANALYZE`));
   const count = async (table: string, where = "realm_id = $1") =>
-    Number((await deps.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, realm.id))[0]!.n);
+    Number(
+      (
+        await deps.db.$queryRawUnsafe<{ n: bigint }[]>(
+          `SELECT count(*) AS n FROM ${table} WHERE ${where}`,
+          realm.id,
+        )
+      )[0]!.n,
+    );
   const counts = {
     users: U + 2,
     channels: C + 3,
@@ -408,8 +469,17 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
     "followed/muted topics": await count("user_topic"),
   };
   return {
-    realm: { id: realm.id, name: realm.name, string_id: realm.stringId, host: await realmHost(deps.db, realm, deps.config) },
-    users: { owner: credential(owner), reader: credential(result.reader), partner: credential(result.partner) },
+    realm: {
+      id: realm.id,
+      name: realm.name,
+      string_id: realm.stringId,
+      host: await realmHost(deps.db, realm, deps.config),
+    },
+    users: {
+      owner: credential(owner),
+      reader: credential(result.reader),
+      partner: credential(result.partner),
+    },
     counts,
     seconds: (performance.now() - started) / 1000,
   };
@@ -420,20 +490,46 @@ function count(values: Values, name: string, fallback: number, min: number, max:
   const text = values[name] as string | undefined;
   if (text === undefined) return fallback;
   const value = Number(text.replace(/_/g, ""));
-  if (!/^\d[\d_]*$/.test(text) || value < min || value > max) throw new UsageError(`--${name} ${text}: give a whole number from ${min} to ${max.toLocaleString("en")}`);
+  if (!/^\d[\d_]*$/.test(text) || value < min || value > max)
+    throw new UsageError(
+      `--${name} ${text}: give a whole number from ${min} to ${max.toLocaleString("en")}`,
+    );
   return value;
 }
 
 export const populateScaleCommand: Command<ScaleOptions & { file: string | null }> = {
   name: "populate-scale",
-  summary: "Create an organization of N messages in realistic shapes, to measure the cost of reads at scale.",
+  summary:
+    "Create an organization of N messages in realistic shapes, to measure the cost of reads at scale.",
   options: {
     messages: { type: "string", value: "N", description: "how many messages (default 1000000)" },
-    users: { type: "string", value: "N", description: "how many users (default: N/1000, from 30 to 1000)" },
-    channels: { type: "string", value: "N", description: "how many channels (default: N/10000, from 10 to 100)" },
-    "string-id": { type: "string", value: "ORG_ID", description: "the new organization's id (default: scale)" },
-    seed: { type: "string", value: "N", description: "seed of the random draws (default 1): the same seed gives the same organization" },
-    credentials: { type: "string", value: "FILE", description: "write the organization and its owner's, reader's and partner's API keys there (JSON)" },
+    users: {
+      type: "string",
+      value: "N",
+      description: "how many users (default: N/1000, from 30 to 1000)",
+    },
+    channels: {
+      type: "string",
+      value: "N",
+      description: "how many channels (default: N/10000, from 10 to 100)",
+    },
+    "string-id": {
+      type: "string",
+      value: "ORG_ID",
+      description: "the new organization's id (default: scale)",
+    },
+    seed: {
+      type: "string",
+      value: "N",
+      description:
+        "seed of the random draws (default 1): the same seed gives the same organization",
+    },
+    credentials: {
+      type: "string",
+      value: "FILE",
+      description:
+        "write the organization and its owner's, reader's and partner's API keys there (JSON)",
+    },
   },
   notes:
     "Channels get messages with probability ~1/rank, topics within a channel likewise; 85% channel\n" +
@@ -444,10 +540,13 @@ export const populateScaleCommand: Command<ScaleOptions & { file: string | null 
     const messages = count(values, "messages", 1_000_000, 1, 50_000_000);
     const defaults = scaleDefaults(messages);
     const stringId = (values["string-id"] as string | undefined) ?? "scale";
-    if (!/^[a-z0-9-]{3,40}$/.test(stringId)) throw new UsageError(`--string-id ${stringId}: 3 to 40 lowercase letters, numbers and '-'s`);
+    if (!/^[a-z0-9-]{3,40}$/.test(stringId))
+      throw new UsageError(`--string-id ${stringId}: 3 to 40 lowercase letters, numbers and '-'s`);
     const file = values.credentials === undefined ? null : resolve(values.credentials as string);
     if (file && (!existsSync(dirname(file)) || (existsSync(file) && statSync(file).isDirectory())))
-      throw new UsageError(`--credentials ${values.credentials}: not a file in an existing directory`);
+      throw new UsageError(
+        `--credentials ${values.credentials}: not a file in an existing directory`,
+      );
     return {
       messages,
       users: count(values, "users", defaults.users, 10, 100_000),
@@ -459,19 +558,29 @@ export const populateScaleCommand: Command<ScaleOptions & { file: string | null 
   },
   async run({ file, ...options }, deps) {
     await checkScaleTarget(deps, options.stringId);
-    const result = await populateScale(deps, { ...options, progress: (line) => process.stderr.write(line + "\n") });
+    const result = await populateScale(deps, {
+      ...options,
+      progress: (line) => process.stderr.write(line + "\n"),
+    });
     if (file) writeFileSync(file, JSON.stringify(result, null, 2) + "\n", { mode: 0o600 });
-    return labelled(`Created the organization "${result.realm.name}" in ${result.seconds.toFixed(0)} s.`, [
-      ["organization URL", `http://${result.realm.host}`],
-      ...Object.entries(result.counts).map(([k, v]) => [k, v.toLocaleString("en")] as [string, string]),
-      ["reader", `${result.users.reader.email} (API key ${result.users.reader.api_key})`],
-      ...(file ? [["credentials", file] as [string, string]] : []),
-    ]);
+    return labelled(
+      `Created the organization "${result.realm.name}" in ${result.seconds.toFixed(0)} s.`,
+      [
+        ["organization URL", `http://${result.realm.host}`],
+        ...Object.entries(result.counts).map(
+          ([k, v]) => [k, v.toLocaleString("en")] as [string, string],
+        ),
+        ["reader", `${result.users.reader.email} (API key ${result.users.reader.api_key})`],
+        ...(file ? [["credentials", file] as [string, string]] : []),
+      ],
+    );
   },
 };
 
 /** Refuses a second fill of the same organization id before anything is written. */
 export async function checkScaleTarget(deps: AppDeps, stringId: string): Promise<void> {
   if (await deps.db.realm.findUnique({ where: { stringId }, select: { id: true } }))
-    throw new JsonableError(`An organization with the id '${stringId}' exists already: choose another with --string-id`);
+    throw new JsonableError(
+      `An organization with the id '${stringId}' exists already: choose another with --string-id`,
+    );
 }

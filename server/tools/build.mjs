@@ -42,13 +42,21 @@ export function staleness() {
  * with it that string and its source text. Loaded through require() and dropped from require's
  * cache once read, the string is garbage as soon as the module is compiled.
  */
-const PRISMA_WASM_IMPORT = /await import\("(@prisma\/client\/runtime\/query_compiler_\w+_bg\.\w+\.wasm-base64)\.mjs"\)/g;
+const PRISMA_WASM_IMPORT =
+  /await import\("(@prisma\/client\/runtime\/query_compiler_\w+_bg\.\w+\.wasm-base64)\.mjs"\)/g;
 const prismaWasmOnce = {
   name: "prisma-wasm-once",
   setup(b) {
     b.onLoad({ filter: /generated[\\/]prisma[\\/]internal[\\/]class\.ts$/ }, (args) => {
       const source = readFileSync(args.path, "utf8");
-      if (!PRISMA_WASM_IMPORT.test(source)) return { warnings: [{ text: "the Prisma client's wasm import changed: it stays an ES module (more memory, nothing else)" }] };
+      if (!PRISMA_WASM_IMPORT.test(source))
+        return {
+          warnings: [
+            {
+              text: "the Prisma client's wasm import changed: it stays an ES module (more memory, nothing else)",
+            },
+          ],
+        };
       const contents = source.replace(
         PRISMA_WASM_IMPORT,
         (_, id) =>
@@ -60,7 +68,8 @@ const prismaWasmOnce = {
 };
 
 /** Anything esbuild leaves outside ASCII (a character in a regular expression) makes V8 keep the whole bundle's source as two bytes a character. */
-const asciiOnly = (text) => text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+const asciiOnly = (text) =>
+  text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 export async function build() {
   const { build: esbuild } = await import("esbuild");
@@ -82,8 +91,13 @@ export async function build() {
     logLevel: "warning",
   });
   mkdirSync(OUT_DIR, { recursive: true });
-  for (const file of result.outputFiles) writeFileSync(file.path, file.path.endsWith(".js") ? asciiOnly(file.text) : file.contents);
-  const inputs = [...Object.keys(result.metafile.inputs), path.relative(ROOT, fileURLToPath(import.meta.url)), "package.json"].sort();
+  for (const file of result.outputFiles)
+    writeFileSync(file.path, file.path.endsWith(".js") ? asciiOnly(file.text) : file.contents);
+  const inputs = [
+    ...Object.keys(result.metafile.inputs),
+    path.relative(ROOT, fileURLToPath(import.meta.url)),
+    "package.json",
+  ].sort();
   mkdirSync(path.dirname(INPUTS), { recursive: true });
   writeFileSync(INPUTS, JSON.stringify(inputs, null, 1) + "\n");
 }
@@ -94,6 +108,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   if (!ifStale || why) {
     const t0 = performance.now();
     await build();
-    console.error(`built dist/server/ (${ENTRIES.join(", ")}) in ${Math.round(performance.now() - t0)} ms${why && ifStale ? `: ${why}` : ""}`);
+    console.error(
+      `built dist/server/ (${ENTRIES.join(", ")}) in ${Math.round(performance.now() - t0)} ms${why && ifStale ? `: ${why}` : ""}`,
+    );
   }
 }

@@ -97,7 +97,9 @@ function diffTrees(a: string, b: string, normalizeA: (text: string) => string): 
   const diff: string[] = [];
   for (const f of new Set([...fa, ...fb])) {
     if (!fa.has(f) || !fb.has(f)) diff.push(f);
-    else if (normalizeA(readFileSync(path.join(a, f), "utf8")) !== readFileSync(path.join(b, f), "utf8")) {
+    else if (
+      normalizeA(readFileSync(path.join(a, f), "utf8")) !== readFileSync(path.join(b, f), "utf8")
+    ) {
       diff.push(f);
     }
   }
@@ -109,7 +111,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     if (process.argv.includes("--check")) {
       const stale = await prismaGenerateCheck();
       if (stale.length) {
-        console.error(`generated/prisma is stale (${stale.length} files differ: ${stale.slice(0, 5).join(", ")}…); run npm run gen`);
+        console.error(
+          `generated/prisma is stale (${stale.length} files differ: ${stale.slice(0, 5).join(", ")}…); run npm run gen`,
+        );
         process.exit(1);
       }
       console.log("generated/prisma is up to date");

@@ -72,7 +72,11 @@ const EXPECTED: Record<Kind, Record<Who, { access: boolean; received: boolean }>
 
 const WHO = Object.keys(ROLES) as Who[];
 const userId = (who: string) => server.creds.users[who]!.user_id;
-const basic = (who: string) => "Basic " + Buffer.from(`${server.creds.users[who]!.email}:${server.creds.users[who]!.api_key}`).toString("base64");
+const basic = (who: string) =>
+  "Basic " +
+  Buffer.from(`${server.creds.users[who]!.email}:${server.creds.users[who]!.api_key}`).toString(
+    "base64",
+  );
 
 interface Fixture {
   channelId: number;
@@ -88,16 +92,31 @@ const eventMessageIds = new Map<Who, Set<number>>();
 async function upload(who: string, name: string): Promise<string> {
   const form = new FormData();
   form.append("file", new Blob([`the ${name} file`], { type: "text/plain" }), name);
-  const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: basic(who) }, body: form });
+  const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
+    method: "POST",
+    headers: { Authorization: basic(who) },
+    body: form,
+  });
   const json = (await response.json()) as { url: string };
   expect(response.status, JSON.stringify(json)).toBe(200);
   return json.url;
 }
 
 beforeAll(async () => {
-  await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { enableSpectatorAccess: true } });
+  await server.db.realm.update({
+    where: { id: server.creds.realm.id },
+    data: { enableSpectatorAccess: true },
+  });
   const queues = new Map<Who, string>();
-  for (const who of WHO) queues.set(who, (await expectSuccess(server.as(who).POST("/register", { body: { event_types: ["message"] } as never }))).queue_id!);
+  for (const who of WHO)
+    queues.set(
+      who,
+      (
+        await expectSuccess(
+          server.as(who).POST("/register", { body: { event_types: ["message"] } as never }),
+        )
+      ).queue_id!,
+    );
 
   const early = ["desdemona", "othello", "prospero"].map(userId);
   const settings: Record<Kind, Record<string, unknown>> = {
@@ -107,39 +126,98 @@ beforeAll(async () => {
     public: {},
   };
   for (const kind of KINDS) {
-    const groups = kind === "protected" || kind === "shared" ? { can_subscribe_group: { direct_members: [userId("hamlet")], direct_subgroups: [] } } : {};
+    const groups =
+      kind === "protected" || kind === "shared"
+        ? { can_subscribe_group: { direct_members: [userId("hamlet")], direct_subgroups: [] } }
+        : {};
     const body = { name: `access ${kind}`, subscribers: early, ...settings[kind], ...groups };
-    const { id: channelId } = await expectSuccess(server.as("desdemona").POST("/channels/create", { body: body as never }));
+    const { id: channelId } = await expectSuccess(
+      server.as("desdemona").POST("/channels/create", { body: body as never }),
+    );
     const word = `zebra${kind.replace("-", "")}`;
     const fileUrl = await upload("desdemona", `${kind}.txt`);
     const topic = "the table";
     const { id: messageId } = await expectSuccess(
-      server.as("desdemona").POST("/messages", { body: { type: "channel", to: channelId, topic, content: `A ${word} with [a file](${fileUrl})` } as never }),
+      server.as("desdemona").POST("/messages", {
+        body: {
+          type: "channel",
+          to: channelId,
+          topic,
+          content: `A ${word} with [a file](${fileUrl})`,
+        } as never,
+      }),
     );
     fixtures.set(kind, { channelId, topic, messageId, word, fileUrl });
-    await expectSuccess(server.as("desdemona").POST("/users/me/subscriptions", { body: { subscriptions: [{ name: `access ${kind}` }], principals: [userId("cordelia")] } as never }));
-    await expectSuccess(server.as("prospero").DELETE("/users/me/subscriptions", { body: { subscriptions: [`access ${kind}`] } as never }));
+    await expectSuccess(
+      server.as("desdemona").POST("/users/me/subscriptions", {
+        body: {
+          subscriptions: [{ name: `access ${kind}` }],
+          principals: [userId("cordelia")],
+        } as never,
+      }),
+    );
+    await expectSuccess(
+      server.as("prospero").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: [`access ${kind}`] } as never,
+      }),
+    );
   }
 
   for (const who of WHO) {
-    const { events } = await expectSuccess(server.as(who).GET("/events", { params: { query: { queue_id: queues.get(who)!, last_event_id: -1, dont_block: true } } }));
-    eventMessageIds.set(who, new Set((events as any[]).filter((e) => e.type === "message").map((e) => e.message.id as number)));
+    const { events } = await expectSuccess(
+      server.as(who).GET("/events", {
+        params: { query: { queue_id: queues.get(who)!, last_event_id: -1, dont_block: true } },
+      }),
+    );
+    eventMessageIds.set(
+      who,
+      new Set(
+        (events as any[]).filter((e) => e.type === "message").map((e) => e.message.id as number),
+      ),
+    );
   }
 });
 
 /** Every path's answer for one user and one channel's message. */
 async function answers(who: Who, f: Fixture) {
   const client = server.as(who);
-  const fetched = await client.GET("/messages/{message_id}", { params: { path: { message_id: f.messageId } } });
+  const fetched = await client.GET("/messages/{message_id}", {
+    params: { path: { message_id: f.messageId } },
+  });
   const around = async (narrow: unknown[]) =>
-    (await expectSuccess(client.GET("/messages", { params: { query: { anchor: f.messageId, num_before: 0, num_after: 0, narrow } as never } }))).messages.map((m) => m.id);
+    (
+      await expectSuccess(
+        client.GET("/messages", {
+          params: { query: { anchor: f.messageId, num_before: 0, num_after: 0, narrow } as never },
+        }),
+      )
+    ).messages.map((m) => m.id);
   const inChannel = await around([{ operator: "channel", operand: f.channelId }]);
-  const searched = await around([{ operator: "channel", operand: f.channelId }, { operator: "search", operand: f.word }]);
-  const matches = await expectSuccess(client.GET("/messages/matches_narrow", { params: { query: { msg_ids: [f.messageId], narrow: [{ operator: "channel", operand: f.channelId }] } as never } }));
-  const history = await client.GET("/messages/{message_id}/history", { params: { path: { message_id: f.messageId } } });
-  const file = await fetch(`${server.baseUrl}${f.fileUrl}`, { headers: { Authorization: basic(who) } });
+  const searched = await around([
+    { operator: "channel", operand: f.channelId },
+    { operator: "search", operand: f.word },
+  ]);
+  const matches = await expectSuccess(
+    client.GET("/messages/matches_narrow", {
+      params: {
+        query: {
+          msg_ids: [f.messageId],
+          narrow: [{ operator: "channel", operand: f.channelId }],
+        } as never,
+      },
+    }),
+  );
+  const history = await client.GET("/messages/{message_id}/history", {
+    params: { path: { message_id: f.messageId } },
+  });
+  const file = await fetch(`${server.baseUrl}${f.fileUrl}`, {
+    headers: { Authorization: basic(who) },
+  });
   // The same topic is no change: an accessible message gets as far as "Nothing to change".
-  const patch = await client.PATCH("/messages/{message_id}", { params: { path: { message_id: f.messageId } }, body: { topic: f.topic } as never });
+  const patch = await client.PATCH("/messages/{message_id}", {
+    params: { path: { message_id: f.messageId } },
+    body: { topic: f.topic } as never,
+  });
   return {
     fetch: fetched.response.status === 200,
     narrow: inChannel.includes(f.messageId),
@@ -181,8 +259,19 @@ describe("one access rule over every read path", () => {
     const f = fixtures.get("public")!;
     await server.db.stream.update({ where: { id: f.channelId }, data: { isArchived: true } });
     try {
-      await expectSuccess(server.as("othello").GET("/messages/{message_id}", { params: { path: { message_id: f.messageId } } }));
-      await expectError(server.as("othello").PATCH("/messages/{message_id}", { params: { path: { message_id: f.messageId } }, body: { topic: "elsewhere" } as never }), 400, "Invalid message(s)");
+      await expectSuccess(
+        server
+          .as("othello")
+          .GET("/messages/{message_id}", { params: { path: { message_id: f.messageId } } }),
+      );
+      await expectError(
+        server.as("othello").PATCH("/messages/{message_id}", {
+          params: { path: { message_id: f.messageId } },
+          body: { topic: "elsewhere" } as never,
+        }),
+        400,
+        "Invalid message(s)",
+      );
     } finally {
       await server.db.stream.update({ where: { id: f.channelId }, data: { isArchived: false } });
     }
@@ -191,12 +280,33 @@ describe("one access rule over every read path", () => {
   it("moves, for a user who may, only the messages of the topic they may read", async () => {
     // Cordelia joined the protected channel after its first message: a whole-topic move takes only hers.
     const f = fixtures.get("protected")!;
-    await server.db.realm.update({ where: { id: server.creds.realm.id }, data: { moveMessagesWithinStreamLimitSeconds: null } });
-    const { id: mine } = await expectSuccess(server.as("cordelia").POST("/messages", { body: { type: "channel", to: f.channelId, topic: f.topic, content: "mine" } as never }));
-    await expectSuccess(
-      server.as("cordelia").PATCH("/messages/{message_id}", { params: { path: { message_id: mine } }, body: { topic: "moved", propagate_mode: "change_all", send_notification_to_old_thread: false, send_notification_to_new_thread: false } as never }),
+    await server.db.realm.update({
+      where: { id: server.creds.realm.id },
+      data: { moveMessagesWithinStreamLimitSeconds: null },
+    });
+    const { id: mine } = await expectSuccess(
+      server.as("cordelia").POST("/messages", {
+        body: { type: "channel", to: f.channelId, topic: f.topic, content: "mine" } as never,
+      }),
     );
-    const topics = await server.db.message.findMany({ where: { id: { in: [mine, f.messageId] } }, select: { id: true, subject: true } });
-    expect(Object.fromEntries(topics.map((t) => [t.id, t.subject]))).toEqual({ [mine]: "moved", [f.messageId]: f.topic });
+    await expectSuccess(
+      server.as("cordelia").PATCH("/messages/{message_id}", {
+        params: { path: { message_id: mine } },
+        body: {
+          topic: "moved",
+          propagate_mode: "change_all",
+          send_notification_to_old_thread: false,
+          send_notification_to_new_thread: false,
+        } as never,
+      }),
+    );
+    const topics = await server.db.message.findMany({
+      where: { id: { in: [mine, f.messageId] } },
+      select: { id: true, subject: true },
+    });
+    expect(Object.fromEntries(topics.map((t) => [t.id, t.subject]))).toEqual({
+      [mine]: "moved",
+      [f.messageId]: f.topic,
+    });
   });
 });

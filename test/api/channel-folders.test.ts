@@ -7,70 +7,184 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
-const create = (as: string, body: Record<string, unknown>) => server.as(as).POST("/channel_folders/create", { body: body as never });
-const update = (as: string, folderId: number, body: Record<string, unknown>) => server.as(as).PATCH("/channel_folders/{channel_folder_id}", { params: { path: { channel_folder_id: folderId } }, body: body as never });
+const create = (as: string, body: Record<string, unknown>) =>
+  server.as(as).POST("/channel_folders/create", { body: body as never });
+const update = (as: string, folderId: number, body: Record<string, unknown>) =>
+  server.as(as).PATCH("/channel_folders/{channel_folder_id}", {
+    params: { path: { channel_folder_id: folderId } },
+    body: body as never,
+  });
 const list = async (as: string, includeArchived?: boolean) =>
-  (await expectSuccess(server.as(as).GET("/channel_folders", { params: { query: includeArchived === undefined ? {} : { include_archived: includeArchived } } }))).channel_folders;
+  (
+    await expectSuccess(
+      server.as(as).GET("/channel_folders", {
+        params: {
+          query: includeArchived === undefined ? {} : { include_archived: includeArchived },
+        },
+      }),
+    )
+  ).channel_folders;
 
 describe("POST /channel_folders/create", () => {
   it("is for administrators, renders the description and answers the new id", async () => {
-    await expectError(create("shiva", { name: "Frontend", description: "" }), 400, "Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
-    const queue = (await expectSuccess(server.as("polonius").POST("/register", { body: { event_types: ["channel_folder"] } as never }))).queue_id!;
-    const { channel_folder_id } = await expectSuccess(create("iago", { name: " Frontend ", description: "Channels for **frontend** discussions" }));
+    await expectError(
+      create("shiva", { name: "Frontend", description: "" }),
+      400,
+      "Must be an organization administrator",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
+    const queue = (
+      await expectSuccess(
+        server
+          .as("polonius")
+          .POST("/register", { body: { event_types: ["channel_folder"] } as never }),
+      )
+    ).queue_id!;
+    const { channel_folder_id } = await expectSuccess(
+      create("iago", { name: " Frontend ", description: "Channels for **frontend** discussions" }),
+    );
     const folder = (await list("polonius")).find((f) => f.id === channel_folder_id)!;
-    expect(folder).toMatchObject({ name: "Frontend", rendered_description: "<p>Channels for <strong>frontend</strong> discussions</p>", is_archived: false, creator_id: server.creds.users.iago!.user_id });
-    const events = (await expectSuccess(server.as("polonius").GET("/events", { params: { query: { queue_id: queue, last_event_id: -1, dont_block: true } } }))).events as any[];
-    expect(events.find((e) => e.type === "channel_folder")).toMatchObject({ op: "add", channel_folder: { id: channel_folder_id, name: "Frontend" } });
-    const { channel_folder_id: second } = await expectSuccess(create("iago", { name: "Empty one", description: "" }));
-    expect((await list("hamlet")).find((f) => f.id === second)).toMatchObject({ rendered_description: "" });
-    expect((await list("hamlet")).find((f) => f.id === second)!.order).toBeGreaterThan(folder.order);
+    expect(folder).toMatchObject({
+      name: "Frontend",
+      rendered_description: "<p>Channels for <strong>frontend</strong> discussions</p>",
+      is_archived: false,
+      creator_id: server.creds.users.iago!.user_id,
+    });
+    const events = (
+      await expectSuccess(
+        server.as("polonius").GET("/events", {
+          params: { query: { queue_id: queue, last_event_id: -1, dont_block: true } },
+        }),
+      )
+    ).events as any[];
+    expect(events.find((e) => e.type === "channel_folder")).toMatchObject({
+      op: "add",
+      channel_folder: { id: channel_folder_id, name: "Frontend" },
+    });
+    const { channel_folder_id: second } = await expectSuccess(
+      create("iago", { name: "Empty one", description: "" }),
+    );
+    expect((await list("hamlet")).find((f) => f.id === second)).toMatchObject({
+      rendered_description: "",
+    });
+    expect((await list("hamlet")).find((f) => f.id === second)!.order).toBeGreaterThan(
+      folder.order,
+    );
   });
 
   it("checks the name: duplicate (any case), empty, NUL, too long; the description must be sent", async () => {
     await expectSuccess(create("iago", { name: "Backend", description: "" }));
-    await expectError(create("iago", { name: "BACKEND", description: "" }), 400, "Channel folder 'BACKEND' already exists");
-    await expectError(create("iago", { name: "   ", description: "" }), 400, "Channel folder name can't be empty.");
-    await expectError(create("iago", { name: "abc\u0000", description: "" }), 400, "Invalid character in channel folder name, at position 4.");
-    await expectError(create("iago", { name: "x".repeat(61), description: "" }), 400, "name is too long (limit: 60 characters)");
-    await expectError(create("iago", { name: "No description" }), 400, "Missing 'description' argument", { code: "REQUEST_VARIABLE_MISSING" });
+    await expectError(
+      create("iago", { name: "BACKEND", description: "" }),
+      400,
+      "Channel folder 'BACKEND' already exists",
+    );
+    await expectError(
+      create("iago", { name: "   ", description: "" }),
+      400,
+      "Channel folder name can't be empty.",
+    );
+    await expectError(
+      create("iago", { name: "abc\u0000", description: "" }),
+      400,
+      "Invalid character in channel folder name, at position 4.",
+    );
+    await expectError(
+      create("iago", { name: "x".repeat(61), description: "" }),
+      400,
+      "name is too long (limit: 60 characters)",
+    );
+    await expectError(
+      create("iago", { name: "No description" }),
+      400,
+      "Missing 'description' argument",
+      { code: "REQUEST_VARIABLE_MISSING" },
+    );
   });
 });
 
 describe("PATCH /channel_folders/{channel_folder_id}", () => {
   it("renames, re-describes and archives; archived folders are listed only on request", async () => {
-    const { channel_folder_id: id } = await expectSuccess(create("iago", { name: "Misc", description: "" }));
-    await expectError(update("hamlet", id, { name: "Other" }), 400, "Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
+    const { channel_folder_id: id } = await expectSuccess(
+      create("iago", { name: "Misc", description: "" }),
+    );
+    await expectError(
+      update("hamlet", id, { name: "Other" }),
+      400,
+      "Must be an organization administrator",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
     await expectError(update("iago", 99999, { name: "Other" }), 400, "Invalid channel folder ID");
-    await expectError(update("iago", id, { name: "backend" }), 400, "Channel folder 'backend' already exists");
+    await expectError(
+      update("iago", id, { name: "backend" }),
+      400,
+      "Channel folder 'backend' already exists",
+    );
     await expectSuccess(update("iago", id, { name: "Miscellany", description: "*odd*" }));
-    expect((await list("hamlet")).find((f) => f.id === id)).toMatchObject({ name: "Miscellany", rendered_description: "<p><em>odd</em></p>" });
+    expect((await list("hamlet")).find((f) => f.id === id)).toMatchObject({
+      name: "Miscellany",
+      rendered_description: "<p><em>odd</em></p>",
+    });
     await expectSuccess(update("iago", id, { is_archived: true }));
     expect((await list("hamlet")).some((f) => f.id === id)).toBe(false);
-    expect((await list("hamlet", true)).find((f) => f.id === id)).toMatchObject({ is_archived: true });
+    expect((await list("hamlet", true)).find((f) => f.id === id)).toMatchObject({
+      is_archived: true,
+    });
   });
 
   it("refuses to archive a folder that still holds channels; a channel takes a folder_id", async () => {
-    const { channel_folder_id: id } = await expectSuccess(create("iago", { name: "Holding", description: "" }));
-    const { id: streamId } = await expectSuccess(server.as("iago").POST("/channels/create", { body: { name: "in a folder", subscribers: [], folder_id: id } as never }));
-    const { stream } = await expectSuccess(server.as("hamlet").GET("/streams/{stream_id}", { params: { path: { stream_id: streamId } } }));
+    const { channel_folder_id: id } = await expectSuccess(
+      create("iago", { name: "Holding", description: "" }),
+    );
+    const { id: streamId } = await expectSuccess(
+      server.as("iago").POST("/channels/create", {
+        body: { name: "in a folder", subscribers: [], folder_id: id } as never,
+      }),
+    );
+    const { stream } = await expectSuccess(
+      server
+        .as("hamlet")
+        .GET("/streams/{stream_id}", { params: { path: { stream_id: streamId } } }),
+    );
     expect(stream.folder_id).toBe(id);
-    await expectError(update("iago", id, { is_archived: true }), 400, "You need to remove all the channels from this folder to archive it.");
+    await expectError(
+      update("iago", id, { is_archived: true }),
+      400,
+      "You need to remove all the channels from this folder to archive it.",
+    );
   });
 
   it("takes a form body with is_archived as JSON text in the query string", async () => {
-    const { channel_folder_id: id } = await expectSuccess(create("iago", { name: "Form folder", description: "" }));
+    const { channel_folder_id: id } = await expectSuccess(
+      create("iago", { name: "Form folder", description: "" }),
+    );
     const iago = server.creds.users.iago!;
-    const response = await fetch(`${server.baseUrl}/api/v1/channel_folders/${id}?is_archived=true`, {
-      method: "PATCH",
-      headers: { Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"), "Content-Type": "application/x-www-form-urlencoded" },
-      body: "description=Kept+for+later",
-    });
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/channel_folders/${id}?is_archived=true`,
+      {
+        method: "PATCH",
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: "description=Kept+for+later",
+      },
+    );
     expect(response.status).toBe(200);
-    expect((await list("hamlet", true)).find((f) => f.id === id)).toMatchObject({ is_archived: true, description: "Kept for later" });
+    expect((await list("hamlet", true)).find((f) => f.id === id)).toMatchObject({
+      is_archived: true,
+      description: "Kept for later",
+    });
   });
 
   it("register carries every folder", async () => {
-    const state = (await expectSuccess(server.as("hamlet").POST("/register", { body: { fetch_event_types: ["channel_folder"] } as never }))) as any;
-    expect(state.channel_folders.map((f: any) => f.name)).toEqual(expect.arrayContaining(["Frontend", "Backend"]));
+    const state = (await expectSuccess(
+      server
+        .as("hamlet")
+        .POST("/register", { body: { fetch_event_types: ["channel_folder"] } as never }),
+    )) as any;
+    expect(state.channel_folders.map((f: any) => f.name)).toEqual(
+      expect.arrayContaining(["Frontend", "Backend"]),
+    );
   });
 });

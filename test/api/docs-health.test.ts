@@ -48,7 +48,13 @@ describe("GET /health", () => {
   it("is 500 SERVER_NOT_READY when the database does not answer", async () => {
     const database = await createTestDatabase();
     const config = { ...configFromEnv({}), logLevel: "silent" };
-    const deps = { db: database.prisma, events: new EventBus(database), log: createLogger("silent"), config, now: () => new Date() };
+    const deps = {
+      db: database.prisma,
+      events: new EventBus(database),
+      log: createLogger("silent"),
+      config,
+      now: () => new Date(),
+    };
     const app = createApp(deps);
     const listener = await new Promise<import("node:http").Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -60,7 +66,11 @@ describe("GET /health", () => {
       await database.close();
       const res = await fetch(url);
       expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({ result: "error", msg: "Cannot query postgresql", code: "SERVER_NOT_READY" });
+      expect(await res.json()).toEqual({
+        result: "error",
+        msg: "Cannot query postgresql",
+        code: "SERVER_NOT_READY",
+      });
     } finally {
       listener.closeAllConnections();
       listener.close();
@@ -75,7 +85,9 @@ describe("GET /", () => {
     expect(res.headers.get("content-type")).toContain("text/html");
     const html = await res.text();
     expect(html).toContain('<a href="/api/docs">API reference</a>');
-    expect(html).toContain(`curl ${server.baseUrl}/api/v1/fetch_api_key -d username=EMAIL -d password=PASSWORD`);
+    expect(html).toContain(
+      `curl ${server.baseUrl}/api/v1/fetch_api_key -d username=EMAIL -d password=PASSWORD`,
+    );
     expect(html).toContain(`curl -u EMAIL:API_KEY ${server.baseUrl}/api/v1/users/me`);
     // The Host header is shown in the examples, escaped (fetch cannot send this one).
     const hostile = await new Promise<string>((resolve, reject) => {
@@ -94,19 +106,34 @@ describe("a server with no organization yet", () => {
   it("tells unauthenticated requests too what to run, in the 401 the spec declares", async () => {
     const database = await createTestDatabase();
     const config = { ...configFromEnv({}), logLevel: "silent", validateResponses: true };
-    const deps = { db: database.prisma, events: new EventBus(database), log: createLogger("silent"), config, now: () => new Date() };
+    const deps = {
+      db: database.prisma,
+      events: new EventBus(database),
+      log: createLogger("silent"),
+      config,
+      now: () => new Date(),
+    };
     await deps.events.ready();
     const listener = await new Promise<import("node:http").Server>((resolve) => {
       const s = createApp(deps).listen(0, "127.0.0.1", () => resolve(s));
     });
-    const hint = "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).";
+    const hint =
+      "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).";
     try {
       const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/api/v1`;
       const asked = [
         fetch(`${base}/users/me`),
-        fetch(`${base}/users/me`, { headers: { Authorization: "Basic " + btoa("a@b.example:short") } }),
-        fetch(`${base}/messages`, { method: "POST", headers: { Authorization: "Bearer x" }, body: new URLSearchParams({ type: "stream" }) }),
-        fetch(`${base}/users/me`, { headers: { Authorization: "Basic " + btoa("a@b.example:" + "k".repeat(32)) } }),
+        fetch(`${base}/users/me`, {
+          headers: { Authorization: "Basic " + btoa("a@b.example:short") },
+        }),
+        fetch(`${base}/messages`, {
+          method: "POST",
+          headers: { Authorization: "Bearer x" },
+          body: new URLSearchParams({ type: "stream" }),
+        }),
+        fetch(`${base}/users/me`, {
+          headers: { Authorization: "Basic " + btoa("a@b.example:" + "k".repeat(32)) },
+        }),
       ];
       for (const res of await Promise.all(asked)) {
         expect(res.status).toBe(401);

@@ -26,12 +26,21 @@ function deferred() {
  * Runs a transaction that appends a marker event for hamlet, then waits for `release` before
  * committing. `started` resolves once its event is written (its log id taken).
  */
-function heldTransaction(label: string, release: Promise<void>, beforeAppend?: (tx: Tx) => Promise<void>) {
+function heldTransaction(
+  label: string,
+  release: Promise<void>,
+  beforeAppend?: (tx: Tx) => Promise<void>,
+) {
   const started = deferred();
   const done = server.db.$transaction(
     async (tx) => {
       await beforeAppend?.(tx);
-      await appendEvents(tx, server.creds.realm.id, [{ event: { type: "test_marker", label }, users: [server.creds.users.hamlet!.user_id] }], []);
+      await appendEvents(
+        tx,
+        server.creds.realm.id,
+        [{ event: { type: "test_marker", label }, users: [server.creds.users.hamlet!.user_id] }],
+        [],
+      );
       started.resolve();
       await release;
     },
@@ -41,11 +50,21 @@ function heldTransaction(label: string, release: Promise<void>, beforeAppend?: (
 }
 
 async function registerMarkers() {
-  return (await expectSuccess(server.as("hamlet").POST("/register", { body: { event_types: ["test_marker"] } }))).queue_id!;
+  return (
+    await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { event_types: ["test_marker"] } }),
+    )
+  ).queue_id!;
 }
 
 async function poll(queue_id: string, last_event_id = -1) {
-  return (await expectSuccess(server.as("hamlet").GET("/events", { params: { query: { queue_id, last_event_id, dont_block: true } } }))).events as {
+  return (
+    await expectSuccess(
+      server
+        .as("hamlet")
+        .GET("/events", { params: { query: { queue_id, last_event_id, dont_block: true } } }),
+    )
+  ).events as {
     id: number;
     type: string;
     label?: string;
@@ -57,64 +76,90 @@ describe("event log", () => {
     const queue = await registerMarkers();
     await expect(
       server.db.$transaction(async (tx) => {
-        await appendEvents(tx, server.creds.realm.id, [{ event: { type: "test_marker", label: "rolled back" }, users: [server.creds.users.hamlet!.user_id] }], []);
+        await appendEvents(
+          tx,
+          server.creds.realm.id,
+          [
+            {
+              event: { type: "test_marker", label: "rolled back" },
+              users: [server.creds.users.hamlet!.user_id],
+            },
+          ],
+          [],
+        );
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
     expect(await poll(queue)).toEqual([]);
   });
 
-  it.skipIf(!onPostgres)("delivers an event that committed after a later one only once the earlier commits, and each exactly once", async () => {
-    const queue = await registerMarkers();
-    // A takes its log id first, B second; B commits first.
-    const releaseA = deferred();
-    const a = heldTransaction("A", releaseA.promise);
-    await a.started;
-    const b = heldTransaction("B", Promise.resolve());
-    await b.done;
-    // B has committed, but A (older, still running) could still commit an event with a lower
-    // id: nothing past A's transaction is delivered yet.
-    expect(await poll(queue)).toEqual([]);
-    releaseA.resolve();
-    await a.done;
-    const events = await poll(queue);
-    expect(events.map((e) => e.label)).toEqual(["A", "B"]);
-    expect(events.map((e) => e.id)).toEqual([0, 1]);
-    // Acknowledged: nothing again.
-    expect(await poll(queue, 1)).toEqual([]);
-  });
+  it.skipIf(!onPostgres)(
+    "delivers an event that committed after a later one only once the earlier commits, and each exactly once",
+    async () => {
+      const queue = await registerMarkers();
+      // A takes its log id first, B second; B commits first.
+      const releaseA = deferred();
+      const a = heldTransaction("A", releaseA.promise);
+      await a.started;
+      const b = heldTransaction("B", Promise.resolve());
+      await b.done;
+      // B has committed, but A (older, still running) could still commit an event with a lower
+      // id: nothing past A's transaction is delivered yet.
+      expect(await poll(queue)).toEqual([]);
+      releaseA.resolve();
+      await a.done;
+      const events = await poll(queue);
+      expect(events.map((e) => e.label)).toEqual(["A", "B"]);
+      expect(events.map((e) => e.id)).toEqual([0, 1]);
+      // Acknowledged: nothing again.
+      expect(await poll(queue, 1)).toEqual([]);
+    },
+  );
 
-  it.skipIf(!onPostgres)("does not skip an event whose transaction took its id before a reader moved past a later one", async () => {
-    const queue = await registerMarkers();
-    // A's transaction starts (takes its transaction id) first but appends last; B commits meanwhile.
-    const releaseA = deferred();
-    const appendA = deferred();
-    const a = heldTransaction("A", releaseA.promise, async (tx) => {
-      await tx.$executeRaw`SELECT pg_current_xact_id()`;
-      await appendA.promise;
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    const b = heldTransaction("B", Promise.resolve());
-    await b.done;
-    appendA.resolve();
-    await a.started;
-    const first = await poll(queue);
-    expect(first).toEqual([]);
-    releaseA.resolve();
-    await a.done;
-    const events = await poll(queue);
-    expect(events.map((e) => e.label).sort()).toEqual(["A", "B"]);
-    expect(events.map((e) => e.id)).toEqual([0, 1]);
-  });
+  it.skipIf(!onPostgres)(
+    "does not skip an event whose transaction took its id before a reader moved past a later one",
+    async () => {
+      const queue = await registerMarkers();
+      // A's transaction starts (takes its transaction id) first but appends last; B commits meanwhile.
+      const releaseA = deferred();
+      const appendA = deferred();
+      const a = heldTransaction("A", releaseA.promise, async (tx) => {
+        await tx.$executeRaw`SELECT pg_current_xact_id()`;
+        await appendA.promise;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const b = heldTransaction("B", Promise.resolve());
+      await b.done;
+      appendA.resolve();
+      await a.started;
+      const first = await poll(queue);
+      expect(first).toEqual([]);
+      releaseA.resolve();
+      await a.done;
+      const events = await poll(queue);
+      expect(events.map((e) => e.label).sort()).toEqual(["A", "B"]);
+      expect(events.map((e) => e.id)).toEqual([0, 1]);
+    },
+  );
 
   it("wakes a waiting long-poll as soon as the event commits, not at the heartbeat", async () => {
     const slow = await startTestServer({ eventHeartbeatMs: 20_000 });
     try {
-      const queue_id = (await expectSuccess(slow.as("hamlet").POST("/register", { body: { event_types: ["message"] } }))).queue_id!;
+      const queue_id = (
+        await expectSuccess(
+          slow.as("hamlet").POST("/register", { body: { event_types: ["message"] } }),
+        )
+      ).queue_id!;
       const started = Date.now();
-      const waiting = slow.as("hamlet").GET("/events", { params: { query: { queue_id, last_event_id: -1 } } });
+      const waiting = slow
+        .as("hamlet")
+        .GET("/events", { params: { query: { queue_id, last_event_id: -1 } } });
       await new Promise((r) => setTimeout(r, 200));
-      await expectSuccess(slow.as("othello").POST("/messages", { body: { type: "direct", to: [slow.creds.users.hamlet!.user_id], content: "wake up" } }));
+      await expectSuccess(
+        slow.as("othello").POST("/messages", {
+          body: { type: "direct", to: [slow.creds.users.hamlet!.user_id], content: "wake up" },
+        }),
+      );
       const { events } = await expectSuccess(waiting);
       expect(events).toEqual([expect.objectContaining({ type: "message", id: 0 })]);
       expect(Date.now() - started).toBeLessThan(5_000);

@@ -74,7 +74,11 @@ const server = useTestServer();
 const ops = operations();
 let ctx: Ctx;
 let world: World;
-const stats = { requests: 0, byStatus: new Map<number, number>(), slowest: [] as [number, string][] };
+const stats = {
+  requests: 0,
+  byStatus: new Map<number, number>(),
+  slowest: [] as [number, string][],
+};
 
 beforeAll(async () => {
   // A second organization, to send its host and its user's key to the first one.
@@ -82,7 +86,17 @@ beforeAll(async () => {
   const devHost = deps.config.externalHost;
   const other = await deps.db.$transaction(async (tx) => {
     const realm = await doCreateRealm(tx, { name: "Other Org", stringId: "otherorg" });
-    return doCreateUser(tx, realm, { email: "owner@otherorg.example", fullName: "Other Owner", role: Role.OWNER, passwordHash: null }, `otherorg.${devHost}`);
+    return doCreateUser(
+      tx,
+      realm,
+      {
+        email: "owner@otherorg.example",
+        fullName: "Other Owner",
+        role: Role.OWNER,
+        passwordHash: null,
+      },
+      `otherorg.${devHost}`,
+    );
   });
   const c = server.creds;
   ctx = {
@@ -96,7 +110,12 @@ beforeAll(async () => {
   for (let n = 0; n < 2; n++) {
     const register = await fetch(`${server.baseUrl}/api/v1/register`, {
       method: "POST",
-      headers: { Authorization: "Basic " + Buffer.from(`${c.users.iago!.email}:${c.users.iago!.api_key}`).toString("base64"), "Content-Type": "application/x-www-form-urlencoded" },
+      headers: {
+        Authorization:
+          "Basic " +
+          Buffer.from(`${c.users.iago!.email}:${c.users.iago!.api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
       body: "event_types=%5B%22message%22%5D",
     });
     queueIds.push(((await register.json()) as { queue_id: string }).queue_id);
@@ -106,17 +125,32 @@ beforeAll(async () => {
     emails: Object.values(c.users).map((u) => u.email),
     streamIds: Object.values(c.channels).map((s) => s.stream_id),
     streamNames: Object.keys(c.channels),
-    messageIds: (await deps.db.message.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((m) => m.id),
-    groupIds: (await deps.db.namedUserGroup.findMany({ where: { realmId: c.realm.id }, select: { id: true } })).map((g) => g.id),
+    messageIds: (
+      await deps.db.message.findMany({ select: { id: true }, orderBy: { id: "asc" } })
+    ).map((m) => m.id),
+    groupIds: (
+      await deps.db.namedUserGroup.findMany({
+        where: { realmId: c.realm.id },
+        select: { id: true },
+      })
+    ).map((g) => g.id),
     queueIds,
   };
 });
 
 afterAll(() => {
-  const statuses = [...stats.byStatus].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
-  console.log(`fuzz: ${stats.requests} requests (seed ${SEED}, ${RUNS} random plans per operation): ${statuses}`);
-  for (const [key, { count, report }] of [...collected].sort()) console.log(`=== ${count}× ${key}\n${report}\n`);
-  if (process.env.FUZZ_PROFILE) for (const [ms, what] of stats.slowest.sort((a, b) => b[0] - a[0]).slice(0, 40)) console.log(`${ms} ms ${what}`);
+  const statuses = [...stats.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(" ");
+  console.log(
+    `fuzz: ${stats.requests} requests (seed ${SEED}, ${RUNS} random plans per operation): ${statuses}`,
+  );
+  for (const [key, { count, report }] of [...collected].sort())
+    console.log(`=== ${count}× ${key}\n${report}\n`);
+  if (process.env.FUZZ_PROFILE)
+    for (const [ms, what] of stats.slowest.sort((a, b) => b[0] - a[0]).slice(0, 40))
+      console.log(`${ms} ms ${what}`);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -156,10 +190,13 @@ function pathBaseline(name: string, example: unknown): unknown {
 }
 
 function basePlan(op: Operation): Plan {
-  const sample = (name: string, schema: unknown) => fc.sample(validArb(name, schema, world), { seed: 7, numRuns: 1 })[0];
+  const sample = (name: string, schema: unknown) =>
+    fc.sample(validArb(name, schema, world), { seed: 7, numRuns: 1 })[0];
   const params: Record<string, Val | undefined> = {};
-  for (const f of op.params) if (f.required) params[f.name] = { k: "v", v: f.example ?? sample(f.name, f.schema) };
-  for (const [name, v] of Object.entries(baseline(op))) if (v !== undefined) params[name] = { k: "v", v };
+  for (const f of op.params)
+    if (f.required) params[f.name] = { k: "v", v: f.example ?? sample(f.name, f.schema) };
+  for (const [name, v] of Object.entries(baseline(op)))
+    if (v !== undefined) params[name] = { k: "v", v };
   return {
     method: op.method,
     user: "iago",
@@ -172,7 +209,10 @@ function basePlan(op: Operation): Plan {
     placement: "natural",
     body: "fields",
     style: "component",
-    path: op.path.map((f): Val => ({ k: "text", s: String(pathBaseline(f.name, f.example) ?? sample(f.name, f.schema)) })),
+    path: op.path.map((f): Val => ({
+      k: "text",
+      s: String(pathBaseline(f.name, f.example) ?? sample(f.name, f.schema)),
+    })),
     params,
     extras: [],
   };
@@ -215,48 +255,85 @@ const ROTATING_MUTATIONS = ["bigint", "long", "negative", "empty", "surrogate"];
 function mutate(value: unknown, f: (x: string | number) => unknown): unknown {
   if (typeof value === "string" || typeof value === "number") return f(value);
   if (Array.isArray(value)) return value.map((v) => mutate(v, f));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mutate(v, f)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mutate(v, f)]));
   return value;
 }
 
-const pick = <T,>(list: readonly T[], n: number) => list[1 + (n % (list.length - 1))]!;
+const pick = <T>(list: readonly T[], n: number) => list[1 + (n % (list.length - 1))]!;
 
 function catalog(op: Operation, n: number): Plan[] {
   const base = basePlan(op);
-  const plans: Plan[] = [base, { ...base, user: n % 2 ? "hamlet" : "polonius" }, { ...base, style: "raw" }];
+  const plans: Plan[] = [
+    base,
+    { ...base, user: n % 2 ? "hamlet" : "polonius" },
+    { ...base, style: "raw" },
+  ];
   for (const k of [0, 10]) plans.push({ ...base, auth: pick(AUTHS, n + k) });
-  plans.push({ ...base, host: pick(HOSTS, n) }, { ...base, auth: "other-org-user", host: "other-org" });
+  plans.push(
+    { ...base, host: pick(HOSTS, n) },
+    { ...base, auth: "other-org-user", host: "other-org" },
+  );
   plans.push({ ...base, ua: op.id === "send-message" ? "long-token" : pick(UAS, n) });
   for (const k of [0, 9]) plans.push({ ...base, contentType: pick(CONTENT_TYPES, n + k) });
   for (const k of [0, 5]) plans.push({ ...base, encoding: pick(CONTENT_ENCODINGS, n + k) });
   for (const k of [0, 8]) plans.push({ ...base, body: pick(BODIES, n + k) });
   plans.push({ ...base, suffix: pick(SUFFIXES, n) });
-  plans.push({ ...base, method: METHODS.filter((m) => m !== op.method)[n % (METHODS.length - 1)]! });
+  plans.push({
+    ...base,
+    method: METHODS.filter((m) => m !== op.method)[n % (METHODS.length - 1)]!,
+  });
   // DELETE with a form body, POST/PATCH with the parameters in the query string; JSON or multipart.
-  plans.push({ ...base, placement: op.hasBody ? "query" : "form" }, { ...base, placement: n % 2 ? "json" : "multipart" });
+  plans.push(
+    { ...base, placement: op.hasBody ? "query" : "form" },
+    { ...base, placement: n % 2 ? "json" : "multipart" },
+  );
   // Duplicate keys: every parameter again, with another value (`a=1&a=2`).
-  if (op.params.length) plans.push({ ...base, extras: op.params.map((f): [string, Val] => [f.name, { k: "text", s: "2" }]) });
+  if (op.params.length)
+    plans.push({
+      ...base,
+      extras: op.params.map((f): [string, Val] => [f.name, { k: "text", s: "2" }]),
+    });
   // Deep nesting in an undeclared field, in a form or in a JSON object body.
-  plans.push({ ...base, placement: n % 2 ? "natural" : "json", extras: [["zzz", { k: "deep", depth: 12_000, shape: n % 2 ? "object" : "array" }]] });
+  plans.push({
+    ...base,
+    placement: n % 2 ? "natural" : "json",
+    extras: [["zzz", { k: "deep", depth: 12_000, shape: n % 2 ? "object" : "array" }]],
+  });
   // Every declared parameter at once gets a hostile value (a third of the list per operation,
   // in rotation); shrinking then finds the parameter that matters.
   if (op.params.length)
     FIELD_HOSTILES.forEach((h, k) => {
-      if (k % 3 === n % 3) plans.push({ ...base, params: Object.fromEntries(op.params.map((f) => [f.name, h])) });
+      if (k % 3 === n % 3)
+        plans.push({ ...base, params: Object.fromEntries(op.params.map((f) => [f.name, h])) });
     });
   op.params.forEach((f, k) => {
-    const value = base.params[f.name]?.k === "v" ? (base.params[f.name] as { v: unknown }).v : fc.sample(validArb(f.name, f.schema, world), { seed: 7, numRuns: 1 })[0];
+    const value =
+      base.params[f.name]?.k === "v"
+        ? (base.params[f.name] as { v: unknown }).v
+        : fc.sample(validArb(f.name, f.schema, world), { seed: 7, numRuns: 1 })[0];
     for (const name of ["nul", ROTATING_MUTATIONS[(n + k) % ROTATING_MUTATIONS.length]!]) {
       const changed = mutate(value, MUTATIONS[name]!);
       // A long string goes as a descriptor: the plan stays printable and small to shrink.
-      const v: Val = name === "long" && typeof changed === "string" ? { k: "long", n: changed.length, unit: "x" } : { k: "v", v: changed };
-      if (JSON.stringify(changed) !== JSON.stringify(value)) plans.push({ ...base, params: { ...base.params, [f.name]: v } });
+      const v: Val =
+        name === "long" && typeof changed === "string"
+          ? { k: "long", n: changed.length, unit: "x" }
+          : { k: "v", v: changed };
+      if (JSON.stringify(changed) !== JSON.stringify(value))
+        plans.push({ ...base, params: { ...base.params, [f.name]: v } });
     }
   });
   for (const f of op.params.filter((p) => p.name === "narrow"))
-    for (const s of HOSTILE_NARROWS) plans.push({ ...base, params: { ...base.params, [f.name]: { k: "text", s } } });
+    for (const s of HOSTILE_NARROWS)
+      plans.push({ ...base, params: { ...base.params, [f.name]: { k: "text", s } } });
   if (op.path.length)
-    for (const s of ["9223372036854775808", "%2F", "1#frag", pick(PATH_VALUES, n), pick(PATH_VALUES, n + 13)])
+    for (const s of [
+      "9223372036854775808",
+      "%2F",
+      "1#frag",
+      pick(PATH_VALUES, n),
+      pick(PATH_VALUES, n + 13),
+    ])
       plans.push({ ...base, path: op.path.map((): Val => ({ k: "wire", s })) });
   return plans;
 }
@@ -269,26 +346,59 @@ function record(a: Answer, ms = 0, what = "") {
   stats.byStatus.set(a.status, (stats.byStatus.get(a.status) ?? 0) + 1);
 }
 
-function failure(problems: string[], req: WireRequest, a: Answer, op: Operation): Error | undefined {
+function failure(
+  problems: string[],
+  req: WireRequest,
+  a: Answer,
+  op: Operation,
+): Error | undefined {
   if (COLLECT) {
     // One entry per operation, kind of problem and answer; the smallest request is kept.
     const msg = parseJson(a)?.msg;
-    const key = `${op.id} | ${problems.map((p) => p.split("\n")[0]!.replace(/\d{3,}/g, "N").slice(0, 120)).join("; ")} | ${a.status} ${JSON.stringify(msg)?.slice(0, 100)}`;
-    const size = req.target.length + (req.body?.length ?? 0) + req.headers.reduce((n, [, v]) => n + v.length, 0);
+    const key = `${op.id} | ${problems
+      .map((p) =>
+        p
+          .split("\n")[0]!
+          .replace(/\d{3,}/g, "N")
+          .slice(0, 120),
+      )
+      .join("; ")} | ${a.status} ${JSON.stringify(msg)?.slice(0, 100)}`;
+    const size =
+      req.target.length +
+      (req.body?.length ?? 0) +
+      req.headers.reduce((n, [, v]) => n + v.length, 0);
     const known = collected.get(key);
-    if (!known || size < known.size) collected.set(key, { count: (known?.count ?? 0) + 1, size, report: `${problems.join("; ")}\n${describeExchange(req, a, ctx.baseUrl)}` });
+    if (!known || size < known.size)
+      collected.set(key, {
+        count: (known?.count ?? 0) + 1,
+        size,
+        report: `${problems.join("; ")}\n${describeExchange(req, a, ctx.baseUrl)}`,
+      });
     else known.count++;
     return undefined;
   }
-  return new Error(`${op.method} ${op.template}: ${problems.join("; ")}\n${describeExchange(req, a, ctx.baseUrl)}\n(replay: FUZZ_SEED=${SEED} FUZZ_OP=${op.id} FUZZ_PATH=<the path above>)`);
+  return new Error(
+    `${op.method} ${op.template}: ${problems.join("; ")}\n${describeExchange(req, a, ctx.baseUrl)}\n(replay: FUZZ_SEED=${SEED} FUZZ_OP=${op.id} FUZZ_PATH=<the path above>)`,
+  );
 }
 
-const FRAGMENTLESS: Record<Plan["suffix"], Plan["suffix"]> = { "": "", "/": "/", "#frag": "", "#": "", "?": "?", "?&": "?&", "?=": "?=", "?#a": "?", "/#/../users/me": "/" };
+const FRAGMENTLESS: Record<Plan["suffix"], Plan["suffix"]> = {
+  "": "",
+  "/": "/",
+  "#frag": "",
+  "#": "",
+  "?": "?",
+  "?&": "?&",
+  "?=": "?=",
+  "?#a": "?",
+  "/#/../users/me": "/",
+};
 
 async function check(op: Operation, plan: Plan): Promise<void> {
   const req = compile(op, plan, ctx);
   // FUZZ_TRACE=<file>: each request is appended before it is sent (to find one that kills the process).
-  if (process.env.FUZZ_TRACE) appendFileSync(process.env.FUZZ_TRACE, `${op.id} ${JSON.stringify(plan).slice(0, 2000)}\n`);
+  if (process.env.FUZZ_TRACE)
+    appendFileSync(process.env.FUZZ_TRACE, `${op.id} ${JSON.stringify(plan).slice(0, 2000)}\n`);
   const started = Date.now();
   const a = await send(ctx.baseUrl, req);
   record(a, Date.now() - started, `${a.status} ${op.id} ${JSON.stringify(plan).slice(0, 300)}`);
@@ -297,12 +407,22 @@ async function check(op: Operation, plan: Plan): Promise<void> {
 
   // A parameter sent where Zulip reads it (query string; form, JSON or multipart body of any
   // method but GET) must not be reported missing.
-  const faithful = plan.method === op.method && plan.contentType === "natural" && ["none", "gzip", "deflate", "GZIP", "chunked"].includes(plan.encoding) && plan.body === "fields";
+  const faithful =
+    plan.method === op.method &&
+    plan.contentType === "natural" &&
+    ["none", "gzip", "deflate", "GZIP", "chunked"].includes(plan.encoding) &&
+    plan.body === "fields";
   const readsBody = op.method !== "GET";
   // (A JSON null is not counted as sent.)
-  const sentNull = [...Object.entries(plan.params), ...plan.extras].some(([k, v]) => k === body?.var_name && v?.k === "v" && v.v === null);
+  const sentNull = [...Object.entries(plan.params), ...plan.extras].some(
+    ([k, v]) => k === body?.var_name && v?.k === "v" && v.v === null,
+  );
   if (!problems.length && faithful && body?.code === "REQUEST_VARIABLE_MISSING" && !sentNull) {
-    const where = req.sent.query.includes(body.var_name) ? "query string" : readsBody && req.sent.body.includes(body.var_name) ? `${plan.placement === "natural" ? "form" : plan.placement} body` : undefined;
+    const where = req.sent.query.includes(body.var_name)
+      ? "query string"
+      : readsBody && req.sent.body.includes(body.var_name)
+        ? `${plan.placement === "natural" ? "form" : plan.placement} body`
+        : undefined;
     if (where) problems.push(`'${body.var_name}' was sent in the ${where} but is reported missing`);
   }
 
@@ -310,12 +430,20 @@ async function check(op: Operation, plan: Plan): Promise<void> {
   // request itself named them).
   if (!problems.length && plan.auth === "other-org-user" && a.status === 200) {
     const sent = req.target + (req.body?.toString("latin1") ?? "");
-    const leaked = world.emails.filter((e) => a.body.includes(e) && !sent.includes(e) && !sent.includes(encodeURIComponent(e)));
-    if (leaked.length) problems.push(`a user of another organization is shown ${leaked.join(", ")}`);
+    const leaked = world.emails.filter(
+      (e) => a.body.includes(e) && !sent.includes(e) && !sent.includes(encodeURIComponent(e)),
+    );
+    if (leaked.length)
+      problems.push(`a user of another organization is shown ${leaked.join(", ")}`);
   }
 
   // A GET answers the same whichever way its query is percent-encoded, and ignores a fragment.
-  if (!problems.length && op.method === "GET" && plan.method === "GET" && (plan.style !== "component" || FRAGMENTLESS[plan.suffix] !== plan.suffix)) {
+  if (
+    !problems.length &&
+    op.method === "GET" &&
+    plan.method === "GET" &&
+    (plan.style !== "component" || FRAGMENTLESS[plan.suffix] !== plan.suffix)
+  ) {
     const twinPlan: Plan = { ...plan, style: "component", suffix: FRAGMENTLESS[plan.suffix] };
     const twinReq = compile(op, twinPlan, ctx);
     const twin = await send(ctx.baseUrl, twinReq);
@@ -329,7 +457,9 @@ async function check(op: Operation, plan: Plan): Promise<void> {
     const t = parseJson(twin);
     const same = twin.status === a.status && t?.code === body?.code && t?.msg === body?.msg;
     if (!same)
-      problems.push(`the same GET ${[plan.style !== "component" ? "fully percent-encoded" : "", FRAGMENTLESS[plan.suffix] !== plan.suffix ? "without the fragment" : ""].filter(Boolean).join(" and ")} answers ${twin.status} ${JSON.stringify(t?.msg)}, this one ${a.status} ${JSON.stringify(body?.msg)}\n--- the twin:\n${describeExchange(twinReq, twin, ctx.baseUrl)}\n---`);
+      problems.push(
+        `the same GET ${[plan.style !== "component" ? "fully percent-encoded" : "", FRAGMENTLESS[plan.suffix] !== plan.suffix ? "without the fragment" : ""].filter(Boolean).join(" and ")} answers ${twin.status} ${JSON.stringify(t?.msg)}, this one ${a.status} ${JSON.stringify(body?.msg)}\n--- the twin:\n${describeExchange(twinReq, twin, ctx.baseUrl)}\n---`,
+      );
   }
   if (problems.length) {
     const e = failure(problems, req, a, op);
@@ -349,7 +479,10 @@ describe("fuzzing every operation", () => {
       // Once a failure is found every run is a shrinking attempt: past the budget, interrupt
       // (fast-check then reports the smallest counterexample so far).
       const shrinkBudget: fc.Plugin<[Plan]> = () => ({
-        decorateRun: (run) => (value) => (failedAt !== undefined && Date.now() - failedAt > budget ? new fc.PreconditionFailure(true) : run(value)),
+        decorateRun: (run) => (value) =>
+          failedAt !== undefined && Date.now() - failedAt > budget
+            ? new fc.PreconditionFailure(true)
+            : run(value),
       });
       try {
         await fc.assert(
@@ -357,7 +490,8 @@ describe("fuzzing every operation", () => {
             try {
               await check(op, plan);
             } catch (e) {
-              if (failedAt === undefined) [failedAt, budget] = [Date.now(), Math.min(SHRINK_MS, shrinkLeftMs)];
+              if (failedAt === undefined)
+                [failedAt, budget] = [Date.now(), Math.min(SHRINK_MS, shrinkLeftMs)];
               throw e;
             }
           }),
@@ -380,7 +514,11 @@ describe("fuzzing every operation", () => {
     const settings = await fetch(`${server.baseUrl}/api/v1/server_settings`);
     expect(settings.status).toBe(200);
     const iago = server.creds.users.iago!;
-    const me = await fetch(`${server.baseUrl}/api/v1/users/me`, { headers: { Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64") } });
+    const me = await fetch(`${server.baseUrl}/api/v1/users/me`, {
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"),
+      },
+    });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ result: "success", user_id: iago.user_id });
   });

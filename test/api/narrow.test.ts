@@ -16,41 +16,70 @@ import { useTestServer } from "../helpers/server.ts";
 const server = useTestServer();
 
 type Term = { operator: string; operand: unknown; negated?: boolean } | [string, string];
-type Query = { anchor?: number | "newest" | "oldest" | "first_unread"; num_before?: number; num_after?: number; include_anchor?: boolean; message_ids?: number[]; narrow?: Term[] };
+type Query = {
+  anchor?: number | "newest" | "oldest" | "first_unread";
+  num_before?: number;
+  num_after?: number;
+  include_anchor?: boolean;
+  message_ids?: number[];
+  narrow?: Term[];
+};
 
 const uid = (name: string) => server.creds.users[name]!.user_id;
 let serial = 0;
 /** A name no other test uses. */
 const unique = (prefix: string) => `${prefix} ${++serial}`;
 
-const get = (as: string, query: Query) => server.as(as).GET("/messages", { params: { query: { apply_markdown: false, ...query } as never } });
+const get = (as: string, query: Query) =>
+  server
+    .as(as)
+    .GET("/messages", { params: { query: { apply_markdown: false, ...query } as never } });
 const fetch = (as: string, query: Query) => expectSuccess(get(as, query));
 /** Ids of every message matching the narrow, oldest first. */
-const ids = async (as: string, narrow: Term[]) => (await fetch(as, { anchor: "newest", num_before: 1000, narrow })).messages.map((m) => m.id);
-const badNarrow = (as: string, narrow: Term[], desc: string) => expectError(get(as, { anchor: "newest", num_before: 5, narrow }), 400, `Invalid narrow operator: ${desc}`, { code: "BAD_NARROW", desc });
+const ids = async (as: string, narrow: Term[]) =>
+  (await fetch(as, { anchor: "newest", num_before: 1000, narrow })).messages.map((m) => m.id);
+const badNarrow = (as: string, narrow: Term[], desc: string) =>
+  expectError(
+    get(as, { anchor: "newest", num_before: 5, narrow }),
+    400,
+    `Invalid narrow operator: ${desc}`,
+    { code: "BAD_NARROW", desc },
+  );
 
 async function send(as: string, body: Record<string, unknown>): Promise<number> {
   return (await expectSuccess(server.as(as).POST("/messages", { body: body as never }))).id;
 }
-const sendTo = (as: string, channel: string, topic: string, content = `${topic} message`) => send(as, { type: "channel", to: channel, topic, content });
+const sendTo = (as: string, channel: string, topic: string, content = `${topic} message`) =>
+  send(as, { type: "channel", to: channel, topic, content });
 
 /** The handler called directly (no HTTP), with its statements counted (the context's reads are not). */
 async function direct(user: string, query: Query) {
   const realm = (await server.db.realm.findUnique({ where: { id: server.creds.realm.id } }))!;
   const profile = (await server.db.userProfile.findUnique({ where: { id: uid(user) } }))!;
   const ctx = { ...server.deps, host: server.creds.realm.host, realm, user: profile };
-  const input = { path: {}, query: { apply_markdown: true, ...query }, body: {} } as unknown as Parameters<typeof getMessages>[0];
+  const input = {
+    path: {},
+    query: { apply_markdown: true, ...query },
+    body: {},
+  } as unknown as Parameters<typeof getMessages>[0];
   const counter = { statements: 0 };
   const result = await countStatements(counter, () => getMessages(input, ctx));
   return { result, statements: counter.statements };
 }
 
 async function setFlags(user: string, messageId: number, flags: bigint) {
-  await server.db.userMessage.update({ where: { userProfileId_messageId: { userProfileId: uid(user), messageId } }, data: { flags } });
+  await server.db.userMessage.update({
+    where: { userProfileId_messageId: { userProfileId: uid(user), messageId } },
+    data: { flags },
+  });
 }
 
 /** A new channel with these subscribers (by short name). */
-async function createChannel(name: string, members: string[], options: { inviteOnly?: boolean; historyPublicToSubscribers?: boolean } = {}) {
+async function createChannel(
+  name: string,
+  members: string[],
+  options: { inviteOnly?: boolean; historyPublicToSubscribers?: boolean } = {},
+) {
   const realmId = server.creds.realm.id;
   return server.db.$transaction(async (tx) => {
     const stream = await doCreateChannel(tx, realmId, { name, ...options, creatorId: uid("iago") });
@@ -75,25 +104,47 @@ describe("narrow operators", () => {
       { operator: "stream", operand: denmark },
     ])
       expect(await ids("othello", [term, { operator: "topic", operand: topic }])).toEqual([a]);
-    expect(await ids("othello", [{ operator: "channel", operand: "Denmark", negated: true }, { operator: "topic", operand: topic }])).toEqual([b]);
+    expect(
+      await ids("othello", [
+        { operator: "channel", operand: "Denmark", negated: true },
+        { operator: "topic", operand: topic },
+      ]),
+    ).toEqual([b]);
   });
 
   it("topic and subject, case-insensitively, with '(no topic)' for the empty topic", async () => {
     const topic = unique("Mixed Case Topic");
     const a = await sendTo("hamlet", "Denmark", topic);
     const other = await sendTo("hamlet", "Denmark", unique("other topic"));
-    const dm = await send("hamlet", { type: "direct", to: [uid("othello")], content: `${topic} in a DM` });
+    const dm = await send("hamlet", {
+      type: "direct",
+      to: [uid("othello")],
+      content: `${topic} in a DM`,
+    });
     for (const operand of [topic, topic.toUpperCase(), topic.toLowerCase(), `  ${topic}  `]) {
       expect(await ids("othello", [{ operator: "topic", operand }])).toEqual([a]);
       expect(await ids("othello", [{ operator: "subject", operand }])).toEqual([a]);
     }
-    const negated = await ids("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: topic.toUpperCase(), negated: true }]);
+    const negated = await ids("othello", [
+      { operator: "channel", operand: "Denmark" },
+      { operator: "topic", operand: topic.toUpperCase(), negated: true },
+    ]);
     expect(negated).toContain(other);
     expect(negated).not.toContain(a);
     expect(negated).not.toContain(dm);
     const empty = await sendTo("hamlet", "Denmark", "");
-    expect(await ids("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: "(no topic)" }])).toContain(empty);
-    expect(await ids("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: "" }])).toContain(empty);
+    expect(
+      await ids("othello", [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "topic", operand: "(no topic)" },
+      ]),
+    ).toContain(empty);
+    expect(
+      await ids("othello", [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "topic", operand: "" },
+      ]),
+    ).toContain(empty);
   });
 
   it("sender, by API email in any case or by id", async () => {
@@ -101,10 +152,16 @@ describe("narrow operators", () => {
     const a = await sendTo("cordelia", "Verona", topic);
     const b = await sendTo("hamlet", "Verona", topic);
     const t = { operator: "topic", operand: topic };
-    expect(await ids("othello", [t, { operator: "sender", operand: "cordelia@zulip.com" }])).toEqual([a]);
-    expect(await ids("othello", [t, { operator: "sender", operand: " CORDELIA@zulip.com " }])).toEqual([a]);
+    expect(
+      await ids("othello", [t, { operator: "sender", operand: "cordelia@zulip.com" }]),
+    ).toEqual([a]);
+    expect(
+      await ids("othello", [t, { operator: "sender", operand: " CORDELIA@zulip.com " }]),
+    ).toEqual([a]);
     expect(await ids("othello", [t, { operator: "sender", operand: uid("hamlet") }])).toEqual([b]);
-    expect(await ids("othello", [t, { operator: "sender", operand: uid("hamlet"), negated: true }])).toEqual([a]);
+    expect(
+      await ids("othello", [t, { operator: "sender", operand: uid("hamlet"), negated: true }]),
+    ).toEqual([a]);
   });
 
   it("id, as digits or an integer", async () => {
@@ -113,7 +170,12 @@ describe("narrow operators", () => {
     const b = await sendTo("hamlet", "Verona", topic);
     expect(await ids("othello", [{ operator: "id", operand: a }])).toEqual([a]);
     expect(await ids("othello", [{ operator: "id", operand: String(b) }])).toEqual([b]);
-    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "id", operand: a, negated: true }])).toEqual([b]);
+    expect(
+      await ids("othello", [
+        { operator: "topic", operand: topic },
+        { operator: "id", operand: a, negated: true },
+      ]),
+    ).toEqual([b]);
     expect(await ids("othello", [{ operator: "id", operand: "2147483647" }])).toEqual([]);
   });
 
@@ -123,10 +185,23 @@ describe("narrow operators", () => {
     const a = await sendTo("hamlet", "Verona", topic, `The ${word} smiles`);
     const b = await sendTo("hamlet", "Verona", topic, `Nothing to see`);
     const c = await sendTo("hamlet", "Verona", `${word} in the topic`, "plain");
-    expect(await ids("othello", [{ operator: "search", operand: word.toUpperCase() }])).toEqual([a, c]);
-    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "search", operand: word, negated: true }])).toEqual([b]);
+    expect(await ids("othello", [{ operator: "search", operand: word.toUpperCase() }])).toEqual([
+      a,
+      c,
+    ]);
+    expect(
+      await ids("othello", [
+        { operator: "topic", operand: topic },
+        { operator: "search", operand: word, negated: true },
+      ]),
+    ).toEqual([b]);
     // Two search terms are one search: both words.
-    expect(await ids("othello", [{ operator: "search", operand: word }, { operator: "search", operand: "smiling" }])).toEqual([a]);
+    expect(
+      await ids("othello", [
+        { operator: "search", operand: word },
+        { operator: "search", operand: "smiling" },
+      ]),
+    ).toEqual([a]);
   });
 
   it("has: link, image, attachment and reaction", async () => {
@@ -136,13 +211,25 @@ describe("narrow operators", () => {
     const image = await sendTo("hamlet", "Verona", topic, "[pic](https://example.com/cat.png)");
     const plain = await sendTo("hamlet", "Verona", topic, "plain");
     await server.db.message.update({ where: { id: plain }, data: { hasAttachment: true } });
-    await server.db.reaction.create({ data: { realmId: server.creds.realm.id, messageId: plain, userProfileId: uid("othello"), emojiName: "smile", emojiCode: "1f604" } });
+    await server.db.reaction.create({
+      data: {
+        realmId: server.creds.realm.id,
+        messageId: plain,
+        userProfileId: uid("othello"),
+        emojiName: "smile",
+        emojiCode: "1f604",
+      },
+    });
     expect(await ids("othello", [t, { operator: "has", operand: "link" }])).toEqual([link, image]);
     expect(await ids("othello", [t, { operator: "has", operand: "image" }])).toEqual([image]);
     expect(await ids("othello", [t, { operator: "has", operand: "attachment" }])).toEqual([plain]);
     expect(await ids("othello", [t, { operator: "has", operand: "reaction" }])).toEqual([plain]);
-    expect(await ids("othello", [t, { operator: "has", operand: "reaction", negated: true }])).toEqual([link, image]);
-    expect(await ids("othello", [t, { operator: "has", operand: "link", negated: true }])).toEqual([plain]);
+    expect(
+      await ids("othello", [t, { operator: "has", operand: "reaction", negated: true }]),
+    ).toEqual([link, image]);
+    expect(await ids("othello", [t, { operator: "has", operand: "link", negated: true }])).toEqual([
+      plain,
+    ]);
   });
 
   it("is:resolved, is:dm and is:private", async () => {
@@ -150,13 +237,22 @@ describe("narrow operators", () => {
     const resolved = await sendTo("hamlet", "Rome", `✔ ${topic}`);
     const open = await sendTo("hamlet", "Rome", topic);
     const rome = { operator: "channel", operand: "Rome" };
-    expect(await ids("cordelia", [rome, { operator: "is", operand: "resolved" }])).toContain(resolved);
-    const unresolved = await ids("cordelia", [rome, { operator: "is", operand: "resolved", negated: true }]);
+    expect(await ids("cordelia", [rome, { operator: "is", operand: "resolved" }])).toContain(
+      resolved,
+    );
+    const unresolved = await ids("cordelia", [
+      rome,
+      { operator: "is", operand: "resolved", negated: true },
+    ]);
     expect(unresolved).toContain(open);
     expect(unresolved).not.toContain(resolved);
 
     const dm = await send("prospero", { type: "direct", to: [uid("shiva")], content: "dm" });
-    const group = await send("prospero", { type: "direct", to: [uid("shiva"), uid("aaron")], content: "group" });
+    const group = await send("prospero", {
+      type: "direct",
+      to: [uid("shiva"), uid("aaron")],
+      content: "group",
+    });
     const channel = await sendTo("prospero", "Verona", unique("not a dm"));
     for (const operand of ["dm", "private"]) {
       const mine = await ids("shiva", [{ operator: "is", operand }]);
@@ -169,24 +265,65 @@ describe("narrow operators", () => {
   });
 
   it("dm / pm-with: one-to-one both ways, oneself, and groups by their members", async () => {
-    const toAaron = await send("prospero", { type: "direct", to: [uid("aaron")], content: "to aaron" });
-    const toProspero = await send("aaron", { type: "direct", to: [uid("prospero")], content: "to prospero" });
-    const self = await send("aaron", { type: "direct", to: [uid("aaron")], content: "note to self" });
-    const group = await send("aaron", { type: "direct", to: [uid("prospero"), uid("desdemona")], content: "group" });
-    expect(await ids("aaron", [{ operator: "dm", operand: "prospero@zulip.com" }])).toEqual([toAaron, toProspero]);
-    expect(await ids("aaron", [{ operator: "pm-with", operand: "PROSPERO@zulip.com" }])).toEqual([toAaron, toProspero]);
-    expect(await ids("aaron", [{ operator: "dm", operand: [uid("prospero")] }])).toEqual([toAaron, toProspero]);
-    expect(await ids("prospero", [{ operator: "dm", operand: "aaron@zulip.com" }])).toEqual([toAaron, toProspero]);
+    const toAaron = await send("prospero", {
+      type: "direct",
+      to: [uid("aaron")],
+      content: "to aaron",
+    });
+    const toProspero = await send("aaron", {
+      type: "direct",
+      to: [uid("prospero")],
+      content: "to prospero",
+    });
+    const self = await send("aaron", {
+      type: "direct",
+      to: [uid("aaron")],
+      content: "note to self",
+    });
+    const group = await send("aaron", {
+      type: "direct",
+      to: [uid("prospero"), uid("desdemona")],
+      content: "group",
+    });
+    expect(await ids("aaron", [{ operator: "dm", operand: "prospero@zulip.com" }])).toEqual([
+      toAaron,
+      toProspero,
+    ]);
+    expect(await ids("aaron", [{ operator: "pm-with", operand: "PROSPERO@zulip.com" }])).toEqual([
+      toAaron,
+      toProspero,
+    ]);
+    expect(await ids("aaron", [{ operator: "dm", operand: [uid("prospero")] }])).toEqual([
+      toAaron,
+      toProspero,
+    ]);
+    expect(await ids("prospero", [{ operator: "dm", operand: "aaron@zulip.com" }])).toEqual([
+      toAaron,
+      toProspero,
+    ]);
     expect(await ids("aaron", [{ operator: "dm", operand: "aaron@zulip.com" }])).toEqual([self]);
     // A group by its other members, in any order, with or without oneself.
-    for (const operand of ["prospero@zulip.com,desdemona@zulip.com", "desdemona@zulip.com,aaron@zulip.com,prospero@zulip.com"])
+    for (const operand of [
+      "prospero@zulip.com,desdemona@zulip.com",
+      "desdemona@zulip.com,aaron@zulip.com,prospero@zulip.com",
+    ])
       expect(await ids("aaron", [{ operator: "dm", operand }])).toEqual([group]);
-    expect(await ids("desdemona", [{ operator: "dm", operand: [uid("aaron"), uid("prospero")] }])).toEqual([group]);
+    expect(
+      await ids("desdemona", [{ operator: "dm", operand: [uid("aaron"), uid("prospero")] }]),
+    ).toEqual([group]);
     // A group that never talked matches nothing, and its negation everything else.
-    expect(await ids("aaron", [{ operator: "dm", operand: "prospero@zulip.com,iago@zulip.com" }])).toEqual([]);
-    const notThatGroup = await ids("aaron", [{ operator: "is", operand: "dm" }, { operator: "dm", operand: "prospero@zulip.com,iago@zulip.com", negated: true }]);
+    expect(
+      await ids("aaron", [{ operator: "dm", operand: "prospero@zulip.com,iago@zulip.com" }]),
+    ).toEqual([]);
+    const notThatGroup = await ids("aaron", [
+      { operator: "is", operand: "dm" },
+      { operator: "dm", operand: "prospero@zulip.com,iago@zulip.com", negated: true },
+    ]);
     expect(notThatGroup).toEqual(expect.arrayContaining([toAaron, toProspero, self, group]));
-    const notProspero = await ids("aaron", [{ operator: "is", operand: "dm" }, { operator: "dm", operand: "prospero@zulip.com", negated: true }]);
+    const notProspero = await ids("aaron", [
+      { operator: "is", operand: "dm" },
+      { operator: "dm", operand: "prospero@zulip.com", negated: true },
+    ]);
     expect(notProspero).toEqual(expect.arrayContaining([self, group]));
     expect(notProspero).not.toContain(toAaron);
   });
@@ -194,7 +331,11 @@ describe("narrow operators", () => {
   it("dm-including: every direct message with that user; group-pm-with: the group ones", async () => {
     const one = await send("shiva", { type: "direct", to: [uid("cordelia")], content: "one" });
     const back = await send("cordelia", { type: "direct", to: [uid("shiva")], content: "back" });
-    const group = await send("shiva", { type: "direct", to: [uid("cordelia"), uid("othello")], content: "group" });
+    const group = await send("shiva", {
+      type: "direct",
+      to: [uid("cordelia"), uid("othello")],
+      content: "group",
+    });
     const other = await send("shiva", { type: "direct", to: [uid("othello")], content: "other" });
     const self = await send("shiva", { type: "direct", to: [uid("shiva")], content: "self" });
     const channel = await sendTo("cordelia", "Verona", unique("not a dm"));
@@ -207,11 +348,19 @@ describe("narrow operators", () => {
       for (const id of [one, back, other, self, channel]) expect(groups).not.toContain(id);
     }
     // Oneself: every direct message.
-    expect(await ids("shiva", [{ operator: "dm-including", operand: "shiva@zulip.com" }])).toEqual(expect.arrayContaining([one, back, group, other, self]));
-    const without = await ids("shiva", [{ operator: "is", operand: "dm" }, { operator: "dm-including", operand: "cordelia@zulip.com", negated: true }]);
+    expect(await ids("shiva", [{ operator: "dm-including", operand: "shiva@zulip.com" }])).toEqual(
+      expect.arrayContaining([one, back, group, other, self]),
+    );
+    const without = await ids("shiva", [
+      { operator: "is", operand: "dm" },
+      { operator: "dm-including", operand: "cordelia@zulip.com", negated: true },
+    ]);
     expect(without).toEqual(expect.arrayContaining([other, self]));
     expect(without).not.toContain(one);
-    const notGroups = await ids("shiva", [{ operator: "is", operand: "dm" }, { operator: "group-pm-with", operand: "cordelia@zulip.com", negated: true }]);
+    const notGroups = await ids("shiva", [
+      { operator: "is", operand: "dm" },
+      { operator: "group-pm-with", operand: "cordelia@zulip.com", negated: true },
+    ]);
     expect(notGroups).toEqual(expect.arrayContaining([one, back]));
     expect(notGroups).not.toContain(group);
   });
@@ -224,13 +373,27 @@ describe("narrow operators", () => {
     const dm = await send("iago", { type: "direct", to: [uid("hamlet")], content: topic });
     const t = { operator: "topic", operand: topic };
     // Hamlet is not subscribed to Scotland: channels:public reads its history.
-    for (const operator of ["channels", "streams"]) expect(await ids("hamlet", [{ operator, operand: "public" }, t])).toEqual([open]);
-    expect(await ids("hamlet", [{ operator: "channels", operand: "public", negated: true }, { operator: "search", operand: topic }])).toEqual([hidden, dm]);
+    for (const operator of ["channels", "streams"])
+      expect(await ids("hamlet", [{ operator, operand: "public" }, t])).toEqual([open]);
+    expect(
+      await ids("hamlet", [
+        { operator: "channels", operand: "public", negated: true },
+        { operator: "search", operand: topic },
+      ]),
+    ).toEqual([hidden, dm]);
     // A guest reads no public history that way, only what she received.
     expect(await ids("polonius", [{ operator: "channels", operand: "public" }, t])).toEqual([]);
     expect(await ids("hamlet", [{ operator: "channels", operand: "web-public" }, t])).toEqual([]);
-    await badNarrow("hamlet", [{ operator: "channels", operand: "private" }], "unknown channels operand private");
-    await badNarrow("hamlet", [{ operator: "streams", operand: "bogus" }], "unknown channels operand bogus");
+    await badNarrow(
+      "hamlet",
+      [{ operator: "channels", operand: "private" }],
+      "unknown channels operand private",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "streams", operand: "bogus" }],
+      "unknown channels operand bogus",
+    );
   });
 
   it("sender:me is the caller", async () => {
@@ -239,15 +402,33 @@ describe("narrow operators", () => {
     const theirs = await sendTo("hamlet", "Verona", topic);
     const t = { operator: "topic", operand: topic };
     expect(await ids("aaron", [t, { operator: "sender", operand: "me" }])).toEqual([mine]);
-    expect(await ids("aaron", [t, { operator: "sender", operand: "me", negated: true }])).toEqual([theirs]);
+    expect(await ids("aaron", [t, { operator: "sender", operand: "me", negated: true }])).toEqual([
+      theirs,
+    ]);
   });
 
   it("near changes nothing; legacy [operator, operand] pairs work", async () => {
     const topic = unique("legacy");
     const a = await sendTo("hamlet", "Denmark", topic);
-    expect(await ids("othello", [["channel", "Denmark"], ["topic", topic]])).toEqual([a]);
-    expect(await ids("othello", [["channel", "Denmark"], ["topic", topic], ["near", String(a)]])).toEqual([a]);
-    expect(await ids("othello", [{ operator: "topic", operand: topic }, { operator: "near", operand: "12345", negated: true }])).toEqual([a]);
+    expect(
+      await ids("othello", [
+        ["channel", "Denmark"],
+        ["topic", topic],
+      ]),
+    ).toEqual([a]);
+    expect(
+      await ids("othello", [
+        ["channel", "Denmark"],
+        ["topic", topic],
+        ["near", String(a)],
+      ]),
+    ).toEqual([a]);
+    expect(
+      await ids("othello", [
+        { operator: "topic", operand: topic },
+        { operator: "near", operand: "12345", negated: true },
+      ]),
+    ).toEqual([a]);
   });
 
   it("with: the conversation of a message, in place of the narrow's channel, topic and dm terms", async () => {
@@ -257,29 +438,73 @@ describe("narrow operators", () => {
     await sendTo("hamlet", "Denmark", unique("other topic"));
     // The narrow's own channel and topic give way to the message's.
     for (const operand of [a, String(b), ` ${a} `])
-      expect(await ids("othello", [{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "elsewhere" }, { operator: "with", operand }])).toEqual([a, b]);
+      expect(
+        await ids("othello", [
+          { operator: "channel", operand: "Verona" },
+          { operator: "topic", operand: "elsewhere" },
+          { operator: "with", operand },
+        ]),
+      ).toEqual([a, b]);
     // Other terms still apply.
-    expect(await ids("othello", [{ operator: "with", operand: a }, { operator: "sender", operand: "othello@zulip.com" }])).toEqual([b]);
+    expect(
+      await ids("othello", [
+        { operator: "with", operand: a },
+        { operator: "sender", operand: "othello@zulip.com" },
+      ]),
+    ).toEqual([b]);
     // A direct message: its conversation, seen from either side.
     const dm1 = await send("prospero", { type: "direct", to: [uid("cordelia")], content: "hi" });
     const dm2 = await send("cordelia", { type: "direct", to: [uid("prospero")], content: "hello" });
     expect(await ids("cordelia", [{ operator: "with", operand: dm1 }])).toEqual([dm1, dm2]);
-    expect(await ids("prospero", [{ operator: "with", operand: dm2 }, { operator: "dm", operand: "iago@zulip.com" }])).toEqual([dm1, dm2]);
-    const group = await send("prospero", { type: "direct", to: [uid("cordelia"), uid("aaron")], content: "group" });
+    expect(
+      await ids("prospero", [
+        { operator: "with", operand: dm2 },
+        { operator: "dm", operand: "iago@zulip.com" },
+      ]),
+    ).toEqual([dm1, dm2]);
+    const group = await send("prospero", {
+      type: "direct",
+      to: [uid("cordelia"), uid("aaron")],
+      content: "group",
+    });
     expect(await ids("aaron", [{ operator: "with", operand: group }])).toEqual([group]);
     // A message in a public channel's history the user is not subscribed to.
     const scotland = await sendTo("iago", "Scotland", topic);
     expect(await ids("cordelia", [{ operator: "with", operand: scotland }])).toEqual([scotland]);
     // A message the user may not see: the narrow as it is, if it names a conversation.
-    expect(await ids("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: topic }, { operator: "with", operand: dm1 }])).toEqual([a, b]);
+    expect(
+      await ids("othello", [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "topic", operand: topic },
+        { operator: "with", operand: dm1 },
+      ]),
+    ).toEqual([a, b]);
     await badNarrow("othello", [{ operator: "with", operand: dm1 }], "Invalid 'with' operator");
-    await badNarrow("othello", [{ operator: "channel", operand: "Denmark" }, { operator: "with", operand: 99999999 }], "Invalid 'with' operator");
+    await badNarrow(
+      "othello",
+      [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "with", operand: 99999999 },
+      ],
+      "Invalid 'with' operator",
+    );
     await badNarrow("othello", [{ operator: "with", operand: "abc" }], "Invalid 'with' operator");
     const duplicate = "Duplicate 'with' operators.";
-    await expectError(get("othello", { anchor: "newest", narrow: [{ operator: "with", operand: a }, { operator: "with", operand: b }] }), 400, `Invalid narrow operator combination: ${duplicate}`, {
-      code: "BAD_NARROW",
-      desc: duplicate,
-    });
+    await expectError(
+      get("othello", {
+        anchor: "newest",
+        narrow: [
+          { operator: "with", operand: a },
+          { operator: "with", operand: b },
+        ],
+      }),
+      400,
+      `Invalid narrow operator combination: ${duplicate}`,
+      {
+        code: "BAD_NARROW",
+        desc: duplicate,
+      },
+    );
   });
 });
 
@@ -297,7 +522,8 @@ describe("flags", () => {
     await setFlags("othello", m[4]!, R | FLAG_BITS.group_mentioned);
     await setFlags("othello", m[5]!, R | FLAG_BITS.has_alert_word);
     await setFlags("othello", m[6]!, 0n);
-    const is = (operand: string, negated = false) => ids("othello", [t, { operator: "is", operand, negated }]);
+    const is = (operand: string, negated = false) =>
+      ids("othello", [t, { operator: "is", operand, negated }]);
     expect(await is("unread")).toEqual([m[2], m[6]]);
     expect(await is("unread", true)).toEqual([m[0], m[1], m[3], m[4], m[5]]);
     expect(await is("starred")).toEqual([m[1]]);
@@ -308,7 +534,15 @@ describe("flags", () => {
     expect(await is("alerted", true)).toEqual([m[0], m[1], m[2], m[3], m[4], m[6]]);
     // The flags shown are the same bits.
     const data = await fetch("othello", { anchor: "oldest", num_after: 10, narrow: [t] });
-    expect(data.messages.map((x) => x.flags)).toEqual([["read"], ["read", "starred"], ["mentioned"], ["read", "stream_wildcard_mentioned", "wildcard_mentioned"], ["read"], ["read", "has_alert_word"], []]);
+    expect(data.messages.map((x) => x.flags)).toEqual([
+      ["read"],
+      ["read", "starred"],
+      ["mentioned"],
+      ["read", "stream_wildcard_mentioned", "wildcard_mentioned"],
+      ["read"],
+      ["read", "has_alert_word"],
+      [],
+    ]);
     // Another user's flags are theirs.
     expect(await ids("hamlet", [t, { operator: "is", operand: "starred" }])).toEqual([]);
   });
@@ -318,31 +552,74 @@ describe("flags", () => {
     const before = await sendTo("iago", "Scotland", topic);
     const scotland = { operator: "channel", operand: "Scotland" };
     // Cordelia is not subscribed to the public Scotland: its history is hers to read, as read and historical.
-    const history = await fetch("cordelia", { anchor: "newest", num_before: 1000, narrow: [scotland, { operator: "topic", operand: topic }] });
-    expect(history.messages.map((x) => [x.id, x.flags])).toEqual([[before, ["read", "historical"]]]);
+    const history = await fetch("cordelia", {
+      anchor: "newest",
+      num_before: 1000,
+      narrow: [scotland, { operator: "topic", operand: topic }],
+    });
+    expect(history.messages.map((x) => [x.id, x.flags])).toEqual([
+      [before, ["read", "historical"]],
+    ]);
     // Zulip's ok_to_include_history: an is: term (negated or not) reads only her own rows, of which she has none.
-    expect(await ids("cordelia", [scotland, { operator: "topic", operand: topic }, { operator: "is", operand: "unread", negated: true }])).toEqual([]);
-    expect(await ids("cordelia", [scotland, { operator: "topic", operand: topic }, { operator: "is", operand: "starred", negated: true }])).toEqual([]);
+    expect(
+      await ids("cordelia", [
+        scotland,
+        { operator: "topic", operand: topic },
+        { operator: "is", operand: "unread", negated: true },
+      ]),
+    ).toEqual([]);
+    expect(
+      await ids("cordelia", [
+        scotland,
+        { operator: "topic", operand: topic },
+        { operator: "is", operand: "starred", negated: true },
+      ]),
+    ).toEqual([]);
     // is:resolved is about the topic, not her rows.
     const resolved = await sendTo("iago", "Scotland", `✔ ${topic}`);
-    expect(await ids("cordelia", [scotland, { operator: "is", operand: "resolved" }])).toContain(resolved);
+    expect(await ids("cordelia", [scotland, { operator: "is", operand: "resolved" }])).toContain(
+      resolved,
+    );
   });
 });
 
 describe("topic visibility and muting", () => {
   /** A user's visibility policy for a topic (1 muted, 2 unmuted, 3 followed), as POST /user_topics records it. */
-  async function setPolicy(user: string, stream: { id: number; recipientId: number | null }, topic: string, visibilityPolicy: number) {
+  async function setPolicy(
+    user: string,
+    stream: { id: number; recipientId: number | null },
+    topic: string,
+    visibilityPolicy: number,
+  ) {
     await server.db.userTopic.create({
-      data: { realmId: server.creds.realm.id, userProfileId: uid(user), streamId: stream.id, recipientId: stream.recipientId!, topicName: topic, topicNameLower: topic.toLowerCase(), visibilityPolicy },
+      data: {
+        realmId: server.creds.realm.id,
+        userProfileId: uid(user),
+        streamId: stream.id,
+        recipientId: stream.recipientId!,
+        topicName: topic,
+        topicNameLower: topic.toLowerCase(),
+        visibilityPolicy,
+      },
     });
   }
   const muteChannel = (user: string, stream: { recipientId: number | null }) =>
-    server.db.subscription.updateMany({ where: { userProfileId: uid(user), recipientId: stream.recipientId! }, data: { isMuted: true } });
+    server.db.subscription.updateMany({
+      where: { userProfileId: uid(user), recipientId: stream.recipientId! },
+      data: { isMuted: true },
+    });
 
   it("is:followed, is:muted and in:home, from topic policies and channel muting", async () => {
     const loud = await createChannel(unique("loud"), ["iago", "aaron"]);
     const quiet = await createChannel(unique("quiet"), ["iago", "aaron"]);
-    const [followed, muted, plain, unmutedInQuiet, followedInQuiet, inQuiet] = ["Followed", "Muted", "Plain", "Unmuted", "Followed too", "Quiet"];
+    const [followed, muted, plain, unmutedInQuiet, followedInQuiet, inQuiet] = [
+      "Followed",
+      "Muted",
+      "Plain",
+      "Unmuted",
+      "Followed too",
+      "Quiet",
+    ];
     const m = {
       followed: await sendTo("iago", loud.name, followed),
       muted: await sendTo("iago", loud.name, muted),
@@ -359,16 +636,46 @@ describe("topic visibility and muting", () => {
     await setPolicy("aaron", quiet, followedInQuiet, 3);
     await muteChannel("aaron", quiet);
     const mine = new Set(Object.values(m));
-    const narrowed = async (narrow: Term[]) => (await ids("aaron", narrow)).filter((id) => mine.has(id));
-    expect(await narrowed([{ operator: "is", operand: "followed" }])).toEqual([m.followed, m.followedInQuiet]);
-    expect(await narrowed([{ operator: "is", operand: "followed", negated: true }])).toEqual([m.muted, m.plain, m.unmutedInQuiet, m.inQuiet, m.dm]);
+    const narrowed = async (narrow: Term[]) =>
+      (await ids("aaron", narrow)).filter((id) => mine.has(id));
+    expect(await narrowed([{ operator: "is", operand: "followed" }])).toEqual([
+      m.followed,
+      m.followedInQuiet,
+    ]);
+    expect(await narrowed([{ operator: "is", operand: "followed", negated: true }])).toEqual([
+      m.muted,
+      m.plain,
+      m.unmutedInQuiet,
+      m.inQuiet,
+      m.dm,
+    ]);
     expect(await narrowed([{ operator: "is", operand: "muted" }])).toEqual([m.muted, m.inQuiet]);
-    expect(await narrowed([{ operator: "is", operand: "muted", negated: true }])).toEqual([m.followed, m.plain, m.unmutedInQuiet, m.followedInQuiet, m.dm]);
-    expect(await narrowed([{ operator: "in", operand: "home" }])).toEqual([m.followed, m.plain, m.unmutedInQuiet, m.followedInQuiet, m.dm]);
-    expect(await narrowed([{ operator: "in", operand: "home", negated: true }])).toEqual([m.muted, m.inQuiet]);
+    expect(await narrowed([{ operator: "is", operand: "muted", negated: true }])).toEqual([
+      m.followed,
+      m.plain,
+      m.unmutedInQuiet,
+      m.followedInQuiet,
+      m.dm,
+    ]);
+    expect(await narrowed([{ operator: "in", operand: "home" }])).toEqual([
+      m.followed,
+      m.plain,
+      m.unmutedInQuiet,
+      m.followedInQuiet,
+      m.dm,
+    ]);
+    expect(await narrowed([{ operator: "in", operand: "home", negated: true }])).toEqual([
+      m.muted,
+      m.inQuiet,
+    ]);
     expect(await narrowed([{ operator: "in", operand: "all" }])).toEqual(Object.values(m));
     // Another user's policies are theirs.
-    expect(await ids("iago", [{ operator: "channel", operand: loud.id }, { operator: "is", operand: "muted" }])).toEqual([]);
+    expect(
+      await ids("iago", [
+        { operator: "channel", operand: loud.id },
+        { operator: "is", operand: "muted" },
+      ]),
+    ).toEqual([]);
     await badNarrow("aaron", [{ operator: "in", operand: "bogus" }], "unknown 'in' operand bogus");
   });
 
@@ -377,41 +684,90 @@ describe("topic visibility and muting", () => {
     const loud = await createChannel(unique("first unread loud"), ["iago", "prospero"]);
     const topic = unique("unread");
     // Everything else Prospero has is read.
-    await server.db.userMessage.updateMany({ where: { userProfileId: uid("prospero") }, data: { flags: FLAG_BITS.read } });
+    await server.db.userMessage.updateMany({
+      where: { userProfileId: uid("prospero") },
+      data: { flags: FLAG_BITS.read },
+    });
     const inQuiet = await sendTo("iago", quiet.name, topic);
     const mutedTopic = await sendTo("iago", loud.name, "muted topic");
     const open = await sendTo("iago", loud.name, topic);
     await muteChannel("prospero", quiet);
     await setPolicy("prospero", loud, "muted topic", 1);
     expect((await fetch("prospero", { anchor: "first_unread" })).anchor).toBe(open);
-    expect((await fetch("prospero", { anchor: "first_unread", narrow: [{ operator: "channel", operand: quiet.id }] })).anchor).toBe(inQuiet);
-    expect((await fetch("prospero", { anchor: "first_unread", narrow: [{ operator: "channel", operand: loud.id }] })).anchor).toBe(open);
+    expect(
+      (
+        await fetch("prospero", {
+          anchor: "first_unread",
+          narrow: [{ operator: "channel", operand: quiet.id }],
+        })
+      ).anchor,
+    ).toBe(inQuiet);
+    expect(
+      (
+        await fetch("prospero", {
+          anchor: "first_unread",
+          narrow: [{ operator: "channel", operand: loud.id }],
+        })
+      ).anchor,
+    ).toBe(open);
     // The muted messages are still unread, and in the narrow.
-    expect(await ids("prospero", [{ operator: "is", operand: "unread" }])).toEqual([inQuiet, mutedTopic, open]);
+    expect(await ids("prospero", [{ operator: "is", operand: "unread" }])).toEqual([
+      inQuiet,
+      mutedTopic,
+      open,
+    ]);
   });
 });
 
 describe("anchors", () => {
   it("first_unread: the first unread message of the narrow, or the newest when none is unread", async () => {
     const topic = unique("first unread");
-    const t = [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: topic }];
+    const t = [
+      { operator: "channel", operand: "Denmark" },
+      { operator: "topic", operand: topic },
+    ];
     // An unread message outside the narrow does not count.
     await sendTo("hamlet", "Verona", topic);
     const m: number[] = [];
     for (let i = 0; i < 5; i++) m.push(await sendTo("hamlet", "Denmark", topic, `u${i}`));
     for (const id of m.slice(0, 2)) await setFlags("othello", id, FLAG_BITS.read);
-    const data = await fetch("othello", { anchor: "first_unread", num_before: 1, num_after: 1, narrow: t });
-    expect(data).toMatchObject({ anchor: m[2], found_anchor: true, found_oldest: false, found_newest: false, history_limited: false });
+    const data = await fetch("othello", {
+      anchor: "first_unread",
+      num_before: 1,
+      num_after: 1,
+      narrow: t,
+    });
+    expect(data).toMatchObject({
+      anchor: m[2],
+      found_anchor: true,
+      found_oldest: false,
+      found_newest: false,
+      history_limited: false,
+    });
     expect(data.messages.map((x) => x.id)).toEqual([m[1], m[2], m[3]]);
     // A starred unread message is still unread.
     await setFlags("othello", m[2]!, FLAG_BITS.starred);
     expect((await fetch("othello", { anchor: "first_unread", narrow: t })).anchor).toBe(m[2]);
     for (const id of m) await setFlags("othello", id, FLAG_BITS.read);
-    const none = await fetch("othello", { anchor: "first_unread", num_before: 2, num_after: 2, narrow: t });
-    expect(none).toMatchObject({ anchor: 10_000_000_000_000_000, found_anchor: false, found_newest: true, found_oldest: false });
+    const none = await fetch("othello", {
+      anchor: "first_unread",
+      num_before: 2,
+      num_after: 2,
+      narrow: t,
+    });
+    expect(none).toMatchObject({
+      anchor: 10_000_000_000_000_000,
+      found_anchor: false,
+      found_newest: true,
+      found_oldest: false,
+    });
     expect(none.messages.map((x) => x.id)).toEqual([m[3], m[4]]);
     // In a channel's history, messages without a row of hers are read.
-    const history = await fetch("cordelia", { anchor: "first_unread", num_before: 5, narrow: [{ operator: "channel", operand: "Scotland" }] });
+    const history = await fetch("cordelia", {
+      anchor: "first_unread",
+      num_before: 5,
+      narrow: [{ operator: "channel", operand: "Scotland" }],
+    });
     expect(history.anchor).toBe(10_000_000_000_000_000);
     expect(history.found_newest).toBe(true);
   });
@@ -423,29 +779,80 @@ describe("anchors", () => {
     for (let i = 0; i < 6; i++) m.push(await sendTo("hamlet", "Verona", topic, `p${i}`));
     const page = await fetch("othello", { anchor: m[2], num_before: 1, num_after: 2, narrow: t });
     expect(page.messages.map((x) => x.id)).toEqual([m[1], m[2], m[3], m[4]]);
-    expect(page).toMatchObject({ anchor: m[2], found_anchor: true, found_oldest: false, found_newest: false });
-    const exclusive = await fetch("othello", { anchor: m[2], num_before: 0, num_after: 2, include_anchor: false, narrow: t });
+    expect(page).toMatchObject({
+      anchor: m[2],
+      found_anchor: true,
+      found_oldest: false,
+      found_newest: false,
+    });
+    const exclusive = await fetch("othello", {
+      anchor: m[2],
+      num_before: 0,
+      num_after: 2,
+      include_anchor: false,
+      narrow: t,
+    });
     expect(exclusive.messages.map((x) => x.id)).toEqual([m[3], m[4]]);
     expect(exclusive.found_anchor).toBe(true);
     // Only an end of the range may be left out (Zulip's get_messages_backend).
-    await expectError(get("othello", { anchor: m[2], num_before: 1, num_after: 1, include_anchor: false, narrow: t }), 400, "The anchor can only be excluded at an end of the range");
+    await expectError(
+      get("othello", {
+        anchor: m[2],
+        num_before: 1,
+        num_after: 1,
+        include_anchor: false,
+        narrow: t,
+      }),
+      400,
+      "The anchor can only be excluded at an end of the range",
+    );
     const all = await fetch("othello", { anchor: m[3], num_before: 10, num_after: 10, narrow: t });
     expect(all.messages.map((x) => x.id)).toEqual(m);
     expect(all).toMatchObject({ found_oldest: true, found_newest: true });
     // An anchor that is not in the narrow is not found, and the ranges are around it.
     const outside = await sendTo("hamlet", "Denmark", unique("elsewhere"));
-    const around = await fetch("othello", { anchor: outside, num_before: 2, num_after: 2, narrow: t });
+    const around = await fetch("othello", {
+      anchor: outside,
+      num_before: 2,
+      num_after: 2,
+      narrow: t,
+    });
     expect(around.messages.map((x) => x.id)).toEqual([m[4], m[5]]);
-    expect(around).toMatchObject({ anchor: outside, found_anchor: false, found_newest: true, found_oldest: false });
+    expect(around).toMatchObject({
+      anchor: outside,
+      found_anchor: false,
+      found_newest: true,
+      found_oldest: false,
+    });
     const oldest = await fetch("othello", { anchor: "oldest", num_after: 2, narrow: t });
     expect(oldest.messages.map((x) => x.id)).toEqual([m[0], m[1]]);
-    expect(oldest).toMatchObject({ anchor: 0, found_oldest: true, found_newest: false, found_anchor: false });
-    const newest = await fetch("othello", { anchor: "newest", num_before: 2, num_after: 3, narrow: t });
+    expect(oldest).toMatchObject({
+      anchor: 0,
+      found_oldest: true,
+      found_newest: false,
+      found_anchor: false,
+    });
+    const newest = await fetch("othello", {
+      anchor: "newest",
+      num_before: 2,
+      num_after: 3,
+      narrow: t,
+    });
     expect(newest.messages.map((x) => x.id)).toEqual([m[4], m[5]]);
-    expect(newest).toMatchObject({ anchor: 10_000_000_000_000_000, found_newest: true, found_oldest: false, found_anchor: false });
+    expect(newest).toMatchObject({
+      anchor: 10_000_000_000_000_000,
+      found_newest: true,
+      found_oldest: false,
+      found_anchor: false,
+    });
     // parse_anchor_value: a negative anchor is 0; ids beyond 32 bits have nothing at or after them.
     expect((await fetch("othello", { anchor: -5, num_after: 1, narrow: t })).anchor).toBe(0);
-    const beyond = await fetch("othello", { anchor: 99999999999, num_before: 1, num_after: 1, narrow: t });
+    const beyond = await fetch("othello", {
+      anchor: 99999999999,
+      num_before: 1,
+      num_after: 1,
+      narrow: t,
+    });
     expect(beyond.messages.map((x) => x.id)).toEqual([m[5]]);
     expect(beyond).toMatchObject({ anchor: 99999999999, found_anchor: false, found_newest: true });
     // Only the anchor itself.
@@ -458,16 +865,36 @@ describe("anchors", () => {
     const topic = unique("by ids");
     const a = await sendTo("hamlet", "Verona", topic);
     const b = await sendTo("hamlet", "Verona", unique("other"));
-    const secret = await send("hamlet", { type: "direct", to: [uid("cordelia")], content: "secret" });
-    const data = await fetch("othello", { message_ids: [b, a, secret, 99999999999, 0], narrow: [{ operator: "channel", operand: "Verona" }] });
+    const secret = await send("hamlet", {
+      type: "direct",
+      to: [uid("cordelia")],
+      content: "secret",
+    });
+    const data = await fetch("othello", {
+      message_ids: [b, a, secret, 99999999999, 0],
+      narrow: [{ operator: "channel", operand: "Verona" }],
+    });
     expect(data.messages.map((x) => x.id)).toEqual([a, b]);
     expect(data).toMatchObject({ found_anchor: false, found_oldest: false, found_newest: false });
     expect(data).not.toHaveProperty("anchor");
-    expect((await fetch("othello", { message_ids: [a, b], narrow: [{ operator: "topic", operand: topic }] })).messages.map((x) => x.id)).toEqual([a]);
+    expect(
+      (
+        await fetch("othello", {
+          message_ids: [a, b],
+          narrow: [{ operator: "topic", operand: topic }],
+        })
+      ).messages.map((x) => x.id),
+    ).toEqual([a]);
     expect((await fetch("othello", { message_ids: [] })).messages).toEqual([]);
     // (5001 ids do not fit in a URL Node accepts: the handler is called directly.)
-    await expect(direct("othello", { message_ids: Array.from({ length: 5001 }, (_, i) => i + 1) })).rejects.toThrow("Too many messages requested (maximum 5000).");
-    await expectError(get("othello", { anchor: "newest", num_before: 4000, num_after: 1001 }), 400, "Too many messages requested (maximum 5000).");
+    await expect(
+      direct("othello", { message_ids: Array.from({ length: 5001 }, (_, i) => i + 1) }),
+    ).rejects.toThrow("Too many messages requested (maximum 5000).");
+    await expectError(
+      get("othello", { anchor: "newest", num_before: 4000, num_after: 1001 }),
+      400,
+      "Too many messages requested (maximum 5000).",
+    );
   });
 });
 
@@ -479,13 +906,22 @@ describe("channel history", () => {
     expect(await ids("cordelia", [scotland, { operator: "topic", operand: topic }])).toEqual([a]);
     expect(await ids("cordelia", [{ operator: "topic", operand: topic }])).toEqual([]);
     // A negated channel term grants nothing.
-    expect(await ids("cordelia", [{ operator: "channel", operand: "Verona", negated: true }, { operator: "topic", operand: topic }])).toEqual([]);
+    expect(
+      await ids("cordelia", [
+        { operator: "channel", operand: "Verona", negated: true },
+        { operator: "topic", operand: topic },
+      ]),
+    ).toEqual([]);
     // Subscribing later: the earlier message stays historical, later ones are hers.
     const channel = await createChannel(unique("late joiners"), ["iago"]);
     const early = await sendTo("iago", channel.name, topic);
     await subscribe(channel, ["cordelia"]);
     const late = await sendTo("iago", channel.name, topic);
-    const data = await fetch("cordelia", { anchor: "newest", num_before: 10, narrow: [{ operator: "channel", operand: channel.id }] });
+    const data = await fetch("cordelia", {
+      anchor: "newest",
+      num_before: 10,
+      narrow: [{ operator: "channel", operand: channel.id }],
+    });
     expect(data.messages.map((x) => [x.id, x.flags])).toEqual([
       [early, ["read", "historical"]],
       [late, []],
@@ -494,8 +930,14 @@ describe("channel history", () => {
   });
 
   it("a private channel's history only for subscribers, and only when its history is shared", async () => {
-    const shared = await createChannel(unique("private shared"), ["iago"], { inviteOnly: true, historyPublicToSubscribers: true });
-    const protectedHistory = await createChannel(unique("private protected"), ["iago"], { inviteOnly: true, historyPublicToSubscribers: false });
+    const shared = await createChannel(unique("private shared"), ["iago"], {
+      inviteOnly: true,
+      historyPublicToSubscribers: true,
+    });
+    const protectedHistory = await createChannel(unique("private protected"), ["iago"], {
+      inviteOnly: true,
+      historyPublicToSubscribers: false,
+    });
     const s1 = await sendTo("iago", shared.name, "t");
     const p1 = await sendTo("iago", protectedHistory.name, "t");
     // Not subscribed: nothing, and the channel is still named without an error.
@@ -505,12 +947,24 @@ describe("channel history", () => {
     const s2 = await sendTo("iago", shared.name, "t");
     const p2 = await sendTo("iago", protectedHistory.name, "t");
     expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([s1, s2]);
-    expect(await ids("hamlet", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([p2]);
+    expect(await ids("hamlet", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([
+      p2,
+    ]);
     // An inactive subscription reads no history, nor (has_message_access) the messages received while it was active.
-    await server.db.subscription.updateMany({ where: { userProfileId: uid("hamlet"), recipientId: shared.recipientId! }, data: { active: false } });
+    await server.db.subscription.updateMany({
+      where: { userProfileId: uid("hamlet"), recipientId: shared.recipientId! },
+      data: { active: false },
+    });
     expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([]);
-    await expectError(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: s2 } } }), 400, "Invalid message(s)");
-    expect(await ids("iago", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([p1, p2]);
+    await expectError(
+      server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: s2 } } }),
+      400,
+      "Invalid message(s)",
+    );
+    expect(await ids("iago", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([
+      p1,
+      p2,
+    ]);
   });
 
   it("a guest reads a public channel's history only when subscribed to it", async () => {
@@ -528,51 +982,173 @@ describe("channel history", () => {
 describe("BAD_NARROW", () => {
   it("names the unknown operator, channel, user or operand with Zulip's texts", async () => {
     await badNarrow("hamlet", [{ operator: "bogus", operand: "x" }], "unknown operator bogus");
-    await badNarrow("hamlet", [{ operator: "channel", operand: "Nowhere" }], "unknown channel Nowhere");
+    await badNarrow(
+      "hamlet",
+      [{ operator: "channel", operand: "Nowhere" }],
+      "unknown channel Nowhere",
+    );
     await badNarrow("hamlet", [{ operator: "stream", operand: 99999 }], "unknown channel 99999");
-    await badNarrow("hamlet", [{ operator: "channel", operand: 99999999999 }], "unknown channel 99999999999");
-    await badNarrow("hamlet", [{ operator: "channel", operand: "Ver\u0000ona" }], "unknown channel Ver\u0000ona");
-    await badNarrow("hamlet", [{ operator: "sender", operand: "nobody@zulip.com" }], "unknown user nobody@zulip.com");
-    await badNarrow("hamlet", [{ operator: "sender", operand: 2147483648 }], "unknown user 2147483648");
-    await badNarrow("hamlet", [{ operator: "dm", operand: "othello@zulip.com,nobody@zulip.com" }], "unknown user in othello@zulip.com,nobody@zulip.com");
-    await badNarrow("hamlet", [{ operator: "pm-with", operand: [uid("othello"), 99999] }], `unknown user in ${uid("othello")},99999`);
-    await badNarrow("hamlet", [{ operator: "dm-including", operand: "nobody@zulip.com" }], "unknown user nobody@zulip.com");
-    await badNarrow("hamlet", [{ operator: "group-pm-with", operand: 99999 }], "unknown user 99999");
+    await badNarrow(
+      "hamlet",
+      [{ operator: "channel", operand: 99999999999 }],
+      "unknown channel 99999999999",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "channel", operand: "Ver\u0000ona" }],
+      "unknown channel Ver\u0000ona",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "sender", operand: "nobody@zulip.com" }],
+      "unknown user nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "sender", operand: 2147483648 }],
+      "unknown user 2147483648",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "dm", operand: "othello@zulip.com,nobody@zulip.com" }],
+      "unknown user in othello@zulip.com,nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "pm-with", operand: [uid("othello"), 99999] }],
+      `unknown user in ${uid("othello")},99999`,
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "dm-including", operand: "nobody@zulip.com" }],
+      "unknown user nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "group-pm-with", operand: 99999 }],
+      "unknown user 99999",
+    );
     await badNarrow("hamlet", [{ operator: "is", operand: "bogus" }], "unknown 'is' operand bogus");
-    await badNarrow("hamlet", [{ operator: "is", operand: "constructor" }], "unknown 'is' operand constructor");
-    await badNarrow("hamlet", [{ operator: "has", operand: "toString" }], "unknown 'has' operand toString");
+    await badNarrow(
+      "hamlet",
+      [{ operator: "is", operand: "constructor" }],
+      "unknown 'is' operand constructor",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "has", operand: "toString" }],
+      "unknown 'has' operand toString",
+    );
     await badNarrow("hamlet", [{ operator: "id", operand: "12a" }], "Invalid message ID");
     await badNarrow("hamlet", [["id", "-1"]], "Invalid message ID");
     await badNarrow("hamlet", [{ operator: "id", operand: "2147483648" }], "Invalid message ID");
-    await badNarrow("hamlet", [{ operator: "dm", operand: "othello@zulip.com," }], "unknown user in othello@zulip.com,");
+    await badNarrow(
+      "hamlet",
+      [{ operator: "dm", operand: "othello@zulip.com," }],
+      "unknown user in othello@zulip.com,",
+    );
     // A valid term before an unknown one does not hide it.
-    await badNarrow("hamlet", [{ operator: "sender", operand: "hamlet@zulip.com", negated: true }, { operator: "sender", operand: "x@y" }], "unknown user x@y");
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "sender", operand: "hamlet@zulip.com", negated: true },
+        { operator: "sender", operand: "x@y" },
+      ],
+      "unknown user x@y",
+    );
   });
 
   it("refuses a narrow asking for both channel messages and direct messages", async () => {
     const both = "No message can be both a channel message and direct message";
     for (const narrow of [
-      [{ operator: "channel", operand: "Verona" }, { operator: "dm", operand: "othello@zulip.com" }],
-      [{ operator: "topic", operand: "x" }, { operator: "is", operand: "dm" }],
-      [{ operator: "is", operand: "private" }, { operator: "channels", operand: "public" }],
-      [{ operator: "dm-including", operand: "othello@zulip.com" }, { operator: "stream", operand: "Verona" }],
-      [{ operator: "is", operand: "dm", negated: true }, { operator: "group-pm-with", operand: "othello@zulip.com" }],
+      [
+        { operator: "channel", operand: "Verona" },
+        { operator: "dm", operand: "othello@zulip.com" },
+      ],
+      [
+        { operator: "topic", operand: "x" },
+        { operator: "is", operand: "dm" },
+      ],
+      [
+        { operator: "is", operand: "private" },
+        { operator: "channels", operand: "public" },
+      ],
+      [
+        { operator: "dm-including", operand: "othello@zulip.com" },
+        { operator: "stream", operand: "Verona" },
+      ],
+      [
+        { operator: "is", operand: "dm", negated: true },
+        { operator: "group-pm-with", operand: "othello@zulip.com" },
+      ],
       // Checked before the term's channel is looked up.
-      [{ operator: "is", operand: "dm" }, { operator: "channel", operand: "Nowhere" }],
+      [
+        { operator: "is", operand: "dm" },
+        { operator: "channel", operand: "Nowhere" },
+      ],
     ] as Term[][])
       await badNarrow("hamlet", narrow, both);
     // A negated term asks for nothing.
-    await fetch("hamlet", { anchor: "newest", narrow: [{ operator: "channel", operand: "Verona", negated: true }, { operator: "is", operand: "dm" }] });
-    await fetch("hamlet", { anchor: "newest", narrow: [{ operator: "topic", operand: "x" }, { operator: "dm", operand: "othello@zulip.com", negated: true }] });
+    await fetch("hamlet", {
+      anchor: "newest",
+      narrow: [
+        { operator: "channel", operand: "Verona", negated: true },
+        { operator: "is", operand: "dm" },
+      ],
+    });
+    await fetch("hamlet", {
+      anchor: "newest",
+      narrow: [
+        { operator: "topic", operand: "x" },
+        { operator: "dm", operand: "othello@zulip.com", negated: true },
+      ],
+    });
     // An unknown channel before the conflict is reported first.
-    await badNarrow("hamlet", [{ operator: "channel", operand: "Nowhere" }, { operator: "is", operand: "dm" }], "unknown channel Nowhere");
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "channel", operand: "Nowhere" },
+        { operator: "is", operand: "dm" },
+      ],
+      "unknown channel Nowhere",
+    );
   });
 
   it("reports the first bad term, whether it needs a lookup or not", async () => {
-    await badNarrow("hamlet", [{ operator: "sender", operand: "nobody@zulip.com" }, { operator: "id", operand: "abc" }], "unknown user nobody@zulip.com");
-    await badNarrow("hamlet", [{ operator: "id", operand: "abc" }, { operator: "sender", operand: "nobody@zulip.com" }], "Invalid message ID");
-    await badNarrow("hamlet", [{ operator: "channel", operand: "Verona" }, { operator: "channel", operand: "Nowhere" }, { operator: "bogus", operand: "x" }], "unknown channel Nowhere");
-    await badNarrow("hamlet", [{ operator: "channel", operand: "Verona" }, { operator: "bogus", operand: "x" }, { operator: "channel", operand: "Nowhere" }], "unknown operator bogus");
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "sender", operand: "nobody@zulip.com" },
+        { operator: "id", operand: "abc" },
+      ],
+      "unknown user nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "id", operand: "abc" },
+        { operator: "sender", operand: "nobody@zulip.com" },
+      ],
+      "Invalid message ID",
+    );
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "channel", operand: "Verona" },
+        { operator: "channel", operand: "Nowhere" },
+        { operator: "bogus", operand: "x" },
+      ],
+      "unknown channel Nowhere",
+    );
+    await badNarrow(
+      "hamlet",
+      [
+        { operator: "channel", operand: "Verona" },
+        { operator: "bogus", operand: "x" },
+        { operator: "channel", operand: "Nowhere" },
+      ],
+      "unknown operator bogus",
+    );
   });
 });
 
@@ -583,7 +1159,10 @@ describe("cost", () => {
     const topic = unique("cost");
     for (let i = 0; i < 12; i++) await sendTo("hamlet", "Denmark", topic, `c${i}`);
     await send("hamlet", { type: "direct", to: [uid("othello"), uid("iago")], content: "group" });
-    const narrow = [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: topic }];
+    const narrow = [
+      { operator: "channel", operand: "Denmark" },
+      { operator: "topic", operand: topic },
+    ];
     // Warm the per-process caches (client names) the dicts use.
     await statementsOf("othello", { anchor: "newest", num_before: 1, narrow });
     // The channel lookup, the messages (anchor included) and the dicts' related rows.
@@ -597,9 +1176,18 @@ describe("cost", () => {
       expect(statements).toBeLessThanOrEqual(3);
     }
     // No lookup for a narrow that names no channel or user.
-    const { statements } = await statementsOf("othello", { anchor: "first_unread", num_before: 10, num_after: 10, narrow: [{ operator: "is", operand: "unread" }] });
+    const { statements } = await statementsOf("othello", {
+      anchor: "first_unread",
+      num_before: 10,
+      num_after: 10,
+      narrow: [{ operator: "is", operand: "unread" }],
+    });
     expect(statements).toBeLessThanOrEqual(2);
-    const dms = await statementsOf("othello", { anchor: "newest", num_before: 10, narrow: [{ operator: "dm", operand: "hamlet@zulip.com,iago@zulip.com" }] });
+    const dms = await statementsOf("othello", {
+      anchor: "newest",
+      num_before: 10,
+      narrow: [{ operator: "dm", operand: "hamlet@zulip.com,iago@zulip.com" }],
+    });
     expect(dms.result.messages).toHaveLength(1);
     expect(dms.statements).toBeLessThanOrEqual(3);
   });
@@ -607,7 +1195,13 @@ describe("cost", () => {
   it("finds unread and starred messages through the partial indexes", async () => {
     // A user with many read rows, and statistics that say so.
     const channel = await createChannel(unique("many read"), ["shiva"]);
-    const template = await send("shiva", { type: "channel", to: channel.name, topic: "bulk", content: "bulk message", read_by_sender: true });
+    const template = await send("shiva", {
+      type: "channel",
+      to: channel.name,
+      topic: "bulk",
+      content: "bulk message",
+      read_by_sender: true,
+    });
     await server.db.$executeRaw`
       WITH m AS (
         INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, date_sent, sending_client_id, is_channel_message)
@@ -620,11 +1214,15 @@ describe("cost", () => {
     const shiva = (await server.db.userProfile.findUnique({ where: { id: uid("shiva") } }))!;
     const plan = async (operand: string) => {
       const narrow = await compileNarrow(server.db, realm, shiva, [{ operator: "is", operand }]);
-      const sql = (source: typeof narrow.unread) => Prisma.sql`EXPLAIN SELECT ${source.id} FROM ${source.from} WHERE ${source.where} ORDER BY ${source.id} LIMIT 50`;
+      const sql = (source: typeof narrow.unread) =>
+        Prisma.sql`EXPLAIN SELECT ${source.id} FROM ${source.from} WHERE ${source.where} ORDER BY ${source.id} LIMIT 50`;
       // The planner's choice between indexes is what is tested, not whether a scan of a small table is cheaper.
       return server.db.$transaction(async (tx) => {
         await tx.$executeRawUnsafe("SET LOCAL enable_seqscan = off");
-        const lines = async (s: Prisma.Sql) => (await tx.$queryRaw<{ "QUERY PLAN": string }[]>(s)).map((r) => r["QUERY PLAN"]).join("\n");
+        const lines = async (s: Prisma.Sql) =>
+          (await tx.$queryRaw<{ "QUERY PLAN": string }[]>(s))
+            .map((r) => r["QUERY PLAN"])
+            .join("\n");
         return { narrow: await lines(sql(narrow)), firstUnread: await lines(sql(narrow.unread)) };
       });
     };
@@ -637,7 +1235,12 @@ describe("cost", () => {
     expect((await plan("dm")).narrow).toContain("user_message_is_private_idx");
     // And the answer is right: the one unread message among thousands read.
     const unreadOne = await sendTo("iago", channel.name, "bulk");
-    const data = await fetch("shiva", { anchor: "first_unread", num_before: 0, num_after: 0, narrow: [{ operator: "channel", operand: channel.id }] });
+    const data = await fetch("shiva", {
+      anchor: "first_unread",
+      num_before: 0,
+      num_after: 0,
+      narrow: [{ operator: "channel", operand: channel.id }],
+    });
     expect(data).toMatchObject({ anchor: unreadOne, found_anchor: true });
   });
 });

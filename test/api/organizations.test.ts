@@ -18,11 +18,24 @@ import { useTestServer } from "../helpers/server.ts";
 const server = useTestServer();
 
 /** A request with an explicit Host header (fetch does not let us set one). */
-function get(path: string, host: string, email: string, apiKey: string): Promise<{ status: number; body: any }> {
+function get(
+  path: string,
+  host: string,
+  email: string,
+  apiKey: string,
+): Promise<{ status: number; body: any }> {
   const url = new URL(`${server.baseUrl}/api/v1${path}`);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Host: host, Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        headers: {
+          Host: host,
+          Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
+        },
+      },
       (res) => {
         let text = "";
         res.on("data", (c) => (text += c));
@@ -41,12 +54,21 @@ function get(path: string, host: string, email: string, apiKey: string): Promise
 async function createSecondOrganization() {
   const { realm, owner } = await server.db.$transaction(async (tx) => {
     const realm = await doCreateRealm(tx, { name: "Second", stringId: "second" });
-    const owner = await doCreateUser(tx, realm, { email: "hamlet@zulip.com", fullName: "Other Hamlet", role: 100 }, "second.zulip.testserver");
+    const owner = await doCreateUser(
+      tx,
+      realm,
+      { email: "hamlet@zulip.com", fullName: "Other Hamlet", role: 100 },
+      "second.zulip.testserver",
+    );
     const channel = await doCreateChannel(tx, realm.id, { name: "Verona" });
     await doSubscribe(tx, realm.id, channel, [owner.id]);
     return { realm, owner };
   });
-  const { id } = await checkSendMessage(actAs(server.deps, realm, owner), { target: { kind: "channel", streamName: "Verona", topic: "t" }, content: "elsewhere", clientName: "test" });
+  const { id } = await checkSendMessage(actAs(server.deps, realm, owner), {
+    target: { kind: "channel", streamName: "Verona", topic: "t" },
+    content: "elsewhere",
+    clientName: "test",
+  });
   return { realm, owner, messageId: id };
 }
 
@@ -56,20 +78,46 @@ describe("a second organization on the same server", () => {
     const host = "second.zulip.testserver";
     // The same address names a different user in each organization.
     const mine = await get("/users/me", host, "hamlet@zulip.com", owner.apiKey);
-    expect(mine).toMatchObject({ status: 200, body: { user_id: owner.id, full_name: "Other Hamlet" } });
+    expect(mine).toMatchObject({
+      status: 200,
+      body: { user_id: owner.id, full_name: "Other Hamlet" },
+    });
     const message = await get(`/messages/${messageId}`, host, "hamlet@zulip.com", owner.apiKey);
-    expect(message.body.message).toMatchObject({ sender_realm_str: "second", display_recipient: "Verona", content: "<p>elsewhere</p>" });
+    expect(message.body.message).toMatchObject({
+      sender_realm_str: "second",
+      display_recipient: "Verona",
+      content: "<p>elsewhere</p>",
+    });
 
     // Nothing crosses over: the first organization's hamlet cannot see it, and the other key is refused here.
-    await expectError(server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: messageId } } }), 400, "Invalid message(s)");
+    await expectError(
+      server
+        .as("hamlet")
+        .GET("/messages/{message_id}", { params: { path: { message_id: messageId } } }),
+      400,
+      "Invalid message(s)",
+    );
     const members = (await get("/users", host, "hamlet@zulip.com", owner.apiKey)).body.members;
     expect(members.map((m: { user_id: number }) => m.user_id)).toEqual([owner.id]);
     // Its URL and dummy-email domain are its subdomain of the server's host (Realm.host).
     const settings = await get("/server_settings", host, "hamlet@zulip.com", owner.apiKey);
-    expect(settings.body).toMatchObject({ realm_url: "http://second.zulip.testserver", realm_name: "Second" });
-    const root = await get("/server_settings", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
-    expect(root.body).toMatchObject({ realm_url: "http://zulip.testserver", realm_name: "Zulip Dev" });
-    expect(await fakeEmailDomain(server.db, realm, server.deps.config)).toBe("second.zulip.testserver");
+    expect(settings.body).toMatchObject({
+      realm_url: "http://second.zulip.testserver",
+      realm_name: "Second",
+    });
+    const root = await get(
+      "/server_settings",
+      "zulip.testserver",
+      "hamlet@zulip.com",
+      owner.apiKey,
+    );
+    expect(root.body).toMatchObject({
+      realm_url: "http://zulip.testserver",
+      realm_name: "Zulip Dev",
+    });
+    expect(await fakeEmailDomain(server.db, realm, server.deps.config)).toBe(
+      "second.zulip.testserver",
+    );
     const refused = await get("/users/me", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
     expect(refused).toMatchObject({ status: 401, body: { msg: "Invalid API key" } });
   });

@@ -4,66 +4,162 @@ import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
 
-const patch = (as: string, body: Record<string, unknown>) => server.as(as).PATCH("/realm", { body: body as never });
+const patch = (as: string, body: Record<string, unknown>) =>
+  server.as(as).PATCH("/realm", { body: body as never });
 const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
 
 describe("PATCH /realm", () => {
   it("lets administrators change message editing settings and echoes the changes", async () => {
-    const data = await expectSuccess(patch("iago", { allow_message_editing: false, message_content_edit_limit_seconds: 3600, move_messages_within_stream_limit_seconds: "unlimited" }));
-    expect(data).toMatchObject({ allow_message_editing: false, message_content_edit_limit_seconds: 3600, move_messages_within_stream_limit_seconds: null });
-    expect(await realmRow()).toMatchObject({ allowMessageEditing: false, messageContentEditLimitSeconds: 3600, moveMessagesWithinStreamLimitSeconds: null });
+    const data = await expectSuccess(
+      patch("iago", {
+        allow_message_editing: false,
+        message_content_edit_limit_seconds: 3600,
+        move_messages_within_stream_limit_seconds: "unlimited",
+      }),
+    );
+    expect(data).toMatchObject({
+      allow_message_editing: false,
+      message_content_edit_limit_seconds: 3600,
+      move_messages_within_stream_limit_seconds: null,
+    });
+    expect(await realmRow()).toMatchObject({
+      allowMessageEditing: false,
+      messageContentEditLimitSeconds: 3600,
+      moveMessagesWithinStreamLimitSeconds: null,
+    });
   });
 
   it("refuses text PostgreSQL cannot store (a NUL character) with a 400, changing nothing", async () => {
     const before = await realmRow();
-    await expectError(patch("iago", { name: "Zulip\u0000Dev", allow_message_editing: !before.allowMessageEditing }), 400, "Invalid name");
+    await expectError(
+      patch("iago", { name: "Zulip\u0000Dev", allow_message_editing: !before.allowMessageEditing }),
+      400,
+      "Invalid name",
+    );
     await expectError(patch("iago", { description: "a\u0000b" }), 400, "Invalid description");
     const after = await realmRow();
-    expect({ name: after.name, allow: after.allowMessageEditing }).toEqual({ name: before.name, allow: before.allowMessageEditing });
+    expect({ name: after.name, allow: after.allowMessageEditing }).toEqual({
+      name: before.name,
+      allow: before.allowMessageEditing,
+    });
   });
 
   it("refuses non-administrators and changes nothing", async () => {
-    await expectError(patch("shiva", { allow_message_editing: true }), 400, "Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL" });
+    await expectError(
+      patch("shiva", { allow_message_editing: true }),
+      400,
+      "Must be an organization administrator",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
     expect((await realmRow()).allowMessageEditing).toBe(false);
   });
 
   it("refuses a bad time limit and applies nothing of the request", async () => {
-    await expectError(patch("iago", { allow_message_editing: true, message_content_edit_limit_seconds: 0 }), 400, "Bad value for 'message_content_edit_limit_seconds': 0");
+    await expectError(
+      patch("iago", { allow_message_editing: true, message_content_edit_limit_seconds: 0 }),
+      400,
+      "Bad value for 'message_content_edit_limit_seconds': 0",
+    );
     expect((await realmRow()).allowMessageEditing).toBe(false);
   });
 
   it("sets the moderation request channel, checks it exists and is private, and -1 turns it off", async () => {
     const core = server.creds.channels["core team"]!.stream_id;
-    expect(await expectSuccess(patch("iago", { moderation_request_channel_id: core }))).toMatchObject({ moderation_request_channel_id: core });
-    await expectError(patch("iago", { moderation_request_channel_id: server.creds.channels.Denmark!.stream_id }), 400, "Moderation request channel must be private.");
-    await expectError(patch("iago", { moderation_request_channel_id: 98765 }), 400, "Invalid channel ID");
+    expect(
+      await expectSuccess(patch("iago", { moderation_request_channel_id: core })),
+    ).toMatchObject({ moderation_request_channel_id: core });
+    await expectError(
+      patch("iago", { moderation_request_channel_id: server.creds.channels.Denmark!.stream_id }),
+      400,
+      "Moderation request channel must be private.",
+    );
+    await expectError(
+      patch("iago", { moderation_request_channel_id: 98765 }),
+      400,
+      "Invalid channel ID",
+    );
     await expectSuccess(patch("iago", { moderation_request_channel_id: -1 }));
     expect((await realmRow()).moderationRequestChannelId).toBeNull();
   });
 
   it("changes group settings, checks `old`, and refuses role:internet", async () => {
-    const groups = await server.db.namedUserGroup.findMany({ where: { realmId: server.creds.realm.id, isSystemGroup: true } });
-    const id = (name: string) => groups.find((g) => g.name === name)!.id;
-    const data = await expectSuccess(patch("iago", { can_resolve_topics_group: { new: id("role:moderators"), old: id("role:everyone") } }));
-    expect(data.can_resolve_topics_group).toBe(id("role:moderators"));
-    await expectError(patch("iago", { can_resolve_topics_group: { new: id("role:members"), old: id("role:everyone") } }), 400, "'old' value does not match the expected value.", {
-      code: "EXPECTATION_MISMATCH",
+    const groups = await server.db.namedUserGroup.findMany({
+      where: { realmId: server.creds.realm.id, isSystemGroup: true },
     });
-    await expectError(patch("iago", { can_resolve_topics_group: { new: id("role:internet") } }), 400, "'can_resolve_topics_group' setting cannot be set to 'role:internet' group.");
+    const id = (name: string) => groups.find((g) => g.name === name)!.id;
+    const data = await expectSuccess(
+      patch("iago", {
+        can_resolve_topics_group: { new: id("role:moderators"), old: id("role:everyone") },
+      }),
+    );
+    expect(data.can_resolve_topics_group).toBe(id("role:moderators"));
+    await expectError(
+      patch("iago", {
+        can_resolve_topics_group: { new: id("role:members"), old: id("role:everyone") },
+      }),
+      400,
+      "'old' value does not match the expected value.",
+      {
+        code: "EXPECTATION_MISMATCH",
+      },
+    );
+    await expectError(
+      patch("iago", { can_resolve_topics_group: { new: id("role:internet") } }),
+      400,
+      "'can_resolve_topics_group' setting cannot be set to 'role:internet' group.",
+    );
     // GroupSettingChangeRequest's `new` is int | UserGroupMembersData: the int member's error, by its tag.
-    await expectError(patch("iago", { can_resolve_topics_group: { new: "role:members" } }), 400, 'can_resolve_topics_group["new"]["int"] is not an integer');
-    await expectError(patch("iago", { can_resolve_topics_group: { new: { direct_members: [1.5], direct_subgroups: [] } } }), 400, 'can_resolve_topics_group["new"]["int"] is not an integer');
+    await expectError(
+      patch("iago", { can_resolve_topics_group: { new: "role:members" } }),
+      400,
+      'can_resolve_topics_group["new"]["int"] is not an integer',
+    );
+    await expectError(
+      patch("iago", {
+        can_resolve_topics_group: { new: { direct_members: [1.5], direct_subgroups: [] } },
+      }),
+      400,
+      'can_resolve_topics_group["new"]["int"] is not an integer',
+    );
     const hamlet = server.creds.users.hamlet!.user_id;
-    const anon = await expectSuccess(patch("iago", { can_mention_many_users_group: { new: { direct_members: [hamlet], direct_subgroups: [id("role:administrators")] } } }));
-    expect(anon.can_mention_many_users_group).toEqual({ direct_members: [hamlet], direct_subgroups: [id("role:administrators")] });
-    await expectError(patch("iago", { can_mention_many_users_group: { new: { direct_members: [424242], direct_subgroups: [] } } }), 400, "Invalid user ID: 424242");
+    const anon = await expectSuccess(
+      patch("iago", {
+        can_mention_many_users_group: {
+          new: { direct_members: [hamlet], direct_subgroups: [id("role:administrators")] },
+        },
+      }),
+    );
+    expect(anon.can_mention_many_users_group).toEqual({
+      direct_members: [hamlet],
+      direct_subgroups: [id("role:administrators")],
+    });
+    await expectError(
+      patch("iago", {
+        can_mention_many_users_group: { new: { direct_members: [424242], direct_subgroups: [] } },
+      }),
+      400,
+      "Invalid user ID: 424242",
+    );
   });
 
   it("sends a realm update_dict event to the organization after commit", async () => {
-    const { queue_id } = await expectSuccess(server.as("hamlet").POST("/register", { body: { event_types: ["realm"] } }));
+    const { queue_id } = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { event_types: ["realm"] } }),
+    );
     await expectSuccess(patch("iago", { empty_topic_display_name: "general chat" }));
-    const { events } = await expectSuccess(server.as("hamlet").GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }));
-    expect(events).toEqual([expect.objectContaining({ type: "realm", op: "update_dict", property: "default", data: { empty_topic_display_name: "general chat" } })]);
+    const { events } = await expectSuccess(
+      server
+        .as("hamlet")
+        .GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }),
+    );
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "realm",
+        op: "update_dict",
+        property: "default",
+        data: { empty_topic_display_name: "general chat" },
+      }),
+    ]);
     const state = await expectSuccess(server.as("hamlet").POST("/register", { body: {} }));
     expect(state.realm_empty_topic_display_name).toBe("general chat");
   });

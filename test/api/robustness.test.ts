@@ -26,36 +26,60 @@ const cases = Object.entries<any>(spec.doc.paths).flatMap(([path, item]) =>
 );
 
 describe("malformed parameters never cause a server error", () => {
-  it.each(cases.map((c) => [`${c.method.toUpperCase()} ${c.path}`, c] as const))("%s", async (_name, { path, method, item, op }) => {
-    const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => deref(spec.doc, p));
-    const form = deref(spec.doc, op.requestBody)?.content?.["application/x-www-form-urlencoded"];
-    const example: Record<string, unknown> = form?.example ?? {};
-    const pathFor = (override?: string) =>
-      path.replace(/\{(\w+)\}/g, (_m: string, name: string) => {
-        if (override !== undefined) return encodeURIComponent(override);
-        const p = params.find((x: any) => x.name === name);
-        return encodeURIComponent(String(p?.example ?? 1));
-      });
-    const iago = server.creds.users.iago!;
-    const headers = { Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"), "Content-Type": "application/x-www-form-urlencoded" };
-    const attempts: { url: string; body?: string }[] = [];
-    for (const _p of params.filter((x: any) => x.in === "path")) for (const v of ["x", "-1", "99999999999", "%00"]) attempts.push({ url: pathFor(v) });
-    for (const p of params.filter((x: any) => x.in === "query"))
-      // Query strings stay under Node's 16 KiB header limit (beyond it Node itself answers 431).
-      for (const v of badValues(p.schema ?? p.content?.["application/json"]?.schema, 4000)) attempts.push({ url: `${pathFor()}?${new URLSearchParams({ [p.name]: v })}` });
-    for (const [name, schema] of Object.entries<any>(deref(spec.doc, form?.schema)?.properties ?? {}))
-      for (const v of badValues(schema)) {
-        const body = new URLSearchParams(Object.entries(example).map(([k, x]): [string, string] => [k, encodeParam(x)]));
-        body.set(name, v);
-        attempts.push({ url: pathFor(), body: body.toString() });
+  it.each(cases.map((c) => [`${c.method.toUpperCase()} ${c.path}`, c] as const))(
+    "%s",
+    async (_name, { path, method, item, op }) => {
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) =>
+        deref(spec.doc, p),
+      );
+      const form = deref(spec.doc, op.requestBody)?.content?.["application/x-www-form-urlencoded"];
+      const example: Record<string, unknown> = form?.example ?? {};
+      const pathFor = (override?: string) =>
+        path.replace(/\{(\w+)\}/g, (_m: string, name: string) => {
+          if (override !== undefined) return encodeURIComponent(override);
+          const p = params.find((x: any) => x.name === name);
+          return encodeURIComponent(String(p?.example ?? 1));
+        });
+      const iago = server.creds.users.iago!;
+      const headers = {
+        Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      };
+      const attempts: { url: string; body?: string }[] = [];
+      for (const _p of params.filter((x: any) => x.in === "path"))
+        for (const v of ["x", "-1", "99999999999", "%00"]) attempts.push({ url: pathFor(v) });
+      for (const p of params.filter((x: any) => x.in === "query"))
+        // Query strings stay under Node's 16 KiB header limit (beyond it Node itself answers 431).
+        for (const v of badValues(p.schema ?? p.content?.["application/json"]?.schema, 4000))
+          attempts.push({ url: `${pathFor()}?${new URLSearchParams({ [p.name]: v })}` });
+      for (const [name, schema] of Object.entries<any>(
+        deref(spec.doc, form?.schema)?.properties ?? {},
+      ))
+        for (const v of badValues(schema)) {
+          const body = new URLSearchParams(
+            Object.entries(example).map(([k, x]): [string, string] => [k, encodeParam(x)]),
+          );
+          body.set(name, v);
+          attempts.push({ url: pathFor(), body: body.toString() });
+        }
+      const failures: string[] = [];
+      for (const { url, body } of attempts) {
+        const response = await fetch(`${server.baseUrl}/api/v1${url}`, {
+          method: method.toUpperCase(),
+          headers,
+          body: method === "get" ? undefined : (body ?? ""),
+        });
+        const json = await response.json().catch(() => "<not JSON>");
+        const problem =
+          response.status >= 500 && response.status !== 501
+            ? `${response.status} ${JSON.stringify(json)}`
+            : checkResponse(method.toUpperCase(), response.url, response.status, json);
+        if (problem)
+          failures.push(
+            `${url.slice(0, 120)} ${(body ?? "").slice(0, 200)}: ${problem.slice(0, 300)}`,
+          );
       }
-    const failures: string[] = [];
-    for (const { url, body } of attempts) {
-      const response = await fetch(`${server.baseUrl}/api/v1${url}`, { method: method.toUpperCase(), headers, body: method === "get" ? undefined : (body ?? "") });
-      const json = await response.json().catch(() => "<not JSON>");
-      const problem = response.status >= 500 && response.status !== 501 ? `${response.status} ${JSON.stringify(json)}` : checkResponse(method.toUpperCase(), response.url, response.status, json);
-      if (problem) failures.push(`${url.slice(0, 120)} ${(body ?? "").slice(0, 200)}: ${problem.slice(0, 300)}`);
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+  );
 });

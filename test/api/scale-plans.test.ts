@@ -22,7 +22,10 @@ import { populateScale } from "../../server/manage/populate-scale.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.ts";
 
 const onPostgres = !!process.env.DATABASE_URL;
-if (!onPostgres) console.log("scale-plans.test.ts: skipped on the embedded database (set DATABASE_URL to run the EXPLAIN tests at scale on PostgreSQL)");
+if (!onPostgres)
+  console.log(
+    "scale-plans.test.ts: skipped on the embedded database (set DATABASE_URL to run the EXPLAIN tests at scale on PostgreSQL)",
+  );
 
 interface PlanNode {
   "Node Type": string;
@@ -40,7 +43,9 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 function explaining(db: Db, plans: PlanNode[]): Db {
   return {
     async $queryRaw(strings: TemplateStringsArray, ...values: unknown[]) {
-      const rows = await db.$queryRaw<{ "QUERY PLAN": { Plan: PlanNode }[] }[]>`EXPLAIN (ANALYZE, FORMAT JSON) ${Prisma.sql(strings, ...values)}`;
+      const rows = await db.$queryRaw<
+        { "QUERY PLAN": { Plan: PlanNode }[] }[]
+      >`EXPLAIN (ANALYZE, FORMAT JSON) ${Prisma.sql(strings, ...values)}`;
       plans.push(rows[0]!["QUERY PLAN"][0]!.Plan);
       return [{ anchor: 0 }];
     },
@@ -57,11 +62,25 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     const config = { ...configFromEnv({}), logLevel: "silent" };
-    deps = { db: database.prisma, events: new EventBus(database), log: createLogger("silent"), config, now: () => new Date() };
-    const result = await populateScale(deps, { messages: 20_000, users: 60, channels: 10, stringId: "scale", seed: 1 });
+    deps = {
+      db: database.prisma,
+      events: new EventBus(database),
+      log: createLogger("silent"),
+      config,
+      now: () => new Date(),
+    };
+    const result = await populateScale(deps, {
+      messages: 20_000,
+      users: 60,
+      channels: 10,
+      stringId: "scale",
+      seed: 1,
+    });
     rows = result.counts.user_message!;
     realm = await deps.db.realm.findUniqueOrThrow({ where: { stringId: "scale" } });
-    reader = await deps.db.userProfile.findUniqueOrThrow({ where: { id: result.users.reader.user_id } });
+    reader = await deps.db.userProfile.findUniqueOrThrow({
+      where: { id: result.users.reader.user_id },
+    });
   }, 180_000);
   afterAll(async () => {
     deps?.events.close();
@@ -97,16 +116,33 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     for (const [label, request] of ANCHORS)
       it(`is:${operand}, anchor ${label}: from ${index}, reading about the rows it answers`, async () => {
         const nodes = await plansOf([{ operator: "is", operand }], request);
-        const scans = nodes.filter((n) => n["Relation Name"] === "message" || n["Relation Name"] === "user_message");
+        const scans = nodes.filter(
+          (n) => n["Relation Name"] === "message" || n["Relation Name"] === "user_message",
+        );
         const described = nodes
           .filter((n) => n["Relation Name"] || n["Index Name"])
-          .map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} ${n["Index Cond"] ?? ""} rows=${n["Actual Rows"]}×${n["Actual Loops"]} removed=${n["Rows Removed by Filter"] ?? 0}`)
+          .map(
+            (n) =>
+              `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} ${n["Index Cond"] ?? ""} rows=${n["Actual Rows"]}×${n["Actual Loops"]} removed=${n["Rows Removed by Filter"] ?? 0}`,
+          )
           .join("\n");
-        expect(scans.filter((n) => n["Node Type"] === "Seq Scan"), described).toEqual([]);
-        expect(nodes.some((n) => n["Index Name"] === index), described).toBe(true);
+        expect(
+          scans.filter((n) => n["Node Type"] === "Seq Scan"),
+          described,
+        ).toEqual([]);
+        expect(
+          nodes.some((n) => n["Index Name"] === index),
+          described,
+        ).toBe(true);
         // Rows read from either table (returned or filtered out) stay near what the answer needs
         // (100 messages at most), not the user's or the organization's whole history.
-        const read = scans.reduce((sum, n) => sum + ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1), 0);
+        const read = scans.reduce(
+          (sum, n) =>
+            sum +
+            ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) *
+              (n["Actual Loops"] ?? 1),
+          0,
+        );
         expect(read, described).toBeLessThan(5_000);
       });
 });

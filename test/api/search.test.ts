@@ -16,25 +16,38 @@ type Term = { operator: string; operand: unknown; negated?: boolean } | [string,
 const uid = (name: string) => server.creds.users[name]!.user_id;
 let serial = 0;
 /** A word no other message holds: letters only, so that it is one lexeme. */
-const unique = (prefix: string) => `${prefix}${"abcdefghij"[++serial % 10]}${String(Date.now()).replace(/\d/g, (d) => "klmnopqrst"[Number(d)]!)}`;
+const unique = (prefix: string) =>
+  `${prefix}${"abcdefghij"[++serial % 10]}${String(Date.now()).replace(/\d/g, (d) => "klmnopqrst"[Number(d)]!)}`;
 
 async function send(as: string, body: Record<string, unknown>): Promise<number> {
   return (await expectSuccess(server.as(as).POST("/messages", { body: body as never }))).id;
 }
-const sendTo = (as: string, channel: string, topic: string, content: string) => send(as, { type: "channel", to: channel, topic, content });
+const sendTo = (as: string, channel: string, topic: string, content: string) =>
+  send(as, { type: "channel", to: channel, topic, content });
 
 /** GET /messages with a narrow: every matching message, oldest first. */
 const search = async (as: string, narrow: Term[]) =>
-  (await expectSuccess(server.as(as).GET("/messages", { params: { query: { anchor: "newest", num_before: 100, narrow } as never } }))).messages;
+  (
+    await expectSuccess(
+      server.as(as).GET("/messages", {
+        params: { query: { anchor: "newest", num_before: 100, narrow } as never },
+      }),
+    )
+  ).messages;
 const matches = (as: string, msgIds: number[], narrow: Term[]) =>
-  server.as(as).GET("/messages/matches_narrow", { params: { query: { msg_ids: msgIds, narrow } as never } });
-const matchesOf = async (as: string, msgIds: number[], narrow: Term[]) => (await expectSuccess(matches(as, msgIds, narrow))).messages;
+  server
+    .as(as)
+    .GET("/messages/matches_narrow", { params: { query: { msg_ids: msgIds, narrow } as never } });
+const matchesOf = async (as: string, msgIds: number[], narrow: Term[]) =>
+  (await expectSuccess(matches(as, msgIds, narrow))).messages;
 
 /** A request as a real client sends it: plain fetch, Basic auth, the query string written by hand. */
 async function plainGet(as: string, pathAndQuery: string) {
   const c = server.creds.users[as]!;
   const response = await fetch(`${server.baseUrl}/api/v1${pathAndQuery}`, {
-    headers: { Authorization: "Basic " + Buffer.from(`${c.email}:${c.api_key}`).toString("base64") },
+    headers: {
+      Authorization: "Basic " + Buffer.from(`${c.email}:${c.api_key}`).toString("base64"),
+    },
   });
   const body: any = await response.json();
   const problem = checkResponse("GET", `http://x/api/v1${pathAndQuery}`, response.status, body);
@@ -47,18 +60,37 @@ const hl = (text: string) => `<span class="highlight">${text}</span>`;
 describe("search", () => {
   it("finds every word in topic or content, stemmed, case-insensitively, and highlights them", async () => {
     const word = unique("quokka");
-    const a = await sendTo("hamlet", "Verona", "test_topic", `${word.toUpperCase()} and should work`);
+    const a = await sendTo(
+      "hamlet",
+      "Verona",
+      "test_topic",
+      `${word.toUpperCase()} and should work`,
+    );
     const b = await sendTo("hamlet", "Verona", "test_topic", "no match");
     const running = await sendTo("hamlet", "Verona", `The ${word} topic`, "They were running home");
     const found = await search("othello", [{ operator: "search", operand: word }]);
     expect(found.map((m) => m.id)).toEqual([a, running]);
-    expect(found[0]).toMatchObject({ match_content: `<p>${hl(word.toUpperCase())} and should work</p>`, match_subject: "test_topic", content: `<p>${word.toUpperCase()} and should work</p>` });
-    expect(found[1]).toMatchObject({ match_content: "<p>They were running home</p>", match_subject: `The ${hl(word)} topic` });
+    expect(found[0]).toMatchObject({
+      match_content: `<p>${hl(word.toUpperCase())} and should work</p>`,
+      match_subject: "test_topic",
+      content: `<p>${word.toUpperCase()} and should work</p>`,
+    });
+    expect(found[1]).toMatchObject({
+      match_content: "<p>They were running home</p>",
+      match_subject: `The ${hl(word)} topic`,
+    });
     // Stemming: "runs" finds "running"; both words must occur; stop words are ignored.
     const both = await search("othello", [{ operator: "search", operand: `the ${word} runs` }]);
     expect(both.map((m) => m.id)).toEqual([running]);
-    expect(both[0]).toMatchObject({ match_content: `<p>They were ${hl("running")} home</p>`, match_subject: `The ${hl(word)} topic` });
-    expect((await search("othello", [{ operator: "search", operand: `${word} absent` }])).map((m) => m.id)).toEqual([]);
+    expect(both[0]).toMatchObject({
+      match_content: `<p>They were ${hl("running")} home</p>`,
+      match_subject: `The ${hl(word)} topic`,
+    });
+    expect(
+      (await search("othello", [{ operator: "search", operand: `${word} absent` }])).map(
+        (m) => m.id,
+      ),
+    ).toEqual([]);
     expect(b).toBeGreaterThan(a);
   });
 
@@ -66,9 +98,16 @@ describe("search", () => {
     const [w1, w2] = [unique("alpha"), unique("beta")];
     const both = await sendTo("hamlet", "Denmark", "two words", `${w1} then ${w2}`);
     await sendTo("hamlet", "Denmark", "two words", `${w1} alone`);
-    const found = await search("othello", [{ operator: "search", operand: w1 }, { operator: "search", operand: w2 }]);
-    expect(found.map((m) => [m.id, m.match_content])).toEqual([[both, `<p>${hl(w1)} then ${hl(w2)}</p>`]]);
-    expect((await search("othello", [{ operator: "search", operand: `${w2} ${w1}` }])).map((m) => m.id)).toEqual([both]);
+    const found = await search("othello", [
+      { operator: "search", operand: w1 },
+      { operator: "search", operand: w2 },
+    ]);
+    expect(found.map((m) => [m.id, m.match_content])).toEqual([
+      [both, `<p>${hl(w1)} then ${hl(w2)}</p>`],
+    ]);
+    expect(
+      (await search("othello", [{ operator: "search", operand: `${w2} ${w1}` }])).map((m) => m.id),
+    ).toEqual([both]);
   });
 
   it('"quoted phrases": the words in order, next to each other', async () => {
@@ -79,9 +118,15 @@ describe("search", () => {
     const quoted = await search("othello", [{ operator: "search", operand: `"big ${w} dog"` }]);
     expect(quoted.map((m) => m.id)).toEqual([phrase, stemmed]);
     expect(quoted[0]!.match_content).toBe(`<p>the ${hl("big")} ${hl(w)} ${hl("dogs")} barked</p>`);
-    expect((await search("othello", [{ operator: "search", operand: `${w} big dog` }])).map((m) => m.id)).toEqual([phrase, apart, stemmed]);
+    expect(
+      (await search("othello", [{ operator: "search", operand: `${w} big dog` }])).map((m) => m.id),
+    ).toEqual([phrase, apart, stemmed]);
     // A phrase and a word together.
-    expect((await search("othello", [{ operator: "search", operand: `barked "${w} dogs"` }])).map((m) => m.id)).toEqual([phrase]);
+    expect(
+      (await search("othello", [{ operator: "search", operand: `barked "${w} dogs"` }])).map(
+        (m) => m.id,
+      ),
+    ).toEqual([phrase]);
   });
 
   it("matches the topic, and escapes it for match_subject", async () => {
@@ -89,12 +134,22 @@ describe("search", () => {
     const topic = `Tom & "Jerry's" <b> ${w}!`;
     const id = await sendTo("hamlet", "Verona", topic, "nothing in the content");
     const [found] = await search("othello", [{ operator: "search", operand: w }]);
-    expect(found).toMatchObject({ id, subject: topic, match_content: "<p>nothing in the content</p>", match_subject: `Tom &amp; &quot;Jerry&#39;s&quot; &lt;b&gt; ${hl(w)}!` });
+    expect(found).toMatchObject({
+      id,
+      subject: topic,
+      match_content: "<p>nothing in the content</p>",
+      match_subject: `Tom &amp; &quot;Jerry&#39;s&quot; &lt;b&gt; ${hl(w)}!`,
+    });
   });
 
   it("highlights text, never inside a tag, and HTML in the content stays escaped", async () => {
     const w = unique("epsilon");
-    const id = await sendTo("hamlet", "Verona", "markup", `**${w}** and <b>${w}</b> at https://example.com/${w}`);
+    const id = await sendTo(
+      "hamlet",
+      "Verona",
+      "markup",
+      `**${w}** and <b>${w}</b> at https://example.com/${w}`,
+    );
     const [found] = await search("othello", [{ operator: "search", operand: w }]);
     expect(found!.id).toBe(id);
     const content = found!.content;
@@ -112,11 +167,25 @@ describe("search", () => {
     const topic = unique("negtopic");
     const yes = await sendTo("hamlet", "Scotland", topic, `contains ${w}`);
     const no = await sendTo("hamlet", "Scotland", topic, "contains nothing");
-    const narrow = [{ operator: "channel", operand: "Scotland" }, { operator: "topic", operand: topic }];
-    const found = await search("iago", [...narrow, { operator: "search", operand: w, negated: true }]);
-    expect(found.map((m) => [m.id, m.match_content, m.match_subject])).toEqual([[no, "<p>contains nothing</p>", topic]]);
-    const both = await search("iago", [...narrow, { operator: "search", operand: "contain" }, { operator: "search", operand: w, negated: true }]);
-    expect(both.map((m) => [m.id, m.match_content])).toEqual([[no, `<p>${hl("contains")} nothing</p>`]]);
+    const narrow = [
+      { operator: "channel", operand: "Scotland" },
+      { operator: "topic", operand: topic },
+    ];
+    const found = await search("iago", [
+      ...narrow,
+      { operator: "search", operand: w, negated: true },
+    ]);
+    expect(found.map((m) => [m.id, m.match_content, m.match_subject])).toEqual([
+      [no, "<p>contains nothing</p>", topic],
+    ]);
+    const both = await search("iago", [
+      ...narrow,
+      { operator: "search", operand: "contain" },
+      { operator: "search", operand: w, negated: true },
+    ]);
+    expect(both.map((m) => [m.id, m.match_content])).toEqual([
+      [no, `<p>${hl("contains")} nothing</p>`],
+    ]);
     // Without a search term, no match fields.
     const plain = await search("iago", narrow);
     expect(plain.map((m) => m.id)).toEqual([yes, no]);
@@ -126,22 +195,50 @@ describe("search", () => {
   it("reads a channel's history, and only what the user may see", async () => {
     const w = unique("eta");
     const history = await sendTo("iago", "Scotland", "history", `public ${w}`);
-    const secret = await send("iago", { type: "direct", to: [uid("hamlet")], content: `secret ${w}` });
+    const secret = await send("iago", {
+      type: "direct",
+      to: [uid("hamlet")],
+      content: `secret ${w}`,
+    });
     // Cordelia is not subscribed to Scotland: its history only when the narrow names it.
-    expect((await search("cordelia", [{ operator: "search", operand: w }])).map((m) => m.id)).toEqual([]);
-    const found = await search("cordelia", [{ operator: "channel", operand: "Scotland" }, { operator: "search", operand: w }]);
-    expect(found.map((m) => [m.id, m.flags, m.match_content])).toEqual([[history, ["read", "historical"], `<p>public ${hl(w)}</p>`]]);
+    expect(
+      (await search("cordelia", [{ operator: "search", operand: w }])).map((m) => m.id),
+    ).toEqual([]);
+    const found = await search("cordelia", [
+      { operator: "channel", operand: "Scotland" },
+      { operator: "search", operand: w },
+    ]);
+    expect(found.map((m) => [m.id, m.flags, m.match_content])).toEqual([
+      [history, ["read", "historical"], `<p>public ${hl(w)}</p>`],
+    ]);
     // Hamlet, subscribed to Scotland, has both; no narrow shows Cordelia his direct message.
-    expect((await search("hamlet", [{ operator: "search", operand: w }])).map((m) => m.id)).toEqual([history, secret]);
-    expect((await search("cordelia", [{ operator: "dm-including", operand: "hamlet@zulip.com" }, { operator: "search", operand: w }])).map((m) => m.id)).toEqual([]);
+    expect((await search("hamlet", [{ operator: "search", operand: w }])).map((m) => m.id)).toEqual(
+      [history, secret],
+    );
+    expect(
+      (
+        await search("cordelia", [
+          { operator: "dm-including", operand: "hamlet@zulip.com" },
+          { operator: "search", operand: w },
+        ])
+      ).map((m) => m.id),
+    ).toEqual([]);
   });
 
   it("message_ids with a search narrow carry the match fields too", async () => {
     const w = unique("theta");
     const a = await sendTo("hamlet", "Verona", "by ids", `${w} here`);
     const b = await sendTo("hamlet", "Verona", "by ids", "not here");
-    const data = await expectSuccess(server.as("othello").GET("/messages", { params: { query: { message_ids: [b, a], narrow: [{ operator: "search", operand: w }] } as never } }));
-    expect(data.messages.map((m) => [m.id, m.match_content])).toEqual([[a, `<p>${hl(w)} here</p>`]]);
+    const data = await expectSuccess(
+      server.as("othello").GET("/messages", {
+        params: {
+          query: { message_ids: [b, a], narrow: [{ operator: "search", operand: w }] } as never,
+        },
+      }),
+    );
+    expect(data.messages.map((m) => [m.id, m.match_content])).toEqual([
+      [a, `<p>${hl(w)} here</p>`],
+    ]);
   });
 
   it("text PostgreSQL cannot store, and punctuation alone, find nothing", async () => {
@@ -156,57 +253,119 @@ describe("matches_narrow", () => {
     const a = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH and should work");
     const b = await sendTo("hamlet", "Verona", "test_topic", "no match");
     const outside = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH too");
-    const messages = await matchesOf("othello", [a, b], [{ operator: "search", operand: "KEYWORDMATCH" }]);
-    expect(messages).toEqual({ [String(a)]: { match_content: '<p><span class="highlight">KEYWORDMATCH</span> and should work</p>', match_subject: "test_topic" } });
+    const messages = await matchesOf(
+      "othello",
+      [a, b],
+      [{ operator: "search", operand: "KEYWORDMATCH" }],
+    );
+    expect(messages).toEqual({
+      [String(a)]: {
+        match_content: '<p><span class="highlight">KEYWORDMATCH</span> and should work</p>',
+        match_subject: "test_topic",
+      },
+    });
     expect(Object.keys(messages)).toEqual([String(a)]);
     expect(outside).toBeGreaterThan(b);
   });
 
   it("two search terms highlight both words", async () => {
     const a = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH and should work");
-    const messages = await matchesOf("othello", [a], [
-      { operator: "search", operand: "KEYWORDMATCH" },
-      { operator: "search", operand: "work" },
-    ]);
-    expect(messages[String(a)]!.match_content).toBe(`<p>${hl("KEYWORDMATCH")} and should ${hl("work")}</p>`);
+    const messages = await matchesOf(
+      "othello",
+      [a],
+      [
+        { operator: "search", operand: "KEYWORDMATCH" },
+        { operator: "search", operand: "work" },
+      ],
+    );
+    expect(messages[String(a)]!.match_content).toBe(
+      `<p>${hl("KEYWORDMATCH")} and should ${hl("work")}</p>`,
+    );
   });
 
   it("any narrow: the content and the escaped topic without highlights", async () => {
     const link = await sendTo("hamlet", "Verona", "test_topic", "http://foo.com");
     const plain = await sendTo("hamlet", "Verona", "test_<topic>", "no link");
-    const messages = await matchesOf("othello", [link, plain], [{ operator: "has", operand: "link" }]);
+    const messages = await matchesOf(
+      "othello",
+      [link, plain],
+      [{ operator: "has", operand: "link" }],
+    );
     expect(Object.keys(messages)).toEqual([String(link)]);
     expect(messages[String(link)]!.match_subject).toBe("test_topic");
     expect(messages[String(link)]!.match_content).toContain('href="http://foo.com"');
-    expect((await matchesOf("othello", [plain], [{ operator: "has", operand: "link", negated: true }]))[String(plain)]!.match_subject).toBe("test_&lt;topic&gt;");
+    expect(
+      (await matchesOf("othello", [plain], [{ operator: "has", operand: "link", negated: true }]))[
+        String(plain)
+      ]!.match_subject,
+    ).toBe("test_&lt;topic&gt;");
     // Every operator works: here a legacy pair, and `with`.
-    expect(Object.keys(await matchesOf("othello", [link, plain], [["topic", "test_topic"]]))).toEqual([String(link)]);
-    expect(Object.keys(await matchesOf("othello", [link, plain], [{ operator: "with", operand: plain }]))).toEqual([String(plain)]);
+    expect(
+      Object.keys(await matchesOf("othello", [link, plain], [["topic", "test_topic"]])),
+    ).toEqual([String(link)]);
+    expect(
+      Object.keys(
+        await matchesOf("othello", [link, plain], [{ operator: "with", operand: plain }]),
+      ),
+    ).toEqual([String(plain)]);
   });
 
   it("only messages the user received: not a channel's history, not others' direct messages", async () => {
     const w = unique("iota");
     const history = await sendTo("iago", "Scotland", "history", `${w} history`);
-    const secret = await send("iago", { type: "direct", to: [uid("hamlet")], content: `${w} secret` });
-    const mine = await send("iago", { type: "direct", to: [uid("cordelia")], content: `${w} mine` });
+    const secret = await send("iago", {
+      type: "direct",
+      to: [uid("hamlet")],
+      content: `${w} secret`,
+    });
+    const mine = await send("iago", {
+      type: "direct",
+      to: [uid("cordelia")],
+      content: `${w} mine`,
+    });
     const narrow = [{ operator: "channel", operand: "Scotland" }];
     // GET /messages shows Cordelia Scotland's history; matches_narrow does not.
     expect((await search("cordelia", narrow)).map((m) => m.id)).toContain(history);
     expect(await matchesOf("cordelia", [history], narrow)).toEqual({});
-    expect(Object.keys(await matchesOf("cordelia", [history, secret, mine, 99999999999, -1], [{ operator: "search", operand: w }]))).toEqual([String(mine)]);
+    expect(
+      Object.keys(
+        await matchesOf(
+          "cordelia",
+          [history, secret, mine, 99999999999, -1],
+          [{ operator: "search", operand: w }],
+        ),
+      ),
+    ).toEqual([String(mine)]);
     expect(await matchesOf("cordelia", [], [{ operator: "search", operand: w }])).toEqual({});
   });
 
   it("refuses a bad narrow with Zulip's BAD_NARROW texts", async () => {
-    const bad = (narrow: Term[], desc: string) => expectError(matches("hamlet", [1], narrow), 400, `Invalid narrow operator: ${desc}`, { code: "BAD_NARROW", desc });
+    const bad = (narrow: Term[], desc: string) =>
+      expectError(matches("hamlet", [1], narrow), 400, `Invalid narrow operator: ${desc}`, {
+        code: "BAD_NARROW",
+        desc,
+      });
     await bad([{ operator: "bogus", operand: "x" }], "unknown operator bogus");
     await bad([{ operator: "channel", operand: "Nowhere" }], "unknown channel Nowhere");
     await bad([{ operator: "is", operand: "bogus" }], "unknown 'is' operand bogus");
     await bad([{ operator: "has", operand: "bogus" }], "unknown 'has' operand bogus");
-    await bad([{ operator: "channel", operand: "Verona" }, { operator: "is", operand: "dm" }], "No message can be both a channel message and direct message");
-    await expectError(server.as("hamlet").GET("/messages/matches_narrow", { params: { query: { narrow: [] } as never } }), 400, "Missing 'msg_ids' argument", {
-      code: "REQUEST_VARIABLE_MISSING",
-    });
+    await bad(
+      [
+        { operator: "channel", operand: "Verona" },
+        { operator: "is", operand: "dm" },
+      ],
+      "No message can be both a channel message and direct message",
+    );
+    await expectError(
+      server
+        .as("hamlet")
+        .GET("/messages/matches_narrow", { params: { query: { narrow: [] } as never } }),
+      400,
+      "Missing 'msg_ids' argument",
+      {
+        code: "REQUEST_VARIABLE_MISSING",
+      },
+    );
   });
 });
 
@@ -215,17 +374,47 @@ describe("as real clients send it", () => {
     const w = unique("kappa");
     const id = await sendTo("hamlet", "Verona", "wire", `${w} on the wire`);
     const narrow = encodeURIComponent(JSON.stringify([{ operator: "search", operand: w }]));
-    const fetched = await plainGet("othello", `/messages?anchor=newest&num_before=5&narrow=${narrow}&apply_markdown=true`);
+    const fetched = await plainGet(
+      "othello",
+      `/messages?anchor=newest&num_before=5&narrow=${narrow}&apply_markdown=true`,
+    );
     expect(fetched.status).toBe(200);
-    expect(fetched.body.messages.map((m: { id: number; match_content: string }) => [m.id, m.match_content])).toEqual([[id, `<p>${hl(w)} on the wire</p>`]]);
+    expect(
+      fetched.body.messages.map((m: { id: number; match_content: string }) => [
+        m.id,
+        m.match_content,
+      ]),
+    ).toEqual([[id, `<p>${hl(w)} on the wire</p>`]]);
     // The legacy pair form, unencoded brackets and a space as `+`.
-    const legacy = await plainGet("othello", `/messages/matches_narrow?msg_ids=[${id},+1]&narrow=${encodeURIComponent(`[["search","${w}"]]`)}`);
-    expect(legacy).toMatchObject({ status: 200, body: { result: "success", messages: { [String(id)]: { match_content: `<p>${hl(w)} on the wire</p>`, match_subject: "wire" } } } });
-    const phraseNarrow = encodeURIComponent(JSON.stringify([{ operator: "search", operand: `"${w} on the"` }])).replaceAll("%20", "+");
-    const phrase = await plainGet("othello", `/messages/matches_narrow?msg_ids=[${id}]&narrow=${phraseNarrow}`);
+    const legacy = await plainGet(
+      "othello",
+      `/messages/matches_narrow?msg_ids=[${id},+1]&narrow=${encodeURIComponent(`[["search","${w}"]]`)}`,
+    );
+    expect(legacy).toMatchObject({
+      status: 200,
+      body: {
+        result: "success",
+        messages: {
+          [String(id)]: { match_content: `<p>${hl(w)} on the wire</p>`, match_subject: "wire" },
+        },
+      },
+    });
+    const phraseNarrow = encodeURIComponent(
+      JSON.stringify([{ operator: "search", operand: `"${w} on the"` }]),
+    ).replaceAll("%20", "+");
+    const phrase = await plainGet(
+      "othello",
+      `/messages/matches_narrow?msg_ids=[${id}]&narrow=${phraseNarrow}`,
+    );
     expect(Object.keys(phrase.body.messages)).toEqual([String(id)]);
-    const bad = await plainGet("othello", `/messages/matches_narrow?msg_ids=[${id}]&narrow=[{"operator":"foo","operand":"x"}]`);
-    expect(bad).toMatchObject({ status: 400, body: { code: "BAD_NARROW", msg: "Invalid narrow operator: unknown operator foo" } });
+    const bad = await plainGet(
+      "othello",
+      `/messages/matches_narrow?msg_ids=[${id}]&narrow=[{"operator":"foo","operand":"x"}]`,
+    );
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { code: "BAD_NARROW", msg: "Invalid narrow operator: unknown operator foo" },
+    });
   });
 });
 
@@ -243,7 +432,14 @@ describe("cost", () => {
     const w = unique("lambda");
     for (let i = 0; i < 8; i++) await sendTo("hamlet", "Denmark", "cost", `${w} ${i}`);
     const get = (narrow: Term[]) => (ctx: never) =>
-      getMessages({ path: {}, query: { anchor: "newest", num_before: 20, apply_markdown: true, narrow }, body: {} } as never, ctx);
+      getMessages(
+        {
+          path: {},
+          query: { anchor: "newest", num_before: 20, apply_markdown: true, narrow },
+          body: {},
+        } as never,
+        ctx,
+      );
     // Warm the per-process caches (client names) the dicts use.
     await statements(get([{ operator: "search", operand: w }]));
     const plain = await statements(get([{ operator: "sender", operand: "hamlet@zulip.com" }]));
@@ -252,15 +448,33 @@ describe("cost", () => {
     // The messages, then the dicts' related rows; a sender lookup is the plain narrow's third.
     expect(searched.statements).toBeLessThanOrEqual(2);
     expect(plain.statements).toBeLessThanOrEqual(3);
-    const both = await statements(get([{ operator: "channel", operand: "Denmark" }, { operator: "search", operand: w }]));
+    const both = await statements(
+      get([
+        { operator: "channel", operand: "Denmark" },
+        { operator: "search", operand: w },
+      ]),
+    );
     expect(both.result.messages).toHaveLength(8);
     expect(both.statements).toBeLessThanOrEqual(3);
     // matches_narrow: one statement for the whole id list (and the lookup when the narrow names a channel).
     const ids = searched.result.messages.map((m) => m.id);
-    const match = (narrow: Term[]) => (ctx: never) => checkMessagesMatchNarrow({ path: {}, query: { msg_ids: ids, narrow }, body: {} } as never, ctx);
+    const match = (narrow: Term[]) => (ctx: never) =>
+      checkMessagesMatchNarrow(
+        { path: {}, query: { msg_ids: ids, narrow }, body: {} } as never,
+        ctx,
+      );
     const one = await statements(match([{ operator: "search", operand: w }]));
     expect(Object.keys(one.result.messages)).toHaveLength(8);
     expect(one.statements).toBe(1);
-    expect((await statements(match([{ operator: "channel", operand: "Denmark" }, { operator: "search", operand: w }]))).statements).toBe(2);
+    expect(
+      (
+        await statements(
+          match([
+            { operator: "channel", operand: "Denmark" },
+            { operator: "search", operand: w },
+          ]),
+        )
+      ).statements,
+    ).toBe(2);
   });
 });

@@ -10,11 +10,20 @@ import { useTestServer } from "../helpers/server.ts";
 const server = useTestServer();
 const NO_PERMISSION = "You do not have permission to create new topics in this channel.";
 
-const send = (as: string, topic: string) => server.as(as).POST("/messages", { body: { type: "stream", to: "Denmark", topic, content: `in ${topic}` } as never });
+const send = (as: string, topic: string) =>
+  server.as(as).POST("/messages", {
+    body: { type: "stream", to: "Denmark", topic, content: `in ${topic}` } as never,
+  });
 /** Who may create topics in Denmark: a system group by name. */
 const restrictTopicCreation = async (groupName: string) => {
-  const group = await server.db.namedUserGroup.findFirstOrThrow({ where: { realmId: server.creds.realm.id, name: groupName }, select: { id: true } });
-  await server.db.stream.update({ where: { id: server.creds.channels.Denmark!.stream_id }, data: { canCreateTopicGroupId: group.id } });
+  const group = await server.db.namedUserGroup.findFirstOrThrow({
+    where: { realmId: server.creds.realm.id, name: groupName },
+    select: { id: true },
+  });
+  await server.db.stream.update({
+    where: { id: server.creds.channels.Denmark!.stream_id },
+    data: { canCreateTopicGroupId: group.id },
+  });
 };
 
 describe("can_create_topic_group", () => {
@@ -36,7 +45,11 @@ describe("can_create_topic_group", () => {
     await expectSuccess(send("iago", "move target"));
     await restrictTopicCreation("role:administrators");
     try {
-      const move = (topic: string) => server.as("hamlet").PATCH("/messages/{message_id}", { params: { path: { message_id: id } }, body: { topic } as never });
+      const move = (topic: string) =>
+        server.as("hamlet").PATCH("/messages/{message_id}", {
+          params: { path: { message_id: id } },
+          body: { topic } as never,
+        });
       await expectError(move("never used"), 400, NO_PERMISSION);
       await expectSuccess(move("move target"));
     } finally {
@@ -46,8 +59,16 @@ describe("can_create_topic_group", () => {
 
   it("lets a bot start a topic when its owner may", async () => {
     const realmId = server.creds.realm.id;
-    const group = await server.db.userGroup.create({ data: { realmId, directMembers: { create: { userProfileId: server.creds.users.hamlet!.user_id } } } });
-    await server.db.stream.update({ where: { id: server.creds.channels.Denmark!.stream_id }, data: { canCreateTopicGroupId: group.id } });
+    const group = await server.db.userGroup.create({
+      data: {
+        realmId,
+        directMembers: { create: { userProfileId: server.creds.users.hamlet!.user_id } },
+      },
+    });
+    await server.db.stream.update({
+      where: { id: server.creds.channels.Denmark!.stream_id },
+      data: { canCreateTopicGroupId: group.id },
+    });
     try {
       await expectSuccess(send("default-bot", "the bot's topic"));
       await expectError(send("othello", "othello's topic"), 400, NO_PERMISSION);

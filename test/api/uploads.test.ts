@@ -56,7 +56,14 @@ function multipart(parts: Part[]): { body: Buffer; contentType: string } {
 }
 
 /** POST /user_uploads with plain fetch; the JSON answer is checked against the spec. */
-async function post(body: FormData | Buffer | string, { as = "hamlet", contentType, query = "" }: { as?: string | null; contentType?: string; query?: string } = {}) {
+async function post(
+  body: FormData | Buffer | string,
+  {
+    as = "hamlet",
+    contentType,
+    query = "",
+  }: { as?: string | null; contentType?: string; query?: string } = {},
+) {
   const headers: Record<string, string> = {};
   if (as) headers.Authorization = basic(as);
   if (contentType) headers["Content-Type"] = contentType;
@@ -67,33 +74,59 @@ async function post(body: FormData | Buffer | string, { as = "hamlet", contentTy
   return { status: response.status, json };
 }
 
-async function upload(as: string, filename: string, data: string | Buffer = "zulip!", type = "text/plain") {
+async function upload(
+  as: string,
+  filename: string,
+  data: string | Buffer = "zulip!",
+  type = "text/plain",
+) {
   const form = new FormData();
   form.append("file", new Blob([data], { type }), filename);
   const { status, json } = await post(form, { as });
   expect(status, JSON.stringify(json)).toBe(200);
-  return { url: json.url as string, pathId: (json.url as string).slice("/user_uploads/".length), filename: json.filename as string };
+  return {
+    url: json.url as string,
+    pathId: (json.url as string).slice("/user_uploads/".length),
+    filename: json.filename as string,
+  };
 }
 
 /** GET of a file URL outside /api/v1 (the body as bytes, or the JSON error). */
-async function getFile(path: string, { as, query = "" }: { as?: string | null; query?: string } = {}) {
+async function getFile(
+  path: string,
+  { as, query = "" }: { as?: string | null; query?: string } = {},
+) {
   const headers: Record<string, string> = {};
   if (as) headers.Authorization = basic(as);
   const response = await fetch(`${server.baseUrl}${path}${query}`, { headers });
   const bytes = Buffer.from(await response.arrayBuffer());
-  const json = response.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(bytes.toString("utf8")) : undefined;
+  const json = response.headers.get("content-type")?.startsWith("application/json")
+    ? JSON.parse(bytes.toString("utf8"))
+    : undefined;
   return { status: response.status, headers: response.headers, bytes, json };
 }
 
 async function expectFileError(path: string, as: string | null, status: number, msg: string) {
   const r = await getFile(path, { as });
-  expect({ status: r.status, msg: r.json?.msg, result: r.json?.result }).toEqual({ status, msg, result: "error" });
+  expect({ status: r.status, msg: r.json?.msg, result: r.json?.result }).toEqual({
+    status,
+    msg,
+    result: "error",
+  });
 }
 
-const send = (as: string, body: Record<string, unknown>) => expectSuccess(server.as(as).POST("/messages", { body: body as never }));
-const attachmentRow = (pathId: string) => server.db.attachment.findUniqueOrThrow({ where: { pathId }, include: { messages: true, scheduledMessages: true } });
-const hasAttachment = async (id: number) => (await server.db.message.findUniqueOrThrow({ where: { id }, select: { hasAttachment: true } })).hasAttachment;
-const incoming = () => (existsSync(join(uploadsDir(), ".incoming")) ? readdirSync(join(uploadsDir(), ".incoming")) : []);
+const send = (as: string, body: Record<string, unknown>) =>
+  expectSuccess(server.as(as).POST("/messages", { body: body as never }));
+const attachmentRow = (pathId: string) =>
+  server.db.attachment.findUniqueOrThrow({
+    where: { pathId },
+    include: { messages: true, scheduledMessages: true },
+  });
+const hasAttachment = async (id: number) =>
+  (await server.db.message.findUniqueOrThrow({ where: { id }, select: { hasAttachment: true } }))
+    .hasAttachment;
+const incoming = () =>
+  existsSync(join(uploadsDir(), ".incoming")) ? readdirSync(join(uploadsDir(), ".incoming")) : [];
 
 describe("POST /user_uploads", () => {
   it("stores a file sent as multipart with Basic auth and answers Zulip's url, uri and filename", async () => {
@@ -102,31 +135,65 @@ describe("POST /user_uploads", () => {
     const { status, json } = await post(form);
     expect(status).toBe(200);
     const realmId = server.creds.realm.id;
-    expect(json.url).toMatch(new RegExp(`^/user_uploads/${realmId}/[0-9a-f]{1,2}/[A-Za-z0-9_-]{24}/zulip\\.txt$`));
-    expect(json).toMatchObject({ result: "success", msg: "", uri: json.url, filename: "zulip.txt" });
+    expect(json.url).toMatch(
+      new RegExp(`^/user_uploads/${realmId}/[0-9a-f]{1,2}/[A-Za-z0-9_-]{24}/zulip\\.txt$`),
+    );
+    expect(json).toMatchObject({
+      result: "success",
+      msg: "",
+      uri: json.url,
+      filename: "zulip.txt",
+    });
     const pathId = json.url.slice("/user_uploads/".length);
     expect(readFileSync(join(uploadsDir(), pathId), "utf8")).toBe("zulip!");
     const row = await attachmentRow(pathId);
-    expect(row).toMatchObject({ realmId, ownerId: credsOf("hamlet").user_id, fileName: "zulip.txt", size: 6, contentType: "text/plain", messages: [] });
+    expect(row).toMatchObject({
+      realmId,
+      ownerId: credsOf("hamlet").user_id,
+      fileName: "zulip.txt",
+      size: 6,
+      contentType: "text/plain",
+      messages: [],
+    });
     expect(incoming()).toEqual([]);
   });
 
   it("takes a FormData body through the typed client", async () => {
     const form = new FormData();
-    form.append("file", new Blob([Buffer.from([0x89, 0x50, 0x4e, 0x47])], { type: "image/png" }), "pic.png");
+    form.append(
+      "file",
+      new Blob([Buffer.from([0x89, 0x50, 0x4e, 0x47])], { type: "image/png" }),
+      "pic.png",
+    );
     const data = await expectSuccess(
-      server.as("othello").POST("/user_uploads", { body: form as never, bodySerializer: (b: unknown) => b as never, headers: { "Content-Type": null } as never }),
+      server.as("othello").POST("/user_uploads", {
+        body: form as never,
+        bodySerializer: (b: unknown) => b as never,
+        headers: { "Content-Type": null } as never,
+      }),
     );
     expect(data.filename).toBe("pic.png");
     const row = await attachmentRow(data.url.slice("/user_uploads/".length));
-    expect(row).toMatchObject({ contentType: "image/png", size: 4, ownerId: credsOf("othello").user_id });
+    expect(row).toMatchObject({
+      contentType: "image/png",
+      size: 4,
+      ownerId: credsOf("othello").user_id,
+    });
   });
 
   it("refuses a request without a file, a second file, and a file over the limit, and keeps nothing", async () => {
     const before = await server.db.attachment.count();
     const none = "You must specify a file to upload";
-    expect((await post("", { contentType: "application/x-www-form-urlencoded" })).json.msg).toBe(none);
-    expect((await post(multipart([{ name: "note", data: "only a field" }]).body, { contentType: multipart([]).contentType })).json.msg).toBe(none);
+    expect((await post("", { contentType: "application/x-www-form-urlencoded" })).json.msg).toBe(
+      none,
+    );
+    expect(
+      (
+        await post(multipart([{ name: "note", data: "only a field" }]).body, {
+          contentType: multipart([]).contentType,
+        })
+      ).json.msg,
+    ).toBe(none);
     // A part with an empty file name is not a file (Django skips it).
     const empty = multipart([{ filename: "", type: "text/plain", data: "x" }]);
     expect((await post(empty.body, { contentType: empty.contentType })).json.msg).toBe(none);
@@ -134,18 +201,33 @@ describe("POST /user_uploads", () => {
     const two = new FormData();
     two.append("f1", new Blob(["bah!"]), "a.txt");
     two.append("f2", new Blob(["pshaw!"]), "b.txt");
-    expect(await post(two)).toEqual({ status: 400, json: { result: "error", msg: "You may only upload one file at a time", code: "BAD_REQUEST" } });
+    expect(await post(two)).toEqual({
+      status: 400,
+      json: { result: "error", msg: "You may only upload one file at a time", code: "BAD_REQUEST" },
+    });
 
     const big = new FormData();
     big.append("file", new Blob([Buffer.alloc(MiB + 1, 97)]), "big.txt");
-    expect(await post(big)).toEqual({ status: 400, json: { result: "error", msg: "File is larger than this server's configured maximum upload size (1 MiB).", code: "BAD_REQUEST" } });
+    expect(await post(big)).toEqual({
+      status: 400,
+      json: {
+        result: "error",
+        msg: "File is larger than this server's configured maximum upload size (1 MiB).",
+        code: "BAD_REQUEST",
+      },
+    });
 
     expect(await server.db.attachment.count()).toBe(before);
     expect(incoming()).toEqual([]);
   });
 
   it("accepts a file of exactly the size limit", async () => {
-    const { pathId } = await upload("hamlet", "exact.bin", Buffer.alloc(MiB, 1), "application/octet-stream");
+    const { pathId } = await upload(
+      "hamlet",
+      "exact.bin",
+      Buffer.alloc(MiB, 1),
+      "application/octet-stream",
+    );
     expect((await attachmentRow(pathId)).size).toBe(MiB);
   });
 
@@ -155,19 +237,40 @@ describe("POST /user_uploads", () => {
     const anonymous = await post(big, { as: null });
     expect(anonymous.status).toBe(401);
     const truncated = multipart([{ filename: "cut.txt", type: "text/plain", data: "abc" }]);
-    const cut = await post(truncated.body.subarray(0, truncated.body.length - 20), { contentType: truncated.contentType });
-    expect(cut).toEqual({ status: 400, json: { result: "error", msg: "Invalid multipart body", code: "BAD_REQUEST" } });
+    const cut = await post(truncated.body.subarray(0, truncated.body.length - 20), {
+      contentType: truncated.contentType,
+    });
+    expect(cut).toEqual({
+      status: 400,
+      json: { result: "error", msg: "Invalid multipart body", code: "BAD_REQUEST" },
+    });
     const noBoundary = await post("--x\r\n\r\n", { contentType: "multipart/form-data" });
-    expect(noBoundary.json).toEqual({ result: "error", msg: "Invalid multipart body", code: "BAD_REQUEST" });
+    expect(noBoundary.json).toEqual({
+      result: "error",
+      msg: "Invalid multipart body",
+      code: "BAD_REQUEST",
+    });
     expect(incoming()).toEqual([]);
   });
 
   it("keeps nothing of an upload whose client goes away mid-body, and goes on serving", async () => {
     const before = await server.db.attachment.count();
-    const { body, contentType } = multipart([{ filename: "half.txt", type: "text/plain", data: Buffer.alloc(512 * 1024, 98) }]);
+    const { body, contentType } = multipart([
+      { filename: "half.txt", type: "text/plain", data: Buffer.alloc(512 * 1024, 98) },
+    ]);
     const { hostname, port } = new URL(server.baseUrl);
     await new Promise<void>((resolve) => {
-      const req = request({ host: hostname, port, method: "POST", path: "/api/v1/user_uploads", headers: { Authorization: basic("hamlet"), "Content-Type": contentType, "Content-Length": String(body.length) } });
+      const req = request({
+        host: hostname,
+        port,
+        method: "POST",
+        path: "/api/v1/user_uploads",
+        headers: {
+          Authorization: basic("hamlet"),
+          "Content-Type": contentType,
+          "Content-Length": String(body.length),
+        },
+      });
       req.on("error", () => resolve());
       req.write(body.subarray(0, 300 * 1024), () => setTimeout(() => req.destroy(), 100));
       req.on("close", () => resolve());
@@ -203,12 +306,18 @@ describe("POST /user_uploads", () => {
   });
 
   it("records percent-encoded and Unicode names decoded, and sanitizes the stored name as Zulip does", async () => {
-    const encoded = multipart([{ filename: encodeURIComponent("Здравейте.txt"), type: "text/plain", data: "bah!" }]);
+    const encoded = multipart([
+      { filename: encodeURIComponent("Здравейте.txt"), type: "text/plain", data: "bah!" },
+    ]);
     const r = await post(encoded.body, { contentType: encoded.contentType });
     expect(r.json.filename).toBe("Здравейте.txt");
     expect(r.json.url).toMatch(/\/Здравейте\.txt$/);
-    const raw = multipart([{ filename: "some 例 thing! ... like this?", type: "text/plain", data: "x" }]);
-    expect((await post(raw.body, { contentType: raw.contentType })).json.url).toMatch(/\/some-例-thing-\.\.\.-like-this$/);
+    const raw = multipart([
+      { filename: "some 例 thing! ... like this?", type: "text/plain", data: "x" },
+    ]);
+    expect((await post(raw.body, { contentType: raw.contentType })).json.url).toMatch(
+      /\/some-例-thing-\.\.\.-like-this$/,
+    );
     for (const [name, stored] of [
       ["../foo", "foo"],
       [".. ", "uploaded-file"],
@@ -216,7 +325,9 @@ describe("POST /user_uploads", () => {
       ["**", "uploaded-file"],
       ["a\u0000b.txt", "ab.txt"],
     ] as const) {
-      const part = multipart([{ filename: encodeURIComponent(name).replace(/%2F/g, "/"), type: "text/plain", data: "x" }]);
+      const part = multipart([
+        { filename: encodeURIComponent(name).replace(/%2F/g, "/"), type: "text/plain", data: "x" },
+      ]);
       const res = await post(part.body, { contentType: part.contentType });
       expect(res.status, name).toBe(200);
       expect(res.json.url.split("/").at(-1), name).toBe(stored);
@@ -238,18 +349,34 @@ describe("POST /user_uploads", () => {
   });
 
   it("tells the uploader's clients with an attachment event", async () => {
-    const { queue_id } = await expectSuccess(server.as("cordelia").POST("/register", { body: { event_types: ["attachment"] } }));
+    const { queue_id } = await expectSuccess(
+      server.as("cordelia").POST("/register", { body: { event_types: ["attachment"] } }),
+    );
     const { pathId } = await upload("cordelia", "event.txt", "twelve bytes");
-    const { events } = await expectSuccess(server.as("cordelia").GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }));
+    const { events } = await expectSuccess(
+      server
+        .as("cordelia")
+        .GET("/events", { params: { query: { queue_id: queue_id!, dont_block: true } } }),
+    );
     const row = await attachmentRow(pathId);
     expect(events).toEqual([
       expect.objectContaining({
         type: "attachment",
         op: "add",
-        attachment: { id: row.id, name: "event.txt", path_id: pathId, size: 12, create_time: Math.floor(row.createTime.getTime() / 1000), message_ids: [] },
+        attachment: {
+          id: row.id,
+          name: "event.txt",
+          path_id: pathId,
+          size: 12,
+          create_time: Math.floor(row.createTime.getTime() / 1000),
+          message_ids: [],
+        },
       }),
     ]);
-    const total = await server.db.attachment.aggregate({ where: { realmId: server.creds.realm.id }, _sum: { size: true } });
+    const total = await server.db.attachment.aggregate({
+      where: { realmId: server.creds.realm.id },
+      _sum: { size: true },
+    });
     expect(events[0]!.upload_space_used).toBe(total._sum.size);
   });
 });
@@ -264,18 +391,35 @@ describe("serving files", () => {
     expect(mine.headers.get("content-disposition")).toBe('inline; filename="mine.txt"');
     expect(mine.headers.get("cache-control")).toBe("private, immutable");
     expect(mine.headers.get("x-content-type-options")).toBe("nosniff");
-    expect((await getFile(url, { query: `?api_key=${credsOf("hamlet").api_key}` })).bytes.toString()).toBe("hamlet's");
+    expect(
+      (await getFile(url, { query: `?api_key=${credsOf("hamlet").api_key}` })).bytes.toString(),
+    ).toBe("hamlet's");
 
     await expectFileError(url, "othello", 403, "You are not authorized to view this file.");
-    await expectFileError(url, null, 401, "Not logged in: API authentication or user session required");
+    await expectFileError(
+      url,
+      null,
+      401,
+      "Not logged in: API authentication or user session required",
+    );
     expect((await getFile(url, { query: "?api_key=invalid" })).json.msg).toBe("Invalid API key");
     expect((await getFile(url, { query: "?api_key=" + "a".repeat(32) })).status).toBe(401);
   });
 
   it("answers 404 for an unknown file, or a path that is not valid percent-encoding", async () => {
     const realmId = server.creds.realm.id;
-    await expectFileError(`/user_uploads/${realmId}/ff/gg/abc.py`, "hamlet", 404, "This file does not exist or has been deleted.");
-    await expectFileError(`/user_uploads/${realmId}/ff/%E0%A4%A/abc.py`, "hamlet", 404, "This file does not exist or has been deleted.");
+    await expectFileError(
+      `/user_uploads/${realmId}/ff/gg/abc.py`,
+      "hamlet",
+      404,
+      "This file does not exist or has been deleted.",
+    );
+    await expectFileError(
+      `/user_uploads/${realmId}/ff/%E0%A4%A/abc.py`,
+      "hamlet",
+      404,
+      "This file does not exist or has been deleted.",
+    );
   });
 
   it("serves unsafe types and /user_uploads/download/… as downloads, names encoded as RFC 6266 says", async () => {
@@ -285,9 +429,15 @@ describe("serving files", () => {
     expect(served.headers.get("content-disposition")).toBe('attachment; filename="page.html"');
     const image = await upload("hamlet", "áéБД.png", "png", "image/png");
     const inline = await getFile(image.url, { as: "hamlet" });
-    expect(inline.headers.get("content-disposition")).toBe("inline; filename*=utf-8''%C3%A1%C3%A9%D0%91%D0%94.png");
-    const download = await getFile(image.url.replace("/user_uploads/", "/user_uploads/download/"), { as: "hamlet" });
-    expect(download.headers.get("content-disposition")).toBe("attachment; filename*=utf-8''%C3%A1%C3%A9%D0%91%D0%94.png");
+    expect(inline.headers.get("content-disposition")).toBe(
+      "inline; filename*=utf-8''%C3%A1%C3%A9%D0%91%D0%94.png",
+    );
+    const download = await getFile(image.url.replace("/user_uploads/", "/user_uploads/download/"), {
+      as: "hamlet",
+    });
+    expect(download.headers.get("content-disposition")).toBe(
+      "attachment; filename*=utf-8''%C3%A1%C3%A9%D0%91%D0%94.png",
+    );
     expect(download.bytes.toString()).toBe("png");
   });
 
@@ -301,7 +451,11 @@ describe("serving files", () => {
 describe("access through messages", () => {
   it("lets the recipients of a direct message see its files, and no one else", async () => {
     const { url, pathId } = await upload("hamlet", "dm.txt", "secret");
-    const { id } = await send("hamlet", { type: "direct", to: [credsOf("othello").user_id], content: `[dm.txt](${url})` });
+    const { id } = await send("hamlet", {
+      type: "direct",
+      to: [credsOf("othello").user_id],
+      content: `[dm.txt](${url})`,
+    });
     expect((await attachmentRow(pathId)).messages.map((m) => m.messageId)).toEqual([id]);
     expect(await hasAttachment(id)).toBe(true);
     expect((await getFile(url, { as: "othello" })).bytes.toString()).toBe("secret");
@@ -310,22 +464,36 @@ describe("access through messages", () => {
 
   it("opens a public channel's files to every member but guests who are not subscribed", async () => {
     const { url } = await upload("hamlet", "scotland.txt", "public");
-    await send("hamlet", { type: "channel", to: "Scotland", topic: "files", content: `look: [scotland.txt](${url})` });
+    await send("hamlet", {
+      type: "channel",
+      to: "Scotland",
+      topic: "files",
+      content: `look: [scotland.txt](${url})`,
+    });
     // Cordelia is not subscribed to Scotland; Polonius is a guest.
     expect((await getFile(url, { as: "cordelia" })).status).toBe(200);
     await expectFileError(url, "polonius", 403, "You are not authorized to view this file.");
     const scotland = await server.db.stream.findFirstOrThrow({ where: { name: "Scotland" } });
-    await server.db.$transaction((tx) => doSubscribe(tx, server.creds.realm.id, scotland, [credsOf("polonius").user_id]));
+    await server.db.$transaction((tx) =>
+      doSubscribe(tx, server.creds.realm.id, scotland, [credsOf("polonius").user_id]),
+    );
     expect((await getFile(url, { as: "polonius" })).bytes.toString()).toBe("public");
   });
 
   it("keeps a private channel's files to those who received them when its history is protected", async () => {
     const { url } = await upload("iago", "core.txt", "core");
-    await send("iago", { type: "channel", to: "core team", topic: "files", content: `[core.txt](${url})` });
+    await send("iago", {
+      type: "channel",
+      to: "core team",
+      topic: "files",
+      content: `[core.txt](${url})`,
+    });
     expect((await getFile(url, { as: "desdemona" })).status).toBe(200);
     await expectFileError(url, "hamlet", 403, "You are not authorized to view this file.");
     const core = await server.db.stream.findFirstOrThrow({ where: { name: "core team" } });
-    await server.db.$transaction((tx) => doSubscribe(tx, server.creds.realm.id, core, [credsOf("aaron").user_id]));
+    await server.db.$transaction((tx) =>
+      doSubscribe(tx, server.creds.realm.id, core, [credsOf("aaron").user_id]),
+    );
     await expectFileError(url, "aaron", 403, "You are not authorized to view this file.");
   });
 
@@ -333,15 +501,26 @@ describe("access through messages", () => {
     const realmId = server.creds.realm.id;
     const users = [credsOf("hamlet").user_id, credsOf("polonius").user_id];
     const stream = await server.db.$transaction(async (tx) => {
-      const s = await doCreateChannel(tx, realmId, { name: "shared secrets", inviteOnly: true, historyPublicToSubscribers: true });
+      const s = await doCreateChannel(tx, realmId, {
+        name: "shared secrets",
+        inviteOnly: true,
+        historyPublicToSubscribers: true,
+      });
       await doSubscribe(tx, realmId, s, users);
       return s;
     });
     const { url } = await upload("hamlet", "shared.txt", "shared");
-    await send("hamlet", { type: "channel", to: stream.id, topic: "files", content: `[shared.txt](${url})` });
+    await send("hamlet", {
+      type: "channel",
+      to: stream.id,
+      topic: "files",
+      content: `[shared.txt](${url})`,
+    });
     expect((await getFile(url, { as: "polonius" })).status).toBe(200);
     await expectFileError(url, "prospero", 403, "You are not authorized to view this file.");
-    await server.db.$transaction((tx) => doSubscribe(tx, realmId, stream, [credsOf("prospero").user_id]));
+    await server.db.$transaction((tx) =>
+      doSubscribe(tx, realmId, stream, [credsOf("prospero").user_id]),
+    );
     expect((await getFile(url, { as: "prospero" })).bytes.toString()).toBe("shared");
   });
 
@@ -350,22 +529,44 @@ describe("access through messages", () => {
     const b = await upload("hamlet", "b.txt");
     const c = await upload("hamlet", "c.txt");
     const content = `http://zulip.testserver${a.url} and [b](${b.url}?download#x)\n\n\`\`\`\n[c](${c.url})\n\`\`\``;
-    const { id } = await send("hamlet", { type: "channel", to: "Denmark", topic: "files", content });
+    const { id } = await send("hamlet", {
+      type: "channel",
+      to: "Denmark",
+      topic: "files",
+      content,
+    });
     expect((await attachmentRow(a.pathId)).messages.map((m) => m.messageId)).toEqual([id]);
     expect((await attachmentRow(b.pathId)).messages.map((m) => m.messageId)).toEqual([id]);
     expect((await attachmentRow(c.pathId)).messages).toEqual([]);
     // A second message claims the same file again.
-    const again = await send("othello", { type: "channel", to: "Denmark", topic: "files", content: `[a](${a.url})` });
-    expect((await attachmentRow(a.pathId)).messages.map((m) => m.messageId).sort()).toEqual([id, again.id].sort());
+    const again = await send("othello", {
+      type: "channel",
+      to: "Denmark",
+      topic: "files",
+      content: `[a](${a.url})`,
+    });
+    expect((await attachmentRow(a.pathId)).messages.map((m) => m.messageId).sort()).toEqual(
+      [id, again.id].sort(),
+    );
   });
 
   it("does not let a user share a file they cannot see, nor mark a message by a link to nothing", async () => {
     const { url, pathId } = await upload("hamlet", "private.txt", "mine only");
-    const { id } = await send("cordelia", { type: "channel", to: "Verona", topic: "files", content: `[stolen](${url})` });
+    const { id } = await send("cordelia", {
+      type: "channel",
+      to: "Verona",
+      topic: "files",
+      content: `[stolen](${url})`,
+    });
     expect((await attachmentRow(pathId)).messages).toEqual([]);
     expect(await hasAttachment(id)).toBe(false);
     await expectFileError(url, "othello", 403, "You are not authorized to view this file.");
-    const fake = await send("hamlet", { type: "channel", to: "Verona", topic: "files", content: `[x](/user_uploads/${server.creds.realm.id}/64/fake_path_id.txt)` });
+    const fake = await send("hamlet", {
+      type: "channel",
+      to: "Verona",
+      topic: "files",
+      content: `[x](/user_uploads/${server.creds.realm.id}/64/fake_path_id.txt)`,
+    });
     expect(await hasAttachment(fake.id)).toBe(false);
   });
 
@@ -397,7 +598,11 @@ describe("GET /user_uploads/{realm_id_str}/{filename}", () => {
 
   it("gives a temporary URL that serves the file without authentication, for 60 seconds", async () => {
     const { pathId } = await upload("hamlet", "temp.txt", "temporary");
-    const { url } = await expectSuccess(server.as("hamlet").GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }));
+    const { url } = await expectSuccess(
+      server
+        .as("hamlet")
+        .GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }),
+    );
     expect(url).toMatch(/^\/user_uploads\/temporary\/[0-9A-F]+\/temp\.txt$/);
     const served = await getFile(url);
     expect(served.status).toBe(200);
@@ -407,7 +612,12 @@ describe("GET /user_uploads/{realm_id_str}/{filename}", () => {
     const token = url.split("/")[3]!;
     await expectFileError(url.replace("temp.txt", "other.txt"), null, 400, "Invalid filename");
     const altered = token.slice(0, -2) + (token.endsWith("41") ? "42" : "41");
-    await expectFileError(`/user_uploads/temporary/${altered}/temp.txt`, null, 400, "Invalid token");
+    await expectFileError(
+      `/user_uploads/temporary/${altered}/temp.txt`,
+      null,
+      400,
+      "Invalid token",
+    );
     await expectFileError(`/user_uploads/temporary/nothex/temp.txt`, null, 400, "Invalid token");
     const realNow = server.deps.now;
     server.deps.now = () => new Date(Date.now() + 61_000);
@@ -423,16 +633,39 @@ describe("GET /user_uploads/{realm_id_str}/{filename}", () => {
     const url = `${server.baseUrl}/api/v1/user_uploads/${pathId}`;
     const response = await fetch(url, { headers: { Authorization: basic("hamlet") } });
     const json = (await response.json()) as { url: string };
-    expect(checkResponse("GET", `${server.baseUrl}/api/v1/user_uploads/${split(pathId).realm_id_str}/${encodeURIComponent(split(pathId).filename)}`, response.status, json)).toBeNull();
+    expect(
+      checkResponse(
+        "GET",
+        `${server.baseUrl}/api/v1/user_uploads/${split(pathId).realm_id_str}/${encodeURIComponent(split(pathId).filename)}`,
+        response.status,
+        json,
+      ),
+    ).toBeNull();
     expect(json.url).toMatch(/\/slashes\.txt$/);
 
-    await expectError(server.as("othello").GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }), 403, "You are not authorized to view this file.");
     await expectError(
-      server.as("hamlet").GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: { realm_id_str: String(server.creds.realm.id), filename: "ff/gg/none.txt" } } }),
+      server
+        .as("othello")
+        .GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }),
+      403,
+      "You are not authorized to view this file.",
+    );
+    await expectError(
+      server.as("hamlet").GET("/user_uploads/{realm_id_str}/{filename}", {
+        params: {
+          path: { realm_id_str: String(server.creds.realm.id), filename: "ff/gg/none.txt" },
+        },
+      }),
       404,
       "This file does not exist or has been deleted.",
     );
-    await expectError(server.client().GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }), 401, "Not logged in: API authentication or user session required");
+    await expectError(
+      server
+        .client()
+        .GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }),
+      401,
+      "Not logged in: API authentication or user session required",
+    );
   });
 
   it("runs one statement on a warm server", async () => {
@@ -440,7 +673,12 @@ describe("GET /user_uploads/{realm_id_str}/{filename}", () => {
     const seen: RequestInfo[] = [];
     server.deps.observe = (info) => seen.push(info);
     try {
-      const ask = () => expectSuccess(server.as("hamlet").GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }));
+      const ask = () =>
+        expectSuccess(
+          server
+            .as("hamlet")
+            .GET("/user_uploads/{realm_id_str}/{filename}", { params: { path: split(pathId) } }),
+        );
       await ask();
       seen.length = 0;
       await ask();
@@ -453,29 +691,64 @@ describe("GET /user_uploads/{realm_id_str}/{filename}", () => {
 
 describe("reconcileMessageAttachments", () => {
   const realm = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
-  const user = (who: string) => server.db.userProfile.findUniqueOrThrow({ where: { id: credsOf(who).user_id } });
-  const reconcile = async (who: string, message: { id: number; senderId: number }, content: string) => {
+  const user = (who: string) =>
+    server.db.userProfile.findUniqueOrThrow({ where: { id: credsOf(who).user_id } });
+  const reconcile = async (
+    who: string,
+    message: { id: number; senderId: number },
+    content: string,
+  ) => {
     const [r, editor] = await Promise.all([realm(), user(who)]);
-    return inTransaction(server.deps, r.id, (tx) => reconcileMessageAttachments(tx, r, editor, message, content));
+    return inTransaction(server.deps, r.id, (tx) =>
+      reconcileMessageAttachments(tx, r, editor, message, content),
+    );
   };
   const linkedIds = async (messageId: number) =>
-    (await server.db.attachmentMessage.findMany({ where: { messageId }, select: { attachmentId: true }, orderBy: { attachmentId: "asc" } })).map((r) => r.attachmentId);
+    (
+      await server.db.attachmentMessage.findMany({
+        where: { messageId },
+        select: { attachmentId: true },
+        orderBy: { attachmentId: "asc" },
+      })
+    ).map((r) => r.attachmentId);
 
   it("unlinks removed files, claims new ones, keeps has_attachment, and returns the editor's files left unreferenced", async () => {
     const f1 = await upload("hamlet", "file1.txt", "file1");
     const f2 = await upload("hamlet", "file2.txt", "file2");
     const f3 = await upload("hamlet", "file3.txt", "file3");
-    const { id } = await send("hamlet", { type: "channel", to: "Denmark", topic: "edit", content: `[f1](${f1.url}) [f2](${f2.url})` });
+    const { id } = await send("hamlet", {
+      type: "channel",
+      to: "Denmark",
+      topic: "edit",
+      content: `[f1](${f1.url}) [f2](${f2.url})`,
+    });
     const message = { id, senderId: credsOf("hamlet").user_id };
     const [a1, a2, a3] = await Promise.all([f1, f2, f3].map((f) => attachmentRow(f.pathId)));
 
-    const detached = await reconcile("hamlet", message, `[f3](http://zulip.testserver${f3.url}) [f2](${f2.url})`);
-    expect(detached).toEqual([{ id: a1!.id, name: "file1.txt", path_id: f1.pathId, size: 5, create_time: Math.floor(a1!.createTime.getTime() / 1000), message_ids: [] }]);
+    const detached = await reconcile(
+      "hamlet",
+      message,
+      `[f3](http://zulip.testserver${f3.url}) [f2](${f2.url})`,
+    );
+    expect(detached).toEqual([
+      {
+        id: a1!.id,
+        name: "file1.txt",
+        path_id: f1.pathId,
+        size: 5,
+        create_time: Math.floor(a1!.createTime.getTime() / 1000),
+        message_ids: [],
+      },
+    ]);
     expect(await linkedIds(id)).toEqual([a2!.id, a3!.id]);
     expect(await hasAttachment(id)).toBe(true);
 
     // f2 is also linked by another message: only f3 is left with no reference.
-    await send("hamlet", { type: "direct", to: [credsOf("othello").user_id], content: `[f2](${f2.url})` });
+    await send("hamlet", {
+      type: "direct",
+      to: [credsOf("othello").user_id],
+      content: `[f2](${f2.url})`,
+    });
     const all = await reconcile("hamlet", message, "(deleted)");
     expect(all.map((d) => d.path_id)).toEqual([f3.pathId]);
     expect(await linkedIds(id)).toEqual([]);
@@ -487,21 +760,44 @@ describe("reconcileMessageAttachments", () => {
   it("does not report files of others, or files a scheduled message still references", async () => {
     const mine = await upload("hamlet", "keep.txt");
     const theirs = await upload("othello", "theirs.txt");
-    const { id } = await send("hamlet", { type: "direct", to: [credsOf("othello").user_id], content: `[k](${mine.url})` });
-    await send("othello", { type: "direct", to: [credsOf("hamlet").user_id], content: `[t](${theirs.url})` });
+    const { id } = await send("hamlet", {
+      type: "direct",
+      to: [credsOf("othello").user_id],
+      content: `[k](${mine.url})`,
+    });
+    await send("othello", {
+      type: "direct",
+      to: [credsOf("hamlet").user_id],
+      content: `[t](${theirs.url})`,
+    });
     const message = { id, senderId: credsOf("hamlet").user_id };
     // Hamlet can see Othello's file (he received it), so an edit may link it.
     expect(await reconcile("hamlet", message, `[k](${mine.url}) [t](${theirs.url})`)).toEqual([]);
     expect(await linkedIds(id)).toHaveLength(2);
 
     const [r, hamlet] = await Promise.all([realm(), user("hamlet")]);
-    const recipient = await server.db.message.findUniqueOrThrow({ where: { id }, select: { recipientId: true, sendingClientId: true } });
-    const scheduled = await server.db.scheduledMessage.create({
-      data: { realmId: r.id, senderId: hamlet.id, recipientId: recipient.recipientId, content: `[k](${mine.url})`, sendingClientId: recipient.sendingClientId, scheduledTimestamp: new Date(Date.now() + 3_600_000) },
+    const recipient = await server.db.message.findUniqueOrThrow({
+      where: { id },
+      select: { recipientId: true, sendingClientId: true },
     });
-    const claimed = await inTransaction(server.deps, r.id, (tx) => claimAttachments(tx, r, hamlet, { scheduledMessageId: scheduled.id }, scheduled.content));
+    const scheduled = await server.db.scheduledMessage.create({
+      data: {
+        realmId: r.id,
+        senderId: hamlet.id,
+        recipientId: recipient.recipientId,
+        content: `[k](${mine.url})`,
+        sendingClientId: recipient.sendingClientId,
+        scheduledTimestamp: new Date(Date.now() + 3_600_000),
+      },
+    });
+    const claimed = await inTransaction(server.deps, r.id, (tx) =>
+      claimAttachments(tx, r, hamlet, { scheduledMessageId: scheduled.id }, scheduled.content),
+    );
     expect(claimed).toBe(true);
-    expect((await server.db.scheduledMessage.findUniqueOrThrow({ where: { id: scheduled.id } })).hasAttachment).toBe(true);
+    expect(
+      (await server.db.scheduledMessage.findUniqueOrThrow({ where: { id: scheduled.id } }))
+        .hasAttachment,
+    ).toBe(true);
 
     expect(await reconcile("hamlet", message, "nothing")).toEqual([]);
     expect(await linkedIds(id)).toEqual([]);
@@ -509,8 +805,15 @@ describe("reconcileMessageAttachments", () => {
 
   it("claims nothing the editor cannot see", async () => {
     const hidden = await upload("iago", "hidden.txt");
-    const { id } = await send("hamlet", { type: "channel", to: "Denmark", topic: "edit", content: "plain" });
-    expect(await reconcile("hamlet", { id, senderId: credsOf("hamlet").user_id }, `[h](${hidden.url})`)).toEqual([]);
+    const { id } = await send("hamlet", {
+      type: "channel",
+      to: "Denmark",
+      topic: "edit",
+      content: "plain",
+    });
+    expect(
+      await reconcile("hamlet", { id, senderId: credsOf("hamlet").user_id }, `[h](${hidden.url})`),
+    ).toEqual([]);
     expect(await linkedIds(id)).toEqual([]);
     expect(await hasAttachment(id)).toBe(false);
   });

@@ -30,14 +30,29 @@ describe("GET /users/{email}", () => {
   });
 
   it("describes roles: owner, administrator, guest", async () => {
-    expect((await expectSuccess(byEmail("hamlet", "desdemona@zulip.com"))).user).toMatchObject({ role: 100, is_owner: true, is_admin: true });
-    expect((await expectSuccess(byEmail("hamlet", "iago@zulip.com"))).user).toMatchObject({ role: 200, is_owner: false, is_admin: true });
-    expect((await expectSuccess(byEmail("hamlet", "polonius@zulip.com"))).user).toMatchObject({ role: 600, is_guest: true });
+    expect((await expectSuccess(byEmail("hamlet", "desdemona@zulip.com"))).user).toMatchObject({
+      role: 100,
+      is_owner: true,
+      is_admin: true,
+    });
+    expect((await expectSuccess(byEmail("hamlet", "iago@zulip.com"))).user).toMatchObject({
+      role: 200,
+      is_owner: false,
+      is_admin: true,
+    });
+    expect((await expectSuccess(byEmail("hamlet", "polonius@zulip.com"))).user).toMatchObject({
+      role: 600,
+      is_guest: true,
+    });
   });
 
   it("finds bots, with their type and owner", async () => {
     const { user } = await expectSuccess(byEmail("othello", "default-bot@zulip.com"));
-    expect(user).toMatchObject({ is_bot: true, bot_type: 1, bot_owner_id: server.creds.users.hamlet!.user_id });
+    expect(user).toMatchObject({
+      is_bot: true,
+      bot_type: 1,
+      bot_owner_id: server.creds.users.hamlet!.user_id,
+    });
   });
 
   it("answers 'No such user' for an unknown address", async () => {
@@ -46,42 +61,73 @@ describe("GET /users/{email}", () => {
   });
 
   it("returns avatar_url null for client_gravatar (the default) and a URL otherwise", async () => {
-    expect((await expectSuccess(byEmail("othello", "hamlet@zulip.com"))).user.avatar_url).toBeNull();
-    const { user } = await expectSuccess(byEmail("othello", "hamlet@zulip.com", { client_gravatar: false }));
-    expect(user.avatar_url).toMatch(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/);
+    expect(
+      (await expectSuccess(byEmail("othello", "hamlet@zulip.com"))).user.avatar_url,
+    ).toBeNull();
+    const { user } = await expectSuccess(
+      byEmail("othello", "hamlet@zulip.com", { client_gravatar: false }),
+    );
+    expect(user.avatar_url).toMatch(
+      /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/,
+    );
   });
 
   it("includes custom profile fields when asked", async () => {
     const hamlet = server.creds.users.hamlet!;
-    const field = await server.db.customProfileField.create({ data: { realmId: server.creds.realm.id, name: "Biography", fieldType: 2, order: 1 } });
-    await server.db.customProfileFieldValue.create({
-      data: { realmId: server.creds.realm.id, userProfileId: hamlet.user_id, fieldId: field.id, value: "**To be**", renderedValue: "<p><strong>To be</strong></p>" },
+    const field = await server.db.customProfileField.create({
+      data: { realmId: server.creds.realm.id, name: "Biography", fieldType: 2, order: 1 },
     });
-    const { user } = await expectSuccess(byEmail("othello", "hamlet@zulip.com", { include_custom_profile_fields: true }));
-    expect(user.profile_data).toEqual({ [String(field.id)]: { value: "**To be**", rendered_value: "<p><strong>To be</strong></p>" } });
-    const bot = await expectSuccess(byEmail("othello", "default-bot@zulip.com", { include_custom_profile_fields: true }));
+    await server.db.customProfileFieldValue.create({
+      data: {
+        realmId: server.creds.realm.id,
+        userProfileId: hamlet.user_id,
+        fieldId: field.id,
+        value: "**To be**",
+        renderedValue: "<p><strong>To be</strong></p>",
+      },
+    });
+    const { user } = await expectSuccess(
+      byEmail("othello", "hamlet@zulip.com", { include_custom_profile_fields: true }),
+    );
+    expect(user.profile_data).toEqual({
+      [String(field.id)]: { value: "**To be**", rendered_value: "<p><strong>To be</strong></p>" },
+    });
+    const bot = await expectSuccess(
+      byEmail("othello", "default-bot@zulip.com", { include_custom_profile_fields: true }),
+    );
     expect(bot.user).not.toHaveProperty("profile_data");
   });
 
   describe("with email visibility restricted to administrators", () => {
     beforeAll(async () => {
-      await expectSuccess(server.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }));
+      await expectSuccess(
+        server.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }),
+      );
     });
     afterAll(async () => {
-      await expectSuccess(server.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }));
+      await expectSuccess(
+        server.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }),
+      );
     });
 
     it("hides real emails from members: the real address is not found, the dummy one is", async () => {
       const iagoId = server.creds.users.iago!.user_id;
       await expectError(byEmail("hamlet", "iago@zulip.com"), 400, "No such user");
       const { user } = await expectSuccess(byEmail("hamlet", `user${iagoId}@zulip.testserver`));
-      expect(user).toMatchObject({ user_id: iagoId, email: `user${iagoId}@zulip.testserver`, delivery_email: null });
+      expect(user).toMatchObject({
+        user_id: iagoId,
+        email: `user${iagoId}@zulip.testserver`,
+        delivery_email: null,
+      });
       expect(user.avatar_url).not.toBeNull();
     });
 
     it("shows real emails to administrators", async () => {
       const { user } = await expectSuccess(byEmail("desdemona", "hamlet@zulip.com"));
-      expect(user).toMatchObject({ delivery_email: "hamlet@zulip.com", email: `user${server.creds.users.hamlet!.user_id}@zulip.testserver` });
+      expect(user).toMatchObject({
+        delivery_email: "hamlet@zulip.com",
+        email: `user${server.creds.users.hamlet!.user_id}@zulip.testserver`,
+      });
     });
 
     it("always shows a user their own address", async () => {
@@ -95,22 +141,39 @@ describe("GET /users and GET /users/me", () => {
   it("lists every user and bot", async () => {
     const { members } = await expectSuccess(server.as("hamlet").GET("/users"));
     const emails = members.map((m) => m.delivery_email);
-    expect(emails).toEqual(expect.arrayContaining(["hamlet@zulip.com", "polonius@zulip.com", "default-bot@zulip.com", "notification-bot@zulip.com"]));
+    expect(emails).toEqual(
+      expect.arrayContaining([
+        "hamlet@zulip.com",
+        "polonius@zulip.com",
+        "default-bot@zulip.com",
+        "notification-bot@zulip.com",
+      ]),
+    );
     expect(members).toHaveLength(11);
   });
 
   it("filters by user_ids", async () => {
     const ids = [server.creds.users.iago!.user_id, server.creds.users.shiva!.user_id];
-    const { members } = await expectSuccess(server.as("hamlet").GET("/users", { params: { query: { user_ids: ids } } }));
+    const { members } = await expectSuccess(
+      server.as("hamlet").GET("/users", { params: { query: { user_ids: ids } } }),
+    );
     expect(members.map((m) => m.user_id).sort()).toEqual(ids.sort());
   });
 
   it("returns the caller with max_message_id", async () => {
     const me = await expectSuccess(server.as("hamlet").GET("/users/me"));
-    expect(me).toMatchObject({ user_id: server.creds.users.hamlet!.user_id, email: "hamlet@zulip.com", full_name: "King Hamlet" });
+    expect(me).toMatchObject({
+      user_id: server.creds.users.hamlet!.user_id,
+      email: "hamlet@zulip.com",
+      full_name: "King Hamlet",
+    });
     expect(me.max_message_id).toBeGreaterThan(0);
     expect(me).not.toHaveProperty("bot_type");
     const bot = await expectSuccess(server.as("default-bot").GET("/users/me"));
-    expect(bot).toMatchObject({ is_bot: true, bot_type: 1, bot_owner_id: server.creds.users.hamlet!.user_id });
+    expect(bot).toMatchObject({
+      is_bot: true,
+      bot_type: 1,
+      bot_owner_id: server.creds.users.hamlet!.user_id,
+    });
   });
 });

@@ -34,7 +34,14 @@ let cleaning: Promise<void> | undefined;
 export function cleanUp(): Promise<void> {
   return (cleaning ??= (async () => {
     for (const c of children) c.kill("SIGKILL");
-    await Promise.all([...children].map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once("exit", r)))));
+    await Promise.all(
+      [...children].map(
+        (c) =>
+          new Promise((r) =>
+            c.exitCode !== null || c.signalCode !== null ? r(null) : c.once("exit", r),
+          ),
+      ),
+    );
     for (const fn of cleanups.reverse()) {
       try {
         await fn();
@@ -87,13 +94,26 @@ export async function compileBenchServers(): Promise<void> {
 }
 
 /** Spawns `node <script>` (compiled) or `node --import tsx <script>` in the repository with env added to ours. */
-export async function spawnServer(name: string, script: string, env: Record<string, string | undefined>): Promise<Child> {
+export async function spawnServer(
+  name: string,
+  script: string,
+  env: Record<string, string | undefined>,
+): Promise<Child> {
   const port = await freePort();
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" };
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+  };
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined) delete fullEnv[k];
   const startedAt = performance.now();
   const args = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: fullEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.add(proc);
   let tail = "";
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString("utf8")).slice(-4000));
@@ -105,7 +125,15 @@ export async function spawnServer(name: string, script: string, env: Record<stri
       resolve(code);
     }),
   );
-  return { name, pid: proc.pid!, base: `http://127.0.0.1:${port}/api/v1`, proc, startedAt, output: () => tail, exited };
+  return {
+    name,
+    pid: proc.pid!,
+    base: `http://127.0.0.1:${port}/api/v1`,
+    proc,
+    startedAt,
+    output: () => tail,
+    exited,
+  };
 }
 
 /** Polls GET /server_settings until it answers 200; returns the ms since the spawn. */
@@ -116,7 +144,9 @@ export async function waitReady(child: Child, timeoutMs = 90_000): Promise<numbe
   while (performance.now() < deadline) {
     if (dead) throw new Error(`${child.name} exited before it was ready:\n${child.output()}`);
     try {
-      const res = await fetch(`${child.base}/server_settings`, { signal: AbortSignal.timeout(2000) });
+      const res = await fetch(`${child.base}/server_settings`, {
+        signal: AbortSignal.timeout(2000),
+      });
       await res.arrayBuffer();
       if (res.ok) return performance.now() - child.startedAt;
     } catch {
@@ -127,7 +157,11 @@ export async function waitReady(child: Child, timeoutMs = 90_000): Promise<numbe
   throw new Error(`${child.name} was not ready after ${timeoutMs / 1000} s:\n${child.output()}`);
 }
 
-export async function startServer(name: string, script: string, env: Record<string, string | undefined>): Promise<{ child: Child; readyMs: number }> {
+export async function startServer(
+  name: string,
+  script: string,
+  env: Record<string, string | undefined>,
+): Promise<{ child: Child; readyMs: number }> {
   const child = await spawnServer(name, script, env);
   try {
     return { child, readyMs: await waitReady(child) };
@@ -151,7 +185,8 @@ export async function stopServer(child: Child, timeoutMs = 20_000): Promise<numb
 export function memoryOf(pid: number): { rss: number; peak: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    const kib = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
     return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
   } catch {
     return undefined;
@@ -159,7 +194,11 @@ export function memoryOf(pid: number): { rss: number; peak: number } | undefined
 }
 
 /** Runs a command to completion (npm run manage …); throws with its output if it fails. */
-export async function run(command: string, args: string[], env: Record<string, string | undefined>): Promise<string> {
+export async function run(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<string> {
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(fullEnv)) if (v === undefined) delete fullEnv[k];
   const proc = spawn(command, args, { cwd: ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });

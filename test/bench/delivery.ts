@@ -24,13 +24,26 @@ const FORM = "application/x-www-form-urlencoded";
 async function call(url: string, init: RequestInit): Promise<any> {
   const res = await fetch(url, init);
   const body = (await res.json().catch(() => ({}))) as { result?: string; msg?: string };
-  if (!res.ok || body.result !== "success") throw new Error(`${init.method ?? "GET"} ${url}: HTTP ${res.status} ${body.msg ?? ""}`);
+  if (!res.ok || body.result !== "success")
+    throw new Error(`${init.method ?? "GET"} ${url}: HTTP ${res.status} ${body.msg ?? ""}`);
   return body;
 }
 
-export async function measureDelivery(opts: { pollBase: string; sendBase: string; authA: string; authB: string; count: number; timeoutMs: number; maxConsecutiveTimeouts: number }): Promise<DeliveryResult> {
+export async function measureDelivery(opts: {
+  pollBase: string;
+  sendBase: string;
+  authA: string;
+  authB: string;
+  count: number;
+  timeoutMs: number;
+  maxConsecutiveTimeouts: number;
+}): Promise<DeliveryResult> {
   const { pollBase, sendBase, authA, authB } = opts;
-  const reg = await call(`${pollBase}/register`, { method: "POST", headers: { authorization: authA, "content-type": FORM }, body: form({ event_types: '["message"]' }) });
+  const reg = await call(`${pollBase}/register`, {
+    method: "POST",
+    headers: { authorization: authA, "content-type": FORM },
+    body: form({ event_types: '["message"]' }),
+  });
   const queueId: string = reg.queue_id;
   let lastEventId: number = reg.last_event_id;
   const result: DeliveryResult = { afterResponse: [], afterStart: [], attempts: 0, timedOut: 0 };
@@ -44,14 +57,23 @@ export async function measureDelivery(opts: { pollBase: string; sendBase: string
       const url = `${pollBase}/events?${form({ queue_id: queueId, last_event_id: String(lastEventId) })}`;
       let res: Response;
       try {
-        res = await fetch(url, { headers: { authorization: authA }, signal: AbortSignal.timeout(Math.ceil(left)) });
+        res = await fetch(url, {
+          headers: { authorization: authA },
+          signal: AbortSignal.timeout(Math.ceil(left)),
+        });
       } catch (e) {
-        if ((e as Error).name === "TimeoutError" || (e as Error).name === "AbortError") return "timeout";
+        if ((e as Error).name === "TimeoutError" || (e as Error).name === "AbortError")
+          return "timeout";
         throw e;
       }
       const arrived = performance.now();
-      const body = (await res.json()) as { result: string; msg?: string; events?: { id: number; type: string; message?: { content?: string } }[] };
-      if (!res.ok || body.result !== "success") throw new Error(`GET /events: HTTP ${res.status} ${body.msg ?? ""}`);
+      const body = (await res.json()) as {
+        result: string;
+        msg?: string;
+        events?: { id: number; type: string; message?: { content?: string } }[];
+      };
+      if (!res.ok || body.result !== "success")
+        throw new Error(`GET /events: HTTP ${res.status} ${body.msg ?? ""}`);
       let found = false;
       for (const ev of body.events ?? []) {
         lastEventId = Math.max(lastEventId, ev.id);
@@ -72,7 +94,12 @@ export async function measureDelivery(opts: { pollBase: string; sendBase: string
       await call(`${sendBase}/messages`, {
         method: "POST",
         headers: { authorization: authB, "content-type": FORM },
-        body: form({ type: "stream", to: "Verona", topic: "delivery", content: `delivery ${nonce}` }),
+        body: form({
+          type: "stream",
+          to: "Verona",
+          topic: "delivery",
+          content: `delivery ${nonce}`,
+        }),
       });
       const responded = performance.now();
       const arrived = await poll;
@@ -89,7 +116,11 @@ export async function measureDelivery(opts: { pollBase: string; sendBase: string
       result.afterStart.push(arrived - start);
     }
   } finally {
-    await fetch(`${pollBase}/events`, { method: "DELETE", headers: { authorization: authA, "content-type": FORM }, body: form({ queue_id: queueId }) })
+    await fetch(`${pollBase}/events`, {
+      method: "DELETE",
+      headers: { authorization: authA, "content-type": FORM },
+      body: form({ queue_id: queueId }),
+    })
       .then((r) => r.arrayBuffer())
       .catch(() => {});
   }

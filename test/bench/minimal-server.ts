@@ -16,8 +16,10 @@ import express, { type Request, type Response } from "express";
 import pg from "pg";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
-const realm = (await pool.query<{ id: number }>("SELECT id FROM realm ORDER BY id LIMIT 1")).rows[0]!;
-const client = (await pool.query<{ id: number }>("SELECT id FROM client ORDER BY id LIMIT 1")).rows[0]!;
+const realm = (await pool.query<{ id: number }>("SELECT id FROM realm ORDER BY id LIMIT 1"))
+  .rows[0]!;
+const client = (await pool.query<{ id: number }>("SELECT id FROM client ORDER BY id LIMIT 1"))
+  .rows[0]!;
 
 interface User {
   id: number;
@@ -26,10 +28,19 @@ interface User {
 }
 
 async function authenticate(req: Request, res: Response): Promise<User | undefined> {
-  const decoded = Buffer.from((req.headers.authorization ?? "").slice(6), "base64").toString("utf8");
+  const decoded = Buffer.from((req.headers.authorization ?? "").slice(6), "base64").toString(
+    "utf8",
+  );
   const key = decoded.slice(decoded.indexOf(":") + 1);
-  const user = (await pool.query<User>({ name: "auth", text: "SELECT id, email, full_name FROM user_profile WHERE api_key = $1 AND is_active", values: [key] })).rows[0];
-  if (!user) res.status(401).json({ result: "error", msg: "Invalid API key", code: "UNAUTHORIZED" });
+  const user = (
+    await pool.query<User>({
+      name: "auth",
+      text: "SELECT id, email, full_name FROM user_profile WHERE api_key = $1 AND is_active",
+      values: [key],
+    })
+  ).rows[0];
+  if (!user)
+    res.status(401).json({ result: "error", msg: "Invalid API key", code: "UNAUTHORIZED" });
   return user;
 }
 
@@ -45,8 +56,21 @@ app.get("/api/v1/server_settings", (_req, res) => {
 app.get("/api/v1/users/me", async (req: Request, res: Response) => {
   const user = await authenticate(req, res);
   if (!user) return;
-  const { max } = (await pool.query<{ max: number | null }>({ name: "me", text: "SELECT max(message_id) AS max FROM user_message WHERE user_profile_id = $1", values: [user.id] })).rows[0]!;
-  res.json({ result: "success", msg: "", user_id: user.id, email: user.email, full_name: user.full_name, max_message_id: max ?? -1 });
+  const { max } = (
+    await pool.query<{ max: number | null }>({
+      name: "me",
+      text: "SELECT max(message_id) AS max FROM user_message WHERE user_profile_id = $1",
+      values: [user.id],
+    })
+  ).rows[0]!;
+  res.json({
+    result: "success",
+    msg: "",
+    user_id: user.id,
+    email: user.email,
+    full_name: user.full_name,
+    max_message_id: max ?? -1,
+  });
 });
 
 app.get("/api/v1/messages/:id", async (req: Request, res: Response) => {
@@ -60,8 +84,23 @@ app.get("/api/v1/messages/:id", async (req: Request, res: Response) => {
       values: [Number(req.params.id)],
     })
   ).rows[0];
-  if (!m) return void res.status(400).json({ result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" });
-  res.json({ result: "success", msg: "", message: { id: m.id, subject: m.subject, content: m.rendered_content, sender_email: m.sender_email, sender_full_name: m.sender_full_name, timestamp: Math.floor(m.date_sent.getTime() / 1000) }, raw_content: m.content });
+  if (!m)
+    return void res
+      .status(400)
+      .json({ result: "error", msg: "Invalid message(s)", code: "BAD_REQUEST" });
+  res.json({
+    result: "success",
+    msg: "",
+    message: {
+      id: m.id,
+      subject: m.subject,
+      content: m.rendered_content,
+      sender_email: m.sender_email,
+      sender_full_name: m.sender_full_name,
+      timestamp: Math.floor(m.date_sent.getTime() / 1000),
+    },
+    raw_content: m.content,
+  });
 });
 
 app.post("/api/v1/messages", async (req: Request, res: Response) => {

@@ -57,8 +57,11 @@ async function connect(): Promise<Sql> {
   const db = new PGlite(dir);
   await db.waitReady;
   return {
-    query: async <T,>(text: string, params?: unknown[]) => (await db.query<T>(text, params)).rows,
-    transaction: (fn) => db.transaction((tx) => fn(async <T,>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows)),
+    query: async <T>(text: string, params?: unknown[]) => (await db.query<T>(text, params)).rows,
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn(async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows),
+      ),
     close: () => db.close(),
   };
 }
@@ -78,17 +81,26 @@ interface User {
   date_joined: Date;
   avatar_version: number;
 }
-const USER_COLUMNS = "id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, timezone, date_joined, avatar_version";
+const USER_COLUMNS =
+  "id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, timezone, date_joined, avatar_version";
 
 let realm: Promise<{ id: number; string_id: string }> | undefined;
-const theRealm = () => (realm ??= sql.query<{ id: number; string_id: string }>("SELECT id, string_id FROM realm WHERE NOT deactivated ORDER BY id LIMIT 1").then((r) => r[0]!));
+const theRealm = () =>
+  (realm ??= sql
+    .query<{ id: number; string_id: string }>(
+      "SELECT id, string_id FROM realm WHERE NOT deactivated ORDER BY id LIMIT 1",
+    )
+    .then((r) => r[0]!));
 
 const clientIds = new Map<string, Promise<number>>();
 function clientId(name: string): Promise<number> {
   let id = clientIds.get(name);
   if (!id) {
     id = sql
-      .query<{ id: number }>("INSERT INTO client (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id", [name])
+      .query<{ id: number }>(
+        "INSERT INTO client (name) VALUES ($1) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+        [name],
+      )
       .then((r) => r[0]!.id);
     clientIds.set(name, id);
   }
@@ -107,21 +119,35 @@ class HttpError extends Error {
 
 async function authenticate(req: Request): Promise<User> {
   const header = req.headers.authorization ?? "";
-  if (!header.startsWith("Basic ")) throw new HttpError(401, "Missing authorization header", "UNAUTHORIZED");
+  if (!header.startsWith("Basic "))
+    throw new HttpError(401, "Missing authorization header", "UNAUTHORIZED");
   const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   const email = decoded.slice(0, colon).trim().toLowerCase();
-  const [[user], { id: realmId }] = await Promise.all([sql.query<User>(`SELECT ${USER_COLUMNS} FROM user_profile WHERE api_key = $1`, [decoded.slice(colon + 1).trim()]), theRealm()]);
-  if (!user || user.realm_id !== realmId || (user.delivery_email.toLowerCase() !== email && user.email.toLowerCase() !== email)) throw new HttpError(401, "Invalid API key", "UNAUTHORIZED");
+  const [[user], { id: realmId }] = await Promise.all([
+    sql.query<User>(`SELECT ${USER_COLUMNS} FROM user_profile WHERE api_key = $1`, [
+      decoded.slice(colon + 1).trim(),
+    ]),
+    theRealm(),
+  ]);
+  if (
+    !user ||
+    user.realm_id !== realmId ||
+    (user.delivery_email.toLowerCase() !== email && user.email.toLowerCase() !== email)
+  )
+    throw new HttpError(401, "Invalid API key", "UNAUTHORIZED");
   if (!user.is_active) throw new HttpError(401, "Account is deactivated", "USER_DEACTIVATED");
   return user;
 }
 
-const avatarUrl = (email: string, version: number) => `https://secure.gravatar.com/avatar/${createHash("md5").update(email.toLowerCase()).digest("hex")}?d=identicon&version=${version}`;
+const avatarUrl = (email: string, version: number) =>
+  `https://secure.gravatar.com/avatar/${createHash("md5").update(email.toLowerCase()).digest("hex")}?d=identicon&version=${version}`;
 const seconds = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 /** Paragraphs and **bold** only: enough for the bench's content. */
-const render = (content: string) => `<p>${escapeHtml(content).replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")}</p>`;
+const render = (content: string) =>
+  `<p>${escapeHtml(content).replace(/\*\*(.+?)\*\*/g, "<strong>$1</strong>")}</p>`;
 const FLAG_NAMES = ["read", "starred", "collapsed", "mentioned"];
 
 const app = express();
@@ -135,7 +161,10 @@ app.get("/api/v1/server_settings", (_req, res) => {
 
 app.get("/api/v1/users/me", async (req: Request, res: Response) => {
   const user = await authenticate(req);
-  const [{ max }] = (await sql.query<{ max: number | null }>("SELECT max(message_id) AS max FROM user_message WHERE user_profile_id = $1", [user.id])) as [{ max: number | null }];
+  const [{ max }] = (await sql.query<{ max: number | null }>(
+    "SELECT max(message_id) AS max FROM user_message WHERE user_profile_id = $1",
+    [user.id],
+  )) as [{ max: number | null }];
   res.json({
     result: "success",
     msg: "",
@@ -201,7 +230,8 @@ app.get("/api/v1/messages/:id", async (req: Request, res: Response) => {
       ...(m.last_edit_time ? { last_edit_timestamp: seconds(m.last_edit_time) } : {}),
       reactions: [],
       submessages: [],
-      flags: m.flags === null ? ["read", "historical"] : FLAG_NAMES.filter((_, i) => flags & (1 << i)),
+      flags:
+        m.flags === null ? ["read", "historical"] : FLAG_NAMES.filter((_, i) => flags & (1 << i)),
       stream_id: m.stream_id,
     },
     raw_content: m.content,
@@ -212,35 +242,71 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
   const user = await authenticate(req);
   const { id: realmId } = await theRealm();
   const { type, to, topic, content } = (req.body ?? {}) as Record<string, string | undefined>;
-  if (type !== "stream" && type !== "channel") throw new HttpError(400, "The raw server sends channel messages only");
-  if (!to || content === undefined || topic === undefined) throw new HttpError(400, "Missing 'to', 'topic' or 'content'");
-  const [channel] = await sql.query<{ recipient_id: number; invite_only: boolean; is_archived: boolean; subscribers: number[] }>(
+  if (type !== "stream" && type !== "channel")
+    throw new HttpError(400, "The raw server sends channel messages only");
+  if (!to || content === undefined || topic === undefined)
+    throw new HttpError(400, "Missing 'to', 'topic' or 'content'");
+  const [channel] = await sql.query<{
+    recipient_id: number;
+    invite_only: boolean;
+    is_archived: boolean;
+    subscribers: number[];
+  }>(
     `SELECT st.recipient_id, st.invite_only, st.is_archived,
             ARRAY(SELECT sub.user_profile_id FROM subscription sub WHERE sub.recipient_id = st.recipient_id AND sub.active AND sub.is_user_active) AS subscribers
      FROM stream st WHERE st.realm_id = $1 AND lower(st.name) = lower($2)`,
     [realmId, to],
   );
   if (!channel) throw new HttpError(400, `Channel '${to}' does not exist`, "STREAM_DOES_NOT_EXIST");
-  if (channel.is_archived || (channel.invite_only && !channel.subscribers.includes(user.id))) throw new HttpError(400, `Not authorized to send to channel '${to}'`);
+  if (channel.is_archived || (channel.invite_only && !channel.subscribers.includes(user.id)))
+    throw new HttpError(400, `Not authorized to send to channel '${to}'`);
   const userIds = [...new Set([...channel.subscribers, user.id])];
-  const sendingClientId = await clientId(req.headers["user-agent"]?.split(/[/\s]/)[0]?.trim() || "Unspecified");
+  const sendingClientId = await clientId(
+    req.headers["user-agent"]?.split(/[/\s]/)[0]?.trim() || "Unspecified",
+  );
   const id = await sql.transaction(async (query) => {
     const [message] = await query<{ id: number }>(
       `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
                             sending_client_id, type, has_attachment, has_image, has_link, is_channel_message)
        VALUES ($1, $2, $3, $4, $5, $6, 1, now(), $7, 1, false, false, false, true) RETURNING id`,
-      [realmId, user.id, channel.recipient_id, topic.trim(), content, render(content), sendingClientId],
+      [
+        realmId,
+        user.id,
+        channel.recipient_id,
+        topic.trim(),
+        content,
+        render(content),
+        sendingClientId,
+      ],
     );
-    await query("INSERT INTO user_message (user_profile_id, message_id, flags) SELECT u, $2, f FROM unnest($1::int[], $3::bigint[]) AS t(u, f)", [
-      userIds,
-      message!.id,
-      userIds.map((u) => (u === user.id ? 1 : 0)), // the sender has read it
-    ]);
+    await query(
+      "INSERT INTO user_message (user_profile_id, message_id, flags) SELECT u, $2, f FROM unnest($1::int[], $3::bigint[]) AS t(u, f)",
+      [
+        userIds,
+        message!.id,
+        userIds.map((u) => (u === user.id ? 1 : 0)), // the sender has read it
+      ],
+    );
     // The same work as ours: the message event in the event log, each user's flags beside it, and
     // a NOTIFY at commit (on a channel of its own, so that our server, running beside it on the
     // same database, does not wake up for its sends).
-    const event = { type: "message", message: { id: message!.id, sender_id: user.id, sender_email: user.email, sender_full_name: user.full_name, recipient_id: channel.recipient_id, subject: topic.trim(), content: render(content), timestamp: Math.floor(Date.now() / 1000) }, markdown: content };
-    const userData = Object.fromEntries(userIds.map((u) => [u, { flags: u === user.id ? ["read"] : [] }]));
+    const event = {
+      type: "message",
+      message: {
+        id: message!.id,
+        sender_id: user.id,
+        sender_email: user.email,
+        sender_full_name: user.full_name,
+        recipient_id: channel.recipient_id,
+        subject: topic.trim(),
+        content: render(content),
+        timestamp: Math.floor(Date.now() / 1000),
+      },
+      markdown: content,
+    };
+    const userData = Object.fromEntries(
+      userIds.map((u) => [u, { flags: u === user.id ? ["read"] : [] }]),
+    );
     await query(
       `WITH ins AS (INSERT INTO event_log (realm_id, type, event, user_ids, user_data, invalidate) VALUES ($1, 'message', $2, $3, $4, '{}') RETURNING id)
        SELECT pg_notify('raw_server_events', (SELECT id FROM ins)::text || ':0')`,
@@ -268,7 +334,8 @@ app.patch("/api/v1/messages/:id", async (req: Request, res: Response) => {
 });
 
 app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
-  if (err instanceof HttpError) res.status(err.status).json({ result: "error", msg: err.message, code: err.code });
+  if (err instanceof HttpError)
+    res.status(err.status).json({ result: "error", msg: err.message, code: err.code });
   else {
     console.error(err);
     res.status(500).json({ result: "error", msg: "Internal server error" });

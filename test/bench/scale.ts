@@ -19,10 +19,23 @@ import os from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { cleanUp, interrupted, onCleanUp, run, spawnServer, stopServer, waitReady } from "./children.ts";
+import {
+  cleanUp,
+  interrupted,
+  onCleanUp,
+  run,
+  spawnServer,
+  stopServer,
+  waitReady,
+} from "./children.ts";
 
 const { values: args } = parseArgs({
-  options: { messages: { type: "string" }, runs: { type: "string" }, fresh: { type: "boolean" }, filter: { type: "string" } },
+  options: {
+    messages: { type: "string" },
+    runs: { type: "string" },
+    fresh: { type: "boolean" },
+    filter: { type: "string" },
+  },
   strict: true,
 });
 const adminUrl = process.env.DATABASE_URL || undefined;
@@ -46,23 +59,41 @@ const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 const basic = (u: User) => "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
 
 let base = "";
-async function call(user: User, method: string, path: string, params: Record<string, unknown> = {}): Promise<{ ms: number; body: any }> {
-  const form = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+async function call(
+  user: User,
+  method: string,
+  path: string,
+  params: Record<string, unknown> = {},
+): Promise<{ ms: number; body: any }> {
+  const form = new URLSearchParams(
+    Object.entries(params).map(([k, v]): [string, string] => [
+      k,
+      typeof v === "string" ? v : JSON.stringify(v),
+    ]),
+  );
   const get = method === "GET";
   const t0 = performance.now();
   const res = await fetch(base + path + (get && Object.keys(params).length ? `?${form}` : ""), {
     method,
-    headers: { authorization: basic(user), ...(get ? {} : { "content-type": "application/x-www-form-urlencoded" }) },
+    headers: {
+      authorization: basic(user),
+      ...(get ? {} : { "content-type": "application/x-www-form-urlencoded" }),
+    },
     body: get ? undefined : form,
   });
   const body = (await res.json()) as { result?: string; msg?: string };
   const elapsed = performance.now() - t0;
-  if (!res.ok || body.result !== "success") throw new Error(`${method} ${path} ${JSON.stringify(params)}: HTTP ${res.status} ${body.msg ?? ""}`);
+  if (!res.ok || body.result !== "success")
+    throw new Error(
+      `${method} ${path} ${JSON.stringify(params)}: HTTP ${res.status} ${body.msg ?? ""}`,
+    );
   return { ms: elapsed, body };
 }
 
 /** The median of RUNS timed calls after WARMUP untimed ones. */
-async function time(fn: () => Promise<{ ms: number; body: any }>): Promise<{ ms: number; body: any }> {
+async function time(
+  fn: () => Promise<{ ms: number; body: any }>,
+): Promise<{ ms: number; body: any }> {
   for (let i = 0; i < WARMUP; i++) await fn();
   const times: number[] = [];
   let body: any;
@@ -74,19 +105,30 @@ async function time(fn: () => Promise<{ ms: number; body: any }>): Promise<{ ms:
   return { ms: median(times), body };
 }
 
-async function connect(): Promise<{ query: Query; close: () => Promise<void>; env: Record<string, string | undefined>; label: string }> {
+async function connect(): Promise<{
+  query: Query;
+  close: () => Promise<void>;
+  env: Record<string, string | undefined>;
+  label: string;
+}> {
   if (adminUrl) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     const name = `scale_${N}`;
-    const exists = (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount! > 0;
+    const exists =
+      (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount! > 0;
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     let filled = false;
     if (exists && !args.fresh) {
       const db = new pg.Client({ connectionString: url.toString() });
       await db.connect();
-      filled = (await db.query("SELECT 1 FROM realm WHERE string_id = 'scale'").catch(() => ({ rowCount: 0 }))).rowCount! > 0;
+      filled =
+        (
+          await db
+            .query("SELECT 1 FROM realm WHERE string_id = 'scale'")
+            .catch(() => ({ rowCount: 0 }))
+        ).rowCount! > 0;
       await db.end();
     }
     if (!filled) {
@@ -95,13 +137,21 @@ async function connect(): Promise<{ query: Query; close: () => Promise<void>; en
     }
     const version = (await admin.query("SHOW server_version")).rows[0].server_version;
     await admin.end();
-    const env = { DATABASE_URL: url.toString(), DATA_DIR: mkdtempSync(join(os.tmpdir(), "scale-bench-")) };
+    const env = {
+      DATABASE_URL: url.toString(),
+      DATA_DIR: mkdtempSync(join(os.tmpdir(), "scale-bench-")),
+    };
     onCleanUp(() => rmSync(env.DATA_DIR, { recursive: true, force: true }));
     if (!filled) await fill(env);
     else console.log(`using the existing database ${name} (--fresh to make it again)`);
     const db = new pg.Client({ connectionString: env.DATABASE_URL });
     await db.connect();
-    return { query: async (text, params) => (await db.query(text, params as unknown[])).rows, close: () => db.end(), env, label: `PostgreSQL ${version}, database ${name}` };
+    return {
+      query: async (text, params) => (await db.query(text, params as unknown[])).rows,
+      close: () => db.end(),
+      env,
+      label: `PostgreSQL ${version}, database ${name}`,
+    };
   }
   const work = mkdtempSync(join(os.tmpdir(), "scale-bench-"));
   onCleanUp(() => rmSync(work, { recursive: true, force: true }));
@@ -111,21 +161,31 @@ async function connect(): Promise<{ query: Query; close: () => Promise<void>; en
   // (its picks are made before the server starts, on a connection closed again).
   const { PGlite } = await import("@electric-sql/pglite");
   const db = await PGlite.create({ dataDir: join(env.DATA_DIR, "postgres") });
-  return { query: async (text, params) => (await db.query(text, params as unknown[])).rows as any[], close: () => db.close(), env, label: "PGlite (embedded)" };
+  return {
+    query: async (text, params) => (await db.query(text, params as unknown[])).rows as any[],
+    close: () => db.close(),
+    env,
+    label: "PGlite (embedded)",
+  };
 }
 
 async function fill(env: Record<string, string | undefined>) {
   console.log(`filling: populate-scale --messages ${N} …`);
   const t0 = performance.now();
   // The first management command migrates the database.
-  const out = await run("npm", ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N)], { ...env, LOG_LEVEL: "warn" });
+  const out = await run(
+    "npm",
+    ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N)],
+    { ...env, LOG_LEVEL: "warn" },
+  );
   console.log(out.trimEnd().replace(/^/gm, "  "));
   console.log(`  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
 }
 
 /** What the cases name: the reader, their partner, channels, topics, a group, message ids. */
 async function pick(q: Query) {
-  const user = async (email: string): Promise<User> => (await q("SELECT id, email, api_key FROM user_profile WHERE delivery_email = $1", [email]))[0];
+  const user = async (email: string): Promise<User> =>
+    (await q("SELECT id, email, api_key FROM user_profile WHERE delivery_email = $1", [email]))[0];
   const reader = await user("user1@scale.example.com");
   const partner = await user("user2@scale.example.com");
   const owner = await user("owner@scale.example.com");
@@ -138,26 +198,69 @@ async function pick(q: Query) {
   );
   const big = channels[0];
   const small = channels.filter((c) => c.n > 0).at(-1);
-  const topics = await q(`SELECT subject, count(*)::int AS n FROM message WHERE recipient_id = $1 GROUP BY subject ORDER BY n DESC`, [big.recipient_id]);
+  const topics = await q(
+    `SELECT subject, count(*)::int AS n FROM message WHERE recipient_id = $1 GROUP BY subject ORDER BY n DESC`,
+    [big.recipient_id],
+  );
   const bigTopic = topics[0];
   const smallTopic = topics[Math.floor(topics.length * 0.9)];
   // A topic of about 1,000 messages (or the biggest below) to move.
   const moveTopic = topics.find((t) => t.n <= 1000) ?? topics.at(-1);
-  const group = (await q(
-    `SELECT array_agg(sub.user_profile_id ORDER BY sub.user_profile_id) AS members FROM direct_message_group g JOIN subscription sub ON sub.recipient_id = g.recipient_id
+  const group = (
+    await q(
+      `SELECT array_agg(sub.user_profile_id ORDER BY sub.user_profile_id) AS members FROM direct_message_group g JOIN subscription sub ON sub.recipient_id = g.recipient_id
      WHERE g.realm_id = $1 GROUP BY g.id HAVING bool_or(sub.user_profile_id = $2) ORDER BY (SELECT count(*) FROM message m WHERE m.recipient_id = g.recipient_id) DESC LIMIT 1`,
-    [realmId, reader.id],
-  ))[0];
-  const ids = (await q(`SELECT min(message_id) AS lo, max(message_id) AS hi FROM user_message WHERE user_profile_id = $1`, [reader.id]))[0];
-  const middle = (await q(`SELECT message_id FROM user_message WHERE user_profile_id = $1 AND message_id >= $2 ORDER BY message_id LIMIT 1`, [reader.id, Math.floor((Number(ids.lo) + Number(ids.hi)) / 2)]))[0].message_id;
-  const mentions = (await q(`SELECT count(*)::int AS n FROM user_message WHERE user_profile_id = $1 AND (flags & 120) <> 0`, [reader.id]))[0].n;
-  const rows = (await q(`SELECT count(*)::int AS n FROM user_message WHERE user_profile_id = $1`, [reader.id]))[0].n;
-  const moveMessage = (await q(`SELECT max(id) AS id FROM message WHERE recipient_id = $1 AND subject = $2`, [big.recipient_id, moveTopic.subject]))[0].id;
-  return { reader, partner, owner, big, small, bigTopic, smallTopic, moveTopic, moveMessage, group: group?.members as number[] | undefined, middle, mentions, rows };
+      [realmId, reader.id],
+    )
+  )[0];
+  const ids = (
+    await q(
+      `SELECT min(message_id) AS lo, max(message_id) AS hi FROM user_message WHERE user_profile_id = $1`,
+      [reader.id],
+    )
+  )[0];
+  const middle = (
+    await q(
+      `SELECT message_id FROM user_message WHERE user_profile_id = $1 AND message_id >= $2 ORDER BY message_id LIMIT 1`,
+      [reader.id, Math.floor((Number(ids.lo) + Number(ids.hi)) / 2)],
+    )
+  )[0].message_id;
+  const mentions = (
+    await q(
+      `SELECT count(*)::int AS n FROM user_message WHERE user_profile_id = $1 AND (flags & 120) <> 0`,
+      [reader.id],
+    )
+  )[0].n;
+  const rows = (
+    await q(`SELECT count(*)::int AS n FROM user_message WHERE user_profile_id = $1`, [reader.id])
+  )[0].n;
+  const moveMessage = (
+    await q(`SELECT max(id) AS id FROM message WHERE recipient_id = $1 AND subject = $2`, [
+      big.recipient_id,
+      moveTopic.subject,
+    ])
+  )[0].id;
+  return {
+    reader,
+    partner,
+    owner,
+    big,
+    small,
+    bigTopic,
+    smallTopic,
+    moveTopic,
+    moveMessage,
+    group: group?.members as number[] | undefined,
+    middle,
+    mentions,
+    rows,
+  };
 }
 
 async function seqScans(q: Query): Promise<Record<string, number>> {
-  const rows = await q(`SELECT relname, seq_scan::int AS n FROM pg_stat_user_tables WHERE relname IN ('message', 'user_message')`);
+  const rows = await q(
+    `SELECT relname, seq_scan::int AS n FROM pg_stat_user_tables WHERE relname IN ('message', 'user_message')`,
+  );
   return Object.fromEntries(rows.map((r) => [r.relname, r.n]));
 }
 
@@ -165,14 +268,24 @@ async function main() {
   const { query, close, env, label } = await connect();
   const p = await pick(query);
   if (!adminUrl) await close();
-  const child = await spawnServer("our server", OURS, { ...env, LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" });
+  const child = await spawnServer("our server", OURS, {
+    ...env,
+    LOG_LEVEL: "warn",
+    VALIDATE_RESPONSES: "false",
+  });
   onCleanUp(async () => void (await stopServer(child)));
   // A new migration (an index on a million messages) may take minutes at the first start.
   await waitReady(child, 15 * 60_000);
   base = child.base;
-  console.log(`\n${label}: ${N.toLocaleString("en")} messages; reader ${p.reader.email}: ${p.rows.toLocaleString("en")} received, ${p.mentions} mentions`);
-  console.log(`#${p.big.name}: ${p.big.n.toLocaleString("en")} messages; topic "${p.bigTopic.subject}" ${p.bigTopic.n}, "${p.smallTopic.subject}" ${p.smallTopic.n}; #${p.small.name}: ${p.small.n}`);
-  console.log(`median of ${RUNS} runs after ${WARMUP} warm-ups, one client; target: reads ≤ ${TARGET_MS} ms\n`);
+  console.log(
+    `\n${label}: ${N.toLocaleString("en")} messages; reader ${p.reader.email}: ${p.rows.toLocaleString("en")} received, ${p.mentions} mentions`,
+  );
+  console.log(
+    `#${p.big.name}: ${p.big.n.toLocaleString("en")} messages; topic "${p.bigTopic.subject}" ${p.bigTopic.n}, "${p.smallTopic.subject}" ${p.smallTopic.n}; #${p.small.name}: ${p.small.n}`,
+  );
+  console.log(
+    `median of ${RUNS} runs after ${WARMUP} warm-ups, one client; target: reads ≤ ${TARGET_MS} ms\n`,
+  );
 
   const ch = p.big.name as string;
   const narrows: [label: string, narrow: unknown[], anchor?: string | number][] = [
@@ -180,24 +293,61 @@ async function main() {
     ["in:home", [{ operator: "in", operand: "home" }]],
     ["channel (biggest)", [{ operator: "channel", operand: ch }]],
     ["channel (small)", [{ operator: "channel", operand: p.small.name }]],
-    ["channel + topic (biggest)", [{ operator: "channel", operand: ch }, { operator: "topic", operand: p.bigTopic.subject }]],
-    ["channel + topic (small)", [{ operator: "channel", operand: ch }, { operator: "topic", operand: p.smallTopic.subject }]],
+    [
+      "channel + topic (biggest)",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "topic", operand: p.bigTopic.subject },
+      ],
+    ],
+    [
+      "channel + topic (small)",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "topic", operand: p.smallTopic.subject },
+      ],
+    ],
     ["topic alone", [{ operator: "topic", operand: p.smallTopic.subject }]],
     ["channels:public", [{ operator: "channels", operand: "public" }]],
     ["dm (one-to-one)", [{ operator: "dm", operand: [p.partner.id] }]],
-    ...(p.group ? [["dm (group)", [{ operator: "dm", operand: p.group.filter((id) => id !== p.reader.id) }]] as [string, unknown[]]] : []),
+    ...(p.group
+      ? [
+          [
+            "dm (group)",
+            [{ operator: "dm", operand: p.group.filter((id) => id !== p.reader.id) }],
+          ] as [string, unknown[]],
+        ]
+      : []),
     ["dm-including", [{ operator: "dm-including", operand: p.partner.id }]],
     ["is:dm", [{ operator: "is", operand: "dm" }]],
     ["sender", [{ operator: "sender", operand: p.partner.id }]],
     ["sender:me", [{ operator: "sender", operand: "me" }]],
-    ["channel + sender", [{ operator: "channel", operand: ch }, { operator: "sender", operand: p.partner.id }]],
+    [
+      "channel + sender",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "sender", operand: p.partner.id },
+      ],
+    ],
     ["is:starred", [{ operator: "is", operand: "starred" }]],
     ["is:mentioned", [{ operator: "is", operand: "mentioned" }]],
     ["is:unread", [{ operator: "is", operand: "unread" }]],
     ["is:alerted", [{ operator: "is", operand: "alerted" }]],
     ["-is:starred", [{ operator: "is", operand: "starred", negated: true }]],
-    ["channel + is:unread", [{ operator: "channel", operand: ch }, { operator: "is", operand: "unread" }]],
-    ["channel + is:mentioned", [{ operator: "channel", operand: ch }, { operator: "is", operand: "mentioned" }]],
+    [
+      "channel + is:unread",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "is", operand: "unread" },
+      ],
+    ],
+    [
+      "channel + is:mentioned",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "is", operand: "mentioned" },
+      ],
+    ],
     ["is:resolved", [{ operator: "is", operand: "resolved" }]],
     ["is:followed", [{ operator: "is", operand: "followed" }]],
     ["is:muted", [{ operator: "is", operand: "muted" }]],
@@ -205,49 +355,125 @@ async function main() {
     ["has:attachment", [{ operator: "has", operand: "attachment" }]],
     ["has:image", [{ operator: "has", operand: "image" }]],
     ["has:reaction", [{ operator: "has", operand: "reaction" }]],
-    ["channel + has:image", [{ operator: "channel", operand: ch }, { operator: "has", operand: "image" }]],
+    [
+      "channel + has:image",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "has", operand: "image" },
+      ],
+    ],
     ["id", [{ operator: "id", operand: p.middle }], p.middle],
-    ["near", [{ operator: "channel", operand: ch }, { operator: "near", operand: String(p.middle) }], p.middle],
+    [
+      "near",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "near", operand: String(p.middle) },
+      ],
+      p.middle,
+    ],
     ["with", [{ operator: "with", operand: String(p.middle) }], p.middle],
     ["search (common word)", [{ operator: "search", operand: "release" }]],
     ["search (rare word)", [{ operator: "search", operand: "zebra" }]],
     ["search (absent word)", [{ operator: "search", operand: "xylophone" }]],
-    ["channel + search (rare)", [{ operator: "channel", operand: ch }, { operator: "search", operand: "zebra" }]],
-    ["channel + search (common)", [{ operator: "channel", operand: ch }, { operator: "search", operand: "release" }]],
+    [
+      "channel + search (rare)",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "search", operand: "zebra" },
+      ],
+    ],
+    [
+      "channel + search (common)",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "search", operand: "release" },
+      ],
+    ],
     ["search (two words)", [{ operator: "search", operand: "release meeting" }]],
     ["search (phrase)", [{ operator: "search", operand: '"code review"' }]],
   ];
-  const anchors: [label: string, narrow: unknown[], anchor: string | number, before: number, after: number][] = [
+  const anchors: [
+    label: string,
+    narrow: unknown[],
+    anchor: string | number,
+    before: number,
+    after: number,
+  ][] = [
     ["anchor newest", [], "newest", 100, 0],
     ["anchor oldest", [], "oldest", 0, 100],
     ["anchor first_unread", [], "first_unread", 50, 50],
     ["anchor id (middle)", [], p.middle, 50, 50],
     ["channel, anchor oldest", [{ operator: "channel", operand: ch }], "oldest", 0, 100],
-    ["channel, anchor first_unread", [{ operator: "channel", operand: ch }], "first_unread", 50, 50],
+    [
+      "channel, anchor first_unread",
+      [{ operator: "channel", operand: ch }],
+      "first_unread",
+      50,
+      50,
+    ],
     ["channel, anchor id", [{ operator: "channel", operand: ch }], p.middle, 50, 50],
-    ["topic, anchor first_unread", [{ operator: "channel", operand: ch }, { operator: "topic", operand: p.bigTopic.subject }], "first_unread", 50, 50],
-    ["is:mentioned, anchor first_unread", [{ operator: "is", operand: "mentioned" }], "first_unread", 50, 50],
+    [
+      "topic, anchor first_unread",
+      [
+        { operator: "channel", operand: ch },
+        { operator: "topic", operand: p.bigTopic.subject },
+      ],
+      "first_unread",
+      50,
+      50,
+    ],
+    [
+      "is:mentioned, anchor first_unread",
+      [{ operator: "is", operand: "mentioned" }],
+      "first_unread",
+      50,
+      50,
+    ],
     ["is:starred, anchor oldest", [{ operator: "is", operand: "starred" }], "oldest", 0, 100],
     ["search (rare), anchor oldest", [{ operator: "search", operand: "zebra" }], "oldest", 0, 100],
   ];
 
   const rows: { label: string; ms: number; n: string; target: number | null }[] = [];
   const filter = args.filter ? new RegExp(args.filter, "i") : null;
-  const add = async (label: string, target: number | null, fn: () => Promise<{ ms: number; body: any }>, count?: (body: any) => string) => {
+  const add = async (
+    label: string,
+    target: number | null,
+    fn: () => Promise<{ ms: number; body: any }>,
+    count?: (body: any) => string,
+  ) => {
     if (filter && !filter.test(label)) return;
     const r = await time(fn);
     rows.push({ label, ms: r.ms, n: count ? count(r.body) : "", target });
     process.stdout.write(".");
   };
-  const messages = (narrow: unknown[], anchor: string | number, before: number, after: number) => () =>
-    call(p.reader, "GET", "/messages", { narrow, anchor: String(anchor), num_before: before, num_after: after, apply_markdown: true });
+  const messages =
+    (narrow: unknown[], anchor: string | number, before: number, after: number) => () =>
+      call(p.reader, "GET", "/messages", {
+        narrow,
+        anchor: String(anchor),
+        num_before: before,
+        num_after: after,
+        apply_markdown: true,
+      });
   const found = (body: any) => String(body.messages.length);
 
   const before = adminUrl ? await seqScans(query) : null;
-  for (const [label, narrow, anchor] of narrows) await add(label, TARGET_MS, messages(narrow, anchor ?? "newest", 50, anchor === undefined ? 0 : 25), found);
-  for (const [label, narrow, anchor, b, a] of anchors) await add(label, TARGET_MS, messages(narrow, anchor, b, a), found);
+  for (const [label, narrow, anchor] of narrows)
+    await add(
+      label,
+      TARGET_MS,
+      messages(narrow, anchor ?? "newest", 50, anchor === undefined ? 0 : 25),
+      found,
+    );
+  for (const [label, narrow, anchor, b, a] of anchors)
+    await add(label, TARGET_MS, messages(narrow, anchor, b, a), found);
   await add("GET /messages/{id}", TARGET_MS, () => call(p.reader, "GET", `/messages/${p.middle}`));
-  await add("matches_narrow (search)", TARGET_MS, () => call(p.reader, "GET", "/messages/matches_narrow", { msg_ids: [p.middle], narrow: [{ operator: "search", operand: "release" }] }));
+  await add("matches_narrow (search)", TARGET_MS, () =>
+    call(p.reader, "GET", "/messages/matches_narrow", {
+      msg_ids: [p.middle],
+      narrow: [{ operator: "search", operand: "release" }],
+    }),
+  );
   await add("POST /register", TARGET_MS, () => call(p.reader, "POST", "/register", {}));
   await add("GET /users/me", TARGET_MS, () => call(p.reader, "GET", "/users/me"));
   // Stats reach pg_stat_user_tables when each server connection goes idle (within about a second).
@@ -261,35 +487,66 @@ async function main() {
   // Writes: a send to the biggest channel, an edit of the message sent, a topic move and back.
   let sent = 0;
   await add("POST /messages (send)", null, async () => {
-    const r = await call(p.reader, "POST", "/messages", { type: "stream", to: ch, topic: "bench", content: `Scale bench ${sent++} **hello**` });
+    const r = await call(p.reader, "POST", "/messages", {
+      type: "stream",
+      to: ch,
+      topic: "bench",
+      content: `Scale bench ${sent++} **hello**`,
+    });
     return { ms: r.ms, body: r.body };
   });
-  const { body: mine } = await call(p.reader, "POST", "/messages", { type: "stream", to: ch, topic: "bench", content: "to be edited" });
+  const { body: mine } = await call(p.reader, "POST", "/messages", {
+    type: "stream",
+    to: ch,
+    topic: "bench",
+    content: "to be edited",
+  });
   let edits = 0;
-  await add("PATCH /messages/{id} (edit)", null, () => call(p.reader, "PATCH", `/messages/${mine.id}`, { content: `edited ${edits++}` }));
+  await add("PATCH /messages/{id} (edit)", null, () =>
+    call(p.reader, "PATCH", `/messages/${mine.id}`, { content: `edited ${edits++}` }),
+  );
   let moves = 0;
   await add(`topic move (${p.moveTopic.n} messages)`, null, async () => {
     // There and back: each timed call is one move; the topic ends where it began after an even count.
     const to = moves++ % 2 === 0 ? `${p.moveTopic.subject} (moved)` : p.moveTopic.subject;
-    return call(p.owner, "PATCH", `/messages/${p.moveMessage}`, { topic: to, propagate_mode: "change_all", send_notification_to_old_thread: false, send_notification_to_new_thread: false });
+    return call(p.owner, "PATCH", `/messages/${p.moveMessage}`, {
+      topic: to,
+      propagate_mode: "change_all",
+      send_notification_to_old_thread: false,
+      send_notification_to_new_thread: false,
+    });
   });
-  if (moves % 2 === 1) await call(p.owner, "PATCH", `/messages/${p.moveMessage}`, { topic: p.moveTopic.subject, propagate_mode: "change_all", send_notification_to_old_thread: false, send_notification_to_new_thread: false });
+  if (moves % 2 === 1)
+    await call(p.owner, "PATCH", `/messages/${p.moveMessage}`, {
+      topic: p.moveTopic.subject,
+      propagate_mode: "change_all",
+      send_notification_to_old_thread: false,
+      send_notification_to_new_thread: false,
+    });
 
   console.log("\n");
   const width = Math.max(...rows.map((r) => r.label.length)) + 2;
-  console.log(`${"operation".padEnd(width)}${"median".padStart(10)}  ${"msgs".padStart(5)}  verdict`);
+  console.log(
+    `${"operation".padEnd(width)}${"median".padStart(10)}  ${"msgs".padStart(5)}  verdict`,
+  );
   let failed = 0;
   for (const r of rows) {
     const ok = r.target === null ? null : r.ms <= r.target;
     if (ok === false) failed++;
-    console.log(`${r.label.padEnd(width)}${(ms(r.ms) + " ms").padStart(10)}  ${r.n.padStart(5)}  ${ok === null ? "(write: no target)" : ok ? "PASS" : `FAIL (> ${r.target} ms)`}`);
+    console.log(
+      `${r.label.padEnd(width)}${(ms(r.ms) + " ms").padStart(10)}  ${r.n.padStart(5)}  ${ok === null ? "(write: no target)" : ok ? "PASS" : `FAIL (> ${r.target} ms)`}`,
+    );
   }
   if (scans) {
     const bad = Object.values(scans).some((n) => n > 0);
     if (bad) failed++;
-    console.log(`\nsequential scans during the reads: message ${scans.message ?? 0}, user_message ${scans.user_message ?? 0} — ${bad ? "FAIL" : "PASS"}`);
+    console.log(
+      `\nsequential scans during the reads: message ${scans.message ?? 0}, user_message ${scans.user_message ?? 0} — ${bad ? "FAIL" : "PASS"}`,
+    );
   }
-  console.log(`\n${rows.filter((r) => r.target !== null).length - failed + (scans ? 1 : 0)} PASS, ${failed} FAIL`);
+  console.log(
+    `\n${rows.filter((r) => r.target !== null).length - failed + (scans ? 1 : 0)} PASS, ${failed} FAIL`,
+  );
   if (adminUrl) await close();
   return failed;
 }

@@ -19,13 +19,21 @@ interface Run {
   stderr: string;
 }
 
-function manageIn(dir: string, args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Run> {
+function manageIn(
+  dir: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       ["--import", "tsx", "server/manage.ts", ...args],
-      { cwd: root, env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", LOG_LEVEL: "warn", ...options.env } },
-      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", LOG_LEVEL: "warn", ...options.env },
+      },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(options.input ?? "");
   });
@@ -33,9 +41,13 @@ function manageIn(dir: string, args: string[], options: { env?: Record<string, s
 const manage = (...args: string[]) => manageIn(dataDir, args);
 
 /** The value of a `label: value` line of a command's output. */
-const field = (out: string, label: string) => new RegExp(`^\\s*${label}:\\s+(.*)$`, "m").exec(out)?.[1];
+const field = (out: string, label: string) =>
+  new RegExp(`^\\s*${label}:\\s+(.*)$`, "m").exec(out)?.[1];
 
-async function withDb<T>(dir: string, f: (db: Awaited<ReturnType<typeof openDatabase>>["prisma"]) => Promise<T>): Promise<T> {
+async function withDb<T>(
+  dir: string,
+  f: (db: Awaited<ReturnType<typeof openDatabase>>["prisma"]) => Promise<T>,
+): Promise<T> {
   const db = await openDatabase({ dataDir: join(dir, "postgres") });
   try {
     return await f(db.prisma);
@@ -63,11 +75,26 @@ describe("npm run manage: the command line", () => {
   it("an unknown command or option, a missing value or argument is one line and exit 2, with no stack trace", async () => {
     const cases: [string[], string][] = [
       [[], "usage: npm run manage -- <command>"],
-      [["frobnicate"], "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale; see npm run manage -- --help)\n"],
-      [["create-user", "--emial", "a@b.example"], "error: unknown option --emial for create-user (see npm run manage -- create-user --help)\n"],
-      [["create-user", "--email"], "error: --email needs a value (see npm run manage -- create-user --help)\n"],
-      [["create-user", "--email", "a@b.example"], "error: create-user needs --full-name (see npm run manage -- create-user --help)\n"],
-      [["create-channel", "backend"], "error: unexpected argument 'backend' for create-channel: options are written --option VALUE (see npm run manage -- create-channel --help)\n"],
+      [
+        ["frobnicate"],
+        "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale; see npm run manage -- --help)\n",
+      ],
+      [
+        ["create-user", "--emial", "a@b.example"],
+        "error: unknown option --emial for create-user (see npm run manage -- create-user --help)\n",
+      ],
+      [
+        ["create-user", "--email"],
+        "error: --email needs a value (see npm run manage -- create-user --help)\n",
+      ],
+      [
+        ["create-user", "--email", "a@b.example"],
+        "error: create-user needs --full-name (see npm run manage -- create-user --help)\n",
+      ],
+      [
+        ["create-channel", "backend"],
+        "error: unexpected argument 'backend' for create-channel: options are written --option VALUE (see npm run manage -- create-channel --help)\n",
+      ],
     ];
     for (const [args, stderr] of cases) {
       const run = await manage(...args);
@@ -85,37 +112,148 @@ describe("npm run manage: the command line", () => {
     // The database is unreachable: only a problem found before opening it can be reported.
     const env = { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" };
     const cases: [string[], string][] = [
-      [["create-realm", "--name", "Acme", "--email", "not-an-email"], "--email not-an-email: Enter a valid email address."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id=-acme"], "--string-id -acme: Subdomain cannot start or end with a '-'."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "Acme"], "--string-id Acme: Subdomain can only have lowercase letters, numbers, and '-'s."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "ab"], "--string-id ab: Subdomain needs to have length 3 or greater."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "www"], "--string-id www: Subdomain reserved. Please choose a different one."],
-      [["create-realm", "--name", "A", "--email", "a@b.example"], "the id 'a' made from the name cannot be used (Subdomain needs to have length 3 or greater.): choose one with --string-id"],
-      [["create-realm", "--name", "x".repeat(41), "--email", "a@b.example"], "--name: an organization's name has 1 to 40 characters"],
-      [["create-realm", "--name", "Acme", "--email", "b@x.example"], "give the owner's name with --full-name (the email's local part 'b' is not a valid name: Name too short!)"],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password", "12345"], "--password: The password is too weak: use at least 6 characters."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password-env", "PW"], "--password-env PW: The password is too weak: use at least 6 characters."],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "B"], "--full-name B: Name too short!"],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password", "123456", "--password-stdin"], "give the password one way only, not with --password and --password-stdin"],
-      [["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "Boss", "--password-env", "NO_SUCH_VARIABLE"], "--password-env NO_SUCH_VARIABLE: the environment variable NO_SUCH_VARIABLE is not set"],
-      [["create-user", "--email", "a@b.example", "--full-name", "A *bold* name"], "--full-name A *bold* name: Invalid characters in name!"],
+      [
+        ["create-realm", "--name", "Acme", "--email", "not-an-email"],
+        "--email not-an-email: Enter a valid email address.",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id=-acme"],
+        "--string-id -acme: Subdomain cannot start or end with a '-'.",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "Acme"],
+        "--string-id Acme: Subdomain can only have lowercase letters, numbers, and '-'s.",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "ab"],
+        "--string-id ab: Subdomain needs to have length 3 or greater.",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "a@b.example", "--string-id", "www"],
+        "--string-id www: Subdomain reserved. Please choose a different one.",
+      ],
+      [
+        ["create-realm", "--name", "A", "--email", "a@b.example"],
+        "the id 'a' made from the name cannot be used (Subdomain needs to have length 3 or greater.): choose one with --string-id",
+      ],
+      [
+        ["create-realm", "--name", "x".repeat(41), "--email", "a@b.example"],
+        "--name: an organization's name has 1 to 40 characters",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "b@x.example"],
+        "give the owner's name with --full-name (the email's local part 'b' is not a valid name: Name too short!)",
+      ],
+      [
+        [
+          "create-realm",
+          "--name",
+          "Acme",
+          "--email",
+          "a@b.example",
+          "--full-name",
+          "Boss",
+          "--password",
+          "12345",
+        ],
+        "--password: The password is too weak: use at least 6 characters.",
+      ],
+      [
+        [
+          "create-realm",
+          "--name",
+          "Acme",
+          "--email",
+          "a@b.example",
+          "--full-name",
+          "Boss",
+          "--password-env",
+          "PW",
+        ],
+        "--password-env PW: The password is too weak: use at least 6 characters.",
+      ],
+      [
+        ["create-realm", "--name", "Acme", "--email", "a@b.example", "--full-name", "B"],
+        "--full-name B: Name too short!",
+      ],
+      [
+        [
+          "create-realm",
+          "--name",
+          "Acme",
+          "--email",
+          "a@b.example",
+          "--full-name",
+          "Boss",
+          "--password",
+          "123456",
+          "--password-stdin",
+        ],
+        "give the password one way only, not with --password and --password-stdin",
+      ],
+      [
+        [
+          "create-realm",
+          "--name",
+          "Acme",
+          "--email",
+          "a@b.example",
+          "--full-name",
+          "Boss",
+          "--password-env",
+          "NO_SUCH_VARIABLE",
+        ],
+        "--password-env NO_SUCH_VARIABLE: the environment variable NO_SUCH_VARIABLE is not set",
+      ],
+      [
+        ["create-user", "--email", "a@b.example", "--full-name", "A *bold* name"],
+        "--full-name A *bold* name: Invalid characters in name!",
+      ],
       [["create-user", "--email", "bad", "--full-name", "B"], "--full-name B: Name too short!"],
-      [["create-user", "--email", "bad", "--full-name", "Ann"], "--email bad: Enter a valid email address."],
-      [["create-user", "--email", "a@b.example", "--full-name", "Ann", "--role", "king"], "--role king: use owner, administrator, moderator, member or guest"],
-      [["create-user", "--email", "a@b.example", "--full-name", "Ann", "--realm", "Not An Id"], "--realm Not An Id: an organization id has only lowercase letters, numbers and '-'s"],
+      [
+        ["create-user", "--email", "bad", "--full-name", "Ann"],
+        "--email bad: Enter a valid email address.",
+      ],
+      [
+        ["create-user", "--email", "a@b.example", "--full-name", "Ann", "--role", "king"],
+        "--role king: use owner, administrator, moderator, member or guest",
+      ],
+      [
+        ["create-user", "--email", "a@b.example", "--full-name", "Ann", "--realm", "Not An Id"],
+        "--realm Not An Id: an organization id has only lowercase letters, numbers and '-'s",
+      ],
       [["create-channel", "--name", "   "], `--name "   ": Channel name can't be empty.`],
-      [["create-channel", "--name", "x".repeat(61)], `--name ${"x".repeat(61)}: Channel name too long (limit: 60 characters).`],
-      [["create-channel", "--name", "ops", "--private", "--default"], "--default with --private: a default channel cannot be private."],
-      [["populate-db", "--credentials", "/no/such/dir/creds.json"], "--credentials /no/such/dir/creds.json: the directory /no/such/dir does not exist"],
-      [["populate-db", "--credentials", existing], `--credentials ${existing}: the file exists (it may hold another database's keys): name another file, or add --force to replace it`],
+      [
+        ["create-channel", "--name", "x".repeat(61)],
+        `--name ${"x".repeat(61)}: Channel name too long (limit: 60 characters).`,
+      ],
+      [
+        ["create-channel", "--name", "ops", "--private", "--default"],
+        "--default with --private: a default channel cannot be private.",
+      ],
+      [
+        ["populate-db", "--credentials", "/no/such/dir/creds.json"],
+        "--credentials /no/such/dir/creds.json: the directory /no/such/dir does not exist",
+      ],
+      [
+        ["populate-db", "--credentials", existing],
+        `--credentials ${existing}: the file exists (it may hold another database's keys): name another file, or add --force to replace it`,
+      ],
     ];
     for (const [args, message] of cases) {
       const run = await manageIn(dataDir, args, { env: { ...env, PW: "12345" } });
-      expect(run.stderr, args.join(" ")).toBe(`error: ${message} (see npm run manage -- ${args[0]} --help)\n`);
+      expect(run.stderr, args.join(" ")).toBe(
+        `error: ${message} (see npm run manage -- ${args[0]} --help)\n`,
+      );
       expect(run.code).toBe(2);
     }
-    const badPort = await manageIn(dataDir, ["create-channel", "--name", "ops"], { env: { PORT: "http" } });
-    expect(badPort).toMatchObject({ code: 1, stderr: 'error: PORT must be a port number (0 to 65535), not "http"\n' });
+    const badPort = await manageIn(dataDir, ["create-channel", "--name", "ops"], {
+      env: { PORT: "http" },
+    });
+    expect(badPort).toMatchObject({
+      code: 1,
+      stderr: 'error: PORT must be a port number (0 to 65535), not "http"\n',
+    });
   }, 180_000);
 });
 
@@ -124,19 +262,42 @@ describe("npm run manage: the command line", () => {
 describe("npm run manage: the commands", { timeout: 120_000 }, () => {
   it("populate-db creates the development organization and writes its credentials, with the host the server will use", async () => {
     const file = join(dataDir, "creds.json");
-    const run = await manageIn(dataDir, ["populate-db", "--credentials", file], { env: { PORT: "9876" } });
+    const run = await manageIn(dataDir, ["populate-db", "--credentials", file], {
+      env: { PORT: "9876" },
+    });
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(field(run.stdout, "organization URL")).toBe("http://127.0.0.1:9876");
     expect(field(run.stdout, "credentials")).toBe(file);
     const creds = JSON.parse(readFileSync(file, "utf8"));
-    expect(creds.realm).toMatchObject({ name: "Zulip Dev", string_id: "zulip", host: "127.0.0.1:9876" });
-    expect(Object.keys(creds.users).sort()).toEqual(["aaron", "cordelia", "desdemona", "hamlet", "iago", "othello", "polonius", "prospero", "shiva"]);
+    expect(creds.realm).toMatchObject({
+      name: "Zulip Dev",
+      string_id: "zulip",
+      host: "127.0.0.1:9876",
+    });
+    expect(Object.keys(creds.users).sort()).toEqual([
+      "aaron",
+      "cordelia",
+      "desdemona",
+      "hamlet",
+      "iago",
+      "othello",
+      "polonius",
+      "prospero",
+      "shiva",
+    ]);
     expect(creds.users.desdemona).toMatchObject({ email: "desdemona@zulip.com", role: 100 });
     expect(creds.users.polonius.role).toBe(600);
     expect(creds.users.hamlet.api_key).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(creds.users.hamlet.password).toBeTruthy();
     expect(Object.keys(creds.bots).sort()).toEqual(["default-bot", "notification-bot"]);
-    expect(Object.keys(creds.channels).sort()).toEqual(["Denmark", "Rome", "Scotland", "Venice", "Verona", "core team"]);
+    expect(Object.keys(creds.channels).sort()).toEqual([
+      "Denmark",
+      "Rome",
+      "Scotland",
+      "Venice",
+      "Verona",
+      "core team",
+    ]);
   });
 
   it("populate-db writes EXTERNAL_HOST when it is set, and refuses a database that already has an organization", async () => {
@@ -145,17 +306,40 @@ describe("npm run manage: the commands", { timeout: 120_000 }, () => {
       // --force replaces a file that exists.
       const file = join(dir, "creds.json");
       writeFileSync(file, "old keys\n");
-      expect((await manageIn(dir, ["populate-db", "--credentials", file, "--force"], { env: { EXTERNAL_HOST: "chat.example.com" } })).code).toBe(0);
+      expect(
+        (
+          await manageIn(dir, ["populate-db", "--credentials", file, "--force"], {
+            env: { EXTERNAL_HOST: "chat.example.com" },
+          })
+        ).code,
+      ).toBe(0);
       expect(JSON.parse(readFileSync(file, "utf8")).realm.host).toBe("chat.example.com");
       const again = await manageIn(dir, ["populate-db", "--credentials", join(dir, "again.json")]);
-      expect(again).toMatchObject({ code: 1, stderr: "error: populate-db needs an empty database, and this one already has an organization.\n" });
+      expect(again).toMatchObject({
+        code: 1,
+        stderr:
+          "error: populate-db needs an empty database, and this one already has an organization.\n",
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it("create-realm makes an organization as Zulip does: owner, default channels, announcements in general, Notification Bot", async () => {
-    const run = await manageIn(dataDir, ["create-realm", "--name", "Second Org", "--email", "boss@second.example", "--full-name", "The Boss", "--password-stdin"], { input: "correct horse\n" });
+    const run = await manageIn(
+      dataDir,
+      [
+        "create-realm",
+        "--name",
+        "Second Org",
+        "--email",
+        "boss@second.example",
+        "--full-name",
+        "The Boss",
+        "--password-stdin",
+      ],
+      { input: "correct horse\n" },
+    );
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^Created the organization "Second Org"\.\n/);
     expect(field(run.stdout, "organization id")).toBe("second-org");
@@ -165,63 +349,190 @@ describe("npm run manage: the commands", { timeout: 120_000 }, () => {
     const key = field(run.stdout, "API key")!;
     expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
     await withDb(dataDir, async (db) => {
-      const boss = await db.userProfile.findFirstOrThrow({ where: { apiKey: key }, include: { realm: true } });
-      expect(boss).toMatchObject({ id: Number(field(run.stdout, "owner user id")), role: 100, fullName: "The Boss", realm: { name: "Second Org", stringId: "second-org" } });
+      const boss = await db.userProfile.findFirstOrThrow({
+        where: { apiKey: key },
+        include: { realm: true },
+      });
+      expect(boss).toMatchObject({
+        id: Number(field(run.stdout, "owner user id")),
+        role: 100,
+        fullName: "The Boss",
+        realm: { name: "Second Org", stringId: "second-org" },
+      });
       expect(boss.passwordHash).toMatch(/^scrypt\$/);
-      const channels = await db.stream.findMany({ where: { realmId: boss.realmId }, include: { defaultStreams: true, recipient: { include: { subscriptions: true } } }, orderBy: { id: "asc" } });
-      expect(channels.map((c) => [c.name, c.description, c.inviteOnly, c.defaultStreams.length, c.recipient!.subscriptions.map((s) => s.userProfileId)])).toEqual([
+      const channels = await db.stream.findMany({
+        where: { realmId: boss.realmId },
+        include: { defaultStreams: true, recipient: { include: { subscriptions: true } } },
+        orderBy: { id: "asc" },
+      });
+      expect(
+        channels.map((c) => [
+          c.name,
+          c.description,
+          c.inviteOnly,
+          c.defaultStreams.length,
+          c.recipient!.subscriptions.map((s) => s.userProfileId),
+        ]),
+      ).toEqual([
         ["Zulip", "Questions and discussion about using Zulip.", false, 1, [boss.id]],
         ["sandbox", "Experiment with Zulip here. :test_tube:", false, 1, [boss.id]],
         ["general", "For team-wide conversations", false, 1, [boss.id]],
       ]);
       expect(boss.realm.newStreamAnnouncementsStreamId).toBe(channels[2]!.id);
-      expect(await db.userProfile.count({ where: { realmId: boss.realmId, isBot: true, deliveryEmail: "notification-bot@zulip.com" } })).toBe(1);
+      expect(
+        await db.userProfile.count({
+          where: {
+            realmId: boss.realmId,
+            isBot: true,
+            deliveryEmail: "notification-bot@zulip.com",
+          },
+        }),
+      ).toBe(1);
     });
-    const taken = await manageIn(dataDir, ["create-realm", "--name", "Other", "--string-id", "second-org", "--email", "x@y.example", "--full-name", "Xavier"]);
-    expect(taken).toMatchObject({ code: 1, stdout: "", stderr: "error: --string-id second-org: Subdomain already in use. Please choose a different one.\n" });
+    const taken = await manageIn(dataDir, [
+      "create-realm",
+      "--name",
+      "Other",
+      "--string-id",
+      "second-org",
+      "--email",
+      "x@y.example",
+      "--full-name",
+      "Xavier",
+    ]);
+    expect(taken).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: --string-id second-org: Subdomain already in use. Please choose a different one.\n",
+    });
     // Without --string-id the id comes from --name: the message says so, and what to do.
-    const sameName = await manageIn(dataDir, ["create-realm", "--name", "Second  Org!", "--email", "x@y.example", "--full-name", "Xavier"]);
+    const sameName = await manageIn(dataDir, [
+      "create-realm",
+      "--name",
+      "Second  Org!",
+      "--email",
+      "x@y.example",
+      "--full-name",
+      "Xavier",
+    ]);
     expect(sameName).toMatchObject({
       code: 1,
       stdout: "",
-      stderr: "error: the organization id 'second-org', made from --name Second  Org!, is already in use: choose another with --string-id\n",
+      stderr:
+        "error: the organization id 'second-org', made from --name Second  Org!, is already in use: choose another with --string-id\n",
     });
   });
 
   it("create-user makes a user subscribed to the default channels; a duplicate address is a clear message", async () => {
-    const run = await manageIn(dataDir, ["create-user", "--realm", "second-org", "--email", "newbie@second.example", "--full-name", "New Bie", "--role", "moderator", "--password-env", "PW"], { env: { PW: "s3cret!" } });
+    const run = await manageIn(
+      dataDir,
+      [
+        "create-user",
+        "--realm",
+        "second-org",
+        "--email",
+        "newbie@second.example",
+        "--full-name",
+        "New Bie",
+        "--role",
+        "moderator",
+        "--password-env",
+        "PW",
+      ],
+      { env: { PW: "s3cret!" } },
+    );
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^Created the user "New Bie" \(moderator\) in "Second Org"\.\n/);
     expect(field(run.stdout, "email")).toBe("newbie@second.example");
     const key = field(run.stdout, "API key")!;
     await withDb(dataDir, async (db) => {
-      const user = await db.userProfile.findFirstOrThrow({ where: { apiKey: key }, include: { subscriptions: true } });
-      expect(user).toMatchObject({ id: Number(field(run.stdout, "user id")), deliveryEmail: "newbie@second.example", role: 300, fullName: "New Bie" });
+      const user = await db.userProfile.findFirstOrThrow({
+        where: { apiKey: key },
+        include: { subscriptions: true },
+      });
+      expect(user).toMatchObject({
+        id: Number(field(run.stdout, "user id")),
+        deliveryEmail: "newbie@second.example",
+        role: 300,
+        fullName: "New Bie",
+      });
       expect(user.subscriptions).toHaveLength(3);
     });
-    const dup = await manageIn(dataDir, ["create-user", "--realm", "second-org", "--email", "NEWBIE@second.example", "--full-name", "Dup Licate"]);
-    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: --email NEWBIE@second.example: Email 'NEWBIE@second.example' already in use\n" });
+    const dup = await manageIn(dataDir, [
+      "create-user",
+      "--realm",
+      "second-org",
+      "--email",
+      "NEWBIE@second.example",
+      "--full-name",
+      "Dup Licate",
+    ]);
+    expect(dup).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: --email NEWBIE@second.example: Email 'NEWBIE@second.example' already in use\n",
+    });
     // Without --realm: the first organization (the development one here).
-    const first = await manage("create-user", "--email", "plain@zulip.com", "--full-name", "Plain User");
+    const first = await manage(
+      "create-user",
+      "--email",
+      "plain@zulip.com",
+      "--full-name",
+      "Plain User",
+    );
     expect(first.stdout).toContain('(member) in "Zulip Dev"');
-    const missing = await manage("create-user", "--realm", "nowhere", "--email", "a@b.example", "--full-name", "Ann");
-    expect(missing).toMatchObject({ code: 1, stderr: "error: --realm nowhere: no organization has this id\n" });
+    const missing = await manage(
+      "create-user",
+      "--realm",
+      "nowhere",
+      "--email",
+      "a@b.example",
+      "--full-name",
+      "Ann",
+    );
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: "error: --realm nowhere: no organization has this id\n",
+    });
   });
 
   it("create-channel makes a channel, a default one with --default; a duplicate name is a clear message", async () => {
-    const run = await manage("create-channel", "--realm", "second-org", "--name", " ops ", "--description", "Runbooks\nand *alerts*", "--default");
+    const run = await manage(
+      "create-channel",
+      "--realm",
+      "second-org",
+      "--name",
+      " ops ",
+      "--description",
+      "Runbooks\nand *alerts*",
+      "--default",
+    );
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^Created the channel #ops in "Second Org"\.\n/);
     expect(field(run.stdout, "default channel")).toBe("yes");
     const id = Number(field(run.stdout, "channel id"));
     await withDb(dataDir, async (db) => {
-      const stream = await db.stream.findUniqueOrThrow({ where: { id }, include: { defaultStreams: true } });
-      expect(stream).toMatchObject({ name: "ops", description: "Runbooks and *alerts*", renderedDescription: "<p>Runbooks and <em>alerts</em></p>", inviteOnly: false });
+      const stream = await db.stream.findUniqueOrThrow({
+        where: { id },
+        include: { defaultStreams: true },
+      });
+      expect(stream).toMatchObject({
+        name: "ops",
+        description: "Runbooks and *alerts*",
+        renderedDescription: "<p>Runbooks and <em>alerts</em></p>",
+        inviteOnly: false,
+      });
       expect(stream.defaultStreams).toHaveLength(1);
     });
     const secret = await manage("create-channel", "--name", "secret plans", "--private");
     expect(field(secret.stdout, "privacy")).toBe("private");
     const dup = await manage("create-channel", "--realm", "second-org", "--name", "OPS");
-    expect(dup).toMatchObject({ code: 1, stdout: "", stderr: "error: --name OPS: Channel 'OPS' already exists\n" });
+    expect(dup).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "error: --name OPS: Channel 'OPS' already exists\n",
+    });
   });
 });

@@ -33,10 +33,21 @@ interface Started {
   said(): string;
 }
 
-function start(env: Record<string, string>, command: string[] = [process.execPath, "--import", "tsx", "server/main.ts"]): Started {
+function start(
+  env: Record<string, string>,
+  command: string[] = [process.execPath, "--import", "tsx", "server/main.ts"],
+): Started {
   const proc = spawn(command[0]!, command.slice(1), {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: "", PGLITE_FSYNC: "off", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: "",
+      PGLITE_FSYNC: "off",
+      LOG_LEVEL: "info",
+      HOST: "127.0.0.1",
+      PORT: "0",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.push(proc);
@@ -60,7 +71,9 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
   });
   const stderr: string[] = [];
   proc.stderr.on("data", (chunk: Buffer) => stderr.push(chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once("exit", (code) => resolve(code)),
+  );
   const waitFor = (pred: (l: Line) => boolean, ms = 20_000) =>
     new Promise<Line>((resolve, reject) => {
       const check = () => {
@@ -73,7 +86,11 @@ function start(env: Record<string, string>, command: string[] = [process.execPat
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`no matching log line in ${ms} ms; got:\n${lines.map((l) => JSON.stringify(l)).join("\n")}\n${other.join("\n")}`));
+        reject(
+          new Error(
+            `no matching log line in ${ms} ms; got:\n${lines.map((l) => JSON.stringify(l)).join("\n")}\n${other.join("\n")}`,
+          ),
+        );
       }, ms);
       waiters.add(check);
       void exited.then(() => setTimeout(check, 50));
@@ -95,11 +112,15 @@ async function stop(s: Started) {
 }
 
 function manage(dataDir: string, ...args: string[]) {
-  return promisify(execFile)(process.execPath, ["--import", "tsx", "server/manage.ts", ...args], { cwd: root, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" } });
+  return promisify(execFile)(process.execPath, ["--import", "tsx", "server/manage.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" },
+  });
 }
 
 afterEach(() => {
-  for (const p of running.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  for (const p of running.splice(0))
+    if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
 });
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -113,16 +134,24 @@ describe("the server process", () => {
     expect(warning.hint).toContain("npm run manage -- create-realm --name NAME --email EMAIL");
     expect(warning.hint).toContain("npm run manage -- populate-db --credentials creds.json");
     const url = urlOf(await s.waitFor(listening));
-    const me = await fetch(`${url}/api/v1/users/me`, { headers: { Authorization: "Basic " + btoa("a@b.example:" + "k".repeat(32)) } });
+    const me = await fetch(`${url}/api/v1/users/me`, {
+      headers: { Authorization: "Basic " + btoa("a@b.example:" + "k".repeat(32)) },
+    });
     expect(me.status).toBe(401);
     expect(await me.json()).toEqual({
       result: "error",
       code: "UNAUTHORIZED",
       msg: "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).",
     });
-    const key = await fetch(`${url}/api/v1/fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "a@b.example", password: "x" }) });
+    const key = await fetch(`${url}/api/v1/fetch_api_key`, {
+      method: "POST",
+      body: new URLSearchParams({ username: "a@b.example", password: "x" }),
+    });
     expect(key.status).toBe(404);
-    expect(await key.json()).toMatchObject({ code: "NONEXISTENT_SUBDOMAIN", msg: expect.stringContaining("no organization yet") });
+    expect(await key.json()).toMatchObject({
+      code: "NONEXISTENT_SUBDOMAIN",
+      msg: expect.stringContaining("no organization yet"),
+    });
     const health = await fetch(`${url}/health`);
     expect([health.status, await health.json()]).toEqual([200, { result: "success", msg: "" }]);
     await stop(s);
@@ -131,18 +160,41 @@ describe("the server process", () => {
 
   it("logs one JSON line per request, and a new organization (create-realm) can post at once", async () => {
     const dataDir = tempDir();
-    const { stdout } = await manage(dataDir, "create-realm", "--name", "Acme", "--email", "boss@acme.example", "--full-name", "Boss");
+    const { stdout } = await manage(
+      dataDir,
+      "create-realm",
+      "--name",
+      "Acme",
+      "--email",
+      "boss@acme.example",
+      "--full-name",
+      "Boss",
+    );
     const apiKey = /API key:\s+(\S+)/.exec(stdout)![1]!;
     const s = start({ DATA_DIR: dataDir });
     const url = urlOf(await s.waitFor(listening));
     expect(s.lines.some((l) => l.msg.startsWith("this server has no organization"))).toBe(false);
-    const auth = { Authorization: "Basic " + btoa(`boss@acme.example:${apiKey}`), "User-Agent": "ZulipMobile/27.1 (Android 14)" };
-    const sent = await fetch(`${url}/api/v1/messages?type=stream`, { method: "POST", headers: auth, body: new URLSearchParams({ to: "general", topic: "hello", content: "First+post" }) });
+    const auth = {
+      Authorization: "Basic " + btoa(`boss@acme.example:${apiKey}`),
+      "User-Agent": "ZulipMobile/27.1 (Android 14)",
+    };
+    const sent = await fetch(`${url}/api/v1/messages?type=stream`, {
+      method: "POST",
+      headers: auth,
+      body: new URLSearchParams({ to: "general", topic: "hello", content: "First+post" }),
+    });
     expect(sent.status).toBe(200);
     const { id } = (await sent.json()) as { id: number };
     const line = await s.waitFor((l) => l.route === "/messages" && l.method === "POST");
     expect(line).not.toHaveProperty("aborted");
-    expect(line).toMatchObject({ level: 30, operation: "send-message", status: 200, client: "ZulipMobile", user_id: expect.any(Number), msg: "POST /messages 200" });
+    expect(line).toMatchObject({
+      level: 30,
+      operation: "send-message",
+      status: 200,
+      client: "ZulipMobile",
+      user_id: expect.any(Number),
+      msg: "POST /messages 200",
+    });
     expect(line.responseTime).toEqual(expect.any(Number));
     // The route is the template: neither the id nor a query string (which may carry an API key) is logged.
     await fetch(`${url}/api/v1/messages/${id}?api_key=secret`, { headers: auth });
@@ -150,15 +202,33 @@ describe("the server process", () => {
     expect(read).toMatchObject({ method: "GET", status: 200 });
     expect(JSON.stringify(s.lines)).not.toContain("secret");
     // A long-poll its client gives up on is logged too, as aborted.
-    const queue = (await (await fetch(`${url}/api/v1/register`, { method: "POST", headers: auth, body: new URLSearchParams({ event_types: '["message"]' }) })).json()) as { queue_id: string };
+    const queue = (await (
+      await fetch(`${url}/api/v1/register`, {
+        method: "POST",
+        headers: auth,
+        body: new URLSearchParams({ event_types: '["message"]' }),
+      })
+    ).json()) as { queue_id: string };
     const poll = new AbortController();
-    const polling = fetch(`${url}/api/v1/events?queue_id=${queue.queue_id}&last_event_id=-1`, { headers: auth, signal: poll.signal }).catch(() => "aborted");
+    const polling = fetch(`${url}/api/v1/events?queue_id=${queue.queue_id}&last_event_id=-1`, {
+      headers: auth,
+      signal: poll.signal,
+    }).catch(() => "aborted");
     await new Promise((r) => setTimeout(r, 300));
     poll.abort();
     expect(await polling).toBe("aborted");
-    expect(await s.waitFor((l) => l.route === "/events")).toMatchObject({ operation: "get-events", aborted: true, status: null, msg: "GET /events aborted" });
+    expect(await s.waitFor((l) => l.route === "/events")).toMatchObject({
+      operation: "get-events",
+      aborted: true,
+      status: null,
+      msg: "GET /events aborted",
+    });
     await fetch(`${url}/api/v1/no/such/thing`);
-    expect(await s.waitFor((l) => l.status === 404)).toMatchObject({ route: "unmatched", operation: "unmatched", client: "node" });
+    expect(await s.waitFor((l) => l.status === 404)).toMatchObject({
+      route: "unmatched",
+      operation: "unmatched",
+      client: "node",
+    });
     await stop(s);
     expect(s.other).toEqual([]);
   });
@@ -166,15 +236,31 @@ describe("the server process", () => {
   it("refuses bad settings with one JSON error line before opening anything, and leaves no lock behind", async () => {
     const dataDir = tempDir();
     for (const [env, message, hint] of [
-      [{ PORT: "http" }, 'cannot start: PORT must be a port number (0 to 65535), not "http"', "fix the environment variable PORT"],
-      [{ LOG_LEVEL: "loud" }, 'cannot start: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"', "fix the environment variable LOG_LEVEL"],
-      [{ EVENT_HEARTBEAT_MS: "-5" }, 'cannot start: EVENT_HEARTBEAT_MS must be a number of milliseconds, not "-5"', "fix the environment variable EVENT_HEARTBEAT_MS"],
+      [
+        { PORT: "http" },
+        'cannot start: PORT must be a port number (0 to 65535), not "http"',
+        "fix the environment variable PORT",
+      ],
+      [
+        { LOG_LEVEL: "loud" },
+        'cannot start: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"',
+        "fix the environment variable LOG_LEVEL",
+      ],
+      [
+        { EVENT_HEARTBEAT_MS: "-5" },
+        'cannot start: EVENT_HEARTBEAT_MS must be a number of milliseconds, not "-5"',
+        "fix the environment variable EVENT_HEARTBEAT_MS",
+      ],
     ] as const) {
       const s = start({ DATA_DIR: dataDir, ...env });
       expect(await s.exited).toBe(1);
       expect(s.other).toEqual([]);
       expect(s.lines).toHaveLength(1);
-      expect(s.lines[0]).toMatchObject({ level: 50, msg: message, hint: expect.stringContaining(hint) });
+      expect(s.lines[0]).toMatchObject({
+        level: 50,
+        msg: message,
+        hint: expect.stringContaining(hint),
+      });
     }
     // Nothing was opened, so nothing is left locked: the next start works.
     const ok = start({ DATA_DIR: dataDir });
@@ -191,7 +277,11 @@ describe("the server process", () => {
       const busy = start({ DATA_DIR: dataDir, PORT: port });
       expect(await busy.exited).toBe(1);
       expect(busy.lines.some(listening)).toBe(false);
-      expect(busy.lines.at(-1)).toMatchObject({ level: 50, msg: `cannot start: cannot listen on 127.0.0.1:${port} for the API: the address is in use`, hint: expect.stringContaining("choose another port") });
+      expect(busy.lines.at(-1)).toMatchObject({
+        level: 50,
+        msg: `cannot start: cannot listen on 127.0.0.1:${port} for the API: the address is in use`,
+        hint: expect.stringContaining("choose another port"),
+      });
     } finally {
       taken.close();
     }
@@ -200,18 +290,38 @@ describe("the server process", () => {
     await first.waitFor(listening);
     const second = start({ DATA_DIR: dataDir });
     expect(await second.exited).toBe(1);
-    expect(second.lines.at(-1)).toMatchObject({ level: 50, msg: expect.stringContaining(`in use by process ${first.proc.pid}`), hint: expect.stringContaining("another server or management command is using DATA_DIR") });
+    expect(second.lines.at(-1)).toMatchObject({
+      level: 50,
+      msg: expect.stringContaining(`in use by process ${first.proc.pid}`),
+      hint: expect.stringContaining("another server or management command is using DATA_DIR"),
+    });
     await stop(first);
 
-    const unreachable = start({ DATA_DIR: dataDir, DATABASE_URL: "postgresql://postgres@127.0.0.1:1/chat" });
+    const unreachable = start({
+      DATA_DIR: dataDir,
+      DATABASE_URL: "postgresql://postgres@127.0.0.1:1/chat",
+    });
     expect(await unreachable.exited).toBe(1);
     expect(unreachable.lines).toHaveLength(1);
-    expect(unreachable.lines[0]).toMatchObject({ level: 50, msg: "cannot start: cannot reach PostgreSQL at postgresql://postgres@127.0.0.1:1/chat (ECONNREFUSED)", hint: expect.stringContaining("PostgreSQL is running") });
+    expect(unreachable.lines[0]).toMatchObject({
+      level: 50,
+      msg: "cannot start: cannot reach PostgreSQL at postgresql://postgres@127.0.0.1:1/chat (ECONNREFUSED)",
+      hint: expect.stringContaining("PostgreSQL is running"),
+    });
   }, 60_000);
 
   it("serves Prometheus metrics on their own loopback listener only when METRICS_PORT is set", async () => {
     const dataDir = tempDir();
-    await manage(dataDir, "create-realm", "--name", "Acme", "--email", "boss@acme.example", "--full-name", "Boss");
+    await manage(
+      dataDir,
+      "create-realm",
+      "--name",
+      "Acme",
+      "--email",
+      "boss@acme.example",
+      "--full-name",
+      "Boss",
+    );
     const off = start({ DATA_DIR: dataDir });
     const offLine = await off.waitFor(listening);
     expect(offLine.metrics).toBeUndefined();
@@ -227,9 +337,15 @@ describe("the server process", () => {
     const res = await fetch(metricsUrl);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
-    expect(text).toMatch(/zulip_http_requests_total\{operation="get-server-settings",method="GET",status="200"\} 1/);
-    expect(text).toMatch(/zulip_http_requests_total\{operation="get-own-user",method="GET",status="401"\} 1/);
-    expect(text).toMatch(/zulip_http_request_duration_seconds_bucket\{le="[0-9.]+",operation="get-server-settings",method="GET"\} \d/);
+    expect(text).toMatch(
+      /zulip_http_requests_total\{operation="get-server-settings",method="GET",status="200"\} 1/,
+    );
+    expect(text).toMatch(
+      /zulip_http_requests_total\{operation="get-own-user",method="GET",status="401"\} 1/,
+    );
+    expect(text).toMatch(
+      /zulip_http_request_duration_seconds_bucket\{le="[0-9.]+",operation="get-server-settings",method="GET"\} \d/,
+    );
     expect(text).toMatch(/zulip_event_queues_open 0/);
     expect(text).toMatch(/zulip_db_pool_connections\{state="total"\} 1/);
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
@@ -243,7 +359,10 @@ describe("the server process", () => {
     // The process npm started is the server itself (no shell between them to swallow the signal).
     expect(line.pid).not.toBe(s.proc.pid);
     // It runs the compiled server (dist/, rebuilt first if a source is newer), not TypeScript.
-    if (process.platform === "linux") expect(readFileSync(`/proc/${String(line.pid)}/cmdline`, "utf8").split("\0")).toContain("dist/server/main.js");
+    if (process.platform === "linux")
+      expect(readFileSync(`/proc/${String(line.pid)}/cmdline`, "utf8").split("\0")).toContain(
+        "dist/server/main.js",
+      );
     s.proc.kill("SIGTERM"); // npm's PID only
     await s.waitFor((l) => l.msg === "stopped");
     expect(s.lines.find((l) => l.msg === "stopped")).toMatchObject({ clean: true });

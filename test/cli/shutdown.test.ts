@@ -51,21 +51,25 @@ function childEnv(port: number): NodeJS.ProcessEnv {
   };
 }
 
-
 /** Polls until the server answers (on one-shot connections, so that none is left idle). */
 async function waitUntilListening(port: number, proc: ChildProcess) {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode} before listening:\n${childStderr}`);
+    if (proc.exitCode !== null)
+      throw new Error(`server exited with ${proc.exitCode} before listening:\n${childStderr}`);
     const ok = await new Promise<boolean>((resolve) => {
-      const req = http.get({ host: "127.0.0.1", port, path: "/api/v1/server_settings", agent: false }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode === 200));
-      });
+      const req = http.get(
+        { host: "127.0.0.1", port, path: "/api/v1/server_settings", agent: false },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode === 200));
+        },
+      );
       req.on("error", () => resolve(false));
     });
     if (ok) return;
-    if (Date.now() > deadline) throw new Error(`server did not listen within 15 s:\n${childStderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`server did not listen within 15 s:\n${childStderr}`);
     await sleep(100);
   }
 }
@@ -73,7 +77,14 @@ async function waitUntilListening(port: number, proc: ChildProcess) {
 type Outcome =
   | { n: number; kind: "ok"; id: number; startedAt: number; endedAt: number }
   | { n: number; kind: "refused"; startedAt: number; endedAt: number }
-  | { n: number; kind: "failed"; detail: string; reusedSocket: boolean; startedAt: number; endedAt: number };
+  | {
+      n: number;
+      kind: "failed";
+      detail: string;
+      reusedSocket: boolean;
+      startedAt: number;
+      endedAt: number;
+    };
 
 function postMessage(port: number, agent: http.Agent, auth: string, n: number): Promise<Outcome> {
   const body = `type=stream&to=Verona&topic=shutdown&content=msg-${n}`;
@@ -91,7 +102,15 @@ function postMessage(port: number, agent: http.Agent, auth: string, n: number): 
       // ECONNREFUSED is only ever raised by connect(): the server was not listening, so it
       // never saw this request. Everything else happened on an established connection.
       if (e.code === "ECONNREFUSED") done({ n, kind: "refused", startedAt, endedAt });
-      else done({ n, kind: "failed", detail: `${e.code ?? ""} ${e.message}`, reusedSocket: req.reusedSocket, startedAt, endedAt });
+      else
+        done({
+          n,
+          kind: "failed",
+          detail: `${e.code ?? ""} ${e.message}`,
+          reusedSocket: req.reusedSocket,
+          startedAt,
+          endedAt,
+        });
     };
     const req = http.request(
       {
@@ -101,14 +120,19 @@ function postMessage(port: number, agent: http.Agent, auth: string, n: number): 
         path: "/api/v1/messages",
         agent,
         auth,
-        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          "content-length": Buffer.byteLength(body),
+        },
       },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (c: string) => (text += c));
         res.on("error", fail);
-        res.on("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
+        res.on("aborted", () =>
+          fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })),
+        );
         res.on("end", () => {
           const endedAt = Date.now();
           let json: { result?: string; id?: number } = {};
@@ -117,8 +141,17 @@ function postMessage(port: number, agent: http.Agent, auth: string, n: number): 
           } catch {
             /* reported below */
           }
-          if (res.statusCode === 200 && json.result === "success" && typeof json.id === "number") done({ n, kind: "ok", id: json.id, startedAt, endedAt });
-          else done({ n, kind: "failed", detail: `HTTP ${res.statusCode} ${text.slice(0, 200)}`, reusedSocket: req.reusedSocket, startedAt, endedAt });
+          if (res.statusCode === 200 && json.result === "success" && typeof json.id === "number")
+            done({ n, kind: "ok", id: json.id, startedAt, endedAt });
+          else
+            done({
+              n,
+              kind: "failed",
+              detail: `HTTP ${res.statusCode} ${text.slice(0, 200)}`,
+              reusedSocket: req.reusedSocket,
+              startedAt,
+              endedAt,
+            });
         });
       },
     );
@@ -128,19 +161,43 @@ function postMessage(port: number, agent: http.Agent, auth: string, n: number): 
 }
 
 /** One request; rejects with the socket error (code ECONNRESET, …) if there is no response. */
-function call(port: number, agent: http.Agent, auth: string, method: string, path: string, form?: string) {
-  return new Promise<{ status: number; connection: string | undefined; json: any }>((resolve, reject) => {
-    const headers = form === undefined ? {} : { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(form) };
-    const req = http.request({ host: "127.0.0.1", port, method, path, agent, auth, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("error", reject);
-      res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, json: JSON.parse(text) }));
-    });
-    req.on("error", reject);
-    req.end(form);
-  });
+function call(
+  port: number,
+  agent: http.Agent,
+  auth: string,
+  method: string,
+  path: string,
+  form?: string,
+) {
+  return new Promise<{ status: number; connection: string | undefined; json: any }>(
+    (resolve, reject) => {
+      const headers =
+        form === undefined
+          ? {}
+          : {
+              "content-type": "application/x-www-form-urlencoded",
+              "content-length": Buffer.byteLength(form),
+            };
+      const req = http.request(
+        { host: "127.0.0.1", port, method, path, agent, auth, headers },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("error", reject);
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode!,
+              connection: res.headers.connection,
+              json: JSON.parse(text),
+            }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end(form);
+    },
+  );
 }
 
 beforeAll(async () => {
@@ -153,10 +210,21 @@ beforeAll(async () => {
     await createPGliteTestDataDir(join(dataDir, "postgres"));
   }
   // On PGlite one process at a time opens DATA_DIR/postgres: the server starts after this exits.
-  await run(process.execPath, ["--import", "tsx", "server/manage.ts", "populate-db", "--credentials", join(dataDir, "creds.json")], {
-    cwd: root,
-    env: { ...childEnv(0), LOG_LEVEL: "warn" },
-  });
+  await run(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "server/manage.ts",
+      "populate-db",
+      "--credentials",
+      join(dataDir, "creds.json"),
+    ],
+    {
+      cwd: root,
+      env: { ...childEnv(0), LOG_LEVEL: "warn" },
+    },
+  );
 }, 20_000);
 
 afterAll(async () => {
@@ -173,22 +241,37 @@ describe("SIGTERM", () => {
     const auth = `${hamlet.email}:${hamlet.api_key}`;
     const port = await freePort();
 
-    const proc = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env: childEnv(port), stdio: ["ignore", "ignore", "pipe"] });
+    const proc = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      cwd: root,
+      env: childEnv(port),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     child = proc;
     proc.stderr.on("data", (c) => (childStderr += c));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-      proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
+      (resolve) => proc.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })),
     );
     await waitUntilListening(port, proc);
     // One message first, so that the server's first-request work (lazy imports, Markdown) is done
     // before the twenty clients start (it is not counted: another topic).
-    const warmUp = await call(port, new http.Agent(), auth, "POST", "/api/v1/messages", "type=stream&to=Verona&topic=warm-up&content=hello");
+    const warmUp = await call(
+      port,
+      new http.Agent(),
+      auth,
+      "POST",
+      "/api/v1/messages",
+      "type=stream&to=Verona&topic=warm-up&content=hello",
+    );
     expect(warmUp.json.result, JSON.stringify(warmUp.json)).toBe("success");
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     // The clients' connections, opened while the server is idle: it accepts one connection per
     // event-loop turn, and under load from the first clients those turns are long.
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => call(port, agent, auth, "GET", "/api/v1/server_settings")));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, () =>
+        call(port, agent, auth, "GET", "/api/v1/server_settings"),
+      ),
+    );
     const outcomes: Outcome[] = [];
     let next = 0;
     let stopFiringAt = Infinity;
@@ -212,36 +295,68 @@ describe("SIGTERM", () => {
     const firstAt = Date.now();
     const waitFor = async (what: string, done: () => boolean) => {
       while (!done()) {
-        if (Date.now() - firstAt > 15_000) throw new Error(`${what} did not happen: ${JSON.stringify(outcomes.slice(0, 5))}\n${childStderr}`);
+        if (Date.now() - firstAt > 15_000)
+          throw new Error(
+            `${what} did not happen: ${JSON.stringify(outcomes.slice(0, 5))}\n${childStderr}`,
+          );
         await sleep(10);
       }
     };
-    await waitFor("the stream getting going", () => answered.every((n) => n >= 1) && outcomes.length >= 40);
+    await waitFor(
+      "the stream getting going",
+      () => answered.every((n) => n >= 1) && outcomes.length >= 40,
+    );
     // A long-poll of GET /events, waiting (its queue hears of no message) when the signal comes.
     // Its connection is an established keep-alive one, like the clients'.
     const pollAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const { json: queue } = await call(port, pollAgent, auth, "POST", "/api/v1/register", "event_types=%5B%22alert_words%22%5D&fetch_event_types=%5B%5D");
+    const { json: queue } = await call(
+      port,
+      pollAgent,
+      auth,
+      "POST",
+      "/api/v1/register",
+      "event_types=%5B%22alert_words%22%5D&fetch_event_types=%5B%5D",
+    );
     const pollSentAt = Date.now();
-    const poll = call(port, pollAgent, auth, "GET", `/api/v1/events?queue_id=${queue.queue_id}&last_event_id=${queue.last_event_id}`).then(
+    const poll = call(
+      port,
+      pollAgent,
+      auth,
+      "GET",
+      `/api/v1/events?queue_id=${queue.queue_id}&last_event_id=${queue.last_event_id}`,
+    ).then(
       (response) => ({ response, endedAt: Date.now() }),
       (e: NodeJS.ErrnoException) => ({ error: `${e.code} ${e.message}`, endedAt: Date.now() }),
     );
     // Requests sent after the poll have been answered, so the server has read the poll too.
-    await waitFor("traffic after the long-poll", () => outcomes.filter((o) => o.kind === "ok" && o.startedAt > pollSentAt).length >= 20);
+    await waitFor(
+      "traffic after the long-poll",
+      () => outcomes.filter((o) => o.kind === "ok" && o.startedAt > pollSentAt).length >= 20,
+    );
     // A connection on which nothing is ever sent (a browser's preconnect, a pool's spare): the
     // server must close it too, rather than wait for it until the bound.
     const preconnect = net.connect(port, "127.0.0.1");
-    await new Promise((resolve, reject) => preconnect.once("connect", resolve).once("error", reject));
-    const preconnectClosed = new Promise<number>((resolve) => preconnect.once("close", () => resolve(Date.now())));
+    await new Promise((resolve, reject) =>
+      preconnect.once("connect", resolve).once("error", reject),
+    );
+    const preconnectClosed = new Promise<number>((resolve) =>
+      preconnect.once("close", () => resolve(Date.now())),
+    );
     preconnect.on("error", () => {});
     const signalledAt = Date.now();
     proc.kill("SIGTERM");
     // Keep firing until a while after the exit (or give up past the bound).
-    const exit = await Promise.race([exited, sleep(SHUTDOWN_BOUND_MS + 5_000).then(() => undefined)]);
+    const exit = await Promise.race([
+      exited,
+      sleep(SHUTDOWN_BOUND_MS + 5_000).then(() => undefined),
+    ]);
     stopFiringAt = Date.now() + 300;
     await Promise.all(workers);
     agent.destroy();
-    const polled = await Promise.race([poll, sleep(1000).then(() => ({ error: "no answer", endedAt: Infinity }))]);
+    const polled = await Promise.race([
+      poll,
+      sleep(1000).then(() => ({ error: "no answer", endedAt: Infinity })),
+    ]);
     pollAgent.destroy();
 
     const failed = outcomes.filter((o) => o.kind === "failed");
@@ -251,10 +366,15 @@ describe("SIGTERM", () => {
     const straddling = acked.filter((o) => o.startedAt < signalledAt && o.endedAt >= signalledAt);
 
     // What the database holds once the server is gone (on PGlite its directory is free again).
-    const db = await openDatabase(databaseUrl ? { databaseUrl, poolSize: 1 } : { dataDir: join(dataDir, "postgres") });
+    const db = await openDatabase(
+      databaseUrl ? { databaseUrl, poolSize: 1 } : { dataDir: join(dataDir, "postgres") },
+    );
     let stored: Map<string, number>;
     try {
-      const rows = await db.prisma.message.findMany({ where: { subject: "shutdown" }, select: { id: true, content: true } });
+      const rows = await db.prisma.message.findMany({
+        where: { subject: "shutdown" },
+        select: { id: true, content: true },
+      });
       stored = new Map(rows.map((r) => [r.content, r.id]));
     } finally {
       await db.close();
@@ -276,7 +396,9 @@ describe("SIGTERM", () => {
       childStderr,
     ).toEqual([]);
     // The long-poll was answered (with no events), and told the client to drop the connection.
-    expect(polled).toMatchObject({ response: { status: 200, connection: "close", json: { result: "success", events: [] } } });
+    expect(polled).toMatchObject({
+      response: { status: 200, connection: "close", json: { result: "success", events: [] } },
+    });
     expect(polled.endedAt).toBeGreaterThanOrEqual(signalledAt);
     // (b) a clean exit within the bound.
     expect(exit, "the server did not exit within the bound").toBeDefined();
@@ -287,7 +409,9 @@ describe("SIGTERM", () => {
     expect(straddling.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
     // (c) what was acknowledged is stored, under its id; what was refused is not; nothing else is.
-    expect(acked.filter((o) => stored.get(`msg-${o.n}`) !== o.id).map((o) => `msg-${o.n} (id ${o.id})`)).toEqual([]);
+    expect(
+      acked.filter((o) => stored.get(`msg-${o.n}`) !== o.id).map((o) => `msg-${o.n} (id ${o.id})`),
+    ).toEqual([]);
     expect(refused.filter((o) => stored.has(`msg-${o.n}`)).map((o) => `msg-${o.n}`)).toEqual([]);
     expect(stored.size).toBe(acked.length);
   }, 30_000);

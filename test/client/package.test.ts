@@ -93,14 +93,27 @@ function tsconfig(resolution: "NodeNext" | "Bundler") {
 }
 
 beforeAll(async () => {
-  html = createServer((_req, res) => res.writeHead(404, { "Content-Type": "text/html" }).end("<html><body><h1>Not Found</h1></body></html>"));
+  html = createServer((_req, res) =>
+    res
+      .writeHead(404, { "Content-Type": "text/html" })
+      .end("<html><body><h1>Not Found</h1></body></html>"),
+  );
   await new Promise<void>((resolve) => html.listen(0, "127.0.0.1", resolve));
   htmlUrl = `http://127.0.0.1:${(html.address() as AddressInfo).port}`;
 
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], { cwd: join(root, "client") });
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], {
+    cwd: join(root, "client"),
+  });
   const tarball = join(project, JSON.parse(stdout)[0].filename);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: project });
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
+  await run(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball],
+    { cwd: project },
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -110,24 +123,61 @@ afterAll(async () => {
 
 describe("the packed client", () => {
   it("installs with openapi-fetch as its only dependency, and carries JavaScript, .d.ts files and the spec's types", () => {
-    expect(readdirSync(join(project, "node_modules")).filter((d) => !d.startsWith(".")).sort()).toEqual(["openapi-fetch", "openapi-typescript-helpers", "zulip-compatible-client"]);
-    const pkg = JSON.parse(readFileSync(join(project, "node_modules", "zulip-compatible-client", "package.json"), "utf8"));
+    expect(
+      readdirSync(join(project, "node_modules"))
+        .filter((d) => !d.startsWith("."))
+        .sort(),
+    ).toEqual(["openapi-fetch", "openapi-typescript-helpers", "zulip-compatible-client"]);
+    const pkg = JSON.parse(
+      readFileSync(
+        join(project, "node_modules", "zulip-compatible-client", "package.json"),
+        "utf8",
+      ),
+    );
     expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
     const dist = readdirSync(join(project, "node_modules", "zulip-compatible-client", "dist"));
-    expect(dist).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "node.js", "node.d.ts", "events.js", "openapi.d.ts"]));
+    expect(dist).toEqual(
+      expect.arrayContaining([
+        "index.js",
+        "index.d.ts",
+        "node.js",
+        "node.d.ts",
+        "events.js",
+        "openapi.d.ts",
+      ]),
+    );
     expect(dist.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
   });
 
   it("type-checks a strict consumer with NodeNext and with Bundler resolution", async () => {
     writeFileSync(join(project, "consumer.ts"), CONSUMER);
     for (const resolution of ["NodeNext", "Bundler"] as const) {
-      writeFileSync(join(project, `tsconfig.${resolution}.json`), JSON.stringify(tsconfig(resolution)));
-      await expect(run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: project }).then(() => "ok")).resolves.toBe("ok");
+      writeFileSync(
+        join(project, `tsconfig.${resolution}.json`),
+        JSON.stringify(tsconfig(resolution)),
+      );
+      await expect(
+        run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: project }).then(
+          () => "ok",
+        ),
+      ).resolves.toBe("ok");
     }
     // A mistake in a consumer is caught by the published types.
-    writeFileSync(join(project, "wrong.ts"), `import { createZulipClient } from "zulip-compatible-client";\ncreateZulipClient({ baseUrl: "x" }).GET("/users/me", { params: { query: { nope: 1 } } });\ncreateZulipClient({ baseUrl: "x" }).GET("/no/such/path");\n`);
-    writeFileSync(join(project, "tsconfig.wrong.json"), JSON.stringify({ ...tsconfig("NodeNext"), files: ["wrong.ts"], compilerOptions: { ...tsconfig("NodeNext").compilerOptions, noEmit: true } }));
-    const failed = await run(process.execPath, [tsc, "-p", "tsconfig.wrong.json"], { cwd: project }).catch((e: { stdout: string }) => e.stdout);
+    writeFileSync(
+      join(project, "wrong.ts"),
+      `import { createZulipClient } from "zulip-compatible-client";\ncreateZulipClient({ baseUrl: "x" }).GET("/users/me", { params: { query: { nope: 1 } } });\ncreateZulipClient({ baseUrl: "x" }).GET("/no/such/path");\n`,
+    );
+    writeFileSync(
+      join(project, "tsconfig.wrong.json"),
+      JSON.stringify({
+        ...tsconfig("NodeNext"),
+        files: ["wrong.ts"],
+        compilerOptions: { ...tsconfig("NodeNext").compilerOptions, noEmit: true },
+      }),
+    );
+    const failed = await run(process.execPath, [tsc, "-p", "tsconfig.wrong.json"], {
+      cwd: project,
+    }).catch((e: { stdout: string }) => e.stdout);
     expect(failed).toContain("wrong.ts(3,");
     expect(failed).toContain("error TS");
   }, 120_000);
@@ -135,7 +185,10 @@ describe("the packed client", () => {
   it("runs with plain node: zuliprc, send and read back, the event loop, a Zulip error and a non-Zulip answer", async () => {
     const hamlet = server.creds.users.hamlet!;
     const rc = join(project, "zuliprc");
-    writeFileSync(rc, `[api]\nemail = ${hamlet.email}\nkey = ${hamlet.api_key}\nsite = ${server.baseUrl}\n`);
+    writeFileSync(
+      rc,
+      `[api]\nemail = ${hamlet.email}\nkey = ${hamlet.api_key}\nsite = ${server.baseUrl}\n`,
+    );
     const { stdout } = await run(process.execPath, [join(project, "out", "consumer.js")], {
       cwd: project,
       env: { PATH: process.env.PATH, ZULIP_CONFIG: rc, HTML_SITE: htmlUrl },
@@ -146,20 +199,53 @@ describe("the packed client", () => {
       content: "<p>Hello from <strong>plain node</strong></p>",
       events: ["message"],
       registrations: 1,
-      apiError: { status: 400, code: "STREAM_DOES_NOT_EXIST", msg: "Channel with ID '4242' does not exist" },
-      unexpected: { status: 404, contentType: "text/html", body: "<html><body><h1>Not Found</h1></body></html>" },
+      apiError: {
+        status: 400,
+        code: "STREAM_DOES_NOT_EXIST",
+        msg: "Channel with ID '4242' does not exist",
+      },
+      unexpected: {
+        status: 404,
+        contentType: "text/html",
+        body: "<html><body><h1>Not Found</h1></body></html>",
+      },
     });
   }, 60_000);
 
   it("bundles for the browser and runs with only the browser's globals", async () => {
     writeFileSync(join(project, "browser.js"), BROWSER);
-    const out = await build({ entryPoints: [join(project, "browser.js")], bundle: true, platform: "browser", format: "iife", globalName: "app", write: false, logLevel: "silent" });
+    const out = await build({
+      entryPoints: [join(project, "browser.js")],
+      bundle: true,
+      platform: "browser",
+      format: "iife",
+      globalName: "app",
+      write: false,
+      logLevel: "silent",
+    });
     const code = out.outputFiles[0]!.text;
     expect(code).not.toMatch(/\bBuffer\b|require\(|node:/);
-    const browserGlobals = { fetch, Request, Response, Headers, URL, URLSearchParams, TextEncoder, TextDecoder, btoa, atob, AbortController, setTimeout, clearTimeout, console };
+    const browserGlobals = {
+      fetch,
+      Request,
+      Response,
+      Headers,
+      URL,
+      URLSearchParams,
+      TextEncoder,
+      TextDecoder,
+      btoa,
+      atob,
+      AbortController,
+      setTimeout,
+      clearTimeout,
+      console,
+    };
     const context = vm.createContext({ ...browserGlobals });
     vm.runInContext(code, context);
     const hamlet = server.creds.users.hamlet!;
-    await expect(vm.runInContext("app.main", context)(server.baseUrl, hamlet.email, hamlet.api_key)).resolves.toBe(hamlet.email);
+    await expect(
+      vm.runInContext("app.main", context)(server.baseUrl, hamlet.email, hamlet.api_key),
+    ).resolves.toBe(hamlet.email);
   });
 });

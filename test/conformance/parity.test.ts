@@ -22,20 +22,33 @@ describe("spec and server parity", () => {
   });
 
   it("lists as public exactly the operations with `security: []`", () => {
-    const publicOps = [...spec.operations.values()].filter((o) => !o.requiresAuth).map((o) => o.operationId).sort();
+    const publicOps = [...spec.operations.values()]
+      .filter((o) => !o.requiresAuth)
+      .map((o) => o.operationId)
+      .sort();
     expect([...PUBLIC_OPERATIONS].sort()).toEqual(publicOps);
   });
 
   it("dispatches every operation's method and path to an operation, and nothing else", async () => {
     // Building the app touches no database: handlers only run per request, and these requests
     // stop at authentication (or, for public operations, fail on the missing database).
-    const app = createApp({ db: {} as never, events: new EventBus({ prisma: {} as never, listen: async () => async () => {} }), log: createLogger("silent"), config: configFromEnv({}), now: () => new Date() });
+    const app = createApp({
+      db: {} as never,
+      events: new EventBus({ prisma: {} as never, listen: async () => async () => {} }),
+      log: createLogger("silent"),
+      config: configFromEnv({}),
+      now: () => new Date(),
+    });
     const server = app.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${spec.basePath}`;
     try {
       for (const op of spec.operations.values()) {
-        const path = op.routePath.replace(/\{(\w+)\}/g, (_m, name: string) => (op.pathParamTypes[op.pathParamRenames[name] ?? name] === "integer" ? "1" : "x@example.com"));
+        const path = op.routePath.replace(/\{(\w+)\}/g, (_m, name: string) =>
+          op.pathParamTypes[op.pathParamRenames[name] ?? name] === "integer"
+            ? "1"
+            : "x@example.com",
+        );
         const r = await fetch(base + path, { method: op.method.toUpperCase() });
         expect([404, 405], `${op.method} ${op.routePath}`).not.toContain(r.status);
         if (op.requiresAuth) expect(r.status, `${op.method} ${op.routePath}`).toBe(401);
@@ -48,7 +61,9 @@ describe("spec and server parity", () => {
   });
 
   it("merges only templates that differ in parameter names, and keeps every operation", () => {
-    const specOps = Object.values<any>(spec.doc.paths).flatMap((item) => HTTP_METHODS.filter((m) => item[m]).map((m) => item[m].operationId));
+    const specOps = Object.values<any>(spec.doc.paths).flatMap((item) =>
+      HTTP_METHODS.filter((m) => item[m]).map((m) => item[m].operationId),
+    );
     expect(specOps.sort()).toEqual(operationIds);
     expect(spec.operations.get("update-user")!.routePath).toBe("/users/{email}");
     expect(spec.operations.get("update-user")!.pathParamRenames).toEqual({ email: "user_id" });

@@ -48,7 +48,10 @@ function migrationsHash(): string {
     for (const name of readdirSync(dir).sort()) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else h.update(`${path.relative(MIGRATIONS_DIR, full)}\0`).update(readFileSync(full)).update("\0");
+      else
+        h.update(`${path.relative(MIGRATIONS_DIR, full)}\0`)
+          .update(readFileSync(full))
+          .update("\0");
     }
   };
   if (existsSync(MIGRATIONS_DIR)) walk(MIGRATIONS_DIR);
@@ -99,7 +102,8 @@ async function buildPGliteTemplate(): Promise<Buffer> {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       // Someone else is building it. Break a lock left by a crashed builder.
       try {
-        if (Date.now() - statSync(lock).mtimeMs > 120_000) rmSync(lock, { recursive: true, force: true });
+        if (Date.now() - statSync(lock).mtimeMs > 120_000)
+          rmSync(lock, { recursive: true, force: true });
       } catch {
         /* lock vanished meanwhile */
       }
@@ -121,7 +125,11 @@ async function buildPGliteTemplate(): Promise<Buffer> {
       renameSync(tmp, file);
       // Remove templates of older migration sets.
       for (const name of readdirSync(dir)) {
-        if (name.startsWith(TEMPLATE_PREFIX) && name.endsWith(".tar") && path.join(dir, name) !== file) {
+        if (
+          name.startsWith(TEMPLATE_PREFIX) &&
+          name.endsWith(".tar") &&
+          path.join(dir, name) !== file
+        ) {
           rmSync(path.join(dir, name), { force: true });
         }
       }
@@ -237,7 +245,11 @@ export async function prepareTestDatabaseTemplate(): Promise<void> {
  * this process does not open, for a child process to use through its URL (e.g. a spawned
  * server). drop() removes it, closing whatever connections are left. Needs DATABASE_URL.
  */
-export async function createPostgresTestDatabaseUrl(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function createPostgresTestDatabaseUrl(): Promise<{
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("createPostgresTestDatabaseUrl needs DATABASE_URL");
   const template = await getPostgresTemplate(url);

@@ -42,7 +42,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-const WRITES = new Set(["create", "createMany", "createManyAndReturn", "update", "updateMany", "updateManyAndReturn", "upsert", "delete", "deleteMany"]);
+const WRITES = new Set([
+  "create",
+  "createMany",
+  "createManyAndReturn",
+  "update",
+  "updateMany",
+  "updateManyAndReturn",
+  "upsert",
+  "delete",
+  "deleteMany",
+]);
 
 function invalidatingWrites(db: PrismaClient): PrismaClient {
   return db.$extends({
@@ -67,7 +77,10 @@ export interface TestServerOptions {
   scheduledDelivery?: "timer" | "manual";
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Config> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const database = await createTestDatabase();
   // Each server keeps its files (uploads) in a directory of its own, removed when it closes.
   const dataDir = mkdtempSync(join(os.tmpdir(), "chat-test-data-"));
@@ -80,7 +93,13 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     ...overrides,
   };
-  const deps: AppDeps = { db: database.prisma, events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }), log: options.log ?? createLogger(config.logLevel), config, now: options.now ?? (() => new Date()) };
+  const deps: AppDeps = {
+    db: database.prisma,
+    events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }),
+    log: options.log ?? createLogger(config.logLevel),
+    config,
+    now: options.now ?? (() => new Date()),
+  };
   await deps.events.ready();
   const creds = await populateDevRealm(deps);
   const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs });
@@ -94,7 +113,8 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   server.keepAliveTimeout = 65_000;
   answerClientErrors(server);
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = (email?: string, apiKey?: string) => createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
+  const client = (email?: string, apiKey?: string) =>
+    createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
     baseUrl,
     db: invalidatingWrites(database.prisma),
@@ -122,7 +142,10 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
  * Starts a server for the calling test file (before its tests, stopped after them) and returns
  * a stand-in that forwards to it, so tests write `server.as("hamlet")`.
  */
-export function useTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): TestServer {
+export function useTestServer(
+  overrides: Partial<Config> = {},
+  options: TestServerOptions = {},
+): TestServer {
   let started: TestServer | undefined;
   beforeAll(async () => {
     started = await startTestServer(overrides, options);
@@ -130,7 +153,8 @@ export function useTestServer(overrides: Partial<Config> = {}, options: TestServ
   afterAll(() => started?.close());
   return new Proxy({} as TestServer, {
     get(_target, property) {
-      if (!started) throw new Error("The test server is not started yet (use it inside tests or hooks)");
+      if (!started)
+        throw new Error("The test server is not started yet (use it inside tests or hooks)");
       // eslint-disable-next-line @typescript-eslint/unbound-method -- the started server's members as they are; its functions use no `this`
       return started[property as keyof TestServer];
     },

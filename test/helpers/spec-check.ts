@@ -11,7 +11,9 @@ const spec = loadSpec();
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 ajv.addSchema(spec.doc, "spec");
 
-const pointer = (...tokens: string[]) => "spec#/" + tokens.map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
+const pointer = (...tokens: string[]) =>
+  "spec#/" +
+  tokens.map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
 
 const routes = Object.keys(spec.doc.paths)
   .map((template) => ({
@@ -28,24 +30,48 @@ function validatorFor(ref: string) {
 }
 
 /** Returns the schema pointer for a response, or a reason it has none. */
-export function responseSchemaRef(method: string, urlPath: string, status: number): { ref?: string; problem?: string } {
+export function responseSchemaRef(
+  method: string,
+  urlPath: string,
+  status: number,
+): { ref?: string; problem?: string } {
   const m = method.toLowerCase();
   const route = routes.find((r) => r.regexp.test(urlPath) && spec.doc.paths[r.template][m]);
   if (!route) {
     const pathExists = routes.some((r) => r.regexp.test(urlPath));
-    if (status === 405 && pathExists) return { ref: pointer("components", "schemas", "MethodNotAllowedError") };
-    if (status === 404 && !pathExists) return { ref: pointer("components", "schemas", "JsonError") };
+    if (status === 405 && pathExists)
+      return { ref: pointer("components", "schemas", "MethodNotAllowedError") };
+    if (status === 404 && !pathExists)
+      return { ref: pointer("components", "schemas", "JsonError") };
     return { problem: `no operation for ${method} ${urlPath}` };
   }
   const responses = spec.doc.paths[route.template][m].responses;
   const declared = responses[String(status)];
-  if (!declared) return { problem: `${method} ${route.template} does not declare status ${status}` };
+  if (!declared)
+    return { problem: `${method} ${route.template} does not declare status ${status}` };
   if (declared.$ref) return { ref: `spec${declared.$ref}/content/application~1json/schema` };
-  if (!deref(spec.doc, declared).content?.["application/json"]) return { problem: `${method} ${route.template} ${status} has no JSON body` };
-  return { ref: pointer("paths", route.template, m, "responses", String(status), "content", "application/json", "schema") };
+  if (!deref(spec.doc, declared).content?.["application/json"])
+    return { problem: `${method} ${route.template} ${status} has no JSON body` };
+  return {
+    ref: pointer(
+      "paths",
+      route.template,
+      m,
+      "responses",
+      String(status),
+      "content",
+      "application/json",
+      "schema",
+    ),
+  };
 }
 
-export function checkResponse(method: string, url: string, status: number, body: unknown): string | null {
+export function checkResponse(
+  method: string,
+  url: string,
+  status: number,
+  body: unknown,
+): string | null {
   const { pathname } = new URL(url);
   const { ref, problem } = responseSchemaRef(method, pathname, status);
   if (problem) return problem;
@@ -56,7 +82,10 @@ export function checkResponse(method: string, url: string, status: number, body:
 
 export const specCheckMiddleware: Middleware = {
   async onResponse({ request, response }) {
-    const body = await response.clone().json().catch(() => "<not JSON>");
+    const body = await response
+      .clone()
+      .json()
+      .catch(() => "<not JSON>");
     const problem = checkResponse(request.method, request.url, response.status, body);
     // Throwing fails the request, and so the test, even if it expected an error status.
     if (problem) throw new Error(problem);

@@ -23,10 +23,13 @@ afterEach(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const show = async (db: Database, name: string) => ((await db.prisma.$queryRawUnsafe<Record<string, string>[]>(`SHOW ${name}`))[0] ?? {})[name];
+const show = async (db: Database, name: string) =>
+  ((await db.prisma.$queryRawUnsafe<Record<string, string>[]>(`SHOW ${name}`))[0] ?? {})[name];
 
 async function commitCountingHostFsyncs(db: Database): Promise<number> {
-  await db.prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS durability_probe (id serial PRIMARY KEY, at timestamptz DEFAULT now())");
+  await db.prisma.$executeRawUnsafe(
+    "CREATE TABLE IF NOT EXISTS durability_probe (id serial PRIMARY KEY, at timestamptz DEFAULT now())",
+  );
   const before = pgliteHostFsyncCount();
   await db.prisma.$executeRawUnsafe("INSERT INTO durability_probe DEFAULT VALUES");
   return pgliteHostFsyncCount() - before;
@@ -46,7 +49,11 @@ describe("embedded database durability", () => {
       expect(await show(db, "full_page_writes")).toBe("on");
       expect(await show(db, "wal_sync_method")).toBe("fsync"); // fdatasync would reach nothing
       expect(await commitCountingHostFsyncs(db)).toBeGreaterThanOrEqual(1);
-      const count = (await db.prisma.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM durability_probe"))[0]!.n;
+      const count = (
+        await db.prisma.$queryRawUnsafe<{ n: number }[]>(
+          "SELECT count(*)::int AS n FROM durability_probe",
+        )
+      )[0]!.n;
       expect(count).toBe(1);
     } finally {
       await db.close();
@@ -96,11 +103,13 @@ describe("embedded database durability", () => {
     return out;
   };
 
-  it.runIf(hasStrace)("strace: the commit's fsync(2) reaches the WAL segment on the host, and none with PGLITE_FSYNC=off", async () => {
-    const script = join(work, "commit.mts");
-    writeFileSync(
-      script,
-      `import { openDatabase } from ${JSON.stringify(join(root, "server/db.ts"))};
+  it.runIf(hasStrace)(
+    "strace: the commit's fsync(2) reaches the WAL segment on the host, and none with PGLITE_FSYNC=off",
+    async () => {
+      const script = join(work, "commit.mts");
+      writeFileSync(
+        script,
+        `import { openDatabase } from ${JSON.stringify(join(root, "server/db.ts"))};
 const db = await openDatabase({ dataDir: process.argv[2], migrate: false });
 await db.prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS durability_probe (id serial PRIMARY KEY, at timestamptz DEFAULT now())");
 process.stderr.write("COMMIT-BEGIN\\n");
@@ -108,30 +117,55 @@ await db.prisma.$executeRawUnsafe("INSERT INTO durability_probe DEFAULT VALUES")
 process.stderr.write("COMMIT-END\\n");
 await db.close();
 `,
-    );
-    const syncsDuringCommit = async (fsync: "on" | "off") => {
-      const trace = join(work, `strace-${fsync}.txt`);
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn("strace", ["-f", "-y", "-e", "trace=fsync,fdatasync,write", "-o", trace, process.execPath, "--import", "tsx", script, dataDir], {
-          cwd: root,
-          env: { ...process.env, PGLITE_FSYNC: fsync },
-          stdio: ["ignore", "ignore", "pipe"],
+      );
+      const syncsDuringCommit = async (fsync: "on" | "off") => {
+        const trace = join(work, `strace-${fsync}.txt`);
+        await new Promise<void>((resolve, reject) => {
+          const child = spawn(
+            "strace",
+            [
+              "-f",
+              "-y",
+              "-e",
+              "trace=fsync,fdatasync,write",
+              "-o",
+              trace,
+              process.execPath,
+              "--import",
+              "tsx",
+              script,
+              dataDir,
+            ],
+            {
+              cwd: root,
+              env: { ...process.env, PGLITE_FSYNC: fsync },
+              stdio: ["ignore", "ignore", "pipe"],
+            },
+          );
+          let err = "";
+          child.stderr.on("data", (d) => (err += d));
+          child.on("exit", (code) =>
+            code === 0 ? resolve() : reject(new Error(`exit ${code}: ${err}`)),
+          );
         });
-        let err = "";
-        child.stderr.on("data", (d) => (err += d));
-        child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}: ${err}`))));
-      });
-      const lines = joinResumed(readFileSync(trace, "utf8").split("\n"));
-      const from = lines.findIndex((l) => l.includes("COMMIT-BEGIN"));
-      const to = lines.findIndex((l) => l.includes("COMMIT-END"));
-      expect(from).toBeGreaterThanOrEqual(0);
-      expect(to).toBeGreaterThan(from);
-      return lines.slice(from, to).filter((l) => /\b(fsync|fdatasync)\(/.test(l));
-    };
-    const on = await syncsDuringCommit("on");
-    expect(on.some((l) => new RegExp(`fsync\\(\\d+<${dataDir}/pg_wal/[0-9A-F]{24}>\\)\\s+= 0`).test(l)), `the fsyncs during the commit:\n${on.join("\n")}`).toBe(true);
-    expect(await syncsDuringCommit("off")).toEqual([]);
-  }, 120_000);
+        const lines = joinResumed(readFileSync(trace, "utf8").split("\n"));
+        const from = lines.findIndex((l) => l.includes("COMMIT-BEGIN"));
+        const to = lines.findIndex((l) => l.includes("COMMIT-END"));
+        expect(from).toBeGreaterThanOrEqual(0);
+        expect(to).toBeGreaterThan(from);
+        return lines.slice(from, to).filter((l) => /\b(fsync|fdatasync)\(/.test(l));
+      };
+      const on = await syncsDuringCommit("on");
+      expect(
+        on.some((l) =>
+          new RegExp(`fsync\\(\\d+<${dataDir}/pg_wal/[0-9A-F]{24}>\\)\\s+= 0`).test(l),
+        ),
+        `the fsyncs during the commit:\n${on.join("\n")}`,
+      ).toBe(true);
+      expect(await syncsDuringCommit("off")).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 describe("PGLITE_FSYNC", () => {
@@ -140,6 +174,8 @@ describe("PGLITE_FSYNC", () => {
     expect(pgliteFsyncFromEnv({ PGLITE_FSYNC: "on" })).toBe(true);
     expect(pgliteFsyncFromEnv({ PGLITE_FSYNC: "off" })).toBe(false);
     expect(configFromEnv({ PGLITE_FSYNC: "off" }).pgliteFsync).toBe(false);
-    expect(() => pgliteFsyncFromEnv({ PGLITE_FSYNC: "of" })).toThrow(/PGLITE_FSYNC must be "on" or "off"/);
+    expect(() => pgliteFsyncFromEnv({ PGLITE_FSYNC: "of" })).toThrow(
+      /PGLITE_FSYNC must be "on" or "off"/,
+    );
   });
 });

@@ -12,7 +12,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/db.ts";
-import { DataDirInUseError, lockDataDir, type LockMethod, type Unlock } from "../../server/db/lock.ts";
+import {
+  DataDirInUseError,
+  lockDataDir,
+  type LockMethod,
+  type Unlock,
+} from "../../server/db/lock.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "db-lock-test-"));
@@ -46,7 +51,8 @@ const freshDir = () => {
 const children: ChildProcess[] = [];
 const unlocks: Unlock[] = [];
 afterEach(async () => {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const c of children.splice(0))
+    if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const u of unlocks.splice(0)) await u();
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -61,10 +67,17 @@ const take = async (dir: string, method?: LockMethod) => {
  * Starts a node process that takes the lock and prints its pid. With `zombie`, its parent is a
  * shell that exec's into `sleep` and never reaps it, so once killed it stays a zombie.
  */
-function startHolder(dir: string, method: LockMethod, { zombie = false } = {}): Promise<{ pid: number; child: ChildProcess }> {
+function startHolder(
+  dir: string,
+  method: LockMethod,
+  { zombie = false } = {},
+): Promise<{ pid: number; child: ChildProcess }> {
   const node = [process.execPath, "--import", "tsx", holderScript, dir, method];
   const child = zombie
-    ? spawn("sh", ["-c", `${node.map((a) => `'${a}'`).join(" ")} & exec sleep 120`], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
+    ? spawn("sh", ["-c", `${node.map((a) => `'${a}'`).join(" ")} & exec sleep 120`], {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+      })
     : spawn(node[0]!, node.slice(1), { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -74,7 +87,9 @@ function startHolder(dir: string, method: LockMethod, { zombie = false } = {}): 
       const m = /locked (\d+)/.exec(out);
       if (m) resolve({ pid: Number(m[1]), child });
     });
-    child.on("exit", (code) => reject(new Error(`holder exited (${code}) before taking the lock: ${out}`)));
+    child.on("exit", (code) =>
+      reject(new Error(`holder exited (${code}) before taking the lock: ${out}`)),
+    );
   });
 }
 
@@ -88,7 +103,8 @@ const procState = (pid: number) => {
 
 async function killAndWaitForZombie(pid: number) {
   process.kill(pid, "SIGKILL");
-  for (let i = 0; i < 200 && procState(pid) !== "Z"; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 200 && procState(pid) !== "Z"; i++)
+    await new Promise((r) => setTimeout(r, 10));
   // The precondition of the test: the pid still exists, as a zombie (kill(pid, 0) succeeds).
   expect(procState(pid)).toBe("Z");
   expect(() => process.kill(pid, 0)).not.toThrow();
@@ -100,35 +116,49 @@ const methods: { method: LockMethod; run: boolean }[] = [
 ];
 
 describe.each(methods)("lockDataDir ($method)", ({ method, run }) => {
-  it.runIf(run)("refuses a second opener in the same process until the first releases it", async () => {
-    const dir = freshDir();
-    const unlock = await take(dir, method);
-    const second = lockDataDir(dir, method);
-    await expect(second).rejects.toBeInstanceOf(DataDirInUseError);
-    await expect(second).rejects.toThrow(/is in use by this process: stop it first/);
-    await unlock();
-    await take(dir, method);
-  });
+  it.runIf(run)(
+    "refuses a second opener in the same process until the first releases it",
+    async () => {
+      const dir = freshDir();
+      const unlock = await take(dir, method);
+      const second = lockDataDir(dir, method);
+      await expect(second).rejects.toBeInstanceOf(DataDirInUseError);
+      await expect(second).rejects.toThrow(/is in use by this process: stop it first/);
+      await unlock();
+      await take(dir, method);
+    },
+  );
 
-  it.runIf(run)("refuses an opener while another process holds it, naming that process", async () => {
-    const dir = freshDir();
-    const { pid } = await startHolder(dir, method);
-    await expect(lockDataDir(dir, method)).rejects.toThrow(`The data directory ${dir} is in use by process ${pid}: stop it first`);
-  });
+  it.runIf(run)(
+    "refuses an opener while another process holds it, naming that process",
+    async () => {
+      const dir = freshDir();
+      const { pid } = await startHolder(dir, method);
+      await expect(lockDataDir(dir, method)).rejects.toThrow(
+        `The data directory ${dir} is in use by process ${pid}: stop it first`,
+      );
+    },
+  );
 
-  it.runIf(run && isLinux)("takes over at once from a holder killed with SIGKILL, while it is still a zombie", async () => {
-    const dir = freshDir();
-    const { pid } = await startHolder(dir, method, { zombie: true });
-    await expect(lockDataDir(dir, method)).rejects.toThrow(DataDirInUseError);
-    await killAndWaitForZombie(pid);
-    await take(dir, method);
-  });
+  it.runIf(run && isLinux)(
+    "takes over at once from a holder killed with SIGKILL, while it is still a zombie",
+    async () => {
+      const dir = freshDir();
+      const { pid } = await startHolder(dir, method, { zombie: true });
+      await expect(lockDataDir(dir, method)).rejects.toThrow(DataDirInUseError);
+      await killAndWaitForZombie(pid);
+      await take(dir, method);
+    },
+  );
 
   it.runIf(run)("is not blocked by a pid file naming an unrelated live process", async () => {
     for (const pid of [1, process.ppid]) {
       const dir = freshDir();
       expect(() => process.kill(pid, 0)).not.toThrow(/ESRCH/); // alive (EPERM for pid 1 is fine)
-      for (const content of [String(pid), JSON.stringify({ pid, started: "Thu Jan  1 00:00:00 1970" })]) {
+      for (const content of [
+        String(pid),
+        JSON.stringify({ pid, started: "Thu Jan  1 00:00:00 1970" }),
+      ]) {
         writeFileSync(`${dir}.lock`, content);
         const unlock = await lockDataDir(dir, method);
         await unlock();
@@ -142,11 +172,16 @@ describe("lockDataDir (pidfile) identity check", () => {
     // The counterpart of the test above: the same file with the right start time blocks, so the
     // start time is what tells a reused pid from the owner.
     const dir = freshDir();
-    const started = execFileSync("ps", ["-o", "lstart=", "-p", String(process.ppid)], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" } })
+    const started = execFileSync("ps", ["-o", "lstart=", "-p", String(process.ppid)], {
+      encoding: "utf8",
+      env: { ...process.env, LC_ALL: "C" },
+    })
       .trim()
       .replace(/\s+/g, " ");
     writeFileSync(`${dir}.lock`, JSON.stringify({ pid: process.ppid, started }));
-    await expect(lockDataDir(dir, "pidfile")).rejects.toThrow(`is in use by process ${process.ppid}`);
+    await expect(lockDataDir(dir, "pidfile")).rejects.toThrow(
+      `is in use by process ${process.ppid}`,
+    );
     expect(existsSync(`${dir}.lock`)).toBe(true);
   });
 });
@@ -156,7 +191,9 @@ describe("openDatabase", () => {
     const dir = freshDir();
     const db = await openDatabase({ dataDir: dir, migrate: false, fsync: false });
     try {
-      await expect(openDatabase({ dataDir: dir, migrate: false, fsync: false })).rejects.toThrow(/is in use by this process: stop it first/);
+      await expect(openDatabase({ dataDir: dir, migrate: false, fsync: false })).rejects.toThrow(
+        /is in use by this process: stop it first/,
+      );
     } finally {
       await db.close();
     }

@@ -8,7 +8,8 @@ import {
   type MentionUser,
 } from "../../server/lib/markdown/index.ts";
 
-const html = (content: string, ctx?: Partial<MarkdownContext>): string => renderMarkdown(content, ctx).html;
+const html = (content: string, ctx?: Partial<MarkdownContext>): string =>
+  renderMarkdown(content, ctx).html;
 
 const emoji = (name: string, code: string): string => {
   const title = name.replace(/_/g, " ");
@@ -29,10 +30,26 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
   ["star_strong", "**foo**", "<p><strong>foo</strong></p>"],
   ["star_strong_em", "***foo***", "<p><strong><em>foo</em></strong></p>"],
   ["inline_code_html_entities", "`<&nbsp;>`", "<p><code>&lt;&amp;nbsp;&gt;</code></p>"],
-  ["link_with_text", "[hello](https://github.com)", '<p><a href="https://github.com">hello</a></p>'],
-  ["link_without_text", "[](https://github.com)", '<p><a href="https://github.com">https://github.com</a></p>'],
-  ["link_with_empty_text", "[  ](https://github.com)", '<p><a href="https://github.com">https://github.com</a></p>'],
-  ["only_non_image_link", "https://github.com", '<p><a href="https://github.com">https://github.com</a></p>'],
+  [
+    "link_with_text",
+    "[hello](https://github.com)",
+    '<p><a href="https://github.com">hello</a></p>',
+  ],
+  [
+    "link_without_text",
+    "[](https://github.com)",
+    '<p><a href="https://github.com">https://github.com</a></p>',
+  ],
+  [
+    "link_with_empty_text",
+    "[  ](https://github.com)",
+    '<p><a href="https://github.com">https://github.com</a></p>',
+  ],
+  [
+    "only_non_image_link",
+    "https://github.com",
+    '<p><a href="https://github.com">https://github.com</a></p>',
+  ],
   [
     "not_fragment_link",
     "[foo](http://zulip.testserver/https://example.com)",
@@ -43,7 +60,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
   ["underscore_disabled", "_foo_", "<p>_foo_</p>"],
   ["underscore_strong_disabled", "__foo__", "<p>__foo__</p>"],
   ["safe_html", "<h1>stay normal</h1> thanks", "<p>&lt;h1&gt;stay normal&lt;/h1&gt; thanks</p>"],
-  ["safe_html_with_simple_script_tag", "<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>"],
+  [
+    "safe_html_with_simple_script_tag",
+    "<script>alert(1)</script>",
+    "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>",
+  ],
   [
     "safe_html_nested_script_tag",
     "<<script>script>evil()<</script>/script>",
@@ -59,7 +80,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     '<scr<script></script>ipt type="text/javascript">alert("foo");</<script></script>script<del></del>>',
     '<p>&lt;scr&lt;script&gt;&lt;/script&gt;ipt type="text/javascript"&gt;alert("foo");&lt;/&lt;script&gt;&lt;/script&gt;script&lt;del&gt;&lt;/del&gt;&gt;</p>',
   ],
-  ["safe_html_unclosed_tag", "<script src=http://xx.com/xss.js<b>", "<p>&lt;script src=http://xx.com/xss.js&lt;b&gt;</p>"],
+  [
+    "safe_html_unclosed_tag",
+    "<script src=http://xx.com/xss.js<b>",
+    "<p>&lt;script src=http://xx.com/xss.js&lt;b&gt;</p>",
+  ],
   [
     "safe_html_unclosed_tag_and_quotes",
     '<script src="http://xx.com/xss.js"<b>',
@@ -100,7 +125,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     "Hamlet once said\n~~~~\ndef func():\n    x = 1\n\n    y = 2\t\t\n\n    z = 3       \n~~~~\nAnd all was good.",
     '<p>Hamlet once said</p>\n<div class="codehilite"><pre><span></span><code>def func():\n    x = 1\n\n    y = 2\n\n    z = 3\n</code></pre></div>\n<p>And all was good.</p>',
   ],
-  ["inline_code_spaces", "` outer ` ```    space    ```", "<p><code> outer </code> <code>    space    </code></p>"],
+  [
+    "inline_code_spaces",
+    "` outer ` ```    space    ```",
+    "<p><code> outer </code> <code>    space    </code></p>",
+  ],
   [
     "codeblock_backticks",
     "\n```\nfenced code\n```\n\n```inline code```\n",
@@ -136,7 +165,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     "Hamlet said:\n~~~quote\nCan we talk ?\n~~~\n> Yes !!\n\nWelcome to Open Source.",
     "<p>Hamlet said:</p>\n<blockquote>\n<p>Can we talk ?</p>\n</blockquote>\n<blockquote>\n<p>Yes !!</p>\n</blockquote>\n<p>Welcome to Open Source.</p>",
   ],
-  ["fenced_quote_with_hashtag", "```quote\n# line 1\n#line 2\n```", "<blockquote>\n<h1>line 1</h1>\n<p>#line 2</p>\n</blockquote>"],
+  [
+    "fenced_quote_with_hashtag",
+    "```quote\n# line 1\n#line 2\n```",
+    "<blockquote>\n<h1>line 1</h1>\n<p>#line 2</p>\n</blockquote>",
+  ],
   [
     "fenced_quote_and_list",
     "Before:\n* One.\n* Two.\n\n```quote\nLists should work after a quote\n```\n\nAfter:\n* One.\n* Two.",
@@ -152,7 +185,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     "``` one ```\n\n``` two ```\n\n~~~~\nx = 1",
     '<p><code> one </code></p>\n<p><code> two </code></p>\n<div class="codehilite"><pre><span></span><code>x = 1\n</code></pre></div>',
   ],
-  ["four_space_code_block", "    def foo(): pass", '<div class="codehilite"><pre><span></span><code>def foo(): pass\n</code></pre></div>'],
+  [
+    "four_space_code_block",
+    "    def foo(): pass",
+    '<div class="codehilite"><pre><span></span><code>def foo(): pass\n</code></pre></div>',
+  ],
   ["two_space_not_code_block", "  notcode", "<p>notcode</p>"],
   ["empty_single_blockquote", ">", "<p>&gt;</p>"],
   [
@@ -240,7 +277,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     "~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~",
     "<p>~~~~~~~~xxxxxxxxx:  xxxxxxxxxxxx xxxxx x xxxxxxxx~~~~~~</p>",
   ],
-  ["strikthrough_basic", "I like ~~software~~ hardware", "<p>I like <del>software</del> hardware</p>"],
+  [
+    "strikthrough_basic",
+    "I like ~~software~~ hardware",
+    "<p>I like <del>software</del> hardware</p>",
+  ],
   [
     "strikthrough_multiword_with_no_space_in_between",
     "I ~~like software~~ love hardware",
@@ -251,11 +292,27 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     "I ~~ like software ~~ love hardware",
     "<p>I <del> like software </del> love hardware</p>",
   ],
-  ["strikthrough_link", "~~test http://xx.xx link~~", '<p><del>test <a href="http://xx.xx">http://xx.xx</a> link</del></p>'],
+  [
+    "strikthrough_link",
+    "~~test http://xx.xx link~~",
+    '<p><del>test <a href="http://xx.xx">http://xx.xx</a> link</del></p>',
+  ],
   ["emphasis_code", "const char *x = (char *)y", "<p>const char *x = (char *)y</p>"],
-  ["emphasis_with_space", "A *foo bar* is a *baz quux*", "<p>A <em>foo bar</em> is a <em>baz quux</em></p>"],
-  ["emphasis_with_html", "*<h1>Hello world</h1>*", "<p><em>&lt;h1&gt;Hello world&lt;/h1&gt;</em></p>"],
-  ["strong_with_html", "**<h1>Hello world</h1>**", "<p><strong>&lt;h1&gt;Hello world&lt;/h1&gt;</strong></p>"],
+  [
+    "emphasis_with_space",
+    "A *foo bar* is a *baz quux*",
+    "<p>A <em>foo bar</em> is a <em>baz quux</em></p>",
+  ],
+  [
+    "emphasis_with_html",
+    "*<h1>Hello world</h1>*",
+    "<p><em>&lt;h1&gt;Hello world&lt;/h1&gt;</em></p>",
+  ],
+  [
+    "strong_with_html",
+    "**<h1>Hello world</h1>**",
+    "<p><strong>&lt;h1&gt;Hello world&lt;/h1&gt;</strong></p>",
+  ],
   ["star_emoji", "**:smile:**", `<p><strong>${emoji("smile", "1f642")}</strong></p>`],
   [
     "auto_renumbered_list_from",
@@ -326,17 +383,49 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     ":cat:hello:dog::rabbit:",
     `<p>${emoji("cat", "1f408")}hello${emoji("dog", "1f415")}${emoji("rabbit", "1f407")}</p>`,
   ],
-  ["emojis_newline", ":cat:\n:dog:", `<p>${emoji("cat", "1f408")}<br>\n${emoji("dog", "1f415")}</p>`],
+  [
+    "emojis_newline",
+    ":cat:\n:dog:",
+    `<p>${emoji("cat", "1f408")}<br>\n${emoji("dog", "1f415")}</p>`,
+  ],
   ["not_emoji", ":not_an_emoji:", "<p>:not_an_emoji:</p>"],
   ["unicode_emoji", "💩", `<p>${emoji("poop", "1f4a9")}</p>`],
   ["two_unicode_emoji", "💩💩", `<p>${emoji("poop", "1f4a9")}${emoji("poop", "1f4a9")}</p>`],
-  ["two_unicode_emoji_separated_by_text", "💩 word 💩", `<p>${emoji("poop", "1f4a9")} word ${emoji("poop", "1f4a9")}</p>`],
-  ["miscellaneous_symbols_and_pictographs", "Merry Christmas!!🎄", `<p>Merry Christmas!!${emoji("holiday_tree", "1f384")}</p>`],
-  ["miscellaneous_and_dingbats_emoji", "⚓➗", `<p>${emoji("anchor", "2693")}${emoji("division", "2797")}</p>`],
-  ["supplemental_symbols_and_pictographs", "I am a robot 🤖.", `<p>I am a robot ${emoji("robot", "1f916")}.</p>`],
-  ["miscellaneous_symbols_and_arrows", "Black upward arrow ⬆️", `<p>Black upward arrow ${emoji("up", "2b06")}</p>`],
-  ["unicode_emoji_without_space", "Extra👽Terrestrial", `<p>Extra${emoji("alien", "1f47d")}Terrestrial</p>`],
-  ["unicode_emojis_new_line", "👽\n👽", `<p>${emoji("alien", "1f47d")}<br>\n${emoji("alien", "1f47d")}</p>`],
+  [
+    "two_unicode_emoji_separated_by_text",
+    "💩 word 💩",
+    `<p>${emoji("poop", "1f4a9")} word ${emoji("poop", "1f4a9")}</p>`,
+  ],
+  [
+    "miscellaneous_symbols_and_pictographs",
+    "Merry Christmas!!🎄",
+    `<p>Merry Christmas!!${emoji("holiday_tree", "1f384")}</p>`,
+  ],
+  [
+    "miscellaneous_and_dingbats_emoji",
+    "⚓➗",
+    `<p>${emoji("anchor", "2693")}${emoji("division", "2797")}</p>`,
+  ],
+  [
+    "supplemental_symbols_and_pictographs",
+    "I am a robot 🤖.",
+    `<p>I am a robot ${emoji("robot", "1f916")}.</p>`,
+  ],
+  [
+    "miscellaneous_symbols_and_arrows",
+    "Black upward arrow ⬆️",
+    `<p>Black upward arrow ${emoji("up", "2b06")}</p>`,
+  ],
+  [
+    "unicode_emoji_without_space",
+    "Extra👽Terrestrial",
+    `<p>Extra${emoji("alien", "1f47d")}Terrestrial</p>`,
+  ],
+  [
+    "unicode_emojis_new_line",
+    "👽\n👽",
+    `<p>${emoji("alien", "1f47d")}<br>\n${emoji("alien", "1f47d")}</p>`,
+  ],
   [
     "emoji_alongside_punctuation",
     ":smile:, :smile:; :smile:",
@@ -347,9 +436,21 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     ":avocado:, :kiwi:, :selfie:, :gear:, :comet:, :gold:",
     `<p>${emoji("avocado", "1f951")}, ${emoji("kiwi", "1f95d")}, ${emoji("selfie", "1f933")}, ${emoji("gear", "2699")}, ${emoji("comet", "2604")}, ${emoji("gold", "1f947")}</p>`,
   ],
-  ["emoji_pipeline_newline", "The winner is:\nsmiley:smiley:", `<p>The winner is:<br>\nsmiley${emoji("smiley", "1f603")}</p>`],
-  ["emoji_pipeline_emphasis", "Testing *:smiley*: :sm*iley*: Testing", "<p>Testing <em>:smiley</em>: :sm<em>iley</em>: Testing</p>"],
-  ["emoji_pipeline_link", "Visit https:smiley://google.com.", `<p>Visit https${emoji("smiley", "1f603")}//google.com.</p>`],
+  [
+    "emoji_pipeline_newline",
+    "The winner is:\nsmiley:smiley:",
+    `<p>The winner is:<br>\nsmiley${emoji("smiley", "1f603")}</p>`,
+  ],
+  [
+    "emoji_pipeline_emphasis",
+    "Testing *:smiley*: :sm*iley*: Testing",
+    "<p>Testing <em>:smiley</em>: :sm<em>iley</em>: Testing</p>",
+  ],
+  [
+    "emoji_pipeline_link",
+    "Visit https:smiley://google.com.",
+    `<p>Visit https${emoji("smiley", "1f603")}//google.com.</p>`,
+  ],
   ["skin_tones_are_banned", ":skin-tone-2: :skin-tone-3:", "<p>:skin-tone-2: :skin-tone-3:</p>"],
   [
     "emojis_with_zwj_are_banned",
@@ -388,7 +489,11 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
   ],
   ["tex_escaped", "`$$a$$`", "<p><code>$$a$$</code></p>"],
   ["tex_inline_prohibited_newline", "$$x=3\ny=4$$", "<p>$$x=3<br>\ny=4$$</p>"],
-  ["tex_dollar_smiley", "$$_$$ is a fun money-related smiley!", "<p>$$_$$ is a fun money-related smiley!</p>"],
+  [
+    "tex_dollar_smiley",
+    "$$_$$ is a fun money-related smiley!",
+    "<p>$$_$$ is a fun money-related smiley!</p>",
+  ],
   [
     "tex_multiple_dollars",
     "We are going to make some $$$ or maybe even $$$$!",
@@ -463,10 +568,16 @@ describe("Zulip markdown_test_cases.json fixtures", () => {
   });
 
   it("fragment_link: links into the realm become relative", () => {
-    expect(html("[foo](http://zulip.testserver/#narrow/stream/1-Denmark)", { realmUrl: "http://zulip.testserver" })).toBe(
-      '<p><a href="#narrow/stream/1-Denmark">foo</a></p>',
-    );
-    expect(html("http://zulip.testserver/#narrow/stream/1-Denmark", { realmUrl: "http://zulip.testserver" })).toBe(
+    expect(
+      html("[foo](http://zulip.testserver/#narrow/stream/1-Denmark)", {
+        realmUrl: "http://zulip.testserver",
+      }),
+    ).toBe('<p><a href="#narrow/stream/1-Denmark">foo</a></p>');
+    expect(
+      html("http://zulip.testserver/#narrow/stream/1-Denmark", {
+        realmUrl: "http://zulip.testserver",
+      }),
+    ).toBe(
       '<p><a href="#narrow/stream/1-Denmark">http://zulip.testserver/#narrow/stream/1-Denmark</a></p>',
     );
   });
@@ -491,12 +602,24 @@ const LINKIFY_TESTS: Array<[input: string, template: string, url: string]> = [
   ["allow questions like foo.com?", "<p>allow questions like %s?</p>", "foo.com"],
   ['"is.gd/foo/ "', '<p>"%s "</p>', "is.gd/foo/"],
   ["end of sentence https://t.co.", "<p>end of sentence %s.</p>", "https://t.co"],
-  ["(Something like http://foo.com/blah_blah)", "<p>(Something like %s)</p>", "http://foo.com/blah_blah"],
+  [
+    "(Something like http://foo.com/blah_blah)",
+    "<p>(Something like %s)</p>",
+    "http://foo.com/blah_blah",
+  ],
   ['"is.gd/foo/"', '<p>"%s"</p>', "is.gd/foo/"],
   ['end with a quote www.google.com"', '<p>end with a quote %s"</p>', "www.google.com"],
-  ["end with an exclamation www.google.com!", "<p>end with an exclamation %s!</p>", "www.google.com"],
+  [
+    "end with an exclamation www.google.com!",
+    "<p>end with an exclamation %s!</p>",
+    "www.google.com",
+  ],
   ["http://www.guardian.co.uk/foo/bar", "<p>%s</p>", "http://www.guardian.co.uk/foo/bar"],
-  ["from http://supervisord.org/running.html:", "<p>from %s:</p>", "http://supervisord.org/running.html"],
+  [
+    "from http://supervisord.org/running.html:",
+    "<p>from %s:</p>",
+    "http://supervisord.org/running.html",
+  ],
   ["http://raven.io", "<p>%s</p>", "http://raven.io"],
   ["at https://zulip.com/api. Check it!", "<p>at %s. Check it!</p>", "https://zulip.com/api"],
   ["goo.gl/abc", "<p>%s</p>", "goo.gl/abc"],
@@ -506,14 +629,26 @@ const LINKIFY_TESTS: Array<[input: string, template: string, url: string]> = [
   ["http://j.mp/14Hwm3X", "<p>%s</p>", "http://j.mp/14Hwm3X"],
   ["http://localhost:9991/?show_debug=1", "<p>%s</p>", "http://localhost:9991/?show_debug=1"],
   ["anyone before? (http://a.cc/i/FMXO)", "<p>anyone before? (%s)</p>", "http://a.cc/i/FMXO"],
-  ["(http://en.wikipedia.org/wiki/Each-way_(bet))", "<p>(%s)</p>", "http://en.wikipedia.org/wiki/Each-way_(bet)"],
+  [
+    "(http://en.wikipedia.org/wiki/Each-way_(bet))",
+    "<p>(%s)</p>",
+    "http://en.wikipedia.org/wiki/Each-way_(bet)",
+  ],
   [
     "(http://en.wikipedia.org/wiki/Each-way_(bet)_(more_parens))",
     "<p>(%s)</p>",
     "http://en.wikipedia.org/wiki/Each-way_(bet)_(more_parens)",
   ],
-  ["http://en.wikipedia.org/wiki/Qt_(framework)", "<p>%s</p>", "http://en.wikipedia.org/wiki/Qt_(framework)"],
-  ["http://fr.wikipedia.org/wiki/Fichier:SMirC-facepalm.svg", "<p>%s</p>", "http://fr.wikipedia.org/wiki/Fichier:SMirC-facepalm.svg"],
+  [
+    "http://en.wikipedia.org/wiki/Qt_(framework)",
+    "<p>%s</p>",
+    "http://en.wikipedia.org/wiki/Qt_(framework)",
+  ],
+  [
+    "http://fr.wikipedia.org/wiki/Fichier:SMirC-facepalm.svg",
+    "<p>%s</p>",
+    "http://fr.wikipedia.org/wiki/Fichier:SMirC-facepalm.svg",
+  ],
   [
     "https://jira.atlassian.com/browse/JRA-31953?page=com.atlassian.jira.plugin.system.issuetabpanels:comment-tabpanel",
     "<p>%s</p>",
@@ -541,8 +676,16 @@ const LINKIFY_TESTS: Array<[input: string, template: string, url: string]> = [
   ["[foo](itms://itunes.com/apps/appname)", "<p>[foo](itms://itunes.com/apps/appname)</p>", ""],
   ["1 [](foo://) 3 [](foo://) 5", "<p>1 [](foo://) 3 [](foo://) 5</p>", ""],
   ['javascript:<i>"foo&bar"</i>', '<p>javascript:&lt;i&gt;"foo&amp;bar"&lt;/i&gt;</p>', ""],
-  ['[foo](javascript:<i>"foo&bar"</i>)', '<p>[foo](javascript:&lt;i&gt;"foo&amp;bar"&lt;/i&gt;)</p>', ""],
-  ["http://zulip.testserver/https://example.com", "<p>%s</p>", "http://zulip.testserver/https://example.com"],
+  [
+    '[foo](javascript:<i>"foo&bar"</i>)',
+    '<p>[foo](javascript:&lt;i&gt;"foo&amp;bar"&lt;/i&gt;)</p>',
+    "",
+  ],
+  [
+    "http://zulip.testserver/https://example.com",
+    "<p>%s</p>",
+    "http://zulip.testserver/https://example.com",
+  ],
   ["a@b.com", "<p>%s</p>", "a@b.com"],
   ["<a@b.com>", "<p>&lt;%s&gt;</p>", "a@b.com"],
   ["a@b.com/foo", "<p>a@b.com/foo</p>", ""],
@@ -562,13 +705,21 @@ const LINKIFY_TESTS: Array<[input: string, template: string, url: string]> = [
     "<p>some text %s with extras</p>",
     "https://www.google.com/baz_(match)?with=foo&amp;bar=baz",
   ],
-  ["hash it http://foo.com/blah_(wikipedia)_blah#cite-1", "<p>hash it %s</p>", "http://foo.com/blah_(wikipedia)_blah#cite-1"],
+  [
+    "hash it http://foo.com/blah_(wikipedia)_blah#cite-1",
+    "<p>hash it %s</p>",
+    "http://foo.com/blah_(wikipedia)_blah#cite-1",
+  ],
   [
     "http://technet.microsoft.com/en-us/library/Cc751099.rk20_25_big(l=en-us).mov",
     "<p>%s</p>",
     "http://technet.microsoft.com/en-us/library/Cc751099.rk20_25_big(l=en-us).mov",
   ],
-  ["https://metacpan.org/module/Image::Resize::OpenCV", "<p>%s</p>", "https://metacpan.org/module/Image::Resize::OpenCV"],
+  [
+    "https://metacpan.org/module/Image::Resize::OpenCV",
+    "<p>%s</p>",
+    "https://metacpan.org/module/Image::Resize::OpenCV",
+  ],
   ["foo.com/a::trollface::b", "<p>%s</p>", "foo.com/a::trollface::b"],
   ["a.commandstuff()", "<p>a.commandstuff()</p>", ""],
   ["love...it", "<p>love...it</p>", ""],
@@ -624,18 +775,25 @@ describe("bare URL autolinking (fixture linkify_tests)", () => {
 
   it("does not link inside code or inside explicit links", () => {
     expect(html("`http://x.com`")).toBe("<p><code>http://x.com</code></p>");
-    expect(html("[see http://x.com](http://y.com)")).toBe('<p><a href="http://y.com">see http://x.com</a></p>');
+    expect(html("[see http://x.com](http://y.com)")).toBe(
+      '<p><a href="http://y.com">see http://x.com</a></p>',
+    );
     expect(html("```\nhttp://x.com\n```")).toBe(
       '<div class="codehilite"><pre><span></span><code>http://x.com\n</code></pre></div>',
     );
   });
 
   it("does not treat emoji syntax in URLs as emoji", () => {
-    expect(html("http://x.com/:smile:/y")).toBe('<p><a href="http://x.com/:smile:/y">http://x.com/:smile:/y</a></p>');
+    expect(html("http://x.com/:smile:/y")).toBe(
+      '<p><a href="http://x.com/:smile:/y">http://x.com/:smile:/y</a></p>',
+    );
   });
 
   it("handles a long paragraph of URLs quickly", () => {
-    const content = Array.from({ length: 300 }, (_, i) => `see https://example.com/p/${i}?q=(a)&b=${i}.`).join(" ");
+    const content = Array.from(
+      { length: 300 },
+      (_, i) => `see https://example.com/p/${i}?q=(a)&b=${i}.`,
+    ).join(" ");
     const start = performance.now();
     const out = html(content);
     expect(performance.now() - start).toBeLessThan(1000);
@@ -662,7 +820,9 @@ describe("escaping and XSS", () => {
   });
 
   it("escapes raw HTML everywhere", () => {
-    expect(html('<img src=x onerror="alert(1)">')).toBe('<p>&lt;img src=x onerror="alert(1)"&gt;</p>');
+    expect(html('<img src=x onerror="alert(1)">')).toBe(
+      '<p>&lt;img src=x onerror="alert(1)"&gt;</p>',
+    );
     expect(html("# <b>x</b>")).toBe("<h1>&lt;b&gt;x&lt;/b&gt;</h1>");
     expect(html("* <iframe>")).toBe("<ul>\n<li>&lt;iframe&gt;</li>\n</ul>");
     expect(html("```\n<script>'x'</script>\n```")).toBe(
@@ -675,17 +835,21 @@ describe("escaping and XSS", () => {
       '<p><a href="http://a.com/&quot;onmouseover=alert(1)">x</a></p>',
     );
     // Only [a-zA-Z0-9_+-./#] can reach data-code-language; the rest of the line is an ignored header.
-    expect(html("``` py\"><script>\nx\n```")).toBe(
+    expect(html('``` py"><script>\nx\n```')).toBe(
       '<div class="codehilite" data-code-language="Python"><pre><span></span><code>x\n</code></pre></div>',
     );
   });
 
   it("keeps entities verbatim and escapes bare ampersands", () => {
-    expect(html("AT&T &copy; &#169; &#xA9; &nbsp;")).toBe("<p>AT&amp;T &copy; &#169; &#xA9; &nbsp;</p>");
+    expect(html("AT&T &copy; &#169; &#xA9; &nbsp;")).toBe(
+      "<p>AT&amp;T &copy; &#169; &#xA9; &nbsp;</p>",
+    );
   });
 
   it("has no backslash escapes and no image syntax (Zulip)", () => {
-    expect(html("![alt](http://example.com/a.png)")).toBe('<p>!<a href="http://example.com/a.png">alt</a></p>');
+    expect(html("![alt](http://example.com/a.png)")).toBe(
+      '<p>!<a href="http://example.com/a.png">alt</a></p>',
+    );
   });
 
   it("mention and emoji names are escaped", () => {
@@ -746,12 +910,19 @@ describe("user mentions", () => {
   });
 
   it("matches names case-insensitively but displays the real name", () => {
-    expect(html("@**king hamlet**", CTX)).toBe('<p><span class="user-mention" data-user-id="10">@King Hamlet</span></p>');
+    expect(html("@**king hamlet**", CTX)).toBe(
+      '<p><span class="user-mention" data-user-id="10">@King Hamlet</span></p>',
+    );
   });
 
   it("supports @**|id** and @**Name|id**", () => {
-    expect(html("@**|10**", CTX)).toBe('<p><span class="user-mention" data-user-id="10">@King Hamlet</span></p>');
-    const r = renderMarkdown("@**Mark Twin|21**, @**Mark Twin|22** and @**Cordelia, Lear's daughter**, hi.", CTX);
+    expect(html("@**|10**", CTX)).toBe(
+      '<p><span class="user-mention" data-user-id="10">@King Hamlet</span></p>',
+    );
+    const r = renderMarkdown(
+      "@**Mark Twin|21**, @**Mark Twin|22** and @**Cordelia, Lear's daughter**, hi.",
+      CTX,
+    );
     expect(r.html).toBe(
       '<p><span class="user-mention" data-user-id="21">@Mark Twin</span>, ' +
         '<span class="user-mention" data-user-id="22">@Mark Twin</span> and ' +
@@ -790,7 +961,9 @@ describe("user mentions", () => {
 
   it("silent mentions do not notify", () => {
     const r = renderMarkdown("@_**King Hamlet**", CTX);
-    expect(r.html).toBe('<p><span class="user-mention silent" data-user-id="10">King Hamlet</span></p>');
+    expect(r.html).toBe(
+      '<p><span class="user-mention silent" data-user-id="10">King Hamlet</span></p>',
+    );
     expect(r.mentionedUserIds.size).toBe(0);
   });
 
@@ -815,11 +988,16 @@ describe("user mentions", () => {
     for (const ch of [".", ",", ";", ":", "#"]) {
       expect(html(`${ch}@**King Hamlet**`, CTX)).toBe(`<p>${ch}@<strong>King Hamlet</strong></p>`);
     }
-    expect(html("smush@**King Hamlet**smush", CTX)).toBe("<p>smush@<strong>King Hamlet</strong>smush</p>");
+    expect(html("smush@**King Hamlet**smush", CTX)).toBe(
+      "<p>smush@<strong>King Hamlet</strong>smush</p>",
+    );
   });
 
   it("multiple mentions in one message", () => {
-    const r = renderMarkdown("@**King Hamlet** and @**Cordelia, Lear's daughter**, check this out", CTX);
+    const r = renderMarkdown(
+      "@**King Hamlet** and @**Cordelia, Lear's daughter**, check this out",
+      CTX,
+    );
     expect(r.html).toBe(
       '<p><span class="user-mention" data-user-id="10">@King Hamlet</span> and ' +
         '<span class="user-mention" data-user-id="11">@Cordelia, Lear\'s daughter</span>, check this out</p>',
@@ -828,7 +1006,10 @@ describe("user mentions", () => {
   });
 
   it("mentions in quotes are silent", () => {
-    const r = renderMarkdown("> @**King Hamlet** and @**Zoe**\n\n @**King Hamlet** and @**Cordelia, Lear's daughter**", CTX);
+    const r = renderMarkdown(
+      "> @**King Hamlet** and @**Zoe**\n\n @**King Hamlet** and @**Cordelia, Lear's daughter**",
+      CTX,
+    );
     expect(r.html).toBe(
       '<blockquote>\n<p><span class="user-mention silent" data-user-id="10">King Hamlet</span> and ' +
         '<span class="user-mention silent" data-user-id="7">Zoe</span></p>\n</blockquote>\n' +
@@ -838,7 +1019,11 @@ describe("user mentions", () => {
     expect(r.mentionedUserIds).toEqual(new Set([10, 11]));
     const expected =
       '<blockquote>\n<p><span class="user-mention silent" data-user-id="10">King Hamlet</span></p>\n</blockquote>';
-    for (const content of ["```quote\n@**King Hamlet**\n```", "> @**King Hamlet**", "```quote\n@_**King Hamlet**\n```"]) {
+    for (const content of [
+      "```quote\n@**King Hamlet**\n```",
+      "> @**King Hamlet**",
+      "```quote\n@_**King Hamlet**\n```",
+    ]) {
       const q = renderMarkdown(content, CTX);
       expect(q.html).toBe(expected);
       expect(q.mentionedUserIds.size).toBe(0);
@@ -863,7 +1048,9 @@ describe("user mentions", () => {
 describe("wildcard mentions", () => {
   it.each(["all", "everyone", "channel", "stream"])("@**%s** is a channel wildcard", (w) => {
     const r = renderMarkdown(`@**${w}** test`, CTX);
-    expect(r.html).toBe(`<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@${w}</span> test</p>`);
+    expect(r.html).toBe(
+      `<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@${w}</span> test</p>`,
+    );
     expect(r.wildcardMention).toBe("channel");
     expect(r.mentionedUserIds.size).toBe(0);
   });
@@ -884,10 +1071,14 @@ describe("wildcard mentions", () => {
 
   it("silent and quoted wildcards do not notify", () => {
     const r = renderMarkdown("@_**all**", CTX);
-    expect(r.html).toBe('<p><span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span></p>');
+    expect(r.html).toBe(
+      '<p><span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span></p>',
+    );
     expect(r.wildcardMention).toBeNull();
     const t = renderMarkdown("> @**topic**", CTX);
-    expect(t.html).toBe('<blockquote>\n<p><span class="topic-mention silent">topic</span></p>\n</blockquote>');
+    expect(t.html).toBe(
+      '<blockquote>\n<p><span class="topic-mention silent">topic</span></p>\n</blockquote>',
+    );
     expect(t.wildcardMention).toBeNull();
   });
 
@@ -933,7 +1124,9 @@ describe("user group mentions", () => {
 describe("channel and topic links", () => {
   it("links a channel", () => {
     const r = renderMarkdown("#**Denmark**", CTX);
-    expect(r.html).toBe('<p><a class="stream" data-stream-id="1" href="/#narrow/channel/1-Denmark">#Denmark</a></p>');
+    expect(r.html).toBe(
+      '<p><a class="stream" data-stream-id="1" href="/#narrow/channel/1-Denmark">#Denmark</a></p>',
+    );
     expect(r.hasLink).toBe(true);
   });
 
@@ -966,7 +1159,9 @@ describe("channel and topic links", () => {
     expect(html("#**Denmark>#1234**", CTX)).toBe(
       '<p><a class="stream-topic" data-stream-id="1" href="/#narrow/channel/1-Denmark/topic/.231234">#Denmark &gt; #1234</a></p>',
     );
-    expect(html("This has two links: #**Denmark>some topic** and #**Scotland>other topic**.", CTX)).toBe(
+    expect(
+      html("This has two links: #**Denmark>some topic** and #**Scotland>other topic**.", CTX),
+    ).toBe(
       '<p>This has two links: <a class="stream-topic" data-stream-id="1" href="/#narrow/channel/1-Denmark/topic/some.20topic">#Denmark &gt; some topic</a>' +
         ' and <a class="stream-topic" data-stream-id="2" href="/#narrow/channel/2-Scotland/topic/other.20topic">#Scotland &gt; other topic</a>.</p>',
     );
@@ -985,14 +1180,21 @@ describe("extractMentionCandidates", () => {
       "Hello @**King Hamlet**, @**|42** and @_**Cordelia, Lear's daughter**\n@**Foo van Barson|1234** @**all** @**topic** " +
         "@*support* #**Denmark** #**Scotland>weather** smush@**steve**smush `x`",
     );
-    expect(new Set(c.userNames)).toEqual(new Set(["King Hamlet", "Cordelia, Lear's daughter", "Foo van Barson"]));
+    expect(new Set(c.userNames)).toEqual(
+      new Set(["King Hamlet", "Cordelia, Lear's daughter", "Foo van Barson"]),
+    );
     expect(new Set(c.userIds)).toEqual(new Set([42, 1234]));
     expect(c.groupNames).toEqual(["support"]);
     expect(new Set(c.channelNames)).toEqual(new Set(["Denmark", "Scotland>weather", "Scotland"]));
   });
 
   it("is empty for plain text", () => {
-    expect(extractMentionCandidates("boring")).toEqual({ userNames: [], userIds: [], groupNames: [], channelNames: [] });
+    expect(extractMentionCandidates("boring")).toEqual({
+      userNames: [],
+      userIds: [],
+      groupNames: [],
+      channelNames: [],
+    });
   });
 });
 
@@ -1011,14 +1213,18 @@ describe("emoji", () => {
   });
 
   it("renders realm emoji from context", () => {
-    const ctx = { realmEmoji: new Map([["party_parrot", { sourceUrl: "/user_avatars/2/emoji/images/1.gif" }]]) };
+    const ctx = {
+      realmEmoji: new Map([["party_parrot", { sourceUrl: "/user_avatars/2/emoji/images/1.gif" }]]),
+    };
     expect(html(":party_parrot:", ctx)).toBe(
       '<p><img alt=":party_parrot:" class="emoji" src="/user_avatars/2/emoji/images/1.gif" title="party parrot"></p>',
     );
   });
 
   it("does not render emoji inside code or link text", () => {
-    expect(html("`:smile:` [:smile:](http://x.com)")).toBe('<p><code>:smile:</code> <a href="http://x.com">:smile:</a></p>');
+    expect(html("`:smile:` [:smile:](http://x.com)")).toBe(
+      '<p><code>:smile:</code> <a href="http://x.com">:smile:</a></p>',
+    );
   });
 
   it("leaves text-presentation symbols alone", () => {
@@ -1055,7 +1261,9 @@ describe("blocks", () => {
   });
 
   it("closes a quote block at the first identical fence, like Zulip", () => {
-    expect(html("```quote\nsee:\n```\ncode")).toBe("<blockquote>\n<p>see:</p>\n</blockquote>\n<p>code</p>");
+    expect(html("```quote\nsee:\n```\ncode")).toBe(
+      "<blockquote>\n<p>see:</p>\n</blockquote>\n<p>code</p>",
+    );
   });
 
   it("nests code blocks inside quote blocks", () => {
@@ -1099,14 +1307,18 @@ describe("message flags", () => {
     const image = renderMarkdown("look https://example.com/cat.PNG");
     expect([image.hasLink, image.hasImage, image.hasAttachment]).toEqual([true, true, false]);
 
-    const upload = renderMarkdown("[report.pdf](/user_uploads/2/ab/cdef/report.pdf) and [pic.jpg](/user_uploads/2/cd/x/pic.jpg)");
+    const upload = renderMarkdown(
+      "[report.pdf](/user_uploads/2/ab/cdef/report.pdf) and [pic.jpg](/user_uploads/2/cd/x/pic.jpg)",
+    );
     expect(upload.html).toBe(
       '<p><a href="/user_uploads/2/ab/cdef/report.pdf">report.pdf</a> and <a href="/user_uploads/2/cd/x/pic.jpg">pic.jpg</a></p>',
     );
     expect([upload.hasLink, upload.hasImage, upload.hasAttachment]).toEqual([true, true, true]);
     expect(upload.potentialAttachmentPathIds).toEqual(["2/ab/cdef/report.pdf", "2/cd/x/pic.jpg"]);
 
-    const realm = renderMarkdown("http://zulip.testserver/user_uploads/2/ab/file.txt", { realmUrl: "http://zulip.testserver/" });
+    const realm = renderMarkdown("http://zulip.testserver/user_uploads/2/ab/file.txt", {
+      realmUrl: "http://zulip.testserver/",
+    });
     expect(realm.html).toBe(
       '<p><a href="user_uploads/2/ab/file.txt">http://zulip.testserver/user_uploads/2/ab/file.txt</a></p>',
     );
@@ -1140,7 +1352,8 @@ describe("robustness", () => {
   });
 
   it("renders a typical message fast", () => {
-    const msg = "Hi @**King Hamlet**, see #**Denmark>some topic** and https://example.com/x :smile:\n\n* one\n* **two**\n\n```py\nprint(1)\n```";
+    const msg =
+      "Hi @**King Hamlet**, see #**Denmark>some topic** and https://example.com/x :smile:\n\n* one\n* **two**\n\n```py\nprint(1)\n```";
     renderMarkdown(msg, CTX);
     const start = performance.now();
     for (let i = 0; i < 200; i++) renderMarkdown(msg, CTX);

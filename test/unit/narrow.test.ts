@@ -11,7 +11,10 @@ import { unreadableWithRowSql } from "../../server/lib/channel-access.ts";
 import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow.ts";
 import { highlight } from "../../server/lib/search.ts";
 
-const noDatabase = new Proxy({}, { get: () => () => Promise.reject(new Error("no query expected")) }) as unknown as Db;
+const noDatabase = new Proxy(
+  {},
+  { get: () => () => Promise.reject(new Error("no query expected")) },
+) as unknown as Db;
 const realm = { id: 7, emptyTopicDisplayName: null } as Realm;
 const user = { id: 42, realmId: 7, role: 400, recipientId: 99 } as UserProfile;
 const compile = (narrow: NarrowTerm[]) => compileNarrow(noDatabase, realm, user, narrow);
@@ -27,17 +30,24 @@ function own(sql: { text: string }): string {
   if (start < 0) return t;
   let depth = 0;
   let i = start + " AND ".length;
-  for (; i < t.length; i++) if (t[i] === "(") depth++;
-  else if (t[i] === ")" && --depth === 0) break;
+  for (; i < t.length; i++)
+    if (t[i] === "(") depth++;
+    else if (t[i] === ")" && --depth === 0) break;
   return t.slice(0, start) + t.slice(i + 1);
 }
-const ownValues = (sql: { values: unknown[] }) => sql.values.slice(0, sql.values.length - readableValues.length);
+const ownValues = (sql: { values: unknown[] }) =>
+  sql.values.slice(0, sql.values.length - readableValues.length);
 
 /** The partial indexes of user_message, as the migration writes their predicates. */
 function partialIndexes(): Map<string, string> {
-  const migration = readFileSync(new URL("../../prisma/migrations/20261123194345_core/migration.sql", import.meta.url), "utf8");
+  const migration = readFileSync(
+    new URL("../../prisma/migrations/20261123194345_core/migration.sql", import.meta.url),
+    "utf8",
+  );
   const found = new Map<string, string>();
-  for (const m of migration.matchAll(/CREATE INDEX "(user_message_\w+_idx)" ON "user_message" \("user_profile_id", "message_id"\) WHERE \("flags" & (\d+)\) (=|<>) 0;/g))
+  for (const m of migration.matchAll(
+    /CREATE INDEX "(user_message_\w+_idx)" ON "user_message" \("user_profile_id", "message_id"\) WHERE \("flags" & (\d+)\) (=|<>) 0;/g,
+  ))
     found.set(m[1]!, `(um.flags & ${m[2]}) ${m[3]} 0`);
   return found;
 }
@@ -69,14 +79,18 @@ describe("compileNarrow", () => {
       const narrow = await compile([{ operator: "is", operand }]);
       expect(text(narrow.where)).toContain(indexes.get(index));
       expect(ownValues(narrow.where)).toEqual([42, 7]);
-      expect(text((await compile([{ operator: "is", operand, negated: true }])).where)).toContain(complement);
+      expect(text((await compile([{ operator: "is", operand, negated: true }])).where)).toContain(
+        complement,
+      );
     }
   });
 
   it("finds the first unread message through the unread index, without muted topics and channels", async () => {
     const narrow = await compile([{ operator: "is", operand: "starred" }]);
     const where = own(narrow.unread.where);
-    expect(where).toMatch(/^um\.user_profile_id = \$1 AND \(um\.flags & 1\) = 0 AND m\.realm_id = \$2 AND \(um\.flags & 2\) <> 0 AND NOT \(m\.is_channel_message AND /);
+    expect(where).toMatch(
+      /^um\.user_profile_id = \$1 AND \(um\.flags & 1\) = 0 AND m\.realm_id = \$2 AND \(um\.flags & 2\) <> 0 AND NOT \(m\.is_channel_message AND /,
+    );
     expect(where).toContain("ut.visibility_policy IN (1)");
     // Outside a channel, a muted channel's messages are skipped unless their topic is unmuted or followed.
     expect(where).toContain("sub.is_muted) AND NOT EXISTS (SELECT 1 FROM user_topic ut");
@@ -92,14 +106,22 @@ describe("compileNarrow", () => {
   });
 
   it("searches the full-text index: words as plainto_tsquery, quoted phrases as phrase queries", async () => {
-    const search = await compile([{ operator: "search", operand: 'cats "big dog" 100% "unclosed' }]);
+    const search = await compile([
+      { operator: "search", operand: 'cats "big dog" 100% "unclosed' },
+    ]);
     expect(own(search.where)).toBe(
       "um.user_profile_id = $1 AND m.realm_id = $2 AND m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $3) && phraseto_tsquery('english'::regconfig, $4))",
     );
     expect(ownValues(search.where).slice(2)).toEqual(['cats 100% "unclosed', "big dog"]);
-    expect(text(search.search!.highlight!)).toBe("plainto_tsquery('english'::regconfig, $1) && phraseto_tsquery('english'::regconfig, $2)");
+    expect(text(search.search!.highlight!)).toBe(
+      "plainto_tsquery('english'::regconfig, $1) && phraseto_tsquery('english'::regconfig, $2)",
+    );
     // Search terms are one search; a negated one is its own condition, and highlights nothing.
-    const two = await compile([{ operator: "search", operand: "a" }, { operator: "search", operand: "no", negated: true }, { operator: "search", operand: '"b c"' }]);
+    const two = await compile([
+      { operator: "search", operand: "a" },
+      { operator: "search", operand: "no", negated: true },
+      { operator: "search", operand: '"b c"' },
+    ]);
     expect(own(two.where)).toBe(
       "um.user_profile_id = $1 AND m.realm_id = $2 AND NOT (m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $3))) AND m.search_tsvector @@ (plainto_tsquery('english'::regconfig, $4) && phraseto_tsquery('english'::regconfig, $5))",
     );
@@ -107,7 +129,9 @@ describe("compileNarrow", () => {
     const negated = await compile([{ operator: "search", operand: "x", negated: true }]);
     expect(negated.search).toEqual({ highlight: null });
     // Only blanks: nothing to search for, so nothing matches.
-    expect(own((await compile([{ operator: "search", operand: "  " }])).where)).toBe("um.user_profile_id = $1 AND m.realm_id = $2 AND FALSE");
+    expect(own((await compile([{ operator: "search", operand: "  " }])).where)).toBe(
+      "um.user_profile_id = $1 AND m.realm_id = $2 AND FALSE",
+    );
   });
 
   it("channels:public names the realm's public channels, and reads their history", async () => {
@@ -116,12 +140,20 @@ describe("compileNarrow", () => {
     expect(text(narrow.where)).toBe(
       "m.realm_id = $1 AND m.recipient_id IN (SELECT s.recipient_id FROM stream s WHERE s.realm_id = $2 AND s.recipient_id IS NOT NULL AND NOT s.invite_only AND s.history_public_to_subscribers)",
     );
-    expect((await compile([{ operator: "channels", operand: "public", negated: true }])).history).toBe(false);
-    const guest = await compileNarrow(noDatabase, realm, { ...user, role: 600 }, [{ operator: "channels", operand: "public" }]);
+    expect(
+      (await compile([{ operator: "channels", operand: "public", negated: true }])).history,
+    ).toBe(false);
+    const guest = await compileNarrow(noDatabase, realm, { ...user, role: 600 }, [
+      { operator: "channels", operand: "public" },
+    ]);
     expect(guest.history).toBe(false);
     // matches_narrow reads only the rows the user received.
-    expect(text(narrow.received.from)).toBe("user_message um JOIN message m ON m.id = um.message_id");
-    expect(text(narrow.received.where)).toMatch(/^um\.user_profile_id = \$1 AND m\.realm_id = \$2 AND m\.recipient_id IN/);
+    expect(text(narrow.received.from)).toBe(
+      "user_message um JOIN message m ON m.id = um.message_id",
+    );
+    expect(text(narrow.received.where)).toMatch(
+      /^um\.user_profile_id = \$1 AND m\.realm_id = \$2 AND m\.recipient_id IN/,
+    );
   });
 
   it("keeps text the database cannot store (NUL) out of the query", async () => {
@@ -133,14 +165,22 @@ describe("compileNarrow", () => {
 
 describe("highlight", () => {
   it("wraps each match in a highlight span", () => {
-    expect(highlight("<p><ts-match>KEYWORDMATCH</ts-match> and should work</p>")).toBe('<p><span class="highlight">KEYWORDMATCH</span> and should work</p>');
-    expect(highlight("<ts-match>a</ts-match> <ts-match>b</ts-match>c")).toBe('<span class="highlight">a</span> <span class="highlight">b</span>c');
+    expect(highlight("<p><ts-match>KEYWORDMATCH</ts-match> and should work</p>")).toBe(
+      '<p><span class="highlight">KEYWORDMATCH</span> and should work</p>',
+    );
+    expect(highlight("<ts-match>a</ts-match> <ts-match>b</ts-match>c")).toBe(
+      '<span class="highlight">a</span> <span class="highlight">b</span>c',
+    );
     expect(highlight("no match &amp; more")).toBe("no match &amp; more");
     expect(highlight("")).toBe("");
   });
 
   it("leaves a match inside an HTML tag as it is (Zulip's highlight_string)", () => {
-    expect(highlight('<span data-x="<ts-match>word</ts-match>">x</span> <ts-match>word</ts-match>')).toBe('<span data-x="word">x</span> <span class="highlight">word</span>');
-    expect(highlight('<a href="/<ts-match>a</ts-match>"><ts-match>a</ts-match></a>')).toBe('<a href="/a"><span class="highlight">a</span></a>');
+    expect(
+      highlight('<span data-x="<ts-match>word</ts-match>">x</span> <ts-match>word</ts-match>'),
+    ).toBe('<span data-x="word">x</span> <span class="highlight">word</span>');
+    expect(highlight('<a href="/<ts-match>a</ts-match>"><ts-match>a</ts-match></a>')).toBe(
+      '<a href="/a"><span class="highlight">a</span></a>',
+    );
   });
 });

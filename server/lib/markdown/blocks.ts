@@ -5,7 +5,12 @@
  */
 import type { RendererRule, StateBlock } from "markdown-it";
 
-export type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
+export type BlockRule = (
+  state: StateBlock,
+  startLine: number,
+  endLine: number,
+  silent: boolean,
+) => boolean;
 
 /** Zulip's FENCE_RE: fence at column 0, optional `{.lang header}`. */
 const FENCE_RE = /^(~{3,}|`{3,})[ ]*(?:\{?\.?([a-zA-Z0-9_+\-./#]+)[ ]*([^ ~`][^~`]*)?\}?)?$/;
@@ -43,7 +48,9 @@ function findFenceClose(
   fence: string,
   kind: FenceKind,
 ): { closeLine: number; stoppedAt: number } {
-  const stack: Array<{ fence: string; container: boolean }> = [{ fence, container: isContainer(kind) }];
+  const stack: Array<{ fence: string; container: boolean }> = [
+    { fence, container: isContainer(kind) },
+  ];
   let line = startLine + 1;
   for (; line < endLine; line++) {
     if (state.sCount[line]! < state.blkIndent && !state.isEmpty(line)) break;
@@ -62,7 +69,12 @@ function findFenceClose(
   return { closeLine: -1, stoppedAt: line };
 }
 
-export function ruleZulipFence(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
+export function ruleZulipFence(
+  state: StateBlock,
+  startLine: number,
+  endLine: number,
+  silent: boolean,
+): boolean {
   if (state.sCount[startLine] !== state.blkIndent) return false;
   const first = lineText(state, startLine);
   const c = first.charCodeAt(0);
@@ -87,7 +99,11 @@ export function ruleZulipFence(state: StateBlock, startLine: number, endLine: nu
   }
 
   if (kind === "code" || kind === "math") {
-    const token = state.push(kind === "math" ? "zulip_math" : "fence", kind === "math" ? "" : "code", 0);
+    const token = state.push(
+      kind === "math" ? "zulip_math" : "fence",
+      kind === "math" ? "" : "code",
+      0,
+    );
     token.info = lang ?? "";
     token.markup = fence;
     token.content = state.getLines(startLine + 1, contentEnd, state.blkIndent, true);
@@ -170,12 +186,15 @@ export function zulipListRule(builtinList: BlockRule): BlockRule {
 export function zulipBlockquoteRule(builtinBlockquote: BlockRule): BlockRule {
   return (state, startLine, endLine, silent) => {
     for (let line = startLine; line < endLine && !state.isEmpty(line); line++) {
-      if (!/^>[ \t]*$/.test(lineText(state, line))) return builtinBlockquote(state, startLine, endLine, silent);
+      if (!/^>[ \t]*$/.test(lineText(state, line)))
+        return builtinBlockquote(state, startLine, endLine, silent);
     }
     return false;
   };
 }
 
-export const renderSpoilerOpen: RendererRule = () => '<div class="spoiler-block"><div class="spoiler-header">\n';
-export const renderSpoilerContent: RendererRule = () => '</div><div class="spoiler-content" aria-hidden="true">\n';
+export const renderSpoilerOpen: RendererRule = () =>
+  '<div class="spoiler-block"><div class="spoiler-header">\n';
+export const renderSpoilerContent: RendererRule = () =>
+  '</div><div class="spoiler-content" aria-hidden="true">\n';
 export const renderSpoilerClose: RendererRule = () => "</div></div>\n";

@@ -109,7 +109,8 @@ function renderCode(code: string, lang: string): string {
   return `<div class="codehilite"${attr}><pre><span></span><code>${escapeCode(normalizeCode(code))}</code></pre></div>\n`;
 }
 
-export const renderFence: RendererRule = (tokens, idx) => renderCode(tokens[idx]!.content, tokens[idx]!.info);
+export const renderFence: RendererRule = (tokens, idx) =>
+  renderCode(tokens[idx]!.content, tokens[idx]!.info);
 
 /** Indented code: no language. */
 export const renderCodeBlock: RendererRule = (tokens, idx) => renderCode(tokens[idx]!.content, "");

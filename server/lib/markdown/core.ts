@@ -10,14 +10,26 @@ import type { GroupMentionMeta, UserMentionMeta } from "./mentions.ts";
 import { getCtx, type ZulipEnv } from "./types.ts";
 import { noteLink, rewriteLocalLink, sanitizeUrl, WEB_LINK_RE } from "./urls.ts";
 
-function makeToken(state: StateCore, type: string, tag: string, nesting: -1 | 0 | 1, level: number): Token {
+function makeToken(
+  state: StateCore,
+  type: string,
+  tag: string,
+  nesting: -1 | 0 | 1,
+  level: number,
+): Token {
   const t = new state.Token(type, tag, nesting);
   t.level = level;
   return t;
 }
 
 /** Pushes a text token (none for ""); atomic text is never split again (URLs, link labels). */
-function pushText(state: StateCore, out: Token[], content: string, level: number, atomic = false): void {
+function pushText(
+  state: StateCore,
+  out: Token[],
+  content: string,
+  level: number,
+  atomic = false,
+): void {
   if (!content) return;
   const t = makeToken(state, "text", "", 0, level);
   t.content = content;
@@ -108,7 +120,12 @@ function processInline(state: StateCore, children: Token[], inQuote: boolean): T
         if (tok.info !== "auto") {
           // Empty (or blank) link text shows the URL.
           let j = i + 1;
-          while (j < children.length && children[j]!.type === "text" && !children[j]!.content.trim()) j++;
+          while (
+            j < children.length &&
+            children[j]!.type === "text" &&
+            !children[j]!.content.trim()
+          )
+            j++;
           if (children[j]?.type === "link_close") {
             pushText(state, out, href, tok.level + 1, true);
             i = j - 1;
@@ -180,7 +197,8 @@ export function coreZulip(state: StateCore): void {
       case "td_open": {
         // Python-Markdown's table extension writes the style with a space and a semicolon.
         const style = tok.attrGet("style");
-        if (typeof style === "string") tok.attrSet("style", style.replace(/^text-align:(\w+)$/, "text-align: $1;"));
+        if (typeof style === "string")
+          tok.attrSet("style", style.replace(/^text-align:(\w+)$/, "text-align: $1;"));
         break;
       }
     }

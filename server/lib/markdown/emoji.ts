@@ -78,7 +78,12 @@ const readJson = (id: string): unknown => JSON.parse(readFileSync(require.resolv
     ]);
     if (!emojiCodeToName.has(code)) {
       const first = presets.map((p) => p[e.hexcode]).find((v) => v !== undefined);
-      const name = first === undefined ? e.label.toLowerCase().replace(/[^a-z0-9]+/g, "_") : Array.isArray(first) ? first[0]! : first;
+      const name =
+        first === undefined
+          ? e.label.toLowerCase().replace(/[^a-z0-9]+/g, "_")
+          : Array.isArray(first)
+            ? first[0]!
+            : first;
       emojiCodeToName.set(code, name);
     }
   }
@@ -121,7 +126,10 @@ export type EmojiMeta = {
  * Splits text at `:name:` emoji (realm emoji first, as Zulip) and unicode
  * emoji. Strings in the result are plain text (possibly empty).
  */
-export function splitEmoji(text: string, realmEmoji: MarkdownContext["realmEmoji"]): Array<string | EmojiMeta> {
+export function splitEmoji(
+  text: string,
+  realmEmoji: MarkdownContext["realmEmoji"],
+): Array<string | EmojiMeta> {
   const out: Array<string | EmojiMeta> = [];
   let last = 0;
   if (text.includes(":")) {
@@ -132,7 +140,13 @@ export function splitEmoji(text: string, realmEmoji: MarkdownContext["realmEmoji
       const code = realm ? undefined : emojiNameToCode.get(name);
       if (!realm && code === undefined && name !== "zulip") continue;
       splitUnicodeEmoji(text.slice(last, m.index), out);
-      out.push(realm ? { name, src: realm.sourceUrl } : name === "zulip" ? { name, src: ZULIP_EMOJI_SRC } : { code, name });
+      out.push(
+        realm
+          ? { name, src: realm.sourceUrl }
+          : name === "zulip"
+            ? { name, src: ZULIP_EMOJI_SRC }
+            : { code, name },
+      );
       last = m.index + m[0].length;
     }
   }
@@ -151,7 +165,9 @@ function splitUnicodeEmoji(segment: string, out: Array<string | EmojiMeta>): voi
   for (let m = POSSIBLE_EMOJI_RE.exec(segment); m; m = POSSIBLE_EMOJI_RE.exec(segment)) {
     const seq = m[0];
     if (TEXT_PRESENTATION_RE.test(seq)) continue;
-    const code = Array.from(seq.replace(/\uFE0F/g, ""), (ch) => ch.codePointAt(0)!.toString(16).padStart(4, "0")).join("-");
+    const code = Array.from(seq.replace(/\uFE0F/g, ""), (ch) =>
+      ch.codePointAt(0)!.toString(16).padStart(4, "0"),
+    ).join("-");
     const name = emojiCodeToName.get(code);
     if (name === undefined) continue;
     out.push(segment.slice(prev, m.index), { code, name });

@@ -43,7 +43,7 @@ function scanForClose(
   at: (ch: string, i: number) => number | undefined,
   skipAlso?: (i: number) => number,
 ): number {
-  for (let i = start; i < max; ) {
+  for (let i = start; i < max;) {
     let skip = skipProtected(src, i, max, ctx);
     if (skip <= 0 && skipAlso) skip = skipAlso(i);
     if (skip > 0) {
@@ -66,7 +66,9 @@ function findStrongEmClose(src: string, pos: number, max: number, ctx: Ctx): num
   return scanForClose(src, start, max, ctx, (ch, i) => {
     if (ch === "^") return -1;
     if (ch !== "*") return undefined;
-    return i > start && i + 3 <= max && src.startsWith("***", i) && !isWhitespaceChar(src[i - 1]) ? i : -1;
+    return i > start && i + 3 <= max && src.startsWith("***", i) && !isWhitespaceChar(src[i - 1])
+      ? i
+      : -1;
   });
 }
 
@@ -74,7 +76,9 @@ function findStrongEmClose(src: string, pos: number, max: number, ctx: Ctx): num
 function findStrongClose(src: string, pos: number, max: number, ctx: Ctx): number {
   const start = pos + 2;
   return scanForClose(src, start, max, ctx, (_ch, i) =>
-    i > start && i + 2 <= max && src.charCodeAt(i) === 0x2a && src.charCodeAt(i + 1) === 0x2a ? i : undefined,
+    i > start && i + 2 <= max && src.charCodeAt(i) === 0x2a && src.charCodeAt(i + 1) === 0x2a
+      ? i
+      : undefined,
   );
 }
 
@@ -130,7 +134,14 @@ const DEL: Wrapper = { type: "s", tag: "del", markup: "~~" };
  * opening delimiter at `open` and the closing one at `close` (both `delimLen`
  * long), and moves past the closer.
  */
-function wrapSpan(state: StateInline, silent: boolean, wrappers: Wrapper[], open: number, close: number, delimLen: number): true {
+function wrapSpan(
+  state: StateInline,
+  silent: boolean,
+  wrappers: Wrapper[],
+  open: number,
+  close: number,
+  delimLen: number,
+): true {
   if (!silent) {
     for (const w of wrappers) state.push(`${w.type}_open`, w.tag, 1).markup = w.markup;
     const oldMax = state.posMax;
@@ -138,7 +149,8 @@ function wrapSpan(state: StateInline, silent: boolean, wrappers: Wrapper[], open
     state.posMax = close;
     state.md.inline.tokenize(state);
     state.posMax = oldMax;
-    for (const w of [...wrappers].reverse()) state.push(`${w.type}_close`, w.tag, -1).markup = w.markup;
+    for (const w of [...wrappers].reverse())
+      state.push(`${w.type}_close`, w.tag, -1).markup = w.markup;
   }
   state.pos = close + delimLen;
   return true;

@@ -31,7 +31,7 @@ let backtickRuns: Array<[number, number]> = []; // [start, length]
 function getBacktickRuns(src: string): Array<[number, number]> {
   if (backtickRunsSrc === src) return backtickRuns;
   const runs: Array<[number, number]> = [];
-  for (let i = src.indexOf("`"); i >= 0; ) {
+  for (let i = src.indexOf("`"); i >= 0;) {
     let j = i;
     while (src.charCodeAt(j) === 0x60) j++;
     runs.push([i, j - i]);
@@ -49,7 +49,11 @@ export function resetCodeSpanCache(): void {
 }
 
 /** If a code span starts at pos: [contentStart, contentEnd, end]. */
-export function matchCodeSpanAt(src: string, pos: number, max: number): [number, number, number] | null {
+export function matchCodeSpanAt(
+  src: string,
+  pos: number,
+  max: number,
+): [number, number, number] | null {
   if (src.charCodeAt(pos) !== 0x60) return null;
   if (pos > 0 && src.charCodeAt(pos - 1) === 0x5c /* \ */) return null;
   let runLen = 0;
@@ -90,7 +94,12 @@ export const ruleBackticks: InlineRule = (state, silent) => {
 // Mentions and channel links (matching lives in mentions.ts)
 // ---------------------------------------------------------------------------
 
-type Matcher = (src: string, pos: number, max: number, ctx: Partial<MarkdownContext>) => InlineMatch | null;
+type Matcher = (
+  src: string,
+  pos: number,
+  max: number,
+  ctx: Partial<MarkdownContext>,
+) => InlineMatch | null;
 
 function singleTokenRule(match: Matcher, tag: string): InlineRule {
   return (state, silent) => {
@@ -130,9 +139,16 @@ function parseTimestamp(input: string): string | null {
   if (/^-?\d+(?:\.\d+)?$/.test(s)) {
     ms = Number(s) * 1000;
   } else {
-    const iso = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(s);
+    const iso =
+      /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+        s,
+      );
     if (iso) {
-      const tz = iso[3] ? (iso[3].toUpperCase() === "Z" ? "Z" : iso[3].replace(/^([+-]\d{2})(\d{2})$/, "$1:$2")) : "Z";
+      const tz = iso[3]
+        ? iso[3].toUpperCase() === "Z"
+          ? "Z"
+          : iso[3].replace(/^([+-]\d{2})(\d{2})$/, "$1:$2")
+        : "Z";
       ms = Date.parse(`${iso[1]}T${iso[2] ?? "00:00:00"}${tz}`);
     } else {
       // Other human formats: interpret without zone as UTC, like Zulip.
@@ -145,7 +161,9 @@ function parseTimestamp(input: string): string | null {
   if (Number.isNaN(d.getTime())) return null;
   // Python's isoformat: no fraction when zero, else microseconds.
   const millis = d.getUTCMilliseconds();
-  return d.toISOString().replace(/\.\d{3}Z$/, millis ? `.${String(millis).padStart(3, "0")}000Z` : "Z");
+  return d
+    .toISOString()
+    .replace(/\.\d{3}Z$/, millis ? `.${String(millis).padStart(3, "0")}000Z` : "Z");
 }
 
 export const ruleTimestamp: InlineRule = (state, silent) => {
@@ -164,6 +182,7 @@ export const ruleTimestamp: InlineRule = (state, silent) => {
 export const renderTimestamp: RendererRule = (tokens, idx) => {
   const token = tokens[idx]!;
   const iso = (token.meta as { iso: string | null }).iso;
-  if (iso === null) return `<span class="timestamp-error">Invalid time format: ${escapeText(token.content)}</span>`;
+  if (iso === null)
+    return `<span class="timestamp-error">Invalid time format: ${escapeText(token.content)}</span>`;
   return `<time datetime="${iso}">${escapeText(token.content)}</time>`;
 };

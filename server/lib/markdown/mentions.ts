@@ -67,7 +67,12 @@ function resolveUserMention(name: string, ctx: Partial<MarkdownContext>): UserMe
 }
 
 /** A user or group mention at pos that resolves in ctx, else null (it stays text). */
-export function matchMentionAt(src: string, pos: number, max: number, ctx: Partial<MarkdownContext>): InlineMatch | null {
+export function matchMentionAt(
+  src: string,
+  pos: number,
+  max: number,
+  ctx: Partial<MarkdownContext>,
+): InlineMatch | null {
   if (src.charCodeAt(pos) !== 0x40 /* @ */ || !boundaryOk(src, pos, MENTION_PRECEDERS)) return null;
   let m = matchSticky(USER_MENTION_RE, src, pos, max);
   if (m) {
@@ -95,24 +100,40 @@ type ChannelLinkMeta = {
 };
 
 /** The three channel-link forms, most specific first; a form whose channel is unknown falls through. */
-const CHANNEL_LINK_FORMS: Array<{ re: RegExp; type: string; meta: (m: RegExpExecArray) => Omit<ChannelLinkMeta, "channelId"> }> = [
+const CHANNEL_LINK_FORMS: Array<{
+  re: RegExp;
+  type: string;
+  meta: (m: RegExpExecArray) => Omit<ChannelLinkMeta, "channelId">;
+}> = [
   {
     re: /#\*\*([^*>]+)>([^*]*)@(\d+)\*\*/y,
     type: "zulip_message_link",
     meta: (m) => ({ channelName: m[1]!, topic: m[2]!, messageId: m[3]! }),
   },
-  { re: /#\*\*([^*>]+)>([^*]+)\*\*/y, type: "zulip_topic_link", meta: (m) => ({ channelName: m[1]!, topic: m[2]! }) },
+  {
+    re: /#\*\*([^*>]+)>([^*]+)\*\*/y,
+    type: "zulip_topic_link",
+    meta: (m) => ({ channelName: m[1]!, topic: m[2]! }),
+  },
   { re: /#\*\*([^*]+)\*\*/y, type: "zulip_channel_link", meta: (m) => ({ channelName: m[1]! }) },
 ];
 
-function findChannel(name: string, ctx: Partial<MarkdownContext>): { id: number; name: string } | null {
+function findChannel(
+  name: string,
+  ctx: Partial<MarkdownContext>,
+): { id: number; name: string } | null {
   const channel = ctx.channelsByName?.get(name.toLowerCase());
   // Zulip looks channels up by exact name.
   return channel && channel.name === name ? channel : null;
 }
 
 /** A channel/topic/message link at pos whose channel exists in ctx, else null. */
-export function matchChannelLinkAt(src: string, pos: number, max: number, ctx: Partial<MarkdownContext>): InlineMatch | null {
+export function matchChannelLinkAt(
+  src: string,
+  pos: number,
+  max: number,
+  ctx: Partial<MarkdownContext>,
+): InlineMatch | null {
   if (src.charCodeAt(pos) !== 0x23 /* # */ || !boundaryOk(src, pos, CHANNEL_PRECEDERS)) return null;
   for (const form of CHANNEL_LINK_FORMS) {
     const m = matchSticky(form.re, src, pos, max);
@@ -153,8 +174,10 @@ function mentionText(meta: { name: string; silent: boolean }): string {
 export const renderUserMention: RendererRule = (tokens, idx) => {
   const meta = tokens[idx]!.meta as UserMentionMeta;
   const silent = meta.silent ? " silent" : "";
-  if (meta.kind === "topic_wildcard") return `<span class="topic-mention${silent}">${mentionText(meta)}</span>`;
-  const cls = meta.kind === "channel_wildcard" ? "user-mention channel-wildcard-mention" : "user-mention";
+  if (meta.kind === "topic_wildcard")
+    return `<span class="topic-mention${silent}">${mentionText(meta)}</span>`;
+  const cls =
+    meta.kind === "channel_wildcard" ? "user-mention channel-wildcard-mention" : "user-mention";
   const id = meta.kind === "channel_wildcard" ? "*" : String(meta.id);
   return `<span class="${cls}${silent}" data-user-id="${id}">${mentionText(meta)}</span>`;
 };
@@ -184,9 +207,18 @@ export const renderChannelLink: RendererRule = (tokens, idx) => {
 // ---------------------------------------------------------------------------
 
 const notAfter = (preceders: string): string => String.raw`(?<![^\s${escapeRegExp(preceders)}])`;
-const CANDIDATE_USER_RE = new RegExp(String.raw`${notAfter(MENTION_PRECEDERS)}@_?\*\*([^*]+)\*\*`, "gu");
-const CANDIDATE_GROUP_RE = new RegExp(String.raw`${notAfter(MENTION_PRECEDERS)}@_?\*([^*]+)\*`, "gu");
-const CANDIDATE_CHANNEL_RE = new RegExp(String.raw`${notAfter(CHANNEL_PRECEDERS)}#\*\*([^*]+)\*\*`, "gu");
+const CANDIDATE_USER_RE = new RegExp(
+  String.raw`${notAfter(MENTION_PRECEDERS)}@_?\*\*([^*]+)\*\*`,
+  "gu",
+);
+const CANDIDATE_GROUP_RE = new RegExp(
+  String.raw`${notAfter(MENTION_PRECEDERS)}@_?\*([^*]+)\*`,
+  "gu",
+);
+const CANDIDATE_CHANNEL_RE = new RegExp(
+  String.raw`${notAfter(CHANNEL_PRECEDERS)}#\*\*([^*]+)\*\*`,
+  "gu",
+);
 
 /**
  * Cheap scan for the names/ids a message may mention, so the caller can load

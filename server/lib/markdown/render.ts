@@ -20,7 +20,15 @@ import { renderCodeBlock, renderFence, renderMath } from "./code.ts";
 import { coreZulip } from "./core.ts";
 import { renderEmoji } from "./emoji.ts";
 import { ruleDel, ruleStar } from "./emphasis.ts";
-import { ruleBackticks, ruleChannelLink, ruleEntity, ruleMention, ruleNewline, ruleTimestamp, renderTimestamp } from "./inline.ts";
+import {
+  ruleBackticks,
+  ruleChannelLink,
+  ruleEntity,
+  ruleMention,
+  ruleNewline,
+  ruleTimestamp,
+  renderTimestamp,
+} from "./inline.ts";
 import { renderChannelLink, renderGroupMention, renderUserMention } from "./mentions.ts";
 import { escapeText } from "./text.ts";
 import { REJECTED_URL, sanitizeUrl } from "./urls.ts";
@@ -48,9 +56,13 @@ function builtinBlockRule(name: string): BlockRule {
 }
 
 md.block.ruler.disable(["fence", "lheading", "reference", "html_block"]);
-md.block.ruler.before("code", "zulip_fence", ruleZulipFence, { alt: ["paragraph", "reference", "blockquote", "list"] });
+md.block.ruler.before("code", "zulip_fence", ruleZulipFence, {
+  alt: ["paragraph", "reference", "blockquote", "list"],
+});
 md.block.ruler.at("paragraph", ruleParagraph);
-md.block.ruler.at("list", zulipListRule(builtinBlockRule("list")), { alt: ["paragraph", "reference", "blockquote"] });
+md.block.ruler.at("list", zulipListRule(builtinBlockRule("list")), {
+  alt: ["paragraph", "reference", "blockquote"],
+});
 md.block.ruler.at("blockquote", zulipBlockquoteRule(builtinBlockRule("blockquote")), {
   alt: ["paragraph", "reference", "blockquote", "list"],
 });
@@ -60,7 +72,15 @@ md.block.ruler.at("blockquote", zulipBlockquoteRule(builtinBlockRule("blockquote
 // start inside them)
 // ---------------------------------------------------------------------------
 
-md.inline.ruler.disable(["linkify", "escape", "strikethrough", "emphasis", "image", "autolink", "html_inline"]);
+md.inline.ruler.disable([
+  "linkify",
+  "escape",
+  "strikethrough",
+  "emphasis",
+  "image",
+  "autolink",
+  "html_inline",
+]);
 md.inline.ruler2.disable(["strikethrough", "emphasis"]);
 md.inline.ruler.at("newline", ruleNewline);
 md.inline.ruler.at("backticks", ruleBackticks);

@@ -44,7 +44,12 @@ export function isWhitespaceChar(ch: string | undefined): boolean {
  * Runs a sticky (`y`) regex at `pos`; a match running past `max` (the end of
  * the inline range markdown-it is tokenizing) does not count.
  */
-export function matchSticky(re: RegExp, src: string, pos: number, max: number): RegExpExecArray | null {
+export function matchSticky(
+  re: RegExp,
+  src: string,
+  pos: number,
+  max: number,
+): RegExpExecArray | null {
   re.lastIndex = pos;
   const m = re.exec(src);
   if (!m || m.index + m[0].length > max) return null;

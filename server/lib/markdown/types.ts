@@ -65,5 +65,5 @@ export interface ZulipEnv extends Env {
 }
 
 export function getCtx(env: unknown): Partial<MarkdownContext> {
-  return ((env as ZulipEnv | undefined)?.zulipCtx ?? {});
+  return (env as ZulipEnv | undefined)?.zulipCtx ?? {};
 }

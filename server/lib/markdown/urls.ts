@@ -10,10 +10,32 @@ import type { RenderResult } from "./types.ts";
 const require = createRequire(import.meta.url);
 
 const ALLOWED_SCHEMES = new Set([
-  "http", "https", "ftp", "file",
+  "http",
+  "https",
+  "ftp",
+  "file",
   // https://html.spec.whatwg.org/multipage/system-state.html#safelisted-scheme
-  "bitcoin", "geo", "im", "irc", "ircs", "magnet", "mailto", "matrix", "mms", "news", "nntp",
-  "openpgp4fpr", "sip", "sms", "smsto", "ssh", "tel", "urn", "webcal", "wtai", "xmpp",
+  "bitcoin",
+  "geo",
+  "im",
+  "irc",
+  "ircs",
+  "magnet",
+  "mailto",
+  "matrix",
+  "mms",
+  "news",
+  "nntp",
+  "openpgp4fpr",
+  "sip",
+  "sms",
+  "smsto",
+  "ssh",
+  "tel",
+  "urn",
+  "webcal",
+  "wtai",
+  "xmpp",
 ]);
 
 /**
@@ -28,7 +50,10 @@ export const REJECTED_URL = "\u0000rejected";
  */
 export function sanitizeUrl(rawUrl: string): string | null {
   // urllib strips leading/trailing C0 controls + space and drops tab/CR/LF anywhere.
-  const url = rawUrl.replace(/ /g, "%20").replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\r\n]/g, "");
+  const url = rawUrl
+    .replace(/ /g, "%20")
+    .replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "")
+    .replace(/[\t\r\n]/g, "");
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
   if (!schemeMatch) {
     if (!url.startsWith("//")) {
@@ -80,10 +105,7 @@ export const WEB_LINK_RE: RegExp = (() => {
     String.raw`(?:(?:https?://[${w}.:@-]+?|(?:[${w}-]+\.)+(?:${tlds}))(?:/${nested})?)` +
     String.raw`|(?:[${w}.-]+@[${w}.-]+\.[${w}]+)` +
     String.raw`|(?:bitcoin:[13][a-km-zA-HJ-NP-Z1-9]{25,34})`;
-  return new RegExp(
-    String.raw`(?<![^\s'"(,:<])(?:${url})(?=[!:;?),.'">]*(?:$|\s))`,
-    "gu",
-  );
+  return new RegExp(String.raw`(?<![^\s'"(,:<])(?:${url})(?=[!:;?),.'">]*(?:$|\s))`, "gu");
 })();
 
 const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".webp"];
@@ -92,7 +114,8 @@ const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".web
 export function rewriteLocalLink(href: string, realmUrl: string | undefined): string {
   if (!realmUrl) return href;
   const prefix = realmUrl.replace(/\/+$/, "") + "/";
-  if (href.startsWith(prefix + "#") || href.startsWith(prefix + "user_uploads/")) return href.slice(prefix.length);
+  if (href.startsWith(prefix + "#") || href.startsWith(prefix + "user_uploads/"))
+    return href.slice(prefix.length);
   return href;
 }
 
