@@ -106,9 +106,10 @@ export function createApp(deps: AppDeps) {
   });
   app.use(bodyParsers());
   const validator = OpenApiValidator.middleware({
-    apiSpec: structuredClone(spec.validatorDoc) as Parameters<
-      typeof OpenApiValidator.middleware
-    >[0]["apiSpec"],
+    // The validator clones the document it is given, and the bundled spec has no external
+    // references to resolve (mode "none" is ours: patches/express-openapi-validator+5.6.2.patch).
+    apiSpec: spec.validatorDoc as Parameters<typeof OpenApiValidator.middleware>[0]["apiSpec"],
+    $refParser: { mode: "none" as "bundle" },
     validateRequests: {
       coerceTypes: false,
       allowUnknownQueryParameters: true,
