@@ -4,9 +4,10 @@
  * writing nothing; `doSendMessage(tx, events, request)` writes the message, its per-user rows and
  * (for a new direct-message group) the group inside the caller's transaction and logs the
  * `message` events there, so scheduled delivery and edits send within transactions of their own.
- * `checkSendMessage` is both, in one transaction.
+ * `checkSendMessage` is both, in one transaction. doSendMessage runs raw statements only, so that
+ * a send opens the lighter transaction of `inRawTransaction` (the hottest write there is).
  */
-import type { Db, Realm, Tx, UserProfile } from "../db.ts";
+import type { Db, RawTx, Realm, UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import {
@@ -30,7 +31,7 @@ import {
 } from "../lib/permissions.ts";
 import { accessFacts, allows } from "../lib/channel-access.ts";
 import { findChannel, type ChannelRow } from "../lib/channels.ts";
-import { inTransaction } from "./transaction.ts";
+import { inRawTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
 import { claimAttachments } from "../lib/attachments.ts";
@@ -232,7 +233,7 @@ export async function markdownContext(
  * for a message to oneself), or a group's, created on first use.
  */
 export async function directRecipient(
-  tx: Tx,
+  tx: RawTx,
   realmId: number,
   sender: RecipientUser,
   others: RecipientUser[],
@@ -255,36 +256,24 @@ export async function directRecipient(
     recipientTypeId: g.id,
     memberIds: ids,
   });
-  const existing = await tx.directMessageGroup.findUnique({
-    where: { huddleHash: hash },
-    select: { id: true, recipientId: true },
-  });
+  const found = () => tx.$queryRaw<{ id: number; recipientId: number | null }[]>`
+    SELECT id, recipient_id AS "recipientId" FROM direct_message_group WHERE huddle_hash = ${hash}`;
+  const [existing] = await found();
   if (existing) return group(existing);
   // The first messages to a new group may race to create it: ON CONFLICT lets one transaction
   // create it (this statement waits for the other to commit), and the others read its row.
   const created = await tx.$queryRaw<{ id: number }[]>`
     INSERT INTO direct_message_group (realm_id, huddle_hash, group_size) VALUES (${realmId}, ${hash}, ${ids.length})
     ON CONFLICT (huddle_hash) DO NOTHING RETURNING id`;
-  if (created.length === 0)
-    return group(
-      await tx.directMessageGroup.findUniqueOrThrow({
-        where: { huddleHash: hash },
-        select: { id: true, recipientId: true },
-      }),
-    );
+  if (created.length === 0) return group((await found())[0]!);
   const groupId = created[0]!.id;
-  const recipient = await tx.recipient.create({
-    data: { realmId, type: RecipientType.DIRECT_MESSAGE_GROUP, typeId: groupId },
-    select: { id: true },
-  });
-  await tx.directMessageGroup.update({
-    where: { id: groupId },
-    data: { recipientId: recipient.id },
-    select: { id: true },
-  });
-  await tx.subscription.createMany({
-    data: ids.map((userProfileId) => ({ realmId, userProfileId, recipientId: recipient.id })),
-  });
+  // Its recipient, and every member subscribed to it, in one statement.
+  const [recipient] = await tx.$queryRaw<[{ id: number }]>`
+    WITH r AS (
+      INSERT INTO recipient (realm_id, type, type_id) VALUES (${realmId}, ${RecipientType.DIRECT_MESSAGE_GROUP}, ${groupId}) RETURNING id),
+    g AS (UPDATE direct_message_group SET recipient_id = (SELECT id FROM r) WHERE id = ${groupId}),
+    s AS (INSERT INTO subscription (realm_id, user_profile_id, recipient_id) SELECT ${realmId}, u, r.id FROM r, unnest(${ids}::int[]) AS u)
+    SELECT id FROM r`;
   return group({ id: groupId, recipientId: recipient.id });
 }
 
@@ -416,7 +405,7 @@ export async function checkWildcardMention(
 
 /** Writes a checked message inside the caller's transaction and logs its events there. */
 export async function doSendMessage(
-  tx: Tx,
+  tx: RawTx,
   events: PendingEvents,
   request: SendMessageRequest,
 ): Promise<{ id: number }> {
@@ -458,11 +447,7 @@ export async function doSendMessage(
       SELECT u, m.id, f FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
     SELECT id FROM m`;
   if (stream && stream.firstMessageId === null)
-    await tx.stream.update({
-      where: { id: stream.id },
-      data: { firstMessageId: message.id },
-      select: { id: true },
-    });
+    await tx.$executeRaw`UPDATE stream SET first_message_id = ${message.id} WHERE id = ${stream.id}`;
   // Links to uploads claim them; has_attachment then says whether any was claimed.
   if (rendered.hasAttachment)
     await claimAttachments(tx, realm, sender, { messageId: message.id }, rendered);
@@ -498,5 +483,5 @@ export async function checkSendMessage(
   input: SendMessageInput,
 ): Promise<{ id: number }> {
   const request = await checkMessage(ctx, input);
-  return inTransaction(ctx, ctx.realm.id, (tx, events) => doSendMessage(tx, events, request));
+  return inRawTransaction(ctx, ctx.realm.id, (tx, events) => doSendMessage(tx, events, request));
 }

@@ -4,28 +4,56 @@
  * cache entries the change made stale and wakes its long-polls; other processes do the same
  * when PostgreSQL NOTIFYs them. Only the outermost action calls this; helpers take `tx`.
  */
-import type { Tx } from "../db.ts";
+import type { RawTx, Tx } from "../db.ts";
+import { rawTransaction } from "../db/direct-raw.ts";
 import type { AppDeps } from "../context.ts";
 import { PendingEvents } from "../events/index.ts";
 import { appendEvents } from "../events/log.ts";
 
-export async function inTransaction<T>(
-  deps: Pick<AppDeps, "db" | "events">,
+type Deps = Pick<AppDeps, "db" | "events">;
+
+export function inTransaction<T>(
+  deps: Deps,
   realmId: number,
   work: (tx: Tx, events: PendingEvents) => Promise<T>,
 ): Promise<T> {
+  return runLogged(
+    deps,
+    realmId,
+    (body) => deps.db.$transaction(body, { timeout: 30_000, maxWait: 30_000 }),
+    work,
+  );
+}
+
+/**
+ * inTransaction for work that runs raw statements only (its helpers take `RawTx`): the same
+ * transaction, events and invalidation, without Prisma's interactive-transaction machinery
+ * (db/direct-raw.ts rawTransaction). Sending a channel message takes it.
+ */
+export function inRawTransaction<T>(
+  deps: Deps,
+  realmId: number,
+  work: (tx: RawTx, events: PendingEvents) => Promise<T>,
+): Promise<T> {
+  return runLogged(deps, realmId, (body) => rawTransaction(deps.db, body), work);
+}
+
+/** The work, then its events appended to the log in its transaction; after commit, the wake-up. */
+async function runLogged<X extends RawTx, T>(
+  deps: Deps,
+  realmId: number,
+  open: (body: (tx: X) => Promise<T>) => Promise<T>,
+  work: (tx: X, events: PendingEvents) => Promise<T>,
+): Promise<T> {
   let keys: string[] = [];
   let lastLogId: bigint | null = null;
-  const result = await deps.db.$transaction(
-    async (tx) => {
-      const pending = new PendingEvents();
-      const value = await work(tx, pending);
-      keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
-      lastLogId = await appendEvents(tx, realmId, pending.events, keys);
-      return value;
-    },
-    { timeout: 30_000, maxWait: 30_000 },
-  );
+  const result = await open(async (tx) => {
+    const pending = new PendingEvents();
+    const value = await work(tx, pending);
+    keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
+    lastLogId = await appendEvents(tx, realmId, pending.events, keys);
+    return value;
+  });
   deps.events.afterCommit(lastLogId, keys);
   return result;
 }

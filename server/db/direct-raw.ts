@@ -10,6 +10,7 @@
  * Inside `$transaction(async (tx) => …)` the same holds for `tx.$queryRaw`: it runs on the
  * transaction Prisma opened (its driver-adapter transaction, captured when Prisma starts it), so
  * it is part of that transaction as Prisma's own statements are; model operations stay Prisma's.
+ * `rawTransaction` opens a transaction of raw statements without Prisma at all.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import {
@@ -145,6 +146,78 @@ function rawQuery(run: (query: SqlQuery) => Promise<SqlResultSet>) {
   };
 }
 
+/** Prisma's `$executeRaw`: the statement's count of affected rows. */
+function rawExecute(run: (query: SqlQuery) => Promise<number>) {
+  return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+    const sql = Array.isArray(query)
+      ? Prisma.sql(query as TemplateStringsArray, ...values)
+      : (query as Prisma.Sql);
+    const args = sql.values.map(argOf);
+    return run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) });
+  };
+}
+
+/** A statement Prisma's transaction manager sends itself (no arguments). */
+const statement = (sql: string): SqlQuery => ({ sql, args: [], argTypes: [] });
+
+/**
+ * Ends a driver-adapter transaction as Prisma's transaction manager ends one: adapters with
+ * "phantom" queries (PGlite's) commit or roll back in commit()/rollback(); the others (pg) are sent
+ * COMMIT or ROLLBACK, and commit()/rollback() then release the connection (a failed COMMIT still
+ * releases it, and its error is the one thrown).
+ */
+async function endTransaction(transaction: Transaction, commit: boolean): Promise<void> {
+  if (transaction.options.usePhantomQuery)
+    return commit ? transaction.commit() : transaction.rollback();
+  if (commit) {
+    try {
+      await transaction.executeRaw(statement("COMMIT"));
+    } catch (err) {
+      await transaction.rollback().catch(() => {});
+      throw err;
+    }
+    return transaction.commit();
+  }
+  try {
+    await transaction.executeRaw(statement("ROLLBACK"));
+  } finally {
+    await transaction.rollback();
+  }
+}
+
+/** What `rawTransaction` hands its work: raw statements on one driver-adapter transaction. */
+export interface RawTransactionClient {
+  $queryRaw<T = unknown>(
+    query: TemplateStringsArray | Prisma.Sql,
+    ...values: unknown[]
+  ): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+}
+
+const rawTransactions = new WeakMap<
+  object,
+  <T>(work: (tx: RawTransactionClient) => Promise<T>) => Promise<T>
+>();
+
+/**
+ * Runs `work` in a transaction of raw statements only, opened on the driver adapter directly:
+ * BEGIN, the work's statements, COMMIT (ROLLBACK when `work` throws), on the same pool or embedded
+ * database as Prisma's transactions, prepared and counted the same way. Prisma's interactive
+ * transactions (transaction ids, timers, tracing spans, a client of proxies per transaction)
+ * cost more CPU than a whole channel message's own work; the hottest write takes this path.
+ * `client` is a client made by directRawQueries; any other falls back to its `$transaction`.
+ */
+export function rawTransaction<T>(
+  client: object,
+  work: (tx: RawTransactionClient) => Promise<T>,
+): Promise<T> {
+  const open = rawTransactions.get(client);
+  if (open) return open(work);
+  return (
+    client as { $transaction: (w: (tx: RawTransactionClient) => Promise<T>) => Promise<T> }
+  ).$transaction(work);
+}
+
 /** `object` with some members replaced; the others are its own, run on it. */
 function overriding<C extends object>(object: C, members: Record<string, unknown>): C {
   return new Proxy(object, {
@@ -187,5 +260,22 @@ export function directRawQueries<C extends { $transaction: (...args: any[]) => P
       }, options),
     );
   }
-  return overriding(client, { $queryRaw, $transaction });
+  async function $rawTransaction<T>(work: (tx: RawTransactionClient) => Promise<T>): Promise<T> {
+    const transaction = await (await (adapter ??= factory.connect())).startTransaction();
+    let result: T;
+    try {
+      result = await work({
+        $queryRaw: rawQuery((query) => transaction.queryRaw(query)),
+        $executeRaw: rawExecute((query) => transaction.executeRaw(query)),
+      } as RawTransactionClient);
+    } catch (err) {
+      await endTransaction(transaction, false).catch(() => {});
+      throw err;
+    }
+    await endTransaction(transaction, true);
+    return result;
+  }
+  const wrapped = overriding(client, { $queryRaw, $transaction });
+  rawTransactions.set(wrapped, $rawTransaction);
+  return wrapped;
 }

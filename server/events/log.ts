@@ -11,7 +11,7 @@
  * its rows are visible in that same statement; the next read starts at the bound. Consecutive
  * windows cover every xid exactly once: no row is skipped or read twice, whatever the commit order.
  */
-import type { Db, Tx } from "../db.ts";
+import type { Db, RawTx } from "../db.ts";
 import { storableJson } from "../lib/text.ts";
 
 export const NOTIFY_CHANNEL = "zulip_events";
@@ -34,7 +34,7 @@ export interface LoggedEvent {
  * transaction, and NOTIFYs at commit. Returns the last log id, or null when there was nothing.
  */
 export async function appendEvents(
-  tx: Tx,
+  tx: RawTx,
   realmId: number,
   events: LoggedEvent[],
   invalidate: string[],

@@ -4,7 +4,7 @@
  * claiming the files its content links (`/user_uploads/<path_id>`), and an edit's changes to
  * them. Each is one statement, set-based whatever the number of links.
  */
-import { Prisma, type Db, type Realm, type Tx, type UserProfile } from "../db.ts";
+import { Prisma, type Db, type RawTx, type Realm, type UserProfile } from "../db.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
 import type { Schemas } from "./schemas.ts";
 import { renderMarkdown } from "./markdown/index.ts";
@@ -107,7 +107,7 @@ export async function accessAttachment(
  * such a link costs no statement.
  */
 export async function claimAttachments(
-  tx: Tx,
+  tx: RawTx,
   realm: Pick<Realm, "id">,
   sender: UserProfile,
   target: { messageId: number } | { scheduledMessageId: number },
@@ -141,7 +141,7 @@ export async function claimAttachments(
  * `detached_uploads`, which clients offer to delete).
  */
 export async function reconcileMessageAttachments(
-  tx: Tx,
+  tx: RawTx,
   realm: Pick<Realm, "id">,
   editor: UserProfile,
   message: { id: number; senderId: number },

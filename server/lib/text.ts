@@ -48,11 +48,12 @@ export const isStorableText = (text: string) => !text.includes("\0");
  */
 export const storable = (text: string) => text.replaceAll("\0", "\ufffd");
 
-export const storableJson = (value: unknown) =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "string"
-      ? storable(v)
-      : v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [storable(k), x]))
-        : v,
-  );
+/**
+ * JSON text of `value` for a jsonb column, every NUL (JSON's `\u0000` escape, which jsonb refuses)
+ * stored as U+FFFD, in keys and strings alike. JSON text escapes a backslash as `\\`, so an escape
+ * is one preceded by an even number of backslashes.
+ */
+export const storableJson = (value: unknown): string => {
+  const json = JSON.stringify(value);
+  return json.includes("\\u0000") ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\ufffd") : json;
+};
