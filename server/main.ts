@@ -13,6 +13,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
@@ -141,6 +142,9 @@ try {
   );
 }
 const log = createLogger(config.logLevel, config.logFormat);
+// Read by V8 at each full collection, so it holds from here on (config.ts says why).
+if (config.heapGrowthPercent > 0)
+  setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 
 let database: Database;
 try {

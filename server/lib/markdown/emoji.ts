@@ -36,8 +36,12 @@ const ZULIP_NAME_OVERRIDES: Array<[string, string]> = [
   ["working_on_it", "1f6e0"],
 ];
 
-const emojiNameToCode = new Map<string, string>();
-const emojiCodeToName = new Map<string, string>();
+/**
+ * Emoji name → code and code → name, built on first use: reading and indexing emojibase's data
+ * costs some 80 ms, which the server's start-up does not wait for (the first rendering does).
+ */
+let maps: { nameToCode: Map<string, string>; codeToName: Map<string, string> } | undefined;
+const emojiMaps = () => (maps ??= loadEmojiData());
 
 /** emojibase hexcode → Zulip codepoint: lower case, without variation selectors. */
 function codeFromHex(hexcode: string): string {
@@ -52,7 +56,9 @@ function codeFromHex(hexcode: string): string {
 // after the two maps are built from them.
 const readJson = (id: string): unknown => JSON.parse(readFileSync(require.resolve(id), "utf8"));
 
-(function loadEmojiData(): void {
+function loadEmojiData() {
+  const emojiNameToCode = new Map<string, string>();
+  const emojiCodeToName = new Map<string, string>();
   const compact = readJson("emojibase-data/en/compact.json") as CompactEmoji[];
   const presets = [
     readJson("emojibase-data/en/shortcodes/emojibase.json") as ShortcodeMap,
@@ -92,16 +98,17 @@ const readJson = (id: string): unknown => JSON.parse(readFileSync(require.resolv
       for (const name of names[p]!) if (!emojiNameToCode.has(name)) emojiNameToCode.set(name, code);
     }
   }
-})();
+  return { nameToCode: emojiNameToCode, codeToName: emojiCodeToName };
+}
 
 /** Emoji name → Zulip-style codepoint ("1f642", "1f937-200d-2640"); undefined if unknown. */
 export function emojiCodeForName(name: string): string | undefined {
-  return emojiNameToCode.get(name);
+  return emojiMaps().nameToCode.get(name);
 }
 
 /** Codepoint ("1f642") → canonical emoji name; undefined if unknown. */
 export function emojiNameForCode(code: string): string | undefined {
-  return emojiCodeToName.get(code);
+  return emojiMaps().codeToName.get(code);
 }
 
 const EMOJI_NAME_RE = /:([\p{L}\p{N}_+-]+):/gu;
@@ -137,7 +144,7 @@ export function splitEmoji(
     for (let m = EMOJI_NAME_RE.exec(text); m; m = EMOJI_NAME_RE.exec(text)) {
       const name = m[1]!;
       const realm = realmEmoji?.get(name);
-      const code = realm ? undefined : emojiNameToCode.get(name);
+      const code = realm ? undefined : emojiMaps().nameToCode.get(name);
       if (!realm && code === undefined && name !== "zulip") continue;
       splitUnicodeEmoji(text.slice(last, m.index), out);
       out.push(
@@ -168,7 +175,7 @@ function splitUnicodeEmoji(segment: string, out: Array<string | EmojiMeta>): voi
     const code = Array.from(seq.replace(/\uFE0F/g, ""), (ch) =>
       ch.codePointAt(0)!.toString(16).padStart(4, "0"),
     ).join("-");
-    const name = emojiCodeToName.get(code);
+    const name = emojiMaps().codeToName.get(code);
     if (name === undefined) continue;
     out.push(segment.slice(prev, m.index), { code, name });
     prev = m.index + seq.length;
