@@ -133,28 +133,25 @@ export function capturingTransactions<F extends SqlDriverAdapterFactory>(factory
   });
 }
 
-/** A raw query as Prisma's `$queryRaw` takes it, run by `run` and converted as Prisma converts results. */
+/** A raw statement as Prisma's `$queryRaw`/`$executeRaw` take it (template or Prisma.sql), for the driver. */
+function sqlQuery(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): SqlQuery {
+  const sql = Array.isArray(query)
+    ? Prisma.sql(query as TemplateStringsArray, ...values)
+    : (query as Prisma.Sql);
+  const args = sql.values.map(argOf);
+  return { sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) };
+}
+
+/** Prisma's `$queryRaw`, run by `run`, its rows converted as Prisma converts raw results. */
 function rawQuery(run: (query: SqlQuery) => Promise<SqlResultSet>) {
-  return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-    const sql = Array.isArray(query)
-      ? Prisma.sql(query as TemplateStringsArray, ...values)
-      : (query as Prisma.Sql);
-    const args = sql.values.map(argOf);
-    return objectsOf(
-      await run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) }),
-    );
-  };
+  return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    objectsOf(await run(sqlQuery(query, values)));
 }
 
 /** Prisma's `$executeRaw`: the statement's count of affected rows. */
 function rawExecute(run: (query: SqlQuery) => Promise<number>) {
-  return async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-    const sql = Array.isArray(query)
-      ? Prisma.sql(query as TemplateStringsArray, ...values)
-      : (query as Prisma.Sql);
-    const args = sql.values.map(argOf);
-    return run({ sql: sql.text, args: args.map((a) => a.arg), argTypes: args.map((a) => a.type) });
-  };
+  return (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    run(sqlQuery(query, values));
 }
 
 /** A statement Prisma's transaction manager sends itself (no arguments). */
