@@ -10,7 +10,7 @@ import {
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
-  const users = await realmUsers(ctx.db, ctx.realm.id, query.user_ids);
+  const users = await realmUsers(ctx.db, ctx.realm.id, { ids: query.user_ids });
   const profileData = query.include_custom_profile_fields
     ? await loadProfileData(
         ctx.db,

@@ -8,7 +8,7 @@ import type { Db } from "../db.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
-import { isModeratorOrAbove, isRealmAdmin, Role, toApiUser } from "./users.ts";
+import { isModeratorOrAbove, isRealmAdmin, realmUsers, Role, toApiUser } from "./users.ts";
 import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
@@ -79,10 +79,7 @@ export async function fetchInitialState(
     });
   }
   if (want("realm_user")) {
-    const users = await db.userProfile.findMany({
-      where: { realmId: realm.id, isActive: true },
-      orderBy: { id: "asc" },
-    });
+    const users = await realmUsers(db, realm.id, { activeOnly: true });
     Object.assign(state, {
       realm_users: users.map((u) => toApiUser(u, user, { clientGravatar })),
       user_id: user.id,

@@ -4,7 +4,7 @@
  * and direct subgroups — as in Zulip's zerver/lib/user_groups.py. Which settings exist and the
  * rules their values obey are in lib/group-settings.ts.
  */
-import type { Db, NamedUserGroup, Tx } from "../db.ts";
+import { Prisma, type Db, type NamedUserGroup, type Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
 import type { Schemas } from "./schemas.ts";
@@ -54,6 +54,16 @@ export async function groupSettingValues(
   return (await groupSettingValuesAndNames(db, groupIds)).values;
 }
 
+/**
+ * The active direct members of user group `g`, and its direct subgroups, ordered. Each member's
+ * activity is looked up by its id: a join let the planner hash the whole user_profile table once
+ * per group (96 groups × 1,000 users took 27 ms in POST /register).
+ */
+const ACTIVE_MEMBERS = Prisma.sql`ARRAY(SELECT m.user_profile_id FROM user_group_membership m
+  WHERE m.user_group_id = g.id AND (SELECT u.is_active FROM user_profile u WHERE u.id = m.user_profile_id)
+  ORDER BY m.user_profile_id)`;
+const SUBGROUPS = Prisma.sql`ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id)`;
+
 /** groupSettingValues, and the names of the system groups among them (legacy fields derive from them). */
 export async function groupSettingValuesAndNames(
   db: Db,
@@ -61,19 +71,21 @@ export async function groupSettingValuesAndNames(
 ): Promise<{ values: Map<number, GroupSettingValue>; systemNames: Map<number, string> }> {
   const ids = [...new Set(groupIds)];
   if (ids.length === 0) return { values: new Map(), systemNames: new Map() };
+  // A named group's value is its id: only anonymous values list their members and subgroups (a
+  // system group such as role:members has every user, and listing them for nothing cost 20 ms a
+  // call at 1,000 users).
   const rows = await db.$queryRaw<
     {
       id: number;
       named: boolean;
       system_name: string | null;
-      members: number[];
-      subgroups: number[];
+      members: number[] | null;
+      subgroups: number[] | null;
     }[]
   >`
     SELECT g.id, n.id IS NOT NULL AS named, CASE WHEN n.is_system_group THEN n.name END AS system_name,
-      ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
-            WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
-      ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id) AS subgroups
+      CASE WHEN n.id IS NULL THEN ${ACTIVE_MEMBERS} END AS members,
+      CASE WHEN n.id IS NULL THEN ${SUBGROUPS} END AS subgroups
     FROM user_group g LEFT JOIN named_user_group n ON n.id = g.id
     WHERE g.id = ANY(${ids}::int[])`;
   return {
@@ -85,8 +97,8 @@ export async function groupSettingValuesAndNames(
             r.named
               ? Number(r.id)
               : {
-                  direct_members: r.members.map(Number),
-                  direct_subgroups: r.subgroups.map(Number),
+                  direct_members: (r.members ?? []).map(Number),
+                  direct_subgroups: (r.subgroups ?? []).map(Number),
                 },
           ] as const,
       ),
@@ -360,9 +372,8 @@ export async function userGroupDicts(
   const ids = groups.map((g) => g.id);
   const members = await db.$queryRaw<{ id: number; members: number[]; subgroups: number[] }[]>`
     SELECT g.id,
-      ARRAY(SELECT m.user_profile_id FROM user_group_membership m JOIN user_profile u ON u.id = m.user_profile_id
-            WHERE m.user_group_id = g.id AND u.is_active ORDER BY m.user_profile_id) AS members,
-      ARRAY(SELECT s.subgroup_id FROM group_group_membership s WHERE s.supergroup_id = g.id ORDER BY s.subgroup_id) AS subgroups
+      ${ACTIVE_MEMBERS} AS members,
+      ${SUBGROUPS} AS subgroups
     FROM user_group g WHERE g.id = ANY(${ids}::int[])`;
   const byId = new Map(members.map((m) => [Number(m.id), m]));
   const settings = Object.values(USER_GROUP_SETTINGS);

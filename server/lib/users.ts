@@ -4,7 +4,7 @@
  * can_access_delivery_email).
  */
 import { createHash } from "node:crypto";
-import type { Db, Realm, UserProfile } from "../db.ts";
+import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { ApiUser } from "./schemas.ts";
 import { isStorableId } from "./messages.ts";
@@ -105,8 +105,27 @@ export interface UserFormatOptions {
   profileData?: Map<number, ProfileData>;
 }
 
+/** What toApiUser reads of a user: the columns realmUsers selects. */
+export type ApiUserRow = Pick<
+  UserProfile,
+  | "id"
+  | "email"
+  | "deliveryEmail"
+  | "fullName"
+  | "dateJoined"
+  | "isActive"
+  | "role"
+  | "isBot"
+  | "botType"
+  | "botOwnerId"
+  | "timezone"
+  | "avatarVersion"
+  | "isImportedStub"
+  | "emailAddressVisibility"
+>;
+
 export function toApiUser(
-  user: UserProfile,
+  user: ApiUserRow,
   viewer: Pick<UserProfile, "id" | "role">,
   options: UserFormatOptions,
 ): ApiUser {
@@ -234,12 +253,27 @@ export function checkFullName(raw: string): string {
   return name;
 }
 
-/** Every user of the organization, deactivated ones and bots included, or those of `ids`, by id (GET /users). */
-export function realmUsers(db: Db, realmId: number, ids?: number[]): Promise<UserProfile[]> {
-  return db.userProfile.findMany({
-    where: { realmId, ...(ids ? { id: { in: ids } } : {}) },
-    orderBy: { id: "asc" },
-  });
+/**
+ * The organization's users by id, as toApiUser reads them: every one, deactivated ones and bots
+ * included (GET /users), those of `ids`, or only the active ones (POST /register's realm_users).
+ * Raw SQL: Prisma's mapping of a thousand whole rows cost 35 ms of CPU per register.
+ */
+export function realmUsers(
+  db: Db,
+  realmId: number,
+  which: { ids?: number[]; activeOnly?: boolean } = {},
+): Promise<ApiUserRow[]> {
+  // An id beyond PostgreSQL's integer names nobody (and must not reach the cast).
+  const ids = which.ids
+    ? Prisma.sql` AND id = ANY (${which.ids.filter(isStorableId)}::int[])`
+    : Prisma.empty;
+  const active = which.activeOnly ? Prisma.sql` AND is_active` : Prisma.empty;
+  return db.$queryRaw<ApiUserRow[]>`
+    SELECT id, email, delivery_email AS "deliveryEmail", full_name AS "fullName", date_joined AS "dateJoined",
+           is_active AS "isActive", role, is_bot AS "isBot", bot_type AS "botType", bot_owner_id AS "botOwnerId",
+           timezone, avatar_version AS "avatarVersion", is_imported_stub AS "isImportedStub",
+           email_address_visibility AS "emailAddressVisibility"
+    FROM user_profile WHERE realm_id = ${realmId}${ids}${active} ORDER BY id`;
 }
 
 /** An active user of the organization by id, or null. */
