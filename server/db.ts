@@ -19,11 +19,7 @@ import { lockDataDir } from "./db/lock.ts";
 import { applyPendingMigrationsPGlite, applyPendingMigrationsPostgres } from "./db/migrate.ts";
 import { listenPostgres } from "./db/listen.ts";
 import { countingAdapter } from "./db/statements.ts";
-import {
-  capturingTransactions,
-  directRawQueries,
-  type RawTransactionClient,
-} from "./db/direct-raw.ts";
+import { capturingTransactions, directRawQueries } from "./db/direct-raw.ts";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { unmatchableValuesFindNothing } from "./db/unmatchable.ts";
 
@@ -69,12 +65,7 @@ function preparedStatementName(query: { sql: string }): string | undefined {
 
 /** The client handed to `prisma.$transaction(async (tx) => …)` callbacks. */
 export type Tx = Prisma.TransactionClient;
-/**
- * A transaction that runs raw statements only: a `Tx`, or the lighter transaction of
- * `rawTransaction` (db/direct-raw.ts) that the hottest writes open without Prisma's machinery.
- * Helpers that only run raw SQL take this, so that both kinds of transaction can call them.
- */
-export type RawTx = RawTransactionClient;
+export type { RawTx } from "./db/direct-raw.ts";
 /** The one type for "a database to read or write": the root client or a transaction client. Take the
  * root `PrismaClient` only where a transaction would be wrong (caches of committed rows), `Tx` where
  * the work must run inside the caller's transaction. */

@@ -10,12 +10,20 @@ import type { PendingEvents } from "../events/index.ts";
 import { clientIdFor } from "../lib/clients.ts";
 import { Role } from "../lib/users.ts";
 import { checkMessageWith, doSendMessage, type MessageTarget } from "./messages.ts";
-import { doCreateUser } from "./users.ts";
+import { doCreateUser, type NewUser } from "./users.ts";
 import { inTransaction } from "./transaction.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 
 /** Zulip's settings.NOTIFICATION_BOT. */
 export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
+/** The notification bot as every organization has it (Zulip's create_users for internal bots). */
+export const NOTIFICATION_BOT: NewUser = {
+  email: NOTIFICATION_BOT_EMAIL,
+  fullName: "Notification Bot",
+  role: Role.MEMBER,
+  isBot: true,
+  botType: 1,
+};
 const INTERNAL_CLIENT = "Internal";
 
 /** The sender and client of the server's own messages in one organization. */
@@ -46,19 +54,7 @@ export async function notificationBot(
     const domain = await fakeEmailDomain(deps.db, realm, deps.config);
     try {
       bot = await inTransaction(deps, realm.id, (tx, events) =>
-        doCreateUser(
-          tx,
-          realm,
-          {
-            email: NOTIFICATION_BOT_EMAIL,
-            fullName: "Notification Bot",
-            role: Role.MEMBER,
-            isBot: true,
-            botType: 1,
-          },
-          domain,
-          events,
-        ),
+        doCreateUser(tx, realm, NOTIFICATION_BOT, domain, events),
       );
     } catch {
       bot = await find(); // another request created it first

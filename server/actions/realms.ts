@@ -30,7 +30,7 @@ import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../lib/realms.ts";
 import { activeUserIds, EmailVisibility, Role } from "../lib/users.ts";
 import type { ZulipEvent } from "../events/index.ts";
 import { doCreateChannel } from "./channels.ts";
-import { NOTIFICATION_BOT_EMAIL } from "./internal-send.ts";
+import { NOTIFICATION_BOT } from "./internal-send.ts";
 import { doSubscribe } from "./subscriptions.ts";
 import { inTransaction } from "./transaction.ts";
 import { doCreateUser, type NewUser } from "./users.ts";
@@ -171,18 +171,7 @@ export async function doCreateOrganization(
         const realm = await doCreateRealm(tx, input);
         const domain = await fakeEmailDomain(tx, realm, deps.config);
         const owner = await doCreateUser(tx, realm, { ...input.owner, role: Role.OWNER }, domain);
-        await doCreateUser(
-          tx,
-          realm,
-          {
-            email: NOTIFICATION_BOT_EMAIL,
-            fullName: "Notification Bot",
-            role: Role.MEMBER,
-            isBot: true,
-            botType: 1,
-          },
-          domain,
-        );
+        await doCreateUser(tx, realm, NOTIFICATION_BOT, domain);
         const channels = [];
         for (const [name, description] of INITIAL_CHANNELS) {
           const stream = await doCreateChannel(tx, realm.id, { name, description });

@@ -182,8 +182,12 @@ async function endTransaction(transaction: Transaction, commit: boolean): Promis
   }
 }
 
-/** What `rawTransaction` hands its work: raw statements on one driver-adapter transaction. */
-export interface RawTransactionClient {
+/**
+ * A transaction that runs raw statements only: what `rawTransaction` hands its work (raw
+ * statements on one driver-adapter transaction). A Prisma transaction client is one too, so
+ * helpers that only run raw SQL take this and serve both kinds of transaction.
+ */
+export interface RawTx {
   $queryRaw<T = unknown>(
     query: TemplateStringsArray | Prisma.Sql,
     ...values: unknown[]
@@ -191,10 +195,7 @@ export interface RawTransactionClient {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
 
-const rawTransactions = new WeakMap<
-  object,
-  <T>(work: (tx: RawTransactionClient) => Promise<T>) => Promise<T>
->();
+const rawTransactions = new WeakMap<object, <T>(work: (tx: RawTx) => Promise<T>) => Promise<T>>();
 
 /**
  * Runs `work` in a transaction of raw statements only, opened on the driver adapter directly:
@@ -204,15 +205,12 @@ const rawTransactions = new WeakMap<
  * cost more CPU than a whole channel message's own work; the hottest write takes this path.
  * `client` is a client made by directRawQueries; any other falls back to its `$transaction`.
  */
-export function rawTransaction<T>(
-  client: object,
-  work: (tx: RawTransactionClient) => Promise<T>,
-): Promise<T> {
+export function rawTransaction<T>(client: object, work: (tx: RawTx) => Promise<T>): Promise<T> {
   const open = rawTransactions.get(client);
   if (open) return open(work);
-  return (
-    client as { $transaction: (w: (tx: RawTransactionClient) => Promise<T>) => Promise<T> }
-  ).$transaction(work);
+  return (client as { $transaction: (w: (tx: RawTx) => Promise<T>) => Promise<T> }).$transaction(
+    work,
+  );
 }
 
 /** `object` with some members replaced; the others are its own, run on it. */
@@ -257,14 +255,14 @@ export function directRawQueries<C extends { $transaction: (...args: any[]) => P
       }, options),
     );
   }
-  async function $rawTransaction<T>(work: (tx: RawTransactionClient) => Promise<T>): Promise<T> {
+  async function $rawTransaction<T>(work: (tx: RawTx) => Promise<T>): Promise<T> {
     const transaction = await (await (adapter ??= factory.connect())).startTransaction();
     let result: T;
     try {
       result = await work({
         $queryRaw: rawQuery((query) => transaction.queryRaw(query)),
         $executeRaw: rawExecute((query) => transaction.executeRaw(query)),
-      } as RawTransactionClient);
+      } as RawTx);
     } catch (err) {
       await endTransaction(transaction, false).catch(() => {});
       throw err;

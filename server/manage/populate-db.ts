@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { doCreateChannel } from "../actions/channels.ts";
 import { doSubscribe } from "../actions/subscriptions.ts";
+import { NOTIFICATION_BOT } from "../actions/internal-send.ts";
 import { checkSendMessage } from "../actions/messages.ts";
 import { doCreateRealm } from "../actions/realms.ts";
 import { doCreateUser } from "../actions/users.ts";
@@ -24,8 +25,43 @@ export interface Credential {
   password: string | null;
 }
 
+/** The organization as a credentials file names it. */
+export interface RealmCredential {
+  id: number;
+  name: string;
+  string_id: string;
+  host: string;
+}
+
+export async function realmCredential(
+  deps: AppDeps,
+  realm: { id: number; name: string; stringId: string },
+): Promise<RealmCredential> {
+  return {
+    id: realm.id,
+    name: realm.name,
+    string_id: realm.stringId,
+    host: await realmHost(deps.db, realm, deps.config),
+  };
+}
+
+/** A user as a credentials file lists them (a password only where one was set). */
+export function credentialOf(
+  u: { id: number; deliveryEmail: string; fullName: string; role: number; apiKey: string },
+  password: string | null = null,
+): Credential {
+  return {
+    user_id: u.id,
+    email: u.deliveryEmail,
+    full_name: u.fullName,
+    role: u.role,
+    api_key: u.apiKey,
+    password,
+  };
+}
+
 export interface DevCredentials {
-  realm: { id: number; name: string; string_id: string; host: string };
+  realm: RealmCredential;
   users: Record<string, Credential>;
   bots: Record<string, Credential>;
   channels: Record<string, { stream_id: number }>;
@@ -111,18 +147,7 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
           },
           domain,
         ),
-        await doCreateUser(
-          tx,
-          realm,
-          {
-            email: "notification-bot@zulip.com",
-            fullName: "Notification Bot",
-            role: Role.MEMBER,
-            isBot: true,
-            botType: 1,
-          },
-          domain,
-        ),
+        await doCreateUser(tx, realm, NOTIFICATION_BOT, domain),
       ];
       const channels = [];
       for (const [name, description, inviteOnly, members] of CHANNELS) {
@@ -158,21 +183,10 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
     });
   }
 
-  const credential = (u: (typeof users)[number]): Credential => ({
-    user_id: u.id,
-    email: u.deliveryEmail,
-    full_name: u.fullName,
-    role: u.role,
-    api_key: u.apiKey,
-    password: passwords.get(u.deliveryEmail) ?? null,
-  });
+  const credential = (u: (typeof users)[number]) =>
+    credentialOf(u, passwords.get(u.deliveryEmail) ?? null);
   return {
-    realm: {
-      id: realm.id,
-      name: realm.name,
-      string_id: realm.stringId,
-      host: await realmHost(deps.db, realm, deps.config),
-    },
+    realm: await realmCredential(deps, realm),
     users: Object.fromEntries(users.map((u) => [shortName(u.deliveryEmail), credential(u)])),
     bots: Object.fromEntries(bots.map((b) => [shortName(b.deliveryEmail), credential(b)])),
     channels: Object.fromEntries(channels.map((c) => [c.name, { stream_id: c.id }])),

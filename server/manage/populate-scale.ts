@@ -28,13 +28,18 @@ import { doCreateUser } from "../actions/users.ts";
 import { JsonableError } from "../errors.ts";
 import { clientIdFor } from "../lib/clients.ts";
 import { FLAG_BITS } from "../lib/messages.ts";
-import { fakeEmailDomain, realmHost } from "../lib/realms.ts";
+import { fakeEmailDomain } from "../lib/realms.ts";
 import { RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/topics.ts";
 import { Role } from "../lib/users.ts";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { labelled, UsageError, type Command, type Values } from "./cli.ts";
-import type { Credential } from "./populate-db.ts";
+import {
+  credentialOf,
+  realmCredential,
+  type Credential,
+  type RealmCredential,
+} from "./populate-db.ts";
 
 export interface ScaleOptions {
   messages: number;
@@ -90,27 +95,12 @@ const EMOJI: [name: string, code: string][] = [
 ];
 
 export interface ScaleResult {
-  realm: { id: number; name: string; string_id: string; host: string };
+  realm: RealmCredential;
   /** The owner; `reader`: the member subscribed to the biggest channels, whose reads the bench times. */
   users: Record<"owner" | "reader" | "partner", Credential>;
   counts: Record<string, number>;
   seconds: number;
 }
-
-const credential = (u: {
-  id: number;
-  deliveryEmail: string;
-  fullName: string;
-  role: number;
-  apiKey: string;
-}): Credential => ({
-  user_id: u.id,
-  email: u.deliveryEmail,
-  full_name: u.fullName,
-  role: u.role,
-  api_key: u.apiKey,
-  password: null,
-});
 
 export async function populateScale(deps: AppDeps, options: ScaleOptions): Promise<ScaleResult> {
   const started = performance.now();
@@ -469,16 +459,11 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
     "followed/muted topics": await count("user_topic"),
   };
   return {
-    realm: {
-      id: realm.id,
-      name: realm.name,
-      string_id: realm.stringId,
-      host: await realmHost(deps.db, realm, deps.config),
-    },
+    realm: await realmCredential(deps, realm),
     users: {
-      owner: credential(owner),
-      reader: credential(result.reader),
-      partner: credential(result.partner),
+      owner: credentialOf(owner),
+      reader: credentialOf(result.reader),
+      partner: credentialOf(result.partner),
     },
     counts,
     seconds: (performance.now() - started) / 1000,
