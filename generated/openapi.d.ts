@@ -122,6 +122,8 @@ export interface paths {
          *     | `subscription` | `update` | `stream_id`, `property`, `value` | the user (two events for `is_muted` / `in_home_view`) |
          *     | `channel_folder` | `add` / `update` | `channel_folder` / `channel_folder_id`, `data` | everyone |
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
+         *     | `realm_user` | `add` | `person` (a user object; `delivery_email` null for those who may not see it) | everyone, when a user is created |
+         *     | `realm_user` | `update` | `person`: `user_id` with `role`, or `full_name`, or `delivery_email` (those who may see it), or `avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`, or `new_email` | everyone (`delivery_email`: those who may see it) |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
          */
@@ -911,7 +913,24 @@ export interface paths {
          */
         get: operations["get-users"];
         put?: never;
-        post?: never;
+        /**
+         * Create a user
+         * @description Create a new user account in the organization, with a password, subscribed to the
+         *     organization's default channels. Returns the new user's ID.
+         *
+         *     Only organization administrators who also have the `can_create_users` special permission
+         *     (granted by the server's administrators, e.g. with `manage change-user-role`) may do this.
+         *     Checks, in Zulip's order: administrator ("Must be an organization administrator"),
+         *     `can_create_users` ("User not authorized to create users"), the full name (the texts of
+         *     `PATCH /users/{user_id}`), the email's format ("Bad name or username"), the organization's
+         *     allowed domains ("Email 'x' not allowed in this organization"; with domains restricted, a
+         *     `+` in the address is refused: "Email addresses containing + are not allowed."), an address
+         *     already in use ("Email 'x' already in use"), then the password's strength.
+         *
+         *     Everyone in the organization receives a `realm_user` `add` event (with `delivery_email`
+         *     only for those who may see it), and the new user the default channels' subscriptions.
+         */
+        post: operations["create-user"];
         delete?: never;
         options?: never;
         head?: never;
@@ -958,7 +977,8 @@ export interface paths {
          * @description Fetch one user or bot, active or deactivated, by email address.
          *
          *     This path shares its template with `PATCH /users/{user_id}`: a numeric segment is a user
-         *     ID, anything else an email address.
+         *     ID (`GET /users/{user_id}`, Zulip's `get_members_backend`), anything else an email address.
+         *     An ID that names no user of the organization gives "No such user".
          *
          *     **Changes**: New in Zulip 4.0 (feature level 39). Lookup by the real email address when the
          *     caller may see it (rather than only by the API email) is from feature level 302.
@@ -994,12 +1014,34 @@ export interface paths {
         /**
          * Update a user
          * @description Change another user's name, role, custom profile field values or email address.
-         *     Administrators only.
+         *     Administrators only (a bot's owner may change their bot too). Everything requested is
+         *     changed in one transaction: a refused value changes nothing.
          *
-         *     - Only owners may give or take the owner role (100); the only owner cannot lose it.
-         *     - `full_name`: at most 100 characters ("Name too long!"); a whitespace-only value is
-         *       ignored.
-         *     - `new_email` needs an owner with the `can_change_user_emails` permission.
+         *     Checks, in Zulip's order (`update_user_backend`):
+         *     - the target: "No such user" (no user of the organization has this ID), "Insufficient
+         *       permission" (neither an administrator nor the owner of the bot); deactivated users and
+         *       bots may be changed;
+         *     - `new_email` permission: an owner with the `can_change_user_emails` special permission
+         *       ("User not authorized to change user emails");
+         *     - `role`: only owners may give or take the owner role (100) ("Must be an organization
+         *       owner"); other changes need an administrator ("Must be an organization administrator");
+         *       the only owner cannot lose it;
+         *     - `full_name`: ignored when equal to the current name or only whitespace; otherwise
+         *       stripped, 2 to 100 characters ("Name too short!", "Name too long!"), none of
+         *       `*` `` ` `` `\` `>` `"` `@` nor unprintable characters ("Invalid characters in name!"),
+         *       not ending in `|` and digits ("Invalid format!"), and, when the organization requires
+         *       unique names, no other user's name compared case- and compatibility-insensitively
+         *       ("Unique names required in this organization.");
+         *     - `new_email`: a valid address ("Invalid new email address.") that no user of the
+         *       organization has ("New email value error: Already has an account.", or "… Account has
+         *       been deactivated." for a deactivated one).
+         *
+         *     Events (`realm_user` `update`, `person` with `user_id` and): `role` to everyone, with the
+         *     system-group `user_group` `remove_members` / `add_members` events and `stream` `create` /
+         *     `delete` to the user for the channels they may now see or no longer see; `full_name` to
+         *     everyone; for an email change `delivery_email` to those who may see it, the avatar fields
+         *     (`avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`) to everyone, and
+         *     `new_email` to everyone when the address is the API email.
          *
          *     **Changes**: `new_email` is new in feature level 285.
          */
@@ -5270,6 +5312,64 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "create-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "newbie@zulip.com",
+                 *       "password": "correct horse battery staple",
+                 *       "full_name": "New User"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new user's email address. */
+                    email: string;
+                    /** @description The new user's password. */
+                    password: string;
+                    /** @description The new user's full name. */
+                    full_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_id": 25
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the new user. */
+                        user_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller may not create users, or a value is invalid or in use. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "get-own-user": {
         parameters: {
             query?: never;
@@ -5512,7 +5612,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "update-status-for-user": {

@@ -31,7 +31,13 @@ import {
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
-import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+import {
+  createUser,
+  getOwnUser,
+  getUserByEmail,
+  getUsers,
+  updateUser,
+} from "./handlers/users.ts";
 import {
   createChannel,
   getStreamById,
@@ -106,7 +112,8 @@ export const handlers = {
   "get-users": getUsers,
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
-  "update-user": notImplemented("update-user"),
+  "update-user": updateUser,
+  "create-user": createUser,
   "update-status-for-user": notImplemented("update-status-for-user"),
   "create-custom-profile-field": notImplemented("create-custom-profile-field"),
   "update-custom-profile-data": notImplemented("update-custom-profile-data"),

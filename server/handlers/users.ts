@@ -1,7 +1,9 @@
+import { doCreateUserByAdmin, doUpdateUser } from "../actions/users.ts";
 import type { Handler } from "../http/types.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import {
   accessUserByEmail,
+  accessUserById,
   loadOwnUserExtras,
   loadProfileData,
   realmUsers,
@@ -35,15 +37,20 @@ export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
   return { ...user, max_message_id: maxMessageId };
 };
 
-/** GET /users/{email} (zerver/views/users.py get_user_by_email). */
+/**
+ * GET /users/{email} (zerver/views/users.py get_user_by_email) and GET /users/{user_id}
+ * (get_members_backend), which share the path: a numeric segment is a user ID.
+ */
 export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query }, ctx) => {
-  const target = await accessUserByEmail(
-    ctx.db,
-    ctx.realm,
-    ctx.user,
-    path.email,
-    await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
-  );
+  const target = /^[0-9]+$/.test(path.email)
+    ? await accessUserById(ctx.db, ctx.user, Number(path.email), { forAdmin: false })
+    : await accessUserByEmail(
+        ctx.db,
+        ctx.realm,
+        ctx.user,
+        path.email,
+        await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
+      );
   const profileData = query.include_custom_profile_fields
     ? await loadProfileData(ctx.db, ctx.realm.id, [target.id])
     : undefined;
@@ -54,3 +61,23 @@ export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query
     }),
   };
 };
+
+/** PATCH /users/{user_id} (update_user_backend). */
+export const updateUser: Handler<"update-user"> = async ({ path, body }, ctx) => {
+  await doUpdateUser(ctx, path.user_id, {
+    fullName: body?.full_name,
+    role: body?.role,
+    profileData: body?.profile_data,
+    newEmail: body?.new_email,
+  });
+  return {};
+};
+
+/** POST /users (create_user_backend). */
+export const createUser: Handler<"create-user"> = async ({ body }, ctx) => ({
+  user_id: await doCreateUserByAdmin(ctx, {
+    email: body.email,
+    password: body.password,
+    fullName: body.full_name,
+  }),
+});

@@ -87,9 +87,11 @@ export function apiEmailFor(
 }
 
 /** Avatars are Gravatar-hosted until uploads exist (zerver/lib/avatar_hash.py gravatar_hash). */
-export function gravatarUrl(email: string, avatarVersion: number) {
+export function gravatarUrl(email: string, avatarVersion: number, medium = false) {
   const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
+  // MEDIUM_AVATAR_SIZE: the medium avatar asks Gravatar for 500 pixels.
+  const size = medium ? "&s=500" : "";
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon${size}&version=${avatarVersion}`;
 }
 
 /** Python's isoformat() with microseconds and +00:00, as Zulip writes date_joined. */
@@ -250,7 +252,63 @@ export function checkFullName(raw: string): string {
   if ([...name].length < MIN_NAME_LENGTH) throw new JsonableError("Name too short!");
   if (/[*`\\>"@]/.test(name) || unprintablePosition(name) > 0)
     throw new JsonableError("Invalid characters in name!");
+  // A name ending in `|15` would read as a mention's `name|id` syntax (checked before stripping, as Zulip does).
+  if (/\|\d+$/.test(raw)) throw new JsonableError("Invalid format!");
   return name;
+}
+
+/** Python's casefold() closely enough for names: upper then lower folds ß, final sigma and the like. */
+const foldName = (name: string) => name.normalize("NFKC").toUpperCase().toLowerCase();
+
+/**
+ * check_full_name with the organization's require_unique_names: no other user (deactivated ones
+ * and bots included) may have the same name after NFKC normalization and case folding.
+ */
+export async function checkFullNameInRealm(
+  db: Db,
+  realm: Pick<Realm, "id" | "requireUniqueNames">,
+  raw: string,
+  exceptUserId: number | null,
+): Promise<string> {
+  const name = checkFullName(raw);
+  if (realm.requireUniqueNames) {
+    const others = await db.userProfile.findMany({
+      where: { realmId: realm.id, ...(exceptUserId === null ? {} : { id: { not: exceptUserId } }) },
+      select: { fullName: true },
+    });
+    const folded = foldName(name);
+    if (others.some((u) => foldName(u.fullName) === folded))
+      throw new JsonableError("Unique names required in this organization.");
+  }
+  return name;
+}
+
+/** UserProfile.can_admin_user: administrators administer their organization's users, owners their bots. */
+export function canAdminUser(
+  actor: Pick<UserProfile, "id" | "role">,
+  target: Pick<UserProfile, "botOwnerId">,
+): boolean {
+  return target.botOwnerId === actor.id || isRealmAdmin(actor);
+}
+
+/**
+ * access_user_by_id: the organization's user (deactivated ones and bots included, as the
+ * callers here allow them) or "No such user"; with `forAdmin`, "Insufficient permission" unless
+ * the caller may administer them.
+ */
+export async function accessUserById(
+  db: Db,
+  viewer: Pick<UserProfile, "id" | "role" | "realmId">,
+  userId: number,
+  options: { forAdmin: boolean },
+): Promise<UserProfile> {
+  const target = isStorableId(userId)
+    ? await db.userProfile.findFirst({ where: { id: userId, realmId: viewer.realmId } })
+    : null;
+  if (!target) throw new JsonableError("No such user");
+  if (options.forAdmin && !canAdminUser(viewer, target))
+    throw new JsonableError("Insufficient permission");
+  return target;
 }
 
 /**

@@ -1,0 +1,552 @@
+/**
+ * User administration: PATCH /users/{user_id} (roles, names, email changes) in Zulip's order of
+ * checks with its events, GET /users/{user_id}, and POST /users (zerver/tests/test_users.py).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+
+const server = useTestServer();
+const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
+const patch = (as: string, userId: number, body: Record<string, unknown>) =>
+  server.as(as).PATCH("/users/{user_id}", {
+    params: { path: { user_id: userId } },
+    body: body as never,
+  });
+const byId = (as: string, userId: number | string) =>
+  server.as(as).GET("/users/{email}", { params: { path: { email: String(userId) }, query: {} } });
+const systemGroup = async (name: string) =>
+  (
+    await server.db.namedUserGroup.findFirstOrThrow({
+      where: { realmId: server.creds.realm.id, name },
+    })
+  ).id;
+const row = (name: string) => server.db.userProfile.findUniqueOrThrow({ where: { id: id(name) } });
+
+/** Registers an event queue for `as`; `events()` then reads what arrived since. */
+async function listen(as: string, eventTypes: string[]) {
+  const { queue_id } = await expectSuccess(
+    server.as(as).POST("/register", { body: { event_types: eventTypes } as never }),
+  );
+  return async () =>
+    (
+      await expectSuccess(
+        server.as(as).GET("/events", {
+          params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
+        }),
+      )
+    ).events as any[];
+}
+
+/** A raw request with the given body and query, as real clients put them on the wire. */
+async function raw(as: string, method: string, path: string, body?: string, query = "") {
+  const cred = server.creds.users[as]!;
+  const response = await fetch(`${server.baseUrl}/api/v1${path}${query}`, {
+    method,
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64")}`,
+      ...(body !== undefined ? { "Content-Type": "application/x-www-form-urlencoded" } : {}),
+    },
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe("PATCH /users/{user_id}: who may change whom", () => {
+  it("answers 'No such user' for an ID no user of the organization has", async () => {
+    await expectError(patch("iago", 999_999, { full_name: "Nobody" }), 400, "No such user", {
+      code: "BAD_REQUEST",
+    });
+  });
+
+  it("refuses members, even on themselves: 'Insufficient permission'", async () => {
+    await expectError(
+      patch("hamlet", id("othello"), { full_name: "Othello" }),
+      400,
+      "Insufficient permission",
+    );
+    await expectError(patch("hamlet", id("hamlet"), { role: 200 }), 400, "Insufficient permission");
+    expect((await row("hamlet")).role).toBe(400);
+  });
+
+  it("lets a bot's owner rename their bot, but not change its role", async () => {
+    const admins = await listen("iago", ["realm_user", "realm_bot"]);
+    await expectSuccess(patch("hamlet", id("default-bot"), { full_name: "Renamed Bot" }));
+    expect((await row("default-bot")).fullName).toBe("Renamed Bot");
+    const events = await admins();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: id("default-bot"), full_name: "Renamed Bot" },
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_bot",
+        op: "update",
+        bot: { user_id: id("default-bot"), full_name: "Renamed Bot" },
+      }),
+    );
+    await expectError(
+      patch("hamlet", id("default-bot"), { role: 200 }),
+      400,
+      "Must be an organization administrator",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
+  });
+});
+
+describe("PATCH /users/{user_id}: roles", () => {
+  it("lets only owners grant the owner role, with the role and system-group events", async () => {
+    await expectError(
+      patch("iago", id("othello"), { role: 100 }),
+      400,
+      "Must be an organization owner",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
+    const events = await listen("cordelia", ["realm_user", "user_group"]);
+    await expectSuccess(patch("desdemona", id("othello"), { role: 100 }));
+    const got = await events();
+    const user = id("othello");
+    expect(got.map(({ id: _, ...e }) => e)).toEqual([
+      { type: "realm_user", op: "update", person: { user_id: user, role: 100 } },
+      {
+        type: "user_group",
+        op: "remove_members",
+        group_id: await systemGroup("role:members"),
+        user_ids: [user],
+      },
+      {
+        type: "user_group",
+        op: "add_members",
+        group_id: await systemGroup("role:owners"),
+        user_ids: [user],
+      },
+      {
+        type: "user_group",
+        op: "remove_members",
+        group_id: await systemGroup("role:fullmembers"),
+        user_ids: [user],
+      },
+    ]);
+    const owners = await expectSuccess(
+      server.as("othello").GET("/user_groups", { params: { query: {} } }),
+    );
+    expect(owners.user_groups.find((g) => g.name === "role:owners")!.members).toContain(user);
+    // Only an owner may take the role away again.
+    await expectError(
+      patch("iago", user, { role: 400 }),
+      400,
+      "Must be an organization owner",
+      { code: "UNAUTHORIZED_PRINCIPAL" },
+    );
+    await expectSuccess(patch("desdemona", user, { role: 400 }));
+    expect((await row("othello")).role).toBe(400);
+  });
+
+  it("keeps the only owner an owner", async () => {
+    await expectError(
+      patch("desdemona", id("desdemona"), { role: 400 }),
+      400,
+      "The owner permission cannot be removed from the only organization owner.",
+    );
+    expect((await row("desdemona")).role).toBe(100);
+  });
+
+  it("refuses a role that is not one of Zulip's", async () => {
+    await expectError(
+      patch("iago", id("hamlet"), { role: 5 }),
+      400,
+      "Invalid role: Value error, Not in the list of possible values",
+    );
+  });
+
+  it("applies a role at once: the demoted administrator loses their permissions and register follows", async () => {
+    await expectSuccess(patch("desdemona", id("iago"), { role: 400 }));
+    await expectError(
+      patch("iago", id("hamlet"), { full_name: "Hamlet" }),
+      400,
+      "Insufficient permission",
+    );
+    const state = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
+    );
+    expect((state as any).realm_users.find((u: any) => u.user_id === id("iago"))).toMatchObject({
+      role: 400,
+      is_admin: false,
+    });
+    await expectSuccess(patch("desdemona", id("iago"), { role: 200 }));
+    await expectSuccess(patch("iago", id("hamlet"), { full_name: "King Hamlet" }));
+  });
+
+  it("tells a user who becomes a guest which channels they no longer see, and gives them back", async () => {
+    // Hamlet is not subscribed to Venice: a guest may not see it.
+    const hamlet = await listen("hamlet", ["stream", "subscription"]);
+    await expectSuccess(patch("iago", id("hamlet"), { role: 600 }));
+    const venice = server.creds.channels["Venice"]!.stream_id;
+    expect(await hamlet()).toContainEqual(
+      expect.objectContaining({ type: "stream", op: "delete", stream_ids: [venice] }),
+    );
+    const again = await listen("hamlet", ["stream", "subscription"]);
+    await expectSuccess(patch("iago", id("hamlet"), { role: 400 }));
+    const events = await again();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "stream",
+        op: "create",
+        streams: [expect.objectContaining({ stream_id: venice, name: "Venice" })],
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "subscription",
+        op: "peer_add",
+        stream_ids: [venice],
+        user_ids: [id("iago"), id("othello"), id("prospero")],
+      }),
+    );
+  });
+});
+
+describe("PATCH /users/{user_id}: full_name", () => {
+  it("renames, telling everyone", async () => {
+    const events = await listen("othello", ["realm_user"]);
+    await expectSuccess(patch("iago", id("hamlet"), { full_name: "  Hamlet of Denmark " }));
+    expect((await row("hamlet")).fullName).toBe("Hamlet of Denmark");
+    expect(await events()).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: id("hamlet"), full_name: "Hamlet of Denmark" },
+      }),
+    ]);
+    await expectSuccess(patch("iago", id("hamlet"), { full_name: "King Hamlet" }));
+  });
+
+  it("answers check_full_name's texts", async () => {
+    const hamlet = id("hamlet");
+    await expectError(patch("iago", hamlet, { full_name: "x".repeat(101) }), 400, "Name too long!");
+    await expectError(patch("iago", hamlet, { full_name: "x" }), 400, "Name too short!");
+    await expectError(patch("iago", hamlet, { full_name: "iago|72" }), 400, "Invalid format!");
+    await expectError(
+      patch("iago", hamlet, { full_name: "Hamlet*" }),
+      400,
+      "Invalid characters in name!",
+    );
+    await expectError(
+      patch("iago", hamlet, { full_name: "Ham\u0000let" }),
+      400,
+      "Invalid characters in name!",
+    );
+    // Characters after `|15` do not read as a mention.
+    await expectSuccess(patch("iago", hamlet, { full_name: "Hello- 12iago|72k" }));
+    await expectSuccess(patch("iago", hamlet, { full_name: "King Hamlet" }));
+  });
+
+  it("ignores a whitespace-only name", async () => {
+    const events = await listen("othello", ["realm_user"]);
+    await expectSuccess(patch("iago", id("hamlet"), { full_name: "   " }));
+    expect((await row("hamlet")).fullName).toBe("King Hamlet");
+    expect(await events()).toEqual([]);
+  });
+
+  describe("with require_unique_names", () => {
+    beforeAll(async () => {
+      await server.db.realm.update({
+        where: { id: server.creds.realm.id },
+        data: { requireUniqueNames: true },
+      });
+    });
+    afterAll(async () => {
+      await server.db.realm.update({
+        where: { id: server.creds.realm.id },
+        data: { requireUniqueNames: false },
+      });
+    });
+
+    it("refuses another user's name, whatever its case or compatibility form", async () => {
+      for (const name of ["IaGo", "𝕚𝕒𝕘𝕠", "ｉａｇｏ", "𝒾𝒶𝑔𝑜"])
+        await expectError(
+          patch("desdemona", id("hamlet"), { full_name: name }),
+          400,
+          "Unique names required in this organization.",
+        );
+      // The user's own name in another case is no clash.
+      await expectSuccess(patch("desdemona", id("hamlet"), { full_name: "KING HAMLET" }));
+      await expectSuccess(patch("desdemona", id("hamlet"), { full_name: "King Hamlet" }));
+    });
+  });
+});
+
+describe("PATCH /users/{user_id}: new_email", () => {
+  afterAll(async () => {
+    await server.db.userProfile.update({
+      where: { id: id("desdemona") },
+      data: { canChangeUserEmails: false },
+    });
+  });
+
+  it("needs an owner with can_change_user_emails", async () => {
+    for (const as of ["iago", "desdemona"])
+      await expectError(
+        patch(as, id("cordelia"), { new_email: "cordelia@zulip.net" }),
+        400,
+        "User not authorized to change user emails",
+      );
+    await server.db.userProfile.update({
+      where: { id: id("iago") },
+      data: { canChangeUserEmails: true },
+    });
+    await expectError(
+      patch("iago", id("cordelia"), { new_email: "cordelia@zulip.net" }),
+      400,
+      "User not authorized to change user emails",
+    );
+    await server.db.userProfile.update({
+      where: { id: id("desdemona") },
+      data: { canChangeUserEmails: true },
+    });
+  });
+
+  it("refuses a bad address and one in use", async () => {
+    await expectError(
+      patch("desdemona", id("cordelia"), { new_email: "not an address" }),
+      400,
+      "Invalid new email address.",
+    );
+    await expectError(
+      patch("desdemona", id("cordelia"), { new_email: "IAGO@zulip.com" }),
+      400,
+      "New email value error: Already has an account.",
+    );
+  });
+
+  it("changes nothing when a later part of the request is refused", async () => {
+    await expectError(
+      patch("desdemona", id("cordelia"), { role: 300, new_email: "iago@zulip.com" }),
+      400,
+      "New email value error: Already has an account.",
+    );
+    expect((await row("cordelia")).role).toBe(400);
+  });
+
+  it("changes the address: the real one to those who may see it, the API email and avatar to everyone", async () => {
+    const cordelia = id("cordelia");
+    const member = await listen("hamlet", ["realm_user"]);
+    await expectSuccess(patch("desdemona", cordelia, { new_email: "cordelia@zulip.net" }));
+    expect(await row("cordelia")).toMatchObject({
+      deliveryEmail: "cordelia@zulip.net",
+      email: "cordelia@zulip.net",
+    });
+    const persons = (await member()).map((e) => e.person);
+    expect(persons).toEqual([
+      { user_id: cordelia, delivery_email: "cordelia@zulip.net" },
+      {
+        user_id: cordelia,
+        avatar_source: "G",
+        avatar_url: expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/),
+        avatar_url_medium: expect.stringMatching(/&s=500&version=1$/),
+        avatar_version: 1,
+      },
+      { user_id: cordelia, new_email: "cordelia@zulip.net" },
+    ]);
+    // The cached user behind cordelia's API key follows at once: her key goes with the new
+    // address, no longer with the old one.
+    const key = server.creds.users.cordelia!.api_key;
+    expect(
+      (await expectSuccess(server.client("cordelia@zulip.net", key).GET("/users/me")))
+        .delivery_email,
+    ).toBe("cordelia@zulip.net");
+    await expectError(server.as("cordelia").GET("/users/me"), 401, "Invalid API key");
+  });
+
+  describe("with email addresses visible to administrators only", () => {
+    beforeAll(async () => {
+      await expectSuccess(
+        server.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }),
+      );
+    });
+    afterAll(async () => {
+      await expectSuccess(
+        server.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }),
+      );
+    });
+
+    it("sends the new address only to those who may see it, and no new API email", async () => {
+      const cordelia = id("cordelia");
+      const member = await listen("hamlet", ["realm_user"]);
+      const admin = await listen("iago", ["realm_user"]);
+      await expectSuccess(patch("desdemona", cordelia, { new_email: "cordelia@zulip.com" }));
+      expect(await row("cordelia")).toMatchObject({
+        deliveryEmail: "cordelia@zulip.com",
+        email: `user${cordelia}@zulip.testserver`,
+      });
+      const seen = (await member()).map((e) => Object.keys(e.person).sort());
+      expect(seen).toEqual([
+        ["avatar_source", "avatar_url", "avatar_url_medium", "avatar_version", "user_id"],
+      ]);
+      expect((await admin()).map((e) => e.person)).toContainEqual({
+        user_id: cordelia,
+        delivery_email: "cordelia@zulip.com",
+      });
+    });
+  });
+});
+
+describe("PATCH /users/{user_id} as real clients encode it", () => {
+  it("reads a form body with `+` for spaces and role as JSON text", async () => {
+    const res = await raw(
+      "iago",
+      "PATCH",
+      `/users/${id("prospero")}`,
+      "full_name=Prospero+of+Milan&role=300",
+    );
+    expect(res).toMatchObject({ status: 200, body: { result: "success" } });
+    expect(await row("prospero")).toMatchObject({ fullName: "Prospero of Milan", role: 300 });
+  });
+
+  it("reads zulip-js's query-string parameters on PATCH", async () => {
+    const res = await raw(
+      "iago",
+      "PATCH",
+      `/users/${id("prospero")}`,
+      undefined,
+      `?full_name=${encodeURIComponent("Prospero from The Tempest")}&role=400`,
+    );
+    expect(res).toMatchObject({ status: 200, body: { result: "success" } });
+    expect(await row("prospero")).toMatchObject({
+      fullName: "Prospero from The Tempest",
+      role: 400,
+    });
+  });
+
+  it("answers a role that is not JSON with Zulip's text", async () => {
+    const res = await raw("iago", "PATCH", `/users/${id("prospero")}`, "role=owner");
+    expect(res).toMatchObject({ status: 400, body: { result: "error", msg: "role is not valid JSON" } });
+  });
+});
+
+describe("GET /users/{user_id}", () => {
+  it("finds a user or bot by ID", async () => {
+    const { user } = await expectSuccess(byId("othello", id("hamlet")));
+    expect(user).toMatchObject({ user_id: id("hamlet"), email: "hamlet@zulip.com", role: 400 });
+    const bot = await expectSuccess(byId("othello", id("default-bot")));
+    expect(bot.user).toMatchObject({ is_bot: true, bot_owner_id: id("hamlet") });
+  });
+
+  it("answers 'No such user' for an unknown ID", async () => {
+    await expectError(byId("hamlet", 999_999), 400, "No such user");
+    await expectError(byId("hamlet", "99999999999999999999"), 400, "No such user");
+  });
+
+  it("finds a deactivated user", async () => {
+    await server.db.userProfile.update({ where: { id: id("aaron") }, data: { isActive: false } });
+    try {
+      const { user } = await expectSuccess(byId("hamlet", id("aaron")));
+      expect(user).toMatchObject({ user_id: id("aaron"), is_active: false });
+    } finally {
+      await server.db.userProfile.update({ where: { id: id("aaron") }, data: { isActive: true } });
+    }
+  });
+});
+
+describe("POST /users", () => {
+  const create = (as: string, body: Record<string, unknown>) =>
+    server.as(as).POST("/users", { body: body as never });
+  const valid = { email: "romeo@zulip.com", password: "a long password", full_name: "Romeo Montague" };
+
+  afterAll(async () => {
+    await server.db.userProfile.update({
+      where: { id: id("iago") },
+      data: { canCreateUsers: false },
+    });
+  });
+
+  it("needs an administrator with can_create_users", async () => {
+    await expectError(create("hamlet", valid), 400, "Must be an organization administrator", {
+      code: "UNAUTHORIZED_PRINCIPAL",
+    });
+    await expectError(create("iago", valid), 400, "User not authorized to create users");
+    await server.db.userProfile.update({
+      where: { id: id("iago") },
+      data: { canCreateUsers: true },
+    });
+  });
+
+  it("answers Zulip's texts for the name, the address and the password", async () => {
+    await expectError(create("iago", { ...valid, full_name: "R" }), 400, "Name too short!");
+    await expectError(create("iago", { ...valid, email: "broken" }), 400, "Bad name or username");
+    await expectError(
+      create("iago", { ...valid, email: "hamlet@zulip.com" }),
+      400,
+      "Email 'hamlet@zulip.com' already in use",
+    );
+    await expectError(create("iago", { ...valid, password: "xxxx" }), 400, "The password is too weak.");
+    await expectError(
+      create("iago", { email: valid.email, full_name: valid.full_name }),
+      400,
+      "Missing 'password' argument",
+      { code: "REQUEST_VARIABLE_MISSING" },
+    );
+  });
+
+  it("keeps to the organization's domains when it restricts them", async () => {
+    const realmId = server.creds.realm.id;
+    await server.db.realmDomain.create({ data: { realmId, domain: "zulip.com" } });
+    await server.db.realmDomain.create({
+      data: { realmId, domain: "example.org", allowSubdomains: true },
+    });
+    await server.db.realm.update({
+      where: { id: realmId },
+      data: { emailsRestrictedToDomains: true },
+    });
+    try {
+      await expectError(
+        create("iago", { ...valid, email: "romeo@not-zulip.com" }),
+        400,
+        "Email 'romeo@not-zulip.com' not allowed in this organization",
+      );
+      await expectError(
+        create("iago", { ...valid, email: "iago+label@zulip.com" }),
+        400,
+        "Email addresses containing + are not allowed.",
+      );
+      const sub = await expectSuccess(
+        create("iago", { ...valid, email: "mercutio@mail.example.org", full_name: "Mercutio" }),
+      );
+      expect(sub.user_id).toBeGreaterThan(0);
+    } finally {
+      await server.db.realm.update({
+        where: { id: realmId },
+        data: { emailsRestrictedToDomains: false },
+      });
+      await server.db.realmDomain.deleteMany({ where: { realmId } });
+    }
+  });
+
+  it("creates the user, who may log in, and tells everyone", async () => {
+    const events = await listen("othello", ["realm_user"]);
+    const { user_id } = await expectSuccess(create("iago", valid));
+    expect(await events()).toContainEqual(
+      expect.objectContaining({
+        type: "realm_user",
+        op: "add",
+        person: expect.objectContaining({ user_id, full_name: "Romeo Montague", role: 400 }),
+      }),
+    );
+    const { user } = await expectSuccess(byId("othello", user_id));
+    expect(user).toMatchObject({ email: "romeo@zulip.com", is_active: true });
+    const key = await expectSuccess(
+      server
+        .client()
+        .POST("/fetch_api_key", { body: { username: "romeo@zulip.com", password: valid.password } }),
+    );
+    expect(key.user_id).toBe(user_id);
+    await expectError(
+      create("iago", valid),
+      400,
+      "Email 'romeo@zulip.com' already in use",
+    );
+  });
+});
