@@ -31,13 +31,7 @@ import {
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
-import {
-  createUser,
-  getOwnUser,
-  getUserByEmail,
-  getUsers,
-  updateUser,
-} from "./handlers/users.ts";
+import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import {
   createChannel,
   getStreamById,

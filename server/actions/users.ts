@@ -226,7 +226,10 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
       const name = await checkFullNameInRealm(tx, realm, input.fullName, user.id);
       user = await tx.userProfile.update({ where: { id: user.id }, data: { fullName: name } });
       const person = { user_id: user.id, full_name: name };
-      events.add({ type: "realm_user", op: "update", person }, (await audience()).map((v) => v.id));
+      events.add(
+        { type: "realm_user", op: "update", person },
+        (await audience()).map((v) => v.id),
+      );
       if (user.isBot)
         events.add(
           { type: "realm_bot", op: "update", bot: person },
@@ -301,10 +304,9 @@ async function changeUserRole(
     const gained = after.filter((s) => !was.has(s.id));
     const lost = before.filter((s) => !is.has(s.id));
     if (gained.length > 0) {
-      events.add(
-        { type: "stream", op: "create", streams: await toChannelDicts(tx, gained) },
-        [user.id],
-      );
+      events.add({ type: "stream", op: "create", streams: await toChannelDicts(tx, gained) }, [
+        user.id,
+      ]);
       const lists = await subscriberLists(
         tx,
         realm.id,
@@ -372,7 +374,8 @@ async function changeDeliveryEmail(
     })
     .catch((e: unknown) => {
       // A concurrent change to the same address is caught by the case-insensitive unique index.
-      if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002") throw inUse(true);
+      if (e instanceof Prisma.PrismaClientKnownRequestError && e.code === "P2002")
+        throw inUse(true);
       throw e;
     });
   const everyone = viewers.map((v) => v.id);

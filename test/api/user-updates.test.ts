@@ -135,12 +135,9 @@ describe("PATCH /users/{user_id}: roles", () => {
     );
     expect(owners.user_groups.find((g) => g.name === "role:owners")!.members).toContain(user);
     // Only an owner may take the role away again.
-    await expectError(
-      patch("iago", user, { role: 400 }),
-      400,
-      "Must be an organization owner",
-      { code: "UNAUTHORIZED_PRINCIPAL" },
-    );
+    await expectError(patch("iago", user, { role: 400 }), 400, "Must be an organization owner", {
+      code: "UNAUTHORIZED_PRINCIPAL",
+    });
     await expectSuccess(patch("desdemona", user, { role: 400 }));
     expect((await row("othello")).role).toBe(400);
   });
@@ -170,7 +167,9 @@ describe("PATCH /users/{user_id}: roles", () => {
       "Insufficient permission",
     );
     const state = await expectSuccess(
-      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
+      server
+        .as("hamlet")
+        .POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
     );
     expect((state as any).realm_users.find((u: any) => u.user_id === id("iago"))).toMatchObject({
       role: 400,
@@ -345,7 +344,9 @@ describe("PATCH /users/{user_id}: new_email", () => {
       {
         user_id: cordelia,
         avatar_source: "G",
-        avatar_url: expect.stringMatching(/^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/),
+        avatar_url: expect.stringMatching(
+          /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/,
+        ),
         avatar_url_medium: expect.stringMatching(/&s=500&version=1$/),
         avatar_version: 1,
       },
@@ -423,7 +424,10 @@ describe("PATCH /users/{user_id} as real clients encode it", () => {
 
   it("answers a role that is not JSON with Zulip's text", async () => {
     const res = await raw("iago", "PATCH", `/users/${id("prospero")}`, "role=owner");
-    expect(res).toMatchObject({ status: 400, body: { result: "error", msg: "role is not valid JSON" } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { result: "error", msg: "role is not valid JSON" },
+    });
   });
 });
 
@@ -454,7 +458,11 @@ describe("GET /users/{user_id}", () => {
 describe("POST /users", () => {
   const create = (as: string, body: Record<string, unknown>) =>
     server.as(as).POST("/users", { body: body as never });
-  const valid = { email: "romeo@zulip.com", password: "a long password", full_name: "Romeo Montague" };
+  const valid = {
+    email: "romeo@zulip.com",
+    password: "a long password",
+    full_name: "Romeo Montague",
+  };
 
   afterAll(async () => {
     await server.db.userProfile.update({
@@ -482,7 +490,11 @@ describe("POST /users", () => {
       400,
       "Email 'hamlet@zulip.com' already in use",
     );
-    await expectError(create("iago", { ...valid, password: "xxxx" }), 400, "The password is too weak.");
+    await expectError(
+      create("iago", { ...valid, password: "xxxx" }),
+      400,
+      "The password is too weak.",
+    );
     await expectError(
       create("iago", { email: valid.email, full_name: valid.full_name }),
       400,
@@ -540,13 +552,11 @@ describe("POST /users", () => {
     const key = await expectSuccess(
       server
         .client()
-        .POST("/fetch_api_key", { body: { username: "romeo@zulip.com", password: valid.password } }),
+        .POST("/fetch_api_key", {
+          body: { username: "romeo@zulip.com", password: valid.password },
+        }),
     );
     expect(key.user_id).toBe(user_id);
-    await expectError(
-      create("iago", valid),
-      400,
-      "Email 'romeo@zulip.com' already in use",
-    );
+    await expectError(create("iago", valid), 400, "Email 'romeo@zulip.com' already in use");
   });
 });

@@ -1,0 +1,102 @@
+/**
+ * Changes to users made through one server process take effect at once in another on the same
+ * PostgreSQL database: the cached user behind an API key, the cached group memberships behind
+ * permissions, register's state, and event queues served by the other process. PostgreSQL only:
+ * the embedded database belongs to a single process.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import {
+  processCluster,
+  sleep,
+  type ProcessCluster,
+  type ServerProcess,
+} from "../helpers/processes.ts";
+
+/** Long enough that a long-poll answered by the heartbeat cannot pass for a woken one. */
+const HEARTBEAT_MS = 30_000;
+describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes", () => {
+  let cluster: ProcessCluster;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  const id = (name: string) => cluster.creds.users[name]!.user_id;
+  const patchUser = (via: ServerProcess, as: string, name: string, body: Record<string, unknown>) =>
+    via.as(as).PATCH("/users/{user_id}", {
+      params: { path: { user_id: id(name) } },
+      body: body as never,
+    });
+
+  beforeAll(async () => {
+    cluster = await processCluster({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
+    [a, b] = await Promise.all([cluster.start(), cluster.start()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it("a role change through one process: the other refuses the demoted administrator, its queues hear of it, and register follows", async () => {
+    // B knows iago as an administrator: his user row and group memberships are cached there.
+    const { group_id } = await expectSuccess(
+      b.as("hamlet").POST("/user_groups/create", {
+        body: { name: "players", description: "", members: [id("hamlet")] } as never,
+      }),
+    );
+    const editGroup = (description: string) =>
+      b.as("iago").PATCH("/user_groups/{user_group_id}", {
+        params: { path: { user_group_id: group_id } },
+        body: { description } as never,
+      });
+    await expectSuccess(editGroup("as an administrator"));
+    await expectSuccess(patchUser(b, "iago", "othello", { full_name: "Othello" }));
+
+    // A long-poll waiting in B for an event committed through A.
+    const { queue_id } = await expectSuccess(
+      b.as("hamlet").POST("/register", { body: { event_types: ["realm_user"] } as never }),
+    );
+    const waiting = b.as("hamlet").GET("/events", {
+      params: { query: { queue_id: queue_id!, last_event_id: -1 } },
+    });
+    await sleep(300);
+    const started = Date.now();
+    await expectSuccess(patchUser(a, "desdemona", "iago", { role: 400 }));
+
+    const woken = await expectSuccess(waiting);
+    expect(Date.now() - started).toBeLessThan(HEARTBEAT_MS / 2);
+    expect(woken.events).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: id("iago"), role: 400 },
+      }),
+    ]);
+
+    // B dropped its cached entries when it read the log row that woke the long-poll, so from
+    // now on it refuses: the permission that rests on the cached user (administering users)…
+    await expectError(
+      patchUser(b, "iago", "othello", { full_name: "Othello, the Moor" }),
+      400,
+      "Insufficient permission",
+    );
+    // …and the one that rests on cached group membership (can_manage_all_groups).
+    await expectError(editGroup("as a member"), 400, "Insufficient permission");
+
+    const state = await expectSuccess(
+      b.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
+    );
+    expect((state as any).realm_users.find((u: any) => u.user_id === id("iago"))).toMatchObject({
+      role: 400,
+      is_admin: false,
+    });
+
+    // And back: promoted through A, iago administers through B again once B has the event.
+    const next = b.as("hamlet").GET("/events", {
+      params: { query: { queue_id: queue_id!, last_event_id: woken.events[0]!.id } },
+    });
+    await expectSuccess(patchUser(a, "desdemona", "iago", { role: 200 }));
+    expect((await expectSuccess(next)).events).toEqual([
+      expect.objectContaining({ person: { user_id: id("iago"), role: 200 } }),
+    ]);
+    await expectSuccess(editGroup("an administrator again"));
+  });
+});
