@@ -3,6 +3,9 @@
  * checks with its events, GET /users/{user_id}, and POST /users (zerver/tests/test_users.py).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doCreateRealm } from "../../server/actions/realms.ts";
+import { doCreateUser } from "../../server/actions/users.ts";
+import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
@@ -52,11 +55,30 @@ async function raw(as: string, method: string, path: string, body?: string, quer
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** A user of a second organization on the same server. */
+async function otherOrganizationUser() {
+  return server.db.$transaction(async (tx) => {
+    const realm = await doCreateRealm(tx, { name: "Elsewhere", stringId: "elsewhere" });
+    return doCreateUser(
+      tx,
+      realm,
+      { email: "stranger@zulip.com", fullName: "Stranger", role: 400 },
+      "elsewhere.zulip.testserver",
+    );
+  });
+}
+
 describe("PATCH /users/{user_id}: who may change whom", () => {
   it("answers 'No such user' for an ID no user of the organization has", async () => {
     await expectError(patch("iago", 999_999, { full_name: "Nobody" }), 400, "No such user", {
       code: "BAD_REQUEST",
     });
+    const stranger = await otherOrganizationUser();
+    await expectError(patch("iago", stranger.id, { full_name: "Nobody" }), 400, "No such user");
+    await expectError(byId("iago", stranger.id), 400, "No such user");
+    expect(
+      (await server.db.userProfile.findUniqueOrThrow({ where: { id: stranger.id } })).fullName,
+    ).toBe("Stranger");
   });
 
   it("refuses members, even on themselves: 'Insufficient permission'", async () => {
@@ -177,6 +199,37 @@ describe("PATCH /users/{user_id}: roles", () => {
     });
     await expectSuccess(patch("desdemona", id("iago"), { role: 200 }));
     await expectSuccess(patch("iago", id("hamlet"), { full_name: "King Hamlet" }));
+  });
+
+  it("costs the same statements however many users the organization has", async () => {
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    const statements = async () => {
+      seen.length = 0;
+      await expectSuccess(patch("iago", id("cordelia"), { role: 300 }));
+      await expectSuccess(patch("iago", id("cordelia"), { role: 400 }));
+      return seen.map((i) => i.statements);
+    };
+    try {
+      // Measured warm: the first requests fill the per-process caches.
+      await statements();
+      const before = await statements();
+      await server.db.$transaction(async (tx) => {
+        const realm = await tx.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
+        for (let i = 0; i < 20; i++)
+          await doCreateUser(
+            tx,
+            realm,
+            { email: `extra${i}@zulip.com`, fullName: `Extra ${i}`, role: 400 },
+            "zulip.testserver",
+          );
+      });
+      await statements();
+      expect(await statements()).toEqual(before);
+      if (process.env.SHOW_STATEMENTS) console.log("update-user role changes:", before);
+    } finally {
+      server.deps.observe = undefined;
+    }
   });
 
   it("tells a user who becomes a guest which channels they no longer see, and gives them back", async () => {
@@ -550,11 +603,9 @@ describe("POST /users", () => {
     const { user } = await expectSuccess(byId("othello", user_id));
     expect(user).toMatchObject({ email: "romeo@zulip.com", is_active: true });
     const key = await expectSuccess(
-      server
-        .client()
-        .POST("/fetch_api_key", {
-          body: { username: "romeo@zulip.com", password: valid.password },
-        }),
+      server.client().POST("/fetch_api_key", {
+        body: { username: "romeo@zulip.com", password: valid.password },
+      }),
     );
     expect(key.user_id).toBe(user_id);
     await expectError(create("iago", valid), 400, "Email 'romeo@zulip.com' already in use");
