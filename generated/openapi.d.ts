@@ -964,8 +964,9 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The user's real email address (works only if the caller may see it), or the dummy API
-                 *     address `user<user_id>@<realm host>` (works for every user; legacy).
+                 * @description The user's real email address (works only if the caller may see it), the dummy API
+                 *     address `user<user_id>@<realm host>` (works for every user; legacy), or the user's ID
+                 *     (digits only).
                  * @example hamlet@zulip.com
                  */
                 email: string;
@@ -5482,8 +5483,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The user's real email address (works only if the caller may see it), or the dummy API
-                 *     address `user<user_id>@<realm host>` (works for every user; legacy).
+                 * @description The user's real email address (works only if the caller may see it), the dummy API
+                 *     address `user<user_id>@<realm host>` (works for every user; legacy), or the user's ID
+                 *     (digits only).
                  * @example hamlet@zulip.com
                  */
                 email: string;
