@@ -383,6 +383,16 @@ async function changeDeliveryEmail(
     { type: "realm_user", op: "update", person: { user_id: user.id, delivery_email: newEmail } },
     viewers.filter((v) => canSeeDeliveryEmail(v, updated)).map((v) => v.id),
   );
+  // notify_avatar_url_change: the Gravatar follows the address (a bot's owners hear of it too).
+  if (updated.avatarSource === "G" && updated.isBot)
+    events.add(
+      {
+        type: "realm_bot",
+        op: "update",
+        bot: { user_id: user.id, avatar_url: gravatarUrl(newEmail, updated.avatarVersion) },
+      },
+      botOwnerAudience(updated, viewers),
+    );
   if (updated.avatarSource === "G")
     events.add(
       {

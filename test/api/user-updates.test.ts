@@ -415,6 +415,31 @@ describe("PATCH /users/{user_id}: new_email", () => {
     await expectError(server.as("cordelia").GET("/users/me"), 401, "Invalid API key");
   });
 
+  it("changes a bot's address: its API email too, and its owner hears of the new avatar", async () => {
+    const bot = id("default-bot");
+    const owner = await listen("hamlet", ["realm_user", "realm_bot"]);
+    await expectSuccess(patch("desdemona", bot, { new_email: "renamed-bot@zulip.com" }));
+    expect(await row("default-bot")).toMatchObject({
+      deliveryEmail: "renamed-bot@zulip.com",
+      email: "renamed-bot@zulip.com",
+    });
+    const events = await owner();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_bot",
+        op: "update",
+        bot: { user_id: bot, avatar_url: expect.stringContaining("secure.gravatar.com") },
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_user",
+        person: { user_id: bot, new_email: "renamed-bot@zulip.com" },
+      }),
+    );
+    await expectSuccess(patch("desdemona", bot, { new_email: "default-bot@zulip.com" }));
+  });
+
   describe("with email addresses visible to administrators only", () => {
     beforeAll(async () => {
       await expectSuccess(
