@@ -4,14 +4,9 @@
  * through the other (not at the heartbeat), and the queue survives a restart of the process that
  * created it. PostgreSQL only: the embedded database belongs to a single process.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectSuccess } from "../helpers/expect.ts";
-import {
-  processCluster,
-  sleep,
-  type ProcessCluster,
-  type ServerProcess,
-} from "../helpers/processes.ts";
+import { sleep, useProcessPair } from "../helpers/processes.ts";
 
 /** Long enough that a long-poll answered by the heartbeat cannot pass for a woken one. */
 const HEARTBEAT_MS = 30_000;
@@ -19,33 +14,22 @@ const HEARTBEAT_MS = 30_000;
 describe.skipIf(!process.env.DATABASE_URL)(
   "two server processes on one PostgreSQL database",
   () => {
-    let cluster: ProcessCluster;
-    let a: ServerProcess;
-    let b: ServerProcess;
-
-    beforeAll(async () => {
-      cluster = await processCluster({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-      [a, b] = await Promise.all([cluster.start(), cluster.start()]);
-    }, 120_000);
-
-    afterAll(async () => {
-      await cluster?.close();
-    });
+    const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
 
     it("serves a queue from either process, wakes a waiting long-poll at once, and keeps the queue across a restart", async () => {
-      const hamlet = cluster.creds.users.hamlet!.user_id;
+      const hamlet = pair.cluster.creds.users.hamlet!.user_id;
       const { queue_id } = await expectSuccess(
-        a.as("hamlet").POST("/register", { body: { event_types: ["message"] } }),
+        pair.a.as("hamlet").POST("/register", { body: { event_types: ["message"] } }),
       );
 
       // A long-poll waiting in A; the message is sent through B.
       const started = Date.now();
-      const waiting = a
+      const waiting = pair.a
         .as("hamlet")
         .GET("/events", { params: { query: { queue_id: queue_id!, last_event_id: -1 } } });
       await sleep(300);
       const sent = await expectSuccess(
-        b.as("othello").POST("/messages", {
+        pair.b.as("othello").POST("/messages", {
           body: { type: "direct", to: [hamlet], content: "across processes" },
         }),
       );
@@ -61,22 +45,22 @@ describe.skipIf(!process.env.DATABASE_URL)(
 
       // The same queue through B gives the same event, by the same id.
       const throughB = await expectSuccess(
-        b.as("hamlet").GET("/events", {
+        pair.b.as("hamlet").GET("/events", {
           params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
         }),
       );
       expect(throughB.events).toEqual(woken.events);
 
       // A restarts; the queue lives on, in the database.
-      await a.stop();
-      a = await cluster.start(a.port);
+      await pair.a.stop();
+      pair.a = await pair.cluster.start(pair.a.port);
       const again = await expectSuccess(
-        b.as("othello").POST("/messages", {
+        pair.b.as("othello").POST("/messages", {
           body: { type: "direct", to: [hamlet], content: "after the restart" },
         }),
       );
       const after = await expectSuccess(
-        a
+        pair.a
           .as("hamlet")
           .GET("/events", { params: { query: { queue_id: queue_id!, last_event_id: 0 } } }),
       );
@@ -92,18 +76,22 @@ describe.skipIf(!process.env.DATABASE_URL)(
     it("drops a cached user in every process when the user changes in one", async () => {
       // Both processes cache hamlet's row; changing the organization's email visibility through A
       // rewrites every user's API email, and B must serve the new one.
-      await expectSuccess(a.as("hamlet").GET("/users/me"));
-      await expectSuccess(b.as("hamlet").GET("/users/me"));
-      await expectSuccess(a.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }));
+      await expectSuccess(pair.a.as("hamlet").GET("/users/me"));
+      await expectSuccess(pair.b.as("hamlet").GET("/users/me"));
+      await expectSuccess(
+        pair.a.as("iago").PATCH("/realm", { body: { email_address_visibility: 3 } }),
+      );
       const deadline = Date.now() + 5_000;
       let email = "";
       while (Date.now() < deadline) {
-        email = (await expectSuccess(b.as("hamlet").GET("/users/me"))).email;
+        email = (await expectSuccess(pair.b.as("hamlet").GET("/users/me"))).email;
         if (email !== "hamlet@zulip.com") break;
         await sleep(20);
       }
-      expect(email).toBe(`user${cluster.creds.users.hamlet!.user_id}@zulip.testserver`);
-      await expectSuccess(a.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }));
+      expect(email).toBe(`user${pair.cluster.creds.users.hamlet!.user_id}@zulip.testserver`);
+      await expectSuccess(
+        pair.a.as("iago").PATCH("/realm", { body: { email_address_visibility: 1 } }),
+      );
     });
   },
 );

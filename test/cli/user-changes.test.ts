@@ -4,38 +4,23 @@
  * permissions, register's state, and event queues served by the other process. PostgreSQL only:
  * the embedded database belongs to a single process.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import {
-  processCluster,
-  sleep,
-  type ProcessCluster,
-  type ServerProcess,
-} from "../helpers/processes.ts";
+import { sleep, useProcessPair, type ServerProcess } from "../helpers/processes.ts";
 
 /** Long enough that a long-poll answered by the heartbeat cannot pass for a woken one. */
 const HEARTBEAT_MS = 30_000;
 describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes", () => {
-  let cluster: ProcessCluster;
-  let a: ServerProcess;
-  let b: ServerProcess;
-  const id = (name: string) => cluster.creds.users[name]!.user_id;
+  const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
+  const id = (name: string) => pair.cluster.creds.users[name]!.user_id;
   const patchUser = (via: ServerProcess, as: string, name: string, body: Record<string, unknown>) =>
     via.as(as).PATCH("/users/{user_id}", {
       params: { path: { user_id: id(name) } },
       body: body as never,
     });
 
-  beforeAll(async () => {
-    cluster = await processCluster({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
-    [a, b] = await Promise.all([cluster.start(), cluster.start()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await cluster?.close();
-  });
-
   it("a role change through one process: the other refuses the demoted administrator, its queues hear of it, and register follows", async () => {
+    const { a, b } = pair;
     // B knows iago as an administrator: his user row and group memberships are cached there.
     const { group_id } = await expectSuccess(
       b.as("hamlet").POST("/user_groups/create", {

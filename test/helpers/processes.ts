@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { configFromEnv } from "../../server/config.ts";
 import { openDatabase } from "../../server/db.ts";
@@ -70,6 +71,22 @@ export async function processCluster(env: Record<string, string> = {}): Promise<
       await database.drop();
     },
   };
+}
+
+/**
+ * Two processes A and B on one database for the calling `describe` (started before its tests,
+ * stopped after them); a test may replace `a` or `b` (e.g. after restarting one).
+ */
+export function useProcessPair(env: Record<string, string> = {}) {
+  const pair = {} as { cluster: ProcessCluster; a: ServerProcess; b: ServerProcess };
+  beforeAll(async () => {
+    pair.cluster = await processCluster(env);
+    [pair.a, pair.b] = await Promise.all([pair.cluster.start(), pair.cluster.start()]);
+  }, 120_000);
+  afterAll(async () => {
+    await pair.cluster?.close();
+  });
+  return pair;
 }
 
 async function startServerProcess(
