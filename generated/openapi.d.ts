@@ -110,7 +110,7 @@ export interface paths {
          *     it. A queue that is not polled for about 10 minutes is deleted, after which requests get
          *     `BAD_EVENT_QUEUE_ID` and the client must register again.
          *
-         *     Channel, subscription, folder, group and topic events (their shapes are Zulip's):
+         *     Channel, subscription, folder, group, topic and custom profile field events (their shapes are Zulip's):
          *
          *     | `type` | `op` | fields | sent to |
          *     |---|---|---|---|
@@ -121,6 +121,8 @@ export interface paths {
          *     | `subscription` | `peer_add` / `peer_remove` | `stream_ids`, `user_ids` | others who may see the subscribers |
          *     | `subscription` | `update` | `stream_id`, `property`, `value` | the user (two events for `is_muted` / `in_home_view`) |
          *     | `channel_folder` | `add` / `update` | `channel_folder` / `channel_folder_id`, `data` | everyone |
+         *     | `custom_profile_fields` | | `fields` (every field of the organization, as `GET /realm/profile_fields`) | everyone, when a field is created, changed, deleted or reordered |
+         *     | `realm_user` | `update` | `person`: `user_id`, `custom_profile_field` (`id`, `value` (null when cleared), `rendered_value` for text fields) | everyone, per changed value |
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
@@ -1043,7 +1045,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get the custom profile fields
+         * @description Every custom profile field of the organization, in their display `order`. Any user may
+         *     read them.
+         */
+        get: operations["get-custom-profile-fields"];
         put?: never;
         /**
          * Create a custom profile field
@@ -1054,13 +1061,17 @@ export interface paths {
          *     "Invalid field type.".
          *
          *     `field_data` is needed for dropdown fields (an object mapping each choice key to
-         *     `{"text": ..., "order": ...}`, both strings) and external account fields (an object with
-         *     `subtype` and, for `custom`, `url_pattern` containing `%(username)s`; this format is
-         *     unstable).
+         *     `{"text": ..., "order": ...}`, both strings; at least one choice, no two with the same
+         *     text) and external account fields (an object with `subtype` and, for `custom`,
+         *     `url_pattern` containing `%(username)s` once; this format is unstable). The subtypes
+         *     `github` and `twitter` take their name from the server ("GitHub username", "Twitter
+         *     username"): `name` and `hint` are then ignored.
          *
          *     The name must not be blank ("Label cannot be blank.") and must be unique in the
-         *     organization. At most 2 fields may have `display_in_profile_summary`; Users fields
-         *     cannot. The new field's `order` equals its ID.
+         *     organization ("A field with that label already exists."). At most 2 fields may have
+         *     `display_in_profile_summary`; Users fields cannot. `use_for_user_matching` is only for
+         *     short text and external account fields. The new field's `order` equals its ID. Sends a
+         *     `custom_profile_fields` event (the whole list) to everyone.
          *
          *     **Changes**: `use_for_user_matching` is new in feature level 455. Paragraph fields may be
          *     shown in the profile summary from feature level 476.
@@ -1069,7 +1080,49 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Reorder the custom profile fields
+         * @description Administrators only. `order` lists the IDs of the organization's fields in their new
+         *     order; each field's `order` becomes its position in the list. Every field of the
+         *     organization must be in the list ("Invalid order mapping."); IDs of no field are ignored.
+         *     Sends a `custom_profile_fields` event to everyone.
+         */
+        patch: operations["reorder-custom-profile-fields"];
+        trace?: never;
+    };
+    "/realm/profile_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom profile field
+         * @description Administrators only. Deletes the field and every user's value of it, and sends a
+         *     `custom_profile_fields` event to everyone.
+         */
+        delete: operations["delete-custom-profile-field"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom profile field
+         * @description Administrators only. Changes the parameters sent, with the rules of creation (the type
+         *     cannot change). Removing a dropdown choice clears the values that chose it. Of a
+         *     `github` or `twitter` external account field only `display_in_profile_summary`,
+         *     `required`, `editable_by_user` and `use_for_user_matching` may change ("Default custom
+         *     field cannot be updated."). Sends a `custom_profile_fields` event to everyone.
+         */
+        patch: operations["update-custom-profile-field"];
         trace?: never;
     };
     "/users/me/profile_data": {
@@ -1082,7 +1135,14 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Clear your custom profile field values
+         * @description Clear the caller's values of the fields in `data` (field IDs). Human users only; fields
+         *     with `editable_by_user` false only for administrators. A field without a value is left
+         *     as it is. Each cleared value sends a `realm_user` `update` event with
+         *     `custom_profile_field` (`value` null).
+         */
+        delete: operations["remove-custom-profile-data"];
         options?: never;
         head?: never;
         /**
@@ -1090,7 +1150,12 @@ export interface paths {
          * @description Set the caller's own values for custom profile fields. Human users only. A field with
          *     `editable_by_user` false can be changed only by administrators. Each value must suit its
          *     field's type (for example a `YYYY-MM-DD` date, a URL, a dropdown choice key, or a list of
-         *     user IDs); `null` clears the value.
+         *     IDs of active users of the organization); text is at most 50 characters (500 for
+         *     paragraphs), and errors name the field ("Phone number is too long (limit: 50
+         *     characters)"). `null` or an empty value clears the value. Every value is checked before
+         *     any is written. Each changed value sends a `realm_user` `update` event with
+         *     `custom_profile_field` (`id`, `value`, and `rendered_value` for text fields, rendered as
+         *     Markdown) to everyone.
          */
         patch: operations["update-custom-profile-data"];
         trace?: never;
@@ -2062,6 +2127,49 @@ export interface components {
             value: string | number[] | null;
         };
         /**
+         * @description A custom profile field of the organization (Zulip's `CustomProfileField.as_dict`). Users'
+         *     values are in their `profile_data`.
+         * @example {
+         *       "id": 4,
+         *       "name": "Favorite editor",
+         *       "type": 3,
+         *       "hint": "",
+         *       "field_data": "{\"0\":{\"text\":\"Vim\",\"order\":\"1\"},\"1\":{\"text\":\"Emacs\",\"order\":\"2\"}}",
+         *       "order": 4,
+         *       "display_in_profile_summary": true,
+         *       "required": false,
+         *       "editable_by_user": true
+         *     }
+         */
+        CustomProfileField: {
+            id: number;
+            name: string;
+            /**
+             * @description 1 short text, 2 paragraph, 3 dropdown, 4 date, 5 link, 6 users, 7 external account,
+             *     8 pronouns.
+             */
+            type: number;
+            hint: string;
+            /**
+             * @description JSON text: the choices of a dropdown field (`{"<key>": {"text": …, "order": …}}`) or the
+             *     `subtype` (and `url_pattern` for `custom`) of an external account field; `""` for the
+             *     other types.
+             */
+            field_data: string;
+            /** @description Fields are shown in increasing `order`; a new field's order is its ID. */
+            order: number;
+            /** @description Present (and true) only for fields shown in the profile summary. */
+            display_in_profile_summary?: boolean;
+            required: boolean;
+            editable_by_user: boolean;
+            /**
+             * @description Present (and true) only for fields whose values identify users in mention suggestions.
+             *
+             *     **Changes**: New in feature level 455.
+             */
+            use_for_user_matching?: boolean;
+        };
+        /**
          * @description No channel with the given ID exists (or the caller cannot see it).
          * @example {
          *       "result": "error",
@@ -2921,8 +3029,24 @@ export interface operations {
                             key: string;
                             name: string;
                         }[];
-                        /** @description The organization's active users and bots. */
+                        /**
+                         * @description The organization's active users and bots; humans with their custom profile
+                         *     field values (`profile_data`).
+                         */
                         realm_users?: components["schemas"]["User"][];
+                        /** @description (`custom_profile_fields`) The organization's custom profile fields, in their `order`. */
+                        custom_profile_fields?: components["schemas"]["CustomProfileField"][];
+                        /**
+                         * @description (`custom_profile_fields`) The field types this server offers, by keyword
+                         *     (`SHORT_TEXT`, `LONG_TEXT`, `SELECT`, `DATE`, `URL`, `USER`,
+                         *     `EXTERNAL_ACCOUNT`, `PRONOUNS`): each its `id` (a field's `type`) and `name`.
+                         */
+                        custom_profile_field_types?: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                            };
+                        };
                         /**
                          * @description (`subscription`) The channels the user is subscribed to, with the user's settings
                          *     for each; with `include_subscribers`, `subscribers` (or, with `partial`, for
@@ -5573,6 +5697,47 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    "get-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Phone number",
+                     *           "type": 1,
+                     *           "hint": "",
+                     *           "field_data": "",
+                     *           "order": 1,
+                     *           "required": false,
+                     *           "editable_by_user": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        custom_fields: components["schemas"]["CustomProfileField"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "create-custom-profile-field": {
         parameters: {
             query?: never;
@@ -5604,12 +5769,13 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
-                     * @description The field's label (leading and trailing whitespace is stripped).
+                     * @description The field's label (leading and trailing whitespace is stripped), at most 40
+                     *     characters.
                      * @default
                      */
                     name?: string;
                     /**
-                     * @description Help text shown when the field is edited.
+                     * @description Help text shown when the field is edited, at most 80 characters.
                      * @default
                      */
                     hint?: string;
@@ -5677,7 +5843,158 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "reorder-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order": [
+                 *         3,
+                 *         1,
+                 *         2
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of all the organization's fields, in the new order. */
+                    order: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is missing or invalid, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "delete-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The field does not exist, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Favourite editor",
+                 *       "required": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new label (leading and trailing whitespace is stripped), at most 40 characters. */
+                    name?: string;
+                    /** @description At most 80 characters. */
+                    hint?: string;
+                    /** @description The new choices of a dropdown field, or the new external account data. */
+                    field_data?: Record<string, never>;
+                    display_in_profile_summary?: boolean;
+                    required?: boolean;
+                    editable_by_user?: boolean;
+                    use_for_user_matching?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is invalid, the field does not exist, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-custom-profile-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         1,
+                 *         4
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of the fields to clear. */
+                    data: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is missing or invalid, or the caller may not change a field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     "update-custom-profile-data": {
@@ -5727,7 +6044,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "get-user-groups": {

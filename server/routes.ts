@@ -33,6 +33,15 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
 import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  getCustomProfileFields,
+  removeCustomProfileData,
+  reorderCustomProfileFields,
+  updateCustomProfileData,
+  updateCustomProfileField,
+} from "./handlers/custom-profile-fields.ts";
+import {
   createChannel,
   getStreamById,
   getStreamId,
@@ -108,8 +117,13 @@ export const handlers = {
   "get-user-by-email": getUserByEmail,
   "update-user": notImplemented("update-user"),
   "update-status-for-user": notImplemented("update-status-for-user"),
-  "create-custom-profile-field": notImplemented("create-custom-profile-field"),
-  "update-custom-profile-data": notImplemented("update-custom-profile-data"),
+  "create-custom-profile-field": createCustomProfileField,
+  "update-custom-profile-data": updateCustomProfileData,
+  "get-custom-profile-fields": getCustomProfileFields,
+  "reorder-custom-profile-fields": reorderCustomProfileFields,
+  "update-custom-profile-field": updateCustomProfileField,
+  "delete-custom-profile-field": deleteCustomProfileField,
+  "remove-custom-profile-data": removeCustomProfileData,
   "update-user-group": updateUserGroup,
   "get-user-groups": getUserGroups,
   "create-user-group": createUserGroup,
