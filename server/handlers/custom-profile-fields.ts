@@ -11,7 +11,7 @@ import {
   doUpdateOwnCustomProfileData,
 } from "../actions/custom-profile-fields.ts";
 import type { Handler } from "../http/types.ts";
-import { realmFields, type FieldData } from "../lib/custom-profile-fields.ts";
+import { realmFields } from "../lib/custom-profile-fields.ts";
 
 export const getCustomProfileFields: Handler<"get-custom-profile-fields"> = async (_input, ctx) => ({
   custom_fields: await realmFields(ctx.db, ctx.realm.id),
@@ -25,7 +25,7 @@ export const createCustomProfileField: Handler<"create-custom-profile-field"> = 
     name: body.name ?? "",
     hint: body.hint ?? "",
     fieldType: body.field_type,
-    fieldData: (body.field_data ?? {}) as FieldData,
+    fieldData: body.field_data ?? {},
     displayInProfileSummary: body.display_in_profile_summary ?? false,
     required: body.required ?? false,
     editableByUser: body.editable_by_user ?? true,
@@ -40,7 +40,7 @@ export const updateCustomProfileField: Handler<"update-custom-profile-field"> = 
   await doUpdateCustomProfileField(ctx, path.field_id, {
     name: body?.name,
     hint: body?.hint,
-    fieldData: body?.field_data as FieldData | undefined,
+    fieldData: body?.field_data,
     displayInProfileSummary: body?.display_in_profile_summary,
     required: body?.required,
     editableByUser: body?.editable_by_user,
