@@ -45,7 +45,11 @@ async function notifyFields(tx: Tx, events: PendingEvents, realmId: number) {
 /** display_in_profile_summary_limit_reached: 2 fields are shown already (this one aside). */
 async function refuseSummaryOverLimit(tx: Tx, realmId: number, exceptId?: number) {
   const shown = await tx.customProfileField.count({
-    where: { realmId, displayInProfileSummary: true, ...(exceptId ? { id: { not: exceptId } } : {}) },
+    where: {
+      realmId,
+      displayInProfileSummary: true,
+      ...(exceptId ? { id: { not: exceptId } } : {}),
+    },
   });
   if (shown >= MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS)
     throw new JsonableError(
@@ -210,8 +214,7 @@ export async function doReorderCustomProfileFields(ctx: RequestContext, order: n
       where: { realmId: ctx.realm.id },
       select: { id: true },
     });
-    if (fields.some((f) => !position.has(f.id)))
-      throw new JsonableError("Invalid order mapping.");
+    if (fields.some((f) => !position.has(f.id))) throw new JsonableError("Invalid order mapping.");
     if (fields.length) {
       const ids = fields.map((f) => f.id);
       await tx.$executeRaw`
@@ -307,11 +310,19 @@ export async function doUpdateUserCustomProfileData(
   const audience = await activeUserIds(tx, realm.id);
   const changed = [
     ...cleared.map((id) => ({ id, value: null })),
-    ...set.map((s) => ({ id: s.id, value: s.value, ...(s.rendered ? { rendered_value: s.rendered } : {}) })),
+    ...set.map((s) => ({
+      id: s.id,
+      value: s.value,
+      ...(s.rendered ? { rendered_value: s.rendered } : {}),
+    })),
   ];
   for (const field of changed)
     events.add(
-      { type: "realm_user", op: "update", person: { user_id: target.id, custom_profile_field: field } },
+      {
+        type: "realm_user",
+        op: "update",
+        person: { user_id: target.id, custom_profile_field: field },
+      },
       audience,
     );
   events.invalidate(`user:${target.id}`);

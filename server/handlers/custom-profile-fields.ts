@@ -13,7 +13,10 @@ import {
 import type { Handler } from "../http/types.ts";
 import { realmFields } from "../lib/custom-profile-fields.ts";
 
-export const getCustomProfileFields: Handler<"get-custom-profile-fields"> = async (_input, ctx) => ({
+export const getCustomProfileFields: Handler<"get-custom-profile-fields"> = async (
+  _input,
+  ctx,
+) => ({
   custom_fields: await realmFields(ctx.db, ctx.realm.id),
 });
 

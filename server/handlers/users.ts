@@ -44,9 +44,7 @@ export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query
   );
   // The values come with the user's row, in one statement.
   const profileData = query.include_custom_profile_fields
-    ? profileDataOf(
-        await realmUsers(ctx.db, ctx.realm.id, { ids: [target.id], profileData: true }),
-      )
+    ? profileDataOf(await realmUsers(ctx.db, ctx.realm.id, { ids: [target.id], profileData: true }))
     : undefined;
   return {
     user: toApiUser(target, ctx.user, {
