@@ -1767,8 +1767,9 @@ export interface components {
             /** @description Present (and true) only for deleted users. */
             is_deleted?: boolean;
             /**
-             * @description Only for humans, and only when custom profile fields were requested. Maps a custom
-             *     profile field ID to the user's value.
+             * @description Only for humans: when custom profile fields were requested (`include_custom_profile_fields`),
+             *     and always in `POST /register`'s `realm_users`. Maps a custom profile field ID to the
+             *     user's value.
              */
             profile_data?: {
                 [key: string]: components["schemas"]["ProfileDataValue"];

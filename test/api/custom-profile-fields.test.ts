@@ -706,6 +706,35 @@ describe("PATCH /users/me/profile_data", () => {
   });
 });
 
+describe("statements of a profile data update", () => {
+  it("are the same for 2 values as for 8 (checks and writes are set-based)", async () => {
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 8; i++) ids.push(await created({ name: `Budget ${i}`, field_type: 1 }));
+      const statementsFor = async (count: number, value: string) => {
+        seen.length = 0;
+        await expectSuccess(
+          setData(
+            "shiva",
+            ids.slice(0, count).map((id) => ({ id, value })),
+          ),
+        );
+        return seen.find((i) => i.operationId === "update-custom-profile-data")!.statements;
+      };
+      await statementsFor(8, "warm");
+      const two = await statementsFor(2, "two");
+      const eight = await statementsFor(8, "eight");
+      if (process.env.SHOW_STATEMENTS)
+        console.log(`profile data: 2 values ${two}, 8 values ${eight}`);
+      expect(eight).toBe(two);
+    } finally {
+      server.deps.observe = undefined;
+    }
+  });
+});
+
 describe("profile data on users and in register", () => {
   it("GET /users and GET /users/{email} include the values when asked", async () => {
     const phone = (await fields()).find((f) => f.name === "Phone number")!.id;
