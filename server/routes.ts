@@ -32,6 +32,7 @@ import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import {
   createChannel,
   getStreamById,
@@ -107,7 +108,9 @@ export const handlers = {
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
   "update-user": notImplemented("update-user"),
-  "update-status-for-user": notImplemented("update-status-for-user"),
+  "update-status-for-user": updateStatusForUser,
+  "update-status": updateStatus,
+  "get-user-status": getUserStatus,
   "create-custom-profile-field": notImplemented("create-custom-profile-field"),
   "update-custom-profile-data": notImplemented("update-custom-profile-data"),
   "update-user-group": updateUserGroup,
