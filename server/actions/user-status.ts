@@ -44,7 +44,12 @@ export async function doUpdateUserStatus(
         },
       });
       events.add(
-        { type: "user_settings", op: "update", property: "presence_enabled", value: presenceEnabled },
+        {
+          type: "user_settings",
+          op: "update",
+          property: "presence_enabled",
+          value: presenceEnabled,
+        },
         [target.id],
       );
     }

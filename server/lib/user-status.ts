@@ -121,7 +121,11 @@ export async function checkUpdateUserStatus(
     return { away, statusText };
   }
   if (emojiName === "")
-    return { away, statusText, emoji: { emojiName, emojiCode: "", reactionType: ReactionType.UNICODE } };
+    return {
+      away,
+      statusText,
+      emoji: { emojiName, emojiCode: "", reactionType: ReactionType.UNICODE },
+    };
   if (emojiCode === undefined || reactionType === undefined) {
     const data = await emojiDataForName(db, realmId, emojiName);
     emojiCode ??= data.emojiCode;

@@ -306,8 +306,7 @@ export async function accessUserById(
     ? await db.userProfile.findFirst({ where: { id: userId, realmId: viewer.realmId } })
     : null;
   if (!target || (target.isBot && !options.allowBots)) throw new JsonableError("No such user");
-  if (!target.isActive && !options.allowDeactivated)
-    throw new JsonableError("User is deactivated");
+  if (!target.isActive && !options.allowDeactivated) throw new JsonableError("User is deactivated");
   if (options.forAdmin && !(target.botOwnerId === viewer.id || isRealmAdmin(viewer)))
     throw new JsonableError("Insufficient permission");
   return target;
