@@ -5,6 +5,7 @@
 import { Prisma, type Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { Schemas } from "./schemas.ts";
+import { refuseNul } from "./text.ts";
 import {
   canonicalReactionType,
   checkEmojiRequest,
@@ -87,8 +88,8 @@ export interface StatusChange {
 }
 
 /**
- * The stripped status text, refused past 60 code points. Zulip checks it while parsing the
- * request, before anything else the view does.
+ * The stripped status text, refused past 60 code points (and with a NUL, which PostgreSQL cannot
+ * store). Zulip checks it while parsing the request, before anything else the view does.
  */
 export function checkStatusText(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -97,7 +98,7 @@ export function checkStatusText(raw: string | undefined): string | undefined {
     throw new JsonableError(
       `status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`,
     );
-  return text;
+  return refuseNul(text, "status text");
 }
 
 /**

@@ -178,6 +178,12 @@ describe("POST /users/{user_id}/status", () => {
     await expectSuccess(setFor("iago", id("prospero"), { status_text: "🐙".repeat(60) }));
     await expectSuccess(setFor("iago", id("prospero"), { status_text: `  ${"y".repeat(60)} \n` }));
     expect(await getStatus("iago", id("prospero"))).toEqual({ status_text: "y".repeat(60) });
+    // PostgreSQL cannot store NUL: refused as the other free texts are.
+    await expectError(
+      setFor("iago", id("prospero"), { status_text: "🐙a\0" }),
+      400,
+      "Invalid character in status text, at position 3.",
+    );
     await expectSuccess(setFor("iago", id("prospero"), { status_text: "" }));
     expect(await getStatus("iago", id("prospero"))).toEqual({});
   });
