@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doCreateRealm } from "../../server/actions/realms.ts";
+import type { RequestInfo } from "../../server/context.ts";
 import { Role } from "../../server/lib/users.ts";
 import { encodeParams } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
@@ -440,6 +441,36 @@ describe("register's user_status", () => {
       expect(await statuses()).not.toHaveProperty(String(id("aaron")));
     } finally {
       await server.db.userProfile.update({ where: { id: id("aaron") }, data: { isActive: true } });
+    }
+  });
+});
+
+describe("statements", () => {
+  it("a status change and register's statuses cost a fixed number of statements, however many users", async () => {
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      const counts = async () => {
+        seen.length = 0;
+        await expectSuccess(setFor("iago", id("hamlet"), { status_text: "x", emoji_name: "car" }));
+        await expectSuccess(
+          server.as("hamlet").POST("/register", { body: { fetch_event_types: ["user_status"] } }),
+        );
+        return seen.map((i) => [i.operationId, i.statements]);
+      };
+      await counts(); // warms the caches
+      const before = await counts();
+      // Authentication (cached), the target, the emoji, then BEGIN, the row, the audience, the
+      // event log and COMMIT; register: its queue and the statuses.
+      expect(before).toEqual([
+        ["update-status-for-user", 7],
+        ["register-queue", 2],
+      ]);
+      for (const name of ["aaron", "prospero", "polonius", "shiva"])
+        await expectSuccess(setFor("iago", id(name), { status_text: `${name} is here` }));
+      expect(await counts()).toEqual(before);
+    } finally {
+      server.deps.observe = undefined;
     }
   });
 });
