@@ -126,6 +126,8 @@ export interface paths {
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
+         *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
+         *     | `user_settings` | `update` | `property`, `value` (`presence_enabled`, when a status sets `away`) | the user |
          */
         get: operations["get-events"];
         put?: never;
@@ -1008,6 +1010,35 @@ export interface paths {
         patch: operations["update-user"];
         trace?: never;
     };
+    "/users/me/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update your status
+         * @description Change the caller's status. Only the parameters sent change: `status_text` alone leaves
+         *     the emoji as it is. At least one of `status_text`, `emoji_name` and `away` must be sent.
+         *     Bots may not call it.
+         *
+         *     A `user_status` event with the fields sent goes to the organization. `away` sets the
+         *     caller's `presence_enabled` setting to its opposite, with a `user_settings` event to the
+         *     caller.
+         *
+         *     **Changes**: `emoji_name`, `emoji_code` and `reaction_type` are new in Zulip 5.0 (feature
+         *     level 86).
+         */
+        post: operations["update-status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/status": {
         parameters: {
             query?: never;
@@ -1021,15 +1052,23 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a user's status
+         * @description The status a user has set. `status` holds only the fields that are set: `{}` when the user
+         *     has no status. Bots have no status ("No such user").
+         *
+         *     **Changes**: New in Zulip 9.0 (feature level 262).
+         */
+        get: operations["get-user-status"];
         put?: never;
         /**
          * Update a user's status
-         * @description Set another user's status text and emoji. Administrators only (administrator bots too).
-         *     At least one parameter must be sent. `emoji_code` and `reaction_type` need `emoji_name`;
-         *     an empty `emoji_name` clears the emoji, an empty `status_text` clears the text.
+         * @description Set another user's status text and emoji, as `POST /users/me/status` does for the caller
+         *     (without `away`). Administrators only, administrator bots included; the target must be an
+         *     active human user.
          *
-         *     **Changes**: New in Zulip 11.0 (feature level 407).
+         *     **Changes**: New in Zulip 11.0 (feature level 407). Administrator bots may call it since
+         *     feature level 473.
          */
         post: operations["update-status-for-user"];
         delete?: never;
@@ -2371,6 +2410,40 @@ export interface components {
             can_remove_members_group: components["schemas"]["GroupSettingValue"];
         };
         /**
+         * @description A user's status. Only the fields that are set are present: an empty object means no status.
+         * @example {
+         *       "status_text": "on vacation",
+         *       "emoji_name": "car",
+         *       "emoji_code": "1f697",
+         *       "reaction_type": "unicode_emoji"
+         *     }
+         */
+        UserStatus: {
+            /**
+             * @deprecated
+             * @description Present (and true) when the user is "away", that is, when their `presence_enabled`
+             *     setting is off.
+             *
+             *     **Changes**: Deprecated in Zulip 6.0 (feature level 148): `away` is a legacy way to read
+             *     `presence_enabled`, with `away = !presence_enabled`.
+             */
+            away?: boolean;
+            /** @description The status text. */
+            status_text?: string;
+            /** @description The status emoji's name. */
+            emoji_name?: string;
+            /**
+             * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the custom emoji's
+             *     ID; for `zulip_extra_emoji`, the emoji name.
+             */
+            emoji_code?: string;
+            /**
+             * @description The kind of the status emoji.
+             * @enum {string}
+             */
+            reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
          * @description A message the user scheduled that has not been sent yet (including one whose delivery
          *     failed: `failed` is then true until the user edits it with a new delivery time).
          * @example {
@@ -3075,6 +3148,13 @@ export interface operations {
                             /** @enum {integer} */
                             visibility_policy: 1 | 2 | 3;
                         }[];
+                        /**
+                         * @description (`user_status`) The statuses of the organization's active users who have
+                         *     one, keyed by user ID (as a string); each holds only the fields that are set.
+                         */
+                        user_status?: {
+                            [key: string]: components["schemas"]["UserStatus"];
+                        };
                         /** @description The user's synchronized drafts. */
                         drafts?: components["schemas"]["StoredDraft"][];
                         /**
@@ -5640,6 +5720,118 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    "update-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "status_text": "on vacation",
+                 *       "away": true,
+                 *       "emoji_name": "car"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The status text: leading and trailing whitespace is stripped, then at most 60
+                     *     characters (Unicode code points) remain. The empty string clears it.
+                     */
+                    status_text?: string;
+                    /**
+                     * @deprecated
+                     * @description Whether the user is "away": sets `presence_enabled` to `!away`.
+                     *
+                     *     **Changes**: Deprecated in Zulip 6.0 (feature level 148).
+                     */
+                    away?: boolean;
+                    /**
+                     * @description The emoji's name; the empty string removes the emoji. Alone, it names a custom
+                     *     emoji of the organization, `zulip`, or a Unicode emoji, in that order.
+                     */
+                    emoji_name?: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name. Needs `emoji_name`.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description The kind of emoji: `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`
+                     *     (`service_extra_emoji`, our contract's name for the last, is accepted too).
+                     *     Needs `emoji_name`.
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A bot called it, or a value is invalid (the texts of `POST /users/{user_id}/status`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "status": {
+                     *         "status_text": "on vacation",
+                     *         "emoji_name": "car",
+                     *         "emoji_code": "1f697",
+                     *         "reaction_type": "unicode_emoji"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        status: components["schemas"]["UserStatus"];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The user does not exist, is a bot or is deactivated. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "update-status-for-user": {
         parameters: {
             query?: never;
@@ -5664,28 +5856,39 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
-                    /** @description The status text (leading and trailing whitespace is stripped). */
+                    /**
+                     * @description The status text: leading and trailing whitespace is stripped, then at most 60
+                     *     characters (Unicode code points) remain. The empty string clears it.
+                     */
                     status_text?: string;
-                    /** @description The emoji's name; the empty string removes the emoji. */
+                    /**
+                     * @description The emoji's name; the empty string removes the emoji. Alone, it names a custom
+                     *     emoji of the organization, `zulip`, or a Unicode emoji, in that order.
+                     */
                     emoji_name?: string;
                     /**
                      * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the
-                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name.
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name. Needs `emoji_name`.
                      */
                     emoji_code?: string;
                     /**
-                     * @description The kind of emoji. Zulip calls the server-provided extra emoji
-                     *     `zulip_extra_emoji`; our contract writes `service_extra_emoji`. Both are
-                     *     accepted and mean the same.
-                     * @enum {string}
+                     * @description The kind of emoji: `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`.
+                     *     Our contract calls Zulip's extra emoji `service_extra_emoji`: that name is
+                     *     accepted too and means the same (it is stored and shown as
+                     *     `zulip_extra_emoji`). Needs `emoji_name`.
                      */
-                    reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
+                    reaction_type?: string;
                 };
             };
         };
         responses: {
             200: components["responses"]["Success"];
-            /** @description The user does not exist, the caller lacks permission, or a value is invalid. */
+            /**
+             * @description The user does not exist (or is a bot), the caller lacks permission, or a value is
+             *     invalid. Besides the examples: "User is deactivated", "Invalid emoji code.",
+             *     "Invalid emoji type.", "Invalid custom emoji name." and "This custom emoji has been
+             *     deactivated.".
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5695,7 +5898,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "get-custom-profile-fields": {

@@ -32,6 +32,7 @@ import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -116,7 +117,9 @@ export const handlers = {
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
   "update-user": notImplemented("update-user"),
-  "update-status-for-user": notImplemented("update-status-for-user"),
+  "update-status-for-user": updateStatusForUser,
+  "update-status": updateStatus,
+  "get-user-status": getUserStatus,
   "create-custom-profile-field": createCustomProfileField,
   "update-custom-profile-data": updateCustomProfileData,
   "get-custom-profile-fields": getCustomProfileFields,

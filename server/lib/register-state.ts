@@ -22,6 +22,7 @@ import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
+import { realmUserStatuses } from "./user-status.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -173,6 +174,7 @@ export async function fetchInitialState(
     state.has_videoprovider_token =
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
+  if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
   return state;
 }
 

@@ -301,3 +301,30 @@ export async function findActiveUser(
       })
     : null;
 }
+
+/**
+ * Another user of the organization by id, for an API operation (zerver/lib/users.py
+ * access_user_by_id): "No such user" for an unknown id or, unless allowed, a bot; "User is
+ * deactivated" unless allowed; with `forAdmin`, the caller must administer the target (an
+ * administrator, or the owner of the bot).
+ */
+export async function accessUserById(
+  db: Db,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role">,
+  userId: number,
+  options: { forAdmin: boolean; allowBots?: boolean; allowDeactivated?: boolean },
+): Promise<UserProfile> {
+  const target = isStorableId(userId)
+    ? await db.userProfile.findFirst({ where: { id: userId, realmId: viewer.realmId } })
+    : null;
+  if (!target || (target.isBot && !options.allowBots)) throw new JsonableError("No such user");
+  if (!target.isActive && !options.allowDeactivated) throw new JsonableError("User is deactivated");
+  if (options.forAdmin && !(target.botOwnerId === viewer.id || isRealmAdmin(viewer)))
+    throw new JsonableError("Insufficient permission");
+  return target;
+}
+
+/** Zulip's human_users_only decorator: operations a bot may not call. */
+export function humanUsersOnly(user: Pick<UserProfile, "isBot">): void {
+  if (user.isBot) throw new JsonableError("This endpoint does not accept bot requests.");
+}
