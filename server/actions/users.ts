@@ -41,6 +41,7 @@ import {
   toChannelDicts,
 } from "../lib/channels.ts";
 import { bulkAddSubscriptions } from "./subscriptions.ts";
+import { doUpdateUserCustomProfileData, type ProfileDataItem } from "./custom-profile-fields.ts";
 
 export const ROLE_GROUPS: Record<number, SystemGroupName[]> = {
   [Role.OWNER]: [SystemGroups.OWNERS],
@@ -161,8 +162,8 @@ export async function doCreateUserWithDefaultChannels(
 export interface UserUpdate {
   fullName?: string;
   role?: number;
-  /** Validated and applied by helper C's doUpdateUserCustomProfileData (see the marked call point). */
-  profileData?: unknown[];
+  /** Validated and applied by doUpdateUserCustomProfileData (actions/custom-profile-fields.ts). */
+  profileData?: ProfileDataItem[];
   newEmail?: string;
 }
 
@@ -177,7 +178,11 @@ type Viewer = { id: number; role: number };
 export async function doUpdateUser(ctx: RequestContext, targetId: number, input: UserUpdate) {
   const actor = ctx.user;
   const realm = ctx.realm;
-  const target = await accessUserById(ctx.db, actor, targetId, { forAdmin: true });
+  const target = await accessUserById(ctx.db, actor, targetId, {
+    forAdmin: true,
+    allowBots: true,
+    allowDeactivated: true,
+  });
   // The contract: an owner with the can_change_user_emails special permission.
   if (input.newEmail !== undefined && !(actor.canChangeUserEmails && actor.role === Role.OWNER))
     throw new JsonableError("User not authorized to change user emails");
@@ -237,12 +242,9 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
         );
     }
 
-    if (input.profileData !== undefined) {
-      // ISSUE 18 MERGE POINT (helper C): profile_data is validated and applied here, in this
-      // transaction, in Zulip's order (after full_name, before new_email):
-      //   await doUpdateUserCustomProfileData(tx, events, ctx, user, input.profileData);
-      // Until it is wired, profile_data is accepted and ignored.
-    }
+    // Zulip's order: after full_name, before new_email.
+    if (input.profileData !== undefined)
+      await doUpdateUserCustomProfileData(tx, events, realm, actor, user, input.profileData);
 
     if (input.newEmail !== undefined)
       await changeDeliveryEmail(tx, events, realm, user, input.newEmail, domain, await audience());
