@@ -331,6 +331,55 @@ describe("PATCH /users/{user_id}: full_name", () => {
   });
 });
 
+describe("PATCH /users/{user_id}: profile_data", () => {
+  it("sets a field the user may not edit, clears one, refuses an unknown one, all in the update's transaction", async () => {
+    const { id: fieldId } = await expectSuccess(
+      server.as("iago").POST("/realm/profile_fields", {
+        body: { name: "Desk", field_type: 1, editable_by_user: false } as never,
+      }),
+    );
+    const events = await listen("othello", ["realm_user"]);
+    await expectSuccess(
+      patch("iago", id("cordelia"), {
+        full_name: "Cordelia of Britain",
+        profile_data: [{ id: fieldId, value: "B-12" }],
+      }),
+    );
+    expect(
+      (
+        await server.db.customProfileFieldValue.findFirstOrThrow({
+          where: { fieldId, userProfileId: id("cordelia") },
+        })
+      ).value,
+    ).toBe("B-12");
+    expect((await events()).map((e) => Object.keys(e.person))).toEqual([
+      ["user_id", "full_name"],
+      ["user_id", "custom_profile_field"],
+    ]);
+    // An unknown field refuses the whole request: the name stays as it was.
+    await expectError(
+      patch("iago", id("cordelia"), {
+        full_name: "Cordelia",
+        profile_data: [{ id: 9001, value: "x" }],
+      }),
+      400,
+      "Field id 9001 not found.",
+    );
+    expect((await row("cordelia")).fullName).toBe("Cordelia of Britain");
+    await expectSuccess(
+      patch("iago", id("cordelia"), {
+        full_name: "Cordelia, Lear's daughter",
+        profile_data: [{ id: fieldId, value: null }],
+      }),
+    );
+    expect(
+      await server.db.customProfileFieldValue.count({
+        where: { fieldId, userProfileId: id("cordelia") },
+      }),
+    ).toBe(0);
+  });
+});
+
 describe("PATCH /users/{user_id}: new_email", () => {
   afterAll(async () => {
     await server.db.userProfile.update({
