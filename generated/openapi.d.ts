@@ -123,9 +123,10 @@ export interface paths {
          *     | `channel_folder` | `add` / `update` | `channel_folder` / `channel_folder_id`, `data` | everyone |
          *     | `custom_profile_fields` | | `fields` (every field of the organization, as `GET /realm/profile_fields`) | everyone, when a field is created, changed, deleted or reordered |
          *     | `realm_user` | `update` | `person`: `user_id`, `custom_profile_field` (`id`, `value` (null when cleared), `rendered_value` for text fields) | everyone, per changed value |
-         *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `realm_user` | `add` | `person` (a user object; `delivery_email` null for those who may not see it) | everyone, when a user is created |
-         *     | `realm_user` | `update` | `person`: `user_id` with `role`, or `full_name`, or `delivery_email` (those who may see it), or `avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`, or `new_email` | everyone (`delivery_email`: those who may see it) |
+         *     | `realm_user` | `update` | `person`: `user_id` with `role`, or `full_name`, or `delivery_email`, or `avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`, or `new_email` (`PATCH /users/{user_id}`; a role change also sends the system groups' `user_group` `remove_members` / `add_members`, and the user `stream` `create` with `peer_add` / `delete` for the channels the role shows or hides) | everyone; `delivery_email` only to those who may see it |
+         *     | `realm_bot` | `update` | `bot`: `user_id` with `full_name` or `avatar_url` | the bot's owner and the administrators |
+         *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
          *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
