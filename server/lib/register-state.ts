@@ -14,6 +14,7 @@ import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
+import { ownedBotDicts } from "./bots.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -92,6 +93,7 @@ export async function fetchInitialState(
       is_guest: user.role === Role.GUEST,
     });
   }
+  if (want("realm_bot")) state.realm_bots = await ownedBotDicts(db, user);
   if (want("message")) {
     const last = await db.userMessage.findFirst({
       where: { userProfileId: user.id },

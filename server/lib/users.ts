@@ -289,3 +289,50 @@ export async function findActiveUser(
       })
     : null;
 }
+
+/** UserProfile.can_admin_user: a bot's owner, or an administrator of its organization. */
+export function canAdminUser(
+  user: Pick<UserProfile, "id" | "realmId" | "role">,
+  target: Pick<UserProfile, "realmId" | "botOwnerId">,
+) {
+  return target.botOwnerId === user.id || (isRealmAdmin(user) && user.realmId === target.realmId);
+}
+
+/**
+ * access_user_by_id (zerver/lib/users.py): a user of the caller's organization, else "No such
+ * user" (bots too unless `allowBots`), "User is deactivated" unless `allowDeactivated`, and with
+ * `forAdmin` "Insufficient permission" unless the caller may administer them.
+ */
+export async function accessUserById(
+  db: Db,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role">,
+  targetId: number,
+  options: { allowDeactivated?: boolean; allowBots?: boolean; forAdmin: boolean },
+): Promise<UserProfile> {
+  const target = isStorableId(targetId)
+    ? await db.userProfile.findFirst({ where: { id: targetId, realmId: viewer.realmId } })
+    : null;
+  if (!target || (target.isBot && !options.allowBots)) throw new JsonableError("No such user");
+  if (!target.isActive && !options.allowDeactivated)
+    throw new JsonableError("User is deactivated");
+  if (options.forAdmin && !canAdminUser(viewer, target))
+    throw new JsonableError("Insufficient permission");
+  return target;
+}
+
+/** The organization's active human owners (Realm.get_human_owner_users), counted. */
+export async function humanOwnerCount(db: Db, realmId: number): Promise<number> {
+  return db.userProfile.count({
+    where: { realmId, isActive: true, isBot: false, role: Role.OWNER },
+  });
+}
+
+/** check_last_owner (zerver/views/users.py): the user is the organization's only active human owner. */
+export async function isLastOwner(
+  db: Db,
+  user: Pick<UserProfile, "realmId" | "role" | "isBot">,
+): Promise<boolean> {
+  return (
+    user.role === Role.OWNER && !user.isBot && (await humanOwnerCount(db, user.realmId)) === 1
+  );
+}
