@@ -6,7 +6,7 @@
 import { JsonableError, OrganizationOwnerRequiredError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { BotType, checkBotNameAvailable, checkCanCreateBot } from "../lib/bots.ts";
-import { accessUserById, activeUserIds, isLastOwner, Role } from "../lib/users.ts";
+import { accessUserById, activeMemberCount, isLastOwner, Role } from "../lib/users.ts";
 import {
   doDeactivateUser,
   doReactivateUser,
@@ -37,7 +37,7 @@ export const deactivateUser: Handler<"deactivate-user"> = async ({ path }, ctx) 
 
 /** DELETE /users/me. */
 export const deactivateOwnUser: Handler<"deactivate-own-user"> = async (_input, ctx) => {
-  if ((await activeUserIds(ctx.db, ctx.realm.id)).length === 1)
+  if ((await activeMemberCount(ctx.db, ctx.realm.id)) === 1)
     throw new CannotDeactivateLastUserError(false);
   if (await isLastOwner(ctx.db, ctx.user)) throw new CannotDeactivateLastUserError(true);
   await doDeactivateUser(ctx, ctx.realm, ctx.user);

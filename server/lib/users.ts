@@ -313,8 +313,7 @@ export async function accessUserById(
     ? await db.userProfile.findFirst({ where: { id: targetId, realmId: viewer.realmId } })
     : null;
   if (!target || (target.isBot && !options.allowBots)) throw new JsonableError("No such user");
-  if (!target.isActive && !options.allowDeactivated)
-    throw new JsonableError("User is deactivated");
+  if (!target.isActive && !options.allowDeactivated) throw new JsonableError("User is deactivated");
   if (options.forAdmin && !canAdminUser(viewer, target))
     throw new JsonableError("Insufficient permission");
   return target;
@@ -332,7 +331,16 @@ export async function isLastOwner(
   db: Db,
   user: Pick<UserProfile, "realmId" | "role" | "isBot">,
 ): Promise<boolean> {
-  return (
-    user.role === Role.OWNER && !user.isBot && (await humanOwnerCount(db, user.realmId)) === 1
-  );
+  return user.role === Role.OWNER && !user.isBot && (await humanOwnerCount(db, user.realmId)) === 1;
+}
+
+/**
+ * The organization's active users and bots, as deactivate_user_own_backend counts them. Bots
+ * without an owner (Notification Bot) are Zulip's system bots, which live outside the
+ * organization there, so they do not count.
+ */
+export async function activeMemberCount(db: Db, realmId: number): Promise<number> {
+  return db.userProfile.count({
+    where: { realmId, isActive: true, NOT: { isBot: true, botOwnerId: null } },
+  });
 }
