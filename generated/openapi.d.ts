@@ -5572,7 +5572,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Success"];
-            /** @description The caller is the only user or the only owner. */
+            /** @description The caller is the only user or the only owner (or the request is malformed). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5587,14 +5587,14 @@ export interface operations {
                      *       "is_last_owner": true
                      *     }
                      */
-                    "application/json": {
+                    "application/json": components["schemas"]["JsonError"] | ({
                         /** @constant */
                         code?: "CANNOT_DEACTIVATE_LAST_USER";
                         /** @description "organization owner" or "user". */
                         entity: string;
                         /** @description Whether the caller is the only owner (rather than the only user). */
                         is_last_owner: boolean;
-                    } & components["schemas"]["CodedErrorBase"];
+                    } & components["schemas"]["CodedErrorBase"]);
                 };
             };
             401: components["responses"]["Unauthorized"];
