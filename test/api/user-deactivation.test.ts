@@ -3,12 +3,11 @@
  * DeactivateUserTest/ActivateTest, test_bots.py): Zulip's checks and texts, the events, and what
  * must happen at once: the keys refused, the queues gone.
  */
-import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { doCreateRealm } from "../../server/actions/realms.ts";
 import { doCreateUser, doCreateUserWithDefaultChannels } from "../../server/actions/users.ts";
 import type { ZulipClient } from "../../client/src/index.ts";
-import { checkResponse } from "../helpers/spec-check.ts";
+import { requestOnHost } from "../helpers/net.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
@@ -245,36 +244,6 @@ describe("POST /users/{user_id}/reactivate", () => {
   });
 });
 
-/** A request with an explicit Host header (fetch cannot set one): another organization. */
-function deleteOwnOn(host: string, email: string, apiKey: string) {
-  const url = new URL(`${server.baseUrl}/api/v1/users/me`);
-  return new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: "DELETE",
-        headers: {
-          Host: host,
-          Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c) => (text += c));
-        res.on("end", () => {
-          const body = JSON.parse(text);
-          expect(checkResponse("DELETE", url.toString(), res.statusCode!, body)).toBeNull();
-          resolve({ status: res.statusCode!, body });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
-
 describe("DELETE /users/me", () => {
   it("refuses the only owner and the only user, with CANNOT_DEACTIVATE_LAST_USER", async () => {
     await expectError(
@@ -292,7 +261,16 @@ describe("DELETE /users/me", () => {
         "solo.zulip.testserver",
       );
     });
-    expect(await deleteOwnOn("solo.zulip.testserver", "solo@zulip.com", owner.apiKey)).toEqual({
+    expect(
+      await requestOnHost(
+        server.baseUrl,
+        "DELETE",
+        "/users/me",
+        "solo.zulip.testserver",
+        "solo@zulip.com",
+        owner.apiKey,
+      ),
+    ).toEqual({
       status: 400,
       body: {
         result: "error",
