@@ -26,7 +26,11 @@ class CannotDeactivateLastUserError extends JsonableError {
 
 /** DELETE /users/{user_id}. `deactivation_notification_comment`'s email is not sent yet. */
 export const deactivateUser: Handler<"deactivate-user"> = async ({ path }, ctx) => {
-  const target = await accessUserById(ctx.db, ctx.user, path.user_id, { forAdmin: true });
+  const target = await accessUserById(ctx.db, ctx.user, path.user_id, {
+    allowDeactivated: false,
+    allowBots: false,
+    forAdmin: true,
+  });
   if (target.role === Role.OWNER && ctx.user.role !== Role.OWNER)
     throw new OrganizationOwnerRequiredError();
   if (await isLastOwner(ctx.db, target))

@@ -290,24 +290,25 @@ export async function findActiveUser(
     : null;
 }
 
-/** UserProfile.can_admin_user: a bot's owner, or an administrator of its organization. */
+/** UserProfile.can_admin_user: administrators administer their organization's users, owners their bots. */
 export function canAdminUser(
-  user: Pick<UserProfile, "id" | "realmId" | "role">,
-  target: Pick<UserProfile, "realmId" | "botOwnerId">,
-) {
-  return target.botOwnerId === user.id || (isRealmAdmin(user) && user.realmId === target.realmId);
+  actor: Pick<UserProfile, "id" | "role">,
+  target: Pick<UserProfile, "botOwnerId">,
+): boolean {
+  return target.botOwnerId === actor.id || isRealmAdmin(actor);
 }
 
 /**
  * access_user_by_id (zerver/lib/users.py): a user of the caller's organization, else "No such
  * user" (bots too unless `allowBots`), "User is deactivated" unless `allowDeactivated`, and with
- * `forAdmin` "Insufficient permission" unless the caller may administer them.
+ * `forAdmin` "Insufficient permission" unless the caller may administer them. Every option is
+ * required: Zulip's defaults refuse bots and deactivated users, which most callers must allow.
  */
 export async function accessUserById(
   db: Db,
   viewer: Pick<UserProfile, "id" | "realmId" | "role">,
   targetId: number,
-  options: { allowDeactivated?: boolean; allowBots?: boolean; forAdmin: boolean },
+  options: { allowDeactivated: boolean; allowBots: boolean; forAdmin: boolean },
 ): Promise<UserProfile> {
   const target = isStorableId(targetId)
     ? await db.userProfile.findFirst({ where: { id: targetId, realmId: viewer.realmId } })
