@@ -151,6 +151,38 @@ describe("DELETE /users/{user_id}", () => {
   });
 });
 
+describe("statements", () => {
+  it("deactivates and reactivates in a fixed number of statements, whatever the bots and channels", async () => {
+    const counts: Record<string, number[]> = {};
+    server.deps.observe = (info) => (counts[info.operationId] ??= []).push(info.statements);
+    try {
+      // The first round warms the caches.
+      for (const [round, size] of [1, 1, 3].entries()) {
+        const { user, client } = await newUser();
+        await expectSuccess(
+          client.POST("/users/me/subscriptions", {
+            body: {
+              subscriptions: ["Verona", "Denmark", "Scotland"]
+                .slice(0, size)
+                .map((name) => ({ name })),
+            },
+          }),
+        );
+        for (let n = 0; n < size; n++) await newBot(client, `Count${round}x${n}`);
+        await expectSuccess(deactivate("iago", user.id));
+        await expectSuccess(reactivate("iago", user.id));
+      }
+    } finally {
+      server.deps.observe = undefined;
+    }
+    const [, small, large] = counts["deactivate-user"]!;
+    expect(large).toBe(small);
+    expect(counts["reactivate-user"]![2]).toBe(counts["reactivate-user"]![1]);
+    if (process.env.SHOW_STATEMENTS)
+      console.log(counts["deactivate-user"], counts["reactivate-user"]);
+  });
+});
+
 describe("POST /users/{user_id}/reactivate", () => {
   it("reactivates a user: key back, old queue gone, subscriptions and groups back", async () => {
     const { user, client } = await newUser();
