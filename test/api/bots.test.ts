@@ -424,6 +424,49 @@ describe("DELETE /bots/{bot_id}", () => {
   });
 });
 
+describe("who administers a bot", () => {
+  it("needs an owner for a bot that may create users, and the creation permission to reactivate one", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Mighty Bot", short_name: "mighty" }),
+    );
+    await server.db.userProfile.update({
+      where: { id: bot.user_id },
+      data: { canCreateUsers: true },
+    });
+    await expectError(
+      patch("hamlet", bot.user_id, { full_name: "Mightier Bot" }),
+      400,
+      "Must be an organization owner",
+      {
+        code: "UNAUTHORIZED_PRINCIPAL",
+      },
+    );
+    await expectError(
+      patch("iago", bot.user_id, { full_name: "Mightier Bot" }),
+      400,
+      "Must be an organization owner",
+    );
+    await expectSuccess(patch("desdemona", bot.user_id, { full_name: "Mightier Bot" }));
+
+    const plain = await expectSuccess(
+      create("hamlet", { full_name: "Sleepy Bot", short_name: "sleepy" }),
+    );
+    await expectSuccess(remove("hamlet", plain.user_id));
+    const revive = (as: string) =>
+      server.as(as).POST("/users/{user_id}/reactivate", {
+        params: { path: { user_id: plain.user_id } },
+      });
+    await expectError(revive("othello"), 400, "Insufficient permission");
+    await setRealmGroup("canCreateBotsGroupId", "role:administrators");
+    try {
+      await expectError(revive("hamlet"), 400, "Insufficient permission");
+    } finally {
+      await setRealmGroup("canCreateBotsGroupId", "role:members");
+    }
+    await expectSuccess(revive("hamlet"));
+  });
+});
+
 describe("POST /register realm_bots", () => {
   it("gives administrators every bot and others their own, deactivated ones included", async () => {
     const state = async (as: string) =>
