@@ -110,7 +110,7 @@ export interface paths {
          *     it. A queue that is not polled for about 10 minutes is deleted, after which requests get
          *     `BAD_EVENT_QUEUE_ID` and the client must register again.
          *
-         *     Channel, subscription, folder, group and topic events (their shapes are Zulip's):
+         *     Channel, subscription, folder, group, topic and custom profile field events (their shapes are Zulip's):
          *
          *     | `type` | `op` | fields | sent to |
          *     |---|---|---|---|
@@ -121,6 +121,8 @@ export interface paths {
          *     | `subscription` | `peer_add` / `peer_remove` | `stream_ids`, `user_ids` | others who may see the subscribers |
          *     | `subscription` | `update` | `stream_id`, `property`, `value` | the user (two events for `is_muted` / `in_home_view`) |
          *     | `channel_folder` | `add` / `update` | `channel_folder` / `channel_folder_id`, `data` | everyone |
+         *     | `custom_profile_fields` | | `fields` (every field of the organization, as `GET /realm/profile_fields`) | everyone, when a field is created, changed, deleted or reordered |
+         *     | `realm_user` | `update` | `person`: `user_id`, `custom_profile_field` (`id`, `value` (null when cleared), `rendered_value` for text fields) | everyone, per changed value |
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
@@ -131,6 +133,8 @@ export interface paths {
          *
          *     When a user is deactivated (or their bot), their event queues are deleted: a waiting
          *     `GET /events` ends with `BAD_EVENT_QUEUE_ID`, and their key no longer authenticates.
+         *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
+         *     | `user_settings` | `update` | `property`, `value` (`presence_enabled`, when a status sets `away`) | the user |
          */
         get: operations["get-events"];
         put?: never;
@@ -1037,6 +1041,35 @@ export interface paths {
         patch: operations["update-user"];
         trace?: never;
     };
+    "/users/me/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update your status
+         * @description Change the caller's status. Only the parameters sent change: `status_text` alone leaves
+         *     the emoji as it is. At least one of `status_text`, `emoji_name` and `away` must be sent.
+         *     Bots may not call it.
+         *
+         *     A `user_status` event with the fields sent goes to the organization. `away` sets the
+         *     caller's `presence_enabled` setting to its opposite, with a `user_settings` event to the
+         *     caller.
+         *
+         *     **Changes**: `emoji_name`, `emoji_code` and `reaction_type` are new in Zulip 5.0 (feature
+         *     level 86).
+         */
+        post: operations["update-status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/{user_id}/status": {
         parameters: {
             query?: never;
@@ -1050,15 +1083,23 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a user's status
+         * @description The status a user has set. `status` holds only the fields that are set: `{}` when the user
+         *     has no status. Bots have no status ("No such user").
+         *
+         *     **Changes**: New in Zulip 9.0 (feature level 262).
+         */
+        get: operations["get-user-status"];
         put?: never;
         /**
          * Update a user's status
-         * @description Set another user's status text and emoji. Administrators only (administrator bots too).
-         *     At least one parameter must be sent. `emoji_code` and `reaction_type` need `emoji_name`;
-         *     an empty `emoji_name` clears the emoji, an empty `status_text` clears the text.
+         * @description Set another user's status text and emoji, as `POST /users/me/status` does for the caller
+         *     (without `away`). Administrators only, administrator bots included; the target must be an
+         *     active human user.
          *
-         *     **Changes**: New in Zulip 11.0 (feature level 407).
+         *     **Changes**: New in Zulip 11.0 (feature level 407). Administrator bots may call it since
+         *     feature level 473.
          */
         post: operations["update-status-for-user"];
         delete?: never;
@@ -1074,7 +1115,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get the custom profile fields
+         * @description Every custom profile field of the organization, in their display `order`. Any user may
+         *     read them.
+         */
+        get: operations["get-custom-profile-fields"];
         put?: never;
         /**
          * Create a custom profile field
@@ -1085,13 +1131,17 @@ export interface paths {
          *     "Invalid field type.".
          *
          *     `field_data` is needed for dropdown fields (an object mapping each choice key to
-         *     `{"text": ..., "order": ...}`, both strings) and external account fields (an object with
-         *     `subtype` and, for `custom`, `url_pattern` containing `%(username)s`; this format is
-         *     unstable).
+         *     `{"text": ..., "order": ...}`, both strings; at least one choice, no two with the same
+         *     text) and external account fields (an object with `subtype` and, for `custom`,
+         *     `url_pattern` containing `%(username)s` once; this format is unstable). The subtypes
+         *     `github` and `twitter` take their name from the server ("GitHub username", "Twitter
+         *     username"): `name` and `hint` are then ignored.
          *
          *     The name must not be blank ("Label cannot be blank.") and must be unique in the
-         *     organization. At most 2 fields may have `display_in_profile_summary`; Users fields
-         *     cannot. The new field's `order` equals its ID.
+         *     organization ("A field with that label already exists."). At most 2 fields may have
+         *     `display_in_profile_summary`; Users fields cannot. `use_for_user_matching` is only for
+         *     short text and external account fields. The new field's `order` equals its ID. Sends a
+         *     `custom_profile_fields` event (the whole list) to everyone.
          *
          *     **Changes**: `use_for_user_matching` is new in feature level 455. Paragraph fields may be
          *     shown in the profile summary from feature level 476.
@@ -1100,7 +1150,49 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Reorder the custom profile fields
+         * @description Administrators only. `order` lists the IDs of the organization's fields in their new
+         *     order; each field's `order` becomes its position in the list. Every field of the
+         *     organization must be in the list ("Invalid order mapping."); IDs of no field are ignored.
+         *     Sends a `custom_profile_fields` event to everyone.
+         */
+        patch: operations["reorder-custom-profile-fields"];
+        trace?: never;
+    };
+    "/realm/profile_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom profile field
+         * @description Administrators only. Deletes the field and every user's value of it, and sends a
+         *     `custom_profile_fields` event to everyone.
+         */
+        delete: operations["delete-custom-profile-field"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom profile field
+         * @description Administrators only. Changes the parameters sent, with the rules of creation (the type
+         *     cannot change). Removing a dropdown choice clears the values that chose it. Of a
+         *     `github` or `twitter` external account field only `display_in_profile_summary`,
+         *     `required`, `editable_by_user` and `use_for_user_matching` may change ("Default custom
+         *     field cannot be updated."). Sends a `custom_profile_fields` event to everyone.
+         */
+        patch: operations["update-custom-profile-field"];
         trace?: never;
     };
     "/users/me/profile_data": {
@@ -1113,7 +1205,14 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Clear your custom profile field values
+         * @description Clear the caller's values of the fields in `data` (field IDs). Human users only; fields
+         *     with `editable_by_user` false only for administrators. A field without a value is left
+         *     as it is. Each cleared value sends a `realm_user` `update` event with
+         *     `custom_profile_field` (`value` null).
+         */
+        delete: operations["remove-custom-profile-data"];
         options?: never;
         head?: never;
         /**
@@ -1121,7 +1220,12 @@ export interface paths {
          * @description Set the caller's own values for custom profile fields. Human users only. A field with
          *     `editable_by_user` false can be changed only by administrators. Each value must suit its
          *     field's type (for example a `YYYY-MM-DD` date, a URL, a dropdown choice key, or a list of
-         *     user IDs); `null` clears the value.
+         *     IDs of active users of the organization); text is at most 50 characters (500 for
+         *     paragraphs), and errors name the field ("Phone number is too long (limit: 50
+         *     characters)"). `null` or an empty value clears the value. Every value is checked before
+         *     any is written. Each changed value sends a `realm_user` `update` event with
+         *     `custom_profile_field` (`id`, `value`, and `rendered_value` for text fields, rendered as
+         *     Markdown) to everyone.
          */
         patch: operations["update-custom-profile-data"];
         trace?: never;
@@ -1881,8 +1985,9 @@ export interface components {
             /** @description Present (and true) only for deleted users. */
             is_deleted?: boolean;
             /**
-             * @description Only for humans, and only when custom profile fields were requested. Maps a custom
-             *     profile field ID to the user's value.
+             * @description Only for humans: when custom profile fields were requested (`include_custom_profile_fields`),
+             *     and always in `POST /register`'s `realm_users`. Maps a custom profile field ID to the
+             *     user's value.
              */
             profile_data?: {
                 [key: string]: components["schemas"]["ProfileDataValue"];
@@ -2241,6 +2346,49 @@ export interface components {
             value: string | number[] | null;
         };
         /**
+         * @description A custom profile field of the organization (Zulip's `CustomProfileField.as_dict`). Users'
+         *     values are in their `profile_data`.
+         * @example {
+         *       "id": 4,
+         *       "name": "Favorite editor",
+         *       "type": 3,
+         *       "hint": "",
+         *       "field_data": "{\"0\":{\"text\":\"Vim\",\"order\":\"1\"},\"1\":{\"text\":\"Emacs\",\"order\":\"2\"}}",
+         *       "order": 4,
+         *       "display_in_profile_summary": true,
+         *       "required": false,
+         *       "editable_by_user": true
+         *     }
+         */
+        CustomProfileField: {
+            id: number;
+            name: string;
+            /**
+             * @description 1 short text, 2 paragraph, 3 dropdown, 4 date, 5 link, 6 users, 7 external account,
+             *     8 pronouns.
+             */
+            type: number;
+            hint: string;
+            /**
+             * @description JSON text: the choices of a dropdown field (`{"<key>": {"text": …, "order": …}}`) or the
+             *     `subtype` (and `url_pattern` for `custom`) of an external account field; `""` for the
+             *     other types.
+             */
+            field_data: string;
+            /** @description Fields are shown in increasing `order`; a new field's order is its ID. */
+            order: number;
+            /** @description Present (and true) only for fields shown in the profile summary. */
+            display_in_profile_summary?: boolean;
+            required: boolean;
+            editable_by_user: boolean;
+            /**
+             * @description Present (and true) only for fields whose values identify users in mention suggestions.
+             *
+             *     **Changes**: New in feature level 455.
+             */
+            use_for_user_matching?: boolean;
+        };
+        /**
          * @description No channel with the given ID exists (or the caller cannot see it).
          * @example {
          *       "result": "error",
@@ -2439,6 +2587,40 @@ export interface components {
             can_manage_group: components["schemas"]["GroupSettingValue"];
             can_mention_group: components["schemas"]["GroupSettingValue"];
             can_remove_members_group: components["schemas"]["GroupSettingValue"];
+        };
+        /**
+         * @description A user's status. Only the fields that are set are present: an empty object means no status.
+         * @example {
+         *       "status_text": "on vacation",
+         *       "emoji_name": "car",
+         *       "emoji_code": "1f697",
+         *       "reaction_type": "unicode_emoji"
+         *     }
+         */
+        UserStatus: {
+            /**
+             * @deprecated
+             * @description Present (and true) when the user is "away", that is, when their `presence_enabled`
+             *     setting is off.
+             *
+             *     **Changes**: Deprecated in Zulip 6.0 (feature level 148): `away` is a legacy way to read
+             *     `presence_enabled`, with `away = !presence_enabled`.
+             */
+            away?: boolean;
+            /** @description The status text. */
+            status_text?: string;
+            /** @description The status emoji's name. */
+            emoji_name?: string;
+            /**
+             * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the custom emoji's
+             *     ID; for `zulip_extra_emoji`, the emoji name.
+             */
+            emoji_code?: string;
+            /**
+             * @description The kind of the status emoji.
+             * @enum {string}
+             */
+            reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
         };
         /**
          * @description A message the user scheduled that has not been sent yet (including one whose delivery
@@ -3100,7 +3282,10 @@ export interface operations {
                             key: string;
                             name: string;
                         }[];
-                        /** @description The organization's active users and bots. */
+                        /**
+                         * @description The organization's active users and bots; humans with their custom profile
+                         *     field values (`profile_data`).
+                         */
                         realm_users?: components["schemas"]["User"][];
                         /**
                          * @description (`realm_bot`) The bots the user administers: every bot of the organization
@@ -3121,6 +3306,19 @@ export interface operations {
                             /** @description Always empty (outgoing webhook and embedded bots are not offered). */
                             services: Record<string, never>[];
                         }[];
+                        /** @description (`custom_profile_fields`) The organization's custom profile fields, in their `order`. */
+                        custom_profile_fields?: components["schemas"]["CustomProfileField"][];
+                        /**
+                         * @description (`custom_profile_fields`) The field types this server offers, by keyword
+                         *     (`SHORT_TEXT`, `LONG_TEXT`, `SELECT`, `DATE`, `URL`, `USER`,
+                         *     `EXTERNAL_ACCOUNT`, `PRONOUNS`): each its `id` (a field's `type`) and `name`.
+                         */
+                        custom_profile_field_types?: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                            };
+                        };
                         /**
                          * @description (`subscription`) The channels the user is subscribed to, with the user's settings
                          *     for each; with `include_subscribers`, `subscribers` (or, with `partial`, for
@@ -3148,6 +3346,13 @@ export interface operations {
                             /** @enum {integer} */
                             visibility_policy: 1 | 2 | 3;
                         }[];
+                        /**
+                         * @description (`user_status`) The statuses of the organization's active users who have
+                         *     one, keyed by user ID (as a string); each holds only the fields that are set.
+                         */
+                        user_status?: {
+                            [key: string]: components["schemas"]["UserStatus"];
+                        };
                         /** @description The user's synchronized drafts. */
                         drafts?: components["schemas"]["StoredDraft"][];
                         /**
@@ -5794,6 +5999,118 @@ export interface operations {
             501: components["responses"]["NotImplemented"];
         };
     };
+    "update-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "status_text": "on vacation",
+                 *       "away": true,
+                 *       "emoji_name": "car"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The status text: leading and trailing whitespace is stripped, then at most 60
+                     *     characters (Unicode code points) remain. The empty string clears it.
+                     */
+                    status_text?: string;
+                    /**
+                     * @deprecated
+                     * @description Whether the user is "away": sets `presence_enabled` to `!away`.
+                     *
+                     *     **Changes**: Deprecated in Zulip 6.0 (feature level 148).
+                     */
+                    away?: boolean;
+                    /**
+                     * @description The emoji's name; the empty string removes the emoji. Alone, it names a custom
+                     *     emoji of the organization, `zulip`, or a Unicode emoji, in that order.
+                     */
+                    emoji_name?: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name. Needs `emoji_name`.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description The kind of emoji: `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`
+                     *     (`service_extra_emoji`, our contract's name for the last, is accepted too).
+                     *     Needs `emoji_name`.
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A bot called it, or a value is invalid (the texts of `POST /users/{user_id}/status`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "status": {
+                     *         "status_text": "on vacation",
+                     *         "emoji_name": "car",
+                     *         "emoji_code": "1f697",
+                     *         "reaction_type": "unicode_emoji"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        status: components["schemas"]["UserStatus"];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The user does not exist, is a bot or is deactivated. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "update-status-for-user": {
         parameters: {
             query?: never;
@@ -5818,28 +6135,39 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": {
-                    /** @description The status text (leading and trailing whitespace is stripped). */
+                    /**
+                     * @description The status text: leading and trailing whitespace is stripped, then at most 60
+                     *     characters (Unicode code points) remain. The empty string clears it.
+                     */
                     status_text?: string;
-                    /** @description The emoji's name; the empty string removes the emoji. */
+                    /**
+                     * @description The emoji's name; the empty string removes the emoji. Alone, it names a custom
+                     *     emoji of the organization, `zulip`, or a Unicode emoji, in that order.
+                     */
                     emoji_name?: string;
                     /**
                      * @description For `unicode_emoji`, dash-separated hex code points; for `realm_emoji`, the
-                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name.
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji name. Needs `emoji_name`.
                      */
                     emoji_code?: string;
                     /**
-                     * @description The kind of emoji. Zulip calls the server-provided extra emoji
-                     *     `zulip_extra_emoji`; our contract writes `service_extra_emoji`. Both are
-                     *     accepted and mean the same.
-                     * @enum {string}
+                     * @description The kind of emoji: `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji`.
+                     *     Our contract calls Zulip's extra emoji `service_extra_emoji`: that name is
+                     *     accepted too and means the same (it is stored and shown as
+                     *     `zulip_extra_emoji`). Needs `emoji_name`.
                      */
-                    reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji" | "service_extra_emoji";
+                    reaction_type?: string;
                 };
             };
         };
         responses: {
             200: components["responses"]["Success"];
-            /** @description The user does not exist, the caller lacks permission, or a value is invalid. */
+            /**
+             * @description The user does not exist (or is a bot), the caller lacks permission, or a value is
+             *     invalid. Besides the examples: "User is deactivated", "Invalid emoji code.",
+             *     "Invalid emoji type.", "Invalid custom emoji name." and "This custom emoji has been
+             *     deactivated.".
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5849,7 +6177,48 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "get-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Phone number",
+                     *           "type": 1,
+                     *           "hint": "",
+                     *           "field_data": "",
+                     *           "order": 1,
+                     *           "required": false,
+                     *           "editable_by_user": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        custom_fields: components["schemas"]["CustomProfileField"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     "create-custom-profile-field": {
@@ -5883,12 +6252,13 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     /**
-                     * @description The field's label (leading and trailing whitespace is stripped).
+                     * @description The field's label (leading and trailing whitespace is stripped), at most 40
+                     *     characters.
                      * @default
                      */
                     name?: string;
                     /**
-                     * @description Help text shown when the field is edited.
+                     * @description Help text shown when the field is edited, at most 80 characters.
                      * @default
                      */
                     hint?: string;
@@ -5956,7 +6326,158 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "reorder-custom-profile-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order": [
+                 *         3,
+                 *         1,
+                 *         2
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of all the organization's fields, in the new order. */
+                    order: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is missing or invalid, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "delete-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The field does not exist, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-custom-profile-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom profile field's ID.
+                 * @example 4
+                 */
+                field_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Favourite editor",
+                 *       "required": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new label (leading and trailing whitespace is stripped), at most 40 characters. */
+                    name?: string;
+                    /** @description At most 80 characters. */
+                    hint?: string;
+                    /** @description The new choices of a dropdown field, or the new external account data. */
+                    field_data?: Record<string, never>;
+                    display_in_profile_summary?: boolean;
+                    required?: boolean;
+                    editable_by_user?: boolean;
+                    use_for_user_matching?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is invalid, the field does not exist, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-custom-profile-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         1,
+                 *         4
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of the fields to clear. */
+                    data: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is missing or invalid, or the caller may not change a field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     "update-custom-profile-data": {
@@ -6006,7 +6527,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "get-user-groups": {

@@ -32,6 +32,16 @@ import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { getOwnUser, getUserByEmail, getUsers } from "./handlers/users.ts";
+import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import {
+  createCustomProfileField,
+  deleteCustomProfileField,
+  getCustomProfileFields,
+  removeCustomProfileData,
+  reorderCustomProfileFields,
+  updateCustomProfileData,
+  updateCustomProfileField,
+} from "./handlers/custom-profile-fields.ts";
 import {
   createChannel,
   getStreamById,
@@ -114,9 +124,16 @@ export const handlers = {
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
   "update-user": notImplemented("update-user"),
-  "update-status-for-user": notImplemented("update-status-for-user"),
-  "create-custom-profile-field": notImplemented("create-custom-profile-field"),
-  "update-custom-profile-data": notImplemented("update-custom-profile-data"),
+  "update-status-for-user": updateStatusForUser,
+  "update-status": updateStatus,
+  "get-user-status": getUserStatus,
+  "create-custom-profile-field": createCustomProfileField,
+  "update-custom-profile-data": updateCustomProfileData,
+  "get-custom-profile-fields": getCustomProfileFields,
+  "reorder-custom-profile-fields": reorderCustomProfileFields,
+  "update-custom-profile-field": updateCustomProfileField,
+  "delete-custom-profile-field": deleteCustomProfileField,
+  "remove-custom-profile-data": removeCustomProfileData,
   "update-user-group": updateUserGroup,
   "get-user-groups": getUserGroups,
   "create-user-group": createUserGroup,

@@ -6,7 +6,13 @@
 import { JsonableError, OrganizationOwnerRequiredError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { BotType, checkBotNameAvailable, checkCanCreateBot } from "../lib/bots.ts";
-import { accessUserById, activeMemberCount, isLastOwner, Role } from "../lib/users.ts";
+import {
+  accessUserById,
+  activeMemberCount,
+  humanUsersOnly,
+  isLastOwner,
+  Role,
+} from "../lib/users.ts";
 import {
   doDeactivateUser,
   doReactivateUser,
@@ -65,6 +71,6 @@ export const reactivateUser: Handler<"reactivate-user"> = async ({ path }, ctx) 
 
 /** POST /users/me/api_key/regenerate (human users only). */
 export const regenerateApiKey: Handler<"regenerate-api-key"> = async (_input, ctx) => {
-  if (ctx.user.isBot) throw new JsonableError("This endpoint does not accept bot requests.");
+  humanUsersOnly(ctx.user);
   return { api_key: await doRegenerateApiKey(ctx, ctx.realm, ctx.user) };
 };

@@ -3,21 +3,19 @@ import { fakeEmailDomain } from "../lib/realms.ts";
 import {
   accessUserByEmail,
   loadOwnUserExtras,
-  loadProfileData,
+  profileDataOf,
   realmUsers,
   toApiUser,
 } from "../lib/users.ts";
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
-  const users = await realmUsers(ctx.db, ctx.realm.id, { ids: query.user_ids });
-  const profileData = query.include_custom_profile_fields
-    ? await loadProfileData(
-        ctx.db,
-        ctx.realm.id,
-        users.map((u) => u.id),
-      )
-    : undefined;
+  const withProfile = query.include_custom_profile_fields ?? false;
+  const users = await realmUsers(ctx.db, ctx.realm.id, {
+    ids: query.user_ids,
+    profileData: withProfile,
+  });
+  const profileData = withProfile ? profileDataOf(users) : undefined;
   return {
     members: users.map((u) =>
       toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }),
@@ -44,8 +42,9 @@ export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query
     path.email,
     await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
   );
+  // The values come with the user's row, in one statement.
   const profileData = query.include_custom_profile_fields
-    ? await loadProfileData(ctx.db, ctx.realm.id, [target.id])
+    ? profileDataOf(await realmUsers(ctx.db, ctx.realm.id, { ids: [target.id], profileData: true }))
     : undefined;
   return {
     user: toApiUser(target, ctx.user, {

@@ -8,13 +8,22 @@ import type { Db } from "../db.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
 import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
-import { isModeratorOrAbove, isRealmAdmin, realmUsers, Role, toApiUser } from "./users.ts";
+import {
+  isModeratorOrAbove,
+  isRealmAdmin,
+  profileDataOf,
+  realmUsers,
+  Role,
+  toApiUser,
+} from "./users.ts";
+import { customProfileFieldTypes, realmFields } from "./custom-profile-fields.ts";
 import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
+import { realmUserStatuses } from "./user-status.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -80,9 +89,11 @@ export async function fetchInitialState(
     });
   }
   if (want("realm_user")) {
-    const users = await realmUsers(db, realm.id, { activeOnly: true });
+    // Zulip's register includes every human's custom profile values (in the same statement).
+    const users = await realmUsers(db, realm.id, { activeOnly: true, profileData: true });
+    const profileData = profileDataOf(users);
     Object.assign(state, {
-      realm_users: users.map((u) => toApiUser(u, user, { clientGravatar })),
+      realm_users: users.map((u) => toApiUser(u, user, { clientGravatar, profileData })),
       user_id: user.id,
       email: user.email,
       delivery_email: user.deliveryEmail,
@@ -108,6 +119,10 @@ export async function fetchInitialState(
   if (want("user_group"))
     state.realm_user_groups = await userGroupDicts(db, realm.id, { includeDeactivated: false });
   if (want("channel_folder")) state.channel_folders = await listChannelFolders(db, realm.id, true);
+  if (want("custom_profile_fields")) {
+    state.custom_profile_fields = await realmFields(db, realm.id);
+    state.custom_profile_field_types = customProfileFieldTypes();
+  }
   if (want("default_streams"))
     state.realm_default_streams = await defaultChannelDicts(db, realm.id);
   if (want("drafts")) {
@@ -161,6 +176,7 @@ export async function fetchInitialState(
     state.has_videoprovider_token =
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
+  if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
   return state;
 }
 
