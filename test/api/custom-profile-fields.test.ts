@@ -194,6 +194,20 @@ describe("POST /realm/profile_fields", () => {
     );
   });
 
+  it("keeps the choices in the order they were given, as Zulip's text column does", async () => {
+    const id = await created({
+      name: "Editor order",
+      field_type: 3,
+      field_data: { emacs: { text: "Emacs", order: "1" }, vim: { text: "Vim", order: "2" } },
+    });
+    // A jsonb column would answer {"vim":…,"emacs":…} (it sorts keys, shortest first).
+    expect(Object.keys(JSON.parse((await field(id)).field_data) as object)).toEqual([
+      "emacs",
+      "vim",
+    ]);
+    expect((await expectSuccess(remove("iago", id))).result).toBe("success");
+  });
+
   it("checks external accounts; github and twitter are named by the server", async () => {
     await expectError(
       create("iago", { name: "Account", field_type: 7, field_data: {} }),
