@@ -129,6 +129,13 @@ export interface paths {
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
+         *     | `realm_user` | `update` | `person`: `user_id` with `is_active` (deactivation, reactivation), `full_name` or `bot_owner_id` (bots) | everyone |
+         *     | `realm_bot` | `add` | `bot`: `email`, `user_id`, `full_name`, `bot_type`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`, `avatar_url`, `services`, `owner_id` | the bot's owner and the administrators (only the owner when a default channel is private) |
+         *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`full_name`, `owner_id`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`) | as for `add` |
+         *     | `realm_bot` | `delete` | `bot`: `user_id` | a bot's previous owner, when it changes owner |
+         *
+         *     When a user is deactivated (or their bot), their event queues are deleted: a waiting
+         *     `GET /events` ends with `BAD_EVENT_QUEUE_ID`, and their key no longer authenticates.
          *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
          *     | `user_settings` | `update` | `property`, `value` (`presence_enabled`, when a status sets `away`) | the user |
          */
@@ -957,7 +964,15 @@ export interface paths {
         get: operations["get-own-user"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Deactivate own user
+         * @description Deactivate the caller's own account (Zulip's `deactivate_user_own_backend`), with the same
+         *     effects as `DELETE /users/{user_id}`. The only active user of the organization ("Cannot
+         *     deactivate the only user.") and its only owner ("Cannot deactivate the only organization
+         *     owner.") cannot: both answer `CANNOT_DEACTIVATE_LAST_USER` with `is_last_owner` and
+         *     `entity`.
+         */
+        delete: operations["deactivate-own-user"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1014,7 +1029,23 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Deactivate a user
+         * @description Deactivate a user (Zulip's `deactivate_user_backend`). Administrators only, in Zulip's order
+         *     of checks: "No such user" (bots too: use `DELETE /bots/{bot_id}`), "User is deactivated",
+         *     "Insufficient permission"; only owners deactivate owners ("Must be an organization
+         *     owner"); the only owner cannot be deactivated ("Cannot deactivate the only organization
+         *     owner").
+         *
+         *     At once and in every server process: the user's API key and their bots' keys answer 401
+         *     "Account is deactivated", and their event queues are deleted (a waiting `GET /events`
+         *     ends with `BAD_EVENT_QUEUE_ID`). Their bots are deactivated with them; subscriptions and
+         *     group memberships are kept (and come back on reactivation). Events: `realm_user` `update`
+         *     with `is_active: false` to everyone, `subscription` `peer_remove` to those who see the
+         *     channels' subscribers, and `realm_bot` `update` with `is_active: false` for each bot to
+         *     those who administer it.
+         */
+        delete: operations["deactivate-user"];
         options?: never;
         head?: never;
         /**
@@ -1657,6 +1688,154 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a user
+         * @description Reactivate a deactivated user or bot (Zulip's `reactivate_user_backend`). Administrators,
+         *     or a bot's owner: "No such user", "Insufficient permission". A bot also needs its
+         *     creation permission (`can_create_bots_group`, or `can_create_write_only_bots_group` for an
+         *     incoming webhook bot: "Insufficient permission"), and no other active user may hold its
+         *     name ("There is already an active bot named "<name>" in this organization. To reactivate
+         *     this bot, you must rename or deactivate the other one first."). A bot whose owner is
+         *     deactivated gets the reactivating user as its owner.
+         *
+         *     Events: `realm_user` `update` with `is_active: true` to everyone, `subscription`
+         *     `peer_add` for the channels the user is still subscribed to, `user_group` `add_members`
+         *     for their groups, and for a bot `realm_bot` `update` with `is_active: true` (and the
+         *     owner-change events when its owner changed).
+         */
+        post: operations["reactivate-user"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/api_key/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate own API key
+         * @description Replace the caller's API key with a new one (Zulip's `regenerate_api_key`). The old key
+         *     answers 401 "Invalid API key" at once, in every server process. Bots may not ("This
+         *     endpoint does not accept bot requests.").
+         */
+        post: operations["regenerate-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get own bots
+         * @description The caller's active bots, oldest first (Zulip's `get_bots_backend`), each with its API key.
+         *     Guests may not have bots ("Not allowed for guest users").
+         */
+        get: operations["get-bots"];
+        put?: never;
+        /**
+         * Create a bot
+         * @description Create a bot owned by the caller (Zulip's `add_bot_backend`). Its email address is
+         *     `<short_name>-bot@<bot domain>` (the organization's host). Checks, in Zulip's order:
+         *     guests are refused ("Not allowed for guest users"); `short_name` must not be blank ("Bad
+         *     name or username"); `full_name` as for user names ("Name too short!", "Name too long!",
+         *     "Invalid characters in name!"); embedded bots (4) are not enabled ("Embedded bots are not
+         *     enabled."); the address must be free ("Username already in use") and so must the name among
+         *     active users ("Name is already in use."); then the permission: `can_create_bots_group` for
+         *     any type, `can_create_write_only_bots_group` for incoming webhook bots ("Insufficient
+         *     permission"); the type must be one this server creates ("Invalid bot type": generic 1 and
+         *     incoming webhook 2 — outgoing webhook bots, 3, need webhook delivery this server does not
+         *     have); the default channels must be channels the caller may access ("Invalid channel name
+         *     '<name>'").
+         *
+         *     Everyone hears of the new user (`realm_user` `add`); its owner and the organization's
+         *     administrators get `realm_bot` `add` with the API key (only its owner when a default channel
+         *     is private).
+         */
+        post: operations["create-bot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bots/{bot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deactivate a bot
+         * @description Deactivate a bot (its owner or an administrator; "No such bot", "Insufficient
+         *     permission"). As for users: its API key stops working at once, its event queues are
+         *     deleted, everyone gets `realm_user` `update` with `is_active: false`, and those who
+         *     administer it `realm_bot` `update` with `is_active: false`.
+         */
+        delete: operations["deactivate-bot"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a bot
+         * @description Change a bot's name, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
+         *     the organization's administrators may ("No such bot", "Insufficient permission"); guests
+         *     may not. A bot with the `can_create_users` permission is administered only by owners.
+         *
+         *     - `full_name`: as for user names; the bot's own name again changes nothing; another active
+         *       user's name gives "Name is already in use.".
+         *     - `bot_owner_id`: "Failed to change owner, no such user", "…, user is deactivated",
+         *       "…, bots can't own other bots". The previous owner gets `realm_bot` `delete` (unless an
+         *       administrator), the new one `realm_bot` `add` (unless an administrator), the others who
+         *       administer the bot `realm_bot` `update` with `owner_id`, and everyone `realm_user`
+         *       `update` with `bot_owner_id`.
+         *     - `default_sending_stream`, `default_events_register_stream`: a channel name the caller may
+         *       access, or "" for none.
+         *
+         *     Each change sends `realm_bot` `update` with the changed field to the bot's owner and the
+         *     administrators (only its owner when a default channel is private); a new name also sends
+         *     `realm_user` `update` to everyone.
+         */
+        patch: operations["update-bot"];
         trace?: never;
     };
 }
@@ -3152,6 +3331,25 @@ export interface operations {
                          *     field values (`profile_data`).
                          */
                         realm_users?: components["schemas"]["User"][];
+                        /**
+                         * @description (`realm_bot`) The bots the user administers: every bot of the organization
+                         *     for an administrator, else the user's own, deactivated ones included.
+                         */
+                        realm_bots?: {
+                            email: string;
+                            user_id: number;
+                            full_name: string;
+                            bot_type: number | null;
+                            is_active: boolean;
+                            api_key: string;
+                            default_sending_stream: string | null;
+                            default_events_register_stream: string | null;
+                            default_all_public_streams: boolean;
+                            owner_id: number | null;
+                            avatar_url: string;
+                            /** @description Always empty (outgoing webhook and embedded bots are not offered). */
+                            services: Record<string, never>[];
+                        }[];
                         /** @description (`custom_profile_fields`) The organization's custom profile fields, in their `order`. */
                         custom_profile_fields?: components["schemas"]["CustomProfileField"][];
                         /**
@@ -5671,6 +5869,44 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "deactivate-own-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is the only user or the only owner (or the request is malformed). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Cannot deactivate the only organization owner.",
+                     *       "code": "CANNOT_DEACTIVATE_LAST_USER",
+                     *       "entity": "organization owner",
+                     *       "is_last_owner": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | ({
+                        /** @constant */
+                        code?: "CANNOT_DEACTIVATE_LAST_USER";
+                        /** @description "organization owner" or "user". */
+                        entity: string;
+                        /** @description Whether the caller is the only owner (rather than the only user). */
+                        is_last_owner: boolean;
+                    } & components["schemas"]["CodedErrorBase"]);
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "get-user-by-email": {
         parameters: {
             query?: {
@@ -5750,6 +5986,49 @@ export interface operations {
                      *       "code": "BAD_REQUEST"
                      *     }
                      */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "deactivate-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "deactivation_notification_comment": "Farewell!"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description If sent, asks that the user be told by email (with this text, if not empty).
+                     *     Accepted; the email itself is not sent yet.
+                     */
+                    deactivation_notification_comment?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description No such user, the caller may not deactivate them, or they are the only owner. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
@@ -7262,6 +7541,288 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+        };
+    };
+    "reactivate-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description No such user, or the caller may not reactivate them. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "regenerate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "6hc6MC9mpNFvoo0gSOWnZEq4aJEn8UNK"
+                     *     }
+                     */
+                    "application/json": {
+                        api_key: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "bots": [
+                     *         {
+                     *           "username": "default-bot@zulip.testserver",
+                     *           "full_name": "Default Bot",
+                     *           "api_key": "6hc6MC9mpNFvoo0gSOWnZEq4aJEn8UNK",
+                     *           "avatar_url": "https://secure.gravatar.com/avatar/af8abc2537d283b212a6bd4d1289956d?d=identicon&version=1",
+                     *           "default_sending_stream": null,
+                     *           "default_events_register_stream": null,
+                     *           "default_all_public_streams": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        bots: {
+                            /** @description The bot's email address. */
+                            username: string;
+                            full_name: string;
+                            api_key: string;
+                            avatar_url: string;
+                            /** @description The name of the bot's default sending channel, if any. */
+                            default_sending_stream: string | null;
+                            /** @description The name of the channel whose events the bot registers for by default, if any. */
+                            default_events_register_stream: string | null;
+                            default_all_public_streams: boolean;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "create-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Hambot",
+                 *       "short_name": "hambot",
+                 *       "bot_type": 1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The bot's name. */
+                    full_name: string;
+                    /** @description The bot's email address starts with it, followed by `-bot`. */
+                    short_name: string;
+                    /**
+                     * @description 1 generic, 2 incoming webhook (3 outgoing webhook and 4 embedded are refused).
+                     * @default 1
+                     */
+                    bot_type?: number;
+                    /** @description The name of the channel the bot sends to by default. */
+                    default_sending_stream?: string;
+                    /** @description The name of the channel whose events the bot registers for by default. */
+                    default_events_register_stream?: string;
+                    /** @description Whether the bot registers for the events of every public channel by default. */
+                    default_all_public_streams?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The bot was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_id": 31,
+                     *       "api_key": "6hc6MC9mpNFvoo0gSOWnZEq4aJEn8UNK",
+                     *       "avatar_url": "https://secure.gravatar.com/avatar/af8abc2537d283b212a6bd4d1289956d?d=identicon&version=1",
+                     *       "default_sending_stream": null,
+                     *       "default_events_register_stream": null,
+                     *       "default_all_public_streams": false
+                     *     }
+                     */
+                    "application/json": {
+                        user_id: number;
+                        api_key: string;
+                        avatar_url: string;
+                        default_sending_stream: string | null;
+                        default_events_register_stream: string | null;
+                        default_all_public_streams: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A parameter is missing or invalid, the name or address is in use, or the caller may not create this bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "deactivate-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Fred Bot",
+                 *       "bot_owner_id": 12
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    full_name?: string;
+                    /** @description The user ID of the bot's new owner. */
+                    bot_owner_id?: number;
+                    /** @description The name of the channel the bot sends to by default; "" for none. */
+                    default_sending_stream?: string;
+                    /** @description The name of the channel whose events the bot registers for by default; "" for none. */
+                    default_events_register_stream?: string;
+                    default_all_public_streams?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The bot as it now is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "full_name": "Fred Bot",
+                     *       "avatar_url": "https://secure.gravatar.com/avatar/af8abc2537d283b212a6bd4d1289956d?d=identicon&version=1",
+                     *       "default_sending_stream": null,
+                     *       "default_events_register_stream": null,
+                     *       "default_all_public_streams": false,
+                     *       "bot_owner": "iago@zulip.com"
+                     *     }
+                     */
+                    "application/json": {
+                        full_name: string;
+                        avatar_url: string;
+                        default_sending_stream: string | null;
+                        default_events_register_stream: string | null;
+                        default_all_public_streams: boolean;
+                        /** @description The owner's email address (absent for a bot without an owner). */
+                        bot_owner?: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description No such bot, the caller may not administer it, or a value is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

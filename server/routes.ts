@@ -71,6 +71,13 @@ import {
   updateSubscriptionProperty,
   updateSubscriptionSettings,
 } from "./handlers/subscription-properties.ts";
+import {
+  deactivateOwnUser,
+  deactivateUser,
+  reactivateUser,
+  regenerateApiKey,
+} from "./handlers/user-deactivation.ts";
+import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -143,6 +150,14 @@ export const handlers = {
   "create-video-call": notImplemented("create-video-call"),
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,
+  "deactivate-user": deactivateUser,
+  "deactivate-own-user": deactivateOwnUser,
+  "reactivate-user": reactivateUser,
+  "regenerate-api-key": regenerateApiKey,
+  "create-bot": createBot,
+  "get-bots": getBots,
+  "update-bot": updateBot,
+  "deactivate-bot": deactivateBot,
 } satisfies HandlerMap;
 
 /**

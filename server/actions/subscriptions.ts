@@ -162,6 +162,62 @@ export async function bulkAddSubscriptions(
   return result;
 }
 
+/**
+ * A user's deactivation or reactivation, for their subscriptions (change_user_is_active,
+ * send_peer_remove_events / send_peer_add_events): the rows stay, `is_user_active` follows the
+ * users, the channels' subscriber counts are recomputed, and those who may see each channel's
+ * subscribers get `peer_remove` (or `peer_add`) with the users it lost (or regained). Archived
+ * channels count only on deactivation, as in Zulip. Uses `tx` only; the users' own row is
+ * already updated.
+ */
+export async function setSubscriptionsUserActive(
+  tx: Tx,
+  events: PendingEvents,
+  realmId: number,
+  userIds: number[],
+  active: boolean,
+) {
+  const rows = await tx.$queryRaw<{ user_profile_id: number; stream_id: number }[]>`
+    WITH upd AS (UPDATE subscription SET is_user_active = ${active} WHERE user_profile_id = ANY(${userIds}::int[])
+                 RETURNING user_profile_id, recipient_id, active)
+    SELECT upd.user_profile_id, s.id AS stream_id FROM upd JOIN stream s ON s.recipient_id = upd.recipient_id
+    WHERE upd.active AND (${!active} OR NOT s.is_archived)`;
+  if (rows.length === 0) return;
+  const streamIds = [...new Set(rows.map((r) => r.stream_id))];
+  await updateSubscriberCounts(tx, streamIds);
+  const streams = await tx.stream.findMany({
+    where: { id: { in: streamIds } },
+    select: {
+      id: true,
+      name: true,
+      recipientId: true,
+      inviteOnly: true,
+      isWebPublic: true,
+      canAdministerChannelGroupId: true,
+      canAddSubscribersGroupId: true,
+      canSubscribeGroupId: true,
+    },
+    orderBy: { id: "asc" },
+  });
+  const audience = await metadataAudience(tx, realmId, streams);
+  const subscribers = await subscribersOf(tx, streams);
+  for (const stream of streams) {
+    const changed = rows.filter((r) => r.stream_id === stream.id).map((r) => r.user_profile_id);
+    const peers = new Set([...audience.get(stream.id)!, ...subscribers.get(stream.id)!]);
+    for (const u of changed) peers.delete(u);
+    if (peers.size > 0)
+      events.add(
+        {
+          type: "subscription",
+          op: active ? "peer_add" : "peer_remove",
+          stream_ids: [stream.id],
+          user_ids: changed.sort((a, b) => a - b),
+        },
+        peers,
+      );
+  }
+}
+
 /** A subscription dict without the personal fields: the channel, for `stream` events. */
 function stripPersonal(dict: Record<string, unknown>) {
   const {

@@ -16,6 +16,7 @@ import {
   PASSWORD_MIN_LENGTH,
   passwordProblem,
 } from "../lib/passwords.ts";
+import { botOwnerUserIds } from "../lib/bots.ts";
 import { subscriberLists } from "../lib/subscriptions.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { getSystemGroupIds, SystemGroups, type SystemGroupName } from "../lib/user-groups.ts";
@@ -238,7 +239,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
       if (user.isBot)
         events.add(
           { type: "realm_bot", op: "update", bot: person },
-          botOwnerAudience(user, await audience()),
+          (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
         );
     }
 
@@ -249,13 +250,6 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
     if (input.newEmail !== undefined)
       await changeDeliveryEmail(tx, events, realm, user, input.newEmail, domain, await audience());
   });
-}
-
-/** bot_owner_user_ids: the bot's owner and the organization's active human administrators. */
-function botOwnerAudience(bot: Pick<UserProfile, "botOwnerId">, viewers: Viewer[]): number[] {
-  const ids = new Set(viewers.filter((v) => isRealmAdmin(v)).map((v) => v.id));
-  if (bot.botOwnerId !== null) ids.add(bot.botOwnerId);
-  return [...ids];
 }
 
 /**
@@ -393,7 +387,7 @@ async function changeDeliveryEmail(
         op: "update",
         bot: { user_id: user.id, avatar_url: gravatarUrl(newEmail, updated.avatarVersion) },
       },
-      botOwnerAudience(updated, viewers),
+      (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
     );
   if (updated.avatarSource === "G")
     events.add(

@@ -277,8 +277,11 @@ export class EventBus {
     for (const row of rows) {
       this.announced.delete(row.id);
       if (row.invalidate.length) invalidateCaches(row.invalidate);
-      if (this.waiters.size === 0 || row.userIds.length === 0) continue;
-      const users = new Set(row.userIds);
+      // A changed user (`user:<id>`) may have lost their queues (deactivation): their waiting
+      // polls look again, and one whose queue is gone ends with BAD_EVENT_QUEUE_ID.
+      const changed = row.invalidate.filter((k) => k.startsWith("user:"));
+      if (this.waiters.size === 0 || (row.userIds.length === 0 && changed.length === 0)) continue;
+      const users = new Set([...row.userIds, ...changed.map((k) => Number(k.slice(5)))]);
       for (const waiter of [...this.waiters.values()])
         if (users.has(waiter.userId)) waiter.wake("event");
     }

@@ -145,6 +145,14 @@ export async function deleteQueue(db: Db, queueId: string, userId?: number): Pro
   return deleted > 0;
 }
 
+/**
+ * Deletes every queue of these users, in the caller's transaction (a deactivated user's). A poll
+ * waiting on one is woken by the change's `user:<id>` key (see EventBus) and finds it gone.
+ */
+export async function deleteUserQueues(db: Db, userIds: number[]): Promise<number> {
+  return db.$executeRaw`DELETE FROM event_queue WHERE user_profile_id = ANY (${userIds}::int[])`;
+}
+
 /** Deletes queues nobody polled for `idleMs`, except those in `waiting` (a long-poll holds them). */
 export async function collectIdleQueues(
   db: Db,

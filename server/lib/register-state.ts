@@ -22,6 +22,7 @@ import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
+import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
 
 export type { IncludeSubscribers };
@@ -103,6 +104,7 @@ export async function fetchInitialState(
       is_guest: user.role === Role.GUEST,
     });
   }
+  if (want("realm_bot")) state.realm_bots = await ownedBotDicts(db, user);
   if (want("message")) {
     const last = await db.userMessage.findFirst({
       where: { userProfileId: user.id },

@@ -332,6 +332,14 @@ export async function findActiveUser(
     : null;
 }
 
+/** UserProfile.can_admin_user: administrators administer their organization's users, owners their bots. */
+export function canAdminUser(
+  actor: Pick<UserProfile, "id" | "role">,
+  target: Pick<UserProfile, "botOwnerId">,
+): boolean {
+  return target.botOwnerId === actor.id || isRealmAdmin(actor);
+}
+
 /**
  * Another user of the organization by id, for an API operation (zerver/lib/users.py
  * access_user_by_id): "No such user" for an unknown id or, unless allowed, a bot; "User is
@@ -349,9 +357,35 @@ export async function accessUserById(
     : null;
   if (!target || (target.isBot && !options.allowBots)) throw new JsonableError("No such user");
   if (!target.isActive && !options.allowDeactivated) throw new JsonableError("User is deactivated");
-  if (options.forAdmin && !(target.botOwnerId === viewer.id || isRealmAdmin(viewer)))
+  if (options.forAdmin && !canAdminUser(viewer, target))
     throw new JsonableError("Insufficient permission");
   return target;
+}
+
+/** The organization's active human owners (Realm.get_human_owner_users), counted. */
+export async function humanOwnerCount(db: Db, realmId: number): Promise<number> {
+  return db.userProfile.count({
+    where: { realmId, isActive: true, isBot: false, role: Role.OWNER },
+  });
+}
+
+/** check_last_owner (zerver/views/users.py): the user is the organization's only active human owner. */
+export async function isLastOwner(
+  db: Db,
+  user: Pick<UserProfile, "realmId" | "role" | "isBot">,
+): Promise<boolean> {
+  return user.role === Role.OWNER && !user.isBot && (await humanOwnerCount(db, user.realmId)) === 1;
+}
+
+/**
+ * The organization's active users and bots, as deactivate_user_own_backend counts them. Bots
+ * without an owner (Notification Bot) are Zulip's system bots, which live outside the
+ * organization there, so they do not count.
+ */
+export async function activeMemberCount(db: Db, realmId: number): Promise<number> {
+  return db.userProfile.count({
+    where: { realmId, isActive: true, NOT: { isBot: true, botOwnerId: null } },
+  });
 }
 
 /** Zulip's human_users_only decorator: operations a bot may not call. */

@@ -306,10 +306,10 @@ describe("routing", () => {
   });
 
   it("answers a wrong method with 405 and the allowed methods", async () => {
-    const r = await raw("DELETE", "/users/me", { as: "hamlet" });
+    const r = await raw("PUT", "/users/me", { as: "hamlet" });
     expect(r).toMatchObject({
       status: 405,
-      body: { result: "error", msg: "Method Not Allowed", allowed_methods: ["GET"] },
+      body: { result: "error", msg: "Method Not Allowed", allowed_methods: ["GET", "DELETE"] },
     });
   });
 

@@ -180,12 +180,31 @@ function baseline(op: Operation): Record<string, unknown> {
   }
 }
 
+/**
+ * Operations that take a credential away (a deactivation, a new API key): after each of their
+ * requests the development users and bots get theirs back, so later requests still reach handlers.
+ */
+const TAKES_CREDENTIALS = new Set([
+  "deactivate-user",
+  "deactivate-own-user",
+  "deactivate-bot",
+  "regenerate-api-key",
+]);
+async function restoreCredentials() {
+  for (const u of [...Object.values(server.creds.users), ...Object.values(server.creds.bots)])
+    await server.db.userProfile.update({
+      where: { id: u.user_id },
+      data: { isActive: true, apiKey: u.api_key },
+    });
+}
+
 function pathBaseline(name: string, example: unknown): unknown {
   if (name === "message_id") return world.messageIds[0];
   if (name === "user_id") return server.creds.users.hamlet!.user_id;
   if (name === "email") return server.creds.users.hamlet!.email;
   if (name === "stream_id") return world.streamIds[0];
   if (name === "user_group_id") return world.groupIds.at(-1);
+  if (name === "bot_id") return server.creds.bots["default-bot"]!.user_id;
   return example;
 }
 
@@ -489,6 +508,7 @@ describe("fuzzing every operation", () => {
           fc.asyncProperty(planArb(op, world), async (plan) => {
             try {
               await check(op, plan);
+              if (TAKES_CREDENTIALS.has(op.id)) await restoreCredentials();
             } catch (e) {
               if (failedAt === undefined)
                 [failedAt, budget] = [Date.now(), Math.min(SHRINK_MS, shrinkLeftMs)];

@@ -2,7 +2,6 @@
  * Organizations are isolated: every query is scoped by realm, and a request's realm comes from
  * its Host's subdomain (the default organization answers any other host).
  */
-import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { doCreateRealm } from "../../server/actions/realms.ts";
 import { doCreateUser } from "../../server/actions/users.ts";
@@ -11,45 +10,14 @@ import { doCreateChannel } from "../../server/actions/channels.ts";
 import { doSubscribe } from "../../server/actions/subscriptions.ts";
 import { actAs } from "../../server/manage/context.ts";
 import { fakeEmailDomain } from "../../server/lib/realms.ts";
-import { checkResponse } from "../helpers/spec-check.ts";
+import { requestOnHost } from "../helpers/net.ts";
 import { expectError } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
 
-/** A request with an explicit Host header (fetch does not let us set one). */
-function get(
-  path: string,
-  host: string,
-  email: string,
-  apiKey: string,
-): Promise<{ status: number; body: any }> {
-  const url = new URL(`${server.baseUrl}/api/v1${path}`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        headers: {
-          Host: host,
-          Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c) => (text += c));
-        res.on("end", () => {
-          const body = JSON.parse(text);
-          expect(checkResponse("GET", url.toString(), res.statusCode!, body)).toBeNull();
-          resolve({ status: res.statusCode!, body });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
-}
+const get = (path: string, host: string, email: string, apiKey: string) =>
+  requestOnHost(server.baseUrl, "GET", path, host, email, apiKey);
 
 async function createSecondOrganization() {
   const { realm, owner } = await server.db.$transaction(async (tx) => {

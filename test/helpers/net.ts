@@ -1,4 +1,7 @@
+import { request } from "node:http";
 import net from "node:net";
+import { expect } from "vitest";
+import { checkResponse } from "./spec-check.ts";
 
 /** A TCP port free on loopback right now (for a server process a test starts). */
 export function freePort(): Promise<number> {
@@ -9,5 +12,45 @@ export function freePort(): Promise<number> {
       const { port } = s.address() as net.AddressInfo;
       s.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * An API request with an explicit Host header (fetch cannot set one), to reach another
+ * organization by its subdomain; the answer is checked against the spec.
+ */
+export function requestOnHost(
+  baseUrl: string,
+  method: "GET" | "DELETE",
+  path: string,
+  host: string,
+  email: string,
+  apiKey: string,
+): Promise<{ status: number; body: any }> {
+  const url = new URL(`${baseUrl}/api/v1${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: {
+          Host: host,
+          Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => {
+          const body = JSON.parse(text);
+          expect(checkResponse(method, url.toString(), res.statusCode!, body)).toBeNull();
+          resolve({ status: res.statusCode!, body });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
   });
 }
