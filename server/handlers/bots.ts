@@ -18,7 +18,7 @@ import {
 } from "../lib/bots.ts";
 import { accessChannel } from "../lib/channels.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { checkFullName, findUserByDeliveryEmail, isGuest } from "../lib/users.ts";
+import { checkFullNameInRealm, findUserByDeliveryEmail, isGuest } from "../lib/users.ts";
 import { doCreateBot, doUpdateBot, type BotChanges } from "../actions/bots.ts";
 import { doDeactivateUser } from "../actions/user-deactivation.ts";
 
@@ -45,7 +45,8 @@ export const createBot: Handler<"create-bot"> = async ({ body }, ctx) => {
   refuseGuests(ctx);
   const shortName = body.short_name.trim();
   if (shortName === "") throw new JsonableError("Bad name or username");
-  const fullName = checkFullName(body.full_name);
+  // check_full_name with the organization: require_unique_names holds for bots too.
+  const fullName = await checkFullNameInRealm(ctx.db, ctx.realm, body.full_name, null);
   const botType = body.bot_type ?? BotType.GENERIC;
   const email = botEmail(shortName, await fakeEmailDomain(ctx.db, ctx.realm, ctx.config));
   if (botType === BotType.EMBEDDED) throw new JsonableError("Embedded bots are not enabled.");
@@ -97,7 +98,7 @@ export const updateBot: Handler<"update-bot"> = async ({ path, body }, ctx) => {
   const changes: BotChanges = {};
   if (body.full_name !== undefined) {
     // check_change_bot_full_name: the bot's own name again changes nothing.
-    const fullName = checkFullName(body.full_name);
+    const fullName = await checkFullNameInRealm(ctx.db, ctx.realm, body.full_name, bot.id);
     if (fullName !== bot.fullName) {
       await checkBotNameAvailable(ctx.db, ctx.realm.id, fullName, false);
       changes.fullName = fullName;

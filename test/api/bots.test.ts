@@ -252,6 +252,32 @@ describe("POST /bots", () => {
   });
 });
 
+describe("bot names in an organization that requires unique names", () => {
+  it("refuses a name another user or bot has, on creation and on renaming", async () => {
+    const realmId = server.creds.realm.id;
+    await server.db.realm.update({ where: { id: realmId }, data: { requireUniqueNames: true } });
+    try {
+      await expectError(
+        create("hamlet", { full_name: "king HAMLET", short_name: "kinglike" }),
+        400,
+        "Unique names required in this organization.",
+      );
+      const bot = await expectSuccess(
+        create("hamlet", { full_name: "Unique Bot", short_name: "unique" }),
+      );
+      await expectError(
+        patch("hamlet", bot.user_id, { full_name: "Othello, the Moor of Venice" }),
+        400,
+        "Unique names required in this organization.",
+      );
+      // Its own name again is no clash.
+      await expectSuccess(patch("hamlet", bot.user_id, { full_name: "Unique Bot" }));
+    } finally {
+      await server.db.realm.update({ where: { id: realmId }, data: { requireUniqueNames: false } });
+    }
+  });
+});
+
 describe("GET /bots", () => {
   it("lists the caller's active bots with their keys", async () => {
     const { bots } = await expectSuccess(server.as("hamlet").GET("/bots"));
