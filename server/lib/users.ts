@@ -161,25 +161,6 @@ export function toApiUser(
   return api;
 }
 
-/** Custom profile field values of the given users, keyed by user id then field id. */
-export async function loadProfileData(
-  db: Db,
-  realmId: number,
-  userIds: number[],
-): Promise<Map<number, ProfileData>> {
-  const rows = await db.customProfileFieldValue.findMany({
-    where: { userProfileId: { in: userIds }, field: { realmId } },
-    select: { userProfileId: true, fieldId: true, value: true, renderedValue: true },
-  });
-  const out = new Map<number, ProfileData>(userIds.map((id) => [id, {}]));
-  for (const r of rows) {
-    const entry: { value: string; rendered_value?: string | null } = { value: r.value };
-    if (r.renderedValue !== null) entry.rendered_value = r.renderedValue;
-    out.get(r.userProfileId)![String(r.fieldId)] = entry;
-  }
-  return out;
-}
-
 /** GET /users/me's extras in one statement: the newest message id the user has, and their custom profile data. */
 export async function loadOwnUserExtras(
   db: Db,
