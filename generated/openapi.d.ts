@@ -1817,12 +1817,16 @@ export interface paths {
         head?: never;
         /**
          * Update a bot
-         * @description Change a bot's name, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
+         * @description Change a bot's name, role, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
          *     the organization's administrators may ("No such bot", "Insufficient permission"); guests
          *     may not. A bot with the `can_create_users` permission is administered only by owners.
          *
          *     - `full_name`: as for user names; the bot's own name again changes nothing; another active
          *       user's name gives "Name is already in use.".
+         *     - `role`: as for users (`PATCH /users/{user_id}`): only owners give or take the owner role
+         *       ("Must be an organization owner"), and other changes need an administrator ("Must be an
+         *       organization administrator"). Sends `realm_user` `update` with `role` and the system-group
+         *       `user_group` events.
          *     - `bot_owner_id`: "Failed to change owner, no such user", "…, user is deactivated",
          *       "…, bots can't own other bots". The previous owner gets `realm_bot` `delete` (unless an
          *       administrator), the new one `realm_bot` `add` (unless an administrator), the others who
@@ -7773,6 +7777,11 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     full_name?: string;
+                    /**
+                     * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
+                     * @enum {integer}
+                     */
+                    role?: 100 | 200 | 300 | 400 | 600;
                     /** @description The user ID of the bot's new owner. */
                     bot_owner_id?: number;
                     /** @description The name of the channel the bot sends to by default; "" for none. */

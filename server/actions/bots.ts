@@ -10,7 +10,7 @@ import { botDict, botOwnerUserIds, botRow, type BotRow } from "../lib/bots.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
 import { activeUserIds, isRealmAdmin, Role } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
-import { doCreateUser } from "./users.ts";
+import { changeUserRole, doCreateUser } from "./users.ts";
 
 type Deps = Pick<AppDeps, "db" | "events" | "config">;
 type Channel = { id: number; name: string } | null;
@@ -107,6 +107,8 @@ export async function addBotOwnerEvents(
 
 export interface BotChanges {
   fullName?: string;
+  /** A new role, its permission already checked (checkRoleChange). */
+  role?: number;
   owner?: UserProfile;
   /** undefined: unchanged; null: none. */
   sendingStream?: Channel;
@@ -116,7 +118,7 @@ export interface BotChanges {
 
 /**
  * PATCH /bots/{bot_id} once its checks passed: every change in one transaction, each with its
- * events in Zulip's order (name, owner, default channels, all public channels).
+ * events in Zulip's order (name, role, owner, default channels, all public channels).
  */
 export async function doUpdateBot(
   deps: Pick<AppDeps, "db" | "events">,
@@ -152,6 +154,14 @@ export async function doUpdateBot(
         await activeUserIds(tx, realm.id),
       );
       await update({ full_name: fullName });
+    }
+    // Zulip's order: the name, then the role (do_change_user_role, as for users), then the owner.
+    if (changes.role !== undefined && changes.role !== bot.role) {
+      const viewers = await tx.userProfile.findMany({
+        where: { realmId: realm.id, isActive: true },
+        select: { id: true, role: true },
+      });
+      await changeUserRole(tx, events, realm, bot, changes.role, viewers);
     }
     if (owner) await addBotOwnerEvents(tx, events, realm.id, bot.id, owner, bot.botOwnerId);
     if (changes.sendingStream !== undefined)

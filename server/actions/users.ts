@@ -4,11 +4,7 @@
  * address when their real one is hidden), and their role's system-group membership.
  */
 import { Prisma, type Realm, type Tx, type UserProfile } from "../db.ts";
-import {
-  JsonableError,
-  OrganizationAdministratorRequiredError,
-  OrganizationOwnerRequiredError,
-} from "../errors.ts";
+import { JsonableError, OrganizationAdministratorRequiredError } from "../errors.ts";
 import { checkEmailAllowedForRealm, isValidEmail } from "../lib/emails.ts";
 import {
   generateApiKey,
@@ -25,6 +21,7 @@ import {
   apiEmailFor,
   canSeeDeliveryEmail,
   checkFullNameInRealm,
+  checkRoleChange,
   findUserByDeliveryEmail,
   gravatarUrl,
   isRealmAdmin,
@@ -168,7 +165,7 @@ export interface UserUpdate {
   newEmail?: string;
 }
 
-type Viewer = { id: number; role: number };
+export type Viewer = { id: number; role: number };
 
 /**
  * update_user_backend: the checks in Zulip's order, then every change in one transaction with its
@@ -207,9 +204,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
       }));
 
     if (input.role !== undefined && user.role !== input.role) {
-      if ((input.role === Role.OWNER || user.role === Role.OWNER) && actor.role !== Role.OWNER)
-        throw new OrganizationOwnerRequiredError();
-      if (!isRealmAdmin(actor)) throw new OrganizationAdministratorRequiredError();
+      checkRoleChange(actor, user.role, input.role);
       // check_last_owner: a human owner cannot lose the role while the organization has only
       // one active human owner (Zulip counts them whether or not the target is active).
       const humanOwner = user.role === Role.OWNER && !user.isBot;
@@ -258,7 +253,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
  * `stream` create (with `peer_add`) / delete to the user for the channels they may now see or no
  * longer see. Memberships and the user's cached row are named stale for every process.
  */
-async function changeUserRole(
+export async function changeUserRole(
   tx: Tx,
   events: PendingEvents,
   realm: Realm,

@@ -18,7 +18,12 @@ import {
 } from "../lib/bots.ts";
 import { accessChannel } from "../lib/channels.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { checkFullNameInRealm, findUserByDeliveryEmail, isGuest } from "../lib/users.ts";
+import {
+  checkFullNameInRealm,
+  checkRoleChange,
+  findUserByDeliveryEmail,
+  isGuest,
+} from "../lib/users.ts";
 import { doCreateBot, doUpdateBot, type BotChanges } from "../actions/bots.ts";
 import { doDeactivateUser } from "../actions/user-deactivation.ts";
 
@@ -103,6 +108,10 @@ export const updateBot: Handler<"update-bot"> = async ({ path, body }, ctx) => {
       await checkBotNameAvailable(ctx.db, ctx.realm.id, fullName, false);
       changes.fullName = fullName;
     }
+  }
+  if (body.role !== undefined && body.role !== bot.role) {
+    checkRoleChange(ctx.user, bot.role, body.role);
+    changes.role = body.role;
   }
   if (body.bot_owner_id !== undefined) {
     changes.owner = await checkNewBotOwner(ctx.db, ctx.realm.id, body.bot_owner_id);

@@ -5,7 +5,11 @@
  */
 import { createHash } from "node:crypto";
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
-import { JsonableError } from "../errors.ts";
+import {
+  JsonableError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+} from "../errors.ts";
 import type { ApiUser } from "./schemas.ts";
 import { isStorableId } from "./messages.ts";
 import { isStorableText, unprintablePosition } from "./text.ts";
@@ -49,6 +53,17 @@ async function idsByEmail(
 export async function findUserByDeliveryEmail(db: Db, realmId: number, email: string) {
   const id = (await idsByEmail(db, realmId, email.trim())).find((r) => r.byDeliveryEmail)?.id;
   return id === undefined ? null : db.userProfile.findUnique({ where: { id } });
+}
+
+/**
+ * Who may change a user's or bot's role from `from` to `to` (update_user_backend and
+ * patch_bot_backend share it): only owners give or take the owner role, and only administrators
+ * change any other.
+ */
+export function checkRoleChange(actor: Pick<UserProfile, "role">, from: number, to: number) {
+  if ((to === Role.OWNER || from === Role.OWNER) && actor.role !== Role.OWNER)
+    throw new OrganizationOwnerRequiredError();
+  if (!isRealmAdmin(actor)) throw new OrganizationAdministratorRequiredError();
 }
 
 /** Whether `viewer` may see `target`'s real email address (Zulip's can_access_delivery_email). */

@@ -321,6 +321,64 @@ describe("PATCH /bots/{bot_id}", () => {
     expect(changed).toMatchObject({ full_name: "Patched Bot", bot_owner: email("hamlet") });
   });
 
+  it("changes a bot's role as a user's: administrators, and owners for the owner role", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Role Bot", short_name: "role" }),
+    );
+    await expectError(
+      patch("hamlet", bot.user_id, { role: 200 }),
+      400,
+      "Must be an organization administrator",
+    );
+    await expectError(
+      patch("iago", bot.user_id, { role: 100 }),
+      400,
+      "Must be an organization owner",
+      {
+        code: "UNAUTHORIZED_PRINCIPAL",
+      },
+    );
+    const othello = await register("othello", ["realm_user", "user_group"]);
+    // A real client's form body: the role as JSON text.
+    await expectSuccess(
+      server.as("iago").PATCH("/bots/{bot_id}", {
+        params: { path: { bot_id: bot.user_id } },
+        body: "role=200" as never,
+        bodySerializer: (b: unknown) => b as string,
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+    );
+    const groups = (await expectSuccess(server.as("iago").GET("/user_groups"))).user_groups;
+    const groupId = (name: string) => groups.find((g) => g.name === name)!.id;
+    expect(await poll("othello", othello)).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: bot.user_id, role: 200 },
+      }),
+      expect.objectContaining({
+        type: "user_group",
+        op: "remove_members",
+        group_id: groupId("role:members"),
+        user_ids: [bot.user_id],
+      }),
+      expect.objectContaining({
+        type: "user_group",
+        op: "add_members",
+        group_id: groupId("role:administrators"),
+        user_ids: [bot.user_id],
+      }),
+      expect.objectContaining({
+        type: "user_group",
+        op: "remove_members",
+        group_id: groupId("role:fullmembers"),
+        user_ids: [bot.user_id],
+      }),
+    ]);
+    const row = await server.db.userProfile.findUniqueOrThrow({ where: { id: bot.user_id } });
+    expect(row.role).toBe(200);
+  });
+
   it("renames a bot with realm_user and realm_bot updates", async () => {
     const bot = await expectSuccess(
       create("hamlet", { full_name: "Name Bot", short_name: "name" }),
