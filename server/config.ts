@@ -11,6 +11,11 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** The externally visible host of the server, used for dummy emails and URLs. */
   externalHost: string;
+  /**
+   * The domain of bots' and dummy addresses when an organization's host cannot make one (an IP
+   * address, as on a laptop): Zulip's FAKE_EMAIL_DOMAIN.
+   */
+  fakeEmailDomain: string;
   /** Validate every response against the spec (on in tests and development). */
   validateResponses: boolean;
   /** Milliseconds GET /events waits before a heartbeat. */
@@ -116,6 +121,7 @@ export function configFromEnv(
     logLevel,
     logFormat,
     externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
+    fakeEmailDomain: env.FAKE_EMAIL_DOMAIN?.trim() || "localhost",
     validateResponses: flag(
       env,
       "VALIDATE_RESPONSES",

@@ -5,6 +5,7 @@
  */
 import type { Db, Realm } from "../db.ts";
 import type { Config } from "../config.ts";
+import { isValidEmail } from "./emails.ts";
 
 export { resolveRealm } from "./identity.ts";
 
@@ -44,13 +45,16 @@ export async function realmUrl(
   return `http://${await realmHost(db, realm, config)}`;
 }
 
-/** Domain of dummy API emails `user<id>@<domain>` (Zulip's get_fake_email_domain: the realm's host without port). */
+/** Domain of dummy API emails `user<id>@<domain>` and of bots' addresses (Zulip's get_fake_email_domain). */
 export async function fakeEmailDomain(
   db: Db,
   realm: Pick<Realm, "id" | "stringId">,
-  config: Pick<Config, "externalHost">,
+  config: Pick<Config, "externalHost" | "fakeEmailDomain">,
 ): Promise<string> {
-  return (await realmHost(db, realm, config)).split(":")[0]!;
+  // get_fake_email_domain: the organization's host when it makes a valid address, else
+  // FAKE_EMAIL_DOMAIN (bots could not be created on a server reached by IP address).
+  const host = (await realmHost(db, realm, config)).split(":")[0]!;
+  return isValidEmail(`bot@${host}`) ? host : config.fakeEmailDomain;
 }
 
 /** Realm.MAX_REALM_NAME_LENGTH and MAX_REALM_SUBDOMAIN_LENGTH. */
