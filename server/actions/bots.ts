@@ -8,7 +8,7 @@ import type { AppDeps } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { botDict, botOwnerUserIds, botRow, type BotRow } from "../lib/bots.ts";
 import { fakeEmailDomain } from "../lib/realms.ts";
-import { activeUserIds, isRealmAdmin, Role } from "../lib/users.ts";
+import { activeUserIds, isRealmAdmin, Role, activeViewers } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 import { changeUserRole, doCreateUser } from "./users.ts";
 
@@ -157,11 +157,7 @@ export async function doUpdateBot(
     }
     // Zulip's order: the name, then the role (do_change_user_role, as for users), then the owner.
     if (changes.role !== undefined && changes.role !== bot.role) {
-      const viewers = await tx.userProfile.findMany({
-        where: { realmId: realm.id, isActive: true },
-        select: { id: true, role: true },
-      });
-      await changeUserRole(tx, events, realm, bot, changes.role, viewers);
+      await changeUserRole(tx, events, realm, bot, changes.role, await activeViewers(tx, realm.id));
     }
     if (owner) await addBotOwnerEvents(tx, events, realm.id, bot.id, owner, bot.botOwnerId);
     if (changes.sendingStream !== undefined)

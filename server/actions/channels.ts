@@ -28,7 +28,7 @@ import { metadataAudience, toChannelDicts } from "../lib/channels.ts";
 import { defaultChannelDicts } from "../lib/register-state.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
 import { refuseNul, unprintablePosition } from "../lib/text.ts";
-import { activeUserIds, isGuest, isRealmAdmin, Role } from "../lib/users.ts";
+import { activeUserIds, isRealmAdmin, Role, requireMemberOrAdmin } from "../lib/users.ts";
 import { internalSendMessage, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -181,7 +181,7 @@ function channelExistsError(name: string) {
  */
 async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: ChannelCreation) {
   const { user, realm } = ctx;
-  if (isGuest(user)) throw new JsonableError("Not allowed for guest users");
+  requireMemberOrAdmin(user);
   if (input.isWebPublic) {
     if (!ctx.config.webPublicStreamsEnabled || !realm.enableSpectatorAccess)
       throw new JsonableError("Web-public channels are not enabled.");

@@ -25,7 +25,7 @@ import {
 } from "../lib/custom-profile-fields.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import { isStorableId } from "../lib/messages.ts";
-import { activeUserIds, isRealmAdmin } from "../lib/users.ts";
+import { activeUserIds, isRealmAdmin, humanUsersOnly } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
 function requireAdmin(ctx: RequestContext) {
@@ -328,13 +328,9 @@ export async function doUpdateUserCustomProfileData(
   events.invalidate(`user:${target.id}`);
 }
 
-const humansOnly = (user: Pick<UserProfile, "isBot">) => {
-  if (user.isBot) throw new JsonableError("This endpoint does not accept bot requests.");
-};
-
 /** PATCH /users/me/profile_data (update_user_custom_profile_data). */
 export async function doUpdateOwnCustomProfileData(ctx: RequestContext, data: ProfileDataItem[]) {
-  humansOnly(ctx.user);
+  humanUsersOnly(ctx.user);
   await inTransaction(ctx, ctx.realm.id, (tx, events) =>
     doUpdateUserCustomProfileData(tx, events, ctx.realm, ctx.user, ctx.user, data),
   );
@@ -342,7 +338,7 @@ export async function doUpdateOwnCustomProfileData(ctx: RequestContext, data: Pr
 
 /** DELETE /users/me/profile_data (remove_user_custom_profile_data): the same checks, values cleared. */
 export async function doRemoveOwnCustomProfileData(ctx: RequestContext, fieldIds: number[]) {
-  humansOnly(ctx.user);
+  humanUsersOnly(ctx.user);
   await inTransaction(ctx, ctx.realm.id, (tx, events) =>
     doUpdateUserCustomProfileData(
       tx,

@@ -27,6 +27,7 @@ import {
   isRealmAdmin,
   Role,
   toApiUser,
+  activeViewers,
 } from "../lib/users.ts";
 import type { AppDeps, RequestContext } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
@@ -117,10 +118,7 @@ export async function doCreateUser(
   });
   if (events) {
     events.invalidate(`groups:${realm.id}`);
-    const viewers = await tx.userProfile.findMany({
-      where: { realmId: realm.id, isActive: true, id: { not: user.id } },
-      select: { id: true, role: true },
-    });
+    const viewers = (await activeViewers(tx, realm.id)).filter((v) => v.id !== user.id);
     const person = toApiUser(user, user, { clientGravatar: false });
     const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
     const others = viewers.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);
@@ -197,11 +195,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
       ORDER BY id FOR UPDATE`;
     let user = { ...target, role: locked.find((r) => r.id === target.id)!.role };
     let viewers: Viewer[] | undefined;
-    const audience = async () =>
-      (viewers ??= await tx.userProfile.findMany({
-        where: { realmId: realm.id, isActive: true },
-        select: { id: true, role: true },
-      }));
+    const audience = async () => (viewers ??= await activeViewers(tx, realm.id));
 
     if (input.role !== undefined && user.role !== input.role) {
       checkRoleChange(actor, user.role, input.role);

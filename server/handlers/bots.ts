@@ -22,15 +22,10 @@ import {
   checkFullNameInRealm,
   checkRoleChange,
   findUserByDeliveryEmail,
-  isGuest,
+  requireMemberOrAdmin,
 } from "../lib/users.ts";
 import { doCreateBot, doUpdateBot, type BotChanges } from "../actions/bots.ts";
 import { doDeactivateUser } from "../actions/user-deactivation.ts";
-
-/** require_member_or_admin. */
-function refuseGuests(ctx: RequestContext) {
-  if (isGuest(ctx.user)) throw new JsonableError("Not allowed for guest users");
-}
 
 /** A default channel by name, as access_stream_by_name finds it; "" means none where allowed. */
 async function defaultChannel(ctx: RequestContext, name: string) {
@@ -47,7 +42,7 @@ const botSettings = (b: BotRow) => ({
 
 /** POST /bots. */
 export const createBot: Handler<"create-bot"> = async ({ body }, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   const shortName = body.short_name.trim();
   if (shortName === "") throw new JsonableError("Bad name or username");
   // check_full_name with the organization: require_unique_names holds for bots too.
@@ -84,7 +79,7 @@ export const createBot: Handler<"create-bot"> = async ({ body }, ctx) => {
 
 /** GET /bots. */
 export const getBots: Handler<"get-bots"> = async (_input, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   const bots = await ownActiveBots(ctx.db, ctx.user.id);
   return {
     bots: bots.map((b) => ({
@@ -98,7 +93,7 @@ export const getBots: Handler<"get-bots"> = async (_input, ctx) => {
 
 /** PATCH /bots/{bot_id}. */
 export const updateBot: Handler<"update-bot"> = async ({ path, body }, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   const bot = await accessBotById(ctx.db, ctx.user, path.bot_id);
   const changes: BotChanges = {};
   if (body.full_name !== undefined) {

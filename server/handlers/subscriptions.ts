@@ -11,7 +11,7 @@ import {
   channelsByName,
 } from "../lib/subscription-access.ts";
 import { hasContentAccess, type ChannelRow } from "../lib/channels.ts";
-import { isGuest } from "../lib/users.ts";
+import { requireMemberOrAdmin } from "../lib/users.ts";
 import { channelCreation } from "./channels.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
@@ -22,7 +22,7 @@ export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, 
 
 /** POST /users/me/subscriptions (add_subscriptions_backend). */
 export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
-  if (isGuest(ctx.user)) throw new JsonableError("Not allowed for guest users");
+  requireMemberOrAdmin(ctx.user);
   const principals = (body.principals ?? []) as (number | string)[];
   const subscribingOthers = principals.length > 0;
   const users = subscribingOthers ? await accessPrincipals(ctx, principals) : [ctx.user];

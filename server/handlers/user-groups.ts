@@ -16,12 +16,7 @@ import {
   userGroupSubgroupIds,
   type GroupSettingValue,
 } from "../lib/user-groups.ts";
-import { findActiveUser, isGuest } from "../lib/users.ts";
-
-/** require_member_or_admin: guests are refused; bots may (feature level 496). */
-function refuseGuests(ctx: Parameters<Handler<"get-user-groups">>[1]) {
-  if (isGuest(ctx.user)) throw new JsonableError("Not allowed for guest users");
-}
+import { findActiveUser, requireMemberOrAdmin } from "../lib/users.ts";
 
 function settingsOf<T>(body: Record<string, unknown>): Partial<Record<UserGroupSettingName, T>> {
   const out: Partial<Record<UserGroupSettingName, T>> = {};
@@ -37,7 +32,7 @@ export const getUserGroups: Handler<"get-user-groups"> = async ({ query }, ctx) 
 });
 
 export const createUserGroup: Handler<"create-user-group"> = async ({ body }, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   const groupId = await doCreateUserGroup(ctx, {
     name: body.name,
     description: body.description,
@@ -49,7 +44,7 @@ export const createUserGroup: Handler<"create-user-group"> = async ({ body }, ct
 };
 
 export const updateUserGroup: Handler<"update-user-group"> = async ({ path, body }, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   await doUpdateUserGroup(ctx, path.user_group_id, {
     name: body.name,
     description: body.description,
@@ -60,7 +55,7 @@ export const updateUserGroup: Handler<"update-user-group"> = async ({ path, body
 };
 
 export const deactivateGroup: Handler<"deactivate-user-group"> = async ({ path }, ctx) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   await doDeactivateUserGroup(ctx, path.user_group_id);
   return {};
 };
@@ -69,7 +64,7 @@ export const updateUserGroupMembers: Handler<"update-user-group-members"> = asyn
   { path, body },
   ctx,
 ) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   await doUpdateUserGroupMembers(ctx, path.user_group_id, {
     add: body.add ?? [],
     delete: body.delete ?? [],
@@ -83,7 +78,7 @@ export const updateUserGroupSubgroups: Handler<"update-user-group-subgroups"> = 
   { path, body },
   ctx,
 ) => {
-  refuseGuests(ctx);
+  requireMemberOrAdmin(ctx.user);
   await doUpdateUserGroupSubgroups(ctx, path.user_group_id, {
     add: body.add ?? [],
     delete: body.delete ?? [],

@@ -6,6 +6,7 @@
  * A list of channels in API form costs two statements: the rows, then every group-setting value at
  * once.
  */
+import { activeViewers } from "./users.ts";
 import { Prisma, type Db, type Realm, type UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { Schemas } from "./schemas.ts";
@@ -238,10 +239,7 @@ export async function metadataAudience(
   realmId: number,
   streams: AudienceChannel[],
 ): Promise<Map<number, Set<number>>> {
-  const users = await tx.userProfile.findMany({
-    where: { realmId, isActive: true },
-    select: { id: true, role: true },
-  });
+  const users = await activeViewers(tx, realmId);
   const audience = new Map<number, Set<number>>();
   for (const stream of streams) {
     // Holding any of the three settings counts alike; only private channels need their holders.

@@ -384,6 +384,19 @@ export async function activeMemberCount(db: Db, realmId: number): Promise<number
   });
 }
 
+/** Zulip's require_member_or_admin: operations a guest may not call. */
+export function requireMemberOrAdmin(user: Pick<UserProfile, "role">): void {
+  if (isGuest(user)) throw new JsonableError("Not allowed for guest users");
+}
+
+/** The organization's active users and bots with their roles: the audience of organization-wide events whose form depends on the viewer's role. */
+export function activeViewers(db: Db, realmId: number): Promise<{ id: number; role: number }[]> {
+  return db.userProfile.findMany({
+    where: { realmId, isActive: true },
+    select: { id: true, role: true },
+  });
+}
+
 /** Zulip's human_users_only decorator: operations a bot may not call. */
 export function humanUsersOnly(user: Pick<UserProfile, "isBot">): void {
   if (user.isBot) throw new JsonableError("This endpoint does not accept bot requests.");
