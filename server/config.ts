@@ -43,6 +43,22 @@ export interface Config {
    * for hundreds of MiB; 0 leaves it to V8.
    */
   heapGrowthPercent: number;
+  /**
+   * Outgoing email (Zulip's, that is Django's, settings): SMTP to `emailHost` when it is set;
+   * otherwise each message is written as an `.eml` file to DATA_DIR/emails.
+   */
+  emailHost: string | undefined;
+  emailPort: number;
+  emailHostUser: string;
+  emailHostPassword: string;
+  /** STARTTLS, required (EMAIL_USE_TLS). */
+  emailUseTls: boolean;
+  /** TLS from the first byte (EMAIL_USE_SSL, usually port 465). */
+  emailUseSsl: boolean;
+  /** The address of Zulip's FromAddress.NOREPLY ("Zulip" is its display name). */
+  noreplyEmailAddress: string;
+  /** Longest time between two looks for due email (other processes queue it too). */
+  emailDeliveryIntervalMs: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -110,6 +126,12 @@ export function configFromEnv(
     );
   const ms = (variable: string, fallback: number) =>
     integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
+  const externalHost = env.EXTERNAL_HOST?.trim() || `${host}:${port}`;
+  const emailUseTls = flag(env, "EMAIL_USE_TLS", false);
+  const emailUseSsl = flag(env, "EMAIL_USE_SSL", false);
+  if (emailUseTls && emailUseSsl)
+    // Django refuses both too: STARTTLS upgrades a plain connection, SSL never has one.
+    throw new ConfigError("EMAIL_USE_SSL", env.EMAIL_USE_SSL!, '"false" when EMAIL_USE_TLS is set');
   const metricsPort = env.METRICS_PORT?.trim()
     ? integer(env, "METRICS_PORT", 0, 0, 65535, "a port number (0 to 65535)")
     : undefined;
@@ -120,7 +142,7 @@ export function configFromEnv(
     databaseUrl,
     logLevel,
     logFormat,
-    externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
+    externalHost,
     fakeEmailDomain: env.FAKE_EMAIL_DOMAIN?.trim() || "localhost",
     validateResponses: flag(
       env,
@@ -152,7 +174,23 @@ export function configFromEnv(
       300,
       "a whole number of percent from 0 to 300",
     ),
+    // Django's defaults (Zulip leaves them to Django): port 25, no TLS, no login.
+    emailHost: env.EMAIL_HOST?.trim() || undefined,
+    emailPort: integer(env, "EMAIL_PORT", 25, 1, 65535, "a port number (1 to 65535)"),
+    emailHostUser: env.EMAIL_HOST_USER ?? "",
+    emailHostPassword: env.EMAIL_HOST_PASSWORD ?? "",
+    emailUseTls,
+    emailUseSsl,
+    noreplyEmailAddress:
+      env.NOREPLY_EMAIL_ADDRESS?.trim() || `noreply@${hostWithoutPort(externalHost)}`,
+    // As scheduled messages: this process's own mail wakes its loop at commit.
+    emailDeliveryIntervalMs: ms("EMAIL_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
   };
+}
+
+/** Zulip's deport: `chat.example.com:9991` → `chat.example.com`, `[::1]:9991` → `[::1]`. */
+function hostWithoutPort(host: string): string {
+  return host.replace(/:\d+$/, "");
 }
 
 /** PGLITE_FSYNC: `on` (default) or `off` (tests only: a power loss can then lose commits or corrupt the data directory). */
