@@ -25,8 +25,6 @@
  * through afterCommit); it looks at least every `intervalMs` for mail other processes queued,
  * and otherwise sleeps until the next due or retry time.
  */
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { AppDeps } from "../context.ts";
 import {
   createEmailTransport,
@@ -34,6 +32,7 @@ import {
   type EmailMessage,
   type EmailTransport,
 } from "../lib/email-transport.ts";
+import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
 
 /** How long a claim keeps other processes off a message: far longer than a send can take. */
 export const LEASE_MS = Math.max(10 * 60_000, 10 * EMAIL_TIMEOUT_MS);
@@ -42,16 +41,10 @@ const MAX_ATTEMPTS = 10;
 /** The wait after the first failure, doubled after each next one, up to RETRY_MAX_MS. */
 const RETRY_BASE_MS = 30_000;
 const RETRY_MAX_MS = 60 * 60_000;
-/** Shortest wait between rounds while due mail remains. */
-const MIN_WAIT_MS = 100;
 /** Longest error text kept in `last_error`. */
 const MAX_ERROR_LENGTH = 1000;
 
-export interface EmailDeliveryOptions {
-  /** Longest time between two looks at the outbox. */
-  intervalMs: number;
-  /** Names this process in the rows it claims (`claimed_by`). */
-  processId?: string;
+export interface EmailDeliveryOptions extends DeliveryLoopOptions {
   /** The first retry's wait (tests shorten it). */
   retryBaseMs?: number;
   /** Where mail goes; by default as the configuration says (lib/email-transport.ts). */
@@ -87,28 +80,19 @@ export function emailQueued(at: Date) {
   for (const delivery of running) delivery.wakeAt(at);
 }
 
-export class EmailDelivery {
-  readonly processId: string;
+export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
   readonly transport: EmailTransport;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires (ms since the epoch, by the real clock). */
-  private timerAt = Infinity;
-  private ticking: Promise<void> = Promise.resolve();
-  private stopped = false;
-  /** Rounds run one at a time in a process (the timer's and a test's). */
-  private round: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly deps: Deps,
+    protected override readonly deps: Deps,
     private readonly options: EmailDeliveryOptions,
   ) {
-    this.processId =
-      options.processId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    super(deps, { ...options, name: "email delivery" });
     this.transport = options.transport ?? createEmailTransport(deps.config);
   }
 
   /** Says where mail goes, then starts the timer: a round now, then at each next due time. */
-  start(): this {
+  override start(): this {
     const to = this.transport.destination;
     if ("smtp" in to) this.deps.log.info({ smtp: to.smtp }, `email is sent by SMTP to ${to.smtp}`);
     else
@@ -117,64 +101,18 @@ export class EmailDelivery {
         `email is not sent: each message is written to ${to.directory} as an .eml file (set EMAIL_HOST to send it by SMTP)`,
       );
     running.add(this);
-    this.arm(0);
-    return this;
+    return super.start();
   }
 
   /** Stops the timer, waits for a send in progress, and closes the transport. */
-  async stop(): Promise<void> {
-    this.stopped = true;
+  override async stop(): Promise<void> {
     running.delete(this);
-    clearTimeout(this.timer);
-    await Promise.all([this.ticking, this.round.catch(() => {})]);
+    await super.stop();
     this.transport.close();
   }
 
-  /** Sends every message due by the clock now; which were sent and which failed. */
-  deliverDue(): Promise<EmailDeliveryReport> {
-    const run = this.round.catch(() => {}).then(() => this.deliverAll());
-    this.round = run;
-    return run;
-  }
-
-  /** Looks at `at` (by this loop's clock) unless the timer already fires by then. */
-  wakeAt(at: Date) {
-    const delayMs = Math.max(0, at.getTime() - this.deps.now().getTime());
-    if (Date.now() + delayMs < this.timerAt) this.arm(delayMs);
-  }
-
-  private arm(delayMs: number) {
-    clearTimeout(this.timer);
-    this.timerAt = Infinity;
-    if (this.stopped) return;
-    this.timerAt = Date.now() + delayMs;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      this.ticking = this.tick();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async tick() {
-    let wait = this.options.intervalMs;
-    try {
-      await this.deliverDue();
-      if (this.stopped) return;
-      const next = await this.nextDueAt();
-      if (next)
-        wait = Math.min(
-          this.options.intervalMs,
-          Math.max(MIN_WAIT_MS, next.getTime() - this.deps.now().getTime()),
-        );
-    } catch (err) {
-      this.deps.log.error({ err }, "email delivery failed; retrying");
-    }
-    // Mail queued here during this round may have armed an earlier wake-up already.
-    if (Date.now() + wait < this.timerAt) this.arm(wait);
-  }
-
   /** When a message may next be claimed: its time, or its claim's end while another sends it. */
-  private async nextDueAt(): Promise<Date | null> {
+  protected async nextDueAt(): Promise<Date | null> {
     const [row] = await this.deps.db.$queryRaw<{ next: Date | null }[]>`
       SELECT min(CASE WHEN claimed_at IS NULL THEN scheduled_at
                       ELSE greatest(scheduled_at, claimed_at + ${LEASE_MS}::int * interval '1 millisecond') END) AS next
@@ -182,7 +120,7 @@ export class EmailDelivery {
     return row?.next ?? null;
   }
 
-  private async deliverAll(): Promise<EmailDeliveryReport> {
+  protected async deliverAll(): Promise<EmailDeliveryReport> {
     const report: EmailDeliveryReport = { sent: [], failed: [] };
     while (!this.stopped) {
       const row = await this.claim();

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "../../server/actions/email-delivery.ts";
 import { queueEmail, type OutgoingEmail } from "../../server/actions/email.ts";
@@ -209,27 +210,29 @@ describe("email claims", () => {
 
 describe("email as .eml files (the default)", () => {
   let server: TestServer;
+  const logged: { msg: string; emailDirectory?: string }[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
+    const log = pino({ level: "info" }, { write: (line: string) => logged.push(JSON.parse(line)) });
+    server = await startTestServer({}, { log });
   });
   afterAll(() => server?.close());
 
-  it("writes each message to DATA_DIR/emails as an RFC 822 file", async () => {
-    expect(server.emailDelivery.transport.destination).toEqual({
-      directory: join(server.deps.config.dataDir, "emails"),
-    });
-    const [id] = await queue(server, mail("file"));
+  it("writes each message to DATA_DIR/emails as an RFC 822 file, and says so once at start-up", async () => {
     const directory = join(server.deps.config.dataDir, "emails");
-    const files = await until(
-      async () => {
-        try {
-          return readdirSync(directory);
-        } catch {
-          return [];
-        }
-      },
-      (names) => names.length > 0,
-    );
+    expect(logged.filter((l) => l.emailDirectory)).toEqual([
+      expect.objectContaining({
+        emailDirectory: directory,
+        msg: `email is not sent: each message is written to ${directory} as an .eml file (set EMAIL_HOST to send it by SMTP)`,
+      }),
+    ]);
+    const [id] = await queue(server, mail("file"));
+    expect(
+      await until(
+        () => outbox(server, id!),
+        (r) => r.sentAt !== null,
+      ),
+    ).toMatchObject({ attempts: 1 });
+    const files = readdirSync(directory);
     expect(files).toEqual([expect.stringMatching(new RegExp(`^\\d{8}T\\d{6}Z-${id}\\.eml$`))]);
     const parsed = await simpleParser(readFileSync(join(directory, files[0]!)));
     expect(parsed.from?.text).toBe('"Zulip" <noreply@zulip.testserver>');
@@ -237,11 +240,5 @@ describe("email as .eml files (the default)", () => {
     expect(parsed.subject).toBe("Message file");
     expect(parsed.text).toBe("Plain text of file.\n");
     expect(parsed.html).toBe("<p>HTML of <b>file</b>.</p>");
-    expect(
-      await until(
-        () => outbox(server, id!),
-        (r) => r.sentAt !== null,
-      ),
-    ).toMatchObject({ attempts: 1 });
   });
 });
