@@ -13,6 +13,8 @@ export interface SmtpSink {
   messages: ParsedMail[];
   /** RCPT TO commands seen, refused ones included. */
   recipientsSeen: number;
+  /** The users that logged in (AUTH), in order. */
+  logins: string[];
   /** Waits until `count` messages have arrived (fails after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -26,15 +28,26 @@ export interface SmtpSinkOptions {
   refuse?: (n: number) => string | undefined;
   /** How long each message takes to be accepted after its data. */
   acceptDelayMs?: number;
+  /** Requires a login with this user and password (AUTH PLAIN or LOGIN, without TLS). */
+  login?: { user: string; pass: string };
 }
 
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: ParsedMail[] = [];
+  const logins: string[] = [];
   const sink = { recipientsSeen: 0 };
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !options.login,
+    allowInsecureAuth: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onAuth(auth, _session, callback) {
+      const { login } = options;
+      if (!login || auth.username !== login.user || auth.password !== login.pass)
+        return callback(new Error("Invalid username or password"));
+      logins.push(auth.username);
+      callback(null, { user: auth.username });
+    },
     onRcptTo(_address, _session, callback) {
       const refusal = options.refuse?.(++sink.recipientsSeen);
       if (refusal === undefined) return callback();
@@ -56,6 +69,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   return {
     port,
     messages,
+    logins,
     get recipientsSeen() {
       return sink.recipientsSeen;
     },
