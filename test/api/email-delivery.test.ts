@@ -97,6 +97,7 @@ describe("email by SMTP", () => {
   it("a message the SMTP server refuses (451) is retried after a backoff and arrives once, its attempts and last error recorded", async () => {
     smtp.messages.length = 0;
     refusals = 1;
+    const seen = smtp.recipientsSeen;
     const [id] = await queue(server, mail("retried", { from: '"Hamlet via Zulip" <noreply@zulip.testserver>' }));
     const refused = await until(
       () => outbox(server, id!),
@@ -121,6 +122,8 @@ describe("email by SMTP", () => {
     expect(sent.lastError).toContain("451");
     await sleep(500);
     expect(smtp.messages).toHaveLength(1);
+    // Two tries in all: the refused one and the accepted one.
+    expect(smtp.recipientsSeen - seen).toBe(2);
   });
 
   it("gives up after 10 attempts: the message stays unsent with its last error, and is not tried again", async () => {

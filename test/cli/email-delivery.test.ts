@@ -65,6 +65,7 @@ describe.skipIf(!process.env.DATABASE_URL)("email delivery across server process
     await new Promise((r) => setTimeout(r, 2_500));
     const subjects = smtp.messages.map((m) => m.subject);
     expect(subjects).toHaveLength(N);
+    expect(smtp.recipientsSeen).toBe(N);
     expect(new Set(subjects).size).toBe(N);
     expect(new Set(smtp.messages.map((m) => m.messageId)).size).toBe(N);
     console.log(

@@ -49,7 +49,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       callback(null, { user: auth.username });
     },
     onRcptTo(_address, _session, callback) {
-      const refusal = options.refuse?.(++sink.recipientsSeen);
+      sink.recipientsSeen++;
+      const refusal = options.refuse?.(sink.recipientsSeen);
       if (refusal === undefined) return callback();
       callback(Object.assign(new Error(refusal), { responseCode: 451 }));
     },
