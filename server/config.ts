@@ -43,6 +43,12 @@ export interface Config {
    * for hundreds of MiB; 0 leaves it to V8.
    */
   heapGrowthPercent: number;
+  /** Zulip's RATE_LIMITING: off, no request is limited and no X-RateLimit-* header is sent. */
+  rateLimiting: boolean;
+  /** Zulip's PASSWORD_MIN_LENGTH: the shortest password a new account may have. */
+  passwordMinLength: number;
+  /** Zulip's PASSWORD_MIN_GUESSES: how many guesses zxcvbn must estimate a new password takes. */
+  passwordMinGuesses: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -151,6 +157,16 @@ export function configFromEnv(
       0,
       300,
       "a whole number of percent from 0 to 300",
+    ),
+    rateLimiting: flag(env, "RATE_LIMITING", true),
+    passwordMinLength: integer(env, "PASSWORD_MIN_LENGTH", 6, 0, 100, "a whole number from 0 to 100"),
+    passwordMinGuesses: integer(
+      env,
+      "PASSWORD_MIN_GUESSES",
+      10_000,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      "a whole number of guesses",
     ),
   };
 }
