@@ -944,7 +944,10 @@ export interface paths {
          *     `PATCH /users/{user_id}`), the email's format ("Bad name or username"), the organization's
          *     allowed domains ("Email 'x' not allowed in this organization"; with domains restricted, a
          *     `+` in the address is refused: "Email addresses containing + are not allowed."), an address
-         *     already in use ("Email 'x' already in use"), then the password's strength.
+         *     already in use ("Email 'x' already in use"), then the password's strength ("The password is
+         *     too weak." when it is shorter than the server's `PASSWORD_MIN_LENGTH`, 6 by default, or
+         *     zxcvbn estimates it is guessed in fewer than `PASSWORD_MIN_GUESSES` tries, 10000 by
+         *     default; "The password is too long: use at most 100 characters.").
          *
          *     Everyone in the organization receives a `realm_user` `add` event (with `delivery_email`
          *     only for those who may see it), and the new user the default channels' subscriptions.
@@ -5770,7 +5773,10 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description The new user's email address. */
                     email: string;
-                    /** @description The new user's password. */
+                    /**
+                     * @description The new user's password: at least `PASSWORD_MIN_LENGTH` characters and hard
+                     *     enough to guess (Zulip's `check_password_strength`), at most 100 characters.
+                     */
                     password: string;
                     /** @description The new user's full name. */
                     full_name: string;
