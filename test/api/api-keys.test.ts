@@ -1,6 +1,7 @@
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { startTestServer, useTestServer } from "../helpers/server.ts";
 
 /** The server's clock, which a test moves forward to see a rate limit's window pass. */
 let clockOffsetMs = 0;
@@ -205,6 +206,41 @@ describe("POST /fetch_api_key rate limit (authenticate_by_username: 5 failures i
       expect(data.user_id).toBe(aaron.user_id);
     } finally {
       clockOffsetMs -= 1801_000;
+    }
+  });
+});
+
+describe("passwords are never logged", () => {
+  it("an unexpected error logs the request's path, not the password or key sent in its query string", async () => {
+    const logged: string[] = [];
+    const log = pino({ level: "debug" }, { write: (line: string) => logged.push(line) });
+    const broken = await startTestServer({}, { log });
+    try {
+      // Break the limiter's table under the running app: POST /fetch_api_key now fails inside SQL.
+      await broken.db.$executeRawUnsafe("ALTER TABLE rate_limit_history RENAME TO gone");
+      const hamlet = broken.creds.users.hamlet!;
+      const secret = encodeURIComponent(hamlet.password!);
+      const response = await fetch(
+        `${broken.baseUrl}/api/v1/fetch_api_key?username=hamlet@zulip.com&password=${secret}&api_key=${hamlet.api_key}`,
+        { method: "POST" },
+      );
+      expect(response.status).toBe(500);
+      const users = await fetch(`${broken.baseUrl}/api/v1/users?password=${secret}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: `email=x@zulip.com&full_name=X&password=${secret}`,
+      });
+      expect(users.status).toBe(401);
+      expect(logged.map((l) => JSON.parse(l))).toContainEqual(
+        expect.objectContaining({ level: 50, msg: "unexpected error", url: "/api/v1/fetch_api_key" }),
+      );
+      for (const line of logged) {
+        expect(line).not.toContain(hamlet.password!);
+        expect(line).not.toContain(secret);
+        expect(line).not.toContain(hamlet.api_key);
+      }
+    } finally {
+      await broken.close();
     }
   });
 });
