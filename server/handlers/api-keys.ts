@@ -9,7 +9,7 @@ import {
   takeHit,
 } from "../lib/rate-limit.ts";
 import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
-import { findUserByDeliveryEmail } from "../lib/users.ts";
+import { findUserForLogin } from "../lib/users.ts";
 
 /**
  * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key, with the checks of
@@ -39,7 +39,7 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
       "Password authentication is disabled in this organization",
       "PASSWORD_AUTH_DISABLED",
     );
-  const user = await findUserByDeliveryEmail(ctx.db, realm.id, username);
+  const user = await findUserForLogin(ctx.db, realm.id, username);
   if (user && !user.isActive)
     throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
   if (user && realm.deactivated)
