@@ -204,6 +204,13 @@ describe("POST /fetch_api_key rate limit (authenticate_by_username: 5 failures i
     try {
       const data = await expectSuccess(attempt(aaron.email, aaron.password!));
       expect(data.user_id).toBe(aaron.user_id);
+      // Writing a hit pruned the rows whose window had passed (othello's five failures).
+      const row = (key: string) =>
+        server.db.rateLimitHistory.findUnique({
+          where: { domain_key: { domain: "authenticate_by_username", key } },
+        });
+      expect(await row("othello@zulip.com")).toBeNull();
+      expect(await row("aaron@zulip.com")).not.toBeNull();
     } finally {
       clockOffsetMs -= 1801_000;
     }
