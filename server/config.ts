@@ -59,6 +59,12 @@ export interface Config {
   noreplyEmailAddress: string;
   /** Longest time between two looks for due email (other processes queue it too). */
   emailDeliveryIntervalMs: number;
+  /** Zulip's RATE_LIMITING: off, no request is limited and no X-RateLimit-* header is sent. */
+  rateLimiting: boolean;
+  /** Zulip's PASSWORD_MIN_LENGTH: the shortest password a new account may have. */
+  passwordMinLength: number;
+  /** Zulip's PASSWORD_MIN_GUESSES: how many guesses zxcvbn must estimate a new password takes. */
+  passwordMinGuesses: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -185,6 +191,23 @@ export function configFromEnv(
       env.NOREPLY_EMAIL_ADDRESS?.trim() || `noreply@${hostWithoutPort(externalHost)}`,
     // As scheduled messages: this process's own mail wakes its loop at commit.
     emailDeliveryIntervalMs: ms("EMAIL_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
+    rateLimiting: flag(env, "RATE_LIMITING", true),
+    passwordMinLength: integer(
+      env,
+      "PASSWORD_MIN_LENGTH",
+      6,
+      0,
+      100,
+      "a whole number from 0 to 100",
+    ),
+    passwordMinGuesses: integer(
+      env,
+      "PASSWORD_MIN_GUESSES",
+      10_000,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      "a whole number of guesses",
+    ),
   };
 }
 
