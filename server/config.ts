@@ -43,6 +43,10 @@ export interface Config {
    * for hundreds of MiB; 0 leaves it to V8.
    */
   heapGrowthPercent: number;
+  /** Default validity of invitations and invitation links, in minutes (Zulip's INVITATION_LINK_VALIDITY_DAYS × 1440). */
+  invitationLinkValidityMinutes: number;
+  /** Invitations an organization may send in 24 hours unless its max_invites says otherwise (Zulip's INVITES_DEFAULT_REALM_DAILY_MAX). */
+  invitesDefaultRealmDailyMax: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -151,6 +155,22 @@ export function configFromEnv(
       0,
       300,
       "a whole number of percent from 0 to 300",
+    ),
+    invitationLinkValidityMinutes: integer(
+      env,
+      "INVITATION_LINK_VALIDITY_MINUTES",
+      14_400,
+      1,
+      2 ** 31 - 1,
+      "a whole number of minutes",
+    ),
+    invitesDefaultRealmDailyMax: integer(
+      env,
+      "INVITES_DEFAULT_REALM_DAILY_MAX",
+      100,
+      0,
+      2 ** 31 - 1,
+      "a whole number of invitations",
     ),
   };
 }
