@@ -53,10 +53,10 @@ export interface InviteOptions {
 /**
  * The checks POST /invites and POST /invites/multiuse share after their own permission, in
  * Zulip's order: the role, then (for email invitations) the addresses' presence, the channels,
- * the groups (in `tx`), and the custom welcome text (administrators only).
+ * the groups, and the custom welcome text (administrators only). They run before the
+ * transaction, as Zulip's do (the embedded database has one connection: no read beside it).
  */
 async function checkInviteOptions(
-  tx: Tx,
   ctx: Ctx,
   options: InviteOptions,
   beforeChannels: () => void = () => {},
@@ -68,7 +68,7 @@ async function checkInviteOptions(
   for (const id of new Set(options.groupIds))
     groupIds.push(
       (
-        await accessUserGroupForUpdate(tx, ctx, id, ["can_add_members_group"], {
+        await accessUserGroupForUpdate(ctx.db, ctx, id, ["can_add_members_group"], {
           allowDeactivated: false,
         })
       ).id,
@@ -127,11 +127,10 @@ export async function doInviteUsers(
     throw new JsonableError("Insufficient permission");
   const now = ctx.now();
   const base = await realmUrl(ctx.db, ctx.realm, ctx.config);
+  const { streamIds, groupIds } = await checkInviteOptions(ctx, options, () => {
+    if (!inviteeEmailsRaw) throw new JsonableError("You must specify at least one email address.");
+  });
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const { streamIds, groupIds } = await checkInviteOptions(tx, ctx, options, () => {
-      if (!inviteeEmailsRaw)
-        throw new JsonableError("You must specify at least one email address.");
-    });
     const emails = inviteeEmails(inviteeEmailsRaw);
     const realm = await lockRealm(tx, ctx.realm);
     await checkInviteLimit(tx, realm, ctx.config, emails.length, now);
@@ -241,8 +240,8 @@ export async function doCreateMultiuseInvite(ctx: Ctx, options: InviteOptions): 
     throw new JsonableError("Insufficient permission");
   const now = ctx.now();
   const base = await realmUrl(ctx.db, ctx.realm, ctx.config);
+  const { streamIds, groupIds } = await checkInviteOptions(ctx, options);
   return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const { streamIds, groupIds } = await checkInviteOptions(tx, ctx, options);
     const expiry = expiryDate(ctx, now, options.expiresInMinutes);
     const invite = await tx.multiuseInvite.create({
       data: {

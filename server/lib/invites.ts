@@ -170,7 +170,9 @@ export async function accessChannelsForInvite(
   streamIds: number[],
 ): Promise<number[]> {
   if (streamIds.length === 0) return [];
-  const found = new Map((await findChannelsById(ctx.db, ctx.realm.id, streamIds)).map((s) => [s.id, s]));
+  const found = new Map(
+    (await findChannelsById(ctx.db, ctx.realm.id, streamIds)).map((s) => [s.id, s]),
+  );
   for (const id of streamIds) {
     const stream = found.get(id);
     if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
@@ -253,7 +255,12 @@ export async function accessInviteById(
 ) {
   if (!isStorableId(inviteId)) throw new JsonableError("No such invitation");
   const invite = await db.preregistrationUser.findFirst({
-    where: { id: inviteId, realmId: user.realmId, referredById: { not: null }, status: InviteStatus.PENDING },
+    where: {
+      id: inviteId,
+      realmId: user.realmId,
+      referredById: { not: null },
+      status: InviteStatus.PENDING,
+    },
   });
   if (!invite) throw new JsonableError("No such invitation");
   if (invite.referredById !== user.id) checkRoleBasedPermissions(invite.invitedAs, user, true);
