@@ -133,7 +133,7 @@ export interface paths {
          *     | `realm_bot` | `add` | `bot`: `email`, `user_id`, `full_name`, `bot_type`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`, `avatar_url`, `services`, `owner_id` | the bot's owner and the administrators (only the owner when a default channel is private) |
          *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`full_name`, `owner_id`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`) | as for `add` |
          *     | `realm_bot` | `delete` | `bot`: `user_id` | a bot's previous owner, when it changes owner |
-         *     | `invites_changed` | | none (fetch `GET /invites` again) | the administrators, and the invitation's creator, when an invitation is sent, resent, revoked or used, or a link created or revoked |
+         *     | `invites_changed` | | none (fetch `GET /invites` again) | the administrators, and the invitation's creator, when an invitation is sent, revoked or used, or a link created or revoked (not when one is resent, as in Zulip) |
          *
          *     When a user is deactivated (or their bot), their event queues are deleted: a waiting
          *     `GET /events` ends with `BAD_EVENT_QUEUE_ID`, and their key no longer authenticates.
@@ -7433,7 +7433,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The email invitation's ID. */
+                /**
+                 * @description The email invitation's ID.
+                 * @example 1
+                 */
                 invite_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
@@ -7458,7 +7461,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The email invitation's ID. */
+                /**
+                 * @description The email invitation's ID.
+                 * @example 1
+                 */
                 invite_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;
@@ -7490,7 +7496,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The invitation link's ID. */
+                /**
+                 * @description The invitation link's ID.
+                 * @example 1
+                 */
                 invite_id: components["schemas"]["ObjectId"];
             };
             cookie?: never;

@@ -30,6 +30,7 @@ import {
 } from "../lib/invites.ts";
 import { can } from "../lib/permissions.ts";
 import { realmUrl } from "../lib/realms.ts";
+import { refuseNul } from "../lib/text.ts";
 import { isRealmAdmin, requireMemberOrAdmin } from "../lib/users.ts";
 import { queueEmail } from "./email.ts";
 import { notifyInvitesChanged } from "./invites-changed.ts";
@@ -75,6 +76,9 @@ async function checkInviteOptions(
     );
   if (options.welcomeMessageCustomText !== undefined && !isRealmAdmin(ctx.user))
     throw new JsonableError("Must be an organization administrator");
+  // Zulip stores any text; PostgreSQL cannot hold NUL.
+  if (options.welcomeMessageCustomText !== undefined)
+    refuseNul(options.welcomeMessageCustomText, "welcome message");
   return { streamIds, groupIds };
 }
 

@@ -245,6 +245,11 @@ describe("POST /invites", () => {
     await expectSuccess(
       invite("iago", { invitee_emails: "w5@example.com", welcome_message_custom_text: "" }),
     );
+    await expectError(
+      invite("iago", { invitee_emails: "w6@example.com", welcome_message_custom_text: "a\0" }),
+      400,
+      "Invalid character in welcome message, at position 2.",
+    );
     expect((await prereg("w3@example.com"))!.welcomeMessageCustomText).toBe("é".repeat(8000));
     expect((await prereg("w5@example.com"))!.welcomeMessageCustomText).toBe("");
   });
