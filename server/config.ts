@@ -47,6 +47,8 @@ export interface Config {
   invitationLinkValidityMinutes: number;
   /** Invitations an organization may send in 24 hours unless its max_invites says otherwise (Zulip's INVITES_DEFAULT_REALM_DAILY_MAX). */
   invitesDefaultRealmDailyMax: number;
+  /** In an organization anyone may join, how old a non-administrator's account must be to invite (Zulip's INVITES_MIN_USER_AGE_DAYS). */
+  invitesMinUserAgeDays: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -171,6 +173,14 @@ export function configFromEnv(
       0,
       2 ** 31 - 1,
       "a whole number of invitations",
+    ),
+    invitesMinUserAgeDays: integer(
+      env,
+      "INVITES_MIN_USER_AGE_DAYS",
+      3,
+      0,
+      100_000,
+      "a whole number of days",
     ),
   };
 }

@@ -138,6 +138,17 @@ export async function doInviteUsers(
     const emails = inviteeEmails(inviteeEmailsRaw);
     const realm = await lockRealm(tx, ctx.realm);
     await checkInviteLimit(tx, realm, ctx.config, emails.length, now);
+    // An organization anyone may join: a new account may not be a way to send spam invitations.
+    if (
+      !realm.inviteRequired &&
+      !isRealmAdmin(ctx.user) &&
+      ctx.user.dateJoined.getTime() > now.getTime() - ctx.config.invitesMinUserAgeDays * 86_400_000
+    )
+      throw new InvitationError(
+        "Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.",
+        [],
+        { sentInvitations: false },
+      );
     const { errors, skipped, good } = await checkInviteeEmails(tx, realm, emails);
     if (errors.length)
       throw new InvitationError(

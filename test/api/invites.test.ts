@@ -479,6 +479,56 @@ describe("POST /invites", () => {
   });
 });
 
+describe("POST /invites in an organization anyone may join", () => {
+  it("refuses invitations from accounts younger than INVITES_MIN_USER_AGE_DAYS, administrators aside", async () => {
+    await setRealm({ inviteRequired: false });
+    const joined = (
+      await server.db.userProfile.findUniqueOrThrow({ where: { id: userId("othello") } })
+    ).dateJoined;
+    await server.db.userProfile.update({
+      where: { id: userId("othello") },
+      data: { dateJoined: new Date(Date.now() - 2 * 86_400_000) },
+    });
+    try {
+      const { error } = await expectError(
+        invite("othello", { invitee_emails: "young@example.com" }),
+        400,
+        "Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.",
+        { code: "INVITATION_FAILED", sent_invitations: false, daily_limit_reached: false },
+      );
+      expect(error.errors).toEqual([]);
+      expect(await prereg("young@example.com")).toBeNull();
+      await expectSuccess(invite("iago", { invitee_emails: "young@example.com" }));
+      await server.db.userProfile.update({
+        where: { id: userId("othello") },
+        data: { dateJoined: new Date(Date.now() - 4 * 86_400_000) },
+      });
+      await expectSuccess(invite("othello", { invitee_emails: "young2@example.com" }));
+    } finally {
+      await server.db.userProfile.update({
+        where: { id: userId("othello") },
+        data: { dateJoined: joined },
+      });
+    }
+  });
+
+  it("lets only one of two concurrent requests pass the daily limit", async () => {
+    const recent = await server.db.emailOutbox.count({
+      where: { realmId: realmId(), templateName: "zerver/emails/invitation" },
+    });
+    await setRealm({ maxInvites: recent + 1 });
+    const results = await Promise.all(
+      ["race1@example.com", "race2@example.com"].map((e) => invite("iago", { invitee_emails: e })),
+    );
+    expect(results.map((r) => r.response.status).sort()).toEqual([200, 400]);
+    expect(
+      await server.db.preregistrationUser.count({
+        where: { email: { in: ["race1@example.com", "race2@example.com"] } },
+      }),
+    ).toBe(1);
+  });
+});
+
 describe("GET /invites", () => {
   it("lists what the caller may manage: everything for administrators, their own for others", async () => {
     await expectSuccess(invite("cordelia", { invitee_emails: "mine@example.com" }));
