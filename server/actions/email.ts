@@ -20,21 +20,28 @@ export interface OutgoingEmail {
   scheduledAt?: Date;
 }
 
+/** The outbox row of one email. */
+function outboxRow(mail: OutgoingEmail) {
+  return {
+    realmId: mail.realmId,
+    toAddress: mail.to,
+    fromAddress: mail.from ?? null,
+    replyTo: mail.replyTo ?? null,
+    subject: mail.subject,
+    textBody: mail.text,
+    htmlBody: mail.html ?? null,
+    templateName: mail.template,
+    ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
+  };
+}
+
 /** Queues one email in the caller's transaction; returns its outbox id. */
 export async function queueEmail(tx: Tx, mail: OutgoingEmail): Promise<number> {
-  const row = await tx.emailOutbox.create({
-    data: {
-      realmId: mail.realmId,
-      toAddress: mail.to,
-      fromAddress: mail.from ?? null,
-      replyTo: mail.replyTo ?? null,
-      subject: mail.subject,
-      textBody: mail.text,
-      htmlBody: mail.html ?? null,
-      templateName: mail.template,
-      ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
-    },
-    select: { id: true },
-  });
+  const row = await tx.emailOutbox.create({ data: outboxRow(mail), select: { id: true } });
   return row.id;
+}
+
+/** Queues any number of emails in the caller's transaction, in one statement. */
+export async function queueEmails(tx: Tx, mails: OutgoingEmail[]): Promise<void> {
+  if (mails.length) await tx.emailOutbox.createMany({ data: mails.map(outboxRow) });
 }

@@ -32,7 +32,7 @@ import { can } from "../lib/permissions.ts";
 import { realmUrl } from "../lib/realms.ts";
 import { refuseNul } from "../lib/text.ts";
 import { isRealmAdmin, requireMemberOrAdmin } from "../lib/users.ts";
-import { queueEmail } from "./email.ts";
+import { queueEmail, queueEmails, type OutgoingEmail } from "./email.ts";
 import { notifyInvitesChanged } from "./invites-changed.ts";
 import { inTransaction } from "./transaction.ts";
 import { accessUserGroupForUpdate } from "./user-groups.ts";
@@ -94,27 +94,22 @@ async function lockRealm(tx: Tx, realm: Realm): Promise<Realm> {
   return { ...realm, maxInvites: row?.max_invites ?? null };
 }
 
-/** One invitation's email, queued in `tx` (do_send_user_invite_email). */
-async function queueInvitationEmail(
-  tx: Tx,
+/** An invitation's email (do_send_user_invite_email), in the name of `referrer`. */
+function invitationMail(
   ctx: Ctx,
+  referrer: Pick<Ctx["user"], "fullName" | "deliveryEmail">,
   base: string,
   invite: { email: string; key: string; expiryDate: Date | null },
-) {
+): OutgoingEmail {
   const mail = invitationEmail({
-    referrerFullName: ctx.user.fullName,
-    referrerEmail: ctx.user.deliveryEmail,
+    referrerFullName: referrer.fullName,
+    referrerEmail: referrer.deliveryEmail,
     realmName: ctx.realm.name,
     realmUrl: base,
     activateUrl: confirmationUrl(base, invite.key),
     expiryDate: invite.expiryDate,
   });
-  await queueEmail(tx, {
-    realmId: ctx.realm.id,
-    to: invite.email,
-    ...mail,
-    template: INVITATION_TEMPLATE,
-  });
+  return { realmId: ctx.realm.id, to: invite.email, ...mail, template: INVITATION_TEMPLATE };
 }
 
 /**
@@ -199,8 +194,10 @@ export async function doInviteUsers(
         expiryDate: expiry,
       })),
     });
-    for (const r of keyed)
-      await queueInvitationEmail(tx, ctx, base, { email: r.email, key: r.key, expiryDate: expiry });
+    await queueEmails(
+      tx,
+      keyed.map((r) => invitationMail(ctx, ctx.user, base, { ...r, expiryDate: expiry })),
+    );
     await notifyInvitesChanged(tx, events, realm.id, ctx.user.id);
     return skipped;
   });
@@ -227,11 +224,14 @@ export async function doResendInvite(ctx: Ctx, inviteId: number): Promise<void> 
     const referrer = await tx.userProfile.findUniqueOrThrow({
       where: { id: invite.referredById! },
     });
-    await queueInvitationEmail(tx, { ...ctx, user: referrer }, base, {
-      email: invite.email,
-      key: confirmation.confirmationKey,
-      expiryDate: confirmation.expiryDate,
-    });
+    await queueEmail(
+      tx,
+      invitationMail(ctx, referrer, base, {
+        email: invite.email,
+        key: confirmation.confirmationKey,
+        expiryDate: confirmation.expiryDate,
+      }),
+    );
   });
 }
 

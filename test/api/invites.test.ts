@@ -5,6 +5,7 @@
  * (zerver/tests/test_invite.py).
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { RequestInfo } from "../../server/context.ts";
 import { ConfirmationType, InviteStatus } from "../../server/lib/confirmations.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -526,6 +527,30 @@ describe("POST /invites in an organization anyone may join", () => {
         where: { email: { in: ["race1@example.com", "race2@example.com"] } },
       }),
     ).toBe(1);
+  });
+});
+
+describe("POST /invites statements", () => {
+  it("costs the same statements for ten addresses as for one", async () => {
+    // A first request warms the caches (permissions, the organization's URL).
+    await expectSuccess(
+      invite("iago", { invitee_emails: "warm@example.com", stream_ids: [channelId("Verona")] }),
+    );
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      await expectSuccess(
+        invite("iago", { invitee_emails: "s0@example.com", stream_ids: [channelId("Verona")] }),
+      );
+      const ten = Array.from({ length: 10 }, (_, i) => `s${i + 1}@example.com`).join(",");
+      await expectSuccess(
+        invite("iago", { invitee_emails: ten, stream_ids: [channelId("Verona")] }),
+      );
+    } finally {
+      server.deps.observe = undefined;
+    }
+    const [one, many] = seen.filter((i) => i.operationId === "send-invites");
+    expect(many!.statements).toBe(one!.statements);
   });
 });
 
