@@ -140,6 +140,7 @@ export interface paths {
          *     | `realm_bot` | `add` | `bot`: `email`, `user_id`, `full_name`, `bot_type`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`, `avatar_url`, `services`, `owner_id` | the bot's owner and the administrators (only the owner when a default channel is private) |
          *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`full_name`, `owner_id`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`) | as for `add` |
          *     | `realm_bot` | `delete` | `bot`: `user_id` | a bot's previous owner, when it changes owner |
+         *     | `invites_changed` | | none (fetch `GET /invites` again) | the administrators, and the invitation's creator, when an invitation is sent, revoked or used, or a link created or revoked (not when one is resent, as in Zulip) |
          *
          *     When a user is deactivated (or their bot), their event queues are deleted: a waiting
          *     `GET /events` ends with `BAD_EVENT_QUEUE_ID`, and their key no longer authenticates.
@@ -1505,11 +1506,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get all invitations
+         * @description The unexpired, pending invitations the caller may manage: an administrator's list holds every
+         *     email invitation and invitation link of the organization, anyone else's only their own.
+         *     Guests cannot call it ("Not allowed for guest users").
+         */
+        get: operations["get-invites"];
         put?: never;
         /**
          * Send invitations
-         * @description Send email invitations to join the organization. The caller needs the organization permission
+         * @description Send email invitations to join the organization. Each invited address gets an email with a
+         *     link to the sign-up page (`/join/<key>/`), queued in the transaction that records the
+         *     invitation, and the organization's administrators (and the caller) get an `invites_changed`
+         *     event. The caller needs the organization permission
          *     `can_invite_users_group` ("Insufficient permission"); guests cannot invite ("Not allowed for
          *     guest users").
          *
@@ -1522,12 +1532,118 @@ export interface paths {
          *     Each group in `group_ids` needs the caller to be allowed to add members to it ("Invalid user
          *     group" for an unknown group).
          *
-         *     When some addresses cannot be invited (they already have accounts, are invalid, or a limit was
-         *     reached), the response is an `INVITATION_FAILED` error listing them; if `sent_invitations` is
-         *     true, the other addresses were still invited.
+         *     Addresses are checked in Zulip's order: any invalid address ("Invalid address.", "Outside your
+         *     domain.", "Please use your real email address." for a disposable address when the
+         *     organization disallows them, "Email addresses containing + are not allowed.") refuses the
+         *     whole request ("Some emails did not validate, so we didn't send any invitations.",
+         *     `sent_invitations` false); addresses that already have accounts ("Already has an account.",
+         *     or "Account has been deactivated." with `true` as the third item) are skipped, and the others
+         *     invited, in the same transaction ("Some of those addresses are already using Zulip…",
+         *     `sent_invitations` true), unless none is left ("We weren't able to invite anyone.").
+         *
+         *     The organization may send at most `max_invites` invitations (resends included) in any
+         *     24 hours, by default the server's `INVITES_DEFAULT_REALM_DAILY_MAX` (100): past it nothing is
+         *     sent ("To protect users, Zulip limits the number of invitations you can send in one day.
+         *     Because you have reached the limit, no invitations were sent.", `daily_limit_reached` true).
          */
         post: operations["send-invites"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/multiuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a reusable invitation link
+         * @description Create a reusable invitation link: anyone who opens it may sign up, with the role, channels
+         *     and groups chosen here, until it expires or is revoked. The caller needs the organization
+         *     permission `create_multiuse_invite_group` ("Insufficient permission"); guests cannot call it
+         *     ("Not allowed for guest users"). Roles, `stream_ids`, `group_ids`, `welcome_message_custom_text`
+         *     and the expiry follow the rules of `POST /invites`. The organization's administrators (and
+         *     the caller) get an `invites_changed` event.
+         */
+        post: operations["create-invite-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an email invitation
+         * @description Revoke an email invitation: its link stops working (the sign-up page says it was revoked).
+         *     The invitation's creator may revoke it; otherwise an administrator ("Must be an organization
+         *     administrator"), and an owner for an invitation as owner ("Must be an organization owner").
+         *     An unknown, used or already revoked invitation, or one of another organization, gives "No
+         *     such invitation". The organization's administrators and the invitation's creator get an
+         *     `invites_changed` event.
+         */
+        delete: operations["revoke-email-invite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/{invite_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an email invitation
+         * @description Send an email invitation's email again, with the same link and expiry. Who may resend it is
+         *     who may revoke it (see `DELETE /invites/{invite_id}`); a resend counts towards the
+         *     organization's daily invitation limit.
+         */
+        post: operations["resend-email-invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invites/multiuse/{invite_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a reusable invitation link
+         * @description Revoke a reusable invitation link. Its creator may revoke it; otherwise an administrator
+         *     ("Must be an organization administrator"), and an owner for a link that makes owners ("Must
+         *     be an organization owner"). "No such invitation" for an unknown link or one of another
+         *     organization, "Invitation has already been revoked" for a revoked one. The organization's
+         *     administrators and the link's creator get an `invites_changed` event.
+         */
+        delete: operations["revoke-invite-link"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2722,6 +2838,35 @@ export interface components {
              *     direct message from the notification bot.
              */
             failed: boolean;
+        };
+        /**
+         * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
+         *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
+         *     `link_url`). Email invitations and links are numbered separately, so an `id` is unique only
+         *     together with `is_multiuse`.
+         */
+        Invite: {
+            /** @description The invitation's ID (`DELETE /invites/{id}` or `DELETE /invites/multiuse/{id}`). */
+            id: number;
+            /** @description The user who created the invitation. */
+            invited_by_user_id: number;
+            /** @description When the invitation was created, in UNIX seconds. */
+            invited: number;
+            /** @description When the invitation expires, in UNIX seconds; `null` if it never does. */
+            expiry_date: number | null;
+            /**
+             * @description The role the new user gets.
+             * @enum {integer}
+             */
+            invited_as: 100 | 200 | 300 | 400 | 600;
+            /** @description The invited address (email invitations only). */
+            email?: string;
+            /** @description Whether the inviter gets a direct message when the invitee joins (email invitations only). */
+            notify_referrer_on_join?: boolean;
+            /** @description The reusable invitation link (links only). */
+            link_url?: string;
+            /** @description Whether this is a reusable invitation link rather than an email invitation. */
+            is_multiuse: boolean;
         };
     };
     responses: {
@@ -7074,6 +7219,57 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "get-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitations, email invitations first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "invites": [
+                     *         {
+                     *           "id": 1,
+                     *           "email": "example@zulip.com",
+                     *           "invited_by_user_id": 9,
+                     *           "invited": 1710606654,
+                     *           "expiry_date": null,
+                     *           "invited_as": 200,
+                     *           "notify_referrer_on_join": true,
+                     *           "is_multiuse": false
+                     *         },
+                     *         {
+                     *           "id": 1,
+                     *           "invited_by_user_id": 9,
+                     *           "invited": 1710599862,
+                     *           "expiry_date": 1711463862,
+                     *           "invited_as": 400,
+                     *           "link_url": "https://example.zulipchat.com/join/yddhtzk4jgl7rsmazc5fyyyy/",
+                     *           "is_multiuse": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        invites: components["schemas"]["Invite"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "send-invites": {
         parameters: {
             query?: never;
@@ -7177,7 +7373,186 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "create-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "invite_expires_in_minutes": 14400,
+                 *       "invite_as": 400,
+                 *       "stream_ids": [
+                 *         1,
+                 *         10
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description How long the link stays valid, in minutes; `null` means it never expires. The
+                     *     default is the server setting `INVITATION_LINK_VALIDITY_MINUTES`.
+                     * @default 14400
+                     */
+                    invite_expires_in_minutes?: number | null;
+                    /**
+                     * @description The role of the users who sign up with the link.
+                     * @default 400
+                     * @enum {integer}
+                     */
+                    invite_as?: 100 | 200 | 300 | 400 | 600;
+                    /**
+                     * @description Channels the new users are subscribed to: default channels, or channels the caller
+                     *     may add subscribers to.
+                     * @default []
+                     */
+                    stream_ids?: number[];
+                    /**
+                     * @description User groups the new users are added to (the caller must be allowed to add members).
+                     * @default []
+                     */
+                    group_ids?: number[];
+                    /**
+                     * @description Whether the new users are also subscribed to the organization's default channels.
+                     * @default false
+                     */
+                    include_realm_default_subscriptions?: boolean;
+                    /**
+                     * @description Custom text for Welcome Bot's message to the new users (administrators only:
+                     *     "Must be an organization administrator"). Absent means the organization's
+                     *     default; the empty string means none.
+                     */
+                    welcome_message_custom_text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link was created. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "invite_link": "https://example.zulipchat.com/join/yddhtzk4jgl7rsmazc5fyyyy/"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The reusable invitation link. */
+                        invite_link: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The request was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "revoke-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The email invitation's ID.
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The request was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "resend-email-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The email invitation's ID.
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The request was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | ({
+                        /** @constant */
+                        code?: "INVITATION_FAILED";
+                        errors: unknown[];
+                        sent_invitations: boolean;
+                        daily_limit_reached: boolean;
+                        license_limit_reached: boolean;
+                    } & components["schemas"]["CodedErrorBase"]);
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "revoke-invite-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation link's ID.
+                 * @example 1
+                 */
+                invite_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The request was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     "update-realm": {

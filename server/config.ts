@@ -65,6 +65,12 @@ export interface Config {
   passwordMinLength: number;
   /** Zulip's PASSWORD_MIN_GUESSES: how many guesses zxcvbn must estimate a new password takes. */
   passwordMinGuesses: number;
+  /** Default validity of invitations and invitation links, in minutes (Zulip's INVITATION_LINK_VALIDITY_DAYS × 1440). */
+  invitationLinkValidityMinutes: number;
+  /** Invitations an organization may send in 24 hours unless its max_invites says otherwise (Zulip's INVITES_DEFAULT_REALM_DAILY_MAX). */
+  invitesDefaultRealmDailyMax: number;
+  /** In an organization anyone may join, how old a non-administrator's account must be to invite (Zulip's INVITES_MIN_USER_AGE_DAYS). */
+  invitesMinUserAgeDays: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -207,6 +213,30 @@ export function configFromEnv(
       0,
       Number.MAX_SAFE_INTEGER,
       "a whole number of guesses",
+    ),
+    invitationLinkValidityMinutes: integer(
+      env,
+      "INVITATION_LINK_VALIDITY_MINUTES",
+      14_400,
+      1,
+      2 ** 31 - 1,
+      "a whole number of minutes",
+    ),
+    invitesDefaultRealmDailyMax: integer(
+      env,
+      "INVITES_DEFAULT_REALM_DAILY_MAX",
+      100,
+      0,
+      2 ** 31 - 1,
+      "a whole number of invitations",
+    ),
+    invitesMinUserAgeDays: integer(
+      env,
+      "INVITES_MIN_USER_AGE_DAYS",
+      3,
+      0,
+      100_000,
+      "a whole number of days",
     ),
   };
 }

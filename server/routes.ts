@@ -13,6 +13,14 @@ import { requestCounter } from "./http/auth.ts";
 import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
+import {
+  createInviteLink,
+  getInvites,
+  resendEmailInvite,
+  revokeEmailInvite,
+  revokeInviteLink,
+  sendInvites,
+} from "./handlers/invites.ts";
 import { deleteQueue, getEvents, registerQueue } from "./handlers/events.ts";
 import {
   checkMessagesMatchNarrow,
@@ -144,7 +152,12 @@ export const handlers = {
   "get-user-group-subgroups": getUserGroupSubgroups,
   "update-user-group-subgroups": updateUserGroupSubgroups,
   "get-is-user-group-member": getIsUserGroupMember,
-  "send-invites": notImplemented("send-invites"),
+  "send-invites": sendInvites,
+  "get-invites": getInvites,
+  "create-invite-link": createInviteLink,
+  "revoke-email-invite": revokeEmailInvite,
+  "resend-email-invite": resendEmailInvite,
+  "revoke-invite-link": revokeInviteLink,
   "update-realm": updateRealm,
   "e2ee-test-notify": notImplemented("e2ee-test-notify"),
   "create-video-call": notImplemented("create-video-call"),

@@ -22,22 +22,36 @@ export interface OutgoingEmail {
   scheduledAt?: Date;
 }
 
+/** The outbox row of one email. */
+function outboxRow(mail: OutgoingEmail) {
+  return {
+    realmId: mail.realmId,
+    toAddress: mail.to,
+    fromAddress: mail.from ?? null,
+    replyTo: mail.replyTo ?? null,
+    subject: mail.subject,
+    textBody: mail.text,
+    htmlBody: mail.html ?? null,
+    templateName: mail.template,
+    ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
+  };
+}
+
 /** Queues one email in the caller's transaction (sent once it commits); returns its outbox id. */
 export async function queueEmail(tx: Tx, mail: OutgoingEmail): Promise<number> {
   const row = await tx.emailOutbox.create({
-    data: {
-      realmId: mail.realmId,
-      toAddress: mail.to,
-      fromAddress: mail.from ?? null,
-      replyTo: mail.replyTo ?? null,
-      subject: mail.subject,
-      textBody: mail.text,
-      htmlBody: mail.html ?? null,
-      templateName: mail.template,
-      ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
-    },
+    data: outboxRow(mail),
     select: { id: true, scheduledAt: true },
   });
   afterCommit(tx, () => emailQueued(row.scheduledAt));
   return row.id;
+}
+
+/** Queues any number of emails in the caller's transaction, in one statement. */
+export async function queueEmails(tx: Tx, mails: OutgoingEmail[]): Promise<void> {
+  if (!mails.length) return;
+  await tx.emailOutbox.createMany({ data: mails.map(outboxRow) });
+  // The earliest of them wakes this process's loop; it sends every due one in that round.
+  const first = Math.min(...mails.map((m) => (m.scheduledAt ?? new Date(0)).getTime()));
+  afterCommit(tx, () => emailQueued(new Date(first)));
 }

@@ -39,7 +39,7 @@ type Ctx = RequestContext;
  * access_user_group_for_update: never a system group; the organization's can_manage_all_groups,
  * administrators, the group's can_manage_group, or the group's own `setting` (joining, adding…).
  */
-async function accessUserGroupForUpdate(
+export async function accessUserGroupForUpdate(
   tx: Tx,
   ctx: Ctx,
   groupId: number,
