@@ -43,6 +43,11 @@ export interface Config {
    * for hundreds of MiB; 0 leaves it to V8.
    */
   heapGrowthPercent: number;
+  /**
+   * The organization's terms of service (Zulip's TERMS_OF_SERVICE_VERSION switches them on):
+   * when set, the sign-up page links them and asks the new user to accept them.
+   */
+  termsOfServiceUrl: string | undefined;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -152,7 +157,17 @@ export function configFromEnv(
       300,
       "a whole number of percent from 0 to 300",
     ),
+    termsOfServiceUrl: termsOfServiceUrl(env),
   };
+}
+
+/** TERMS_OF_SERVICE_URL: an http(s) URL or a path on this server, or unset (no terms). */
+function termsOfServiceUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.TERMS_OF_SERVICE_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^(https?:\/\/[^\s]+|\/[^\s]*)$/i.test(raw))
+    throw new ConfigError("TERMS_OF_SERVICE_URL", raw, "an http(s) URL or a path starting with /");
+  return raw;
 }
 
 /** PGLITE_FSYNC: `on` (default) or `off` (tests only: a power loss can then lose commits or corrupt the data directory). */
