@@ -38,10 +38,12 @@ function send(res: Response, { status, html }: Page) {
     .status(status)
     .type("html")
     // The pages may carry an API key: never cached, never framed, no scripts at all, and the
-    // form posts only here.
+    // form posts only here. The URL holds the link's key, so it is never sent to another site as
+    // a Referer; same-origin (not no-referrer, under which browsers send `Origin: null` with the
+    // form and the cross-site check below would refuse it).
     .set({
       "Cache-Control": "no-store",
-      "Referrer-Policy": "no-referrer",
+      "Referrer-Policy": "same-origin",
       "X-Frame-Options": "DENY",
       "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy":

@@ -89,6 +89,8 @@ describe("an email invitation", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
     expect(page.headers.get("cache-control")).toBe("no-store");
+    // The URL holds the key: no Referer to other sites, but the form's own Origin still goes out.
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     expect(page.html).toContain('id="email">form@example.com<');
     expect(page.html).toContain('name="full_name"');
     expect(page.html).toContain('type="password"');
