@@ -391,6 +391,58 @@ describe("links that cannot be used", () => {
   });
 });
 
+describe("hostile requests", () => {
+  it("never answer with a 5xx or anything but a page", async () => {
+    const invite = await createInvitation(server, { email: "hostile@example.com" });
+    const link = await createMultiuseInvite(server, {});
+    const keys = [
+      "%00",
+      "%E2%80%AE" + "a".repeat(21),
+      "A".repeat(24),
+      "a".repeat(10_000),
+      "..%2F..%2Fetc%2Fpasswd",
+      invite.key.toUpperCase(),
+    ];
+    for (const key of keys) {
+      for (const method of ["GET", "POST"]) {
+        const response = await fetch(`${server.baseUrl}/join/${key}/`, {
+          method,
+          ...(method === "POST"
+            ? {
+                headers: { "Content-Type": "application/x-www-form-urlencoded" },
+                body: "full_name=x",
+              }
+            : {}),
+        });
+        expect(response.status, `${method} ${key.slice(0, 30)}`).toBe(404);
+        expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+      }
+    }
+    const bodies: [string, string][] = [
+      ["application/json", JSON.stringify({ full_name: "Json Body", password: STRONG })],
+      ["application/x-www-form-urlencoded", "full_name=A&full_name=Two%20Names&password[]=x"],
+      ["application/x-www-form-urlencoded", "%ZZ=%ZZ&full_name=%"],
+      ["application/x-www-form-urlencoded; charset=latin9", "full_name=x"],
+      ["text/plain", "\u0000".repeat(100)],
+      ["application/x-www-form-urlencoded", Array.from({ length: 50 }, (_, i) => `f${i}=1`).join("&")],
+    ];
+    for (const url of [invite.url, link.url])
+      for (const [type, body] of bodies) {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": type },
+          body,
+        });
+        expect(response.status, `${type} ${body.slice(0, 30)}`).toBeLessThan(500);
+        expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+        expect(apiKeyIn(await response.text())).toBeUndefined();
+      }
+    expect(
+      await server.db.preregistrationUser.findUniqueOrThrow({ where: { id: invite.id } }),
+    ).toMatchObject({ status: InviteStatus.PENDING });
+  });
+});
+
 describe("an invitation link anyone may use", () => {
   it("asks for the address, emails a confirmation link, and that link opens the account form", async () => {
     const groupId = await newGroup("link joiners");
