@@ -47,7 +47,14 @@ export interface paths {
          *     (email) or LDAP login is enabled; single sign-on clients use the web login flow instead.
          *     No authentication is needed.
          *
-         *     Failed attempts count against a per-username rate limit (5 failures per 30 minutes).
+         *     Failed attempts count against a per-username rate limit (Zulip's `authenticate_by_username`
+         *     rule: 5 failures per 30 minutes). The username is counted whether or not an account has it,
+         *     its case aside. Past the limit every attempt, even with the right password, answers 429
+         *     until the oldest counted failure is 30 minutes old. A successful attempt is not counted and
+         *     does not reset the count. Every answer past the address and organization checks carries the
+         *     `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers of this limit.
+         *     The server's `RATE_LIMITING=false` setting turns the limit and its headers off.
+         *
          *     For an unknown user, a user of another organization and a wrong password the answer is
          *     the same, so it does not reveal whether an account exists.
          *
@@ -937,7 +944,10 @@ export interface paths {
          *     `PATCH /users/{user_id}`), the email's format ("Bad name or username"), the organization's
          *     allowed domains ("Email 'x' not allowed in this organization"; with domains restricted, a
          *     `+` in the address is refused: "Email addresses containing + are not allowed."), an address
-         *     already in use ("Email 'x' already in use"), then the password's strength.
+         *     already in use ("Email 'x' already in use"), then the password's strength ("The password is
+         *     too weak." when it is shorter than the server's `PASSWORD_MIN_LENGTH`, 6 by default, or
+         *     zxcvbn estimates it is guessed in fewer than `PASSWORD_MIN_GUESSES` tries, 10000 by
+         *     default; "The password is too long: use at most 100 characters.").
          *
          *     Everyone in the organization receives a `realm_user` `add` event (with `delivery_email`
          *     only for those who may see it), and the new user the default channels' subscriptions.
@@ -2814,7 +2824,20 @@ export interface components {
         AllowEmptyTopicName: boolean;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The most requests (for POST /fetch_api_key: failed attempts) the applied rate limit allows in
+         *     its window. Absent when the server runs with rate limiting off.
+         */
+        "X-RateLimit-Limit": number;
+        /** @description How many more the applied rate limit allows now; 0 once it is reached. */
+        "X-RateLimit-Remaining": number;
+        /**
+         * @description When the applied rate limit allows its full number again, in whole seconds since the Unix
+         *     epoch.
+         */
+        "X-RateLimit-Reset": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2989,6 +3012,9 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3034,6 +3060,9 @@ export interface operations {
              */
             401: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3063,13 +3092,17 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many failed login attempts for this username, or too many requests from this
-             *     IP address. Wait for the number of seconds given in `Retry-After` (and `retry-after`).
+             * @description Too many failed login attempts for this username (5 in the last 30 minutes). Wait for
+             *     the number of seconds given in `Retry-After` (and `retry-after`): then the oldest of
+             *     them no longer counts.
              */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying (may be fractional). */
                     "Retry-After"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3078,7 +3111,7 @@ export interface operations {
                      *       "result": "error",
                      *       "msg": "API usage exceeded rate limit; see https://zulip.com/api/http-headers#rate-limiting-response-headers",
                      *       "code": "RATE_LIMIT_HIT",
-                     *       "retry-after": 28.5
+                     *       "retry-after": 1754.318
                      *     }
                      */
                     "application/json": components["schemas"]["RateLimitedError"];
@@ -5740,7 +5773,10 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @description The new user's email address. */
                     email: string;
-                    /** @description The new user's password. */
+                    /**
+                     * @description The new user's password: at least `PASSWORD_MIN_LENGTH` characters and hard
+                     *     enough to guess (Zulip's `check_password_strength`), at most 100 characters.
+                     */
                     password: string;
                     /** @description The new user's full name. */
                     full_name: string;

@@ -44,6 +44,28 @@ export interface Config {
    */
   heapGrowthPercent: number;
   /**
+   * Outgoing email (Zulip's, that is Django's, settings): SMTP to `emailHost` when it is set;
+   * otherwise each message is written as an `.eml` file to DATA_DIR/emails.
+   */
+  emailHost: string | undefined;
+  emailPort: number;
+  emailHostUser: string;
+  emailHostPassword: string;
+  /** STARTTLS, required (EMAIL_USE_TLS). */
+  emailUseTls: boolean;
+  /** TLS from the first byte (EMAIL_USE_SSL, usually port 465). */
+  emailUseSsl: boolean;
+  /** The address of Zulip's FromAddress.NOREPLY ("Zulip" is its display name). */
+  noreplyEmailAddress: string;
+  /** Longest time between two looks for due email (other processes queue it too). */
+  emailDeliveryIntervalMs: number;
+  /** Zulip's RATE_LIMITING: off, no request is limited and no X-RateLimit-* header is sent. */
+  rateLimiting: boolean;
+  /** Zulip's PASSWORD_MIN_LENGTH: the shortest password a new account may have. */
+  passwordMinLength: number;
+  /** Zulip's PASSWORD_MIN_GUESSES: how many guesses zxcvbn must estimate a new password takes. */
+  passwordMinGuesses: number;
+  /**
    * The organization's terms of service (Zulip's TERMS_OF_SERVICE_VERSION switches them on):
    * when set, the sign-up page links them and asks the new user to accept them.
    */
@@ -115,6 +137,12 @@ export function configFromEnv(
     );
   const ms = (variable: string, fallback: number) =>
     integer(env, variable, fallback, 1, 2 ** 31 - 1, "a number of milliseconds");
+  const externalHost = env.EXTERNAL_HOST?.trim() || `${host}:${port}`;
+  const emailUseTls = flag(env, "EMAIL_USE_TLS", false);
+  const emailUseSsl = flag(env, "EMAIL_USE_SSL", false);
+  if (emailUseTls && emailUseSsl)
+    // Django refuses both too: STARTTLS upgrades a plain connection, SSL never has one.
+    throw new ConfigError("EMAIL_USE_SSL", env.EMAIL_USE_SSL!, '"false" when EMAIL_USE_TLS is set');
   const metricsPort = env.METRICS_PORT?.trim()
     ? integer(env, "METRICS_PORT", 0, 0, 65535, "a port number (0 to 65535)")
     : undefined;
@@ -125,7 +153,7 @@ export function configFromEnv(
     databaseUrl,
     logLevel,
     logFormat,
-    externalHost: env.EXTERNAL_HOST?.trim() || `${host}:${port}`,
+    externalHost,
     fakeEmailDomain: env.FAKE_EMAIL_DOMAIN?.trim() || "localhost",
     validateResponses: flag(
       env,
@@ -157,8 +185,41 @@ export function configFromEnv(
       300,
       "a whole number of percent from 0 to 300",
     ),
+    // Django's defaults (Zulip leaves them to Django): port 25, no TLS, no login.
+    emailHost: env.EMAIL_HOST?.trim() || undefined,
+    emailPort: integer(env, "EMAIL_PORT", 25, 1, 65535, "a port number (1 to 65535)"),
+    emailHostUser: env.EMAIL_HOST_USER ?? "",
+    emailHostPassword: env.EMAIL_HOST_PASSWORD ?? "",
+    emailUseTls,
+    emailUseSsl,
+    noreplyEmailAddress:
+      env.NOREPLY_EMAIL_ADDRESS?.trim() || `noreply@${hostWithoutPort(externalHost)}`,
+    // As scheduled messages: this process's own mail wakes its loop at commit.
+    emailDeliveryIntervalMs: ms("EMAIL_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
+    rateLimiting: flag(env, "RATE_LIMITING", true),
+    passwordMinLength: integer(
+      env,
+      "PASSWORD_MIN_LENGTH",
+      6,
+      0,
+      100,
+      "a whole number from 0 to 100",
+    ),
+    passwordMinGuesses: integer(
+      env,
+      "PASSWORD_MIN_GUESSES",
+      10_000,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      "a whole number of guesses",
+    ),
     termsOfServiceUrl: termsOfServiceUrl(env),
   };
+}
+
+/** Zulip's deport: `chat.example.com:9991` → `chat.example.com`, `[::1]:9991` → `[::1]`. */
+function hostWithoutPort(host: string): string {
+  return host.replace(/:\d+$/, "");
 }
 
 /** TERMS_OF_SERVICE_URL: an http(s) URL or a path on this server, or unset (no terms). */

@@ -33,6 +33,8 @@ export interface PublicContext extends AppDeps {
   host: string;
   /** The request's User-Agent, from which Zulip names the sending client. */
   userAgent?: string;
+  /** Headers the response gets, whether the handler returns or throws (X-RateLimit-*). */
+  responseHeaders?: Record<string, string>;
 }
 
 export interface RequestContext extends PublicContext {

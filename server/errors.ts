@@ -106,3 +106,17 @@ export class BadEventQueueIdError extends JsonableError {
     });
   }
 }
+
+/**
+ * 429 past a rate limit (zerver/lib/exceptions.py RateLimitedError): `retry-after` in the body
+ * and `Retry-After` in the headers, both the seconds until the next attempt may succeed.
+ */
+export class RateLimitedError extends JsonableError {
+  constructor(secsToFreedom: number) {
+    super(
+      "API usage exceeded rate limit; see https://zulip.com/api/http-headers#rate-limiting-response-headers",
+      { code: "RATE_LIMIT_HIT", httpStatus: 429, data: { "retry-after": secsToFreedom } },
+    );
+    this.headers["Retry-After"] = String(secsToFreedom);
+  }
+}

@@ -17,6 +17,7 @@ import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
+import { EmailDelivery } from "./actions/email-delivery.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
 import { openDatabase, type Database } from "./db.ts";
 import { DataDirInUseError } from "./db/lock.ts";
@@ -224,6 +225,10 @@ ensureDocs(log);
 const delivery = new ScheduledDelivery(deps, {
   intervalMs: config.scheduledDeliveryIntervalMs,
 }).start();
+// And sends the email outbox; claims keep each message sent once (actions/email-delivery.ts).
+const emailDelivery = new EmailDelivery(deps, {
+  intervalMs: config.emailDeliveryIntervalMs,
+}).start();
 
 const drain = gracefulShutdown(server);
 let stopping = false;
@@ -255,7 +260,7 @@ async function shutdown(signal: string) {
     release: () => events.close(),
   });
   events.close();
-  await delivery.stop();
+  await Promise.all([delivery.stop(), emailDelivery.stop()]);
   try {
     await database.close();
   } catch (err) {

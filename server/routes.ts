@@ -172,6 +172,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
   return async function dispatch(req: Request, res: Response, next: NextFunction) {
     const op = operationFor(spec, req);
     if (!op) return next();
+    const responseHeaders: Record<string, string> = {};
     try {
       // Dispatch by the operation the validator matched: the request was checked against that
       // operation's schema, which is what its handler's Handler<K> types; no one K names it here.
@@ -193,6 +194,7 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
         ...req.zulip,
         host: req.zulip?.host ?? deps.config.externalHost,
         userAgent: req.headers["user-agent"],
+        responseHeaders,
       };
       // The validator lets ±Infinity through as an integer; no id can be one.
       refuseInexactNumbers(path);
@@ -203,13 +205,14 @@ export function dispatcher(spec: LoadedSpec, deps: AppDeps) {
         // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument -- dispatch, as above
         handler({ path, query: req.query, body } as any, ctx as any),
       );
-      jsonSuccess(res, data, ignored);
+      jsonSuccess(res.set(responseHeaders), data, ignored);
       deps.observe?.({
         operationId: op.operationId,
         status: res.statusCode,
         statements: counter.statements,
       });
     } catch (err) {
+      if (!res.headersSent) res.set(responseHeaders);
       next(err);
     }
   };

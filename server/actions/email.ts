@@ -4,6 +4,8 @@
  * loop (email-delivery.ts) sends it afterwards, from whichever process claims it first.
  */
 import type { Tx } from "../db.ts";
+import { emailQueued } from "./email-delivery.ts";
+import { afterCommit } from "./transaction.ts";
 
 export interface OutgoingEmail {
   realmId: number | null;
@@ -20,7 +22,7 @@ export interface OutgoingEmail {
   scheduledAt?: Date;
 }
 
-/** Queues one email in the caller's transaction; returns its outbox id. */
+/** Queues one email in the caller's transaction (sent once it commits); returns its outbox id. */
 export async function queueEmail(tx: Tx, mail: OutgoingEmail): Promise<number> {
   const row = await tx.emailOutbox.create({
     data: {
@@ -34,7 +36,8 @@ export async function queueEmail(tx: Tx, mail: OutgoingEmail): Promise<number> {
       templateName: mail.template,
       ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
     },
-    select: { id: true },
+    select: { id: true, scheduledAt: true },
   });
+  afterCommit(tx, () => emailQueued(row.scheduledAt));
   return row.id;
 }

@@ -17,8 +17,6 @@
  *   processes added (on the embedded database there are none, so that interval is long). Tests
  *   drive `deliverDue()` directly with their own clock.
  */
-import { hostname } from "node:os";
-import { randomBytes } from "node:crypto";
 import type { Realm, Tx } from "../db.ts";
 import type { AppDeps } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
@@ -36,6 +34,7 @@ import { checkMessageWith, doSendMessage, type MessageTarget } from "./messages.
 import { internalSendMessage, notificationBot, type InternalSender } from "./internal-send.ts";
 import { globalTimeSyntax } from "../lib/message-links.ts";
 import { inTransaction } from "./transaction.ts";
+import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
 
 /** SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: a message this late is not sent at all. */
 const LATE_CUTOFF_MS = 10 * 60 * 1000;
@@ -43,8 +42,6 @@ const LATE_CUTOFF_MS = 10 * 60 * 1000;
 const MAX_ATTEMPTS = 3;
 /** Due rows read at a time. */
 const BATCH = 100;
-/** Shortest wait between rounds while due rows remain (being sent by another process, or erring). */
-const MIN_WAIT_MS = 100;
 
 /** Failures of the sender's account or organization: Zulip tells nobody of these. */
 class InactiveSenderError extends JsonableError {}
@@ -64,12 +61,7 @@ export interface DeliveryReport {
   failed: number[];
 }
 
-export interface ScheduledDeliveryOptions {
-  /** Longest time between two looks at the table. */
-  intervalMs: number;
-  /** Names this process in the rows it sends (`claimed_by`). */
-  processId?: string;
-}
+export type ScheduledDeliveryOptions = DeliveryLoopOptions;
 
 type Deps = Pick<AppDeps, "db" | "events" | "log" | "config" | "now">;
 
@@ -81,90 +73,33 @@ export function scheduledMessageChanged(at: Date) {
   for (const delivery of running) delivery.wakeAt(at);
 }
 
-export class ScheduledDelivery {
-  readonly processId: string;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires (ms since the epoch, by the real clock). */
-  private timerAt = Infinity;
-  private ticking: Promise<void> = Promise.resolve();
-  private stopped = false;
-  /** Rounds run one at a time in a process (the timer's and a test's). */
-  private round: Promise<unknown> = Promise.resolve();
+export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
   private readonly bots = new Map<number, InternalSender>();
 
   constructor(
-    private readonly deps: Deps,
-    private readonly options: ScheduledDeliveryOptions,
+    protected override readonly deps: Deps,
+    options: ScheduledDeliveryOptions,
   ) {
-    this.processId =
-      options.processId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+    super(deps, { ...options, name: "scheduled message delivery" });
   }
 
-  /** Starts the timer: a round now, then at each next due time. */
-  start(): this {
+  override start(): this {
     running.add(this);
-    this.arm(0);
-    return this;
+    return super.start();
   }
 
-  /** Stops the timer and waits for a round in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
+  override stop(): Promise<void> {
     running.delete(this);
-    clearTimeout(this.timer);
-    await Promise.all([this.ticking, this.round.catch(() => {})]);
+    return super.stop();
   }
 
-  /** Sends every message due by the clock now, one transaction each; what happened to which. */
-  deliverDue(): Promise<DeliveryReport> {
-    const run = this.round.catch(() => {}).then(() => this.deliverAll());
-    this.round = run;
-    return run;
-  }
-
-  /** Looks at `at` (by this loop's clock) unless the timer already fires by then. */
-  wakeAt(at: Date) {
-    const delayMs = Math.max(0, at.getTime() - this.deps.now().getTime());
-    if (Date.now() + delayMs < this.timerAt) this.arm(delayMs);
-  }
-
-  private arm(delayMs: number) {
-    clearTimeout(this.timer);
-    this.timerAt = Infinity;
-    if (this.stopped) return;
-    this.timerAt = Date.now() + delayMs;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      this.ticking = this.tick();
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async tick() {
-    let wait = this.options.intervalMs;
-    try {
-      await this.deliverDue();
-      if (this.stopped) return;
-      const next = await this.nextDueAt();
-      if (next)
-        wait = Math.min(
-          this.options.intervalMs,
-          Math.max(MIN_WAIT_MS, next.getTime() - this.deps.now().getTime()),
-        );
-    } catch (err) {
-      this.deps.log.error({ err }, "scheduled message delivery failed; retrying");
-    }
-    // A message scheduled here during this round may have armed an earlier wake-up already.
-    if (Date.now() + wait < this.timerAt) this.arm(wait);
-  }
-
-  private async nextDueAt(): Promise<Date | null> {
+  protected async nextDueAt(): Promise<Date | null> {
     const [row] = await this.deps.db.$queryRaw<{ next: Date | null }[]>`
       SELECT min(scheduled_timestamp) AS next FROM scheduled_message WHERE NOT delivered AND NOT failed AND delivery_type = ${SEND_LATER}`;
     return row?.next ?? null;
   }
 
-  private async deliverAll(): Promise<DeliveryReport> {
+  protected async deliverAll(): Promise<DeliveryReport> {
     const report: DeliveryReport = { delivered: [], failed: [] };
     const tried: number[] = [];
     for (;;) {

@@ -47,7 +47,9 @@ async function runLogged<X extends RawTx, T>(
 ): Promise<T> {
   let keys: string[] = [];
   let lastLogId: bigint | null = null;
+  let transaction: X | undefined;
   const result = await open(async (tx) => {
+    transaction = tx;
     const pending = new PendingEvents();
     const value = await work(tx, pending);
     keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
@@ -55,7 +57,21 @@ async function runLogged<X extends RawTx, T>(
     return value;
   });
   deps.events.afterCommit(lastLogId, keys);
+  for (const hook of commitHooks.get(transaction!) ?? []) hook();
   return result;
+}
+
+const commitHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `hook` once the transaction `tx` commits (never if it rolls back): for work that must
+ * see the transaction's rows, e.g. waking the email delivery loop for mail it queued. Helpers
+ * that get only `tx` can use it.
+ */
+export function afterCommit(tx: RawTx, hook: () => void) {
+  const hooks = commitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else commitHooks.set(tx, [hook]);
 }
 
 /**

@@ -6,12 +6,7 @@
 import { Prisma, type Realm, type Tx, type UserProfile } from "../db.ts";
 import { JsonableError, OrganizationAdministratorRequiredError } from "../errors.ts";
 import { checkEmailAllowedForRealm, isValidEmail } from "../lib/emails.ts";
-import {
-  generateApiKey,
-  hashPassword,
-  PASSWORD_MIN_LENGTH,
-  passwordProblem,
-} from "../lib/passwords.ts";
+import { generateApiKey, hashPassword, passwordStrengthProblem } from "../lib/passwords.ts";
 import { botOwnerUserIds } from "../lib/bots.ts";
 import { subscriberLists } from "../lib/subscriptions.ts";
 import { RecipientType } from "../lib/recipients.ts";
@@ -415,10 +410,7 @@ export async function doCreateUserByAdmin(
   await checkEmailAllowedForRealm(ctx.db, ctx.realm, input.email);
   if (await findUserByDeliveryEmail(ctx.db, ctx.realm.id, input.email))
     throw new JsonableError(`Email '${input.email}' already in use`);
-  // check_password_strength's PASSWORD_TOO_WEAK_ERROR; the length cap is ours (hashing cost).
-  if ([...input.password].length < PASSWORD_MIN_LENGTH)
-    throw new JsonableError("The password is too weak.");
-  const problem = passwordProblem(input.password);
+  const problem = await passwordStrengthProblem(input.password, ctx.config);
   if (problem) throw new JsonableError(problem);
   const user = await doCreateUserWithDefaultChannels(ctx, ctx.realm, {
     email: input.email,

@@ -2,14 +2,26 @@ import { AuthenticationFailedError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
 import { verifyPassword } from "../lib/passwords.ts";
+import {
+  AUTHENTICATE_BY_USERNAME,
+  giveBack,
+  rateLimitHeaders,
+  takeHit,
+} from "../lib/rate-limit.ts";
 import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
-import { findUserByDeliveryEmail } from "../lib/users.ts";
+import { findUserForLogin } from "../lib/users.ts";
 
 /**
  * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key, with the checks of
  * zproject/backends.py EmailAuthBackend in its order). A wrong password, an unknown user and
  * a user of another organization get the same answer; an unknown user costs a hash too, so
  * timing does not tell them apart.
+ *
+ * Attempts are limited per username (Zulip's rate_limit_auth, rule `authenticate_by_username`),
+ * whether or not an account has it: past the limit even the right password gets 429. Every
+ * attempt takes a hit before anything is checked, so that guesses sent in parallel cannot all
+ * pass the check before the first failure is counted; a success gives its hit back, so only
+ * failures count, and it does not clear the failures before it.
  */
 export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   const username = body.username.trim();
@@ -18,12 +30,16 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   // resolveRealm finds none only when no organization exists at all.
   if (!realm)
     throw new JsonableError(NO_ORGANIZATION, { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
+  const hit = ctx.config.rateLimiting
+    ? await takeHit(ctx.db, AUTHENTICATE_BY_USERNAME, username.toLowerCase(), ctx.now())
+    : undefined;
+  if (hit) Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(hit.status));
   if (!realm.passwordAuthEnabled)
     throw new AuthenticationFailedError(
       "Password authentication is disabled in this organization",
       "PASSWORD_AUTH_DISABLED",
     );
-  const user = await findUserByDeliveryEmail(ctx.db, realm.id, username);
+  const user = await findUserForLogin(ctx.db, realm.id, username);
   if (user && !user.isActive)
     throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
   if (user && realm.deactivated)
@@ -33,5 +49,6 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
     );
   const ok = await verifyPassword(body.password, user?.passwordHash);
   if (!user || !ok) throw new AuthenticationFailedError();
+  if (hit) Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(await giveBack(ctx.db, hit)));
   return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id };
 };

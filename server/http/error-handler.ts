@@ -284,6 +284,12 @@ function sendError(res: Response, body: Record<string, unknown>) {
   res.type("application/json").send(JSON.stringify(body));
 }
 
+/**
+ * A URL as logged: without its query string, where Zulip's clients may send any parameter,
+ * `password` (POST /fetch_api_key, POST /users) and `api_key` among them.
+ */
+const withoutQuery = (url: string) => url.split("?")[0];
+
 export function errorHandler(spec: LoadedSpec, log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     let error: JsonableError;
@@ -312,14 +318,14 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       if (err.type === "request.aborted") {
         // The client went away before sending its whole body: nobody is left to answer.
         log.debug(
-          { method: req.method, url: req.originalUrl },
+          { method: req.method, url: withoutQuery(req.originalUrl) },
           "client disconnected before sending its body",
         );
         return;
       }
       error = fromBodyReadError(err);
     } else {
-      log.error({ err, method: req.method, url: req.originalUrl }, "unexpected error");
+      log.error({ err, method: req.method, url: withoutQuery(req.originalUrl) }, "unexpected error");
       error = new JsonableError("Internal server error", {
         code: "INTERNAL_SERVER_ERROR",
         httpStatus: 500,

@@ -11,7 +11,7 @@ import type { Realm } from "../db.ts";
 import { doRequestSignUpEmail, doSignUp, SignUpLinkGone } from "../actions/sign-up.ts";
 import { JsonableError } from "../errors.ts";
 import { INVALID_EMAIL, checkEmailAllowedForRealm, isValidEmail } from "../lib/emails.ts";
-import { passwordProblem } from "../lib/passwords.ts";
+import { passwordStrengthProblem } from "../lib/passwords.ts";
 import { realmUrl, resolveRealm } from "../lib/realms.ts";
 import { signUpLink, type SignUpLink } from "../lib/sign-up.ts";
 import { checkFullName } from "../lib/users.ts";
@@ -139,7 +139,7 @@ export function joinRoutes(deps: AppDeps) {
       }
     if (password === "") errors.password = REQUIRED;
     else {
-      const problem = passwordProblem(password);
+      const problem = await passwordStrengthProblem(password, deps.config);
       if (problem) errors.password = problem;
     }
     if (termsUrl && field(req, "terms") === "") errors.terms = REQUIRED;

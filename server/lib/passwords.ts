@@ -64,11 +64,79 @@ export function generateApiKey(): string {
 export const PASSWORD_MIN_LENGTH = 6;
 export const PASSWORD_MAX_LENGTH = 100;
 
-/** check_password_strength's length rule, with Zulip's text; null when the password is acceptable. */
+/**
+ * The admin CLI's rule: check_password_strength's default length, with a text that says what to
+ * do (Zulip's management commands check no strength at all). New accounts made through the API
+ * or the sign-up page get passwordStrengthProblem instead.
+ */
 export function passwordProblem(password: string): string | null {
   if ([...password].length < PASSWORD_MIN_LENGTH)
     return `The password is too weak: use at least ${PASSWORD_MIN_LENGTH} characters.`;
   if ([...password].length > PASSWORD_MAX_LENGTH)
     return `The password is too long: use at most ${PASSWORD_MAX_LENGTH} characters.`;
   return null;
+}
+
+/** Zulip's PASSWORD_TOO_WEAK_ERROR (zerver/forms.py). */
+export const PASSWORD_TOO_WEAK = "The password is too weak.";
+
+export interface PasswordRules {
+  passwordMinLength: number;
+  passwordMinGuesses: number;
+}
+
+let estimator: Promise<(password: string) => number> | undefined;
+
+/**
+ * zxcvbn-ts with its common and English dictionaries: several MiB, so loaded on the first
+ * password checked rather than at start-up, and once. Returns zxcvbn's estimate of the guesses a
+ * cracker needs.
+ */
+function guessesEstimator(): Promise<(password: string) => number> {
+  return (estimator ??= (async () => {
+    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
+      import("@zxcvbn-ts/core"),
+      import("@zxcvbn-ts/language-common"),
+      import("@zxcvbn-ts/language-en"),
+    ]);
+    const zxcvbn = new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...en.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: en.translations,
+      // The estimate runs on the event loop, and its l33t matcher's time grows fast with length
+      // (a random 100-character password took 2.6 s with the defaults, 256 characters and 100
+      // substitutions; its first 72 characters with at most 10 substitutions, 0.4 s): past
+      // these a password is strong by what is checked anyway.
+      maxLength: 72,
+      l33tMaxSubstitutions: 10,
+    });
+    return (password: string) => zxcvbn.check(password).guesses;
+  })());
+}
+
+/**
+ * Zulip's check_password_strength (zproject/backends.py): at least PASSWORD_MIN_LENGTH
+ * characters, never empty, and at least PASSWORD_MIN_GUESSES guesses by zxcvbn's estimate.
+ */
+export async function checkPasswordStrength(
+  password: string,
+  rules: PasswordRules,
+): Promise<boolean> {
+  if ([...password].length < rules.passwordMinLength || password === "") return false;
+  if (rules.passwordMinGuesses <= 0) return true;
+  return (await guessesEstimator())(password) >= rules.passwordMinGuesses;
+}
+
+/**
+ * The refusal of a new password, in Zulip's words, or null when it is acceptable: POST /users
+ * and the sign-up page. The length cap is ours (the registration form's, checked first so that
+ * zxcvbn never estimates a huge input).
+ */
+export async function passwordStrengthProblem(
+  password: string,
+  rules: PasswordRules,
+): Promise<string | null> {
+  if ([...password].length > PASSWORD_MAX_LENGTH)
+    return `The password is too long: use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  return (await checkPasswordStrength(password, rules)) ? null : PASSWORD_TOO_WEAK;
 }

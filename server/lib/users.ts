@@ -56,6 +56,15 @@ export async function findUserByDeliveryEmail(db: Db, realmId: number, email: st
 }
 
 /**
+ * findUserByDeliveryEmail for a login, whose time must not tell whether the account exists: an
+ * unknown address runs the same second statement (for id 0, which no row has).
+ */
+export async function findUserForLogin(db: Db, realmId: number, email: string) {
+  const id = (await idsByEmail(db, realmId, email.trim())).find((r) => r.byDeliveryEmail)?.id;
+  return db.userProfile.findUnique({ where: { id: id ?? 0 } });
+}
+
+/**
  * Who may change a user's or bot's role from `from` to `to` (update_user_backend and
  * patch_bot_backend share it): only owners give or take the owner role, and only administrators
  * change any other.

@@ -28,6 +28,11 @@ const EXTERNAL = [
   "esbuild",
   "tsx",
   "prisma",
+  // Password strength dictionaries (several MiB): loaded from node_modules on the first password
+  // checked, not parsed with the bundle at every start.
+  "@zxcvbn-ts/core",
+  "@zxcvbn-ts/language-common",
+  "@zxcvbn-ts/language-en",
 ];
 /** What the last build read: every bundled source (from esbuild's metafile), and this script. */
 const INPUTS = path.join(ROOT, "dist", "inputs.json");

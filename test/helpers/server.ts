@@ -15,6 +15,7 @@ import { answerClientErrors } from "../../server/http/client-error.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import { ScheduledDelivery } from "../../server/actions/scheduled-delivery.ts";
+import { EmailDelivery } from "../../server/actions/email-delivery.ts";
 import type { PrismaClient } from "../../server/db.ts";
 import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
@@ -35,6 +36,8 @@ export interface TestServer {
   creds: DevCredentials;
   /** The server's scheduled-message delivery; with `scheduledDelivery: "manual"` only deliverDue() runs it. */
   delivery: ScheduledDelivery;
+  /** The server's email outbox delivery (to DATA_DIR/emails unless `emailHost` is overridden). */
+  emailDelivery: EmailDelivery;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -75,6 +78,10 @@ export interface TestServerOptions {
   now?: () => Date;
   /** "timer" (default) delivers scheduled messages on time as a server does; "manual" only when a test calls `delivery.deliverDue()`. */
   scheduledDelivery?: "timer" | "manual";
+  /** The same for the email outbox: "manual" sends only on `emailDelivery.deliverDue()`. */
+  emailDelivery?: "timer" | "manual";
+  /** The wait before an email's first retry (30 s on a server). */
+  emailRetryBaseMs?: number;
 }
 
 export async function startTestServer(
@@ -88,6 +95,7 @@ export async function startTestServer(
     ...configFromEnv({}),
     dataDir,
     externalHost: "zulip.testserver",
+    noreplyEmailAddress: "noreply@zulip.testserver",
     validateResponses: true,
     eventHeartbeatMs: 1000,
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
@@ -104,6 +112,11 @@ export async function startTestServer(
   const creds = await populateDevRealm(deps);
   const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs });
   if (options.scheduledDelivery !== "manual") delivery.start();
+  const emailDelivery = new EmailDelivery(deps, {
+    intervalMs: config.emailDeliveryIntervalMs,
+    retryBaseMs: options.emailRetryBaseMs,
+  });
+  if (options.emailDelivery !== "manual") emailDelivery.start();
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -121,6 +134,7 @@ export async function startTestServer(
     deps,
     creds,
     delivery,
+    emailDelivery,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -128,7 +142,7 @@ export async function startTestServer(
     },
     client,
     async close() {
-      await delivery.stop();
+      await Promise.all([delivery.stop(), emailDelivery.stop()]);
       deps.events.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
