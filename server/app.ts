@@ -13,6 +13,7 @@ import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
+import { joinRoutes } from "./http/join.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
 import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
@@ -93,6 +94,8 @@ export function createApp(deps: AppDeps) {
   app.get("/health", health(deps));
   app.use(docsRoutes());
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
+  // The sign-up page (HTML forms outside the API, with their own body parser).
+  app.use(joinRoutes(deps));
 
   // Uploaded files: the upload's multipart body, and serving files outside /api/v1 (only
   // requests that name user_uploads go through these).

@@ -71,6 +71,11 @@ export interface Config {
   invitesDefaultRealmDailyMax: number;
   /** In an organization anyone may join, how old a non-administrator's account must be to invite (Zulip's INVITES_MIN_USER_AGE_DAYS). */
   invitesMinUserAgeDays: number;
+  /**
+   * The organization's terms of service (Zulip's TERMS_OF_SERVICE_VERSION switches them on):
+   * when set, the sign-up page links them and asks the new user to accept them.
+   */
+  termsOfServiceUrl: string | undefined;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -238,12 +243,22 @@ export function configFromEnv(
       100_000,
       "a whole number of days",
     ),
+    termsOfServiceUrl: termsOfServiceUrl(env),
   };
 }
 
 /** Zulip's deport: `chat.example.com:9991` → `chat.example.com`, `[::1]:9991` → `[::1]`. */
 function hostWithoutPort(host: string): string {
   return host.replace(/:\d+$/, "");
+}
+
+/** TERMS_OF_SERVICE_URL: an http(s) URL or a path on this server, or unset (no terms). */
+function termsOfServiceUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.TERMS_OF_SERVICE_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^(https?:\/\/[^\s]+|\/[^\s]*)$/i.test(raw))
+    throw new ConfigError("TERMS_OF_SERVICE_URL", raw, "an http(s) URL or a path starting with /");
+  return raw;
 }
 
 /** PGLITE_FSYNC: `on` (default) or `off` (tests only: a power loss can then lose commits or corrupt the data directory). */

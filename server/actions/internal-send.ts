@@ -37,16 +37,28 @@ export interface InternalSender {
  * an organization made otherwise) and the Internal client. Call before opening the transaction
  * that sends: both may be created, in statements of their own.
  */
-export async function notificationBot(
+export function notificationBot(
   deps: Pick<AppDeps, "db" | "config" | "events">,
   realm: Realm,
+): Promise<InternalSender> {
+  return internalBot(deps, realm, NOTIFICATION_BOT);
+}
+
+/**
+ * One of the organization's internal bots (Zulip's REALM_INTERNAL_BOTS: Notification Bot,
+ * Welcome Bot), found by its address or created on first use, with the Internal client.
+ */
+export async function internalBot(
+  deps: Pick<AppDeps, "db" | "config" | "events">,
+  realm: Realm,
+  spec: NewUser,
 ): Promise<InternalSender> {
   const find = () =>
     deps.db.userProfile.findFirst({
       where: {
         realmId: realm.id,
         isBot: true,
-        deliveryEmail: { equals: NOTIFICATION_BOT_EMAIL, mode: "insensitive" },
+        deliveryEmail: { equals: spec.email, mode: "insensitive" },
       },
     });
   let bot = await find();
@@ -54,11 +66,11 @@ export async function notificationBot(
     const domain = await fakeEmailDomain(deps.db, realm, deps.config);
     try {
       bot = await inTransaction(deps, realm.id, (tx, events) =>
-        doCreateUser(tx, realm, NOTIFICATION_BOT, domain, events),
+        doCreateUser(tx, realm, spec, domain, events),
       );
     } catch {
       bot = await find(); // another request created it first
-      if (!bot) throw new Error("Could not create the notification bot");
+      if (!bot) throw new Error(`Could not create ${spec.fullName}`);
     }
   }
   return { bot, clientId: await clientIdFor(deps.db, INTERNAL_CLIENT) };
