@@ -255,6 +255,7 @@ export async function doRequestSignUpEmail(
         invitedAs: invite.invitedAs,
         includeRealmDefaultSubscriptions: invite.includeRealmDefaultSubscriptions,
         multiuseInviteId: invite.id,
+        welcomeMessageCustomText: invite.welcomeMessageCustomText,
         invitedAt: now,
         streams: { create: invite.streams.map((s) => ({ streamId: s.streamId })) },
         groups: { create: invite.groups.map((g) => ({ userGroupId: g.userGroupId })) },

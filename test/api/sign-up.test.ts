@@ -450,6 +450,7 @@ describe("an invitation link anyone may use", () => {
       invitedAs: Role.GUEST,
       streamIds: [channelId("Venice")],
       groupIds: [groupId],
+      welcomeMessageCustomText: "Glad you found the link.",
     });
     const form = await open(link.url);
     expect(form.status).toBe(200);
@@ -492,6 +493,10 @@ describe("an invitation link anyone may use", () => {
     expect(subscriptions.map((s) => s.name)).toEqual(["Venice"]);
     const { user_groups } = await expectSuccess(client.GET("/user_groups", { params: { query: {} } }));
     expect(user_groups.find((g) => g.id === groupId)?.members).toContain(me.user_id);
+    // The link's custom welcome text follows the address to its account.
+    expect((await directMessages(client)).map((m) => m.content).at(-1)).toContain(
+      "Glad you found the link.",
+    );
 
     // The link stays usable for other people.
     expect((await open(link.url)).status).toBe(200);

@@ -58,7 +58,7 @@ export async function createInvitation(server: TestServer, input: TestInvitation
 /** An invitation link anyone may use. */
 export async function createMultiuseInvite(
   server: TestServer,
-  input: Omit<TestInvitation, "email" | "notifyReferrerOnJoin" | "welcomeMessageCustomText">,
+  input: Omit<TestInvitation, "email" | "notifyReferrerOnJoin">,
 ) {
   const realmId = server.creds.realm.id;
   const now = new Date();
@@ -70,6 +70,7 @@ export async function createMultiuseInvite(
         referredById: referrer === null ? null : server.creds.users[referrer]!.user_id,
         invitedAs: input.invitedAs ?? Role.MEMBER,
         includeRealmDefaultSubscriptions: input.includeRealmDefaultSubscriptions ?? false,
+        welcomeMessageCustomText: input.welcomeMessageCustomText ?? null,
         createdAt: now,
         expiryDate: expiry(now, input.expiresInMinutes),
         streams: { create: (input.streamIds ?? []).map((streamId) => ({ streamId })) },
