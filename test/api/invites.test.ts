@@ -130,7 +130,6 @@ describe("POST /invites", () => {
       realmId: realmId(),
       templateName: "zerver/emails/invitation",
       subject: `King Hamlet has invited you to join ${server.creds.realm.name}`,
-      sentAt: null,
     });
     expect(mail!.textBody).toContain(
       "King Hamlet (hamlet@zulip.com) wants you to join them on Zulip -- the team communication tool designed for productivity.",
