@@ -190,7 +190,10 @@ export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
       UPDATE email_outbox SET last_error = ${error}, scheduled_at = ${retryAt}, claimed_at = NULL, claimed_by = NULL
       WHERE id = ${row.id} AND claimed_by = ${this.processId} AND sent_at IS NULL`;
     if (row.attempts >= MAX_ATTEMPTS)
-      this.deps.log.error({ ...about, error }, `email not sent after ${row.attempts} attempts: giving up`);
+      this.deps.log.error(
+        { ...about, error },
+        `email not sent after ${row.attempts} attempts: giving up`,
+      );
     else this.deps.log.warn({ ...about, error, retryAt }, "email not sent; it will be retried");
   }
 }

@@ -196,7 +196,10 @@ async function addToGroups(
     });
   const everyone = await activeUserIds(tx, realmId);
   for (const groupId of [...roleGroups, ...extra])
-    events.add({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [userId] }, everyone);
+    events.add(
+      { type: "user_group", op: "add_members", group_id: groupId, user_ids: [userId] },
+      everyone,
+    );
   events.invalidate(`groups:${realmId}`);
 }
 

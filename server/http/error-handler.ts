@@ -325,7 +325,10 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
       }
       error = fromBodyReadError(err);
     } else {
-      log.error({ err, method: req.method, url: withoutQuery(req.originalUrl) }, "unexpected error");
+      log.error(
+        { err, method: req.method, url: withoutQuery(req.originalUrl) },
+        "unexpected error",
+      );
       error = new JsonableError("Internal server error", {
         code: "INTERNAL_SERVER_ERROR",
         httpStatus: 500,

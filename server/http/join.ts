@@ -144,7 +144,14 @@ export function joinRoutes(deps: AppDeps) {
     }
     if (termsUrl && field(req, "terms") === "") errors.terms = REQUIRED;
     const again = (error?: string) =>
-      registerPage({ realmName: realm.name, email: prereg.email, fullName, termsUrl, errors, error });
+      registerPage({
+        realmName: realm.name,
+        email: prereg.email,
+        fullName,
+        termsUrl,
+        errors,
+        error,
+      });
     if (Object.keys(errors).length) return again();
     try {
       const user = await doSignUp(deps, realm, prereg.id, { fullName, password });

@@ -96,7 +96,10 @@ export async function takeHit(
   const live = inWindow(rule, row?.hits ?? [], at);
   // Free once the oldest of the last `max` hits leaves the window (Redis backend's is_ratelimited).
   const oldest = live[live.length - rule.max] ?? at;
-  const secsToFreedom = Math.max(0.001, Math.round((oldest + rule.windowSeconds - at) * 1000) / 1000);
+  const secsToFreedom = Math.max(
+    0.001,
+    Math.round((oldest + rule.windowSeconds - at) * 1000) / 1000,
+  );
   const error = new RateLimitedError(secsToFreedom);
   Object.assign(
     error.headers,

@@ -7,7 +7,12 @@
  * says which, as confirmation's error pages do.
  */
 import type { Db } from "../db.ts";
-import { ConfirmationType, confirmationByKey, InviteStatus, isConfirmationKey } from "./confirmations.ts";
+import {
+  ConfirmationType,
+  confirmationByKey,
+  InviteStatus,
+  isConfirmationKey,
+} from "./confirmations.ts";
 
 export type SignUpLink =
   | { kind: "malformed" }

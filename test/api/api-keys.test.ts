@@ -142,11 +142,20 @@ describe("POST /fetch_api_key rate limit (authenticate_by_username: 5 failures i
   const attempt = (username: string, password: string) =>
     server.client().POST("/fetch_api_key", { body: { username, password } });
   const fail = (username: string) =>
-    expectError(attempt(username, "not the password"), 401, "Your username or password is incorrect");
+    expectError(
+      attempt(username, "not the password"),
+      401,
+      "Your username or password is incorrect",
+    );
   const limited = async (username: string, password = "not the password") => {
-    const { error, response } = await expectError(attempt(username, password), 429, RATE_LIMIT_MSG, {
-      code: "RATE_LIMIT_HIT",
-    });
+    const { error, response } = await expectError(
+      attempt(username, password),
+      429,
+      RATE_LIMIT_MSG,
+      {
+        code: "RATE_LIMIT_HIT",
+      },
+    );
     return { error, response };
   };
   const headers = (response: Response) => ({
@@ -239,7 +248,11 @@ describe("passwords are never logged", () => {
       });
       expect(users.status).toBe(401);
       expect(logged.map((l) => JSON.parse(l))).toContainEqual(
-        expect.objectContaining({ level: 50, msg: "unexpected error", url: "/api/v1/fetch_api_key" }),
+        expect.objectContaining({
+          level: 50,
+          msg: "unexpected error",
+          url: "/api/v1/fetch_api_key",
+        }),
       );
       for (const line of logged) {
         expect(line).not.toContain(hamlet.password!);

@@ -87,7 +87,11 @@ describe("email by SMTP", () => {
       () => outbox(server, id!),
       (r) => r.sentAt !== null,
     );
-    expect(row).toMatchObject({ attempts: 1, lastError: null, claimedBy: server.emailDelivery.processId });
+    expect(row).toMatchObject({
+      attempts: 1,
+      lastError: null,
+      claimedBy: server.emailDelivery.processId,
+    });
     // Once: nothing more arrives, and the loop finds nothing left to send.
     await sleep(300);
     expect(await server.emailDelivery.deliverDue()).toEqual({ sent: [], failed: [] });
@@ -98,7 +102,10 @@ describe("email by SMTP", () => {
     smtp.messages.length = 0;
     refusals = 1;
     const seen = smtp.recipientsSeen;
-    const [id] = await queue(server, mail("retried", { from: '"Hamlet via Zulip" <noreply@zulip.testserver>' }));
+    const [id] = await queue(
+      server,
+      mail("retried", { from: '"Hamlet via Zulip" <noreply@zulip.testserver>' }),
+    );
     const refused = await until(
       () => outbox(server, id!),
       (r) => r.attempts === 1 && r.lastError !== null,

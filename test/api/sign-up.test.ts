@@ -70,7 +70,12 @@ async function directMessages(client: ReturnType<TestServer["client"]>) {
       },
     }),
   );
-  return messages as { sender_email: string; sender_full_name: string; content: string; flags: string[] }[];
+  return messages as {
+    sender_email: string;
+    sender_full_name: string;
+    content: string;
+    flags: string[];
+  }[];
 }
 
 async function newGroup(name: string) {
@@ -110,7 +115,10 @@ describe("an email invitation", () => {
       groupIds: [groupId],
     });
     // An older invitation to the same address from someone else, revoked by the sign-up.
-    const older = await createInvitation(server, { email: "newbie@example.com", referredBy: "hamlet" });
+    const older = await createInvitation(server, {
+      email: "newbie@example.com",
+      referredBy: "hamlet",
+    });
     const iagoEvents = await listen("iago");
     const hamletEvents = await listen("hamlet");
 
@@ -190,7 +198,9 @@ describe("an email invitation", () => {
     expect(again.html).not.toContain(key);
     const resubmit = await submit(server, invite.url, { full_name: "New Bie", password: STRONG });
     expect(resubmit.status).toBe(404);
-    expect(await server.db.userProfile.count({ where: { deliveryEmail: "Newbie@Example.com" } })).toBe(1);
+    expect(
+      await server.db.userProfile.count({ where: { deliveryEmail: "Newbie@Example.com" } }),
+    ).toBe(1);
   });
 
   it("adds the organization's default channels when the invitation asks for them", async () => {
@@ -204,7 +214,10 @@ describe("an email invitation", () => {
         includeRealmDefaultSubscriptions: true,
         notifyReferrerOnJoin: false,
       });
-      const done = await submit(server, invite.url, { full_name: "With Defaults", password: STRONG });
+      const done = await submit(server, invite.url, {
+        full_name: "With Defaults",
+        password: STRONG,
+      });
       const client = server.client(apiEmailIn(done.html), apiKeyIn(done.html));
       const { subscriptions } = await expectSuccess(
         client.GET("/users/me/subscriptions", { params: { query: {} } }),
@@ -243,7 +256,9 @@ describe("an email invitation", () => {
         welcomeMessageCustomText: "",
       });
       const c = await submit(server, none.url, { full_name: "No Custom", password: STRONG });
-      expect(await directMessages(server.client(apiEmailIn(c.html), apiKeyIn(c.html)))).toHaveLength(1);
+      expect(
+        await directMessages(server.client(apiEmailIn(c.html), apiKeyIn(c.html))),
+      ).toHaveLength(1);
     } finally {
       await server.db.realm.update({
         where: { id: server.creds.realm.id },
@@ -258,7 +273,10 @@ describe("an email invitation", () => {
       data: { signupAnnouncementsStreamId: channelId("Verona") },
     });
     try {
-      const invite = await createInvitation(server, { email: "announced@example.com", invitedAs: Role.GUEST });
+      const invite = await createInvitation(server, {
+        email: "announced@example.com",
+        invitedAs: Role.GUEST,
+      });
       const done = await submit(server, invite.url, { full_name: "Ann Ounced", password: STRONG });
       const me = await expectSuccess(
         server.client(apiEmailIn(done.html), apiKeyIn(done.html)).GET("/users/me"),
@@ -306,14 +324,19 @@ describe("an email invitation", () => {
       expect(apiKeyIn(page.html)).toBeUndefined();
     }
     // What the user typed comes back escaped; the password never does.
-    const escaped = await submit(server, invite.url, { full_name: 'Bad "name" <b>', password: "s3cret-xyz" });
+    const escaped = await submit(server, invite.url, {
+      full_name: 'Bad "name" <b>',
+      password: "s3cret-xyz",
+    });
     expect(escaped.html).toContain('value="Bad &quot;name&quot; &lt;b&gt;"');
     expect(escaped.html).not.toContain("<b>");
     expect(escaped.html).not.toContain("s3cret-xyz");
     expect(
       await server.db.preregistrationUser.findUniqueOrThrow({ where: { id: invite.id } }),
     ).toMatchObject({ status: InviteStatus.PENDING, createdUserId: null });
-    expect(await server.db.userProfile.count({ where: { deliveryEmail: "typo@example.com" } })).toBe(0);
+    expect(
+      await server.db.userProfile.count({ where: { deliveryEmail: "typo@example.com" } }),
+    ).toBe(0);
   });
 
   it("refuses an address that already has an account", async () => {
@@ -332,11 +355,18 @@ describe("an email invitation", () => {
       { Origin: "null" },
     ];
     for (const headers of crossSite) {
-      const page = await submit(server, invite.url, { full_name: "Cross Site", password: STRONG }, headers);
+      const page = await submit(
+        server,
+        invite.url,
+        { full_name: "Cross Site", password: STRONG },
+        headers,
+      );
       expect(page.status).toBe(403);
       expect(page.html).toContain("CSRF verification failed.");
     }
-    expect(await server.db.userProfile.count({ where: { deliveryEmail: "csrf@example.com" } })).toBe(0);
+    expect(
+      await server.db.userProfile.count({ where: { deliveryEmail: "csrf@example.com" } }),
+    ).toBe(0);
   });
 
   it("creates one account when the form is submitted twice at once", async () => {
@@ -347,7 +377,9 @@ describe("an email invitation", () => {
     ]);
     expect(pages.map((p) => p.status).sort()).toEqual([200, 404]);
     expect(pages.filter((p) => apiKeyIn(p.html))).toHaveLength(1);
-    expect(await server.db.userProfile.count({ where: { deliveryEmail: "twice@example.com" } })).toBe(1);
+    expect(
+      await server.db.userProfile.count({ where: { deliveryEmail: "twice@example.com" } }),
+    ).toBe(1);
   });
 });
 
@@ -359,13 +391,20 @@ describe("links that cannot be used", () => {
 
     const unknown = await open(`${server.baseUrl}/join/${"a".repeat(24)}/`);
     expect(unknown.status).toBe(404);
-    expect(unknown.html).toContain("Whoops. We couldn't find your confirmation link in the system.");
+    expect(unknown.html).toContain(
+      "Whoops. We couldn't find your confirmation link in the system.",
+    );
 
-    const expired = await createInvitation(server, { email: "late@example.com", expiresInMinutes: -1 });
+    const expired = await createInvitation(server, {
+      email: "late@example.com",
+      expiresInMinutes: -1,
+    });
     const expiredPage = await open(expired.url);
     expect(expiredPage.status).toBe(404);
     expect(expiredPage.html).toContain("The confirmation link has expired or been deactivated.");
-    expect((await submit(server, expired.url, { full_name: "Too Late", password: STRONG })).status).toBe(404);
+    expect(
+      (await submit(server, expired.url, { full_name: "Too Late", password: STRONG })).status,
+    ).toBe(404);
 
     const revoked = await createInvitation(server, { email: "revoked@example.com" });
     await server.db.preregistrationUser.update({
@@ -382,10 +421,14 @@ describe("links that cannot be used", () => {
     expect((await open(revokedLink.url)).status).toBe(404);
 
     // A form body the parser refuses gets a page too, never a stack trace.
-    const big = await submit(server, (await createInvitation(server, { email: "big@example.com" })).url, {
-      full_name: "x".repeat(100_000),
-      password: STRONG,
-    });
+    const big = await submit(
+      server,
+      (await createInvitation(server, { email: "big@example.com" })).url,
+      {
+        full_name: "x".repeat(100_000),
+        password: STRONG,
+      },
+    );
     expect(big.status).toBe(413);
     expect(big.html).not.toMatch(/at .*\.ts:\d+/);
   });
@@ -424,7 +467,10 @@ describe("hostile requests", () => {
       ["application/x-www-form-urlencoded", "%ZZ=%ZZ&full_name=%"],
       ["application/x-www-form-urlencoded; charset=latin9", "full_name=x"],
       ["text/plain", "\u0000".repeat(100)],
-      ["application/x-www-form-urlencoded", Array.from({ length: 50 }, (_, i) => `f${i}=1`).join("&")],
+      [
+        "application/x-www-form-urlencoded",
+        Array.from({ length: 50 }, (_, i) => `f${i}=1`).join("&"),
+      ],
     ];
     for (const url of [invite.url, link.url])
       for (const [type, body] of bodies) {
@@ -456,7 +502,9 @@ describe("an invitation link anyone may use", () => {
     expect(form.status).toBe(200);
     expect(form.html).toContain('name="email"');
 
-    expect((await submit(server, link.url, { email: "" })).html).toContain("This field is required.");
+    expect((await submit(server, link.url, { email: "" })).html).toContain(
+      "This field is required.",
+    );
     expect((await submit(server, link.url, { email: "not an address" })).html).toContain(
       "Enter a valid email address.",
     );
@@ -491,7 +539,9 @@ describe("an invitation link anyone may use", () => {
       client.GET("/users/me/subscriptions", { params: { query: {} } }),
     );
     expect(subscriptions.map((s) => s.name)).toEqual(["Venice"]);
-    const { user_groups } = await expectSuccess(client.GET("/user_groups", { params: { query: {} } }));
+    const { user_groups } = await expectSuccess(
+      client.GET("/user_groups", { params: { query: {} } }),
+    );
     expect(user_groups.find((g) => g.id === groupId)?.members).toContain(me.user_id);
     // The link's custom welcome text follows the address to its account.
     expect((await directMessages(client)).map((m) => m.content).at(-1)).toContain(
@@ -511,7 +561,10 @@ describe("terms of service", () => {
       const form = await open(invite.url);
       expect(form.html).toContain('name="terms"');
       expect(form.html).toContain('href="https://example.com/terms"');
-      const refused = await submit(withTerms, invite.url, { full_name: "Terms Reader", password: STRONG });
+      const refused = await submit(withTerms, invite.url, {
+        full_name: "Terms Reader",
+        password: STRONG,
+      });
       expect(refused.html).toContain('id="terms-error">This field is required.');
       const accepted = await submit(withTerms, invite.url, {
         full_name: "Terms Reader",

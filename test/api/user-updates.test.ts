@@ -625,11 +625,7 @@ describe("POST /users", () => {
     // Long enough, but guessed in fewer than PASSWORD_MIN_GUESSES (10000) tries by zxcvbn's
     // estimate: a common password, a keyboard walk, a repetition (check_password_strength).
     for (const password of ["password123", "qwertyuiop", "abcabcabcabc", "longer"])
-      await expectError(
-        create("iago", { ...valid, password }),
-        400,
-        "The password is too weak.",
-      );
+      await expectError(create("iago", { ...valid, password }), 400, "The password is too weak.");
     await expectError(
       create("iago", { ...valid, password: "f657gdGGk9".repeat(11) }),
       400,

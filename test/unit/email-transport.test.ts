@@ -31,9 +31,14 @@ describe("email settings", () => {
       noreplyEmailAddress: "noreply@chat.example.com",
       emailDeliveryIntervalMs: 60_000,
     });
-    expect(configFromEnv({ DATABASE_URL: "postgresql://x@h/d" }).emailDeliveryIntervalMs).toBe(1000);
+    expect(configFromEnv({ DATABASE_URL: "postgresql://x@h/d" }).emailDeliveryIntervalMs).toBe(
+      1000,
+    );
     expect(
-      configFromEnv({ NOREPLY_EMAIL_ADDRESS: "bounces@example.org", EMAIL_HOST: "smtp.example.org" }),
+      configFromEnv({
+        NOREPLY_EMAIL_ADDRESS: "bounces@example.org",
+        EMAIL_HOST: "smtp.example.org",
+      }),
     ).toMatchObject({ noreplyEmailAddress: "bounces@example.org", emailHost: "smtp.example.org" });
   });
 
@@ -48,7 +53,7 @@ describe("email settings", () => {
 });
 
 describe("the SMTP transport", () => {
-  it("logs in with EMAIL_HOST_USER and EMAIL_HOST_PASSWORD, and sends from \"Zulip\" <NOREPLY_EMAIL_ADDRESS>", async () => {
+  it('logs in with EMAIL_HOST_USER and EMAIL_HOST_PASSWORD, and sends from "Zulip" <NOREPLY_EMAIL_ADDRESS>', async () => {
     const smtp = await startSmtpSink({ login: { user: "zulip", pass: "s3cret" } });
     const base = {
       ...configFromEnv({}),
@@ -73,7 +78,9 @@ describe("the SMTP transport", () => {
       expect(smtp.logins).toEqual(["zulip"]);
       const [received] = await smtp.waitFor(1);
       expect(received!.from?.text).toBe('"Zulip" <noreply@chat.example.com>');
-      expect(received!.messageId).toBe(`<outbox-7.${message.createdAt.getTime()}@chat.example.com>`);
+      expect(received!.messageId).toBe(
+        `<outbox-7.${message.createdAt.getTime()}@chat.example.com>`,
+      );
     } finally {
       await smtp.close();
     }

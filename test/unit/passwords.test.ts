@@ -49,7 +49,11 @@ describe("settings", () => {
       rateLimiting: true,
     });
     expect(
-      configFromEnv({ PASSWORD_MIN_LENGTH: "12", PASSWORD_MIN_GUESSES: "1000000", RATE_LIMITING: "false" }),
+      configFromEnv({
+        PASSWORD_MIN_LENGTH: "12",
+        PASSWORD_MIN_GUESSES: "1000000",
+        RATE_LIMITING: "false",
+      }),
     ).toMatchObject({ passwordMinLength: 12, passwordMinGuesses: 1_000_000, rateLimiting: false });
     expect(() => configFromEnv({ PASSWORD_MIN_LENGTH: "-1" })).toThrow(ConfigError);
     expect(() => configFromEnv({ RATE_LIMITING: "sometimes" })).toThrow(
