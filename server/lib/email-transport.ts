@@ -6,7 +6,7 @@
  */
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Config } from "../config.ts";
 
 export interface EmailMessage {
@@ -34,6 +34,22 @@ export interface EmailTransport {
  * send that hangs fails instead, so the delivery loop's claim on it (email-delivery.ts) outlives it.
  */
 export const EMAIL_TIMEOUT_MS = 15_000;
+
+/**
+ * nodemailer is loaded on the first message sent, not at start-up: most processes send no mail
+ * for a long time, and loading it cost start-up time and some 10 MiB of memory in every process.
+ */
+let nodemailer: Promise<typeof import("nodemailer")> | undefined;
+const loadNodemailer = () => (nodemailer ??= import("nodemailer"));
+
+/** A nodemailer transport made on first use, with `options`. */
+function lazyTransport(options: Parameters<typeof import("nodemailer").createTransport>[0]) {
+  let made: Promise<Transporter> | undefined;
+  return {
+    get: () => (made ??= loadNodemailer().then((m) => m.createTransport(options))),
+    close: () => void made?.then((t) => t.close()),
+  };
+}
 
 export function createEmailTransport(
   config: Pick<
@@ -64,7 +80,7 @@ export function createEmailTransport(
   });
 
   if (config.emailHost) {
-    const smtp = createTransport({
+    const smtp = lazyTransport({
       host: config.emailHost,
       port: config.emailPort,
       secure: config.emailUseSsl,
@@ -82,26 +98,27 @@ export function createEmailTransport(
     return {
       destination: { smtp: `${config.emailHost}:${config.emailPort}` },
       async send(message) {
-        await smtp.sendMail(fields(message));
+        await (await smtp.get()).sendMail(fields(message));
       },
-      close: () => smtp.close(),
+      close: smtp.close,
     };
   }
 
   const directory = join(config.dataDir, "emails");
-  const stream = createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  const stream = lazyTransport({ streamTransport: true, buffer: true, newline: "unix" });
   return {
     destination: { directory },
     async send(message) {
-      const { message: raw } = await stream.sendMail(fields(message));
+      // The stream transport with `buffer` gives the whole RFC 822 message as a Buffer.
+      const sent = (await (await stream.get()).sendMail(fields(message))) as { message: Buffer };
       await mkdir(directory, { recursive: true });
       // Written whole, then renamed: a reader never sees half a message.
       // Named by time, then outbox id, so that a directory listing is in the order they went out.
       const time = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
       const file = join(directory, `${time}-${message.outboxId}.eml`);
-      await writeFile(`${file}.tmp`, raw as Buffer);
+      await writeFile(`${file}.tmp`, sent.message);
       await rename(`${file}.tmp`, file);
     },
-    close: () => stream.close(),
+    close: stream.close,
   };
 }

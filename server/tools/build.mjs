@@ -33,6 +33,8 @@ const EXTERNAL = [
   "@zxcvbn-ts/core",
   "@zxcvbn-ts/language-common",
   "@zxcvbn-ts/language-en",
+  // Loaded on the first email sent (lib/email-transport.ts), not with the bundle at every start.
+  "nodemailer",
 ];
 /** What the last build read: every bundled source (from esbuild's metafile), and this script. */
 const INPUTS = path.join(ROOT, "dist", "inputs.json");
