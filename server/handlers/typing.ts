@@ -6,7 +6,7 @@ import {
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { accessChannel } from "../lib/channels.ts";
-import { checkTopicName } from "../lib/topics.ts";
+import { namesEmptyTopic } from "../lib/topics.ts";
 
 /** POST /typing: `stream` and `channel` are the same; anything else is a direct message. */
 export const setTypingStatus: Handler<"set-typing-status"> = async ({ body }, ctx) => {
@@ -16,7 +16,9 @@ export const setTypingStatus: Handler<"set-typing-status"> = async ({ body }, ct
     if (!ctx.user.sendStreamTypingNotifications)
       throw new JsonableError("User has disabled typing notifications for channel messages");
     const stream = await accessChannel(ctx.db, ctx.user, { id: body.stream_id });
-    const topic = checkTopicName(body.topic, ctx.realm);
+    // Zulip's maybe_rename_general_chat_to_empty_topic / maybe_rename_no_topic_to_empty_topic:
+    // the empty topic's names mean it; any other text is told to the subscribers as it came.
+    const topic = namesEmptyTopic(body.topic.trim(), ctx.realm) ? "" : body.topic;
     await checkSendChannelTypingNotification(ctx, stream, topic, body.op);
   } else {
     if (body.to === undefined) throw new JsonableError("Missing 'to' argument");

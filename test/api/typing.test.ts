@@ -295,7 +295,7 @@ describe("typing events", () => {
     });
     try {
       const queue = await openQueue("hamlet");
-      for (const topic of ["(no topic)", "lobby", "", "  "])
+      for (const topic of ["(no topic)", "lobby", "", "general chat"])
         await expectSuccess(
           typing("othello", { type: "stream", op: "start", stream_id: channel("Verona"), topic }),
         );
