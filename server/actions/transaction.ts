@@ -105,6 +105,6 @@ export async function logEvents(
   realmId: number,
   events: PendingEvents["events"],
 ): Promise<void> {
-  const lastLogId = await appendEvents(deps.db, realmId, events, []);
-  deps.events.afterCommit(lastLogId, []);
+  const appended = await appendEvents(deps.db, realmId, events, []);
+  deps.events.afterCommit(appended, []);
 }

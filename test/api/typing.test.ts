@@ -336,11 +336,24 @@ describe("typing events", () => {
     expect(await eventsOf("hamlet", queue)).toMatchObject([{ type: "typing", topic: "big" }]);
   });
 
-  // The queue core (server/events, the lead's part) drops channel typing events for queues whose
-  // client did not declare stream_typing_notifications, as Zulip's Tornado does. Not on main yet;
-  // once it is: openQueue("hamlet", false) and openQueue("hamlet", true), othello types in Verona,
-  // then the first gets [] and the second the event; a direct typing reaches both.
-  it.todo("channel: a queue without the stream_typing_notifications capability gets none");
+  it("channel: a queue without the stream_typing_notifications capability gets none (Tornado's accepts_event)", async () => {
+    const without = await openQueue("hamlet", false);
+    const withIt = await openQueue("hamlet", true);
+    await expectSuccess(
+      typing("othello", {
+        type: "stream",
+        op: "start",
+        stream_id: channel("Verona"),
+        topic: "caps",
+      }),
+    );
+    await expectSuccess(typing("othello", { op: "start", to: [id("hamlet")] }));
+    expect((await eventsOf("hamlet", without)).map((e) => e.message_type)).toEqual(["direct"]);
+    expect((await eventsOf("hamlet", withIt)).map((e) => e.message_type)).toEqual([
+      "stream",
+      "direct",
+    ]);
+  });
 });
 
 describe("POST /typing costs", () => {
