@@ -2181,7 +2181,7 @@ export interface components {
             rendered_value?: string | null;
         };
         /**
-         * @description A message as the caller sees it.
+         * @description A message as the caller sees it, with the user's message `flags`.
          * @example {
          *       "id": 42,
          *       "type": "stream",
@@ -2208,38 +2208,6 @@ export interface components {
          *     }
          */
         Message: {
-            id: number;
-            /** @enum {string} */
-            type: "stream" | "private";
-            /** @description Channel messages only. */
-            stream_id?: number;
-            /**
-             * @description The topic; the empty string for direct messages. For clients that did not declare
-             *     empty-topic support the empty topic is shown as `realm_empty_topic_display_name`.
-             */
-            subject: string;
-            topic_links: components["schemas"]["TopicLink"][];
-            /** @description HTML when `apply_markdown` is true, otherwise the raw Markdown. */
-            content: string;
-            /** @enum {string} */
-            content_type: "text/html" | "text/x-markdown";
-            /** @description The channel name, or the users of a direct conversation. */
-            display_recipient: string | components["schemas"]["DisplayRecipientUser"][];
-            recipient_id: number;
-            sender_id: number;
-            sender_email: string;
-            sender_full_name: string;
-            sender_realm_str: string;
-            avatar_url: string | null;
-            client: string;
-            is_me_message: boolean;
-            timestamp: number;
-            last_edit_timestamp?: number;
-            last_moved_timestamp?: number;
-            /** @description Most recent first. */
-            edit_history?: components["schemas"]["EditHistoryEntry"][];
-            reactions: components["schemas"]["Reaction"][];
-            submessages: components["schemas"]["Submessage"][];
             flags: string[];
             /**
              * @description Only present for a search narrow (a `search` term): the rendered HTML content with every
@@ -2251,7 +2219,7 @@ export interface components {
              *     match wrapped in `<span class="highlight">…</span>`.
              */
             match_subject?: string;
-        };
+        } & components["schemas"]["MessageBase"];
         /**
          * @description One edit or move of a message.
          * @example {
@@ -2827,6 +2795,65 @@ export interface components {
             type: "heartbeat";
         };
         /**
+         * @description A message as the caller sees it, without the user's own `flags` (as in `message` events, which
+         *     carry them beside the message).
+         * @example {
+         *       "id": 42,
+         *       "type": "stream",
+         *       "stream_id": 3,
+         *       "subject": "greetings",
+         *       "topic_links": [],
+         *       "content": "<p>Hello</p>",
+         *       "content_type": "text/html",
+         *       "display_recipient": "Verona",
+         *       "recipient_id": 20,
+         *       "sender_id": 10,
+         *       "sender_email": "hamlet@zulip.com",
+         *       "sender_full_name": "King Hamlet",
+         *       "sender_realm_str": "zulip",
+         *       "avatar_url": null,
+         *       "client": "website",
+         *       "is_me_message": false,
+         *       "timestamp": 1700000000,
+         *       "reactions": [],
+         *       "submessages": []
+         *     }
+         */
+        MessageBase: {
+            id: number;
+            /** @enum {string} */
+            type: "stream" | "private";
+            /** @description Channel messages only. */
+            stream_id?: number;
+            /**
+             * @description The topic; the empty string for direct messages. For clients that did not declare
+             *     empty-topic support the empty topic is shown as `realm_empty_topic_display_name`.
+             */
+            subject: string;
+            topic_links: components["schemas"]["TopicLink"][];
+            /** @description HTML when `apply_markdown` is true, otherwise the raw Markdown. */
+            content: string;
+            /** @enum {string} */
+            content_type: "text/html" | "text/x-markdown";
+            /** @description The channel name, or the users of a direct conversation. */
+            display_recipient: string | components["schemas"]["DisplayRecipientUser"][];
+            recipient_id: number;
+            sender_id: number;
+            sender_email: string;
+            sender_full_name: string;
+            sender_realm_str: string;
+            avatar_url: string | null;
+            client: string;
+            is_me_message: boolean;
+            timestamp: number;
+            last_edit_timestamp?: number;
+            last_moved_timestamp?: number;
+            /** @description Most recent first. */
+            edit_history?: components["schemas"]["EditHistoryEntry"][];
+            reactions: components["schemas"]["Reaction"][];
+            submessages: components["schemas"]["Submessage"][];
+        };
+        /**
          * message
          * @description A new message, to every user who receives it (and to queues registered with
          *     `all_public_streams` or a matching `narrow`).
@@ -2835,7 +2862,8 @@ export interface components {
             id: number;
             /** @enum {string} */
             type: "message";
-            message: components["schemas"]["Message"];
+            /** @description The message; the user's flags are the event's `flags`. */
+            message: components["schemas"]["MessageBase"];
             /** @description The user's message flags for the message (`read`, `mentioned`, …). */
             flags: string[];
             /**
