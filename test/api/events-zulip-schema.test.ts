@@ -175,7 +175,7 @@ describe("events against Zulip's schema", () => {
         }),
       );
     const folder = await expectSuccess(
-      server.as("iago").POST("/channel_folders/create", { body: { name: "Schema" } as never }),
+      server.as("iago").POST("/channel_folders/create", { body: { name: "Schema", description: "" } as never }),
     );
     await expectSuccess(
       server.as("iago").PATCH("/channel_folders/{channel_folder_id}", {
@@ -314,5 +314,5 @@ describe("events against Zulip's schema", () => {
     }
     expect([...new Set(problems)]).toEqual([]);
     expect([...unused].map((k) => `${k.event} ${k.path}`)).toEqual([]);
-  });
+  }, 120_000);
 });
