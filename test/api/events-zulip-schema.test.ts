@@ -36,18 +36,38 @@ const KNOWN: { event: string; path: string; why: string }[] = [
     why: "added to stream create events after level 420",
   },
   {
+    event: "stream create",
+    path: "/streams/*/can_create_topic_group",
+    why: "new in feature level 441",
+  },
+  {
+    event: "subscription add",
+    path: "/subscriptions/*/can_create_topic_group",
+    why: "new in feature level 441",
+  },
+  {
+    event: "realm_user add",
+    path: "/person/is_imported_stub",
+    why: "newer than the reference's level 420",
+  },
+  {
     event: "stream delete",
-    path: "/streams/0/name",
+    path: "/streams/*/name",
     why: "Zulip 420's schema lists only stream_id for deleted channels",
   },
 ];
 
+/** The event without the field at `path` (`*` for every element of an array). */
 function drop(event: Record<string, unknown>, path: string): Record<string, unknown> {
   const copy = structuredClone(event);
-  const keys = path.split("/").slice(1);
-  let node: Record<string, unknown> | undefined = copy;
-  for (const k of keys.slice(0, -1)) node = node?.[k] as Record<string, unknown> | undefined;
-  if (node && keys.at(-1)! in node) delete node[keys.at(-1)!];
+  const remove = (node: unknown, keys: string[]): void => {
+    if (!node || typeof node !== "object") return;
+    const [key, ...rest] = keys as [string, ...string[]];
+    if (key === "*" && Array.isArray(node)) for (const item of node) remove(item, rest);
+    else if (rest.length === 0) delete (node as Record<string, unknown>)[key];
+    else remove((node as Record<string, unknown>)[key], rest);
+  };
+  remove(copy, path.split("/").slice(1));
   return copy;
 }
 
