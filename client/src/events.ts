@@ -26,8 +26,10 @@ export type RegisterState = RegisterOperation["responses"][200]["content"]["appl
 /** An event of a queue: a union discriminated by `type` (and `op`). */
 export type ZulipEvent = components["schemas"]["Event"];
 /** The events of one `type` (and, optionally, one `op`): `ZulipEventOf<"subscription", "add">`. */
-export type ZulipEventOf<T extends ZulipEvent["type"], Op extends string | undefined = undefined> =
-  Extract<ZulipEvent, Op extends string ? { type: T; op: Op } : { type: T }>;
+export type ZulipEventOf<
+  T extends ZulipEvent["type"],
+  Op extends string | undefined = undefined,
+> = Extract<ZulipEvent, Op extends string ? { type: T; op: Op } : { type: T }>;
 
 export interface EventQueueOptions {
   /** The `POST /register` parameters (event_types, narrow, client_capabilities, …). */

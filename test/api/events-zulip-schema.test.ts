@@ -77,8 +77,7 @@ describe("events against Zulip's schema", () => {
   it("sends one event of each type with exactly Zulip's fields", async () => {
     const queues: Record<string, string> = {};
     for (const who of ["iago", "hamlet", "cordelia"])
-      queues[who] = (await expectSuccess(server.as(who).POST("/register", { body: {} })))
-        .queue_id!;
+      queues[who] = (await expectSuccess(server.as(who).POST("/register", { body: {} }))).queue_id!;
 
     // Messages: sent, edited, moved where cordelia may not follow (delete_message for her).
     const { id: messageId } = await expectSuccess(
@@ -116,14 +115,18 @@ describe("events against Zulip's schema", () => {
     await expectSuccess(
       server.as("hamlet").POST("/users/me/subscriptions/properties", {
         body: {
-          subscription_data: [{ stream_id: channel("Verona"), property: "pin_to_top", value: true }],
+          subscription_data: [
+            { stream_id: channel("Verona"), property: "pin_to_top", value: true },
+          ],
         } as never,
       }),
     );
     await expectSuccess(
       server
         .as("hamlet")
-        .DELETE("/users/me/subscriptions", { body: { subscriptions: ["schema private"] } as never }),
+        .DELETE("/users/me/subscriptions", {
+          body: { subscriptions: ["schema private"] } as never,
+        }),
     );
     // Users and bots.
     const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
@@ -139,7 +142,9 @@ describe("events against Zulip's schema", () => {
       }),
     );
     const bot = await expectSuccess(
-      server.as("hamlet").POST("/bots", { body: { full_name: "Schema Bot", short_name: "schema" } }),
+      server
+        .as("hamlet")
+        .POST("/bots", { body: { full_name: "Schema Bot", short_name: "schema" } }),
     );
     await expectSuccess(
       server.as("hamlet").PATCH("/bots/{bot_id}", {
@@ -155,7 +160,9 @@ describe("events against Zulip's schema", () => {
     );
     // The organization, groups, folders, profile fields.
     await expectSuccess(
-      server.as("iago").PATCH("/realm", { body: { message_content_edit_limit_seconds: 1200 } as never }),
+      server
+        .as("iago")
+        .PATCH("/realm", { body: { message_content_edit_limit_seconds: 1200 } as never }),
     );
     const group = await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
@@ -195,7 +202,9 @@ describe("events against Zulip's schema", () => {
         }),
       );
     const folder = await expectSuccess(
-      server.as("iago").POST("/channel_folders/create", { body: { name: "Schema", description: "" } as never }),
+      server
+        .as("iago")
+        .POST("/channel_folders/create", { body: { name: "Schema", description: "" } as never }),
     );
     await expectSuccess(
       server.as("iago").PATCH("/channel_folders/{channel_folder_id}", {

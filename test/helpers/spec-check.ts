@@ -82,13 +82,13 @@ export function checkResponse(
 }
 
 /** The Event union's members, by the `type` and `op` they take. */
-const eventSchemas = (
-  spec.doc.components.schemas.Event.anyOf as { $ref: string }[]
-).map(({ $ref }) => {
-  const name = $ref.split("/").pop()!;
-  const props = spec.doc.components.schemas[name].properties;
-  return { name, type: props.type.enum as string[], op: props.op?.enum as string[] | undefined };
-});
+const eventSchemas = (spec.doc.components.schemas.Event.anyOf as { $ref: string }[]).map(
+  ({ $ref }) => {
+    const name = $ref.split("/").pop()!;
+    const props = spec.doc.components.schemas[name].properties;
+    return { name, type: props.type.enum as string[], op: props.op?.enum as string[] | undefined };
+  },
+);
 
 /**
  * For GET /events: each event that breaks the spec, with the errors of its own type's schema
