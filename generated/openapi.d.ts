@@ -2181,7 +2181,7 @@ export interface components {
             rendered_value?: string | null;
         };
         /**
-         * @description A message as the caller sees it.
+         * @description A message as the caller sees it, with the user's message `flags`.
          * @example {
          *       "id": 42,
          *       "type": "stream",
@@ -2208,38 +2208,6 @@ export interface components {
          *     }
          */
         Message: {
-            id: number;
-            /** @enum {string} */
-            type: "stream" | "private";
-            /** @description Channel messages only. */
-            stream_id?: number;
-            /**
-             * @description The topic; the empty string for direct messages. For clients that did not declare
-             *     empty-topic support the empty topic is shown as `realm_empty_topic_display_name`.
-             */
-            subject: string;
-            topic_links: components["schemas"]["TopicLink"][];
-            /** @description HTML when `apply_markdown` is true, otherwise the raw Markdown. */
-            content: string;
-            /** @enum {string} */
-            content_type: "text/html" | "text/x-markdown";
-            /** @description The channel name, or the users of a direct conversation. */
-            display_recipient: string | components["schemas"]["DisplayRecipientUser"][];
-            recipient_id: number;
-            sender_id: number;
-            sender_email: string;
-            sender_full_name: string;
-            sender_realm_str: string;
-            avatar_url: string | null;
-            client: string;
-            is_me_message: boolean;
-            timestamp: number;
-            last_edit_timestamp?: number;
-            last_moved_timestamp?: number;
-            /** @description Most recent first. */
-            edit_history?: components["schemas"]["EditHistoryEntry"][];
-            reactions: components["schemas"]["Reaction"][];
-            submessages: components["schemas"]["Submessage"][];
             flags: string[];
             /**
              * @description Only present for a search narrow (a `search` term): the rendered HTML content with every
@@ -2251,7 +2219,7 @@ export interface components {
              *     match wrapped in `<span class="highlight">…</span>`.
              */
             match_subject?: string;
-        };
+        } & components["schemas"]["MessageBase"];
         /**
          * @description One edit or move of a message.
          * @example {
@@ -2797,6 +2765,699 @@ export interface components {
             reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
         };
         /**
+         * @description A bot as its owner and the organization's administrators see it (`realm_bots` in the
+         *     register state, `realm_bot` `add` events). `owner_id` is absent from the event of a bot
+         *     without an owner.
+         */
+        Bot: {
+            email: string;
+            user_id: number;
+            full_name: string;
+            bot_type: number | null;
+            is_active: boolean;
+            api_key: string;
+            default_sending_stream: string | null;
+            default_events_register_stream: string | null;
+            default_all_public_streams: boolean;
+            owner_id?: number | null;
+            avatar_url: string;
+            /** @description Always empty (outgoing webhook and embedded bots are not offered). */
+            services: Record<string, never>[];
+        };
+        /**
+         * heartbeat
+         * @description Sent when nothing else happened for a while (`EVENT_HEARTBEAT_MS`), so that the long-poll
+         *     ends before proxies time it out. Clients skip it.
+         */
+        HeartbeatEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "heartbeat";
+        };
+        /**
+         * @description A message as the caller sees it, without the user's own `flags` (as in `message` events, which
+         *     carry them beside the message).
+         * @example {
+         *       "id": 42,
+         *       "type": "stream",
+         *       "stream_id": 3,
+         *       "subject": "greetings",
+         *       "topic_links": [],
+         *       "content": "<p>Hello</p>",
+         *       "content_type": "text/html",
+         *       "display_recipient": "Verona",
+         *       "recipient_id": 20,
+         *       "sender_id": 10,
+         *       "sender_email": "hamlet@zulip.com",
+         *       "sender_full_name": "King Hamlet",
+         *       "sender_realm_str": "zulip",
+         *       "avatar_url": null,
+         *       "client": "website",
+         *       "is_me_message": false,
+         *       "timestamp": 1700000000,
+         *       "reactions": [],
+         *       "submessages": []
+         *     }
+         */
+        MessageBase: {
+            id: number;
+            /** @enum {string} */
+            type: "stream" | "private";
+            /** @description Channel messages only. */
+            stream_id?: number;
+            /**
+             * @description The topic; the empty string for direct messages. For clients that did not declare
+             *     empty-topic support the empty topic is shown as `realm_empty_topic_display_name`.
+             */
+            subject: string;
+            topic_links: components["schemas"]["TopicLink"][];
+            /** @description HTML when `apply_markdown` is true, otherwise the raw Markdown. */
+            content: string;
+            /** @enum {string} */
+            content_type: "text/html" | "text/x-markdown";
+            /** @description The channel name, or the users of a direct conversation. */
+            display_recipient: string | components["schemas"]["DisplayRecipientUser"][];
+            recipient_id: number;
+            sender_id: number;
+            sender_email: string;
+            sender_full_name: string;
+            sender_realm_str: string;
+            avatar_url: string | null;
+            client: string;
+            is_me_message: boolean;
+            timestamp: number;
+            last_edit_timestamp?: number;
+            last_moved_timestamp?: number;
+            /** @description Most recent first. */
+            edit_history?: components["schemas"]["EditHistoryEntry"][];
+            reactions: components["schemas"]["Reaction"][];
+            submessages: components["schemas"]["Submessage"][];
+        };
+        /**
+         * message
+         * @description A new message, to every user who receives it (and to queues registered with
+         *     `all_public_streams` or a matching `narrow`).
+         */
+        MessageEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "message";
+            /** @description The message; the user's flags are the event's `flags`. */
+            message: components["schemas"]["MessageBase"];
+            /** @description The user's message flags for the message (`read`, `mentioned`, …). */
+            flags: string[];
+            /**
+             * @description The `local_id` the sender gave with `queue_id` in `POST /messages`; only in the sending
+             *     queue's copy of the event.
+             */
+            local_message_id?: string;
+        };
+        /**
+         * update_message
+         * @description A message was edited, or a topic or messages were moved. `message_ids` are every message
+         *     the change affected; the content fields are present when the content changed, the
+         *     `orig_subject` / `subject` / `new_stream_id` fields when messages moved.
+         */
+        UpdateMessageEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_message";
+            /** @description Who edited the message; `null` when only the rendering changed. */
+            user_id: number | null;
+            /** @description Whether only the rendering of the message changed (then no edit history is added). */
+            rendering_only: boolean;
+            message_id: number;
+            message_ids: number[];
+            /** @description The user's flags for the message. */
+            flags: string[];
+            edit_timestamp: number;
+            /** @description The channel's name, for messages in a channel. */
+            stream_name?: string;
+            /** @description The channel the messages were in, for messages in a channel. */
+            stream_id?: number;
+            /** @description The channel the messages moved to, when they moved to another channel. */
+            new_stream_id?: number;
+            /** @enum {string} */
+            propagate_mode?: "change_one" | "change_later" | "change_all";
+            /** @description The topic before a move. */
+            orig_subject?: string;
+            /** @description The topic after a topic change. */
+            subject?: string;
+            topic_links?: components["schemas"]["TopicLink"][];
+            orig_content?: string;
+            orig_rendered_content?: string;
+            content?: string;
+            rendered_content?: string;
+            is_me_message?: boolean;
+        };
+        /**
+         * delete_message
+         * @description Messages were deleted (or moved somewhere the user may not follow them). Clients with the
+         *     `bulk_message_deletion` capability get `message_ids`; the others one event per message with
+         *     `message_id`.
+         */
+        DeleteMessageEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "delete_message";
+            message_ids?: number[];
+            message_id?: number;
+            /** @enum {string} */
+            message_type: "private" | "stream";
+            /** @description Only for `stream` messages. */
+            stream_id?: number;
+            /** @description Only for `stream` messages. */
+            topic?: string;
+        };
+        /**
+         * stream create
+         * @description Channels the user may now see: created, unarchived, or made visible to them (a new
+         *     subscription to a private channel, a role change).
+         */
+        StreamCreateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "create";
+            streams: components["schemas"]["Channel"][];
+            /** @description Whether the channels were unarchived rather than created or newly visible. */
+            for_unarchiving?: boolean;
+        };
+        /**
+         * stream delete
+         * @description Channels the user may no longer see (archived, or no longer visible to them).
+         */
+        StreamDeleteEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "delete";
+            /**
+             * @deprecated
+             * @description The channels, by ID (and name); `stream_ids` replaces it.
+             */
+            streams: {
+                stream_id: number;
+                name?: string;
+            }[];
+            stream_ids: number[];
+        };
+        /**
+         * stream update
+         * @description One property of a channel changed, to everyone who may see the channel. Changing privacy
+         *     also sends `history_public_to_subscribers` and `is_web_public`; changing the description
+         *     also sends `rendered_description`.
+         */
+        StreamUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "stream";
+            /** @enum {string} */
+            op: "update";
+            stream_id: number;
+            /** @description The channel's name (before the change, for a rename). */
+            name: string;
+            /** @description The property that changed (`name`, `description`, `invite_only`, a `can_*_group` setting, …). */
+            property: string;
+            /** @description The new value (a group-setting value for the `can_*_group` properties). */
+            value: (number | boolean | string | null) | components["schemas"]["GroupSettingValue"];
+            rendered_description?: string;
+            history_public_to_subscribers?: boolean;
+            is_web_public?: boolean;
+        };
+        /**
+         * default_streams
+         * @description The organization's default channels changed; the complete new list.
+         */
+        DefaultStreamsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "default_streams";
+            /**
+             * @description The default channels, as channel objects (as `realm_default_streams` in the register
+             *     state). Zulip sends their IDs since feature level 330.
+             */
+            default_streams: components["schemas"]["Channel"][];
+        };
+        /**
+         * subscription add
+         * @description The user was subscribed to channels; each with its subscribers.
+         */
+        SubscriptionAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "add";
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        /**
+         * subscription remove
+         * @description The user was unsubscribed from channels.
+         */
+        SubscriptionRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "remove";
+            subscriptions: {
+                stream_id: number;
+                name: string;
+            }[];
+        };
+        /**
+         * subscription update
+         * @description One of the user's personal settings for a channel changed. Changing `is_muted` or
+         *     `in_home_view` sends two events, one for each.
+         */
+        SubscriptionUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "update";
+            stream_id: number;
+            /** @description The setting (`color`, `is_muted`, `in_home_view`, `pin_to_top`, a notification setting). */
+            property: string;
+            /** @description The new value; `null` for a notification setting that follows the user's default. */
+            value: number | boolean | string | null;
+        };
+        /**
+         * subscription peer_add
+         * @description Users were subscribed to channels, to the others who may see the subscribers.
+         */
+        SubscriptionPeerAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "peer_add";
+            stream_ids: number[];
+            user_ids: number[];
+        };
+        /**
+         * subscription peer_remove
+         * @description Users were unsubscribed from channels, to the others who may see the subscribers.
+         */
+        SubscriptionPeerRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "subscription";
+            /** @enum {string} */
+            op: "peer_remove";
+            stream_ids: number[];
+            user_ids: number[];
+        };
+        /**
+         * realm_user add
+         * @description A user joined the organization (or a bot was created), to everyone.
+         */
+        RealmUserAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_user";
+            /** @enum {string} */
+            op: "add";
+            person: components["schemas"]["User"];
+        };
+        /**
+         * realm_user update
+         * @description A user changed; `person` holds their `user_id` and one group of changed fields.
+         *     `delivery_email` goes only to those who may see it.
+         */
+        RealmUserUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_user";
+            /** @enum {string} */
+            op: "update";
+            person: {
+                user_id: number;
+                full_name: string;
+            } | {
+                user_id: number;
+                avatar_url: string | null;
+                avatar_source: string;
+                avatar_url_medium: string | null;
+                avatar_version: number;
+            } | {
+                user_id: number;
+                email: string;
+                timezone: string;
+            } | {
+                user_id: number;
+                bot_owner_id: number;
+            } | {
+                user_id: number;
+                /** @enum {integer} */
+                role: 100 | 200 | 300 | 400 | 600;
+            } | {
+                user_id: number;
+                delivery_email: string | null;
+            } | {
+                user_id: number;
+                custom_profile_field: {
+                    id: number;
+                    /** @description The new value; `null` when it was cleared. */
+                    value: string | null;
+                    /** @description The value rendered as HTML, for text fields. */
+                    rendered_value?: string;
+                };
+            } | {
+                user_id: number;
+                new_email: string;
+            } | {
+                user_id: number;
+                is_active: boolean;
+            };
+        };
+        /**
+         * realm_bot add
+         * @description A bot was created (or got a new owner), to its owner and the administrators.
+         */
+        RealmBotAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "add";
+            bot: components["schemas"]["Bot"];
+        };
+        /**
+         * realm_bot update
+         * @description A bot changed; `bot` holds its `user_id` and the fields that changed.
+         */
+        RealmBotUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "update";
+            bot: {
+                user_id: number;
+                full_name?: string;
+                api_key?: string;
+                default_sending_stream?: string | null;
+                default_events_register_stream?: string | null;
+                default_all_public_streams?: boolean;
+                avatar_url?: string;
+                owner_id?: number | null;
+                is_active?: boolean;
+                services?: Record<string, never>[];
+            };
+        };
+        /**
+         * realm_bot delete
+         * @description A bot's previous owner no longer administers it (it changed owner).
+         */
+        RealmBotDeleteEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_bot";
+            /** @enum {string} */
+            op: "delete";
+            bot: {
+                user_id: number;
+            };
+        };
+        /**
+         * realm update
+         * @description One organization setting changed, to everyone.
+         */
+        RealmUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm";
+            /** @enum {string} */
+            op: "update";
+            property: string;
+            value: string | boolean | number | null;
+        };
+        /**
+         * realm update_dict
+         * @description Organization settings changed, to everyone; `data` holds each changed setting by name (a
+         *     group-setting value for the `can_*_group` settings).
+         */
+        RealmUpdateDictEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm";
+            /** @enum {string} */
+            op: "update_dict";
+            /** @description Always `default` here. */
+            property: string;
+            data: {
+                [key: string]: (string | boolean | number | null) | components["schemas"]["GroupSettingValue"] | Record<string, never>;
+            };
+        };
+        /**
+         * user_group add
+         * @description A user group was created, to everyone.
+         */
+        UserGroupAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add";
+            group: components["schemas"]["UserGroup"];
+        };
+        /**
+         * user_group update
+         * @description A user group's properties changed; `data` holds each changed one.
+         */
+        UserGroupUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "update";
+            group_id: number;
+            data: {
+                name?: string;
+                description?: string;
+                deactivated?: boolean;
+                can_add_members_group?: components["schemas"]["GroupSettingValue"];
+                can_join_group?: components["schemas"]["GroupSettingValue"];
+                can_leave_group?: components["schemas"]["GroupSettingValue"];
+                can_manage_group?: components["schemas"]["GroupSettingValue"];
+                can_mention_group?: components["schemas"]["GroupSettingValue"];
+                can_remove_members_group?: components["schemas"]["GroupSettingValue"];
+            };
+        };
+        /**
+         * user_group add_members
+         * @description A user group's members grew, to everyone.
+         */
+        UserGroupAddMembersEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add_members";
+            group_id: number;
+            user_ids: number[];
+        };
+        /**
+         * user_group remove_members
+         * @description A user group's members shrank, to everyone.
+         */
+        UserGroupRemoveMembersEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove_members";
+            group_id: number;
+            user_ids: number[];
+        };
+        /**
+         * user_group add_subgroups
+         * @description A user group's direct subgroups grew, to everyone.
+         */
+        UserGroupAddSubgroupsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "add_subgroups";
+            group_id: number;
+            direct_subgroup_ids: number[];
+        };
+        /**
+         * user_group remove_subgroups
+         * @description A user group's direct subgroups shrank, to everyone.
+         */
+        UserGroupRemoveSubgroupsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove_subgroups";
+            group_id: number;
+            direct_subgroup_ids: number[];
+        };
+        /**
+         * user_group remove
+         * @description A user group was deactivated, to the queues without the `include_deactivated_groups`
+         *     capability (the others get `update` with `deactivated`).
+         */
+        UserGroupRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_group";
+            /** @enum {string} */
+            op: "remove";
+            group_id: number;
+        };
+        /**
+         * channel_folder add
+         * @description A channel folder was created, to everyone.
+         */
+        ChannelFolderAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "add";
+            channel_folder: components["schemas"]["ChannelFolder"];
+        };
+        /**
+         * channel_folder update
+         * @description A channel folder changed; `data` holds each changed property.
+         */
+        ChannelFolderUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "update";
+            channel_folder_id: number;
+            data: {
+                name?: string;
+                description?: string;
+                rendered_description?: string;
+                is_archived?: boolean;
+            };
+        };
+        /**
+         * custom_profile_fields
+         * @description The organization's custom profile fields changed; every field, in order.
+         */
+        CustomProfileFieldsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "custom_profile_fields";
+            fields: components["schemas"]["CustomProfileField"][];
+        };
+        /**
+         * user_topic
+         * @description The user's visibility policy for a topic changed (`0` none, `1` muted, `2` unmuted, `3` followed).
+         */
+        UserTopicEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_topic";
+            stream_id: number;
+            topic_name: string;
+            last_updated: number;
+            /** @enum {integer} */
+            visibility_policy: 0 | 1 | 2 | 3;
+        };
+        /**
+         * muted_topics
+         * @deprecated
+         * @description The user's muted topics changed; the complete list, each `[channel name, topic, timestamp]`.
+         *     Replaced by `user_topic` (feature level 134), still sent to clients that ask for it.
+         */
+        MutedTopicsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "muted_topics";
+            muted_topics: (string | number)[][];
+        };
+        /**
+         * user_status
+         * @description A user's status changed, to everyone; only the fields that changed are present (`""` and
+         *     `unicode_emoji` when the emoji was removed).
+         */
+        UserStatusEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_status";
+            user_id: number;
+            /** @deprecated */
+            away?: boolean;
+            status_text?: string;
+            emoji_name?: string;
+            emoji_code?: string;
+            /** @enum {string} */
+            reaction_type?: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
+         * user_settings update
+         * @description One of the user's personal settings changed, to the user. `language_name` comes with a
+         *     `default_language` change.
+         */
+        UserSettingsUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "user_settings";
+            /** @enum {string} */
+            op: "update";
+            property: string;
+            value: boolean | number | string;
+            language_name?: string;
+        };
+        /**
+         * update_display_settings
+         * @deprecated
+         * @description A display setting changed, to the user; sent with `user_settings` to clients without the
+         *     `user_settings_object` capability.
+         */
+        UpdateDisplaySettingsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_display_settings";
+            /** @description The user's email. */
+            user: string;
+            setting_name: string;
+            setting: boolean | number | string;
+            language_name?: string;
+        };
+        /**
+         * update_global_notifications
+         * @deprecated
+         * @description A notification setting changed, to the user; sent with `user_settings` to clients without
+         *     the `user_settings_object` capability.
+         */
+        UpdateGlobalNotificationsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_global_notifications";
+            /** @description The user's email. */
+            user: string;
+            notification_name: string;
+            setting: boolean | number | string;
+        };
+        /**
+         * attachment add
+         * @description The user uploaded a file.
+         */
+        AttachmentAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "attachment";
+            /** @enum {string} */
+            op: "add";
+            attachment: components["schemas"]["Attachment"];
+            /** @description The bytes the organization's uploads take, this one included. */
+            upload_space_used: number;
+        };
+        /**
          * @description A message the user scheduled that has not been sent yet (including one whose delivery
          *     failed: `failed` is then true until the user edits it with a new delivery time).
          * @example {
@@ -2839,6 +3500,223 @@ export interface components {
              */
             failed: boolean;
         };
+        /**
+         * scheduled_messages add
+         * @description The user scheduled messages.
+         */
+        ScheduledMessagesAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "add";
+            scheduled_messages: components["schemas"]["ScheduledMessage"][];
+        };
+        /**
+         * scheduled_messages update
+         * @description One of the user's scheduled messages was edited (or failed to be sent).
+         */
+        ScheduledMessagesUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "update";
+            scheduled_message: components["schemas"]["ScheduledMessage"];
+        };
+        /**
+         * scheduled_messages remove
+         * @description One of the user's scheduled messages was deleted or sent.
+         */
+        ScheduledMessagesRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "scheduled_messages";
+            /** @enum {string} */
+            op: "remove";
+            scheduled_message_id: number;
+        };
+        /**
+         * drafts add
+         * @description Drafts were created, to the user's clients.
+         */
+        DraftsAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "add";
+            drafts: components["schemas"]["StoredDraft"][];
+        };
+        /**
+         * drafts update
+         * @description A draft was edited, to the user's clients.
+         */
+        DraftsUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "update";
+            draft: components["schemas"]["StoredDraft"];
+        };
+        /**
+         * drafts remove
+         * @description A draft was deleted, to the user's clients.
+         */
+        DraftsRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "drafts";
+            /** @enum {string} */
+            op: "remove";
+            draft_id: number;
+        };
+        /** @description A user in a `typing` event. */
+        TypingUser: {
+            user_id: number;
+            email: string;
+        };
+        /**
+         * typing start
+         * @description A user started typing a message, to those who would receive it; for a
+         *     channel topic, only to queues whose client declared the `stream_typing_notifications`
+         *     capability. A direct message has `recipients` (the sender among them); a channel message
+         *     `stream_id` and `topic`.
+         */
+        TypingStartEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "typing";
+            /** @enum {string} */
+            op: "start";
+            /** @enum {string} */
+            message_type: "direct" | "stream";
+            sender: components["schemas"]["TypingUser"];
+            /** @description Only for `direct`. */
+            recipients?: components["schemas"]["TypingUser"][];
+            /** @description Only for `stream`. */
+            stream_id?: number;
+            /**
+             * @description Only for `stream`. The empty topic is sent as `realm_empty_topic_display_name` to
+             *     clients without the `empty_topic_name` capability.
+             */
+            topic?: string;
+        };
+        /**
+         * typing stop
+         * @description A user stopped typing a message, to those who would receive it; for a
+         *     channel topic, only to queues whose client declared the `stream_typing_notifications`
+         *     capability. A direct message has `recipients` (the sender among them); a channel message
+         *     `stream_id` and `topic`.
+         */
+        TypingStopEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "typing";
+            /** @enum {string} */
+            op: "stop";
+            /** @enum {string} */
+            message_type: "direct" | "stream";
+            sender: components["schemas"]["TypingUser"];
+            /** @description Only for `direct`. */
+            recipients?: components["schemas"]["TypingUser"][];
+            /** @description Only for `stream`. */
+            stream_id?: number;
+            /**
+             * @description Only for `stream`. The empty topic is sent as `realm_empty_topic_display_name` to
+             *     clients without the `empty_topic_name` capability.
+             */
+            topic?: string;
+        };
+        /**
+         * presence
+         * @description A user's presence changed, to the users who may see it. Clients with the
+         *     `simplified_presence_events` capability get `presences` (keyed by user ID, as a string); the
+         *     others the legacy `user_id`, `email`, `server_timestamp` and `presence` (by client name).
+         */
+        PresenceEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "presence";
+            presences?: {
+                [key: string]: {
+                    /** @description When the user was last active (UNIX seconds). */
+                    active_timestamp: number;
+                    /** @description When the user was last online, active or idle (UNIX seconds). */
+                    idle_timestamp: number;
+                };
+            };
+            user_id?: number;
+            email?: string;
+            server_timestamp?: number;
+            presence?: {
+                [key: string]: {
+                    client: string;
+                    /** @enum {string} */
+                    status: "active" | "idle";
+                    timestamp: number;
+                    pushable: boolean;
+                };
+            };
+        };
+        /**
+         * invites_changed
+         * @description Invitations changed (sent, revoked, used; a link created or revoked): fetch `GET /invites`
+         *     again. To the administrators and the invitation's creator.
+         */
+        InvitesChangedEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "invites_changed";
+        };
+        /**
+         * has_zoom_token
+         * @deprecated
+         * @description Whether the user has a Zoom token changed (Zulip's Zoom integration); see `has_videoprovider_token`.
+         */
+        HasZoomTokenEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "has_zoom_token";
+            value: boolean;
+        };
+        /**
+         * has_videoprovider_token
+         * @description Whether the user has completed the video-call provider's OAuth flow changed (as the
+         *     register field of that name), to the user.
+         *
+         *     **Changes**: New in feature level 493.
+         */
+        HasVideoproviderTokenEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "has_videoprovider_token";
+            value: boolean;
+        };
+        /**
+         * push_device
+         * @description The registration of one of the user's devices for end-to-end encrypted push notifications
+         *     changed status, to the user.
+         */
+        PushDeviceEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "push_device";
+            /** @description The `push_account_id` the client registered the device with. */
+            push_account_id: string;
+            /** @enum {string} */
+            status: "active" | "failed" | "pending";
+            /** @description Why the registration failed, when `status` is `failed`. */
+            error_code?: string | null;
+        };
+        /**
+         * @description An event of a queue: one schema per `type` (and per `op` where Zulip splits them), each
+         *     with Zulip's fields. `type` (then `op`) tells them apart: in TypeScript,
+         *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
+         *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
+         */
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["PushDeviceEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -3517,21 +4395,7 @@ export interface operations {
                          * @description (`realm_bot`) The bots the user administers: every bot of the organization
                          *     for an administrator, else the user's own, deactivated ones included.
                          */
-                        realm_bots?: {
-                            email: string;
-                            user_id: number;
-                            full_name: string;
-                            bot_type: number | null;
-                            is_active: boolean;
-                            api_key: string;
-                            default_sending_stream: string | null;
-                            default_events_register_stream: string | null;
-                            default_all_public_streams: boolean;
-                            owner_id: number | null;
-                            avatar_url: string;
-                            /** @description Always empty (outgoing webhook and embedded bots are not offered). */
-                            services: Record<string, never>[];
-                        }[];
+                        realm_bots?: WithRequired<components["schemas"]["Bot"], "owner_id">[];
                         /** @description (`custom_profile_fields`) The organization's custom profile fields, in their `order`. */
                         custom_profile_fields?: components["schemas"]["CustomProfileField"][];
                         /**
@@ -3683,14 +4547,9 @@ export interface operations {
                     "application/json": {
                         /**
                          * @description The events, oldest first. Each has an `id` and a `type`; the other fields
-                         *     depend on the type (and often on an `op` field).
+                         *     depend on the type (and often on an `op` field): one schema each.
                          */
-                        events: ({
-                            id: number;
-                            type: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        events: components["schemas"]["Event"][];
                         queue_id: string;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
@@ -8245,3 +9104,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

@@ -8,19 +8,28 @@
  * its `Retry-After`; any other 4xx (bad credentials, bad parameters) is thrown, since retrying
  * cannot help.
  *
- *   for await (const event of eventQueue(zulip, { register: { event_types: ["message"] } })) …
+ *   for await (const event of eventQueue(zulip, { register: { event_types: ["message"] } }))
+ *     if (event.type === "message") console.log(event.message.content);
+ *
+ * Events are the spec's `Event` union, one member per `type` (and `op`): checking `type` (then
+ * `op`) narrows an event to its own fields, with no cast.
  */
 import type { Client } from "openapi-fetch";
 import { unwrap, ZulipApiError } from "./errors.js";
-import type { operations, paths } from "./openapi.js";
+import type { components, operations, paths } from "./openapi.js";
 
 type RegisterOperation = operations["register-queue"];
 export type RegisterParams = NonNullable<
   RegisterOperation["requestBody"]
 >["content"]["application/x-www-form-urlencoded"];
 export type RegisterState = RegisterOperation["responses"][200]["content"]["application/json"];
-export type ZulipEvent =
-  operations["get-events"]["responses"][200]["content"]["application/json"]["events"][number];
+/** An event of a queue: a union discriminated by `type` (and `op`). */
+export type ZulipEvent = components["schemas"]["Event"];
+/** The events of one `type` (and, optionally, one `op`): `ZulipEventOf<"subscription", "add">`. */
+export type ZulipEventOf<
+  T extends ZulipEvent["type"],
+  Op extends string | undefined = undefined,
+> = Extract<ZulipEvent, Op extends string ? { type: T; op: Op } : { type: T }>;
 
 export interface EventQueueOptions {
   /** The `POST /register` parameters (event_types, narrow, client_capabilities, …). */

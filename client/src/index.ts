@@ -121,4 +121,5 @@ export {
   type RegisterParams,
   type RegisterState,
   type ZulipEvent,
+  type ZulipEventOf,
 } from "./events.js";

@@ -38,11 +38,16 @@ const userId: number = me.user_id;
 
 const stop = new AbortController();
 const seen: ZulipEvent[] = [];
+let eventContent: string | undefined;
 let registrations = 0;
 const loop = (async () => {
   for await (const event of eventQueue(zulip, { register: { event_types: ["message"] }, signal: stop.signal, onRegister: () => void registrations++ })) {
     seen.push(event);
-    if (event.type === "message") stop.abort();
+    // The union narrows: a message event's message is a Message, with no cast.
+    if (event.type === "message") {
+      eventContent = event.message.content;
+      stop.abort();
+    }
   }
 })();
 while (registrations === 0) await new Promise((r) => setTimeout(r, 20));
@@ -64,7 +69,7 @@ try {
   if (err instanceof ZulipUnexpectedResponseError) unexpected = { status: err.status, contentType: err.contentType, body: err.body };
 }
 
-console.log(JSON.stringify({ userId, content: message.content, events: seen.map((e) => e.type), registrations, apiError, unexpected }));
+console.log(JSON.stringify({ userId, content: message.content, eventContent, events: seen.map((e) => e.type), registrations, apiError, unexpected }));
 `;
 
 const BROWSER = `
@@ -165,7 +170,7 @@ describe("the packed client", () => {
     // A mistake in a consumer is caught by the published types.
     writeFileSync(
       join(project, "wrong.ts"),
-      `import { createZulipClient } from "zulip-compatible-client";\ncreateZulipClient({ baseUrl: "x" }).GET("/users/me", { params: { query: { nope: 1 } } });\ncreateZulipClient({ baseUrl: "x" }).GET("/no/such/path");\n`,
+      `import { createZulipClient } from "zulip-compatible-client";\ncreateZulipClient({ baseUrl: "x" }).GET("/users/me", { params: { query: { nope: 1 } } });\ncreateZulipClient({ baseUrl: "x" }).GET("/no/such/path");\nimport type { ZulipEvent } from "zulip-compatible-client";\nexport const body = (e: ZulipEvent) => e.message;\n`,
     );
     writeFileSync(
       join(project, "tsconfig.wrong.json"),
@@ -179,6 +184,8 @@ describe("the packed client", () => {
       cwd: project,
     }).catch((e: { stdout: string }) => e.stdout);
     expect(failed).toContain("wrong.ts(3,");
+    // An event's fields need its type checked first.
+    expect(failed).toMatch(/wrong\.ts\(5,.*Property 'message' does not exist/);
     expect(failed).toContain("error TS");
   }, 120_000);
 
@@ -197,6 +204,7 @@ describe("the packed client", () => {
     expect(result).toMatchObject({
       userId: hamlet.user_id,
       content: "<p>Hello from <strong>plain node</strong></p>",
+      eventContent: "Hello from **plain node**",
       events: ["message"],
       registrations: 1,
       apiError: {

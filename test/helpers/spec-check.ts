@@ -77,7 +77,39 @@ export function checkResponse(
   if (problem) return problem;
   const validate = validatorFor(ref!);
   if (validate(body)) return null;
-  return `${method} ${pathname} → ${status} breaks the spec: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`;
+  const errors = eventErrors(body) ?? ajv.errorsText(validate.errors);
+  return `${method} ${pathname} → ${status} breaks the spec: ${errors}\n${JSON.stringify(body).slice(0, 2000)}`;
+}
+
+/** The Event union's members, by the `type` and `op` they take. */
+const eventSchemas = (spec.doc.components.schemas.Event.anyOf as { $ref: string }[]).map(
+  ({ $ref }) => {
+    const name = $ref.split("/").pop()!;
+    const props = spec.doc.components.schemas[name].properties;
+    return { name, type: props.type.enum as string[], op: props.op?.enum as string[] | undefined };
+  },
+);
+
+/**
+ * For GET /events: each event that breaks the spec, with the errors of its own type's schema
+ * (ajv's errors for the whole union would list every member's).
+ */
+function eventErrors(body: unknown): string | undefined {
+  const events = (body as { events?: unknown })?.events;
+  if (!Array.isArray(events)) return undefined;
+  const problems: string[] = [];
+  for (const event of events as { type?: string; op?: string }[]) {
+    const member = eventSchemas.find(
+      (m) => m.type.includes(event.type!) && (!m.op || m.op.includes(event.op!)),
+    );
+    if (!member) {
+      problems.push(`no Event schema for type ${event.type} op ${event.op}`);
+      continue;
+    }
+    const validate = validatorFor(pointer("components", "schemas", member.name));
+    if (!validate(event)) problems.push(`${member.name}: ${ajv.errorsText(validate.errors)}`);
+  }
+  return problems.length ? problems.join("; ") : undefined;
 }
 
 export const specCheckMiddleware: Middleware = {
