@@ -1754,8 +1754,8 @@ export interface paths {
          * Register a client device
          * @description Register a new client device of the caller, for features bound to one device (such as
          *     end-to-end encrypted mobile push notifications; see `POST /mobile_push/register`). The
-         *     new device appears in the `devices` dictionary of `POST /register`, and a `device` event
-         *     with `op: "add"` goes to the caller's clients.
+         *     new device appears in the `devices` dictionary of `POST /register` (Zulip sends no event
+         *     for it).
          *
          *     **Changes**: New in Zulip 12.0 (feature level 468).
          */
@@ -7899,7 +7899,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonError"];
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -7933,6 +7933,7 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -92,9 +92,11 @@ export async function doRegisterPushDevice(
 
 /**
  * handle_register_push_device_to_bouncer: on success the pending token becomes the device's
- * token (and the bouncer's id for the device is kept, to address notifications); a refusal is
- * stored as the device's push_registration_error_code. A network error or a 5xx leaves the
- * registration pending (Zulip's worker retries it; here the client registers again).
+ * token (and the bouncer's id for the device is kept, to address notifications); the bouncer's
+ * refusal of the registration itself is stored as the device's push_registration_error_code.
+ * A network error, a 5xx or a refusal of this server (credentials, plan) leaves the registration
+ * pending: Zulip's queue worker retries it; here the client may register again once the attempt
+ * is over (see the handler's "already in progress" check).
  */
 async function registerAtBouncer(
   ctx: Ctx,
@@ -110,17 +112,21 @@ async function registerAtBouncer(
       bouncer_public_key: registration.bouncerPublicKey,
     });
   } catch (error) {
-    if (error instanceof BouncerNetworkError || error instanceof BouncerServerError) {
-      ctx.log.warn({ deviceId, err: error.message }, "push device registration to bouncer failed");
+    const errorCode = registrationErrorCode(error);
+    if (errorCode === undefined) {
+      ctx.log.warn({ deviceId, err: String(error) }, "push device registration to bouncer failed");
       return;
     }
-    if (!(error instanceof BouncerRefusedError)) throw error;
-    const errorCode = error.code ?? "BAD_REQUEST";
     ctx.log.warn({ deviceId, errorCode }, "push bouncer refused the device registration");
     await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
       await tx.pushDevice.update({ where: { id: deviceId }, data: { errorCode } });
       events.add(
-        { type: "device", op: "update", device_id: deviceId, push_registration_error_code: errorCode },
+        {
+          type: "device",
+          op: "update",
+          device_id: deviceId,
+          push_registration_error_code: errorCode,
+        },
         [ctx.user.id],
       );
     });
@@ -151,6 +157,31 @@ async function registerAtBouncer(
       [ctx.user.id],
     );
   });
+}
+
+/** Codes the bouncer refuses a registration itself with (Device.PushRegistrationErrorCode). */
+const REGISTRATION_ERROR_CODES = new Set([
+  "INVALID_BOUNCER_PUBLIC_KEY",
+  "INVALID_ENCRYPTED_PUSH_REGISTRATION",
+  "REQUEST_EXPIRED",
+]);
+
+/**
+ * What a failed registration leaves on the device: the bouncer's verdict on this registration
+ * (a 400; an unexpected one is BAD_REQUEST, as Zulip's JsonableError), or nothing (undefined)
+ * when the fault is the connection, the bouncer or this server's own standing there (bad
+ * credentials, an unregistered organization, no plan): those are the administrator's to fix
+ * and the registration stays pending.
+ */
+function registrationErrorCode(error: unknown): string | undefined {
+  if (error instanceof BouncerNetworkError || error instanceof BouncerServerError) return undefined;
+  if (!(error instanceof BouncerRefusedError)) throw error;
+  if (error.status !== 400) return undefined;
+  if (error.code === "MISSING_REMOTE_REALM" || error.code === "PUSH_NOTIFICATIONS_DISALLOWED")
+    return undefined;
+  return error.code !== undefined && REGISTRATION_ERROR_CODES.has(error.code)
+    ? error.code
+    : "BAD_REQUEST";
 }
 
 /**

@@ -12,7 +12,13 @@ import {
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { pushServiceNotConfigured, usesNotificationBouncer } from "../lib/push-bouncer.ts";
-import { checkDeviceId, checkPushKey, checkTokenId, samePushKey } from "../lib/push-devices.ts";
+import {
+  checkDeviceId,
+  checkPushKey,
+  checkTokenId,
+  registeredDevices,
+  samePushKey,
+} from "../lib/push-devices.ts";
 import { humanUsersOnly } from "../lib/users.ts";
 
 /** POST /register_client_device. */
@@ -45,13 +51,21 @@ export const registerPushDevice: Handler<"register-push-device"> = async ({ body
       throw new JsonableError("No push registration exists to rotate key for.");
     const pushKey = checkPushKey(body.push_key!);
     // do_rotate_push_key: the same key again changes nothing and announces nothing.
-    if (Number(device.pushKeyId) === body.push_key_id && samePushKey(device.pushKey, pushKey)) return {};
+    if (Number(device.pushKeyId) === body.push_key_id && samePushKey(device.pushKey, pushKey))
+      return {};
     await doRegisterPushDevice(ctx, device, { pushKey, pushKeyId: body.push_key_id }, undefined);
     return {};
   }
 
-  // One registration at a time: the bouncer's answer to the pending one is still awaited.
-  if (device.errorCode === null && device.pendingPushTokenId !== null)
+  // One registration at a time while the bouncer's answer to the pending one may still come:
+  // the request that made it waits at most the bouncer timeout. (Zulip's queue worker retries a
+  // failed attempt; here, once that time is over, the client's new request is the retry.)
+  if (
+    device.errorCode === null &&
+    device.pendingPushTokenId !== null &&
+    device.pushTokenLastUpdated !== null &&
+    ctx.now().getTime() - device.pushTokenLastUpdated.getTime() < ctx.config.pushBouncerTimeoutMs
+  )
     throw new JsonableError("A registration for the device already in progress.");
 
   const tokenId = checkTokenId(body.token_id!);
@@ -93,14 +107,7 @@ export const registerPushDevice: Handler<"register-push-device"> = async ({ body
  */
 export const e2eeTestNotify: Handler<"e2ee-test-notify"> = async ({ body }, ctx) => {
   humanUsersOnly(ctx.user);
-  const devices = await ctx.db.pushDevice.findMany({
-    where: {
-      userProfileId: ctx.user.id,
-      pushTokenId: { not: null },
-      ...(body?.device_id !== undefined && { id: body.device_id }),
-    },
-    orderBy: { id: "asc" },
-  });
+  const devices = await registeredDevices(ctx.db, ctx.user.id, body?.device_id);
   if (devices.length === 0)
     throw new JsonableError("No active registered push device", { code: "NO_ACTIVE_PUSH_DEVICE" });
   await doSendE2eeTestNotification(ctx, devices);

@@ -6,6 +6,7 @@
 import sodium from "libsodium-wrappers";
 import type { Db, PushDevice } from "../db.ts";
 import { JsonableError } from "../errors.ts";
+import { isStorableId } from "./messages.ts";
 import { unixSeconds } from "./time.ts";
 
 /** The first byte of a push key: the cryptosystem, here NaCl's XSalsa20-Poly1305 secretbox. */
@@ -52,14 +53,32 @@ export const samePushKey = (stored: Uint8Array | null, key: Uint8Array) =>
   stored !== null && Buffer.from(stored).equals(key);
 
 /** The caller's own device, or Zulip's "Invalid `device_id`" (check_device_id). */
-export async function checkDeviceId(
-  db: Db,
-  deviceId: number,
-  userId: number,
-): Promise<PushDevice> {
-  const device = await db.pushDevice.findFirst({ where: { id: deviceId, userProfileId: userId } });
+export async function checkDeviceId(db: Db, deviceId: number, userId: number): Promise<PushDevice> {
+  const device = isStorableId(deviceId)
+    ? await db.pushDevice.findFirst({ where: { id: deviceId, userProfileId: userId } })
+    : null;
   if (!device) throw new JsonableError("Invalid `device_id`");
   return device;
+}
+
+/**
+ * The user's devices registered at the bouncer (a push token id), or the one named: those a
+ * notification can reach. An id past the 32-bit column names no device.
+ */
+export async function registeredDevices(
+  db: Db,
+  userId: number,
+  deviceId: number | undefined,
+): Promise<PushDevice[]> {
+  if (deviceId !== undefined && !isStorableId(deviceId)) return [];
+  return db.pushDevice.findMany({
+    where: {
+      userProfileId: userId,
+      pushTokenId: { not: null },
+      ...(deviceId !== undefined && { id: deviceId }),
+    },
+    orderBy: { id: "asc" },
+  });
 }
 
 export function deviceInfo(device: PushDevice): DeviceInfo {

@@ -145,6 +145,11 @@ describe("POST /mobile_push/register", () => {
       "Invalid `device_id`",
     );
     await expectError(
+      register("hamlet", { device_id: 2 ** 40, push_key: keys.pushKey, push_key_id: 1 }),
+      400,
+      "Invalid `device_id`",
+    );
+    await expectError(
       register("hamlet", { device_id: deviceId, push_key: keys.pushKey }),
       400,
       "Missing parameters: must provide either all push key fields, all token fields, or both.",
@@ -198,7 +203,9 @@ describe("POST /mobile_push/register", () => {
         orgKey: relay.orgKey,
         userAgent: expect.stringMatching(/^ZulipServer\//),
         body: {
-          realm_uuid: (await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } })).uuid,
+          realm_uuid: (
+            await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } })
+          ).uuid,
           token_id: device.tokenId,
           encrypted_push_registration: "encrypted-4242",
           bouncer_public_key: "bouncer-public-key",
@@ -282,6 +289,44 @@ describe("POST /mobile_push/register", () => {
     await expectError(testNotify("iago"), 400, "No active registered push device", {
       code: "NO_ACTIVE_PUSH_DEVICE",
     });
+  });
+
+  it("leaves the registration pending when the bouncer is away or refuses this server, until the attempt is over", async () => {
+    server.deps.config.zulipOrgKey = "wrong-key";
+    server.deps.config.pushBouncerTimeoutMs = 1_500;
+    const device = await pushDevice("cordelia", "fcm", 5150);
+    expect(relay.requests.map((r) => [r.endpoint, r.orgKey])).toEqual([
+      ["push/e2ee/register", "wrong-key"],
+    ]);
+    expect((await devicesOf("cordelia"))[String(device.deviceId)]).toMatchObject({
+      push_token_id: null,
+      pending_push_token_id: device.tokenId,
+      push_registration_error_code: null,
+    });
+    const again = {
+      device_id: device.deviceId,
+      token_kind: "fcm",
+      token_id: device.tokenId,
+      bouncer_public_key: "bouncer-public-key",
+      encrypted_push_registration: "encrypted-5150",
+    };
+    await expectError(
+      register("cordelia", again),
+      400,
+      "A registration for the device already in progress.",
+    );
+    server.deps.config.zulipOrgKey = relay.orgKey;
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await expectSuccess(register("cordelia", again));
+    expect((await devicesOf("cordelia"))[String(device.deviceId)]).toMatchObject({
+      push_token_id: device.tokenId,
+      pending_push_token_id: null,
+    });
+    // Registered now; the same token again is a no-op.
+    relay.requests.length = 0;
+    await expectSuccess(register("cordelia", again));
+    expect(relay.requests).toEqual([]);
+    server.deps.config.pushBouncerTimeoutMs = 15_000;
   });
 });
 
@@ -369,7 +414,11 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
   });
 
   it("refuses bots, callers without registered devices, and a device that is not registered or not theirs", async () => {
-    await expectError(testNotify("default-bot"), 400, "This endpoint does not accept bot requests.");
+    await expectError(
+      testNotify("default-bot"),
+      400,
+      "This endpoint does not accept bot requests.",
+    );
     const none = { code: "NO_ACTIVE_PUSH_DEVICE" };
     await expectError(testNotify("othello"), 400, "No active registered push device", none);
     await expectError(
@@ -384,12 +433,13 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
       "No active registered push device",
       none,
     );
-    await expectError(
-      testNotify("desdemona", { device_id: 2 ** 31 - 1 }),
-      400,
-      "No active registered push device",
-      none,
-    );
+    for (const deviceId of [2 ** 31 - 1, 2 ** 40, -1])
+      await expectError(
+        testNotify("desdemona", { device_id: deviceId }),
+        400,
+        "No active registered push device",
+        none,
+      );
     expect(relay.requests).toEqual([]);
   });
 
@@ -446,7 +496,11 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
       }),
     );
     expect(Date.now() - started).toBeLessThan(1_500);
-    await expectError(pending, 502, "Network error while connecting to Zulip push notification service.");
+    await expectError(
+      pending,
+      502,
+      "Network error while connecting to Zulip push notification service.",
+    );
   });
 
   it("forgets a device's registration when the bouncer reports its token gone", async () => {
