@@ -7,7 +7,9 @@
  * device's key, generated here as a phone generates it.
  */
 import sodium from "libsodium-wrappers";
+import type { RequestInfo } from "../../server/context.ts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { queueOf as queueOfServer } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -82,19 +84,7 @@ async function pushDevice(as: string, tokenKind: "fcm" | "apns", tokenId: number
   return { deviceId, pushKeyId, ...keys };
 }
 
-async function queueOf(as: string, types: string[]) {
-  const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: types } as never }),
-  );
-  return async () =>
-    (
-      await expectSuccess(
-        server.as(as).GET("/events", {
-          params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
-        }),
-      )
-    ).events.map(({ id: _id, ...event }) => event);
-}
+const queueOf = (as: string, types: string[]) => queueOfServer(server, as, types);
 
 async function devicesOf(as: string) {
   const state = await expectSuccess(
@@ -411,6 +401,21 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
       (requests[0]!.payload as { encrypted_data: string }).encrypted_data,
     );
     expect(payload.type).toBe("test");
+  });
+
+  it("reads the devices in one statement, whatever their number", async () => {
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      await expectSuccess(testNotify("desdemona", { device_id: fcm.deviceId }));
+      await expectSuccess(testNotify("desdemona"));
+    } finally {
+      server.deps.observe = undefined;
+    }
+    const [one, all] = seen.map((info) => info.statements);
+    expect(all).toBe(one);
+    // Authentication, the devices, the organization's host (its root-realm check).
+    expect(all).toBeLessThanOrEqual(3);
   });
 
   it("refuses bots, callers without registered devices, and a device that is not registered or not theirs", async () => {
