@@ -86,6 +86,8 @@ export interface Config {
   zulipOrgKey: string;
   /** How long a request to the bouncer may take before it counts as a network failure. */
   pushBouncerTimeoutMs: number;
+  /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
+  maxStreamSizeForTypingNotifications: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -264,6 +266,14 @@ export function configFromEnv(
       1,
       600_000,
       "a whole number of milliseconds",
+    ),
+    maxStreamSizeForTypingNotifications: integer(
+      env,
+      "MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS",
+      100,
+      0,
+      2 ** 31 - 1,
+      "a whole number of subscribers",
     ),
   };
 }
