@@ -76,6 +76,16 @@ export interface Config {
    * when set, the sign-up page links them and asks the new user to accept them.
    */
   termsOfServiceUrl: string | undefined;
+  /**
+   * The mobile push notification service ("bouncer") that relays E2EE notifications to FCM/APNs
+   * (Zulip's PUSH_NOTIFICATION_BOUNCER_URL); unset, the server sends no mobile notifications.
+   */
+  pushNotificationBouncerUrl: string | undefined;
+  /** This server's credentials at the bouncer, sent as HTTP basic auth (ZULIP_ORG_ID, ZULIP_ORG_KEY). */
+  zulipOrgId: string;
+  zulipOrgKey: string;
+  /** How long a request to the bouncer may take before it counts as a network failure. */
+  pushBouncerTimeoutMs: number;
   /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
   maxStreamSizeForTypingNotifications: number;
 }
@@ -246,6 +256,17 @@ export function configFromEnv(
       "a whole number of days",
     ),
     termsOfServiceUrl: termsOfServiceUrl(env),
+    pushNotificationBouncerUrl: bouncerUrl(env),
+    zulipOrgId: env.ZULIP_ORG_ID?.trim() ?? "",
+    zulipOrgKey: env.ZULIP_ORG_KEY?.trim() ?? "",
+    pushBouncerTimeoutMs: integer(
+      env,
+      "PUSH_BOUNCER_TIMEOUT_MS",
+      15_000,
+      1,
+      600_000,
+      "a whole number of milliseconds",
+    ),
     maxStreamSizeForTypingNotifications: integer(
       env,
       "MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS",
@@ -269,6 +290,15 @@ function termsOfServiceUrl(env: NodeJS.ProcessEnv): string | undefined {
   if (!/^(https?:\/\/[^\s]+|\/[^\s]*)$/i.test(raw))
     throw new ConfigError("TERMS_OF_SERVICE_URL", raw, "an http(s) URL or a path starting with /");
   return raw;
+}
+
+/** PUSH_NOTIFICATION_BOUNCER_URL: an http(s) URL (its trailing slashes dropped), or unset. */
+function bouncerUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PUSH_NOTIFICATION_BOUNCER_URL?.trim();
+  if (!raw) return undefined;
+  if (!/^https?:\/\/[^\s]+$/i.test(raw))
+    throw new ConfigError("PUSH_NOTIFICATION_BOUNCER_URL", raw, "an http(s) URL");
+  return raw.replace(/\/+$/, "");
 }
 
 /** PGLITE_FSYNC: `on` (default) or `off` (tests only: a power loss can then lose commits or corrupt the data directory). */

@@ -41,6 +41,7 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import {
   createCustomProfileField,
@@ -160,7 +161,9 @@ export const handlers = {
   "resend-email-invite": resendEmailInvite,
   "revoke-invite-link": revokeInviteLink,
   "update-realm": updateRealm,
-  "e2ee-test-notify": notImplemented("e2ee-test-notify"),
+  "e2ee-test-notify": e2eeTestNotify,
+  "register-push-device": registerPushDevice,
+  "register-client-device": registerClientDevice,
   "create-video-call": notImplemented("create-video-call"),
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,

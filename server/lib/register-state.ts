@@ -24,6 +24,7 @@ import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channel
 import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
+import { userDevices } from "./push-devices.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -177,6 +178,7 @@ export async function fetchInitialState(
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
   if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
+  if (want("device")) state.devices = await userDevices(db, user.id);
   return state;
 }
 
