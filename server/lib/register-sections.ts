@@ -83,7 +83,8 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
 const SERVER_GENERATION = Math.floor(Date.now() / 1000);
 
 /** Every organization group setting, for the `realm` section (not only those PATCH /realm offers). */
-export const ALL_REALM_SETTINGS: readonly GroupSetting<"realm">[] = Object.values(REALM_GROUP_SETTINGS);
+export const ALL_REALM_SETTINGS: readonly GroupSetting<"realm">[] =
+  Object.values(REALM_GROUP_SETTINGS);
 
 /** The current user's permissions as register's `realm_user` section states them. */
 export async function ownPermissions(ctx: Pick<RequestContext, "db" | "realm" | "user">) {

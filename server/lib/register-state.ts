@@ -95,7 +95,8 @@ export async function fetchInitialState(
   };
   // Zulip's documented default of every field asked for; the sections below overwrite them.
   const defaults = registerDefaults();
-  for (const [type, fields] of Object.entries(defaults)) if (want(type)) Object.assign(state, fields);
+  for (const [type, fields] of Object.entries(defaults))
+    if (want(type)) Object.assign(state, fields);
   // Personal settings (the user-settings feature overwrites these with the user's own).
   const settings = { ...USER_SETTINGS_DEFAULTS, ...storedUserSettings(user) };
   if (want("user_settings")) state.user_settings = settings;

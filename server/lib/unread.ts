@@ -60,7 +60,10 @@ export async function unreadMessages(
   if (missing) rows.shift();
 
   const pms = new Map<number, number[]>();
-  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const streams = new Map<
+    string,
+    { stream_id: number; topic: string; unread_message_ids: number[] }
+  >();
   const huddles = new Map<string, number[]>();
   const mentions: number[] = [];
   let count = 0;
@@ -75,10 +78,13 @@ export async function unreadMessages(
           policy !== TopicVisibility.UNMUTED &&
           policy !== TopicVisibility.FOLLOWED);
       const topic =
-        row.subject === "" && options.emptyTopicName !== null ? options.emptyTopicName : row.subject;
+        row.subject === "" && options.emptyTopicName !== null
+          ? options.emptyTopicName
+          : row.subject;
       const key = `${row.type_id}\0${row.subject}`;
       let entry = streams.get(key);
-      if (!entry) streams.set(key, (entry = { stream_id: row.type_id, topic, unread_message_ids: [] }));
+      if (!entry)
+        streams.set(key, (entry = { stream_id: row.type_id, topic, unread_message_ids: [] }));
       entry.unread_message_ids.push(id);
       if (!muted) count++;
       // Wildcard mentions count only where the conversation is not muted (aggregate_unread_data).

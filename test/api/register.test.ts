@@ -42,7 +42,8 @@ const NEWER_THAN_DOCUMENT = [
 ];
 const violations = (state: State) =>
   zulipViolations("register_queue_200_response", state).filter(
-    (v) => !NEWER_THAN_DOCUMENT.some((p) => v.endsWith(`must NOT have additional properties: ${p}`)),
+    (v) =>
+      !NEWER_THAN_DOCUMENT.some((p) => v.endsWith(`must NOT have additional properties: ${p}`)),
   );
 
 /** Fields Zulip sends only in some organizations or requests. */
@@ -86,7 +87,9 @@ describe("POST /register against Zulip's register schema", () => {
     const legacy = await register("hamlet");
     expect(legacy).toMatchObject({ twenty_four_hour_time: false, enable_sounds: true });
     expect(legacy.user_settings).toMatchObject({ twenty_four_hour_time: false });
-    const modern = await register("hamlet", { client_capabilities: { user_settings_object: true } });
+    const modern = await register("hamlet", {
+      client_capabilities: { user_settings_object: true },
+    });
     expect(modern).not.toHaveProperty("twenty_four_hour_time");
     expect(modern).not.toHaveProperty("enable_sounds");
     expect(modern.user_settings).toMatchObject({ enable_sounds: true, presence_enabled: true });
@@ -97,7 +100,10 @@ describe("fetch_event_types by Zulip's names", () => {
   const cases: [string[], string[]][] = [
     [["realm_user_groups"], ["realm_user_groups"]],
     [["presence"], ["presences", "presence_last_update_id", "server_timestamp"]],
-    [["message", "update_message_flags"], ["unread_msgs", "max_message_id"]],
+    [
+      ["message", "update_message_flags"],
+      ["unread_msgs", "max_message_id"],
+    ],
     [["starred_messages"], ["starred_messages"]],
     [["muted_topics"], ["muted_topics"]],
     [["muted_users"], ["muted_users"]],
@@ -161,16 +167,18 @@ describe("the register state's real data", () => {
       WHERE user_profile_id = ${hamletId} AND message_id = ${dm}`;
     const state = await register("hamlet", { client_capabilities: { empty_topic_name: true } });
     const unread = state.unread_msgs;
-    expect(unread.pms.find((p: any) => p.other_user_id === othelloId).unread_message_ids).toContain(dm);
+    expect(unread.pms.find((p: any) => p.other_user_id === othelloId).unread_message_ids).toContain(
+      dm,
+    );
     expect(
       unread.huddles.find(
         (h: any) =>
           h.user_ids_string === [hamletId, cordeliaId, othelloId].sort((a, b) => a - b).join(","),
       ).unread_message_ids,
     ).toEqual([group]);
-    expect(
-      unread.streams.find((s: any) => s.topic === "unreads").unread_message_ids,
-    ).toEqual([mention]);
+    expect(unread.streams.find((s: any) => s.topic === "unreads").unread_message_ids).toEqual([
+      mention,
+    ]);
     expect(unread.mentions).toContain(mention);
     expect(unread.old_unreads_missing).toBe(false);
     expect(state.starred_messages).toContain(dm);
@@ -191,14 +199,22 @@ function applyEvent(state: State, event: any, userId: number) {
       const u = state.unread_msgs;
       u.count++;
       if (m.type === "stream") {
-        let entry = u.streams.find((s: any) => s.stream_id === m.stream_id && s.topic === m.subject);
+        let entry = u.streams.find(
+          (s: any) => s.stream_id === m.stream_id && s.topic === m.subject,
+        );
         if (!entry)
-          u.streams.push((entry = { stream_id: m.stream_id, topic: m.subject, unread_message_ids: [] }));
+          u.streams.push(
+            (entry = { stream_id: m.stream_id, topic: m.subject, unread_message_ids: [] }),
+          );
         entry.unread_message_ids.push(m.id);
       } else if (m.display_recipient.length <= 2) {
-        const other = m.sender_id === userId ? m.display_recipient.find((r: any) => r.id !== userId)?.id ?? userId : m.sender_id;
+        const other =
+          m.sender_id === userId
+            ? (m.display_recipient.find((r: any) => r.id !== userId)?.id ?? userId)
+            : m.sender_id;
         let entry = u.pms.find((p: any) => p.other_user_id === other);
-        if (!entry) u.pms.push((entry = { other_user_id: other, sender_id: other, unread_message_ids: [] }));
+        if (!entry)
+          u.pms.push((entry = { other_user_id: other, sender_id: other, unread_message_ids: [] }));
         entry.unread_message_ids.push(m.id);
       }
       if (event.flags.includes("mentioned")) u.mentions.push(m.id);
@@ -209,11 +225,15 @@ function applyEvent(state: State, event: any, userId: number) {
         const u = state.unread_msgs;
         const gone = new Set(event.messages);
         for (const list of [u.pms, u.streams, u.huddles]) {
-          for (const e of list) e.unread_message_ids = e.unread_message_ids.filter((id: number) => !gone.has(id));
+          for (const e of list)
+            e.unread_message_ids = e.unread_message_ids.filter((id: number) => !gone.has(id));
           list.splice(0, list.length, ...list.filter((e: any) => e.unread_message_ids.length));
         }
         u.mentions = u.mentions.filter((id: number) => !gone.has(id));
-        u.count = [...u.pms, ...u.streams, ...u.huddles].reduce((n, e) => n + e.unread_message_ids.length, 0);
+        u.count = [...u.pms, ...u.streams, ...u.huddles].reduce(
+          (n, e) => n + e.unread_message_ids.length,
+          0,
+        );
       }
       break;
     case "user_group":
@@ -252,20 +272,31 @@ describe("apply_events: an event applied to the state gives a fresh register's s
   it("unread_msgs on new messages", async () => {
     const hamletId = server.creds.users.hamlet!.user_id;
     const types = ["message", "update_message_flags"];
-    const state = await register("hamlet", { event_types: types, client_capabilities: { empty_topic_name: true } });
+    const state = await register("hamlet", {
+      event_types: types,
+      client_capabilities: { empty_topic_name: true },
+    });
     const othello = server.as("othello");
     await expectSuccess(
-      othello.POST("/messages", { body: { type: "stream", to: "Verona", topic: "apply", content: "one" } }),
+      othello.POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "apply", content: "one" },
+      }),
     );
     await expectSuccess(
       othello.POST("/messages", { body: { type: "private", to: `[${hamletId}]`, content: "two" } }),
     );
-    for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, hamletId);
-    const fresh = await register("hamlet", { event_types: types, client_capabilities: { empty_topic_name: true } });
+    for (const event of await eventsOf("hamlet", state.queue_id))
+      applyEvent(state, event, hamletId);
+    const fresh = await register("hamlet", {
+      event_types: types,
+      client_capabilities: { empty_topic_name: true },
+    });
     const sorted = (u: any) => ({
       ...u,
       pms: [...u.pms].sort(byId("other_user_id")),
-      streams: [...u.streams].sort((a: any, b: any) => a.stream_id - b.stream_id || a.topic.localeCompare(b.topic)),
+      streams: [...u.streams].sort(
+        (a: any, b: any) => a.stream_id - b.stream_id || a.topic.localeCompare(b.topic),
+      ),
       mentions: [...u.mentions].sort((a: number, b: number) => a - b),
     });
     expect(sorted(state.unread_msgs)).toEqual(sorted(fresh.unread_msgs));
@@ -273,7 +304,10 @@ describe("apply_events: an event applied to the state gives a fresh register's s
   });
 
   it("realm_user_groups on a new group", async () => {
-    const state = await register("hamlet", { event_types: ["user_group"], fetch_event_types: ["realm_user_groups"] });
+    const state = await register("hamlet", {
+      event_types: ["user_group"],
+      fetch_event_types: ["realm_user_groups"],
+    });
     await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
         body: {
@@ -285,7 +319,9 @@ describe("apply_events: an event applied to the state gives a fresh register's s
     );
     for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, 0);
     const fresh = await register("hamlet", { fetch_event_types: ["realm_user_groups"] });
-    expect([...state.realm_user_groups].sort(byId("id"))).toEqual([...fresh.realm_user_groups].sort(byId("id")));
+    expect([...state.realm_user_groups].sort(byId("id"))).toEqual(
+      [...fresh.realm_user_groups].sort(byId("id")),
+    );
   });
 
   it("subscriptions and streams on a new channel", async () => {
@@ -293,14 +329,20 @@ describe("apply_events: an event applied to the state gives a fresh register's s
     // Zulip's clients all declare notification_settings_null (flutter, mobile, web); without it
     // the register state fills the per-channel nulls, which events do not.
     const capabilities = { notification_settings_null: true };
-    const state = await register("hamlet", { event_types: types, client_capabilities: capabilities });
+    const state = await register("hamlet", {
+      event_types: types,
+      client_capabilities: capabilities,
+    });
     await expectSuccess(
       server.as("hamlet").POST("/users/me/subscriptions", {
         body: { subscriptions: JSON.stringify([{ name: "apply-events channel" }]) } as never,
       }),
     );
     for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, 0);
-    const fresh = await register("hamlet", { event_types: types, client_capabilities: capabilities });
+    const fresh = await register("hamlet", {
+      event_types: types,
+      client_capabilities: capabilities,
+    });
     // first_message_id is set by the channel's first message (its creation notice), which sends
     // no `stream` update event here yet (Zulip's do_send_messages does): left out of the comparison.
     const comparable = (list: any[]) =>

@@ -50,14 +50,20 @@ function mergeAllOf(node: unknown, schemas: Record<string, unknown>): unknown {
   for (const part of [...allOf.map(deref), rest as Record<string, unknown>]) {
     Object.assign(merged.properties as object, part.properties ?? {});
     (merged.required as string[]).push(...((part.required as string[]) ?? []));
-    if (part.additionalProperties !== undefined) merged.additionalProperties = part.additionalProperties;
+    if (part.additionalProperties !== undefined)
+      merged.additionalProperties = part.additionalProperties;
     if (part.type !== undefined) merged.type = part.type;
   }
   return merged;
 }
 
 const schemas = withoutNullable(zulipDoc.components.schemas) as Record<string, unknown>;
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, validateSchema: false });
+const ajv = new Ajv({
+  strict: false,
+  allErrors: true,
+  validateFormats: false,
+  validateSchema: false,
+});
 ajv.addSchema({ components: { schemas: mergeAllOf(schemas, schemas) } }, "zulip");
 
 /** Every violation of Zulip's schema `name` (a components/schemas entry) by `value`, as readable lines. */
@@ -74,8 +80,7 @@ export function zulipViolations(name: string, value: unknown): string[] {
 /** The top-level properties of a Zulip object schema, allOf parts included. */
 export function zulipProperties(name: string): Record<string, { description?: string }> {
   const deref = (s: Record<string, unknown>): Record<string, unknown> => {
-    while (typeof s.$ref === "string")
-      s = zulipDoc.components.schemas[s.$ref.split("/").pop()!]!;
+    while (typeof s.$ref === "string") s = zulipDoc.components.schemas[s.$ref.split("/").pop()!]!;
     return s;
   };
   const out: Record<string, { description?: string }> = {};
