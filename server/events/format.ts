@@ -87,10 +87,44 @@ function formatMessageUpdate(
   return shaped;
 }
 
+/**
+ * A group's deactivation is, for clients without `include_deactivated_groups`, its removal
+ * (Zulip's do_deactivate_user_group sends those clients `op: "remove"`): they never hold
+ * deactivated groups, as their register state has none.
+ */
+function formatUserGroup(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+): ZulipEvent {
+  const data = event.data as { deactivated?: boolean } | undefined;
+  if (
+    event.op === "update" &&
+    data?.deactivated === true &&
+    !options.clientCapabilities.include_deactivated_groups
+  )
+    return { type: "user_group", op: "remove", group_id: event.group_id };
+  return userData ? { ...event, ...userData } : event;
+}
+
+/** The empty topic under its display name in events that name a topic by `key`, for clients without `empty_topic_name`. */
+function withTopicDisplayName(key: string): Formatter {
+  return (event, userData, options, ctx) => {
+    const shaped: ZulipEvent = userData ? { ...event, ...userData } : { ...event };
+    if (!options.clientCapabilities.empty_topic_name && shaped[key] === "")
+      shaped[key] = ctx.emptyTopicDisplayName;
+    return shaped;
+  };
+}
+
 const FORMATTERS: Record<string, Formatter> = {
   message: formatMessage,
   update_message: formatMessageUpdate,
   realm_user: formatRealmUser,
+  user_group: formatUserGroup,
+  user_topic: withTopicDisplayName("topic_name"),
+  typing: withTopicDisplayName("topic"),
+  delete_message: withTopicDisplayName("topic"),
 };
 
 export function formatEvent(
