@@ -88,23 +88,19 @@ function formatMessageUpdate(
 }
 
 /**
- * A group's deactivation is, for clients without `include_deactivated_groups`, its removal
- * (Zulip's do_deactivate_user_group sends those clients `op: "remove"`): they never hold
- * deactivated groups, as their register state has none.
+ * `presence` is logged with both forms (Tornado's process_presence_event): the modern
+ * `presences` map for clients with `simplified_presence_events`, else the legacy fields, without
+ * `email` for `slim_presence` queues.
  */
-function formatUserGroup(
+function formatPresence(
   event: ZulipEvent,
-  userData: Record<string, unknown> | null,
+  _userData: Record<string, unknown> | null,
   options: QueueOptions,
 ): ZulipEvent {
-  const data = event.data as { deactivated?: boolean } | undefined;
-  if (
-    event.op === "update" &&
-    data?.deactivated === true &&
-    !options.clientCapabilities.include_deactivated_groups
-  )
-    return { type: "user_group", op: "remove", group_id: event.group_id };
-  return userData ? { ...event, ...userData } : event;
+  const { presences, email, ...legacy } = event;
+  if (options.clientCapabilities.simplified_presence_events && presences !== undefined)
+    return { type: event.type, presences };
+  return options.slimPresence ? legacy : { ...legacy, email };
 }
 
 /** The empty topic under its display name in events that name a topic by `key`, for clients without `empty_topic_name`. */
@@ -118,10 +114,10 @@ function withTopicDisplayName(key: string): Formatter {
 }
 
 const FORMATTERS: Record<string, Formatter> = {
+  presence: formatPresence,
   message: formatMessage,
   update_message: formatMessageUpdate,
   realm_user: formatRealmUser,
-  user_group: formatUserGroup,
   user_topic: withTopicDisplayName("topic_name"),
   typing: withTopicDisplayName("topic"),
   delete_message: withTopicDisplayName("topic"),
