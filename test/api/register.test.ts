@@ -22,7 +22,7 @@ afterAll(() => server?.close());
 type State = Record<string, any>;
 
 async function register(as: string, body: Record<string, unknown> = {}): Promise<State> {
-  return (await expectSuccess(server.as(as).POST("/register", { body: body as never }))) as State;
+  return await expectSuccess(server.as(as).POST("/register", { body: body as never }));
 }
 async function eventsOf(as: string, queueId: string): Promise<any[]> {
   const { events } = await expectSuccess(
