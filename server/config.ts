@@ -76,6 +76,8 @@ export interface Config {
    * when set, the sign-up page links them and asks the new user to accept them.
    */
   termsOfServiceUrl: string | undefined;
+  /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
+  maxStreamSizeForTypingNotifications: number;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -244,6 +246,14 @@ export function configFromEnv(
       "a whole number of days",
     ),
     termsOfServiceUrl: termsOfServiceUrl(env),
+    maxStreamSizeForTypingNotifications: integer(
+      env,
+      "MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS",
+      100,
+      0,
+      2 ** 31 - 1,
+      "a whole number of subscribers",
+    ),
   };
 }
 

@@ -41,6 +41,7 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { setTypingStatus } from "./handlers/typing.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -100,7 +101,7 @@ export const handlers = {
   "register-queue": registerQueue,
   "get-events": getEvents,
   "delete-queue": deleteQueue,
-  "set-typing-status": notImplemented("set-typing-status"),
+  "set-typing-status": setTypingStatus,
   "get-messages": getMessages,
   "send-message": sendMessage,
   "check-messages-match-narrow": checkMessagesMatchNarrow,

@@ -16,7 +16,8 @@
  * Per operation: req/s, latency p50/p99, ours/raw and ours/minimal. Each scenario: 10 connections,
  * 1 s warm-up, then BENCH_SECONDS (default 5). Then: RSS of our server once started and after the
  * load (VmRSS, VmHWM), start-up time of our server on the migrated database (median of 3), delivery latency through the event
- * queue (one process; and on PostgreSQL, two processes on one database), and on PGlite (or with
+ * queue of a message and of a typing notification (one process; and on PostgreSQL, two processes
+ * on one database), the statements of POST /typing (from the request log), and on PGlite (or with
  * BENCH_DURABILITY=1; BENCH_DURABILITY=0 skips it) the cost of durability: POST /messages with
  * PGLITE_FSYNC on and off. Every target is printed with PASS or FAIL; only failed requests fail
  * the run (the figures are noisy on a shared machine: compare ratios within one run).
@@ -269,7 +270,8 @@ async function main() {
     oursEnv,
   );
   const creds = JSON.parse(readFileSync(credsFile, "utf8")) as {
-    users: Record<string, { email: string; api_key: string }>;
+    users: Record<string, { email: string; api_key: string; user_id: number }>;
+    channels: Record<string, { stream_id: number }>;
   };
   const hamlet = basic(creds.users.hamlet!);
   const othello = basic(creds.users.othello!);
@@ -294,6 +296,13 @@ async function main() {
     { name: "GET /messages/{id}", method: "GET", path: `/messages/${firstMessage}`, raw: true },
     { name: "GET /users/me", method: "GET", path: "/users/me", raw: true },
     { name: "POST /messages", method: "POST", path: "/messages", body: POST_BODY, raw: true },
+    {
+      name: "POST /typing",
+      method: "POST",
+      path: "/typing",
+      body: `op=start&to=%5B${creds.users.othello!.user_id}%5D`,
+      raw: true,
+    },
     { name: "GET /server_settings", method: "GET", path: "/server_settings", raw: false },
     { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
     {
@@ -311,7 +320,11 @@ async function main() {
   let minimalMem: ReturnType<typeof memoryOf>;
   const deliveryOne = { result: "not run" as DeliveryResult | string };
   const deliveryTwo = { result: "not run" as DeliveryResult | string };
-  const delivery = (pollBase: string, sendBase: string) =>
+  const typingOne = { result: "not run" as DeliveryResult | string };
+  const typingTwo = { result: "not run" as DeliveryResult | string };
+  let typingCost = "not run";
+  const typingProbe = { kind: "typing", to: creds.users.hamlet!.user_id } as const;
+  const delivery = (pollBase: string, sendBase: string, probe?: typeof typingProbe) =>
     measureDelivery({
       pollBase,
       sendBase,
@@ -320,6 +333,7 @@ async function main() {
       count: DELIVERY_MESSAGES,
       timeoutMs: POLL_TIMEOUT_MS,
       maxConsecutiveTimeouts: 3,
+      probe,
     }).catch((e: Error) => {
       failures++;
       return `failed: ${e.message}`;
@@ -349,10 +363,13 @@ async function main() {
     await stop(raw);
     await stop(minimal);
     deliveryOne.result = await delivery(ours.base, ours.base);
+    typingOne.result = await delivery(ours.base, ours.base, typingProbe);
     const second = (await startServer("our second server", OURS, oursEnv)).child;
     deliveryTwo.result = await delivery(ours.base, second.base);
+    typingTwo.result = await delivery(ours.base, second.base, typingProbe);
     await stop(second);
     await stop(ours);
+    typingCost = await typingStatements(oursEnv, creds);
   } else {
     for (const s of scenarios) {
       const r = results.get(s.name)!;
@@ -361,8 +378,11 @@ async function main() {
     }
     oursMem = memoryOf(ours.pid);
     deliveryOne.result = await delivery(ours.base, ours.base);
+    typingOne.result = await delivery(ours.base, ours.base, typingProbe);
     deliveryTwo.result = "n/a on the embedded database (one process per data directory)";
+    typingTwo.result = deliveryTwo.result;
     await stop(ours);
+    typingCost = await typingStatements(oursEnv, creds);
     const raw = (await startServer("raw server", RAW, rawEnv)).child;
     rawIdle = memoryOf(raw.pid);
     for (const s of scenarios.filter((s) => s.raw)) {
@@ -526,6 +546,17 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     kind === "postgres"
       ? deliveryTarget("delivery two processes", deliveryTwo.result, T.deliveryTwoMs)
       : "";
+  const typingOneTarget = deliveryTarget(
+    "typing delivery one process",
+    typingOne.result,
+    T.deliveryOneMs,
+  );
+  const typingTwoTarget =
+    kind === "postgres"
+      ? deliveryTarget("typing delivery two processes", typingTwo.result, T.deliveryTwoMs)
+      : "";
+  const typingRow = results.get("POST /typing")!;
+  const typingLine = `POST /typing (direct, to one user): ours p50 ${ms(typingRow.ours!.p50)} ms, raw p50 ${typingRow.raw ? ms(typingRow.raw.p50) : "—"} ms; statements per request (request log, warm): ${typingCost}`;
 
   console.log(
     `\nthroughput (${kind === "postgres" ? "PostgreSQL" : "PGlite"}, ${seconds} s each, ${CONNECTIONS} connections):`,
@@ -543,6 +574,12 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
   );
   console.log(`  one process:   ${describeDelivery(deliveryOne.result)} ${oneTarget}`);
   console.log(`  two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`);
+  console.log(
+    `typing notifications (${DELIVERY_MESSAGES} one after another, start and stop in turn):`,
+  );
+  console.log(`  one process:   ${describeDelivery(typingOne.result)} ${typingOneTarget}`);
+  console.log(`  two processes: ${describeDelivery(typingTwo.result)} ${typingTwoTarget}`);
+  console.log(`  ${typingLine}`);
   let durableLine = "";
   if (durable.length === 2) {
     const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
@@ -559,6 +596,9 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `start-up (median of 3): ${fmt(startMedian, 2)} s ${startTarget}`,
     `delivery, one process: ${describeDelivery(deliveryOne.result)} ${oneTarget}`,
     `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,
+    typingLine,
+    `typing delivery, one process: ${describeDelivery(typingOne.result)} ${typingOneTarget}`,
+    `typing delivery, two processes: ${describeDelivery(typingTwo.result)} ${typingTwoTarget}`,
     ...(durableLine ? [durableLine] : []),
     moveLine,
     `targets met: ${met}/${targets.length}${
@@ -571,6 +611,50 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);
+}
+
+/**
+ * The SQL statements of POST /typing on a warm server, direct and to a channel, as its request
+ * log says (a server of its own at LOG_LEVEL=info; on PGlite, run while no other holds the data).
+ */
+async function typingStatements(
+  env: Record<string, string | undefined>,
+  creds: {
+    users: Record<string, { email: string; api_key: string; user_id: number }>;
+    channels: Record<string, { stream_id: number }>;
+  },
+): Promise<string> {
+  const server = (await startServer("our server (statements)", OURS, { ...env, LOG_LEVEL: "info" }))
+    .child;
+  try {
+    const auth = basic(creds.users.hamlet!);
+    const bodies = {
+      direct: `op=start&to=%5B${creds.users.othello!.user_id}%5D`,
+      channel: `type=channel&op=start&stream_id=${creds.channels.Verona!.stream_id}&topic=bench`,
+    };
+    const counts: Record<string, number | undefined> = {};
+    for (const [label, body] of Object.entries(bodies)) {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${server.base}/typing`, {
+          method: "POST",
+          headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" },
+          body,
+        });
+        await res.arrayBuffer();
+        if (!res.ok) failures++;
+      }
+      await new Promise((r) => setTimeout(r, 100)); // the log line is written at the response's close
+      const lines = server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes('"set-typing-status"'))
+        .map((l) => JSON.parse(l) as { statements?: number });
+      counts[label] = lines.at(-1)?.statements;
+    }
+    return `direct ${counts.direct ?? "?"}, channel ${counts.channel ?? "?"} ${mark("POST /typing ≤ 2 statements", (counts.direct ?? 99) <= 2 && (counts.channel ?? 99) <= 2)} (target ≤ 2)`;
+  } finally {
+    await stop(server);
+  }
 }
 
 /** ms per committed one-row INSERT, sequential, on the data directory (no server running). */

@@ -84,12 +84,17 @@ async function resolveChannel(
     });
   }
   if (ctx.internal) return stream;
+  await checkMaySendToChannel(ctx, stream);
+  return stream;
+}
+
+/** access_stream_for_send_message: whether the sender may post in the channel (typing notifications check it too). */
+export async function checkMaySendToChannel(ctx: MessageChecker, stream: ChannelRow) {
   // Archived channels take no messages.
   if (stream.isArchived || !(await maySendTo(ctx, stream)))
     throw new JsonableError(`Not authorized to send to channel '${stream.name}'`);
   if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group")))
     throw new JsonableError("You do not have permission to post in this channel.");
-  return stream;
 }
 
 /** access_stream_for_send_message (channel-access.ts CHANNEL_SEND); a bot also where its owner is subscribed. */

@@ -91,3 +91,20 @@ function staleKeys(realmId: number, pending: PendingEvents): string[] {
   }
   return keys;
 }
+
+/**
+ * Events of no change (typing notifications): there is nothing to commit with them, so they are
+ * appended to the log in one statement of its own (autocommit, so no BEGIN/COMMIT; its NOTIFY
+ * goes out as it commits), then announced in this process as a commit is. They still go through
+ * the log rather than NOTIFY alone: queues live in the database and any process answers any
+ * queue, so an event must be stored for a client that is between two polls, or polling another
+ * process, to get it.
+ */
+export async function logEvents(
+  deps: Deps,
+  realmId: number,
+  events: PendingEvents["events"],
+): Promise<void> {
+  const appended = await appendEvents(deps.db, realmId, events, []);
+  deps.events.afterCommit(appended, []);
+}

@@ -2,12 +2,13 @@
  * One JSON log line per request (pino), written once the response is done:
  *
  *   {"level":30,"time":"…","request_id":7,"method":"POST","route":"/messages","operation":"send-message",
- *    "status":200,"responseTime":4,"user_id":10,"client":"ZulipMobile","msg":"POST /messages 200"}
+ *    "status":200,"responseTime":4,"statements":5,"user_id":10,"client":"ZulipMobile","msg":"POST /messages 200"}
  *
  * `route` is the spec's path template (never the URL: no ids, no query string, no API key in
  * `?api_key=`); paths outside the API are logged by their Express route or as `unmatched`. 5xx
  * answers are logged at `error`, everything else at `info`; a request whose client went away
- * before its response gets `aborted: true`. The same hook feeds the metrics.
+ * before its response gets `aborted: true`; `statements` is the SQL statements the request ran
+ * (db/statements.ts; `npm run bench` reads it). The same hook feeds the metrics.
  *
  * Written with pino directly rather than pino-http: pino-http makes three child loggers per
  * request (and serializes the request for them) even when the line is not written, which cost
@@ -53,6 +54,8 @@ export function requestLog(spec: LoadedSpec, log: Logger, metrics?: Metrics) {
           status: aborted && !res.headersSent ? null : status,
           ...(aborted ? { aborted: true } : {}),
           responseTime: Math.round(seconds * 1000),
+          statements: (res.locals as { statements?: { statements: number } }).statements
+            ?.statements,
           user_id: req.zulip?.user?.id,
           client: clientNameFromUserAgent(req.headers["user-agent"]),
         },

@@ -3,7 +3,9 @@
  * on `pollBase` and long-polls it; user B sends a channel message through `sendBase` (the same
  * server, or another process on the same database). Measured, per message: from the POST's
  * response to the poll's response carrying the message (negative when the event arrives first),
- * and from the POST's start. Sequential; each poll gives up after `timeoutMs`.
+ * and from the POST's start. Sequential; each poll gives up after `timeoutMs`. With the `typing`
+ * probe, B sends A typing notifications instead (start and stop in turn) and A's queue takes
+ * `typing` events.
  */
 import { randomBytes } from "node:crypto";
 
@@ -37,12 +39,15 @@ export async function measureDelivery(opts: {
   count: number;
   timeoutMs: number;
   maxConsecutiveTimeouts: number;
+  /** What B sends: a channel message (default), or a typing notification to A (user id `to`). */
+  probe?: { kind: "message" } | { kind: "typing"; to: number };
 }): Promise<DeliveryResult> {
   const { pollBase, sendBase, authA, authB } = opts;
+  const probe = opts.probe ?? { kind: "message" };
   const reg = await call(`${pollBase}/register`, {
     method: "POST",
     headers: { authorization: authA, "content-type": FORM },
-    body: form({ event_types: '["message"]' }),
+    body: form({ event_types: JSON.stringify([probe.kind]) }),
   });
   const queueId: string = reg.queue_id;
   let lastEventId: number = reg.last_event_id;
@@ -70,7 +75,7 @@ export async function measureDelivery(opts: {
       const body = (await res.json()) as {
         result: string;
         msg?: string;
-        events?: { id: number; type: string; message?: { content?: string } }[];
+        events?: { id: number; type: string; op?: string; message?: { content?: string } }[];
       };
       if (!res.ok || body.result !== "success")
         throw new Error(`GET /events: HTTP ${res.status} ${body.msg ?? ""}`);
@@ -78,6 +83,8 @@ export async function measureDelivery(opts: {
       for (const ev of body.events ?? []) {
         lastEventId = Math.max(lastEventId, ev.id);
         if (ev.type === "message" && ev.message?.content?.includes(nonce)) found = true;
+        // Typing carries no text: the op sent (start and stop alternate) marks the event.
+        if (ev.type === "typing" && ev.op === nonce) found = true;
       }
       if (found) return arrived;
     }
@@ -85,21 +92,25 @@ export async function measureDelivery(opts: {
 
   try {
     for (let i = 0; i < opts.count; i++) {
-      const nonce = `d${i}x${randomBytes(6).toString("hex")}`;
+      const nonce =
+        probe.kind === "typing"
+          ? i % 2
+            ? "stop"
+            : "start"
+          : `d${i}x${randomBytes(6).toString("hex")}`;
       result.attempts++;
       const poll = pollFor(nonce, performance.now() + opts.timeoutMs);
       poll.catch(() => {}); // awaited below; no unhandled rejection while the POST runs
       await new Promise((r) => setTimeout(r, 15)); // the poll is parked on the server
       const start = performance.now();
-      await call(`${sendBase}/messages`, {
+      await call(`${sendBase}/${probe.kind === "typing" ? "typing" : "messages"}`, {
         method: "POST",
         headers: { authorization: authB, "content-type": FORM },
-        body: form({
-          type: "stream",
-          to: "Verona",
-          topic: "delivery",
-          content: `delivery ${nonce}`,
-        }),
+        body: form(
+          probe.kind === "typing"
+            ? { op: nonce, to: JSON.stringify([probe.to]) }
+            : { type: "stream", to: "Verona", topic: "delivery", content: `delivery ${nonce}` },
+        ),
       });
       const responded = performance.now();
       const arrived = await poll;

@@ -9,6 +9,7 @@
  *   GET  /api/v1/users/me          auth + the user's newest message id
  *   GET  /api/v1/messages/:id      auth + the message and its sender
  *   POST /api/v1/messages          auth + INSERT message
+ *   POST /api/v1/typing            auth + INSERT the event into the log (no check of the recipients, no NOTIFY)
  *
  * Env: PORT, DATABASE_URL (PostgreSQL only: a pg pool of 10 like our server's).
  */
@@ -116,6 +117,19 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
     })
   ).rows[0]!;
   res.json({ result: "success", msg: "", id });
+});
+
+app.post("/api/v1/typing", async (req: Request, res: Response) => {
+  const user = await authenticate(req, res);
+  if (!user) return;
+  const { op, to } = req.body as Record<string, string>;
+  await pool.query({
+    name: "typing",
+    text: `INSERT INTO event_log (realm_id, type, event, user_ids, invalidate)
+           VALUES ($1, 'typing', jsonb_build_object('type', 'typing', 'op', $2::text, 'sender', $3::int), $4::int[], '{}')`,
+    values: [realm.id, op, user.id, JSON.parse(to ?? "[]") as number[]],
+  });
+  res.json({ result: "success", msg: "" });
 });
 
 const server = app.listen(Number(process.env.PORT ?? 9993), process.env.HOST ?? "127.0.0.1");

@@ -12,6 +12,9 @@
  *                                  and its NOTIFY, COMMIT
  *   PATCH /api/v1/messages/:id     auth + one UPDATE renaming the message's whole topic (topic,
  *                                  propagate_mode=change_all only; no checks, history or notices)
+ *   POST /api/v1/typing            auth + one statement: the recipients checked (every id a user of
+ *                                  the organization) and, when they are, the typing event appended
+ *                                  to the event log with its NOTIFY (direct messages only)
  *
  * Auth is HTTP Basic with one indexed query by API key per request (no user cache); the
  * organization is looked up once and cached. Env: PORT, and DATABASE_URL (PostgreSQL, a pg pool
@@ -315,6 +318,30 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
     return message!.id;
   });
   res.json({ result: "success", msg: "", id });
+});
+
+app.post("/api/v1/typing", async (req: Request, res: Response) => {
+  const user = await authenticate(req);
+  const { id: realmId } = await theRealm();
+  const { op, to } = (req.body ?? {}) as Record<string, string | undefined>;
+  if ((op !== "start" && op !== "stop") || !to) throw new HttpError(400, "Missing 'op' or 'to'");
+  const ids = [...new Set([...(JSON.parse(to) as number[]), user.id])];
+  // Autocommit: the check and the append are one statement, so one transaction.
+  const [row] = await sql.query<{ ok: boolean }>(
+    `WITH u AS (SELECT id, email, is_active FROM user_profile WHERE realm_id = $1 AND id = ANY ($2::int[])),
+     ok AS (SELECT count(*) = cardinality($2::int[]) AS ok FROM u),
+     ins AS (INSERT INTO event_log (realm_id, type, event, user_ids, user_data, invalidate)
+             SELECT $1, 'typing',
+                    jsonb_build_object('type', 'typing', 'message_type', 'direct', 'op', $3::text,
+                      'sender', jsonb_build_object('user_id', $4::int, 'email', $5::text),
+                      'recipients', (SELECT jsonb_agg(jsonb_build_object('user_id', id, 'email', email)) FROM u)),
+                    ARRAY(SELECT id FROM u WHERE is_active), NULL, '{}'
+             FROM ok WHERE ok RETURNING id)
+     SELECT (SELECT ok FROM ok) AS ok, (SELECT pg_notify('raw_server_events', id::text || ':0') FROM ins) AS notified`,
+    [realmId, ids, op, user.id, user.email],
+  );
+  if (!row!.ok) throw new HttpError(400, "Invalid user ID");
+  res.json({ result: "success", msg: "" });
 });
 
 app.patch("/api/v1/messages/:id", async (req: Request, res: Response) => {

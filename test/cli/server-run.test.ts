@@ -196,6 +196,7 @@ describe("the server process", () => {
       msg: "POST /messages 200",
     });
     expect(line.responseTime).toEqual(expect.any(Number));
+    expect(line.statements).toBeGreaterThan(0);
     // The route is the template: neither the id nor a query string (which may carry an API key) is logged.
     await fetch(`${url}/api/v1/messages/${id}?api_key=secret`, { headers: auth });
     const read = await s.waitFor((l) => l.route === "/messages/{message_id}");
