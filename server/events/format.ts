@@ -103,11 +103,24 @@ function formatPresence(
   return options.slimPresence ? legacy : { ...legacy, email };
 }
 
+/** The empty topic under its display name in events that name a topic by `key`, for clients without `empty_topic_name`. */
+function withTopicDisplayName(key: string): Formatter {
+  return (event, userData, options, ctx) => {
+    const shaped: ZulipEvent = userData ? { ...event, ...userData } : { ...event };
+    if (!options.clientCapabilities.empty_topic_name && shaped[key] === "")
+      shaped[key] = ctx.emptyTopicDisplayName;
+    return shaped;
+  };
+}
+
 const FORMATTERS: Record<string, Formatter> = {
   presence: formatPresence,
   message: formatMessage,
   update_message: formatMessageUpdate,
   realm_user: formatRealmUser,
+  user_topic: withTopicDisplayName("topic_name"),
+  typing: withTopicDisplayName("topic"),
+  delete_message: withTopicDisplayName("topic"),
 };
 
 export function formatEvent(

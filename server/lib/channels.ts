@@ -207,12 +207,11 @@ export async function channelsForViewer(
 }
 
 /** register's `streams`: every channel the user may see, archived ones left out. */
-export async function visibleChannels(ctx: {
-  db: Db;
-  realm: Pick<Realm, "id">;
-  user: Viewer;
-}): Promise<ChannelDict[]> {
-  const { rows, groups } = await channelsForViewer(ctx.db, ctx.realm, ctx.user);
+export async function visibleChannels(
+  ctx: { db: Db; realm: Pick<Realm, "id">; user: Viewer },
+  options: { includeArchived?: boolean } = {},
+): Promise<ChannelDict[]> {
+  const { rows, groups } = await channelsForViewer(ctx.db, ctx.realm, ctx.user, options);
   return toChannelDicts(
     ctx.db,
     rows.filter((s) => hasMetadataAccess(ctx.user, s, s.subscribed, groups)),

@@ -6,9 +6,9 @@ import { unixSeconds } from "./time.ts";
 import type { RequestContext } from "../context.ts";
 import type { Db } from "../db.ts";
 import { emptyTopicDisplayName, MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH } from "./topics.ts";
-import { OFFERED_REALM_SETTINGS } from "./group-settings.ts";
 import { groupSettingValues, userGroupDicts } from "./user-groups.ts";
 import {
+  gravatarUrl,
   isModeratorOrAbove,
   isRealmAdmin,
   profileDataOf,
@@ -25,6 +25,27 @@ import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
 import { userDevices } from "./push-devices.ts";
+import {
+  fillNotificationSettings,
+  legacySettingFields,
+  registerDefaults,
+  storedUserSettings,
+  USER_SETTINGS_DEFAULTS,
+} from "./register-defaults.ts";
+import {
+  ALL_REALM_SETTINGS,
+  alertWords,
+  mutedTopics,
+  mutedUsers,
+  ownPermissions,
+  realmDomains,
+  realmEmojiDicts,
+  realmLinkifiers,
+  realmSettingsState,
+  recentPrivateConversations,
+  starredMessageIds,
+} from "./register-sections.ts";
+import { unreadMessages } from "./unread.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -51,14 +72,20 @@ export const REPORT_MESSAGE_TYPES = [
   { key: "other", name: "Other reason" },
 ];
 
+/** The client capabilities that change the register state (POST /register `client_capabilities`). */
+export type ClientCapabilities = Record<string, boolean | undefined>;
+
 export async function fetchInitialState(
   ctx: RequestContext,
   types: string[] | null,
   clientGravatar: boolean,
   includeSubscribers: IncludeSubscribers = false,
+  capabilities: ClientCapabilities = {},
 ) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
+  // Clients without `empty_topic_name` see the empty topic under the realm's display name.
+  const emptyTopicName = capabilities.empty_topic_name ? null : emptyTopicDisplayName(realm);
   const state: Record<string, unknown> = {
     zulip_feature_level: ZULIP_FEATURE_LEVEL,
     zulip_version: ZULIP_VERSION,
@@ -67,14 +94,28 @@ export async function fetchInitialState(
     realm_empty_topic_display_name: emptyTopicDisplayName(realm),
     server_report_message_types: REPORT_MESSAGE_TYPES,
   };
+  // Zulip's documented default of every field asked for; the sections below overwrite them.
+  const defaults = registerDefaults();
+  for (const [type, fields] of Object.entries(defaults))
+    if (want(type)) Object.assign(state, fields);
+  // Personal settings (the user-settings feature overwrites these with the user's own).
+  const settings = { ...USER_SETTINGS_DEFAULTS, ...storedUserSettings(user) };
+  if (want("user_settings")) state.user_settings = settings;
+  if (!capabilities.user_settings_object) {
+    if (want("update_global_notifications"))
+      Object.assign(state, legacySettingFields(settings, "notifications"));
+    if (want("update_display_settings"))
+      Object.assign(state, legacySettingFields(settings, "display"));
+  }
   if (want("realm")) {
-    // Every offered group setting's value in one statement (named ids, anonymous groups' members).
+    // Every group setting's value in one statement (named ids, anonymous groups' members).
     const values = await groupSettingValues(
       db,
-      OFFERED_REALM_SETTINGS.map((s) => realm[s.field] as number),
+      ALL_REALM_SETTINGS.map((s) => realm[s.field] as number),
     );
-    for (const setting of OFFERED_REALM_SETTINGS)
+    for (const setting of ALL_REALM_SETTINGS)
       state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
+    Object.assign(state, await realmSettingsState(ctx, realm));
     Object.assign(state, {
       max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
       realm_name: realm.name,
@@ -91,10 +132,21 @@ export async function fetchInitialState(
   }
   if (want("realm_user")) {
     // Zulip's register includes every human's custom profile values (in the same statement).
-    const users = await realmUsers(db, realm.id, { activeOnly: true, profileData: true });
+    // Active and deactivated users in one statement (Zulip's realm_users / realm_non_active_users).
+    const users = await realmUsers(db, realm.id, { profileData: true });
     const profileData = profileDataOf(users);
+    const format = (u: (typeof users)[number]) =>
+      toApiUser(u, user, { clientGravatar, profileData });
     Object.assign(state, {
-      realm_users: users.map((u) => toApiUser(u, user, { clientGravatar, profileData })),
+      realm_users: users.filter((u) => u.isActive).map(format),
+      realm_non_active_users: users.filter((u) => !u.isActive).map(format),
+      // Zulip's system bots live in an internal realm; here they are the organization's own
+      // users (in realm_users), so there is no cross-realm bot to list.
+      cross_realm_bots: [],
+      avatar_source: user.avatarSource,
+      avatar_url: gravatarUrl(user.deliveryEmail, user.avatarVersion),
+      avatar_url_medium: gravatarUrl(user.deliveryEmail, user.avatarVersion, true),
+      ...(await ownPermissions(ctx)),
       user_id: user.id,
       email: user.email,
       delivery_email: user.deliveryEmail,
@@ -114,12 +166,36 @@ export async function fetchInitialState(
     });
     state.max_message_id = last?.messageId ?? -1;
   }
-  if (want("subscription"))
-    Object.assign(state, await gatherSubscriptions(ctx, includeSubscribers));
-  if (want("stream")) state.streams = await visibleChannels(ctx);
-  if (want("user_group"))
-    state.realm_user_groups = await userGroupDicts(db, realm.id, { includeDeactivated: false });
-  if (want("channel_folder")) state.channel_folders = await listChannelFolders(db, realm.id, true);
+  // unread_msgs is kept current by message events and flag updates together (events.py).
+  if (want("message") && want("update_message_flags"))
+    state.unread_msgs = await unreadMessages(db, user.id, { emptyTopicName });
+  if (want("starred_messages")) state.starred_messages = await starredMessageIds(db, user.id);
+  if (want("recent_private_conversations"))
+    state.recent_private_conversations = await recentPrivateConversations(db, user.id);
+  if (want("muted_users")) state.muted_users = await mutedUsers(db, user.id);
+  if (want("muted_topics")) state.muted_topics = await mutedTopics(db, user.id, emptyTopicName);
+  if (want("alert_words")) state.alert_words = await alertWords(db, user.id);
+  if (want("realm_emoji")) state.realm_emoji = await realmEmojiDicts(db, realm.id);
+  if (want("realm_linkifiers")) state.realm_linkifiers = await realmLinkifiers(db, realm.id);
+  if (want("realm_domains")) state.realm_domains = await realmDomains(db, realm.id);
+  const archived = capabilities.archived_channels === true;
+  if (want("subscription")) {
+    const lists = await gatherSubscriptions(ctx, includeSubscribers);
+    for (const list of Object.values(lists)) {
+      // Without `archived_channels`, archived channels are left out (Zulip's default).
+      if (!archived) list.splice(0, list.length, ...list.filter((s) => s.is_archived !== true));
+      if (!capabilities.notification_settings_null) fillNotificationSettings(list, settings);
+    }
+    Object.assign(state, lists);
+  }
+  if (want("stream")) state.streams = await visibleChannels(ctx, { includeArchived: archived });
+  // Zulip's clients ask for `realm_user_groups`; `user_group` is the event type that keeps it.
+  if (want("realm_user_groups") || want("user_group"))
+    state.realm_user_groups = await userGroupDicts(db, realm.id, {
+      includeDeactivated: capabilities.include_deactivated_groups === true,
+    });
+  if (want("channel_folder") || want("channel_folders"))
+    state.channel_folders = await listChannelFolders(db, realm.id, true);
   if (want("custom_profile_fields")) {
     state.custom_profile_fields = await realmFields(db, realm.id);
     state.custom_profile_field_types = customProfileFieldTypes();
@@ -167,7 +243,7 @@ export async function fetchInitialState(
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
     state.user_topics = topics.map((t) => ({
       stream_id: t.streamId,
-      topic_name: t.topicName,
+      topic_name: t.topicName === "" && emptyTopicName !== null ? emptyTopicName : t.topicName,
       last_updated: unixSeconds(t.lastUpdated),
       visibility_policy: t.visibilityPolicy,
     }));
