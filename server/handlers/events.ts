@@ -34,6 +34,7 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     fetchTypes,
     clientGravatar,
     body.include_subscribers ?? false,
+    body.client_capabilities ?? {},
   );
   return { queue_id: queueId, last_event_id: -1, ...state };
 };

@@ -24,6 +24,8 @@ import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channel
 import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
+import { registerDrafts } from "./drafts.ts";
+import { userSettingsState } from "./user-settings.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -55,6 +57,7 @@ export async function fetchInitialState(
   types: string[] | null,
   clientGravatar: boolean,
   includeSubscribers: IncludeSubscribers = false,
+  clientCapabilities: Record<string, unknown> = {},
 ) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
@@ -125,43 +128,7 @@ export async function fetchInitialState(
   }
   if (want("default_streams"))
     state.realm_default_streams = await defaultChannelDicts(db, realm.id);
-  if (want("drafts")) {
-    const drafts = await db.draft.findMany({
-      where: { userProfileId: user.id },
-      include: { recipient: true },
-      orderBy: { lastEditTime: "desc" },
-    });
-    const groupIds = drafts
-      .filter((d) => d.recipient?.type === RecipientType.DIRECT_MESSAGE_GROUP)
-      .map((d) => d.recipientId!);
-    const groupSubs = groupIds.length
-      ? await db.subscription.findMany({
-          where: { recipientId: { in: groupIds } },
-          select: { recipientId: true, userProfileId: true },
-        })
-      : [];
-    const toOf = (d: (typeof drafts)[number]): number[] => {
-      if (d.recipient === null) return [];
-      if (d.recipient.type === RecipientType.DIRECT_MESSAGE_GROUP)
-        return groupSubs
-          .filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id)
-          .map((s) => s.userProfileId);
-      return [d.recipient.typeId];
-    };
-    state.drafts = drafts.map((d) => ({
-      id: d.id,
-      type:
-        d.recipient === null
-          ? ""
-          : d.recipient.type === RecipientType.STREAM
-            ? "stream"
-            : "private",
-      to: toOf(d),
-      topic: d.topic,
-      content: d.content,
-      timestamp: unixSeconds(d.lastEditTime),
-    }));
-  }
+  if (want("drafts")) state.drafts = await registerDrafts(db, user);
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
     state.user_topics = topics.map((t) => ({
@@ -177,6 +144,7 @@ export async function fetchInitialState(
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
   if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
+  Object.assign(state, userSettingsState(user, want, clientCapabilities.user_settings_object === true));
   return state;
 }
 
