@@ -4995,7 +4995,7 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
-            /** @description A draft was refused (see `PATCH /drafts/{draft_id}`). */
+            /** @description A draft was refused (see `PATCH /drafts/{draft_id}`), or `drafts` is missing. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +5008,7 @@ export interface operations {
                      *       "code": "BAD_REQUEST"
                      *     }
                      */
-                    "application/json": components["schemas"]["JsonError"];
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -65,8 +65,9 @@ describe("PATCH /settings: validation", () => {
     [{ notification_sound: "invalid" }, "Invalid notification sound 'invalid'"],
     [{ email_notifications_batching_period_seconds: 0 }, "Invalid email batching period: 0 seconds"],
     [{ email_notifications_batching_period_seconds: 7 * 86400 + 1 }, "Invalid email batching period: 604801 seconds"],
-    [{ twenty_four_hour_time: "yes" }, "twenty_four_hour_time is not a boolean"],
-    [{ web_font_size_px: "big" }, "web_font_size_px is not an integer"],
+    [{ twenty_four_hour_time: 5 }, "twenty_four_hour_time is not a boolean"],
+    [{ twenty_four_hour_time: "yes" }, "twenty_four_hour_time is not valid JSON"],
+    [{ web_font_size_px: true }, "web_font_size_px is not an integer"],
   ])("%j → %s", async (body, msg) => {
     await expectError(patch("hamlet", body), 400, msg);
   });
