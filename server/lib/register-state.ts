@@ -17,7 +17,6 @@ import {
   toApiUser,
 } from "./users.ts";
 import { customProfileFieldTypes, realmFields } from "./custom-profile-fields.ts";
-import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";

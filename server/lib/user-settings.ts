@@ -14,7 +14,7 @@ export interface UserSetting {
   /** Zulip's property name: the PATCH parameter, the register key and the event's `property`. */
   name: string;
   kind: Kind;
-  field: keyof UserProfile & string;
+  field: keyof UserProfile;
   /** The values it may take (Zulip's check_int_in / check_string_in / Literal), when limited. */
   choices?: readonly (number | string)[];
   /**
