@@ -11,6 +11,7 @@ import {
   type DraftDict,
   type DraftInput,
 } from "../lib/drafts.ts";
+import { isStorableId } from "../lib/messages.ts";
 import { RecipientType } from "../lib/recipients.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { directRecipient, resolveDirectRecipients } from "./messages.ts";
@@ -73,6 +74,7 @@ export async function doCreateDrafts(ctx: RequestContext, drafts: DraftInput[]):
 /** do_edit_draft: the caller's own draft only ("Draft does not exist" before any check). */
 export async function doEditDraft(ctx: RequestContext, draftId: number, draft: DraftInput) {
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    if (!isStorableId(draftId)) throw draftDoesNotExist();
     const existing = await tx.draft.findFirst({
       where: { id: draftId, userProfileId: ctx.user.id },
       select: { id: true },
@@ -87,6 +89,7 @@ export async function doEditDraft(ctx: RequestContext, draftId: number, draft: D
 /** do_delete_draft. */
 export async function doDeleteDraft(ctx: RequestContext, draftId: number) {
   await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    if (!isStorableId(draftId)) throw draftDoesNotExist();
     const { count } = await tx.draft.deleteMany({
       where: { id: draftId, userProfileId: ctx.user.id },
     });

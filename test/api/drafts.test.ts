@@ -123,6 +123,7 @@ describe("PATCH /drafts/{draft_id}", () => {
     ["a channel draft without a channel", { type: "stream", to: [], topic: "t", content: "c" }, "Must specify exactly 1 channel ID for channel messages"],
     ["a channel draft with two channels", { type: "stream", to: [1, 2], topic: "t", content: "c" }, "Must specify exactly 1 channel ID for channel messages"],
     ["a nonexistent channel", { type: "stream", to: [99999], topic: "t", content: "c" }, "Invalid channel ID"],
+    ["a channel ID past the database's integers", { type: "stream", to: [2 ** 40], topic: "t", content: "c" }, "Invalid channel ID"],
     ["an unknown user", { type: "private", to: [99999999999999], topic: "", content: "c" }, "Invalid user ID 99999999999999"],
     ["a negative timestamp", { type: "", to: [], topic: "", content: "c", timestamp: -10.1 }, "Timestamp must not be negative."],
     ["empty content", { type: "", to: [], topic: "", content: "  " }, "Message must not be empty"],
