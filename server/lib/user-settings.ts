@@ -135,6 +135,10 @@ export const settingValue = (user: UserProfile, s: UserSetting) => user[s.field]
  * the time zone while parsing parameters, then check_settings_values, in its order.
  */
 export function checkSettingValues(changes: Map<string, SettingValue>): void {
+  // Integers without a list of values (font size, line height, batching period) fit their column.
+  for (const [name, value] of changes)
+    if (typeof value === "number" && (value > 2 ** 31 - 1 || value < -(2 ** 31)))
+      throw new JsonableError(`Invalid ${name}`);
   const timezone = changes.get("timezone");
   if (timezone !== undefined && !isTimezone(String(timezone)))
     throw new JsonableError("Invalid timezone: Value error, Not a recognized time zone");

@@ -68,6 +68,7 @@ describe("PATCH /settings: validation", () => {
     [{ twenty_four_hour_time: 5 }, "twenty_four_hour_time is not a boolean"],
     [{ twenty_four_hour_time: "yes" }, "twenty_four_hour_time is not valid JSON"],
     [{ web_font_size_px: true }, "web_font_size_px is not an integer"],
+    [{ web_font_size_px: 99999999999 }, "Invalid web_font_size_px"],
   ])("%j → %s", async (body, msg) => {
     await expectError(patch("hamlet", body), 400, msg);
   });
