@@ -533,6 +533,32 @@ export interface paths {
         patch: operations["update-scheduled-message"];
         trace?: never;
     };
+    "/drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get drafts
+         * @description The caller's drafts, oldest edit first (Zulip's `fetch_drafts`).
+         */
+        get: operations["get-drafts"];
+        put?: never;
+        /**
+         * Create drafts
+         * @description Create one or more drafts of the caller, checked as `PATCH /drafts/{draft_id}` checks a
+         *     draft, all or none. The caller's clients learn of them through one `drafts` event (op
+         *     `add`).
+         */
+        post: operations["create-drafts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drafts/{draft_id}": {
         parameters: {
             query?: never;
@@ -549,7 +575,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a draft
+         * @description Delete a draft of the caller. The caller's other clients learn of it through a `drafts`
+         *     event (op `remove`). A draft of another user is treated as missing.
+         */
+        delete: operations["delete-draft"];
         options?: never;
         head?: never;
         /**
@@ -564,6 +595,34 @@ export interface paths {
          *     draft of another user is treated as missing.
          */
         patch: operations["edit-draft"];
+        trace?: never;
+    };
+    "/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update settings
+         * @description Change the caller's own settings (Zulip's `json_change_settings`): their name, their password
+         *     (with the old one), and any of their personal settings. Each setting that changes sends a
+         *     `user_settings` event (op `update`) to the caller, and for settings older than Zulip 5.0 the
+         *     legacy `update_display_settings` or `update_global_notifications` event for clients without
+         *     the `user_settings_object` capability. Not for bots.
+         *
+         *     Checks in Zulip's order: each parameter's type and allowed values, `timezone`, then
+         *     `default_language`, `notification_sound` and `email_notifications_batching_period_seconds`,
+         *     then the password change, then the rest.
+         */
+        patch: operations["update-settings"];
         trace?: never;
     };
     "/channels/create": {
@@ -5745,6 +5804,189 @@ export interface operations {
             };
         };
     };
+    "get-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "count": 1,
+                     *       "drafts": [
+                     *         {
+                     *           "id": 17,
+                     *           "type": "stream",
+                     *           "to": [
+                     *             3
+                     *           ],
+                     *           "topic": "sync drafts",
+                     *           "content": "Let's add backend support for syncing drafts.",
+                     *           "timestamp": 1595479019
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The number of drafts. */
+                        count: number;
+                        drafts: components["schemas"]["StoredDraft"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller turned off draft synchronization. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "User has disabled synchronizing drafts.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "create-drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "drafts": [
+                 *         {
+                 *           "type": "stream",
+                 *           "to": [
+                 *             1
+                 *           ],
+                 *           "topic": "questions",
+                 *           "content": "how tough is a Lamy Safari?",
+                 *           "timestamp": 1595479019
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The drafts, as a JSON list of draft objects. */
+                    drafts: components["schemas"]["Draft"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "ids": [
+                     *         31,
+                     *         32
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new drafts' IDs, in the order of `drafts`. */
+                        ids: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A draft was refused (see `PATCH /drafts/{draft_id}`), or `drafts` is missing. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must specify exactly 1 channel ID for channel messages",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "delete-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the draft.
+                 * @example 2
+                 */
+                draft_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller turned off draft synchronization. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "User has disabled synchronizing drafts.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no draft with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Draft does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+        };
+    };
     "edit-draft": {
         parameters: {
             query?: never;
@@ -5810,7 +6052,419 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
+        };
+    };
+    "update-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "left_side_userlist": true,
+                 *       "emojiset": "google"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The user's new name (stripped; Zulip's name rules). Ignored when the organization disables name changes and the caller is not an administrator.
+                     * @example NewName
+                     */
+                    full_name?: string;
+                    /**
+                     * @description A new email address. Email changes (which need a confirmation email) are not available on this server.
+                     * @example newname@example.com
+                     */
+                    email?: string;
+                    /**
+                     * @description The user's old Zulip password (or LDAP password, if LDAP authentication is in use).
+                     * @example old12345
+                     */
+                    old_password?: string;
+                    /**
+                     * @description The user's new Zulip password (or LDAP password, if LDAP authentication is in use).
+                     * @example new12345
+                     */
+                    new_password?: string;
+                    /**
+                     * @description Whether time should be displayed in 24-hour notation
+                     * @example true
+                     */
+                    twenty_four_hour_time?: boolean;
+                    /**
+                     * @description Whether or not to mark messages as read when the user scrolls through their
+                     *     feed.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Web/desktop app setting controlling the default navigation
+                     *     behavior when clicking on a channel link.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    web_channel_default_view?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether clients should display the number of starred
+                     *     messages
+                     * @example true
+                     */
+                    starred_message_counts?: boolean;
+                    /**
+                     * @description Whether the user is configured to receive typing notifications from other users.
+                     *     The server will only deliver typing notifications events to users who for whom this
+                     *     is enabled.
+                     * @example true
+                     */
+                    receives_typing_notifications?: boolean;
+                    /**
+                     * @description Whether the user should be shown an alert, offering to update their
+                     *     profile time zone
+                     * @example true
+                     */
+                    web_suggest_update_timezone?: boolean;
+                    /**
+                     * @description Whether to use the maximum available screen width on wide screens.
+                     * @example true
+                     */
+                    fluid_layout_width?: boolean;
+                    /**
+                     * @description This setting is reserved for use to control variations in Zulip's design
+                     *     to help visually impaired users.
+                     * @example true
+                     */
+                    high_contrast_mode?: boolean;
+                    /**
+                     * @description User-configured primary `font-size` for the web application, in pixels.
+                     * @example 14
+                     */
+                    web_font_size_px?: number;
+                    /**
+                     * @description User-configured primary `line-height` for the web application, in percent, so a
+                     *     value of 120 represents a `line-height` of 1.2.
+                     * @example 122
+                     */
+                    web_line_height_percent?: number;
+                    /**
+                     * @description Controls which color theme
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    color_scheme?: 1 | 2 | 3;
+                    /**
+                     * @description A boolean parameter to control whether synchronizing drafts is enabled for
+                     *     the user. When synchronization is disabled, all drafts stored in the server
+                     *     will be automatically deleted from the server.
+                     * @example true
+                     */
+                    enable_drafts_synchronization?: boolean;
+                    /**
+                     * @description Whether to translate emoticons to emoji
+                     * @example true
+                     */
+                    translate_emoticons?: boolean;
+                    /**
+                     * @description Whether to display the names of reacting users on a message.
+                     * @example false
+                     */
+                    display_emoji_reaction_users?: boolean;
+                    /**
+                     * @description What default language
+                     * @example en
+                     */
+                    default_language?: string;
+                    /**
+                     * @description The home view
+                     * @example all_messages
+                     * @enum {string}
+                     */
+                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    /**
+                     * @description Whether the escape key navigates to the
+                     *     configured home view
+                     * @example true
+                     */
+                    web_escape_navigates_to_home_view?: boolean;
+                    /**
+                     * @description Whether the users list on left sidebar in narrow windows.
+                     * @example true
+                     */
+                    left_side_userlist?: boolean;
+                    /**
+                     * @description The user's configured emoji set
+                     * @example google
+                     * @enum {string}
+                     */
+                    emojiset?: "google" | "twitter" | "text" | "google-blob";
+                    /**
+                     * @description Whether to hide inactive channels
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    demote_inactive_streams?: 1 | 2 | 3;
+                    /**
+                     * @description The style selected by the user for the right sidebar user list.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    user_list_style?: 1 | 2 | 3;
+                    /**
+                     * @description Controls how animated images should be played in the message feed in the web/desktop application.
+                     * @example on_hover
+                     * @enum {string}
+                     */
+                    web_animate_image_previews?: "always" | "on_hover" | "never";
+                    /**
+                     * @description Configuration for which channels should be displayed with a numeric unread count in the left sidebar.
+                     *     Channels that do not have an unread count will have a simple dot indicator for whether there are any
+                     *     unread messages.
+                     * @example 2
+                     * @enum {integer}
+                     */
+                    web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Controls whether user wants AI features like topic summarization to
+                     *     be hidden in all Zulip clients.
+                     */
+                    hide_ai_features?: boolean;
+                    /**
+                     * @description Determines whether the web/desktop application's left sidebar displays
+                     *     any channel folders configured by the organization.
+                     * @example true
+                     */
+                    web_left_sidebar_show_channel_folders?: boolean;
+                    /**
+                     * @description Determines whether the web/desktop application's left sidebar displays
+                     *     the unread message count summary.
+                     * @example true
+                     */
+                    web_left_sidebar_unreads_count_summary?: boolean;
+                    /**
+                     * @description The IANA identifier of the user's profile time zone
+                     * @example Asia/Kolkata
+                     */
+                    timezone?: string;
+                    /**
+                     * @description Enable visual desktop notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable email notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_email_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_push_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_audible_notifications?: boolean;
+                    /**
+                     * @description Notification sound name.
+                     * @example ding
+                     */
+                    notification_sound?: string;
+                    /**
+                     * @description Enable visual desktop notifications for direct messages and @-mentions.
+                     * @example true
+                     */
+                    enable_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for direct messages and
+                     *     @-mentions.
+                     * @example true
+                     */
+                    enable_sounds?: boolean;
+                    /**
+                     * @description The duration (in seconds) for which the server should wait to batch
+                     *     email notifications before sending them.
+                     * @example 120
+                     */
+                    email_notifications_batching_period_seconds?: number;
+                    /**
+                     * @description Enable email notifications for direct messages and @-mentions received
+                     *     when the user is offline.
+                     * @example true
+                     */
+                    enable_offline_email_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notification for direct messages and @-mentions received
+                     *     when the user is offline.
+                     * @example true
+                     */
+                    enable_offline_push_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notification for direct messages and @-mentions received
+                     *     when the user is online.
+                     * @example true
+                     */
+                    enable_online_push_notifications?: boolean;
+                    /**
+                     * @description Enable visual desktop notifications for messages sent to followed topics.
+                     * @example true
+                     */
+                    enable_followed_topic_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable email notifications for messages sent to followed topics.
+                     * @example true
+                     */
+                    enable_followed_topic_email_notifications?: boolean;
+                    /**
+                     * @description Enable push notifications for messages sent to followed topics.
+                     * @example false
+                     */
+                    enable_followed_topic_push_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for messages sent to followed topics.
+                     * @example false
+                     */
+                    enable_followed_topic_audible_notifications?: boolean;
+                    /**
+                     * @description Enable digest emails when the user is away.
+                     * @example true
+                     */
+                    enable_digest_emails?: boolean;
+                    /**
+                     * @description Enable marketing emails. Has no function outside Zulip Cloud.
+                     * @example true
+                     */
+                    enable_marketing_emails?: boolean;
+                    /**
+                     * @description Enable email notifications for new logins to account.
+                     * @example true
+                     */
+                    enable_login_emails?: boolean;
+                    /**
+                     * @description Include the message's content in email notifications for new messages.
+                     * @example true
+                     */
+                    message_content_in_email_notifications?: boolean;
+                    /**
+                     * @description Include content of direct messages in desktop notifications.
+                     * @example true
+                     */
+                    pm_content_in_desktop_notifications?: boolean;
+                    /**
+                     * @description Whether wildcard mentions (E.g. @**all**) should send notifications
+                     *     like a personal mention.
+                     * @example true
+                     */
+                    wildcard_mentions_notify?: boolean;
+                    /**
+                     * @description Whether wildcard mentions (e.g., @**all**) in messages sent to followed topics
+                     *     should send notifications like a personal mention.
+                     * @example true
+                     */
+                    enable_followed_topic_wildcard_mentions_notify?: boolean;
+                    /**
+                     * @description Unread count badge (appears in desktop sidebar and browser tab)
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    desktop_icon_count_display?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether to include organization name in subject of message notification
+                     *     emails
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Which topics to follow automatically
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Which topics to unmute automatically in muted channels
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether the server will automatically mark the user as following
+                     *     topics where the user is mentioned.
+                     * @example true
+                     */
+                    automatically_follow_topics_where_mentioned?: boolean;
+                    /**
+                     * @description Controls whether the resolved-topic notices are marked as read.
+                     * @example except_followed
+                     * @enum {string}
+                     */
+                    resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+                    /**
+                     * @description Display the presence status to other users when online.
+                     * @example true
+                     */
+                    presence_enabled?: boolean;
+                    /**
+                     * @description Whether pressing Enter in the compose box sends a message
+                     *     (or saves a message edit).
+                     * @example true
+                     */
+                    enter_sends?: boolean;
+                    /**
+                     * @description Whether typing notifications
+                     * @example true
+                     */
+                    send_private_typing_notifications?: boolean;
+                    /**
+                     * @description Whether typing notifications
+                     * @example true
+                     */
+                    send_stream_typing_notifications?: boolean;
+                    /**
+                     * @description Whether other users are allowed to see whether you've
+                     *     read messages.
+                     * @example true
+                     */
+                    send_read_receipts?: boolean;
+                    /**
+                     * @description Whether organization administrators are allowed to
+                     *     export your private data.
+                     * @example true
+                     */
+                    allow_private_data_export?: boolean;
+                    /**
+                     * @description The policypermission-level this user has selected for which other
+                     *     usershelp-email-visibility in this organization can see their real
+                     *     email address.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description Web/desktop app setting for whether the user's view should
+                     *     automatically go to the conversation where they sent a message.
+                     * @example true
+                     */
+                    web_navigate_to_sent_message?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A setting or the password change was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     "create-channel": {

@@ -88,6 +88,8 @@ import {
   regenerateApiKey,
 } from "./handlers/user-deactivation.ts";
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
+import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
+import { updateSettings } from "./handlers/settings.ts";
 
 /** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
 function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
@@ -114,7 +116,11 @@ export const handlers = {
   "get-scheduled-messages": getScheduledMessages,
   "update-scheduled-message": updateScheduledMessage,
   "delete-scheduled-message": deleteScheduledMessage,
-  "edit-draft": notImplemented("edit-draft"),
+  "edit-draft": editDraft,
+  "get-drafts": getDrafts,
+  "create-drafts": createDrafts,
+  "delete-draft": deleteDraft,
+  "update-settings": updateSettings,
   "create-channel": createChannel,
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,

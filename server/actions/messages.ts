@@ -160,7 +160,7 @@ export type RecipientUser = Pick<
   "id" | "email" | "fullName" | "isActive" | "recipientId" | "isMirrorDummy"
 >;
 
-async function resolveDirectRecipients(
+export async function resolveDirectRecipients(
   ctx: MessageChecker,
   target: Extract<MessageTarget, { kind: "direct" }>,
 ): Promise<RecipientUser[]> {

@@ -13,9 +13,9 @@ import { activeUserIds } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** AuditLogEventType.USER_SETTING_CHANGED, and RealmAuditLog's OLD_VALUE / NEW_VALUE keys. */
-const USER_SETTING_CHANGED = 132;
-const OLD_VALUE = "1";
-const NEW_VALUE = "2";
+export const USER_SETTING_CHANGED = 132;
+export const OLD_VALUE = "1";
+export const NEW_VALUE = "2";
 
 export async function doUpdateUserStatus(
   ctx: RequestContext,

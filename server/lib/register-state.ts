@@ -17,7 +17,6 @@ import {
   toApiUser,
 } from "./users.ts";
 import { customProfileFieldTypes, realmFields } from "./custom-profile-fields.ts";
-import { RecipientType } from "./recipients.ts";
 import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
@@ -46,6 +45,8 @@ import {
   starredMessageIds,
 } from "./register-sections.ts";
 import { unreadMessages } from "./unread.ts";
+import { registerDrafts } from "./drafts.ts";
+import { userSettingsState } from "./user-settings.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -98,15 +99,10 @@ export async function fetchInitialState(
   const defaults = registerDefaults();
   for (const [type, fields] of Object.entries(defaults))
     if (want(type)) Object.assign(state, fields);
-  // Personal settings (the user-settings feature overwrites these with the user's own).
+  // Personal settings, from the settings table (lib/user-settings.ts); `settings` gives the
+  // values null channel notification settings inherit.
   const settings = { ...USER_SETTINGS_DEFAULTS, ...storedUserSettings(user) };
-  if (want("user_settings")) state.user_settings = settings;
-  if (!capabilities.user_settings_object) {
-    if (want("update_global_notifications"))
-      Object.assign(state, legacySettingFields(settings, "notifications"));
-    if (want("update_display_settings"))
-      Object.assign(state, legacySettingFields(settings, "display"));
-  }
+  Object.assign(state, userSettingsState(user, want, capabilities.user_settings_object === true));
   if (want("realm")) {
     // Every group setting's value in one statement (named ids, anonymous groups' members).
     const values = await groupSettingValues(
@@ -202,43 +198,7 @@ export async function fetchInitialState(
   }
   if (want("default_streams"))
     state.realm_default_streams = await defaultChannelDicts(db, realm.id);
-  if (want("drafts")) {
-    const drafts = await db.draft.findMany({
-      where: { userProfileId: user.id },
-      include: { recipient: true },
-      orderBy: { lastEditTime: "desc" },
-    });
-    const groupIds = drafts
-      .filter((d) => d.recipient?.type === RecipientType.DIRECT_MESSAGE_GROUP)
-      .map((d) => d.recipientId!);
-    const groupSubs = groupIds.length
-      ? await db.subscription.findMany({
-          where: { recipientId: { in: groupIds } },
-          select: { recipientId: true, userProfileId: true },
-        })
-      : [];
-    const toOf = (d: (typeof drafts)[number]): number[] => {
-      if (d.recipient === null) return [];
-      if (d.recipient.type === RecipientType.DIRECT_MESSAGE_GROUP)
-        return groupSubs
-          .filter((s) => s.recipientId === d.recipientId && s.userProfileId !== user.id)
-          .map((s) => s.userProfileId);
-      return [d.recipient.typeId];
-    };
-    state.drafts = drafts.map((d) => ({
-      id: d.id,
-      type:
-        d.recipient === null
-          ? ""
-          : d.recipient.type === RecipientType.STREAM
-            ? "stream"
-            : "private",
-      to: toOf(d),
-      topic: d.topic,
-      content: d.content,
-      timestamp: unixSeconds(d.lastEditTime),
-    }));
-  }
+  if (want("drafts")) state.drafts = await registerDrafts(db, user);
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
     state.user_topics = topics.map((t) => ({

@@ -1,0 +1,311 @@
+/**
+ * PATCH /settings (zerver/tests/test_settings.py, test_events.py's user_settings checks): each
+ * validation text, each event with its legacy twin, register's `user_settings` and legacy copies
+ * after a change, the name and password changes, and a form-encoded request as clients send it.
+ */
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { readFileSync } from "node:fs";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { USER_SETTINGS } from "../../server/lib/user-settings.ts";
+
+const server = useTestServer();
+const id = (name: string) => server.creds.users[name]!.user_id;
+
+type Body = Record<string, unknown>;
+const patch = (as: string, body: Body) =>
+  server.as(as).PATCH("/settings", { body: body as never });
+
+async function queueOf(as: string, body: Body) {
+  const { queue_id } = await expectSuccess(
+    server.as(as).POST("/register", { body: body as never }),
+  );
+  return async () =>
+    (
+      await expectSuccess(
+        server.as(as).GET("/events", {
+          params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
+        }),
+      )
+    ).events.map(({ id: _id, ...event }) => event as Record<string, unknown>);
+}
+
+const register = async (as: string, body: Body) =>
+  (await expectSuccess(server.as(as).POST("/register", { body: body as never }))) as Record<
+    string,
+    unknown
+  >;
+
+describe("the settings table", () => {
+  it("matches the spec's PATCH /settings parameters, types and allowed values", () => {
+    const doc = parse(readFileSync("openapi/paths/settings.yaml", "utf8"));
+    const props = doc.settings.patch.requestBody.content["application/x-www-form-urlencoded"]
+      .schema.properties as Record<string, { type: string; enum?: unknown[] }>;
+    const names = Object.keys(props).filter(
+      (n) => !["full_name", "email", "old_password", "new_password"].includes(n),
+    );
+    expect(names.sort()).toEqual(USER_SETTINGS.map((s) => s.name).sort());
+    for (const s of USER_SETTINGS) {
+      expect(props[s.name]!.type).toBe({ bool: "boolean", int: "integer", string: "string" }[s.kind]);
+      expect(props[s.name]!.enum).toEqual(s.choices ? [...s.choices] : undefined);
+    }
+  });
+});
+
+describe("PATCH /settings: validation", () => {
+  it.each([
+    [{ color_scheme: 100 }, "Invalid color_scheme: Value error, Not in the list of possible values"],
+    [{ emojiset: "apple" }, "Invalid emojiset: Value error, Not in the list of possible values"],
+    [{ web_home_view: "stream" }, "Invalid web_home_view: Value error, Not in the list of possible values"],
+    [{ web_animate_image_previews: "sometimes" }, "Invalid web_animate_image_previews"],
+    [{ email_address_visibility: 6 }, "Invalid email_address_visibility: Value error, Not in the list of possible values"],
+    [{ timezone: "Mars/Olympus_Mons" }, "Invalid timezone: Value error, Not a recognized time zone"],
+    [{ default_language: "xx" }, "Invalid default_language"],
+    [{ notification_sound: "invalid" }, "Invalid notification sound 'invalid'"],
+    [{ email_notifications_batching_period_seconds: 0 }, "Invalid email batching period: 0 seconds"],
+    [{ email_notifications_batching_period_seconds: 7 * 86400 + 1 }, "Invalid email batching period: 604801 seconds"],
+    [{ twenty_four_hour_time: 5 }, "twenty_four_hour_time is not a boolean"],
+    [{ twenty_four_hour_time: "yes" }, "twenty_four_hour_time is not valid JSON"],
+    [{ web_font_size_px: true }, "web_font_size_px is not an integer"],
+    [{ web_font_size_px: 99999999999 }, "Invalid web_font_size_px"],
+  ])("%j → %s", async (body, msg) => {
+    await expectError(patch("hamlet", body), 400, msg);
+  });
+
+  it("checks the time zone before the language, and changes nothing when one value is refused", async () => {
+    await expectError(
+      patch("hamlet", { timezone: "Nowhere/Land", default_language: "xx", enter_sends: true }),
+      400,
+      "Invalid timezone: Value error, Not a recognized time zone",
+    );
+    const user = await server.db.userProfile.findUniqueOrThrow({ where: { id: id("hamlet") } });
+    expect(user.enterSends).toBe(false);
+  });
+
+  it("refuses bots", async () => {
+    await expectError(
+      patch("default-bot", { enter_sends: true }),
+      400,
+      "This endpoint does not accept bot requests.",
+    );
+  });
+
+  it("answers an email change with Zulip's text for an unavailable change", async () => {
+    await expectError(
+      patch("hamlet", { email: "new-hamlet@zulip.com" }),
+      400,
+      "Email address changes are disabled in this organization.",
+    );
+    // The same address (after stripping) is no change.
+    await expectSuccess(patch("hamlet", { email: ` ${server.creds.users.hamlet!.email} ` }));
+  });
+});
+
+describe("PATCH /settings: events and register", () => {
+  it("sends user_settings and the legacy display event, with language_name, and register shows the new values", async () => {
+    const modern = await queueOf("othello", {
+      event_types: ["user_settings", "update_display_settings", "update_global_notifications"],
+      client_capabilities: { user_settings_object: true },
+    });
+    await expectSuccess(patch("othello", { default_language: "de", color_scheme: 2 }));
+    const events = await modern();
+    expect(events).toContainEqual({
+      type: "user_settings",
+      op: "update",
+      property: "default_language",
+      value: "de",
+      language_name: "Deutsch",
+    });
+    expect(events).toContainEqual({
+      type: "user_settings",
+      op: "update",
+      property: "color_scheme",
+      value: 2,
+    });
+    const state = await register("othello", {
+      fetch_event_types: ["user_settings"],
+      client_capabilities: { user_settings_object: true },
+    });
+    const settings = state.user_settings as Record<string, unknown>;
+    expect(settings).toMatchObject({ default_language: "de", color_scheme: 2, emojiset: "google" });
+    expect(Object.keys(settings).sort()).toEqual(
+      [...USER_SETTINGS.map((s) => s.name), "emojiset_choices", "available_notification_sounds"].sort(),
+    );
+    expect(state).not.toHaveProperty("color_scheme");
+  });
+
+  it("logs the legacy events Zulip sends for settings older than feature level 89", async () => {
+    const legacy = await queueOf("cordelia", {
+      event_types: ["user_settings", "update_display_settings", "update_global_notifications"],
+    });
+    await expectSuccess(
+      patch("cordelia", { enable_sounds: false, high_contrast_mode: true, send_read_receipts: false }),
+    );
+    const events = await legacy();
+    const email = server.creds.users.cordelia!.email;
+    expect(events).toContainEqual({
+      type: "update_global_notifications",
+      user: email,
+      notification_name: "enable_sounds",
+      setting: false,
+    });
+    expect(events).toContainEqual({
+      type: "update_display_settings",
+      user: email,
+      setting_name: "high_contrast_mode",
+      setting: true,
+    });
+    // A modern setting has no legacy event.
+    expect(events.filter((e) => e.type !== "user_settings").length).toBe(2);
+    expect(events.filter((e) => e.type === "user_settings").map((e) => e.property)).toEqual(
+      expect.arrayContaining(["enable_sounds", "high_contrast_mode", "send_read_receipts"]),
+    );
+    // Register without user_settings_object: the legacy top-level copies.
+    const state = await register("cordelia", {
+      fetch_event_types: ["update_display_settings", "update_global_notifications"],
+    });
+    expect(state).toMatchObject({ high_contrast_mode: true, enable_sounds: false });
+    expect(state.emojiset_choices).toContainEqual({ key: "google", text: "Google" });
+    expect(state.available_notification_sounds).toContain("zulip");
+    expect(state).not.toHaveProperty("send_read_receipts");
+  });
+
+  it("sends nothing for a value that does not change", async () => {
+    const next = await queueOf("iago", { event_types: ["user_settings"] });
+    await expectSuccess(patch("iago", { enter_sends: false, emojiset: "google" }));
+    expect(await next()).toEqual([]);
+  });
+
+  it("tells everyone of a time zone change, and the user the legacy display event", async () => {
+    const own = await queueOf("aaron", { event_types: ["update_display_settings", "realm_user"] });
+    const other = await queueOf("iago", { event_types: ["realm_user"] });
+    await expectSuccess(patch("aaron", { timezone: "Asia/Kolkata" }));
+    const person = {
+      email: server.creds.users.aaron!.email,
+      user_id: id("aaron"),
+      timezone: "Asia/Kolkata",
+    };
+    expect(await other()).toContainEqual({ type: "realm_user", op: "update", person });
+    expect(await own()).toContainEqual({
+      type: "update_display_settings",
+      user: server.creds.users.aaron!.email,
+      setting_name: "timezone",
+      setting: "Asia/Kolkata",
+    });
+  });
+
+  it("turning draft synchronization off deletes the drafts without events", async () => {
+    await expectSuccess(
+      server.as("prospero").POST("/drafts", {
+        body: { drafts: [{ type: "", to: [], topic: "", content: "kept locally" }] },
+      }),
+    );
+    const next = await queueOf("prospero", { event_types: ["drafts", "user_settings"] });
+    await expectSuccess(patch("prospero", { enable_drafts_synchronization: false }));
+    expect(await server.db.draft.count({ where: { userProfileId: id("prospero") } })).toBe(0);
+    expect((await next()).map((e) => e.type)).toEqual(["user_settings"]);
+    await expectSuccess(patch("prospero", { enable_drafts_synchronization: true }));
+  });
+
+  it("email_address_visibility: the real address to those who may now see it, null to those who no longer may", async () => {
+    const guest = await queueOf("polonius", { event_types: ["realm_user"] });
+    const admin = await queueOf("iago", { event_types: ["realm_user"] });
+    await expectSuccess(patch("shiva", { email_address_visibility: 3 }));
+    const guestEvents = await guest();
+    expect(guestEvents).toContainEqual({
+      type: "realm_user",
+      op: "update",
+      person: { user_id: id("shiva"), delivery_email: null },
+    });
+    const newEmail = guestEvents.find(
+      (e) => (e.person as Record<string, unknown>).new_email !== undefined,
+    );
+    expect((newEmail!.person as Record<string, unknown>).new_email).toMatch(/^user\d+@/);
+    // The administrator could see it before and still can: no delivery_email event.
+    expect(
+      (await admin()).filter(
+        (e) => (e.person as Record<string, unknown>).delivery_email !== undefined,
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("PATCH /settings: name and password", () => {
+  it("changes the name, with a realm_user event to everyone, and applies Zulip's name rules", async () => {
+    const next = await queueOf("desdemona", { event_types: ["realm_user"] });
+    await expectSuccess(patch("othello", { full_name: "  Othello, the Moor  " }));
+    expect(await next()).toContainEqual({
+      type: "realm_user",
+      op: "update",
+      person: { user_id: id("othello"), full_name: "Othello, the Moor" },
+    });
+    await expectError(patch("othello", { full_name: "x".repeat(101) }), 400, "Name too long!");
+    await expectError(patch("othello", { full_name: "Opheli*" }), 400, "Invalid characters in name!");
+  });
+
+  it("ignores a name change the organization forbids, except from an administrator", async () => {
+    const realmId = server.creds.realm.id;
+    await server.db.realm.update({ where: { id: realmId }, data: { nameChangesDisabled: true } });
+    try {
+      await expectSuccess(patch("cordelia", { full_name: "Not Cordelia" }));
+      await expectSuccess(patch("iago", { full_name: "Iago the Admin" }));
+      const names = await server.db.userProfile.findMany({
+        where: { id: { in: [id("cordelia"), id("iago")] } },
+        orderBy: { id: "asc" },
+      });
+      expect(names.map((u) => u.fullName)).toContain("Iago the Admin");
+      expect(names.map((u) => u.fullName)).not.toContain("Not Cordelia");
+    } finally {
+      await server.db.realm.update({ where: { id: realmId }, data: { nameChangesDisabled: false } });
+    }
+  });
+
+  it("changes the password with the old one, refusing a wrong one and a weak new one", async () => {
+    const hamlet = server.creds.users.hamlet!;
+    await expectError(
+      patch("hamlet", { old_password: "bad_password", new_password: "ignored" }),
+      400,
+      "Wrong password!",
+    );
+    await expectError(
+      patch("hamlet", { old_password: hamlet.password, new_password: "easy" }),
+      400,
+      "New password is too weak!",
+    );
+    await expectSuccess(
+      patch("hamlet", { old_password: hamlet.password, new_password: "f657gdGGk9-sonnet" }),
+    );
+    await expectSuccess(
+      server.client().POST("/fetch_api_key", {
+        body: { username: hamlet.email, password: "f657gdGGk9-sonnet" },
+      }),
+    );
+  });
+});
+
+describe("PATCH /settings: as clients send it", () => {
+  it("reads a form body with booleans and integers as JSON text", async () => {
+    const cred = server.creds.users.aaron!;
+    const response = await fetch(`${server.baseUrl}/api/v1/settings`, {
+      method: "PATCH",
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "enter_sends=true&web_font_size_px=18&emojiset=text&left_side_userlist=true",
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ result: "success", msg: "" });
+    const state = await register("aaron", {
+      fetch_event_types: ["user_settings"],
+      client_capabilities: { user_settings_object: true },
+    });
+    expect(state.user_settings).toMatchObject({
+      enter_sends: true,
+      web_font_size_px: 18,
+      emojiset: "text",
+      left_side_userlist: true,
+    });
+  });
+});
