@@ -41,6 +41,7 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -171,6 +172,9 @@ export const handlers = {
   "get-bots": getBots,
   "update-bot": updateBot,
   "deactivate-bot": deactivateBot,
+  "update-presence": updatePresence,
+  "get-user-presence": getUserPresence,
+  "get-presence": getPresence,
 } satisfies HandlerMap;
 
 /**

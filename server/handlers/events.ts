@@ -34,6 +34,11 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     fetchTypes,
     clientGravatar,
     body.include_subscribers ?? false,
+    {
+      slim:
+        (body.slim_presence ?? false) ||
+        (body.client_capabilities?.simplified_presence_events ?? false),
+    },
   );
   return { queue_id: queueId, last_event_id: -1, ...state };
 };

@@ -24,6 +24,7 @@ import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channel
 import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
+import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "./presence.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -55,6 +56,7 @@ export async function fetchInitialState(
   types: string[] | null,
   clientGravatar: boolean,
   includeSubscribers: IncludeSubscribers = false,
+  presence: { slim: boolean } = { slim: false },
 ) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
@@ -177,6 +179,9 @@ export async function fetchInitialState(
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
   if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
+  if (want("realm")) Object.assign(state, PRESENCE_REGISTER_SETTINGS);
+  if (want("presence"))
+    Object.assign(state, await presenceResponse(db, realm, ctx.now(), { slim: presence.slim }));
   return state;
 }
 
