@@ -83,9 +83,13 @@ interface Load {
   p50: number;
   p99: number;
   bad: number;
+  /** Requests answered in the measured run (warm-up excluded). */
+  total: number;
 }
 
 const POST_BODY = "type=stream&to=Verona&topic=bench&content=Hello%20**bench**";
+/** A client's minute ping (POST /users/me/presence); after the first, it moves no stored time. */
+const PRESENCE_PING = "POST /users/me/presence (ping)";
 let failures = 0;
 const targets: { label: string; ok: boolean }[] = [];
 const mark = (label: string, ok: boolean) => (targets.push({ label, ok }), ok ? "PASS" : "FAIL");
@@ -113,7 +117,13 @@ async function load(base: string, s: Scenario, auth: string, duration = seconds)
   const r = await autocannon({ ...opts, duration });
   const bad = r.non2xx + r.errors;
   failures += bad;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad,
+    total: r.requests.total,
+  };
 }
 const show = (l: Load) =>
   `${fmt(l.rps)} req/s, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms${l.bad ? `, ${l.bad} FAILED` : ""}`;
@@ -297,6 +307,13 @@ async function main() {
     { name: "GET /server_settings", method: "GET", path: "/server_settings", raw: false },
     { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
     {
+      name: PRESENCE_PING,
+      method: "POST",
+      path: "/users/me/presence",
+      body: "status=active&ping_only=true",
+      raw: true,
+    },
+    {
       name: "GET /messages (newest 20, Verona)",
       method: "GET",
       path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`,
@@ -306,6 +323,7 @@ async function main() {
   const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(
     scenarios.map((s) => [s.name, {}]),
   );
+  let pingCommits: number | undefined;
   let oursMem: ReturnType<typeof memoryOf>;
   let rawMem: ReturnType<typeof memoryOf>;
   let minimalMem: ReturnType<typeof memoryOf>;
@@ -334,7 +352,10 @@ async function main() {
     rawIdle = memoryOf(raw.pid);
     for (const s of scenarios) {
       const r = results.get(s.name)!;
+      const commitsBefore = s.name === PRESENCE_PING ? await commitsOf(dbEnv) : 0;
       r.ours = await load(ours.base, s, hamlet);
+      if (s.name === PRESENCE_PING)
+        pingCommits = ((await commitsOf(dbEnv)) - commitsBefore) / r.ours.total;
       console.log(`  ours    ${pad(s.name, 34)} ${show(r.ours)}`);
       if (s.raw) {
         r.raw = await load(raw.base, s, hamlet);
@@ -543,6 +564,9 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
   );
   console.log(`  one process:   ${describeDelivery(deliveryOne.result)} ${oneTarget}`);
   console.log(`  two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`);
+  const ping = results.get(PRESENCE_PING)!.ours!;
+  const pingLine = `presence ping: p50 ${ms(ping.p50)} ms, ${fmt(ping.rps)} req/s; 1 statement per ping, whether it moves the stored times or not (6 for a user coming back online), asserted in test/api/presence.test.ts${pingCommits === undefined ? "" : `; PostgreSQL committed ${pingCommits.toFixed(2)} transactions per ping during the load (warm-up excluded, background work included)`}`;
+  console.log(pingLine);
   let durableLine = "";
   if (durable.length === 2) {
     const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
@@ -560,6 +584,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `delivery, one process: ${describeDelivery(deliveryOne.result)} ${oneTarget}`,
     `delivery, two processes: ${describeDelivery(deliveryTwo.result)} ${twoTarget}`,
     ...(durableLine ? [durableLine] : []),
+    pingLine,
     moveLine,
     `targets met: ${met}/${targets.length}${
       targets.some((t) => !t.ok)
@@ -571,6 +596,25 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);
+}
+
+/**
+ * Transactions PostgreSQL has committed in the bench database (each statement outside a
+ * transaction is one), after a pause for the statistics to be flushed (PostgreSQL 15 flushes
+ * them at most once a second).
+ */
+async function commitsOf(env: Record<string, string | undefined>): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1500));
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 /** ms per committed one-row INSERT, sequential, on the data directory (no server running). */
