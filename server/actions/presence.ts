@@ -121,3 +121,23 @@ export async function writePresence(
     RETURNING last_active_time AS "lastActiveTime", last_connected_time AS "lastConnectedTime"`;
   if (audience.length) events.add(presenceEvent(user, row!, time), audience);
 }
+
+/**
+ * The presence update Zulip forces when a user turns `presence_enabled` on or off
+ * (do_change_user_setting), so that everyone sees the new state at once: on, an active report
+ * now; off, the user's presence replaced by an idle one older than the offline threshold (with
+ * a 120 s margin for clock skew). Announced to `audience` (the whole organization, whatever its
+ * size or presence setting), in the caller's transaction.
+ */
+export function presenceEnabledChanged(
+  tx: RawTx,
+  events: PendingEvents,
+  user: Reporter,
+  enabled: boolean,
+  now: Date,
+  audience: number[],
+): Promise<void> {
+  if (enabled) return writePresence(tx, events, user, now, true, audience);
+  const offline = new Date(now.getTime() - (OFFLINE_THRESHOLD_SECS + 120) * 1000);
+  return writePresence(tx, events, user, offline, false, audience, true);
+}

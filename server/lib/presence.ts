@@ -175,13 +175,11 @@ export function presenceEventFor<E extends { type: string }>(
   event: E,
   clientCapabilities: Record<string, boolean>,
 ): E {
-  const { presences, user_id, email, server_timestamp, presence, ...rest } =
-    event as E & Record<string, unknown>;
-  return (
-    clientCapabilities.simplified_presence_events
-      ? { ...rest, presences }
-      : { ...rest, user_id, email, server_timestamp, presence }
-  ) as unknown as E;
+  const { presences, user_id, email, server_timestamp, presence, ...rest } = event as E &
+    Record<string, unknown>;
+  return (clientCapabilities.simplified_presence_events
+    ? { ...rest, presences }
+    : { ...rest, user_id, email, server_timestamp, presence }) as unknown as E;
 }
 
 /**

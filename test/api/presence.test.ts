@@ -225,9 +225,7 @@ describe("fetching everyone's presence", () => {
     await reported("cordelia", { status: "active", ping_only: true });
     const changed = await reported("iago", { status: "active", last_update_id: since });
     expect(Object.keys(changed.presences!)).toEqual([String(id("cordelia"))]);
-    expect(changed.presence_last_update_id).toBe(
-      Number((await row(id("cordelia")))!.lastUpdateId),
-    );
+    expect(changed.presence_last_update_id).toBe(Number((await row(id("cordelia")))!.lastUpdateId));
   });
 
   it("history_limit_days bounds the first fetch; 0 fetches nothing", async () => {
@@ -241,7 +239,11 @@ describe("fetching everyone's presence", () => {
     expect(Object.keys(recent.presences!).sort()).toEqual(
       [id("prospero"), id("iago")].map(String).sort(),
     );
-    const none = await reported("iago", { status: "idle", last_update_id: -1, history_limit_days: 0 });
+    const none = await reported("iago", {
+      status: "idle",
+      last_update_id: -1,
+      history_limit_days: 0,
+    });
     expect(none).toMatchObject({ presences: {}, presence_last_update_id: -1 });
     const twoWeeks = await reported("iago", { status: "idle", slim_presence: true });
     expect(Object.keys(twoWeeks.presences!)).toContain(String(id("hamlet")));
@@ -306,7 +308,9 @@ describe("presence_enabled and the organization's presence_disabled", () => {
       const realm = await expectSuccess(server.as("hamlet").GET("/realm/presence"));
       expect(realm.presences).toEqual({});
       const state = (await expectSuccess(
-        server.as("hamlet").POST("/register", { body: { fetch_event_types: ["presence"] } as never }),
+        server
+          .as("hamlet")
+          .POST("/register", { body: { fetch_event_types: ["presence"] } as never }),
       )) as Record<string, unknown>;
       expect(state).toMatchObject({ presences: {}, presence_last_update_id: -1 });
     } finally {
@@ -315,6 +319,44 @@ describe("presence_enabled and the organization's presence_disabled", () => {
         data: { presenceDisabled: false },
       });
     }
+  });
+});
+
+describe("turning presence_enabled off and on (the legacy `away`)", () => {
+  it("forces a presence update: offline since before the threshold, then active now", async () => {
+    at(5 * 86_400);
+    const events = await queueOf("othello", { simplified_presence_events: true });
+    const joined = (await server.db.userProfile.findUnique({ where: { id: id("cordelia") } }))!
+      .dateJoined;
+    await expectSuccess(server.as("cordelia").POST("/users/me/status", { body: { away: true } }));
+    // Offline for 140 + 120 s, and never active since (the joining time stands in).
+    expect(await events()).toEqual([
+      {
+        type: "presence",
+        presences: {
+          [id("cordelia")]: {
+            active_timestamp: Math.floor(joined.getTime() / 1000),
+            idle_timestamp: unix(5 * 86_400 - 260),
+          },
+        },
+      },
+    ]);
+    // While away, reports change nothing.
+    at(5 * 86_400 + 100);
+    await reported("cordelia", { status: "active", ping_only: true });
+    expect((await row(id("cordelia")))!.lastActiveTime).toBeNull();
+    await expectSuccess(server.as("cordelia").POST("/users/me/status", { body: { away: false } }));
+    expect(await events()).toEqual([
+      {
+        type: "presence",
+        presences: {
+          [id("cordelia")]: {
+            active_timestamp: unix(5 * 86_400 + 100),
+            idle_timestamp: unix(5 * 86_400 + 100),
+          },
+        },
+      },
+    ]);
   });
 });
 

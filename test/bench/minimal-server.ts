@@ -9,6 +9,7 @@
  *   GET  /api/v1/users/me          auth + the user's newest message id
  *   GET  /api/v1/messages/:id      auth + the message and its sender
  *   POST /api/v1/messages          auth + INSERT message
+ *   POST /api/v1/users/me/presence auth + one UPDATE of the user's presence times (no threshold)
  *
  * Env: PORT, DATABASE_URL (PostgreSQL only: a pg pool of 10 like our server's).
  */
@@ -116,6 +117,17 @@ app.post("/api/v1/messages", async (req: Request, res: Response) => {
     })
   ).rows[0]!;
   res.json({ result: "success", msg: "", id });
+});
+
+app.post("/api/v1/users/me/presence", async (req: Request, res: Response) => {
+  const user = await authenticate(req, res);
+  if (!user) return;
+  await pool.query({
+    name: "presence",
+    text: "UPDATE user_presence SET last_connected_time = now(), last_active_time = now() WHERE user_profile_id = $1",
+    values: [user.id],
+  });
+  res.json({ result: "success", msg: "" });
 });
 
 const server = app.listen(Number(process.env.PORT ?? 9993), process.env.HOST ?? "127.0.0.1");
