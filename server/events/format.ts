@@ -6,7 +6,6 @@
  */
 import type { ZulipEvent } from "./log.ts";
 import type { QueueOptions } from "./queues.ts";
-import { presenceEventFor } from "../lib/presence.ts";
 
 export interface FormatContext {
   /** The organization's display name of the empty topic. */
@@ -109,8 +108,6 @@ const FORMATTERS: Record<string, Formatter> = {
   message: formatMessage,
   update_message: formatMessageUpdate,
   realm_user: formatRealmUser,
-  // Modern (`simplified_presence_events`) or legacy fields (lib/presence.ts presenceEvent).
-  presence: (event, _userData, options) => presenceEventFor(event, options.clientCapabilities),
 };
 
 export function formatEvent(

@@ -153,7 +153,7 @@ export async function userPresenceTimes(db: Db, userId: number): Promise<Presenc
 /**
  * A `presence` event as logged: both formats, and each queue keeps the one its client declared
  * (`simplified_presence_events`: `presences` only; otherwise the legacy fields), as Zulip's
- * Tornado does.
+ * Tornado does (events/format.ts).
  */
 export function presenceEvent(
   user: { id: number; email: string; dateJoined: Date },
@@ -168,18 +168,6 @@ export function presenceEvent(
     presence: { website: legacyPresenceEntry(times, user.dateJoined) },
     presences: { [String(user.id)]: modernPresence(times, user.dateJoined) },
   };
-}
-
-/** The queue's form of a logged `presence` event (see presenceEvent). */
-export function presenceEventFor<E extends { type: string }>(
-  event: E,
-  clientCapabilities: Record<string, boolean>,
-): E {
-  const { presences, user_id, email, server_timestamp, presence, ...rest } = event as E &
-    Record<string, unknown>;
-  return (clientCapabilities.simplified_presence_events
-    ? { ...rest, presences }
-    : { ...rest, user_id, email, server_timestamp, presence }) as unknown as E;
 }
 
 /**

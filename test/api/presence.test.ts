@@ -46,10 +46,10 @@ const row = (userId: number) =>
   server.db.userPresence.findUnique({ where: { userProfileId: userId } });
 
 /** A queue for `as` that receives presence events, and a function reading what it got since. */
-async function queueOf(as: string, capabilities: Record<string, boolean> = {}) {
+async function queueOf(as: string, capabilities: Record<string, boolean> = {}, extra: Body = {}) {
   const { queue_id } = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { event_types: ["presence"], client_capabilities: capabilities } as never,
+      body: { event_types: ["presence"], client_capabilities: capabilities, ...extra } as never,
     }),
   );
   let last = -1;
@@ -105,6 +105,7 @@ describe("reports, thresholds and events", () => {
     at(0);
     const modern = await queueOf("othello", { simplified_presence_events: true });
     const legacy = await queueOf("iago");
+    const slimLegacy = await queueOf("iago", {}, { slim_presence: true });
     const body = await reported("hamlet", { status: "active", ping_only: true });
     expect(body).toEqual({ result: "success", msg: "" });
     const stored = await row(id("hamlet"));
@@ -128,6 +129,9 @@ describe("reports, thresholds and events", () => {
         website: { client: "website", status: "active", timestamp: unix(0), pushable: false },
       },
     });
+    // A slim_presence queue: the legacy fields without the email.
+    const { email: _email, ...slim } = event!;
+    expect(await slimLegacy()).toEqual([slim]);
   });
 
   it("reports within 55 seconds store nothing; later ones move the times without an event", async () => {
