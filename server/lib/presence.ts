@@ -104,8 +104,11 @@ export async function realmPresences(
   const after = fetch.lastUpdateId ?? null;
   const days = fetch.historyLimitDays ?? DEFAULT_HISTORY_LIMIT_DAYS;
   // A client that already holds data (an id above 0) gets every change since, however old.
+  // Any number of days the client sends stays a date PostgreSQL takes (from 1970 to year 275760).
   const since =
-    after !== null && after > 0 ? new Date(0) : new Date(now.getTime() - days * 86_400_000);
+    after !== null && after > 0
+      ? new Date(0)
+      : new Date(Math.min(Math.max(now.getTime() - days * 86_400_000, 0), 8.64e15));
   const rows =
     fetch.historyLimitDays === 0
       ? []
@@ -115,7 +118,7 @@ export async function realmPresences(
                  p.last_update_id AS "lastUpdateId"
           FROM user_presence p JOIN user_profile u ON u.id = p.user_profile_id
           WHERE p.realm_id = ${realm.id} AND u.is_active AND NOT u.is_bot
-            AND p.last_update_id > ${BigInt(after ?? -1)}
+            AND p.last_update_id > ${BigInt(Math.min(Math.max(after ?? -1, -1), Number.MAX_SAFE_INTEGER))}
             AND p.last_connected_time >= ${since}`;
   const presences: Record<string, unknown> = {};
   let lastUpdateId = after ?? -1;

@@ -249,6 +249,15 @@ describe("fetching everyone's presence", () => {
       history_limit_days: 0,
     });
     expect(none).toMatchObject({ presences: {}, presence_last_update_id: -1 });
+    // Out-of-range values fetch nothing, or everything, but never fail.
+    const far = await reported("iago", { status: "idle", last_update_id: 2 ** 52 });
+    expect(far).toMatchObject({ presences: {}, presence_last_update_id: 2 ** 52 });
+    const ages = await reported("iago", {
+      status: "idle",
+      last_update_id: -1,
+      history_limit_days: 1e12,
+    });
+    expect(Object.keys(ages.presences!)).toContain(String(id("hamlet")));
     const twoWeeks = await reported("iago", { status: "idle", slim_presence: true });
     expect(Object.keys(twoWeeks.presences!)).toContain(String(id("hamlet")));
   });
