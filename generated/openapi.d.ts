@@ -2086,6 +2086,96 @@ export interface paths {
         patch: operations["update-bot"];
         trace?: never;
     };
+    "/users/me/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update your presence
+         * @description Report the caller's presence (`active` or `idle`) and, unless `ping_only`, fetch the
+         *     presence of the organization's users. Clients call it about once a minute
+         *     (`server_presence_ping_interval_seconds`).
+         *
+         *     The server stores the report only when it moves a time forward by more than 55 seconds
+         *     (Zulip's `PRESENCE_UPDATE_MIN_FREQ_SECONDS`), and not at all while the caller's
+         *     `presence_enabled` setting is off; it sends a `presence` event to the organization only when
+         *     the user first reports, or reports `active` after being offline for at least 70 seconds. An
+         *     organization with `presence_disabled` still stores reports but shares none: `presences` is
+         *     empty and `presence_last_update_id` is -1.
+         *
+         *     With `last_update_id`, `presences` holds, in the modern format, only the users whose
+         *     presence changed after that id, and `presence_last_update_id` is the id to pass next time.
+         *     Without it, `presences` holds every user seen in the last `history_limit_days` (14 by
+         *     default), in the legacy format unless `slim_presence`. Bots and deactivated users are never
+         *     listed.
+         *
+         *     **Changes**: `last_update_id` and `presence_last_update_id` are new in Zulip 9.0 (feature
+         *     level 263); `history_limit_days` in Zulip 10.0 (feature level 288).
+         */
+        post: operations["update-presence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id_or_email}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID, or their Zulip API email address.
+                 * @example iago@zulip.com
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's presence
+         * @description One active human user's presence. In the legacy format (the default) each entry has only
+         *     `status` and `timestamp`, and `aggregated.status` is `offline` when the user's last report
+         *     is more than 140 seconds old (`server_presence_offline_threshold_seconds`).
+         *
+         *     **Changes**: Lookup by user ID is new in Zulip 4.0 (feature level 43).
+         */
+        get: operations["get-user-presence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get presence of all users
+         * @description The presence of the organization's users seen in the last 14 days, in the legacy format
+         *     (as `POST /users/me/presence` without `slim_presence`); empty when the organization has
+         *     `presence_disabled`.
+         */
+        get: operations["get-presence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3868,6 +3958,44 @@ export interface components {
             link_url?: string;
             /** @description Whether this is a reusable invitation link rather than an email invitation. */
             is_multiuse: boolean;
+        };
+        /**
+         * @description A user's presence in the modern format (`{user_id}` keys): when a client of theirs last
+         *     reported them present (`active_timestamp`) and last had a client connected at all
+         *     (`idle_timestamp`). Zulip's clients show a user as online while `active_timestamp` is less
+         *     than `server_presence_offline_threshold_seconds` (140) old, and idle while only
+         *     `idle_timestamp` is. A user who never reported one of them has their joining time there.
+         */
+        ModernPresence: {
+            /** @description UNIX time of the last report of the user as active. */
+            active_timestamp: number;
+            /** @description UNIX time of the last report of any client of the user connected. */
+            idle_timestamp: number;
+        };
+        /**
+         * @description A user's presence in the legacy format (`{user_email}` keys): always the two keys `website` and
+         *     `aggregated` with the same data, as the server no longer stores which client reported it
+         *     (Zulip 7.0, feature level 178). `status` is `active` when the user was last active within 70
+         *     seconds of their last connection, with that time as `timestamp`; otherwise `idle`, with the
+         *     connection's time.
+         */
+        LegacyPresence: {
+            website: {
+                /** @constant */
+                client: "website";
+                /** @enum {string} */
+                status: "active" | "idle";
+                timestamp: number;
+                /** @constant */
+                pushable: false;
+            };
+            aggregated: {
+                /** @constant */
+                client: "website";
+                /** @enum {string} */
+                status: "active" | "idle";
+                timestamp: number;
+            };
         };
     };
     responses: {
@@ -9914,6 +10042,215 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "last_update_id": -1
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description `active` if the user is using this device, else `idle`. Any other value is
+                     *     refused ("Invalid status: …").
+                     * @example active
+                     */
+                    status: string;
+                    /**
+                     * @description Only report; the response holds no presence data.
+                     * @default false
+                     */
+                    ping_only?: boolean;
+                    /**
+                     * @description Whether the user interacted with the client since its previous report (Zulip
+                     *     uses it for usage statistics; accepted and ignored here).
+                     * @default false
+                     */
+                    new_user_input?: boolean;
+                    /**
+                     * @deprecated
+                     * @description Legacy way to ask for the modern format (keyed by user ID); implied by
+                     *     `last_update_id`.
+                     * @default false
+                     */
+                    slim_presence?: boolean;
+                    /**
+                     * @description The `presence_last_update_id` of the client's previous fetch; `-1` at start to
+                     *     fetch everything. Implies the modern format.
+                     * @example -1
+                     */
+                    last_update_id?: number;
+                    /**
+                     * @description How many days back to fetch presence data (default 14); ignored when
+                     *     `last_update_id` is above 0. `0` fetches none.
+                     */
+                    history_limit_days?: number;
+                };
+            };
+        };
+        responses: {
+            /**
+             * @description Success. Without `ping_only`, `presences`, `server_timestamp` and
+             *     `presence_last_update_id`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Modern format: user ID → presence. Legacy format: API email → presence. */
+                        presences?: {
+                            [key: string]: components["schemas"]["ModernPresence"] | components["schemas"]["LegacyPresence"];
+                        };
+                        /** @description The server's time when it read the presence data (UNIX, with fractions). */
+                        server_timestamp?: number;
+                        /**
+                         * @description The highest update id among the rows returned; the client's own
+                         *     `last_update_id` when nothing changed since; -1 when none was passed and no
+                         *     data returned.
+                         */
+                        presence_last_update_id?: number;
+                        /**
+                         * @deprecated
+                         * @description Legacy Zephyr mirroring field; never sent by this server.
+                         */
+                        zephyr_mirror_active?: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A missing or invalid status, or a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-user-presence": {
+        parameters: {
+            query?: {
+                /** @description Return the modern format (`active_timestamp`, `idle_timestamp`). */
+                slim_presence?: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The user's ID, or their Zulip API email address.
+                 * @example iago@zulip.com
+                 */
+                user_id_or_email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "presence": {
+                     *         "website": {
+                     *           "status": "active",
+                     *           "timestamp": 1532697622
+                     *         },
+                     *         "aggregated": {
+                     *           "status": "active",
+                     *           "timestamp": 1532697622
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        presence: components["schemas"]["ModernPresence"] | {
+                            [key: string]: {
+                                /** @enum {string} */
+                                status: "active" | "idle" | "offline";
+                                timestamp: number;
+                            };
+                        };
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description No such active user, a bot, or no presence data. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "presences": {
+                     *         "iago@zulip.com": {
+                     *           "website": {
+                     *             "client": "website",
+                     *             "pushable": false,
+                     *             "status": "active",
+                     *             "timestamp": 1656958485
+                     *           },
+                     *           "aggregated": {
+                     *             "client": "website",
+                     *             "status": "active",
+                     *             "timestamp": 1656958485
+                     *           }
+                     *         }
+                     *       },
+                     *       "server_timestamp": 1656958539.6287155
+                     *     }
+                     */
+                    "application/json": {
+                        presences: {
+                            [key: string]: components["schemas"]["LegacyPresence"];
+                        };
+                        server_timestamp: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };

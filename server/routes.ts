@@ -43,6 +43,7 @@ import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
+import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -181,6 +182,9 @@ export const handlers = {
   "get-bots": getBots,
   "update-bot": updateBot,
   "deactivate-bot": deactivateBot,
+  "update-presence": updatePresence,
+  "get-user-presence": getUserPresence,
+  "get-presence": getPresence,
 } satisfies HandlerMap;
 
 /**

@@ -84,9 +84,13 @@ interface Load {
   p50: number;
   p99: number;
   bad: number;
+  /** Requests sent, the 1 s warm-up included. */
+  sent: number;
 }
 
 const POST_BODY = "type=stream&to=Verona&topic=bench&content=Hello%20**bench**";
+/** A client's minute ping (POST /users/me/presence); after the first, it moves no stored time. */
+const PRESENCE_PING = "POST /users/me/presence (ping)";
 let failures = 0;
 const targets: { label: string; ok: boolean }[] = [];
 const mark = (label: string, ok: boolean) => (targets.push({ label, ok }), ok ? "PASS" : "FAIL");
@@ -110,11 +114,17 @@ async function load(base: string, s: Scenario, auth: string, duration = seconds)
     headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded" },
     connections: CONNECTIONS,
   };
-  await autocannon({ ...opts, duration: 1 });
+  const warm = await autocannon({ ...opts, duration: 1 });
   const r = await autocannon({ ...opts, duration });
   const bad = r.non2xx + r.errors;
   failures += bad;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad,
+    sent: warm.requests.total + r.requests.total,
+  };
 }
 const show = (l: Load) =>
   `${fmt(l.rps)} req/s, p50 ${ms(l.p50)} ms, p99 ${ms(l.p99)} ms${l.bad ? `, ${l.bad} FAILED` : ""}`;
@@ -306,6 +316,13 @@ async function main() {
     { name: "GET /server_settings", method: "GET", path: "/server_settings", raw: false },
     { name: "GET /users/{email}", method: "GET", path: "/users/iago@zulip.com", raw: false },
     {
+      name: PRESENCE_PING,
+      method: "POST",
+      path: "/users/me/presence",
+      body: "status=active&ping_only=true",
+      raw: true,
+    },
+    {
       name: "GET /messages (newest 20, Verona)",
       method: "GET",
       path: `/messages?anchor=newest&num_before=20&narrow=${encodeURIComponent('[{"operator":"channel","operand":"Verona"}]')}`,
@@ -315,6 +332,7 @@ async function main() {
   const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(
     scenarios.map((s) => [s.name, {}]),
   );
+  let pingCommits: number | undefined;
   let oursMem: ReturnType<typeof memoryOf>;
   let rawMem: ReturnType<typeof memoryOf>;
   let minimalMem: ReturnType<typeof memoryOf>;
@@ -348,7 +366,16 @@ async function main() {
     rawIdle = memoryOf(raw.pid);
     for (const s of scenarios) {
       const r = results.get(s.name)!;
+      // Transactions per ping: PostgreSQL's count over the load, less the background work's
+      // (scheduled delivery, the event log) at its rate over as long with no load.
+      const idle = s.name === PRESENCE_PING ? await commitRate(dbEnv) : 0;
+      const before: [number, number] =
+        s.name === PRESENCE_PING ? await commitsOf(dbEnv) : [0, 0];
       r.ours = await load(ours.base, s, hamlet);
+      if (s.name === PRESENCE_PING) {
+        const after = await commitsOf(dbEnv);
+        pingCommits = (after[0] - before[0] - idle * (after[1] - before[1])) / r.ours.sent;
+      }
       console.log(`  ours    ${pad(s.name, 34)} ${show(r.ours)}`);
       if (s.raw) {
         r.raw = await load(raw.base, s, hamlet);
@@ -580,6 +607,9 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
   console.log(`  one process:   ${describeDelivery(typingOne.result)} ${typingOneTarget}`);
   console.log(`  two processes: ${describeDelivery(typingTwo.result)} ${typingTwoTarget}`);
   console.log(`  ${typingLine}`);
+  const ping = results.get(PRESENCE_PING)!.ours!;
+  const pingLine = `presence ping: p50 ${ms(ping.p50)} ms, ${fmt(ping.rps)} req/s; 1 statement per ping, whether it moves the stored times or not (6 for a user coming back online), asserted in test/api/presence.test.ts${pingCommits === undefined ? "" : `; PostgreSQL committed ${pingCommits.toFixed(2)} transactions per ping during the load (background work subtracted)`}`;
+  console.log(pingLine);
   let durableLine = "";
   if (durable.length === 2) {
     const [off, on] = durable as [(typeof durable)[0], (typeof durable)[0]];
@@ -600,6 +630,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `typing delivery, one process: ${describeDelivery(typingOne.result)} ${typingOneTarget}`,
     `typing delivery, two processes: ${describeDelivery(typingTwo.result)} ${typingTwoTarget}`,
     ...(durableLine ? [durableLine] : []),
+    pingLine,
     moveLine,
     `targets met: ${met}/${targets.length}${
       targets.some((t) => !t.ok)
@@ -655,6 +686,33 @@ async function typingStatements(
   } finally {
     await stop(server);
   }
+}
+
+/**
+ * Transactions PostgreSQL has committed in the bench database (each statement outside a
+ * transaction is one), and when: after a pause for the statistics to be flushed (PostgreSQL 15
+ * flushes them at most once a second).
+ */
+async function commitsOf(env: Record<string, string | undefined>): Promise<[number, number]> {
+  await new Promise((r) => setTimeout(r, 1500));
+  const client = new pg.Client({ connectionString: env.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+    );
+    return [Number(rows[0]!.n), performance.now()];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Transactions per millisecond with no load (the servers' background work, and our own reads). */
+async function commitRate(env: Record<string, string | undefined>): Promise<number> {
+  const a = await commitsOf(env);
+  await new Promise((r) => setTimeout(r, 3000));
+  const b = await commitsOf(env);
+  return (b[0] - a[0]) / (b[1] - a[1]);
 }
 
 /** ms per committed one-row INSERT, sequential, on the data directory (no server running). */

@@ -10,6 +10,7 @@ import type { ZulipEvent } from "../events/log.ts";
 import { clientIdFor, clientNameFromUserAgent } from "../lib/clients.ts";
 import type { StatusChange } from "../lib/user-status.ts";
 import { activeUserIds } from "../lib/users.ts";
+import { presenceEnabledChanged } from "./presence.ts";
 import { inTransaction } from "./transaction.ts";
 
 /** AuditLogEventType.USER_SETTING_CHANGED, and RealmAuditLog's OLD_VALUE / NEW_VALUE keys. */
@@ -19,7 +20,7 @@ export const NEW_VALUE = "2";
 
 export async function doUpdateUserStatus(
   ctx: RequestContext,
-  target: Pick<UserProfile, "id" | "realmId" | "presenceEnabled">,
+  target: Pick<UserProfile, "id" | "realmId" | "presenceEnabled" | "email" | "dateJoined">,
   change: StatusChange,
 ): Promise<void> {
   const clientId = await clientIdFor(ctx.db, clientNameFromUserAgent(ctx.userAgent));
@@ -77,6 +78,10 @@ export async function doUpdateUserStatus(
         emoji_code: change.emoji.emojiCode,
         reaction_type: change.emoji.reactionType,
       });
-    events.add(event, await activeUserIds(tx, target.realmId));
+    const audience = await activeUserIds(tx, target.realmId);
+    events.add(event, audience);
+    // Zulip's do_change_user_setting forces a presence update for the new presence_enabled.
+    if (change.away !== undefined)
+      await presenceEnabledChanged(tx, events, target, !change.away, now, audience);
   });
 }

@@ -36,6 +36,11 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
     clientGravatar,
     body.include_subscribers ?? false,
     body.client_capabilities ?? {},
+    {
+      slim:
+        (body.slim_presence ?? false) ||
+        (body.client_capabilities?.simplified_presence_events ?? false),
+    },
   );
   return { queue_id: queueId, last_event_id: -1, ...state };
 };

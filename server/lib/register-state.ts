@@ -47,6 +47,7 @@ import {
 import { unreadMessages } from "./unread.ts";
 import { registerDrafts } from "./drafts.ts";
 import { userSettingsState } from "./user-settings.ts";
+import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "./presence.ts";
 
 export type { IncludeSubscribers };
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
@@ -82,6 +83,7 @@ export async function fetchInitialState(
   clientGravatar: boolean,
   includeSubscribers: IncludeSubscribers = false,
   capabilities: ClientCapabilities = {},
+  presence: { slim: boolean } = { slim: false },
 ) {
   const want = (t: string) => types === null || types.includes(t);
   const { realm, user, db } = ctx;
@@ -215,6 +217,9 @@ export async function fetchInitialState(
   }
   if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
   if (want("device")) state.devices = await userDevices(db, user.id);
+  if (want("realm")) Object.assign(state, PRESENCE_REGISTER_SETTINGS);
+  if (want("presence"))
+    Object.assign(state, await presenceResponse(db, realm, ctx.now(), { slim: presence.slim }));
   return state;
 }
 

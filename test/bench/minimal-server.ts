@@ -10,6 +10,7 @@
  *   GET  /api/v1/messages/:id      auth + the message and its sender
  *   POST /api/v1/messages          auth + INSERT message
  *   POST /api/v1/typing            auth + INSERT the event into the log (no check of the recipients, no NOTIFY)
+ *   POST /api/v1/users/me/presence auth + one UPDATE of the user's presence times (no threshold)
  *
  * Env: PORT, DATABASE_URL (PostgreSQL only: a pg pool of 10 like our server's).
  */
@@ -128,6 +129,17 @@ app.post("/api/v1/typing", async (req: Request, res: Response) => {
     text: `INSERT INTO event_log (realm_id, type, event, user_ids, invalidate)
            VALUES ($1, 'typing', jsonb_build_object('type', 'typing', 'op', $2::text, 'sender', $3::int), $4::int[], '{}')`,
     values: [realm.id, op, user.id, JSON.parse(to ?? "[]") as number[]],
+  });
+  res.json({ result: "success", msg: "" });
+});
+
+app.post("/api/v1/users/me/presence", async (req: Request, res: Response) => {
+  const user = await authenticate(req, res);
+  if (!user) return;
+  await pool.query({
+    name: "presence",
+    text: "UPDATE user_presence SET last_connected_time = now(), last_active_time = now() WHERE user_profile_id = $1",
+    values: [user.id],
   });
   res.json({ result: "success", msg: "" });
 });

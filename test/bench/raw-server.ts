@@ -10,6 +10,9 @@
  *   POST /api/v1/messages          auth + 1 query (channel and its subscribers) + BEGIN, INSERT
  *                                  message, one multi-row INSERT user_message, the event log row
  *                                  and its NOTIFY, COMMIT
+ *   POST /api/v1/users/me/presence auth + one statement that moves the stored presence times
+ *                                  past Zulip's 55 s threshold, creating the row if needed (no
+ *                                  event for a user coming online; ping_only only)
  *   PATCH /api/v1/messages/:id     auth + one UPDATE renaming the message's whole topic (topic,
  *                                  propagate_mode=change_all only; no checks, history or notices)
  *   POST /api/v1/typing            auth + one statement: the recipients checked (every id a user of
@@ -358,6 +361,24 @@ app.patch("/api/v1/messages/:id", async (req: Request, res: Response) => {
   );
   if (!moved!.count) throw new HttpError(400, "Invalid message(s)");
   res.json({ result: "success", msg: "", detached_uploads: [] });
+});
+
+app.post("/api/v1/users/me/presence", async (req: Request, res: Response) => {
+  const user = await authenticate(req);
+  const active = (req.body as Record<string, string | undefined>).status === "active";
+  await sql.query(
+    `INSERT INTO user_presence (realm_id, user_profile_id, last_connected_time, last_active_time, last_update_id)
+     VALUES ($1, $2, now(), CASE WHEN $3 THEN now() END, nextval('user_presence_update_id_seq'))
+     ON CONFLICT (user_profile_id) DO UPDATE SET
+       last_connected_time = GREATEST(user_presence.last_connected_time, EXCLUDED.last_connected_time),
+       last_active_time = GREATEST(user_presence.last_active_time, EXCLUDED.last_active_time),
+       last_update_id = EXCLUDED.last_update_id
+     WHERE now() - user_presence.last_connected_time > interval '55 seconds'
+        OR ($3 AND (user_presence.last_active_time IS NULL
+                    OR now() - user_presence.last_active_time > interval '55 seconds'))`,
+    [user.realm_id, user.id, active],
+  );
+  res.json({ result: "success", msg: "" });
 });
 
 app.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
