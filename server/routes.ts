@@ -41,6 +41,7 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -160,7 +161,7 @@ export const handlers = {
   "revoke-invite-link": revokeInviteLink,
   "update-realm": updateRealm,
   "e2ee-test-notify": notImplemented("e2ee-test-notify"),
-  "create-video-call": notImplemented("create-video-call"),
+  "create-video-call": createVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,
   "deactivate-user": deactivateUser,
