@@ -21,6 +21,7 @@ import {
   notConfigured,
   requestToken,
   signObject,
+  storedToken,
   type ProviderToken,
 } from "../lib/video-calls.ts";
 
@@ -40,11 +41,9 @@ export const createVideoCall: Handler<"create-video-call"> = async (_input, ctx)
  */
 async function oauthMeeting(ctx: RequestContext): Promise<string> {
   const provider = configuredOAuth(ctx.config);
-  const row = await ctx.db.videoCallProviderToken.findUnique({
-    where: { userProfileId_provider: { userProfileId: ctx.user.id, provider: OAUTH_TOKEN_KEY } },
-  });
-  if (!row) throw invalidToken(provider.name);
-  let token: ProviderToken = row;
+  const stored = await storedToken(ctx.db, ctx.user.id);
+  if (!stored) throw invalidToken(provider.name);
+  let token: ProviderToken = stored;
   let refreshed = false;
   const refreshOrForget = async () => {
     const fresh =

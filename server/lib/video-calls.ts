@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Config, VideoProviderConfig } from "../config.ts";
+import type { Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { signingKey } from "./uploads.ts";
 
@@ -164,6 +165,14 @@ export async function requestToken(
     expiresAt:
       Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000) : null,
   };
+}
+
+/** The user's token from the configured OAuth provider, if they hold one. */
+export function storedToken(db: Db, userId: number): Promise<ProviderToken | null> {
+  return db.videoCallProviderToken.findUnique({
+    where: { userProfileId_provider: { userProfileId: userId, provider: OAUTH_TOKEN_KEY } },
+    select: { accessToken: true, refreshToken: true, tokenType: true, scope: true, expiresAt: true },
+  });
 }
 
 export type MeetingResult = { url: string } | "unauthorized" | "failed";

@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { configFromEnv } from "../../server/config.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { startFakeVideoProvider } from "../helpers/video-provider.ts";
@@ -428,5 +429,40 @@ describe("BigBlueButton", () => {
     } finally {
       server.deps.config.bigBlueButtonSecret = saved;
     }
+  });
+});
+
+describe("settings", () => {
+  it("default to Zoom's URLs with no credentials, the public Jitsi server, no BigBlueButton", () => {
+    expect(configFromEnv({})).toMatchObject({
+      videoProvider: {
+        name: "Zoom",
+        clientId: undefined,
+        clientSecret: undefined,
+        authorizeUrl: "https://zoom.us/oauth/authorize",
+        tokenUrl: "https://zoom.us/oauth/token",
+        meetingUrl: "https://api.zoom.us/v2/users/me/meetings",
+        joinUrlField: "join_url",
+      },
+      bigBlueButtonUrl: undefined,
+      bigBlueButtonSecret: undefined,
+      jitsiServerUrl: "https://meet.jit.si",
+    });
+    expect(configFromEnv({ JITSI_SERVER_URL: "" }).jitsiServerUrl).toBeUndefined();
+    expect(
+      configFromEnv({ BIG_BLUE_BUTTON_URL: "https://bbb.example/bigbluebutton", BIG_BLUE_BUTTON_SECRET: "s" }),
+    ).toMatchObject({ bigBlueButtonUrl: "https://bbb.example/bigbluebutton/", bigBlueButtonSecret: "s" });
+  });
+
+  it("refuse a URL that is not http(s), and half of BigBlueButton's pair", () => {
+    expect(() => configFromEnv({ VIDEO_PROVIDER_TOKEN_URL: "ftp://x" })).toThrow(
+      'VIDEO_PROVIDER_TOKEN_URL must be an http(s) URL, not "ftp://x"',
+    );
+    expect(() => configFromEnv({ BIG_BLUE_BUTTON_URL: "https://bbb.example/" })).toThrow(
+      "BIG_BLUE_BUTTON_SECRET must be set together with BIG_BLUE_BUTTON_URL",
+    );
+    expect(() => configFromEnv({ BIG_BLUE_BUTTON_SECRET: "s" })).toThrow(
+      "BIG_BLUE_BUTTON_URL must be set together with BIG_BLUE_BUTTON_SECRET",
+    );
   });
 });
