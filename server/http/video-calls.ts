@@ -68,7 +68,8 @@ export function videoCallRoutes(deps: AppDeps) {
     url.searchParams.set("state", state);
     if (provider.scope) url.searchParams.set("scope", provider.scope);
     res
-      .set("Cache-Control", "no-store")
+      // The URL may hold the API key (`?api_key=`): never cached, never sent on as a Referer.
+      .set({ "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" })
       .cookie(SID_COOKIE, cookie, {
         httpOnly: true,
         sameSite: "lax",

@@ -7,7 +7,9 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { doCreateRealm } from "../../server/actions/realms.ts";
 import { configFromEnv } from "../../server/config.ts";
+import { signObject } from "../../server/lib/video-calls.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { startFakeVideoProvider } from "../helpers/video-provider.ts";
@@ -238,6 +240,37 @@ describe("the OAuth provider (Zoom-style)", () => {
       200,
     );
     expect(await storedToken("hamlet")).not.toBeNull();
+  });
+
+  it("sends the browser back to the organization that started the flow, where its cookie is", async () => {
+    const other = await server.db.$transaction((tx) =>
+      doCreateRealm(tx, { name: "Elsewhere", stringId: "elsewhere" }),
+    );
+    const state = await signObject(server.deps.config, "videoprovider-state", {
+      realm: other.id,
+      user: user("hamlet").user_id,
+      sid: "x",
+      exp: Math.floor(Date.now() / 1000) + 60,
+    });
+    const path = `/calls/videoprovider/complete?${new URLSearchParams({ code: "c", state })}`;
+    const response = await get(path);
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe(`http://elsewhere.zulip.testserver${path}`);
+    expect(fake.to("/oauth/token")).toEqual([]);
+    // An expired state is refused before anything else.
+    const expired = await signObject(server.deps.config, "videoprovider-state", {
+      realm: server.creds.realm.id,
+      user: user("hamlet").user_id,
+      sid: "x",
+      exp: Math.floor(Date.now() / 1000) - 1,
+    });
+    const refused = await get(
+      `/calls/videoprovider/complete?${new URLSearchParams({ code: "c", state: expired })}`,
+    );
+    expect({ status: refused.status, ...((await refused.json()) as object) }).toMatchObject({
+      status: 400,
+      msg: "Invalid Zoom session identifier",
+    });
   });
 
   it("asks for credentials at register", async () => {
