@@ -469,10 +469,12 @@ export async function doSendMessage(
   const echo = request.localEcho
     ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId }
     : {};
+  // A public channel's message also goes to queues registered with all_public_streams.
   events.add(
     { type: "message", message: dict, markdown: request.content, ...echo },
     userIds,
     userData,
+    { allPublic: stream !== null && !stream.inviteOnly },
   );
   return { id: message.id };
 }

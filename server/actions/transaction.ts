@@ -8,7 +8,7 @@ import type { RawTx, Tx } from "../db.ts";
 import { rawTransaction } from "../db/direct-raw.ts";
 import type { AppDeps } from "../context.ts";
 import { PendingEvents } from "../events/index.ts";
-import { appendEvents } from "../events/log.ts";
+import { appendEvents, type Appended } from "../events/log.ts";
 
 type Deps = Pick<AppDeps, "db" | "events">;
 
@@ -46,17 +46,17 @@ async function runLogged<X extends RawTx, T>(
   work: (tx: X, events: PendingEvents) => Promise<T>,
 ): Promise<T> {
   let keys: string[] = [];
-  let lastLogId: bigint | null = null;
+  let appended: Appended | null = null;
   let transaction: X | undefined;
   const result = await open(async (tx) => {
     transaction = tx;
     const pending = new PendingEvents();
     const value = await work(tx, pending);
     keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
-    lastLogId = await appendEvents(tx, realmId, pending.events, keys);
+    appended = await appendEvents(tx, realmId, pending.events, keys);
     return value;
   });
-  deps.events.afterCommit(lastLogId, keys);
+  deps.events.afterCommit(appended, keys);
   for (const hook of commitHooks.get(transaction!) ?? []) hook();
   return result;
 }

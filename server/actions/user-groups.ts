@@ -271,11 +271,14 @@ export async function doDeactivateUserGroup(ctx: Ctx, groupId: number) {
       });
     await tx.namedUserGroup.update({ where: { id: group.id }, data: { deactivated: true } });
     events.invalidate(`groups:${realmId}`);
+    // Both forms, as Zulip: queues with include_deactivated_groups take the update, the others
+    // the removal (the queue's filter, events/queues.ts).
     await groupEvent(tx, events, realmId, {
       op: "update",
       group_id: group.id,
       data: { deactivated: true },
     });
+    await groupEvent(tx, events, realmId, { op: "remove", group_id: group.id });
   });
 }
 

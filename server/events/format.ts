@@ -87,7 +87,24 @@ function formatMessageUpdate(
   return shaped;
 }
 
+/**
+ * `presence` is logged with both forms (Tornado's process_presence_event): the modern
+ * `presences` map for clients with `simplified_presence_events`, else the legacy fields, without
+ * `email` for `slim_presence` queues.
+ */
+function formatPresence(
+  event: ZulipEvent,
+  _userData: Record<string, unknown> | null,
+  options: QueueOptions,
+): ZulipEvent {
+  const { presences, email, ...legacy } = event;
+  if (options.clientCapabilities.simplified_presence_events && presences !== undefined)
+    return { type: event.type, presences };
+  return options.slimPresence ? legacy : { ...legacy, email };
+}
+
 const FORMATTERS: Record<string, Formatter> = {
+  presence: formatPresence,
   message: formatMessage,
   update_message: formatMessageUpdate,
   realm_user: formatRealmUser,

@@ -8,6 +8,11 @@
  * - This process follows the log (a window at a time, by transaction id) to wake its waiting
  *   long-polls and drop stale cache entries. It reads the log when one of its own transactions
  *   commits, and when PostgreSQL NOTIFYs that another process's did.
+ * - Every announcement names the committing transaction's xid, and this process remembers the
+ *   highest one, whether or not anybody waits here at that moment. While its window has not
+ *   passed that xid (an older transaction, one that logs nothing included, is still running) and
+ *   a long-poll waits here, it reads again shortly: a committed event never waits for the next
+ *   unrelated commit, or the heartbeat, to be delivered.
  */
 import type { Logger } from "pino";
 import type { Database, Db } from "../db.ts";
@@ -22,6 +27,8 @@ import {
   collectLog,
   NOTIFY_CHANNEL,
   readLogWindow,
+  type Appended,
+  type LogRow,
   type LoggedEvent,
   type ZulipEvent,
 } from "./log.ts";
@@ -66,6 +73,9 @@ export type EventDatabase = Pick<Database, "prisma" | "listen">;
 
 interface Waiter {
   userId: number;
+  realmId: number;
+  /** The queue takes public-channel messages of its organization (`all_public_streams`). */
+  allPublic: boolean;
   wake: (reason: "event" | "stop") => void;
 }
 
@@ -84,8 +94,10 @@ export class EventBus {
   private closed = false;
   /** The log is read up to this transaction id (exclusive). */
   private horizon: bigint | null = null;
-  /** Log ids announced (by NOTIFY or a local commit) that the follower has not read yet. */
-  private readonly announced = new Set<bigint>();
+  /** The highest xid announced (by NOTIFY or a local commit): the window must pass it. */
+  private announcedXid = -1n;
+  /** The highest xid announced by another process with stale cache keys: read even with nobody waiting. */
+  private staleXid = -1n;
   private following: Promise<void> | undefined;
   private followAgain = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -111,13 +123,17 @@ export class EventBus {
     this.unlisten = await database.listen(
       NOTIFY_CHANNEL,
       (payload) => {
-        const [id, stale] = payload.split(":");
-        this.announce(id ? BigInt(id) : null, stale === "1");
+        const [, stale, xid] = payload.split(":");
+        this.announce(xid && /^\d+$/.test(xid) ? BigInt(xid) : null, stale === "1");
       },
       () => {
-        // Notifications may have been lost while the connection was down.
+        // Notifications may have been lost while the connection was down: every cache entry may
+        // be stale, and any transaction below the next xid may have committed events.
         invalidateCaches(["*"]);
-        this.announce(null, true);
+        void uncounted(() => nextXid(this.db)).then(
+          (xid) => this.announce(xid, true),
+          () => this.announce(null, true),
+        );
       },
     );
     if (this.closed) await this.unlisten();
@@ -144,6 +160,8 @@ export class EventBus {
     dontBlock: boolean,
   ): Promise<(ZulipEvent & { id: number })[] | null> {
     if (!isStorableText(queueId) || !isStorableId(lastEventId)) return null;
+    // Whether a queue takes an event is decided by its poll (queues.ts); the waiter only needs to
+    // know which log rows may concern it.
     const deadline = Date.now() + this.heartbeatMs;
     for (;;) {
       const polled = await pollQueue(this.db, queueId, userId, lastEventId, this.limits);
@@ -168,7 +186,12 @@ export class EventBus {
         await addHeartbeat(this.db, queueId);
         continue;
       }
-      const reason = await this.wait(queueId, userId, remaining, polled.cursor);
+      const reason = await this.wait(
+        queueId,
+        { userId, realmId: polled.realmId, allPublic: polled.options.allPublicStreams },
+        remaining,
+        polled.cursor,
+      );
       if (reason === "stop") return [];
     }
   }
@@ -181,7 +204,7 @@ export class EventBus {
    */
   private wait(
     queueId: string,
-    userId: number,
+    who: Omit<Waiter, "wake">,
     ms: number,
     cursor: bigint,
   ): Promise<"event" | "stop" | "timeout"> {
@@ -190,19 +213,19 @@ export class EventBus {
     if (this.horizon !== null && this.horizon > cursor) return Promise.resolve("event");
     // With nobody waiting here the log was not read; the rows below the cursor no longer matter
     // to this queue (its poll took them), and none of them names stale caches unread (those are
-    // read at once, and tracked in `announced` until they are), so the read can start there.
+    // read at once, and tracked by `staleXid` until they are), so the read can start there.
     if (
       this.waiters.size === 0 &&
-      this.announced.size === 0 &&
       !this.following &&
       this.horizon !== null &&
-      this.horizon < cursor
+      this.horizon < cursor &&
+      this.staleXid < this.horizon
     )
       this.horizon = cursor;
     queueMicrotask(() => this.follow());
     return new Promise((resolve) => {
       const timer = setTimeout(() => done("timeout"), ms);
-      const waiter: Waiter = { userId, wake: (reason) => done(reason) };
+      const waiter: Waiter = { ...who, wake: (reason) => done(reason) };
       const done = (reason: "event" | "stop" | "timeout") => {
         clearTimeout(timer);
         if (this.waiters.get(queueId) === waiter) this.waiters.delete(queueId);
@@ -223,21 +246,31 @@ export class EventBus {
    * After one of this process's transactions committed: its cache keys are dropped at once (the
    * next request must not see the old values), and the log is read to wake long-polls.
    */
-  afterCommit(lastLogId: bigint | null, invalidate: string[]) {
+  afterCommit(appended: Appended | null, invalidate: string[]) {
     if (invalidate.length) invalidateCaches(invalidate);
-    if (lastLogId !== null) this.announce(lastLogId, false);
+    if (appended !== null) this.announce(appended.xid, false);
   }
 
   /**
-   * A commit was announced. The log is read only when that can matter here: a long-poll waits in
-   * this process, or the commit names stale cache entries another process made (this process's
-   * own were dropped at commit). Otherwise the next read's window simply covers it.
+   * A commit (of transaction `xid`) was announced. Its xid is remembered in any case: a poll that
+   * comes later may stop below it, and must then know to read again. The log is read now only
+   * when that can matter here: a long-poll waits in this process, or the commit names stale cache
+   * entries another process made (this process's own were dropped at commit).
    */
-  private announce(id: bigint | null, staleHere: boolean) {
+  private announce(xid: bigint | null, staleHere: boolean) {
     if (this.closed) return;
+    if (xid !== null && xid > this.announcedXid) this.announcedXid = xid;
+    if (staleHere && xid !== null && xid > this.staleXid) this.staleXid = xid;
     if (this.waiters.size === 0 && !staleHere) return;
-    if (id !== null) this.announced.add(id);
     this.follow();
+  }
+
+  /** An announced commit is above the window, and it can matter here: read again shortly. */
+  private behind(): boolean {
+    if (this.horizon === null) return false;
+    return (
+      (this.waiters.size > 0 && this.horizon <= this.announcedXid) || this.horizon <= this.staleXid
+    );
   }
 
   /** Reads the log's next window; runs once at a time, again if asked meanwhile. */
@@ -261,32 +294,37 @@ export class EventBus {
       } finally {
         this.following = undefined;
       }
-      // An announced row not read yet belongs to a transaction that committed while an older one
-      // is still running: read again shortly, until the window reaches it.
-      if (this.announced.size > 0 && !this.closed && !this.retryTimer) {
+      // An announced transaction above the window committed while an older one is still running:
+      // read again shortly, until the window passes it.
+      if (this.behind() && !this.closed && !this.retryTimer) {
         this.retryTimer = setTimeout(() => {
           this.retryTimer = undefined;
           this.follow();
         }, this.retryDelay);
         this.retryDelay = Math.min(this.retryDelay * 2, 50);
-      } else if (this.announced.size === 0) this.retryDelay = 1;
+      } else if (!this.behind()) this.retryDelay = 1;
     });
   }
 
-  private deliver(rows: { id: bigint; userIds: number[]; invalidate: string[] }[]) {
+  private deliver(rows: LogRow[]) {
     for (const row of rows) {
-      this.announced.delete(row.id);
       if (row.invalidate.length) invalidateCaches(row.invalidate);
       // A changed user (`user:<id>`) may have lost their queues (deactivation): their waiting
       // polls look again, and one whose queue is gone ends with BAD_EVENT_QUEUE_ID.
       const changed = row.invalidate.filter((k) => k.startsWith("user:"));
-      if (this.waiters.size === 0 || (row.userIds.length === 0 && changed.length === 0)) continue;
+      if (
+        this.waiters.size === 0 ||
+        (row.userIds.length === 0 && changed.length === 0 && !row.allPublic)
+      )
+        continue;
       const users = new Set([...row.userIds, ...changed.map((k) => Number(k.slice(5)))]);
       for (const waiter of [...this.waiters.values()])
-        if (users.has(waiter.userId)) waiter.wake("event");
+        if (
+          users.has(waiter.userId) ||
+          (row.allPublic && waiter.allPublic && waiter.realmId === row.realmId)
+        )
+          waiter.wake("event");
     }
-    // Every announced id is read eventually; a bound keeps a surprise from growing the set.
-    if (this.announced.size > 10_000) this.announced.clear();
   }
 
   private async collect() {
@@ -314,12 +352,25 @@ export class EventBus {
   }
 }
 
+/** The next xid PostgreSQL will assign: every transaction that committed has a smaller one. */
+async function nextXid(db: Db): Promise<bigint> {
+  const rows = await db.$queryRaw<
+    { x: bigint }[]
+  >`SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS x`;
+  return BigInt(rows[0]!.x);
+}
+
 /** Events collected by an action during its transaction; `inTransaction` logs them before commit. */
 export class PendingEvents {
   readonly events: LoggedEvent[] = [];
   readonly keys: string[] = [];
-  add(event: ZulipEvent, users: Iterable<number>, userData?: Map<number, Record<string, unknown>>) {
-    this.events.push({ event, users: [...users], userData });
+  add(
+    event: ZulipEvent,
+    users: Iterable<number>,
+    userData?: Map<number, Record<string, unknown>>,
+    options: { allPublic?: boolean } = {},
+  ) {
+    this.events.push({ event, users: [...users], userData, allPublic: options.allPublic });
   }
   /** Names a per-process cache entry this change makes stale (see lib/caches.ts). */
   invalidate(key: string) {

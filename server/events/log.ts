@@ -10,6 +10,10 @@
  * running when its statement started. Every transaction below that bound has finished, so all of
  * its rows are visible in that same statement; the next read starts at the bound. Consecutive
  * windows cover every xid exactly once: no row is skipped or read twice, whatever the commit order.
+ *
+ * The NOTIFY payload also names the committing transaction's xid. A reader whose window stops
+ * below it (an older transaction, perhaps one that logs nothing, is still running) knows that a
+ * committed row is still ahead of it, and reads again until its window passes that xid.
  */
 import type { Db, RawTx } from "../db.ts";
 import { storableJson } from "../lib/text.ts";
@@ -27,51 +31,75 @@ export interface LoggedEvent {
   users: number[];
   /** Per-user fields merged into the event when a queue takes it (Zulip's `users: [{id, flags}]`). */
   userData?: Map<number, Record<string, unknown>>;
+  /**
+   * A message in a public channel: queues registered with `all_public_streams` take it too,
+   * whoever their user (Tornado's get_client_info_for_message_event).
+   */
+  allPublic?: boolean;
+}
+
+/** What appending returned: the last log id and the transaction's xid, or null for nothing. */
+export interface Appended {
+  lastId: bigint;
+  xid: bigint;
 }
 
 /**
  * Appends events (and cache keys they make stale) in one statement inside the caller's
- * transaction, and NOTIFYs at commit. Returns the last log id, or null when there was nothing.
+ * transaction, and NOTIFYs at commit (payload `<last id>:<1 if stale keys, else 0>:<xid>`).
+ * Returns the last log id and the transaction's xid, or null when there was nothing.
  */
 export async function appendEvents(
   tx: RawTx,
   realmId: number,
   events: LoggedEvent[],
   invalidate: string[],
-): Promise<bigint | null> {
+): Promise<Appended | null> {
   const rows: {
     type: string;
     event: ZulipEvent;
     users: number[];
     user_data: Record<string, unknown> | null;
     invalidate: string[];
+    all_public: boolean;
   }[] = events.map((e) => ({
     type: e.event.type,
     event: e.event,
     users: e.users,
     user_data: e.userData && e.userData.size ? Object.fromEntries(e.userData) : null,
     invalidate: [],
+    all_public: e.allPublic ?? false,
   }));
   // Keys ride on the first row; a change with keys but no events gets a row of its own.
   if (invalidate.length) {
     if (rows[0]) rows[0].invalidate = invalidate;
-    else rows.push({ type: "", event: { type: "" }, users: [], user_data: null, invalidate });
+    else
+      rows.push({
+        type: "",
+        event: { type: "" },
+        users: [],
+        user_data: null,
+        invalidate,
+        all_public: false,
+      });
   }
   if (rows.length === 0) return null;
-  const result = await tx.$queryRaw<{ last: bigint | null }[]>`
+  const result = await tx.$queryRaw<{ last: bigint | null; xid: bigint }[]>`
     WITH ins AS (
-      INSERT INTO event_log (realm_id, type, event, user_ids, user_data, invalidate)
+      INSERT INTO event_log (realm_id, type, event, user_ids, user_data, invalidate, all_public)
       SELECT ${realmId}::int, e->>'type', e->'event',
              ARRAY(SELECT jsonb_array_elements_text(e->'users')::int),
              NULLIF(e->'user_data', 'null'::jsonb),
-             ARRAY(SELECT jsonb_array_elements_text(e->'invalidate'))
+             ARRAY(SELECT jsonb_array_elements_text(e->'invalidate')),
+             (e->>'all_public')::boolean
       FROM jsonb_array_elements(${storableJson(rows)}::jsonb) WITH ORDINALITY AS t(e, n)
       ORDER BY n
       RETURNING id),
-    last AS (SELECT max(id) AS id FROM ins),
-    notified AS (SELECT pg_notify(${NOTIFY_CHANNEL}, (SELECT id FROM last)::text || ${invalidate.length ? ":1" : ":0"}))
-    SELECT (SELECT id FROM last) AS last FROM notified`;
-  return result[0]?.last ?? null;
+    last AS (SELECT max(id) AS id, pg_current_xact_id()::text::bigint AS xid FROM ins),
+    notified AS (SELECT pg_notify(${NOTIFY_CHANNEL}, (SELECT id::text || ${invalidate.length ? ":1:" : ":0:"} || xid::text FROM last)))
+    SELECT last.id AS last, last.xid FROM last, notified`;
+  const row = result[0];
+  return row && row.last !== null ? { lastId: BigInt(row.last), xid: BigInt(row.xid) } : null;
 }
 
 export interface LogRow {
@@ -79,6 +107,7 @@ export interface LogRow {
   realmId: number;
   userIds: number[];
   invalidate: string[];
+  allPublic: boolean;
 }
 
 /**
@@ -98,10 +127,11 @@ export async function readLogWindow(
       realm_id: number | null;
       user_ids: number[] | null;
       invalidate: string[] | null;
+      all_public: boolean | null;
     }[]
   >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi)
-    SELECT h.hi, l.id, l.realm_id, ARRAY(SELECT u FROM unnest(l.user_ids) AS u WHERE u = ANY (${waiting}::int[])) AS user_ids, l.invalidate
+    SELECT h.hi, l.id, l.realm_id, ARRAY(SELECT u FROM unnest(l.user_ids) AS u WHERE u = ANY (${waiting}::int[])) AS user_ids, l.invalidate, l.all_public
     FROM h LEFT JOIN event_log l ON ${from}::bigint IS NOT NULL AND l.xid >= ${from}::bigint AND l.xid < h.hi
     ORDER BY l.id`;
   const horizon = BigInt(rows[0]!.hi);
@@ -114,6 +144,7 @@ export async function readLogWindow(
         realmId: r.realm_id!,
         userIds: r.user_ids ?? [],
         invalidate: r.invalidate ?? [],
+        allPublic: r.all_public ?? false,
       })),
   };
 }

@@ -4,8 +4,13 @@
  * log: a poll takes the log rows of the queue's next window (see log.ts) that are for its user
  * and of its event types, numbers them with the queue's own ids (0, 1, 2, … as Zulip's), and
  * returns everything not yet acknowledged. Each operation is one statement.
+ *
+ * Which rows a queue takes is Zulip's ClientDescriptor.accepts_event, in SQL (ACCEPTS below):
+ * its user's rows (and public-channel messages for `all_public_streams` queues), of its event
+ * types, matching its narrow, and in the form its client capabilities ask for.
  */
 import { randomUUID } from "node:crypto";
+import { Prisma } from "../db.ts";
 import type { Db } from "../db.ts";
 import type { ZulipEvent } from "./log.ts";
 import { storable, storableJson } from "../lib/text.ts";
@@ -15,6 +20,15 @@ export interface QueueOptions {
   clientGravatar: boolean;
   allPublicStreams: boolean;
   clientCapabilities: Record<string, boolean>;
+  /** Presence events without `email` (register's deprecated `slim_presence`). */
+  slimPresence?: boolean;
+}
+
+/** A term of a queue's narrow, as the register handler normalizes it (channels and senders by name). */
+export interface QueueNarrowTerm {
+  operator: string;
+  operand: string;
+  negated: boolean;
 }
 
 export interface NewQueue {
@@ -23,7 +37,7 @@ export interface NewQueue {
   /** null: every type. */
   eventTypes: string[] | null;
   options: QueueOptions;
-  narrow: unknown[];
+  narrow: QueueNarrowTerm[];
 }
 
 export interface QueueLimits {
@@ -49,6 +63,47 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
             ${storableJson(queue.narrow)}::jsonb, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`;
   return id;
 }
+
+/**
+ * Zulip's ClientDescriptor.accepts_event for log row `l` and queue `q` (with `q.caps`, its client
+ * capabilities), beyond the user and realm:
+ * - its event types; `muted_topics` not when the queue also takes `user_topic`;
+ * - channel typing notifications only with `stream_typing_notifications`;
+ * - the legacy settings events only without `user_settings_object`;
+ * - a group's deactivation as `update` with `include_deactivated_groups`, as `remove` without;
+ * - messages matching the queue's narrow (narrow_predicate.py build_narrow_predicate: a topic
+ *   operand matches the whole topic or one of its words; unknown `is` operands match all). A
+ *   term a message fails, or a negated one it passes, rejects it.
+ */
+const ACCEPTS = Prisma.sql`
+  (q.event_types IS NULL OR (l.type = ANY (q.event_types) AND NOT (l.type = 'muted_topics' AND 'user_topic' = ANY (q.event_types))))
+  AND NOT (l.type = 'typing' AND l.event ? 'stream_id' AND q.caps -> 'stream_typing_notifications' IS DISTINCT FROM 'true'::jsonb)
+  AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND q.caps -> 'user_settings_object' = 'true'::jsonb)
+  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND q.caps -> 'include_deactivated_groups' = 'true'::jsonb)
+  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'update' AND l.event -> 'data' ? 'deactivated'
+           AND q.caps -> 'include_deactivated_groups' IS DISTINCT FROM 'true'::jsonb)
+  AND (l.type <> 'message' OR jsonb_array_length(q.narrow) = 0 OR NOT EXISTS (
+    SELECT 1 FROM jsonb_array_elements(q.narrow) AS t(term),
+      LATERAL (SELECT l.event -> 'message' AS m,
+                      COALESCE(l.user_data -> q.user_profile_id::text -> 'flags', '[]'::jsonb) AS f,
+                      t.term ->> 'operand' AS v) AS x
+    WHERE COALESCE(t.term ->> 'negated' = 'true', false) = COALESCE(CASE t.term ->> 'operator'
+      WHEN 'channel' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
+      WHEN 'stream' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
+      WHEN 'topic' THEN x.m ->> 'type' = 'stream' AND (lower(x.m ->> 'subject') = lower(x.v)
+                        OR lower(x.v) = ANY (regexp_split_to_array(lower(x.m ->> 'subject'), '\s+')))
+      WHEN 'exact-topic' THEN x.m ->> 'type' = 'stream' AND x.m ->> 'subject' = x.v
+      WHEN 'sender' THEN lower(x.m ->> 'sender_email') = lower(x.v)
+      WHEN 'is' THEN CASE x.v
+        WHEN 'dm' THEN x.m ->> 'type' = 'private'
+        WHEN 'private' THEN x.m ->> 'type' = 'private'
+        WHEN 'starred' THEN x.f @> '["starred"]'::jsonb
+        WHEN 'unread' THEN NOT x.f @> '["read"]'::jsonb
+        WHEN 'alerted' THEN x.f @> '["mentioned"]'::jsonb
+        WHEN 'mentioned' THEN x.f @> '["mentioned"]'::jsonb
+        WHEN 'resolved' THEN x.m ->> 'type' = 'stream' AND x.m ->> 'subject' LIKE '✔ %'
+        ELSE true END
+      ELSE true END, false)))`;
 
 export interface PolledEvent {
   id: number;
@@ -92,13 +147,14 @@ export async function pollQueue(
     }[]
   >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
-    q AS (SELECT id, realm_id, user_profile_id, event_types, options, cursor_xid, next_event_id
+    q AS (SELECT id, realm_id, user_profile_id, event_types, options, narrow, options -> 'clientCapabilities' AS caps, cursor_xid, next_event_id
           FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
     fresh AS (
       SELECT l.id AS log_id, (q.next_event_id + row_number() OVER (ORDER BY l.id) - 1)::int AS event_id
       FROM q, h, event_log l
-      WHERE l.xid >= q.cursor_xid AND l.xid < h.hi AND l.realm_id = q.realm_id AND q.user_profile_id = ANY (l.user_ids)
-        AND (q.event_types IS NULL OR l.type = ANY (q.event_types))
+      WHERE l.xid >= q.cursor_xid AND l.xid < h.hi AND l.realm_id = q.realm_id
+        AND (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
+        AND ${ACCEPTS}
       ORDER BY l.id LIMIT ${limits.maxEventsPerQueue + 1}::int),
     ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id) SELECT ${queueId}, event_id, log_id FROM fresh),
     acked AS (DELETE FROM event_queue_item WHERE queue_id = ${queueId} AND event_id <= ${ack}::int AND EXISTS (SELECT 1 FROM q)),

@@ -1,32 +1,33 @@
 import { BadEventQueueIdError, JsonableError } from "../errors.ts";
-
-/** The narrow operators an event queue may filter by. */
-const EVENTS_NARROW_OPERATORS = new Set(["stream", "channel", "topic", "sender", "is"]);
 import type { Handler } from "../http/types.ts";
 import { fetchInitialState } from "../lib/register-state.ts";
+import { eventQueueNarrow } from "../lib/event-narrow.ts";
+import { isGuest } from "../lib/users.ts";
 
 /** POST /register (zerver/views/events_register.py): a new event queue and the state it starts from. */
 export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) => {
-  // Zulip's check_supported_events_narrow_filter.
-  for (const term of body.narrow ?? []) {
-    const operator = Array.isArray(term) ? term[0] : term.operator;
-    if (!EVENTS_NARROW_OPERATORS.has(String(operator)))
-      throw new JsonableError(`Operator ${operator} not supported.`);
-  }
+  const { user } = ctx;
+  // can_access_public_streams: guests may not follow every public channel.
+  if (body.all_public_streams && isGuest(user))
+    throw new JsonableError("User not authorized for this query");
+  // A bot's defaults (_default_all_public_streams, _default_narrow).
+  const allPublicStreams = body.all_public_streams ?? (user.isBot && user.defaultAllStreams);
+  const narrow = await eventQueueNarrow(ctx, body.narrow ?? []);
   const eventTypes = body.event_types ?? null;
   const fetchTypes = body.fetch_event_types ?? eventTypes;
   const clientGravatar = body.client_gravatar ?? true;
   // The queue exists before the state is read, so no event in between is lost.
   const queueId = await ctx.events.register({
-    userId: ctx.user.id,
+    userId: user.id,
     realmId: ctx.realm.id,
     eventTypes,
-    narrow: body.narrow ?? [],
+    narrow,
     options: {
-      allPublicStreams: body.all_public_streams ?? false,
+      allPublicStreams,
       clientCapabilities: body.client_capabilities ?? {},
       applyMarkdown: body.apply_markdown ?? false,
       clientGravatar,
+      slimPresence: body.slim_presence ?? false,
     },
   });
   const state = await fetchInitialState(

@@ -74,7 +74,7 @@ function start(
   const exited = new Promise<number | null>((resolve) =>
     proc.once("exit", (code) => resolve(code)),
   );
-  const waitFor = (pred: (l: Line) => boolean, ms = 20_000) =>
+  const waitFor = (pred: (l: Line) => boolean, ms = 60_000) =>
     new Promise<Line>((resolve, reject) => {
       const check = () => {
         const found = lines.find(pred);

@@ -111,7 +111,7 @@ async function startServerProcess(
   });
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`server exited with ${child.exitCode}:\n${stderr}`);
@@ -120,7 +120,7 @@ async function startServerProcess(
       () => false,
     );
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`server did not listen within 20 s:\n${stderr}`);
+    if (Date.now() > deadline) throw new Error(`server did not listen within 60 s:\n${stderr}`);
     await sleep(100);
   }
   return {

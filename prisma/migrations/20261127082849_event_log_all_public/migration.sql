@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "event_log" ADD COLUMN     "all_public" BOOLEAN NOT NULL DEFAULT false;
