@@ -270,7 +270,11 @@ export function configFromEnv(
       name: env.VIDEO_PROVIDER_NAME?.trim() || "Zoom",
       clientId: env.VIDEO_PROVIDER_CLIENT_ID?.trim() || undefined,
       clientSecret: env.VIDEO_PROVIDER_CLIENT_SECRET?.trim() || undefined,
-      authorizeUrl: httpUrl(env, "VIDEO_PROVIDER_AUTHORIZE_URL", "https://zoom.us/oauth/authorize")!,
+      authorizeUrl: httpUrl(
+        env,
+        "VIDEO_PROVIDER_AUTHORIZE_URL",
+        "https://zoom.us/oauth/authorize",
+      )!,
       tokenUrl: httpUrl(env, "VIDEO_PROVIDER_TOKEN_URL", "https://zoom.us/oauth/token")!,
       meetingUrl: httpUrl(
         env,

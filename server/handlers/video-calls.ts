@@ -32,7 +32,11 @@ export const createVideoCall: Handler<"create-video-call"> = async (_input, ctx)
   const jitsiServer = ctx.realm.jitsiServerUrl ?? ctx.config.jitsiServerUrl;
   if (provider === JITSI_MEET && jitsiServer) return { url: jitsiMeetingUrl(jitsiServer) };
   // Disabled (0), or a provider this server has no integration for.
-  throw notConfigured(provider === 0 ? "Video call provider" : VIDEO_CHAT_PROVIDERS[provider] ?? "Video call provider");
+  throw notConfigured(
+    provider === 0
+      ? "Video call provider"
+      : (VIDEO_CHAT_PROVIDERS[provider] ?? "Video call provider"),
+  );
 };
 
 /**

@@ -132,7 +132,11 @@ export function videoCallRoutes(deps: AppDeps) {
     const base = deps.config.bigBlueButtonUrl;
     const secret = deps.config.bigBlueButtonSecret;
     if (!base || !secret) throw new JsonableError("BigBlueButton is not configured.");
-    const data = await unsignObject(deps.config, "bigbluebutton", stringParam(req, "bigbluebutton"));
+    const data = await unsignObject(
+      deps.config,
+      "bigbluebutton",
+      stringParam(req, "bigbluebutton"),
+    );
     if (!data) throw new JsonableError("Invalid signature.");
     const meetingID = String(data.meeting_id);
     const create = queryString({
@@ -166,7 +170,10 @@ export function videoCallRoutes(deps: AppDeps) {
     });
     res
       .set("Cache-Control", "no-store")
-      .redirect(302, `${base}api/join?${join}&checksum=${bigBlueButtonChecksum("join", join, secret)}`);
+      .redirect(
+        302,
+        `${base}api/join?${join}&checksum=${bigBlueButtonChecksum("join", join, secret)}`,
+      );
   });
 
   router.use("/calls", (err: unknown, _req: Request, res: Response, next: NextFunction) => {

@@ -163,7 +163,9 @@ export async function requestToken(
     tokenType: typeof body.token_type === "string" ? body.token_type : null,
     scope: typeof body.scope === "string" ? body.scope : null,
     expiresAt:
-      Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000) : null,
+      Number.isFinite(expiresIn) && expiresIn > 0
+        ? new Date(now.getTime() + expiresIn * 1000)
+        : null,
   };
 }
 
@@ -171,7 +173,13 @@ export async function requestToken(
 export function storedToken(db: Db, userId: number): Promise<ProviderToken | null> {
   return db.videoCallProviderToken.findUnique({
     where: { userProfileId_provider: { userProfileId: userId, provider: OAUTH_TOKEN_KEY } },
-    select: { accessToken: true, refreshToken: true, tokenType: true, scope: true, expiresAt: true },
+    select: {
+      accessToken: true,
+      refreshToken: true,
+      tokenType: true,
+      scope: true,
+      expiresAt: true,
+    },
   });
 }
 
@@ -213,7 +221,9 @@ export function jitsiMeetingUrl(serverUrl: string): string {
 
 /** BigBlueButton's API checksum: sha256 of the call's name, its query string and the shared secret. */
 export function bigBlueButtonChecksum(call: string, query: string, secret: string): string {
-  return createHash("sha256").update(call + query + secret).digest("hex");
+  return createHash("sha256")
+    .update(call + query + secret)
+    .digest("hex");
 }
 
 /** `a=b&c=d` with every value percent-encoded (Python's urlencode with quote). */

@@ -51,7 +51,9 @@ const storedToken = (name: string) =>
 /** A queue for `as` receiving `has_videoprovider_token`, and a function reading what it got since. */
 async function tokenEvents(as: string) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: ["has_videoprovider_token"] } as never }),
+    server
+      .as(as)
+      .POST("/register", { body: { event_types: ["has_videoprovider_token"] } as never }),
   );
   return async () =>
     (
@@ -236,9 +238,9 @@ describe("the OAuth provider (Zoom-style)", () => {
     });
     expect(await storedToken("hamlet")).toBeNull();
     // The real one still works.
-    expect((await get(`/calls/videoprovider/complete${back.search}`, { Cookie: cookie })).status).toBe(
-      200,
-    );
+    expect(
+      (await get(`/calls/videoprovider/complete${back.search}`, { Cookie: cookie })).status,
+    ).toBe(200);
     expect(await storedToken("hamlet")).not.toBeNull();
   });
 
@@ -358,7 +360,9 @@ describe("the OAuth provider (Zoom-style)", () => {
     server.deps.config.videoProvider.clientId = undefined;
     try {
       await expectError(create("hamlet"), 400, "Zoom credentials have not been configured");
-      const response = await get("/calls/videoprovider/register", { Authorization: basic("hamlet") });
+      const response = await get("/calls/videoprovider/register", {
+        Authorization: basic("hamlet"),
+      });
       expect({ status: response.status, ...((await response.json()) as object) }).toMatchObject({
         status: 400,
         msg: "Zoom credentials have not been configured",
@@ -458,7 +462,11 @@ describe("BigBlueButton", () => {
     const saved = server.deps.config.bigBlueButtonSecret;
     server.deps.config.bigBlueButtonSecret = undefined;
     try {
-      await expectError(create("hamlet"), 400, "BigBlueButton credentials have not been configured");
+      await expectError(
+        create("hamlet"),
+        400,
+        "BigBlueButton credentials have not been configured",
+      );
     } finally {
       server.deps.config.bigBlueButtonSecret = saved;
     }
@@ -483,8 +491,14 @@ describe("settings", () => {
     });
     expect(configFromEnv({ JITSI_SERVER_URL: "" }).jitsiServerUrl).toBeUndefined();
     expect(
-      configFromEnv({ BIG_BLUE_BUTTON_URL: "https://bbb.example/bigbluebutton", BIG_BLUE_BUTTON_SECRET: "s" }),
-    ).toMatchObject({ bigBlueButtonUrl: "https://bbb.example/bigbluebutton/", bigBlueButtonSecret: "s" });
+      configFromEnv({
+        BIG_BLUE_BUTTON_URL: "https://bbb.example/bigbluebutton",
+        BIG_BLUE_BUTTON_SECRET: "s",
+      }),
+    ).toMatchObject({
+      bigBlueButtonUrl: "https://bbb.example/bigbluebutton/",
+      bigBlueButtonSecret: "s",
+    });
   });
 
   it("refuse a URL that is not http(s), and half of BigBlueButton's pair", () => {

@@ -136,7 +136,10 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
           const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
           if (!token || !fake.validTokens.has(token))
             return json(401, { code: 124, message: "Invalid access token" });
-          return json(201, { id: requests.length, join_url: `https://meet.example/j/${requests.length}` });
+          return json(201, {
+            id: requests.length,
+            join_url: `https://meet.example/j/${requests.length}`,
+          });
         }
         case "/bigbluebutton/api/create":
           return res
