@@ -49,6 +49,7 @@ async function oauthMeeting(ctx: RequestContext): Promise<string> {
   if (!stored) throw invalidToken(provider.name);
   let token: ProviderToken = stored;
   let refreshed = false;
+  let adopted = false;
   const refreshOrForget = async () => {
     const fresh =
       token.refreshToken === null || refreshed
@@ -59,11 +60,20 @@ async function oauthMeeting(ctx: RequestContext): Promise<string> {
             ctx.now(),
           );
     refreshed = true;
-    // A refresh that gives no new refresh token keeps the old one (RFC 6749 §6).
-    const kept = fresh && { ...fresh, refreshToken: fresh.refreshToken ?? token.refreshToken };
-    await doSetVideoCallProviderToken(ctx, ctx.user, OAUTH_TOKEN_KEY, kept);
-    if (!kept) throw invalidToken(provider.name);
-    token = kept;
+    if (fresh) {
+      // A refresh that gives no new refresh token keeps the old one (RFC 6749 §6).
+      token = { ...fresh, refreshToken: fresh.refreshToken ?? token.refreshToken };
+      await doSetVideoCallProviderToken(ctx, ctx.user, OAUTH_TOKEN_KEY, token);
+      return;
+    }
+    if (await doSetVideoCallProviderToken(ctx, ctx.user, OAUTH_TOKEN_KEY, null, token.accessToken))
+      throw invalidToken(provider.name);
+    // Another request replaced the token meanwhile (its refresh used the same refresh token
+    // first): try with that one, once.
+    const current = await storedToken(ctx.db, ctx.user.id);
+    if (!current || adopted) throw invalidToken(provider.name);
+    adopted = true;
+    token = current;
   };
   if (token.expiresAt !== null && token.expiresAt <= ctx.now()) await refreshOrForget();
   for (;;) {

@@ -331,6 +331,27 @@ describe("the OAuth provider (Zoom-style)", () => {
     expect(await registerState("hamlet")).toBe(false);
   });
 
+  it("takes the token another request refreshed meanwhile rather than forgetting it", async () => {
+    await connect("hamlet");
+    fake.validTokens.delete("access-1");
+    // The refresh is refused because a concurrent request used the refresh token first and
+    // stored what it got.
+    fake.failNext("/oauth/token", 400);
+    fake.onRequest = async (request) => {
+      if (request.path !== "/oauth/token") return;
+      fake.validTokens.add("access-other");
+      await server.db.videoCallProviderToken.updateMany({
+        data: { accessToken: "access-other", refreshToken: "refresh-other" },
+      });
+    };
+    await expectSuccess(create("hamlet"));
+    expect(fake.to("/v2/users/me/meetings").map((r) => r.headers.authorization)).toEqual([
+      "Bearer access-1",
+      "Bearer access-other",
+    ]);
+    expect(await storedToken("hamlet")).toMatchObject({ accessToken: "access-other" });
+  });
+
   it("forgets the token when the refresh is refused too", async () => {
     await connect("hamlet");
     fake.validTokens.delete("access-1");

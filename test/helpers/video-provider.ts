@@ -33,6 +33,8 @@ export interface FakeVideoProvider {
   failAlways(path: string, status: number | null): void;
   /** BigBlueButton's XML answer to api/create (SUCCESS with a createTime by default). */
   bbbAnswer: string | null;
+  /** Runs before each answer (a test's stand-in for something happening meanwhile). */
+  onRequest: ((request: RecordedRequest) => Promise<void>) | null;
   /** Forget every request, code and token, and answer normally again (token numbers restart at 1). */
   reset(): void;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
     failAlways: (path, status) =>
       void (status === null ? failAlways.delete(path) : failAlways.set(path, status)),
     bbbAnswer: null,
+    onRequest: null,
     reset() {
       requests.length = 0;
       failOnce.clear();
@@ -71,6 +74,7 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
       fake.validTokens.clear();
       fake.issue = { refreshToken: true };
       fake.bbbAnswer = null;
+      fake.onRequest = null;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -91,7 +95,8 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
+    req.on("end", () => void answer());
+    async function answer() {
       const url = new URL(req.url!, "http://fake");
       const recorded = {
         method: req.method!,
@@ -102,6 +107,7 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
         body,
       };
       requests.push(recorded);
+      await fake.onRequest?.(recorded);
       const json = (status: number, value: unknown) =>
         res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(value));
       const failure = failOnce.get(url.pathname) ?? failAlways.get(url.pathname);
@@ -152,7 +158,7 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
         default:
           return json(404, { error: "not found" });
       }
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
