@@ -64,6 +64,11 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
   return id;
 }
 
+/** Whether the queue's client declared a capability (never NULL, so that NOT works on it). */
+function capability(name: string): Prisma.Sql {
+  return Prisma.sql`COALESCE(q.caps -> ${name} = 'true'::jsonb, false)`;
+}
+
 /**
  * Zulip's ClientDescriptor.accepts_event for log row `l` and queue `q` (with `q.caps`, its client
  * capabilities), beyond the user and realm:
@@ -77,11 +82,11 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
  */
 const ACCEPTS = Prisma.sql`
   (q.event_types IS NULL OR (l.type = ANY (q.event_types) AND NOT (l.type = 'muted_topics' AND 'user_topic' = ANY (q.event_types))))
-  AND NOT (l.type = 'typing' AND l.event ? 'stream_id' AND q.caps -> 'stream_typing_notifications' IS DISTINCT FROM 'true'::jsonb)
-  AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND q.caps -> 'user_settings_object' = 'true'::jsonb)
-  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND q.caps -> 'include_deactivated_groups' = 'true'::jsonb)
-  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'update' AND l.event -> 'data' ? 'deactivated'
-           AND q.caps -> 'include_deactivated_groups' IS DISTINCT FROM 'true'::jsonb)
+  AND NOT (l.type = 'typing' AND l.event ? 'stream_id' AND NOT ${capability("stream_typing_notifications")})
+  AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND ${capability("user_settings_object")})
+  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND ${capability("include_deactivated_groups")})
+  AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'update' AND COALESCE(l.event -> 'data' ? 'deactivated', false)
+           AND NOT ${capability("include_deactivated_groups")})
   AND (l.type <> 'message' OR jsonb_array_length(q.narrow) = 0 OR NOT EXISTS (
     SELECT 1 FROM jsonb_array_elements(q.narrow) AS t(term),
       LATERAL (SELECT l.event -> 'message' AS m,
@@ -91,7 +96,7 @@ const ACCEPTS = Prisma.sql`
       WHEN 'channel' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
       WHEN 'stream' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
       WHEN 'topic' THEN x.m ->> 'type' = 'stream' AND (lower(x.m ->> 'subject') = lower(x.v)
-                        OR lower(x.v) = ANY (regexp_split_to_array(lower(x.m ->> 'subject'), '\s+')))
+                        OR lower(x.v) = ANY (regexp_split_to_array(lower(x.m ->> 'subject'), '\\s+')))
       WHEN 'exact-topic' THEN x.m ->> 'type' = 'stream' AND x.m ->> 'subject' = x.v
       WHEN 'sender' THEN lower(x.m ->> 'sender_email') = lower(x.v)
       WHEN 'is' THEN CASE x.v
