@@ -1843,7 +1843,20 @@ export interface paths {
          *
          *     Zulip has one such endpoint per provider (e.g. `POST /calls/zoom/create`); this
          *     provider-neutral path is ours, modelled on their `{"url": ...}` response and errors,
-         *     with the provider's name replaced by "Video call provider".
+         *     which name the provider: "<Provider> credentials have not been configured",
+         *     "Invalid <Provider> access token" (`INVALID_VIDEO_CALL_PROVIDER_TOKEN`; the token is then
+         *     forgotten, and `has_videoprovider_token` becomes false), "Failed to create <Provider> call".
+         *
+         *     What the `url` is depends on the organization's `video_chat_provider`:
+         *
+         *     - Zoom (3) or Webex (8): the server's OAuth 2 provider creates the meeting with the
+         *       user's token (refreshed when it has expired or is refused, if the provider gave a
+         *       refresh token); the user gets a token by opening `/calls/videoprovider/register`
+         *       in a browser.
+         *     - BigBlueButton (4): a link on this server, `/calls/bigbluebutton/join?bigbluebutton=…`,
+         *       signed so that it cannot be altered; opening it creates the meeting on the
+         *       BigBlueButton server and joins it (as moderator for the user who made the link).
+         *     - Jitsi Meet (1): a new room on the organization's `jitsi_server_url`, or the server's.
          *
          *     **Changes**: New in feature level 493.
          */
@@ -9623,7 +9636,6 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     "upload-file": {

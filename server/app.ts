@@ -19,6 +19,7 @@ import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { uploadRoutes } from "./http/uploads.ts";
+import { videoCallRoutes } from "./http/video-calls.ts";
 import { dispatcher } from "./routes.ts";
 
 function jsonFormDecoder(spec: LoadedSpec) {
@@ -96,6 +97,8 @@ export function createApp(deps: AppDeps) {
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
   // The sign-up page (HTML forms outside the API, with their own body parser).
   app.use(joinRoutes(deps));
+  // Video calls' browser-facing pages: the OAuth provider's register and callback, BigBlueButton's join.
+  app.use(videoCallRoutes(deps));
 
   // Uploaded files: the upload's multipart body, and serving files outside /api/v1 (only
   // requests that name user_uploads go through these).

@@ -88,6 +88,28 @@ export interface Config {
   pushBouncerTimeoutMs: number;
   /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
   maxStreamSizeForTypingNotifications: number;
+  /** The OAuth 2 video-call provider (Zoom-style; see lib/video-calls.ts), used by organizations whose video_chat_provider is Zoom or Webex. */
+  videoProvider: VideoProviderConfig;
+  /** BigBlueButton's API base URL (ending in `/`) and shared secret (Zulip's BIG_BLUE_BUTTON_URL / _SECRET); both or neither. */
+  bigBlueButtonUrl: string | undefined;
+  bigBlueButtonSecret: string | undefined;
+  /** Zulip's JITSI_SERVER_URL: the Jitsi Meet server of organizations that set none; undefined disables Jitsi. */
+  jitsiServerUrl: string | undefined;
+}
+
+export interface VideoProviderConfig {
+  /** Shown in errors ("Zoom credentials have not been configured"). */
+  name: string;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** Where a POST creates a meeting with the user's bearer token. */
+  meetingUrl: string;
+  /** The field of the meeting's JSON holding its join URL (Zoom: join_url, Webex: webLink). */
+  joinUrlField: string;
+  /** The OAuth scope asked for, if the provider needs one. */
+  scope: string | undefined;
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -275,6 +297,57 @@ export function configFromEnv(
       2 ** 31 - 1,
       "a whole number of subscribers",
     ),
+    videoProvider: {
+      name: env.VIDEO_PROVIDER_NAME?.trim() || "Zoom",
+      clientId: env.VIDEO_PROVIDER_CLIENT_ID?.trim() || undefined,
+      clientSecret: env.VIDEO_PROVIDER_CLIENT_SECRET?.trim() || undefined,
+      authorizeUrl: httpUrl(
+        env,
+        "VIDEO_PROVIDER_AUTHORIZE_URL",
+        "https://zoom.us/oauth/authorize",
+      )!,
+      tokenUrl: httpUrl(env, "VIDEO_PROVIDER_TOKEN_URL", "https://zoom.us/oauth/token")!,
+      meetingUrl: httpUrl(
+        env,
+        "VIDEO_PROVIDER_MEETING_URL",
+        "https://api.zoom.us/v2/users/me/meetings",
+      )!,
+      joinUrlField: env.VIDEO_PROVIDER_JOIN_URL_FIELD?.trim() || "join_url",
+      scope: env.VIDEO_PROVIDER_SCOPE?.trim() || undefined,
+    },
+    ...bigBlueButton(env),
+    jitsiServerUrl: httpUrl(env, "JITSI_SERVER_URL", "https://meet.jit.si", true),
+  };
+}
+
+/** An http(s) URL setting; with `canUnset`, an empty value (set but blank) turns the feature off. */
+function httpUrl(
+  env: NodeJS.ProcessEnv,
+  variable: string,
+  fallback: string,
+  canUnset = false,
+): string | undefined {
+  const raw = env[variable];
+  if (raw === undefined) return fallback;
+  if (raw.trim() === "") return canUnset ? undefined : fallback;
+  if (!/^https?:\/\/[^\s]+$/i.test(raw.trim()))
+    throw new ConfigError(variable, raw, "an http(s) URL");
+  return raw.trim();
+}
+
+/** BIG_BLUE_BUTTON_URL (its API base, given a trailing `/` as Zulip expects) with BIG_BLUE_BUTTON_SECRET. */
+function bigBlueButton(env: NodeJS.ProcessEnv) {
+  const secret = env.BIG_BLUE_BUTTON_SECRET?.trim() || undefined;
+  const url = env.BIG_BLUE_BUTTON_URL?.trim() ? httpUrl(env, "BIG_BLUE_BUTTON_URL", "") : undefined;
+  if ((url === undefined) !== (secret === undefined))
+    throw new ConfigError(
+      url ? "BIG_BLUE_BUTTON_SECRET" : "BIG_BLUE_BUTTON_URL",
+      "",
+      "set together with " + (url ? "BIG_BLUE_BUTTON_URL" : "BIG_BLUE_BUTTON_SECRET"),
+    );
+  return {
+    bigBlueButtonUrl: url && (url.endsWith("/") ? url : url + "/"),
+    bigBlueButtonSecret: secret,
   };
 }
 

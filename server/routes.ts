@@ -44,6 +44,7 @@ import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/use
 import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
+import { createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -171,7 +172,7 @@ export const handlers = {
   "e2ee-test-notify": e2eeTestNotify,
   "register-push-device": registerPushDevice,
   "register-client-device": registerClientDevice,
-  "create-video-call": notImplemented("create-video-call"),
+  "create-video-call": createVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,
   "deactivate-user": deactivateUser,

@@ -140,7 +140,7 @@ function uploadBodyParser(deps: AppDeps) {
 }
 
 /** Who asks for a file: HTTP Basic as for the API, or the `api_key` query parameter Zulip's mobile apps send. */
-async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> {
+export async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> {
   const header = req.headers.authorization;
   const at = req.originalUrl.indexOf("?");
   const queryKey = new URLSearchParams(at < 0 ? "" : req.originalUrl.slice(at + 1)).get("api_key");

@@ -247,11 +247,11 @@ export function contentDisposition(asAttachment: boolean, fileName: string): str
 
 /**
  * The key that signs temporary URLs, shared by every process serving this upload store: made
- * once, beside the files.
+ * once, beside the files. Video calls sign with it too, under a prefix of their own.
  */
 const signingKeys = new Map<string, Promise<Buffer>>();
 
-function signingKey(config: Pick<Config, "dataDir">): Promise<Buffer> {
+export function signingKey(config: Pick<Config, "dataDir">): Promise<Buffer> {
   const root = uploadsRoot(config);
   let key = signingKeys.get(root);
   if (!key) {
