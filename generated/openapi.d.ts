@@ -4054,25 +4054,6 @@ export interface components {
                 "application/json": components["schemas"]["JsonError"];
             };
         };
-        /**
-         * @description This server does not implement the operation yet. Clients should treat it like an
-         *     older Zulip server that lacks the feature.
-         */
-        NotImplemented: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "result": "error",
-                 *       "msg": "Not implemented: update-message",
-                 *       "code": "NOT_IMPLEMENTED"
-                 *     }
-                 */
-                "application/json": components["schemas"]["JsonError"];
-            };
-        };
     };
     parameters: {
         /**

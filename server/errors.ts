@@ -82,13 +82,6 @@ export class ResourceNotFoundError extends JsonableError {
   }
 }
 
-/** Answered by contract operations whose issue has not landed yet (501 in the spec). */
-export class NotImplementedError extends JsonableError {
-  constructor(operationId: string) {
-    super(`Not implemented: ${operationId}`, { code: "NOT_IMPLEMENTED", httpStatus: 501 });
-  }
-}
-
 export class StreamWithIdDoesNotExistError extends JsonableError {
   constructor(streamId: number) {
     super(`Channel with ID '${streamId}' does not exist`, {

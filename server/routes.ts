@@ -4,14 +4,13 @@
  * HandlerMap`) and fails test/conformance/parity.test.ts.
  */
 import type { NextFunction, Request, Response } from "express";
-import { NotImplementedError } from "./errors.ts";
 import type { AppDeps, PublicContext, RequestContext } from "./context.ts";
 import { ignoredParameters, jsonSuccess } from "./http/envelope.ts";
 import { refuseInexactNumbers, sentQuery } from "./http/form.ts";
 import { operationFor, type LoadedSpec } from "./http/spec.ts";
 import { requestCounter } from "./http/auth.ts";
 import { countStatements } from "./db/statements.ts";
-import type { Handler, HandlerMap, OperationId } from "./http/types.ts";
+import type { Handler, HandlerMap } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
 import {
   createInviteLink,
@@ -92,13 +91,6 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
-
-/** Contract operations whose issue has not landed: they answer 501 (declared in the spec). */
-function notImplemented<K extends OperationId>(operationId: K): Handler<K> {
-  return async () => {
-    throw new NotImplementedError(operationId);
-  };
-}
 
 export const handlers = {
   "get-server-settings": getServerSettings,

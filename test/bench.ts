@@ -369,8 +369,7 @@ async function main() {
       // Transactions per ping: PostgreSQL's count over the load, less the background work's
       // (scheduled delivery, the event log) at its rate over as long with no load.
       const idle = s.name === PRESENCE_PING ? await commitRate(dbEnv) : 0;
-      const before: [number, number] =
-        s.name === PRESENCE_PING ? await commitsOf(dbEnv) : [0, 0];
+      const before: [number, number] = s.name === PRESENCE_PING ? await commitsOf(dbEnv) : [0, 0];
       r.ours = await load(ours.base, s, hamlet);
       if (s.name === PRESENCE_PING) {
         const after = await commitsOf(dbEnv);

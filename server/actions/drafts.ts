@@ -58,15 +58,18 @@ export async function doCreateDrafts(ctx: RequestContext, drafts: DraftInput[]):
     const checked = [];
     for (const draft of drafts) checked.push(await checkDraft(ctx, tx, draft));
     const created = await tx.draft.createManyAndReturn({
-      data: checked.map(({ row }) => ({ realmId: ctx.realm.id, userProfileId: ctx.user.id, ...row })),
+      data: checked.map(({ row }) => ({
+        realmId: ctx.realm.id,
+        userProfileId: ctx.user.id,
+        ...row,
+      })),
       select: { id: true },
     });
     // createManyAndReturn gives the rows in the order of `data` (one INSERT … RETURNING).
     const ids = created.map((c) => c.id);
-    events.add(
-      { type: "drafts", op: "add", drafts: checked.map(({ dict }, i) => dict(ids[i]!)) },
-      [ctx.user.id],
-    );
+    events.add({ type: "drafts", op: "add", drafts: checked.map(({ dict }, i) => dict(ids[i]!)) }, [
+      ctx.user.id,
+    ]);
     return ids;
   });
 }

@@ -25,6 +25,7 @@ import {
 } from "../lib/users.ts";
 import { USER_SETTING_CHANGED, OLD_VALUE, NEW_VALUE } from "./user-status.ts";
 import { inTransaction } from "./transaction.ts";
+import { presenceEnabledChanged } from "./presence.ts";
 
 export interface SettingsChange {
   /** Already checked for strength, and the old password verified. */
@@ -97,6 +98,16 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
       // Drafts stop being kept on the server; their deletion sends no event (the clients keep them).
       if (setting.name === "enable_drafts_synchronization" && value === false)
         await tx.draft.deleteMany({ where: { userProfileId: user.id } });
+      // do_change_user_setting forces a presence update for the new presence_enabled.
+      if (setting.name === "presence_enabled")
+        await presenceEnabledChanged(
+          tx,
+          events,
+          updated,
+          value === true,
+          ctx.now(),
+          await activeUserIds(tx, realm.id),
+        );
     }
   });
 }

@@ -4,7 +4,6 @@
  * it (zerver/lib/events.py fetch_initial_state_data). fetchInitialState lays these down first,
  * then overwrites them with real data: a field is never missing, whatever is implemented.
  */
-import type { UserProfile } from "../db.ts";
 import { GROUP_SETTINGS, type GroupSetting } from "./group-settings.ts";
 
 /** Zulip's UserBaseSettings defaults (zerver/models/users.py), as register's `user_settings`. */
@@ -81,60 +80,6 @@ export const USER_SETTINGS_DEFAULTS = {
   ],
 };
 type UserSettings = typeof USER_SETTINGS_DEFAULTS;
-
-/** UserProfile.notification_setting_types: the legacy top-level `update_global_notifications` fields. */
-const NOTIFICATION_SETTINGS = [
-  "enable_desktop_notifications",
-  "enable_digest_emails",
-  "enable_login_emails",
-  "enable_marketing_emails",
-  "email_notifications_batching_period_seconds",
-  "enable_offline_email_notifications",
-  "enable_offline_push_notifications",
-  "enable_online_push_notifications",
-  "enable_sounds",
-  "enable_stream_desktop_notifications",
-  "enable_stream_email_notifications",
-  "enable_stream_push_notifications",
-  "enable_stream_audible_notifications",
-  "wildcard_mentions_notify",
-  "message_content_in_email_notifications",
-  "notification_sound",
-  "pm_content_in_desktop_notifications",
-  "desktop_icon_count_display",
-  "realm_name_in_email_notifications_policy",
-  "presence_enabled",
-  "available_notification_sounds",
-] as const satisfies readonly (keyof UserSettings)[];
-
-/** UserProfile.display_settings_legacy: the legacy top-level `update_display_settings` fields. */
-const DISPLAY_SETTINGS = [
-  "color_scheme",
-  "default_language",
-  "demote_inactive_streams",
-  "emojiset",
-  "enable_drafts_synchronization",
-  "fluid_layout_width",
-  "web_home_view",
-  "high_contrast_mode",
-  "left_side_userlist",
-  "starred_message_counts",
-  "timezone",
-  "translate_emoticons",
-  "twenty_four_hour_time",
-  "receives_typing_notifications",
-  "enter_sends",
-  "emojiset_choices",
-] as const satisfies readonly (keyof UserSettings)[];
-
-/**
- * Clients without `user_settings_object` get the personal settings as top-level fields too
- * (fetch_initial_state_data's legacy branch), split by the event type that announced them.
- */
-export function legacySettingFields(settings: UserSettings, types: "notifications" | "display") {
-  const names = types === "notifications" ? NOTIFICATION_SETTINGS : DISPLAY_SETTINGS;
-  return Object.fromEntries(names.map((n) => [n, settings[n]]));
-}
 
 /** server_supported_permission_settings: every group setting's rules, by kind. */
 function permissionSettings() {
@@ -266,40 +211,6 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
     video_calls: { has_zoom_token: false },
     giphy: { giphy_api_key: "" },
     push_device: { push_devices: {} },
-  };
-}
-
-/** The personal settings UserProfile already stores, under their API names. */
-export function storedUserSettings(user: UserProfile): Partial<UserSettings> {
-  return {
-    twenty_four_hour_time: user.twentyFourHourTime,
-    default_language: user.defaultLanguage,
-    timezone: user.timezone,
-    enable_drafts_synchronization: user.enableDraftsSynchronization,
-    send_private_typing_notifications: user.sendPrivateTypingNotifications,
-    send_stream_typing_notifications: user.sendStreamTypingNotifications,
-    send_read_receipts: user.sendReadReceipts,
-    presence_enabled: user.presenceEnabled,
-    email_address_visibility: user.emailAddressVisibility,
-    enable_stream_desktop_notifications: user.enableStreamDesktopNotifications,
-    enable_stream_email_notifications: user.enableStreamEmailNotifications,
-    enable_stream_push_notifications: user.enableStreamPushNotifications,
-    enable_stream_audible_notifications: user.enableStreamAudibleNotifications,
-    enable_followed_topic_desktop_notifications: user.enableFollowedTopicDesktopNotifications,
-    enable_followed_topic_email_notifications: user.enableFollowedTopicEmailNotifications,
-    enable_followed_topic_push_notifications: user.enableFollowedTopicPushNotifications,
-    enable_followed_topic_audible_notifications: user.enableFollowedTopicAudibleNotifications,
-    enable_followed_topic_wildcard_mentions_notify: user.enableFollowedTopicWildcardMentionsNotify,
-    wildcard_mentions_notify: user.wildcardMentionsNotify,
-    enable_desktop_notifications: user.enableDesktopNotifications,
-    enable_sounds: user.enableSounds,
-    enable_offline_email_notifications: user.enableOfflineEmailNotifications,
-    enable_offline_push_notifications: user.enableOfflinePushNotifications,
-    enable_online_push_notifications: user.enableOnlinePushNotifications,
-    automatically_follow_topics_policy: user.automaticallyFollowTopicsPolicy,
-    automatically_unmute_topics_in_muted_streams_policy:
-      user.automaticallyUnmuteTopicsInMutedStreamsPolicy,
-    automatically_follow_topics_where_mentioned: user.automaticallyFollowTopicsWhereMentioned,
   };
 }
 

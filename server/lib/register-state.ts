@@ -24,13 +24,7 @@ import { listChannelFolders } from "./channel-folders.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
 import { userDevices } from "./push-devices.ts";
-import {
-  fillNotificationSettings,
-  legacySettingFields,
-  registerDefaults,
-  storedUserSettings,
-  USER_SETTINGS_DEFAULTS,
-} from "./register-defaults.ts";
+import { fillNotificationSettings, registerDefaults } from "./register-defaults.ts";
 import {
   ALL_REALM_SETTINGS,
   alertWords,
@@ -103,7 +97,8 @@ export async function fetchInitialState(
     if (want(type)) Object.assign(state, fields);
   // Personal settings, from the settings table (lib/user-settings.ts); `settings` gives the
   // values null channel notification settings inherit.
-  const settings = { ...USER_SETTINGS_DEFAULTS, ...storedUserSettings(user) };
+  const settings = userSettingsState(user, (t) => t === "user_settings", true)
+    .user_settings as Parameters<typeof fillNotificationSettings>[1];
   Object.assign(state, userSettingsState(user, want, capabilities.user_settings_object === true));
   if (want("realm")) {
     // Every group setting's value in one statement (named ids, anonymous groups' members).

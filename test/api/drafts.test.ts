@@ -19,8 +19,7 @@ type Draft = {
   timestamp?: number;
 };
 
-const create = (as: string, drafts: Draft[]) =>
-  server.as(as).POST("/drafts", { body: { drafts } });
+const create = (as: string, drafts: Draft[]) => server.as(as).POST("/drafts", { body: { drafts } });
 const edit = (as: string, draftId: number, draft: Draft) =>
   server.as(as).PATCH("/drafts/{draft_id}", {
     params: { path: { draft_id: draftId } },
@@ -48,9 +47,27 @@ describe("POST /drafts and GET /drafts", () => {
   it("creates several drafts at once, in order, with an add event, and lists them oldest first", async () => {
     const next = await queueOf("othello");
     const drafts: Draft[] = [
-      { type: "stream", to: [channel("Denmark")], topic: "sync", content: "later", timestamp: 1595479020 },
-      { type: "private", to: [id("hamlet")], topic: "", content: "to hamlet", timestamp: 1595479010 },
-      { type: "private", to: [id("hamlet"), id("cordelia")], topic: "", content: "group", timestamp: 1595479030 },
+      {
+        type: "stream",
+        to: [channel("Denmark")],
+        topic: "sync",
+        content: "later",
+        timestamp: 1595479020,
+      },
+      {
+        type: "private",
+        to: [id("hamlet")],
+        topic: "",
+        content: "to hamlet",
+        timestamp: 1595479010,
+      },
+      {
+        type: "private",
+        to: [id("hamlet"), id("cordelia")],
+        topic: "",
+        content: "group",
+        timestamp: 1595479030,
+      },
     ];
     const { ids } = await expectSuccess(create("othello", drafts));
     expect(ids).toHaveLength(3);
@@ -88,7 +105,15 @@ describe("POST /drafts and GET /drafts", () => {
 describe("PATCH /drafts/{draft_id}", () => {
   it("replaces the draft; GET /drafts returns exactly the new one; the other clients get an update event", async () => {
     const { ids } = await expectSuccess(
-      create("hamlet", [{ type: "stream", to: [channel("Verona")], topic: "drafts", content: "first", timestamp: 1595479019 }]),
+      create("hamlet", [
+        {
+          type: "stream",
+          to: [channel("Verona")],
+          topic: "drafts",
+          content: "first",
+          timestamp: 1595479019,
+        },
+      ]),
     );
     const next = await queueOf("hamlet");
     const draft: Draft = {
@@ -101,7 +126,9 @@ describe("PATCH /drafts/{draft_id}", () => {
     await expectSuccess(edit("hamlet", ids[0]!, draft));
     const mine = (await list("hamlet")).drafts.find((d) => d.id === ids[0]);
     expect(mine).toEqual({ id: ids[0], ...draft });
-    expect(await next()).toEqual([{ type: "drafts", op: "update", draft: { id: ids[0], ...draft } }]);
+    expect(await next()).toEqual([
+      { type: "drafts", op: "update", draft: { id: ids[0], ...draft } },
+    ]);
   });
 
   it("answers 404 for a missing draft and for another user's draft, which stays unchanged", async () => {
@@ -118,14 +145,46 @@ describe("PATCH /drafts/{draft_id}", () => {
   });
 
   it.each<[string, Draft, string]>([
-    ["null bytes in content", { type: "", to: [], topic: "", content: "Some regular \u0000 content" }, "Message must not contain null bytes"],
-    ["null bytes in a channel topic", { type: "stream", to: [1], topic: "a\u0000b", content: "c" }, "Topic must not contain null bytes"],
-    ["a channel draft without a channel", { type: "stream", to: [], topic: "t", content: "c" }, "Must specify exactly 1 channel ID for channel messages"],
-    ["a channel draft with two channels", { type: "stream", to: [1, 2], topic: "t", content: "c" }, "Must specify exactly 1 channel ID for channel messages"],
-    ["a nonexistent channel", { type: "stream", to: [99999], topic: "t", content: "c" }, "Invalid channel ID"],
-    ["a channel ID past the database's integers", { type: "stream", to: [2 ** 40], topic: "t", content: "c" }, "Invalid channel ID"],
-    ["an unknown user", { type: "private", to: [99999999999999], topic: "", content: "c" }, "Invalid user ID 99999999999999"],
-    ["a negative timestamp", { type: "", to: [], topic: "", content: "c", timestamp: -10.1 }, "Timestamp must not be negative."],
+    [
+      "null bytes in content",
+      { type: "", to: [], topic: "", content: "Some regular \u0000 content" },
+      "Message must not contain null bytes",
+    ],
+    [
+      "null bytes in a channel topic",
+      { type: "stream", to: [1], topic: "a\u0000b", content: "c" },
+      "Topic must not contain null bytes",
+    ],
+    [
+      "a channel draft without a channel",
+      { type: "stream", to: [], topic: "t", content: "c" },
+      "Must specify exactly 1 channel ID for channel messages",
+    ],
+    [
+      "a channel draft with two channels",
+      { type: "stream", to: [1, 2], topic: "t", content: "c" },
+      "Must specify exactly 1 channel ID for channel messages",
+    ],
+    [
+      "a nonexistent channel",
+      { type: "stream", to: [99999], topic: "t", content: "c" },
+      "Invalid channel ID",
+    ],
+    [
+      "a channel ID past the database's integers",
+      { type: "stream", to: [2 ** 40], topic: "t", content: "c" },
+      "Invalid channel ID",
+    ],
+    [
+      "an unknown user",
+      { type: "private", to: [99999999999999], topic: "", content: "c" },
+      "Invalid user ID 99999999999999",
+    ],
+    [
+      "a negative timestamp",
+      { type: "", to: [], topic: "", content: "c", timestamp: -10.1 },
+      "Timestamp must not be negative.",
+    ],
     ["empty content", { type: "", to: [], topic: "", content: "  " }, "Message must not be empty"],
   ])("refuses %s", async (_what, draft, msg) => {
     const { ids } = await expectSuccess(
@@ -155,9 +214,12 @@ describe("PATCH /drafts/{draft_id}", () => {
   });
 
   it.each<[string, Draft]>([
-    ["a direct-message draft to nobody", { type: "private", to: [], topic: "ignored", content: "c" }],
+    [
+      "a direct-message draft to nobody",
+      { type: "private", to: [], topic: "ignored", content: "c" },
+    ],
     ["an unaddressed draft", { type: "", to: [], topic: "ignored", content: "c" }],
-  ])("stores %s as type \"\" with no recipients and no topic", async (_what, draft) => {
+  ])('stores %s as type "" with no recipients and no topic', async (_what, draft) => {
     const { ids } = await expectSuccess(
       create("hamlet", [{ type: "stream", to: [channel("Verona")], topic: "t", content: "x" }]),
     );
@@ -209,7 +271,13 @@ describe("register's drafts", () => {
   it("lists the drafts newest first, a group's recipients without the user", async () => {
     const { ids } = await expectSuccess(
       create("prospero", [
-        { type: "private", to: [id("hamlet"), id("othello")], topic: "", content: "old", timestamp: 100 },
+        {
+          type: "private",
+          to: [id("hamlet"), id("othello")],
+          topic: "",
+          content: "old",
+          timestamp: 100,
+        },
         { type: "stream", to: [channel("Verona")], topic: "t", content: "new", timestamp: 200 },
       ]),
     );
@@ -217,7 +285,14 @@ describe("register's drafts", () => {
       server.as("prospero").POST("/register", { body: { fetch_event_types: ["drafts"] } as never }),
     )) as unknown as { drafts: Record<string, unknown>[] };
     expect(state.drafts).toEqual([
-      { id: ids[1], type: "stream", to: [channel("Verona")], topic: "t", content: "new", timestamp: 200 },
+      {
+        id: ids[1],
+        type: "stream",
+        to: [channel("Verona")],
+        topic: "t",
+        content: "new",
+        timestamp: 200,
+      },
       {
         id: ids[0],
         type: "private",

@@ -122,11 +122,9 @@ describe("events against Zulip's schema", () => {
       }),
     );
     await expectSuccess(
-      server
-        .as("hamlet")
-        .DELETE("/users/me/subscriptions", {
-          body: { subscriptions: ["schema private"] } as never,
-        }),
+      server.as("hamlet").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: ["schema private"] } as never,
+      }),
     );
     // Users and bots.
     const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });

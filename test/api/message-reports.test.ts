@@ -491,7 +491,7 @@ describe("POST /messages/{message_id}/report", () => {
         subject: "Othello, the Moor of Venice moderation",
       },
     });
-    expect(moderator[0]!.type === "message" && moderator[0]!.message.content).toContain(
+    expect(moderator[0]!.type === "message" && moderator[0].message.content).toContain(
       "```quote\n**Inappropriate content**. events\n```",
     );
     const reporter = await eventsOf("hamlet");
@@ -501,7 +501,7 @@ describe("POST /messages/{message_id}/report", () => {
       flags: [],
       message: { sender_id: bot, type: "private" },
     });
-    expect(reporter[0]!.type === "message" && reporter[0]!.message.content).toMatch(
+    expect(reporter[0]!.type === "message" && reporter[0].message.content).toMatch(
       /^You reported \[a message\]\(.*\) for inappropriate content\.$/,
     );
     // The reported user learns nothing.

@@ -226,7 +226,7 @@ describe("POST /mobile_push/register", () => {
       push_token_id: device.tokenId,
       pending_push_token_id: null,
       push_token_last_updated_timestamp:
-        got[0]!.type === "device" ? got[0]!.push_token_last_updated_timestamp : undefined,
+        got[0]!.type === "device" ? got[0].push_token_last_updated_timestamp : undefined,
       push_registration_error_code: null,
     });
 

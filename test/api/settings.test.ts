@@ -14,8 +14,7 @@ const server = useTestServer();
 const id = (name: string) => server.creds.users[name]!.user_id;
 
 type Body = Record<string, unknown>;
-const patch = (as: string, body: Body) =>
-  server.as(as).PATCH("/settings", { body: body as never });
+const patch = (as: string, body: Body) => server.as(as).PATCH("/settings", { body: body as never });
 
 async function queueOf(as: string, body: Body) {
   const { queue_id } = await expectSuccess(
@@ -40,14 +39,16 @@ const register = async (as: string, body: Body) =>
 describe("the settings table", () => {
   it("matches the spec's PATCH /settings parameters, types and allowed values", () => {
     const doc = parse(readFileSync("openapi/paths/settings.yaml", "utf8"));
-    const props = doc.settings.patch.requestBody.content["application/x-www-form-urlencoded"]
-      .schema.properties as Record<string, { type: string; enum?: unknown[] }>;
+    const props = doc.settings.patch.requestBody.content["application/x-www-form-urlencoded"].schema
+      .properties as Record<string, { type: string; enum?: unknown[] }>;
     const names = Object.keys(props).filter(
       (n) => !["full_name", "email", "old_password", "new_password"].includes(n),
     );
     expect(names.sort()).toEqual(USER_SETTINGS.map((s) => s.name).sort());
     for (const s of USER_SETTINGS) {
-      expect(props[s.name]!.type).toBe({ bool: "boolean", int: "integer", string: "string" }[s.kind]);
+      expect(props[s.name]!.type).toBe(
+        { bool: "boolean", int: "integer", string: "string" }[s.kind],
+      );
       expect(props[s.name]!.enum).toEqual(s.choices ? [...s.choices] : undefined);
     }
   });
@@ -55,16 +56,34 @@ describe("the settings table", () => {
 
 describe("PATCH /settings: validation", () => {
   it.each([
-    [{ color_scheme: 100 }, "Invalid color_scheme: Value error, Not in the list of possible values"],
+    [
+      { color_scheme: 100 },
+      "Invalid color_scheme: Value error, Not in the list of possible values",
+    ],
     [{ emojiset: "apple" }, "Invalid emojiset: Value error, Not in the list of possible values"],
-    [{ web_home_view: "stream" }, "Invalid web_home_view: Value error, Not in the list of possible values"],
+    [
+      { web_home_view: "stream" },
+      "Invalid web_home_view: Value error, Not in the list of possible values",
+    ],
     [{ web_animate_image_previews: "sometimes" }, "Invalid web_animate_image_previews"],
-    [{ email_address_visibility: 6 }, "Invalid email_address_visibility: Value error, Not in the list of possible values"],
-    [{ timezone: "Mars/Olympus_Mons" }, "Invalid timezone: Value error, Not a recognized time zone"],
+    [
+      { email_address_visibility: 6 },
+      "Invalid email_address_visibility: Value error, Not in the list of possible values",
+    ],
+    [
+      { timezone: "Mars/Olympus_Mons" },
+      "Invalid timezone: Value error, Not a recognized time zone",
+    ],
     [{ default_language: "xx" }, "Invalid default_language"],
     [{ notification_sound: "invalid" }, "Invalid notification sound 'invalid'"],
-    [{ email_notifications_batching_period_seconds: 0 }, "Invalid email batching period: 0 seconds"],
-    [{ email_notifications_batching_period_seconds: 7 * 86400 + 1 }, "Invalid email batching period: 604801 seconds"],
+    [
+      { email_notifications_batching_period_seconds: 0 },
+      "Invalid email batching period: 0 seconds",
+    ],
+    [
+      { email_notifications_batching_period_seconds: 7 * 86400 + 1 },
+      "Invalid email batching period: 604801 seconds",
+    ],
     [{ twenty_four_hour_time: 5 }, "twenty_four_hour_time is not a boolean"],
     [{ twenty_four_hour_time: "yes" }, "twenty_four_hour_time is not valid JSON"],
     [{ web_font_size_px: true }, "web_font_size_px is not an integer"],
@@ -130,7 +149,11 @@ describe("PATCH /settings: events and register", () => {
     const settings = state.user_settings as Record<string, unknown>;
     expect(settings).toMatchObject({ default_language: "de", color_scheme: 2, emojiset: "google" });
     expect(Object.keys(settings).sort()).toEqual(
-      [...USER_SETTINGS.map((s) => s.name), "emojiset_choices", "available_notification_sounds"].sort(),
+      [
+        ...USER_SETTINGS.map((s) => s.name),
+        "emojiset_choices",
+        "available_notification_sounds",
+      ].sort(),
     );
     expect(state).not.toHaveProperty("color_scheme");
   });
@@ -140,7 +163,11 @@ describe("PATCH /settings: events and register", () => {
       event_types: ["user_settings", "update_display_settings", "update_global_notifications"],
     });
     await expectSuccess(
-      patch("cordelia", { enable_sounds: false, high_contrast_mode: true, send_read_receipts: false }),
+      patch("cordelia", {
+        enable_sounds: false,
+        high_contrast_mode: true,
+        send_read_receipts: false,
+      }),
     );
     const events = await legacy();
     const email = server.creds.users.cordelia!.email;
@@ -241,7 +268,11 @@ describe("PATCH /settings: name and password", () => {
       person: { user_id: id("othello"), full_name: "Othello, the Moor" },
     });
     await expectError(patch("othello", { full_name: "x".repeat(101) }), 400, "Name too long!");
-    await expectError(patch("othello", { full_name: "Opheli*" }), 400, "Invalid characters in name!");
+    await expectError(
+      patch("othello", { full_name: "Opheli*" }),
+      400,
+      "Invalid characters in name!",
+    );
   });
 
   it("ignores a name change the organization forbids, except from an administrator", async () => {
@@ -257,7 +288,10 @@ describe("PATCH /settings: name and password", () => {
       expect(names.map((u) => u.fullName)).toContain("Iago the Admin");
       expect(names.map((u) => u.fullName)).not.toContain("Not Cordelia");
     } finally {
-      await server.db.realm.update({ where: { id: realmId }, data: { nameChangesDisabled: false } });
+      await server.db.realm.update({
+        where: { id: realmId },
+        data: { nameChangesDisabled: false },
+      });
     }
   });
 

@@ -1277,30 +1277,14 @@ export function parseJson(a: Answer): any {
 }
 
 /**
- * A 501 naming an operation that declares it: a `#fragment` can cut a request short of the path
- * fuzzed (`PATCH /users/1#frag/status` reaches `PATCH /users/{user_id}`), whose operation may
- * not be built yet.
- */
-function declaredNotImplemented(a: Answer): boolean {
-  const id = /^Not implemented: (.+)$/.exec(String(parseJson(a)?.msg))?.[1];
-  return Object.values<any>(doc.paths).some((item) =>
-    Object.values<any>(item).some((o) => o?.operationId === id && o.responses?.["501"]),
-  );
-}
-
-/**
- * The checks every answer must pass: an HTTP answer; no 5xx but a 501 the operation declares;
+ * The checks every answer must pass: an HTTP answer; no 5xx;
  * a JSON envelope `{result, msg}` whose result agrees with the status; and, where the request
  * names a path the checker can map to an operation, the spec's declared response.
  */
 export function judge(op: Operation, req: WireRequest, a: Answer, baseUrl: string): string[] {
   if (a.error) return [`no HTTP answer: ${a.error}`];
   const problems: string[] = [];
-  if (
-    a.status >= 500 &&
-    !(a.status === 501 && (declares(op.template, req.method, 501) || declaredNotImplemented(a)))
-  )
-    problems.push(`server error ${a.status}`);
+  if (a.status >= 500) problems.push(`server error ${a.status}`);
   const type = String(a.headers["content-type"] ?? "");
   if (!/^application\/json\b/i.test(type))
     problems.push(`Content-Type is ${JSON.stringify(type)}, not JSON`);

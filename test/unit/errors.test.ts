@@ -8,7 +8,6 @@ import {
   BadEventQueueIdError,
   IncompatibleParametersError,
   JsonableError,
-  NotImplementedError,
   OrganizationAdministratorRequiredError,
   OrganizationOwnerRequiredError,
   RequestVariableMissingError,
@@ -74,11 +73,6 @@ describe("errors", () => {
       new ResourceNotFoundError("Draft does not exist"),
       404,
       { msg: "Draft does not exist", code: "BAD_REQUEST" },
-    ],
-    [
-      new NotImplementedError("edit-draft"),
-      501,
-      { msg: "Not implemented: edit-draft", code: "NOT_IMPLEMENTED" },
     ],
   ] as const)("%s serialises to Zulip's envelope", (error, status, body) => {
     expect(wire(error)).toMatchObject({ status, body: { result: "error", ...body } });
