@@ -22,6 +22,11 @@ function deferred() {
   return { promise, resolve };
 }
 
+/** A marker event, of a type the spec knows (a user status), labelled by its text. */
+function marker(label: string) {
+  return { type: "user_status", user_id: server.creds.users.hamlet!.user_id, status_text: label };
+}
+
 /**
  * Runs a transaction that appends a marker event for hamlet, then waits for `release` before
  * committing. `started` resolves once its event is written (its log id taken).
@@ -38,7 +43,7 @@ function heldTransaction(
       await appendEvents(
         tx,
         server.creds.realm.id,
-        [{ event: { type: "test_marker", label }, users: [server.creds.users.hamlet!.user_id] }],
+        [{ event: marker(label), users: [server.creds.users.hamlet!.user_id] }],
         [],
       );
       started.resolve();
@@ -52,7 +57,7 @@ function heldTransaction(
 async function registerMarkers() {
   return (
     await expectSuccess(
-      server.as("hamlet").POST("/register", { body: { event_types: ["test_marker"] } }),
+      server.as("hamlet").POST("/register", { body: { event_types: ["user_status"] } }),
     )
   ).queue_id!;
 }
@@ -67,7 +72,7 @@ async function poll(queue_id: string, last_event_id = -1) {
   ).events as {
     id: number;
     type: string;
-    label?: string;
+    status_text?: string;
   }[];
 }
 
@@ -81,7 +86,7 @@ describe("event log", () => {
           server.creds.realm.id,
           [
             {
-              event: { type: "test_marker", label: "rolled back" },
+              event: marker("rolled back"),
               users: [server.creds.users.hamlet!.user_id],
             },
           ],
@@ -109,7 +114,7 @@ describe("event log", () => {
       releaseA.resolve();
       await a.done;
       const events = await poll(queue);
-      expect(events.map((e) => e.label)).toEqual(["A", "B"]);
+      expect(events.map((e) => e.status_text)).toEqual(["A", "B"]);
       expect(events.map((e) => e.id)).toEqual([0, 1]);
       // Acknowledged: nothing again.
       expect(await poll(queue, 1)).toEqual([]);
@@ -137,7 +142,7 @@ describe("event log", () => {
       releaseA.resolve();
       await a.done;
       const events = await poll(queue);
-      expect(events.map((e) => e.label).sort()).toEqual(["A", "B"]);
+      expect(events.map((e) => e.status_text).sort()).toEqual(["A", "B"]);
       expect(events.map((e) => e.id)).toEqual([0, 1]);
     },
   );

@@ -298,6 +298,7 @@ describe("events against Zulip's schema", () => {
         "invites_changed",
         "message",
         "muted_topics",
+        "presence",
         "realm update_dict",
         "realm_bot add",
         "realm_bot delete",

@@ -37,6 +37,7 @@ async function eventsOf(as: string, queueId: string): Promise<any[]> {
 const NEWER_THAN_DOCUMENT = [
   "server_report_message_types", // register, level 435
   "has_videoprovider_token", // register, level 493
+  "devices", // register, level 468 (POST /register_client_device)
   "can_create_topic_group", // channels
   "is_imported_stub", // users
 ];
