@@ -1,17 +1,14 @@
 /**
- * Zulip's own OpenAPI document (/work/shared/reference/zulip-openapi.yaml, feature level 420),
- * compiled with ajv so tests can check what we send against Zulip's schemas, not only ours.
+ * Zulip's own OpenAPI document (test/fixtures/zulip-openapi.yaml, a copy of the reference's,
+ * feature level 420, read by zulip-schema.ts), its event schemas compiled with ajv so tests can check what we send against Zulip's schemas, not only ours.
  *
  * The document is OpenAPI 3.0 as a Go generator left it: `nullable: true` (not JSON Schema), and
  * Zulip's `allOf: [Base, {additionalProperties: false, properties: {…}}]` extensions, which Zulip
  * itself reads as one closed object with the union of the fields (zerver/openapi/openapi.py,
  * naively_merge_allOf_dict). Both are rewritten here into plain JSON Schema before compiling.
  */
-import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
-import { parse } from "yaml";
-
-export const ZULIP_SPEC_PATH = "/work/shared/reference/zulip-openapi.yaml";
+import { zulipDoc } from "./zulip-schema.ts";
 
 type Schema = Record<string, unknown> & {
   $ref?: string;
@@ -27,10 +24,7 @@ let compiled: { ajv: Ajv; schemas: Record<string, Schema> } | undefined;
 
 function load() {
   if (compiled) return compiled;
-  const doc = parse(readFileSync(ZULIP_SPEC_PATH, "utf8")) as {
-    components: { schemas: Record<string, Schema> };
-  };
-  const raw = doc.components.schemas;
+  const raw = zulipDoc.components.schemas as Record<string, Schema>;
   const deref = (s: Schema): Schema => {
     while (s.$ref) s = raw[s.$ref.split("/").pop()!]!;
     return s;
