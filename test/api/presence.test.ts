@@ -14,7 +14,9 @@ const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
 const email = (name: string) => server.creds.users[name]!.email;
 
-const START = Date.parse("2026-11-27T10:00:00Z");
+// An hour after the real time, on a whole second: every user joined (at the real time, when the
+// test database was populated) before the test's clock starts, as Zulip's tests assume.
+const START = Math.ceil(Date.now() / 1000) * 1000 + 3_600_000;
 let clock = START;
 const at = (seconds: number) => {
   clock = START + seconds * 1000;
