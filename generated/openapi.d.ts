@@ -10493,15 +10493,16 @@ export interface operations {
         responses: {
             200: components["responses"]["Success"];
             /**
-             * @description The message does not exist or the caller may not read it, the emoji is unknown or its
-             *     name, code and type disagree, or the caller already reacted with this emoji.
+             * @description The message does not exist or the caller may not read it, `emoji_name` is missing, the
+             *     emoji is unknown or its name, code and type disagree, or the caller already reacted
+             *     with this emoji.
              */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JsonError"];
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -37,6 +37,8 @@ export async function emojiDataForName(
   realmId: number,
   emojiName: string,
 ): Promise<EmojiData> {
+  // PostgreSQL text cannot hold NUL: such a name names nothing, and must not reach a query.
+  if (emojiName.includes("\0")) throw new JsonableError(`Emoji '${emojiName}' does not exist`);
   const custom = await db.realmEmoji.findFirst({
     where: { realmId, name: emojiName, deactivated: false, fileName: { not: null } },
     select: { id: true },

@@ -26,7 +26,7 @@ export interface ReactionEmoji {
  * The emoji a new reaction takes (check_add_reaction): a missing code or type is the name's;
  * the caller's own reaction with that emoji is refused; one another user already added with
  * the same code and type is a vote for it, taken without checking the emoji again (it may be a
- * custom emoji deactivated since: the vote takes that reaction's name when it is stored);
+ * custom emoji deactivated since: the vote takes that reaction's name);
  * otherwise name, code and type must name an emoji the organization offers.
  */
 export async function checkNewReaction(
@@ -36,10 +36,9 @@ export async function checkNewReaction(
   existing: Related["reactions"],
   request: ReactionRequest & { emojiName: string },
 ): Promise<ReactionEmoji> {
-  const { emojiName } = request;
   let { emojiCode, reactionType } = request;
   if (emojiCode === undefined || reactionType === undefined) {
-    const data = await emojiDataForName(db, realmId, emojiName);
+    const data = await emojiDataForName(db, realmId, request.emojiName);
     emojiCode ??= data.emojiCode;
     reactionType ??= data.reactionType;
   }
@@ -49,8 +48,9 @@ export async function checkNewReaction(
   );
   if (same.some((r) => r.userProfileId === userId))
     throw new JsonableError("Reaction already exists.", { code: "REACTION_ALREADY_EXISTS" });
-  if (same.length === 0) await checkEmojiRequest(db, realmId, emojiName, emojiCode, reactionType);
-  return { emojiName, emojiCode, reactionType };
+  if (same[0]) return { emojiName: same[0].emojiName, emojiCode, reactionType };
+  await checkEmojiRequest(db, realmId, request.emojiName, emojiCode, reactionType);
+  return { emojiName: request.emojiName, emojiCode, reactionType };
 }
 
 /**
@@ -71,10 +71,11 @@ export async function reactionToRemove(
       );
     emojiCode = (await emojiDataForName(db, realmId, request.emojiName)).emojiCode;
   }
-  return {
-    emojiCode,
-    reactionType: canonicalReactionType(request.reactionType ?? "unicode_emoji"),
-  };
+  const reactionType = canonicalReactionType(request.reactionType ?? "unicode_emoji");
+  // PostgreSQL text cannot hold NUL: no stored reaction has such a code or type.
+  if (emojiCode.includes("\0") || reactionType.includes("\0"))
+    throw new JsonableError("Reaction doesn't exist.", { code: "REACTION_DOES_NOT_EXIST" });
+  return { emojiCode, reactionType };
 }
 
 /**

@@ -106,7 +106,9 @@ export async function emojiFileName(
   return hash.slice(0, 8) + ext;
 }
 
-export function activeEmojiNamed(db: Db, realmId: number, name: string) {
+export async function activeEmojiNamed(db: Db, realmId: number, name: string) {
+  // PostgreSQL text cannot hold NUL: such a name names no emoji.
+  if (name.includes("\0")) return null;
   return db.realmEmoji.findFirst({
     where: { realmId, name, deactivated: false },
     select: { id: true, authorId: true },

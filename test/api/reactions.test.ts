@@ -185,7 +185,7 @@ describe("adding a reaction", () => {
     // With that row she hears of the message's other reactions.
     const cordelia = await queueOf(server, "cordelia", ["reaction"]);
     await expectSuccess(react("hamlet", messageId, { emoji_name: "tada" }));
-    expect((await cordelia()).map((e) => [e.type, e.message_id])).toEqual([["reaction", messageId]]);
+    expect((await cordelia()).map((e) => e.type === "reaction" && e.message_id)).toEqual([messageId]);
   });
 });
 
@@ -280,7 +280,8 @@ describe("reaction events", () => {
     );
     await expectSuccess(react("hamlet", dm, { emoji_name: "heart" }));
     await expectSuccess(react("hamlet", early, { emoji_name: "heart" }));
-    const got = async (who: string) => (await queues[who]!()).map((e) => e.message_id);
+    const got = async (who: string) =>
+      (await queues[who]!()).map((e) => e.type === "reaction" && e.message_id);
     expect(await got("hamlet")).toEqual([dm, early]);
     expect(await got("othello")).toEqual([dm]);
     expect(await got("iago")).toEqual([early]);
