@@ -9,6 +9,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { zulipEventErrors } from "../helpers/zulip-spec.ts";
 
 const server = useTestServer({ maxEmojiFileSizeMib: 1 });
 const MiB = 1024 * 1024;
@@ -84,6 +85,7 @@ describe("uploading", () => {
 
     const events = await hamlet();
     expect(events).toEqual([{ type: "realm_emoji", op: "update", realm_emoji: await list() }]);
+    expect(zulipEventErrors({ ...events[0]!, id: 0 } as never)).toEqual([]);
     const { realm_emoji } = await expectSuccess(
       server.as("othello").POST("/register", { body: { fetch_event_types: ["realm_emoji"] } as never }),
     );
