@@ -2,7 +2,7 @@
  * Which emoji a request may name (zerver/lib/emoji.py get_emoji_data, check_emoji_request): the
  * Unicode emoji by Zulip's names and codes (the Markdown renderer's tables), the organization's
  * active custom emoji (code = the realm_emoji row's id), and Zulip's extra emoji (`zulip`).
- * Statuses use it; reactions will too, so it knows nothing of either.
+ * Statuses and reactions use it, so it knows nothing of either.
  */
 import type { Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
