@@ -7046,7 +7046,18 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Success"];
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description A parameter is invalid, a folder or group does not exist, or the caller lacks a
+             *     permission.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["IncompatibleParametersError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
         };
     };
