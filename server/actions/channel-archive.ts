@@ -60,8 +60,8 @@ export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
       },
       affected,
     );
-    // limit_unread_user_ids=set(): the notice is read for everyone.
-    const subscribers = new Set(await activeSubscriberIds(tx, stream));
+    // limit_unread_user_ids=set(): the notice is unread for nobody (its sender included).
+    const readers = new Set([bot.bot.id, ...(await activeSubscriberIds(tx, stream))]);
     await sendChannelEventsNotice(
       tx,
       events,
@@ -69,7 +69,7 @@ export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
       bot,
       stream,
       `Channel #**${stream.name}** has been archived.`,
-      subscribers,
+      readers,
     );
   });
 }
