@@ -57,7 +57,8 @@ import {
 import { notificationBot, type InternalSender } from "./internal-send.ts";
 import { inTransaction } from "./transaction.ts";
 
-export type TopicsPolicy = "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+export type TopicsPolicy =
+  "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
 
 export interface ChannelUpdate {
   newName?: string;
@@ -71,7 +72,9 @@ export interface ChannelUpdate {
   /** undefined: not sent; null: out of its folder. */
   folderId?: number | null;
   topicsPolicy?: TopicsPolicy;
-  settings: Partial<Record<ChannelSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>>;
+  settings: Partial<
+    Record<ChannelSettingName, { new: GroupSettingValue; old?: GroupSettingValue }>
+  >;
 }
 
 /** The settings that let their holders see a channel (stream_permission_group_settings_granting_metadata_access). */
@@ -266,7 +269,7 @@ async function changePermission(
   step: Step,
   wanted: { inviteOnly: boolean; isWebPublic: boolean; history: boolean },
 ) {
-  const { tx, events, ctx, channel } = step;
+  const { tx, ctx, channel } = step;
   const before = channel.stream;
   const realmId = ctx.realm.id;
   const hadAccess = await metadataUserIds(tx, realmId, before);

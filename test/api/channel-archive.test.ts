@@ -83,7 +83,9 @@ describe("DELETE /streams/{stream_id}", () => {
     const stream = await server.db.stream.findUniqueOrThrow({ where: { id: streamId } });
     expect(stream.isArchived).toBe(true);
     expect(
-      await server.db.subscription.count({ where: { recipientId: stream.recipientId!, active: true } }),
+      await server.db.subscription.count({
+        where: { recipientId: stream.recipientId!, active: true },
+      }),
     ).toBe(2);
     const update = {
       type: "stream",
@@ -110,7 +112,9 @@ describe("DELETE /streams/{stream_id}", () => {
     expect(notice.subject).toBe("channel events");
     expect(notice.content).toBe(`Channel #**${name}** has been archived.`);
     const flags = await server.db.userMessage.findMany({ where: { messageId: notice.id } });
-    expect(flags.map((f) => f.userProfileId)).toEqual(expect.arrayContaining([id("iago"), id("hamlet")]));
+    expect(flags.map((f) => f.userProfileId)).toEqual(
+      expect.arrayContaining([id("iago"), id("hamlet")]),
+    );
     for (const row of flags) expect(Number(row.flags) & 1).toBe(1); // read
 
     await expectError(
@@ -204,9 +208,9 @@ describe("unarchiving (PATCH is_archived=false)", () => {
       body: "is_archived=false",
     });
     expect(response.status).toBe(200);
-    expect(
-      (await server.db.stream.findUniqueOrThrow({ where: { id: streamId } })).isArchived,
-    ).toBe(false);
+    expect((await server.db.stream.findUniqueOrThrow({ where: { id: streamId } })).isArchived).toBe(
+      false,
+    );
     expect(await modern()).toContainEqual({
       type: "stream",
       op: "update",
@@ -248,8 +252,8 @@ describe("unarchiving (PATCH is_archived=false)", () => {
         body: { is_archived: true } as never,
       }),
     );
-    expect(
-      (await server.db.stream.findUniqueOrThrow({ where: { id: streamId } })).isArchived,
-    ).toBe(false);
+    expect((await server.db.stream.findUniqueOrThrow({ where: { id: streamId } })).isArchived).toBe(
+      false,
+    );
   });
 });

@@ -31,7 +31,10 @@ async function channel(
 const patch = (as: string, streamId: number, body: Record<string, unknown>) =>
   server
     .as(as)
-    .PATCH("/streams/{stream_id}", { params: { path: { stream_id: streamId } }, body: body as never });
+    .PATCH("/streams/{stream_id}", {
+      params: { path: { stream_id: streamId } },
+      body: body as never,
+    });
 
 /** The same request as python-zulip-api puts it on the wire: a form body, JSON text for non-strings. */
 async function formPatch(as: string, streamId: number, body: string) {
@@ -73,8 +76,16 @@ describe("who may change a channel", () => {
       "You do not have permission to administer this channel.",
     );
     const secret = await channel("iago", ["iago"], { invite_only: true });
-    await expectError(patch("cordelia", secret.streamId, { description: "x" }), 400, "Invalid channel ID");
-    await expectError(patch("polonius", secret.streamId, { description: "x" }), 400, "Invalid channel ID");
+    await expectError(
+      patch("cordelia", secret.streamId, { description: "x" }),
+      400,
+      "Invalid channel ID",
+    );
+    await expectError(
+      patch("polonius", secret.streamId, { description: "x" }),
+      400,
+      "Invalid channel ID",
+    );
     await expectError(patch("iago", 987654, { description: "x" }), 400, "Invalid channel ID");
   });
 
@@ -91,15 +102,31 @@ describe("name and description", () => {
     const { streamId, name } = await channel("iago", ["iago", "hamlet"]);
     const hamlet = await queueOf(server, "hamlet", ["stream"]);
     const cordelia = await queueOf(server, "cordelia", ["stream"]);
-    await expectError(patch("iago", streamId, { new_name: ` ${name} ` }), 400, "Channel already has that name.");
-    await expectError(patch("iago", streamId, { new_name: "Verona" }), 400, "Channel name already in use.");
-    await expectError(patch("iago", streamId, { new_name: "verona" }), 400, "Channel name already in use.");
+    await expectError(
+      patch("iago", streamId, { new_name: ` ${name} ` }),
+      400,
+      "Channel already has that name.",
+    );
+    await expectError(
+      patch("iago", streamId, { new_name: "Verona" }),
+      400,
+      "Channel name already in use.",
+    );
+    await expectError(
+      patch("iago", streamId, { new_name: "verona" }),
+      400,
+      "Channel name already in use.",
+    );
     await expectError(
       patch("iago", streamId, { new_name: "x".repeat(61) }),
       400,
       "Channel name too long (limit: 60 characters).",
     );
-    await expectError(patch("iago", streamId, { new_name: "  " }), 400, "Channel name can't be empty.");
+    await expectError(
+      patch("iago", streamId, { new_name: "  " }),
+      400,
+      "Channel name can't be empty.",
+    );
     await expectSuccess(patch("iago", streamId, { new_name: "  Renamed one  " }));
     expect((await row(streamId)).name).toBe("Renamed one");
     const expected = {
@@ -262,7 +289,10 @@ describe("privacy", () => {
         stream_ids: [streamId],
       },
     ]);
-    expect(await row(streamId)).toMatchObject({ inviteOnly: true, historyPublicToSubscribers: false });
+    expect(await row(streamId)).toMatchObject({
+      inviteOnly: true,
+      historyPublicToSubscribers: false,
+    });
     expect(await lastNotice(streamId)).toBe(
       `@_**Iago|${id("iago")}** changed the [access permissions](/help/channel-permissions) for this channel from **Public** to **Private, protected history**.`,
     );
@@ -294,7 +324,9 @@ describe("privacy", () => {
       }),
     );
     expect(
-      polled.events.filter((e: Record<string, any>) => e.type === "message" && e.message.stream_id === streamId),
+      polled.events.filter(
+        (e: Record<string, any>) => e.type === "message" && e.message.stream_id === streamId,
+      ),
     ).toEqual([]);
   });
 
@@ -328,7 +360,9 @@ describe("privacy", () => {
     // Hamlet administers the channel without being subscribed.
     await expectSuccess(
       patch("iago", streamId, {
-        can_administer_channel_group: { new: { direct_members: [id("hamlet")], direct_subgroups: [] } },
+        can_administer_channel_group: {
+          new: { direct_members: [id("hamlet")], direct_subgroups: [] },
+        },
       }),
     );
     await expectError(
@@ -357,8 +391,22 @@ describe("retention, topics policy, folder, default channel", () => {
     await expectSuccess(patch("desdemona", streamId, { message_retention_days: 30 }));
     await expectSuccess(patch("desdemona", streamId, { message_retention_days: "unlimited" }));
     expect(await desdemona()).toEqual([
-      { type: "stream", op: "update", stream_id: streamId, name, property: "message_retention_days", value: 30 },
-      { type: "stream", op: "update", stream_id: streamId, name, property: "message_retention_days", value: -1 },
+      {
+        type: "stream",
+        op: "update",
+        stream_id: streamId,
+        name,
+        property: "message_retention_days",
+        value: 30,
+      },
+      {
+        type: "stream",
+        op: "update",
+        stream_id: streamId,
+        name,
+        property: "message_retention_days",
+        value: -1,
+      },
     ]);
     expect(await lastNotice(streamId)).toBe(
       `@_**Desdemona|${id("desdemona")}** has changed the [message retention period](/help/message-retention-policy) for this channel:\n` +
@@ -374,7 +422,14 @@ describe("retention, topics policy, folder, default channel", () => {
     const iago = await queueOf(server, "iago", ["stream"]);
     await expectSuccess(patch("iago", streamId, { topics_policy: "disable_empty_topic" }));
     expect(await iago()).toEqual([
-      { type: "stream", op: "update", stream_id: streamId, name, property: "topics_policy", value: "disable_empty_topic" },
+      {
+        type: "stream",
+        op: "update",
+        stream_id: streamId,
+        name,
+        property: "topics_policy",
+        value: "disable_empty_topic",
+      },
     ]);
     expect(await lastNotice(streamId)).toBe(
       `@_**Iago|${id("iago")}** changed the "Allow posting to the *general chat* topic?" setting from **Automatic** to **No *(no topic)* topic**.`,
@@ -384,9 +439,17 @@ describe("retention, topics policy, folder, default channel", () => {
   it("folder_id: into a folder and out of it; an unknown folder is refused", async () => {
     const { streamId } = await channel("iago", ["iago"]);
     const { channel_folder_id: folderId } = await expectSuccess(
-      server.as("iago").POST("/channel_folders/create", { body: { name: `folder ${counter}`, description: "" } as never }),
+      server
+        .as("iago")
+        .POST("/channel_folders/create", {
+          body: { name: `folder ${counter}`, description: "" } as never,
+        }),
     );
-    await expectError(patch("iago", streamId, { folder_id: 99999 }), 400, "Invalid channel folder ID");
+    await expectError(
+      patch("iago", streamId, { folder_id: 99999 }),
+      400,
+      "Invalid channel folder ID",
+    );
     await expectSuccess(patch("iago", streamId, { folder_id: folderId }));
     expect((await row(streamId)).folderId).toBe(folderId);
     await expectSuccess(patch("iago", streamId, { folder_id: null }));
@@ -402,8 +465,10 @@ describe("retention, topics policy, folder, default channel", () => {
     );
     const cordelia = await queueOf(server, "cordelia", ["default_streams"]);
     await expectSuccess(patch("iago", streamId, { is_default_stream: true }));
-    const [event] = await cordelia();
-    expect(event!.default_streams.map((s: { stream_id: number }) => s.stream_id)).toContain(streamId);
+    const [event] = (await cordelia()) as Record<string, any>[];
+    expect(event!.default_streams.map((s: { stream_id: number }) => s.stream_id)).toContain(
+      streamId,
+    );
   });
 });
 
@@ -466,7 +531,10 @@ describe("group settings", () => {
     // The queue is read from its start each time: what the second change adds comes after.
     await expectSuccess(patch("iago", streamId, { can_subscribe_group: { new: anonymous } }));
     const events = streamEvents(await cordelia());
-    expect(events.map((e) => `${e.type}/${e.op}`)).toEqual(["stream/create", "subscription/peer_add"]);
+    expect(events.map((e) => `${e.type}/${e.op}`)).toEqual([
+      "stream/create",
+      "subscription/peer_add",
+    ]);
     expect(events[0]!.streams[0].can_subscribe_group).toEqual(anonymous);
     await expectSuccess(
       patch("iago", streamId, {
@@ -478,7 +546,13 @@ describe("group settings", () => {
     ]);
     await expectError(
       patch("iago", streamId, {
-        can_subscribe_group: { new: (await server.db.namedUserGroup.findFirstOrThrow({ where: { realmId: realmId(), name: "role:everyone" } })).id },
+        can_subscribe_group: {
+          new: (
+            await server.db.namedUserGroup.findFirstOrThrow({
+              where: { realmId: realmId(), name: "role:everyone" },
+            })
+          ).id,
+        },
       }),
       400,
       "'can_subscribe_group' setting cannot be set to 'role:everyone' group.",
@@ -494,5 +568,42 @@ describe("group settings", () => {
       400,
       "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
     );
+  });
+});
+
+describe("statement budget", () => {
+  it("a description change costs the same statements with 2 subscribers as with 10, within its budget", async () => {
+    const seen: { operationId?: string; statements: number }[] = [];
+    const observe = server.deps.observe;
+    server.deps.observe = (info) => seen.push(info);
+    const many = [
+      "iago",
+      "hamlet",
+      "othello",
+      "cordelia",
+      "desdemona",
+      "prospero",
+      "aaron",
+      "zoe",
+      "polonius",
+      "shiva",
+    ];
+    try {
+      const count = async (subscribers: string[]) => {
+        const { streamId } = await channel("iago", subscribers);
+        await expectSuccess(patch("iago", streamId, { description: "warm" }));
+        seen.length = 0;
+        await expectSuccess(patch("iago", streamId, { description: "counted" }));
+        const info = seen.filter((i) => i.operationId === "update-stream");
+        expect(info).toHaveLength(1);
+        return info[0]!.statements;
+      };
+      const few = await count(["iago", "hamlet"]);
+      expect(await count(many.filter((n) => server.creds.users[n]))).toBe(few);
+      expect(few).toBeLessThanOrEqual(15);
+      if (process.env.SHOW_STATEMENTS) console.log("update-stream description", few);
+    } finally {
+      server.deps.observe = observe;
+    }
   });
 });
