@@ -146,6 +146,19 @@ export async function doUpdateChannel(ctx: RequestContext, streamId: number, inp
       if (!(await can(tx, user, realm, "can_create_web_public_channel_group")))
         throw new JsonableError("Insufficient permission");
     }
+    // validate_can_create_topic_group_setting_for_protected_history_streams, for the new history
+    // (a new can_create_topic_group is checked with the group settings below).
+    if (
+      !history &&
+      stream.historyPublicToSubscribers &&
+      input.settings.can_create_topic_group === undefined &&
+      stream.canCreateTopicGroupId !==
+        (await getSystemGroupIds(tx, realm.id))[SystemGroups.EVERYONE]
+    )
+      throw new IncompatibleParametersError([
+        "history_public_to_subscribers",
+        "can_create_topic_group",
+      ]);
     if (
       input.isPrivate !== undefined ||
       input.isWebPublic !== undefined ||

@@ -29,12 +29,10 @@ async function channel(
 }
 
 const patch = (as: string, streamId: number, body: Record<string, unknown>) =>
-  server
-    .as(as)
-    .PATCH("/streams/{stream_id}", {
-      params: { path: { stream_id: streamId } },
-      body: body as never,
-    });
+  server.as(as).PATCH("/streams/{stream_id}", {
+    params: { path: { stream_id: streamId } },
+    body: body as never,
+  });
 
 /** The same request as python-zulip-api puts it on the wire: a form body, JSON text for non-strings. */
 async function formPatch(as: string, streamId: number, body: string) {
@@ -149,9 +147,17 @@ describe("name and description", () => {
 
   it("takes python-zulip-api's form body (`+` for spaces)", async () => {
     const { streamId } = await channel("iago", ["iago"]);
-    const answer = await formPatch("iago", streamId, "new_name=New+name+here&description=A+b");
+    const answer = await formPatch(
+      "iago",
+      streamId,
+      "new_name=New+name+here&description=A+b&is_private=true",
+    );
     expect(answer).toEqual({ status: 200, body: { result: "success", msg: "" } });
-    expect(await row(streamId)).toMatchObject({ name: "New name here", description: "A b" });
+    expect(await row(streamId)).toMatchObject({
+      name: "New name here",
+      description: "A b",
+      inviteOnly: true,
+    });
   });
 
   it("changes the description, rendered, with the notice quoting old and new", async () => {
@@ -439,11 +445,9 @@ describe("retention, topics policy, folder, default channel", () => {
   it("folder_id: into a folder and out of it; an unknown folder is refused", async () => {
     const { streamId } = await channel("iago", ["iago"]);
     const { channel_folder_id: folderId } = await expectSuccess(
-      server
-        .as("iago")
-        .POST("/channel_folders/create", {
-          body: { name: `folder ${counter}`, description: "" } as never,
-        }),
+      server.as("iago").POST("/channel_folders/create", {
+        body: { name: `folder ${counter}`, description: "" } as never,
+      }),
     );
     await expectError(
       patch("iago", streamId, { folder_id: 99999 }),
@@ -556,6 +560,23 @@ describe("group settings", () => {
       }),
       400,
       "'can_subscribe_group' setting cannot be set to 'role:everyone' group.",
+    );
+  });
+
+  it("a channel whose topics only some may start cannot get protected history", async () => {
+    const { streamId } = await channel("iago", ["iago"]);
+    await expectSuccess(
+      patch("iago", streamId, {
+        can_create_topic_group: { new: { direct_members: [id("iago")], direct_subgroups: [] } },
+      }),
+    );
+    await expectError(
+      patch("iago", streamId, { is_private: true }),
+      400,
+      "Unsupported parameter combination: history_public_to_subscribers, can_create_topic_group",
+    );
+    await expectSuccess(
+      patch("iago", streamId, { is_private: true, history_public_to_subscribers: true }),
     );
   });
 
