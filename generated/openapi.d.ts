@@ -697,10 +697,44 @@ export interface paths {
         get: operations["get-stream-by-id"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Archive a channel
+         * @description Archive the channel (Zulip's `do_deactivate_stream`): nobody is unsubscribed, but it takes
+         *     no more messages, leaves the default channels and any organization setting naming it
+         *     (moderation requests, announcements), and Notification Bot says so in it. Clients that
+         *     declared the `archived_channels` capability get a `stream` `update` of `is_archived`, others
+         *     a `stream` `delete`. The caller must administer the channel (as for PATCH); an archived
+         *     channel gives "Channel is already deactivated".
+         */
+        delete: operations["archive-stream"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a channel
+         * @description Change a channel's name, description, privacy, retention, folder, topics policy or
+         *     permission settings, or unarchive it (Zulip's `update_stream_backend`, with its order of
+         *     checks and texts). The caller must administer the channel: an organization administrator, or
+         *     in its `can_administer_channel_group` ("You do not have permission to administer this
+         *     channel." for a user who may read it, "Invalid channel ID" otherwise). Changing privacy and
+         *     the settings that grant access (`can_add_subscribers_group`, `can_subscribe_group`) also need
+         *     content access ("Channel content access is required.").
+         *
+         *     Privacy: `is_private`, `is_web_public` and `history_public_to_subscribers` combine as in Zulip:
+         *     a web-public channel is public with shared history, a public channel has shared history
+         *     ("Invalid parameters" otherwise); `history_public_to_subscribers` defaults to `not is_private`
+         *     when `is_private` is sent. A default channel cannot be private ("A default channel cannot be
+         *     private."), nor can the organization's moderation request channel be public ("Moderation
+         *     request channel must be private."). Making a channel private needs
+         *     `can_create_private_channel_group`, public `can_create_public_channel_group`, web-public the
+         *     server's and organization's web-public settings ("Web-public channels are not enabled.") and
+         *     `can_create_web_public_channel_group` ("Insufficient permission").
+         *
+         *     Notification Bot posts each change of name, description, privacy, retention, topics policy
+         *     and posting permission to the channel's "channel events" topic (unless the organization turned
+         *     those notices off). Everyone who may see the channel gets `stream` `update` events; users who
+         *     lose sight of it get `stream` `delete`, users who gain it `stream` `create` and `peer_add`.
+         */
+        patch: operations["update-stream"];
         trace?: never;
     };
     "/streams/{stream_id}/members": {
@@ -3297,6 +3331,11 @@ export interface components {
                 name?: string;
             }[];
             stream_ids: number[];
+            /**
+             * @description Whether the channel was archived (Zulip's marker: only clients without the
+             *     `archived_channels` capability should receive this event for an archiving).
+             */
+            for_archiving?: boolean;
         };
         /**
          * stream update
@@ -7096,6 +7135,134 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "archive-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "new_name": "Italy",
+                 *       "description": "Discuss Italian history and travel destinations.",
+                 *       "is_private": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The new name, stripped of surrounding whitespace: the rules of channel creation
+                     *     ("Channel name too long (limit: 60 characters).", "Channel name can't be empty.",
+                     *     "Invalid character in channel name, at position N."), not the current name
+                     *     ("Channel already has that name."), not another channel's ("Channel name already
+                     *     in use."). Changing only its case is allowed.
+                     */
+                    new_name?: string;
+                    /** @description The new description (Markdown, at most 1024 characters); newlines become spaces. */
+                    description?: string;
+                    /** @description Whether the channel is private. */
+                    is_private?: boolean;
+                    /** @description Whether the channel is web-public. */
+                    is_web_public?: boolean;
+                    /** @description Whether subscribers may read messages sent before they subscribed. */
+                    history_public_to_subscribers?: boolean;
+                    /**
+                     * @description Add the channel to, or remove it from, the organization's default channels
+                     *     (administrators only: "You do not have permission to change default channels.").
+                     */
+                    is_default_stream?: boolean;
+                    /**
+                     * @description A number of days, `realm_default` or `unlimited` (organization owners only:
+                     *     `UNAUTHORIZED_PRINCIPAL`, "Must be an organization owner"); anything else gives
+                     *     "Bad value for 'message_retention_days': <value>".
+                     */
+                    message_retention_days?: string | number;
+                    /**
+                     * @description `false` unarchives an archived channel ("Channel is not currently deactivated"
+                     *     for one that is not; "Channel is private and have no subscribers" for a private
+                     *     one nobody is subscribed to). `true` does nothing: archive with DELETE.
+                     *
+                     *     **Changes**: New in Zulip 11.0 (feature level 388).
+                     */
+                    is_archived?: boolean;
+                    /** @description The channel folder to put the channel in, or `null` for none. */
+                    folder_id?: number | null;
+                    /**
+                     * @description The channel's topics policy; needs the organization's `can_set_topics_policy_group`
+                     *     ("Insufficient permission").
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /** @description The new value of the channel's `can_add_subscribers_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_add_subscribers_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_administer_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_administer_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_create_topic_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_create_topic_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_delete_any_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_delete_own_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_move_messages_out_of_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_move_messages_within_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_move_messages_within_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_remove_subscribers_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_remove_subscribers_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_resolve_topics_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_resolve_topics_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_send_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_send_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_subscribe_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_subscribe_group?: components["schemas"]["GroupSettingUpdateValue"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description A parameter is invalid, a folder or group does not exist, or the caller lacks a
+             *     permission.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["IncompatibleParametersError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
         };
     };

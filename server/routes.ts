@@ -66,6 +66,7 @@ import {
   getStreams,
   getSubscribers,
 } from "./handlers/channels.ts";
+import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 import {
   createChannelFolder,
@@ -125,6 +126,8 @@ export const handlers = {
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,
   "get-stream-id": getStreamId,
+  "update-stream": updateStream,
+  "archive-stream": archiveStream,
   "get-subscribers": getSubscribers,
   "get-subscriptions": getSubscriptions,
   subscribe,
