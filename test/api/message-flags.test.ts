@@ -389,3 +389,88 @@ describe("real clients' encodings", () => {
     expect((await post("/mark_all_as_read", "")).body).toEqual({ result: "success", msg: "", complete: true });
   });
 });
+
+describe("statements and the unread cap", () => {
+  /** The statements of the one request of `operationId` that `request` makes. */
+  async function statementsOf(operationId: string, request: () => Promise<unknown>) {
+    const seen: { operationId: string; statements: number }[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      await request();
+    } finally {
+      server.deps.observe = undefined;
+    }
+    const info = seen.filter((i) => i.operationId === operationId);
+    expect(info).toHaveLength(1);
+    if (process.env.SHOW_STATEMENTS) console.log(operationId, info[0]!.statements);
+    return info[0]!.statements;
+  }
+
+  it("marking 60 messages costs the statements of marking 3; mark_all_as_read a handful", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 63; i++) ids.push(await send("hamlet", "Denmark", `budget ${i % 2}`));
+    await expectSuccess(flags("othello", "add", "starred", ids.slice(0, 1))); // warms the caches
+    const few = await statementsOf("update-message-flags", () =>
+      expectSuccess(flags("othello", "add", "read", ids.slice(0, 3))),
+    );
+    const many = await statementsOf("update-message-flags", () =>
+      expectSuccess(flags("othello", "add", "read", ids.slice(3))),
+    );
+    expect(many).toBe(few);
+    // BEGIN, the UPDATE … RETURNING, the event, COMMIT.
+    expect(many).toBeLessThanOrEqual(4);
+    const marksUnread = await statementsOf("update-message-flags", () =>
+      expectSuccess(flags("othello", "remove", "read", ids)),
+    );
+    // Marking unread also reads subscriptions and access, and the details of the event.
+    expect(marksUnread).toBeLessThanOrEqual(6);
+    const all = await statementsOf("mark-all-as-read", () =>
+      expectSuccess(server.as("othello").POST("/mark_all_as_read")),
+    );
+    expect(all).toBeLessThanOrEqual(4);
+    const narrow = await statementsOf("update-message-flags-for-narrow", () =>
+      expectSuccess(
+        server.as("othello").POST("/messages/flags/narrow", {
+          body: { anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "channel", operand: "Denmark" }], op: "add", flag: "starred" },
+        }),
+      ),
+    );
+    // The narrow's lookup and range, then the flag change (starring reads access first).
+    expect(narrow).toBeLessThanOrEqual(7);
+  });
+
+  it("unread_msgs holds the newest 50,000 unread messages, and says older ones are missing", async () => {
+    const template = await send("hamlet", "Verona", "many unread");
+    const columns = (
+      await server.db.$queryRaw<{ name: string }[]>`
+        SELECT column_name AS name FROM information_schema.columns
+        WHERE table_name = 'message' AND column_name <> 'id' AND is_generated = 'NEVER'`
+    ).map((c) => `"${c.name}"`);
+    const list = columns.join(", ");
+    const ids = await server.db.$queryRawUnsafe<{ id: number }[]>(
+      `INSERT INTO message (${list}) SELECT ${list} FROM message, generate_series(1, 50001) WHERE id = $1 RETURNING id`,
+      template,
+    );
+    const messageIds = ids.map((r) => r.id);
+    await server.db.$executeRaw`
+      INSERT INTO user_message (user_profile_id, message_id, flags)
+      SELECT ${userId("aaron")}, unnest(${messageIds}::int[]), 0`;
+    try {
+      const state = await unread("aaron");
+      expect(state.old_unreads_missing).toBe(true);
+      const listed = [
+        ...state.streams.flatMap((s: any) => s.unread_message_ids),
+        ...state.pms.flatMap((s: any) => s.unread_message_ids),
+        ...state.huddles.flatMap((s: any) => s.unread_message_ids),
+      ];
+      expect(listed).toHaveLength(50000);
+      expect(Math.max(...listed)).toBe(Math.max(...messageIds));
+      expect(listed).not.toContain(template);
+      // mark_all_as_read clears them all, in batches.
+      expect(await expectSuccess(server.as("aaron").POST("/mark_all_as_read"))).toMatchObject({ complete: true });
+      expect(await unread("aaron")).toMatchObject({ count: 0, streams: [], old_unreads_missing: false });
+    } finally {
+      await server.db.$executeRaw`DELETE FROM message WHERE id = ANY (${messageIds}::int[])`;
+    }
+  }, 180_000);
+});
