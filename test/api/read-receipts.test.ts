@@ -33,7 +33,13 @@ describe("GET /messages/{message_id}/read_receipts", () => {
       server.as("hamlet").POST("/messages", {
         body: {
           type: "private",
-          to: JSON.stringify([userId("othello"), userId("cordelia"), userId("default-bot"), userId("iago")]),
+          to: JSON.stringify([
+            userId("othello"),
+            userId("cordelia"),
+            userId("default-bot"),
+            userId("iago"),
+            userId("prospero"),
+          ]),
           content: "who reads this?",
         } as never,
       }),
@@ -71,6 +77,24 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     } finally {
       await server.db.mutedUser.deleteMany({ where: { realmId: realmId() } });
     }
+
+    // Deactivated users are left out.
+    await markRead("prospero", [id]);
+    expect((await expectSuccess(receipts("hamlet", id))).user_ids).toContain(userId("prospero"));
+    await expectSuccess(
+      server.as("iago").DELETE("/users/{user_id}", { params: { path: { user_id: userId("prospero") } } }),
+    );
+    expect((await expectSuccess(receipts("hamlet", id))).user_ids).not.toContain(userId("prospero"));
+
+    // One statement, the access rule included.
+    const seen: { operationId: string; statements: number }[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      await expectSuccess(receipts("hamlet", id));
+    } finally {
+      server.deps.observe = undefined;
+    }
+    expect(seen.filter((i) => i.operationId === "get-read-receipts").map((i) => i.statements)).toEqual([1]);
 
     // Marking unread takes the receipt back.
     await expectSuccess(
