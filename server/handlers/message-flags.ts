@@ -8,7 +8,6 @@ import {
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { accessChannel } from "../lib/channels.ts";
-import { editableFlag } from "../lib/flags.ts";
 import { fetchMessageRange, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
 import { userMessageExistsForTopic } from "../lib/message-flags.ts";
 import { compileNarrow } from "../lib/narrow.ts";
@@ -57,8 +56,7 @@ export const updateMessageFlagsForNarrow: Handler<"update-message-flags-for-narr
     Math.max(MAX_MESSAGES_PER_UPDATE - body.num_after, MAX_MESSAGES_PER_UPDATE / 2),
   );
   const numAfter = Math.min(body.num_after, MAX_MESSAGES_PER_UPDATE - numBefore);
-  // The flag and op are checked before the narrow is read, as a bad one changes nothing.
-  editableFlag(body.flag);
+  // As in Zulip, the narrow is read (and its errors given) before the flag and op are checked.
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, body.narrow);
   const range = await fetchMessageRange(ctx.db, narrow, { anchor, numBefore, numAfter });
   const rows = [
