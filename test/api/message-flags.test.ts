@@ -472,5 +472,5 @@ describe("statements and the unread cap", () => {
     } finally {
       await server.db.$executeRaw`DELETE FROM message WHERE id = ANY (${messageIds}::int[])`;
     }
-  }, 180_000);
+  }, 300_000);
 });
