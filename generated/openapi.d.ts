@@ -439,6 +439,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal message flags
+         * @description Add or remove one of the caller's flags on a list of messages. Only `read`, `starred` and
+         *     `collapsed` can be changed: the other flags (`mentioned`, `stream_wildcard_mentioned`,
+         *     `topic_wildcard_mentioned`, `group_mentioned`, `has_alert_word`, `historical`) give "Flag not
+         *     editable: '…'", anything else "Invalid flag: '…'", and an `op` other than `add` and `remove`
+         *     "Invalid message flag operation: '…'".
+         *
+         *     Messages that already have the flag as asked are left alone. Starring (or collapsing) a
+         *     message the caller never received but may read (a channel with shared history) adds it to
+         *     their history (`historical`); a message they may not read gives "Invalid message(s)".
+         *     Marking a message as read needs no access: IDs of messages the caller did not receive are
+         *     ignored. Marking as unread skips the messages of channels the caller is not subscribed to
+         *     (unread messages are always in subscribed channels), and lists those channels in
+         *     `ignored_because_not_subscribed_channels`.
+         *
+         *     The caller's clients get an `update_message_flags` event listing the messages whose flag
+         *     changed (for `read` removed, with each message's `message_details`).
+         *
+         *     **Changes**: `ignored_because_not_subscribed_channels` is new in Zulip 10.0 (feature level 355).
+         */
+        post: operations["update-message-flags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/flags/narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal message flags for narrow
+         * @description Add or remove one of the caller's flags on a range of the messages of a narrow: the messages
+         *     `GET /messages` would return for the same `anchor`, `num_before`, `num_after`,
+         *     `include_anchor` and `narrow`. The flags, operations and errors are those of
+         *     `POST /messages/flags`. `num_before + num_after` is reduced to at most 5000 (`num_before`
+         *     keeps at least 2500 of it when both ask for more); `include_anchor=false` is only allowed at
+         *     an end of the range.
+         *
+         *     **Changes**: New in Zulip 6.0 (feature level 155).
+         */
+        post: operations["update-message-flags-for-narrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_all_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all messages as read
+         * @deprecated
+         * @description Mark all of the caller's unread messages as read, newest first, in batches each committed
+         *     on its own, so that progress is kept if the request runs long. After 50 seconds it stops and
+         *     answers `complete: false`; the client calls it again. When all are read the caller's clients
+         *     get one `update_message_flags` event with `all: true` and no message IDs.
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`. `complete` is new in
+         *     Zulip 6.0 (feature level 153).
+         */
+        post: operations["mark-all-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_stream_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a channel as read
+         * @deprecated
+         * @description Mark all the caller's unread messages in a channel as read. A channel that does not exist
+         *     or whose messages the caller may not read gives "Invalid channel ID".
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`.
+         */
+        post: operations["mark-stream-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_topic_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a topic as read
+         * @deprecated
+         * @description Mark all the caller's unread messages in a topic of a channel as read. A channel the caller
+         *     may not read gives "Invalid channel ID"; a topic in which the caller has no message gives
+         *     "No such topic '…'". Topics are matched case-insensitively; `(no topic)` and the
+         *     organization's `realm_empty_topic_display_name` name the empty topic.
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`.
+         */
+        post: operations["mark-topic-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{message_id}/read_receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message's read receipts
+         * @description The IDs of the users who have read a message the caller may read, and who share that:
+         *     users with `send_read_receipts` off, deactivated users, the message's sender, users the
+         *     caller has muted and users who have muted the caller are left out. Bots are listed when
+         *     they marked the message as read through the API. The caller is listed when they have read
+         *     it. An organization with `enable_read_receipts` off gives "Read receipts are disabled in
+         *     this organization."; a message the caller may not read "Invalid message(s)".
+         *
+         *     **Changes**: New in Zulip 6.0 (feature level 137).
+         */
+        get: operations["get-read-receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scheduled_messages": {
         parameters: {
             query?: never;
@@ -4181,12 +4355,80 @@ export interface components {
             };
         };
         /**
+         * update_message_flags add
+         * @description A flag was added to some of the user's messages: `messages` lists those whose flag changed.
+         *     `all` is true only when every message was marked as read (`POST /mark_all_as_read`), and then
+         *     `messages` is empty.
+         */
+        UpdateMessageFlagsAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "add";
+            /**
+             * @deprecated
+             * @description Old name of `op` (Zulip 4.0, feature level 32).
+             * @enum {string}
+             */
+            operation: "add";
+            flag: string;
+            messages: number[];
+            all: boolean;
+        };
+        /**
+         * update_message_flags remove
+         * @description A flag was removed from some of the user's messages: `messages` lists those whose flag changed.
+         *     When the flag is `read`, `message_details` describes each message that became unread, so that
+         *     clients can update their unread counts.
+         */
+        UpdateMessageFlagsRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "remove";
+            /**
+             * @deprecated
+             * @description Old name of `op` (Zulip 4.0, feature level 32).
+             * @enum {string}
+             */
+            operation: "remove";
+            flag: string;
+            messages: number[];
+            /**
+             * @deprecated
+             * @description Always false.
+             */
+            all: boolean;
+            /** @description Only when `flag` is `read`, keyed by message ID. */
+            message_details?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "private" | "stream";
+                    /** @description Present (true) only when the message mentions the user. */
+                    mentioned?: boolean;
+                    /** @description Only for direct messages; the other participants, in numerical order (empty for a message to oneself). */
+                    user_ids?: number[];
+                    /** @description Only for channel messages. */
+                    stream_id?: number;
+                    /** @description Only for channel messages. */
+                    topic?: string;
+                    /**
+                     * @deprecated
+                     * @description Only for channel messages; an internal detail clients should ignore.
+                     */
+                    unmuted_stream_msg?: boolean;
+                };
+            };
+        };
+        /**
          * @description An event of a queue: one schema per `type` (and per `op` where Zulip splits them), each
          *     with Zulip's fields. `type` (then `op`) tells them apart: in TypeScript,
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4296,6 +4538,15 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["JsonError"];
+            };
+        };
+        /** @description A parameter is missing or invalid, or a message or channel is not accessible. */
+        flags_errors: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["BadNarrowError"];
             };
         };
     };
@@ -5899,6 +6150,302 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-message-flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         4,
+                 *         8,
+                 *         15
+                 *       ],
+                 *       "op": "add",
+                 *       "flag": "read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of the messages, as a JSON list. */
+                    messages: number[];
+                    /** @description `add` or `remove`. */
+                    op: string;
+                    /** @description The flag to add or remove (`read`, `starred` or `collapsed`). */
+                    flag: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "messages": [
+                     *         4,
+                     *         8,
+                     *         15
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The message IDs of the request, as sent (kept for backwards compatibility,
+                         *     as Zulip does: the event says which changed).
+                         */
+                        messages: number[];
+                        /**
+                         * @description Present only when removing `read`: the channels whose messages were not
+                         *     marked as unread because the caller is not subscribed to them.
+                         */
+                        ignored_because_not_subscribed_channels?: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-message-flags-for-narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "anchor": "newest",
+                 *       "num_before": 10,
+                 *       "num_after": 0,
+                 *       "narrow": [
+                 *         {
+                 *           "operator": "channel",
+                 *           "operand": "Verona"
+                 *         }
+                 *       ],
+                 *       "op": "add",
+                 *       "flag": "read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description A message ID, or `newest`, `oldest` or `first_unread` (the oldest unread
+                     *     message of the narrow, else the newest). Any integer is accepted: a negative one
+                     *     is taken as 0, one above 10000000000000000 as 10000000000000000; anything else
+                     *     gives "Invalid anchor".
+                     */
+                    anchor: string | number;
+                    /**
+                     * @description Whether the anchor message itself is in the range when it matches the narrow.
+                     * @default true
+                     */
+                    include_anchor?: boolean;
+                    /** @description How many matching messages before the anchor, at most. */
+                    num_before: number;
+                    /** @description How many matching messages after the anchor, at most. */
+                    num_after: number;
+                    /** @description The narrow, as in `GET /messages`; an empty list is the combined feed. */
+                    narrow: components["schemas"]["NarrowTerm"][];
+                    /** @description `add` or `remove`. */
+                    op: string;
+                    /** @description The flag to add or remove (`read`, `starred` or `collapsed`). */
+                    flag: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "processed_count": 11,
+                     *       "updated_count": 8,
+                     *       "first_processed_id": 35,
+                     *       "last_processed_id": 55,
+                     *       "found_oldest": false,
+                     *       "found_newest": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many messages the range held. */
+                        processed_count: number;
+                        /** @description How many of them had their flag changed. */
+                        updated_count: number;
+                        /** @description The oldest message of the range, or null when it was empty. */
+                        first_processed_id: number | null;
+                        /** @description The newest message of the range, or null when it was empty. */
+                        last_processed_id: number | null;
+                        /** @description Whether the range reached the oldest message of the narrow. */
+                        found_oldest: boolean;
+                        /** @description Whether the range reached the newest message of the narrow. */
+                        found_newest: boolean;
+                        /**
+                         * @description Present only when removing `read`: the channels whose messages were not
+                         *     marked as unread because the caller is not subscribed to them.
+                         */
+                        ignored_because_not_subscribed_channels?: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-all-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether every unread message was marked as read (false when time ran out). */
+                        complete: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-stream-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 3
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channel's ID. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-topic-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 3,
+                 *       "topic_name": "new coffee machine"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channel's ID. */
+                    stream_id: number;
+                    /** @description The topic's name. */
+                    topic_name: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-read-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_ids": [
+                     *         3,
+                     *         7,
+                     *         9
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        user_ids: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Read receipts are disabled, or the message is not accessible. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

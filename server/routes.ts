@@ -98,6 +98,14 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import {
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
+  updateMessageFlags,
+  updateMessageFlagsForNarrow,
+} from "./handlers/message-flags.ts";
+import { getReadReceipts } from "./handlers/read-receipts.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -192,6 +200,12 @@ export const handlers = {
   "get-custom-emoji": getCustomEmoji,
   "upload-custom-emoji": uploadCustomEmoji,
   "deactivate-custom-emoji": deactivateCustomEmoji,
+  "update-message-flags": updateMessageFlags,
+  "update-message-flags-for-narrow": updateMessageFlagsForNarrow,
+  "mark-all-as-read": markAllAsRead,
+  "mark-stream-as-read": markStreamAsRead,
+  "mark-topic-as-read": markTopicAsRead,
+  "get-read-receipts": getReadReceipts,
 } satisfies HandlerMap;
 
 /**
