@@ -91,6 +91,7 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import { deleteMessage, deleteTopic } from "./handlers/message-delete.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -178,6 +179,8 @@ export const handlers = {
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
+  "delete-message": deleteMessage,
+  "delete-topic": deleteTopic,
 } satisfies HandlerMap;
 
 /**
