@@ -97,8 +97,9 @@ export async function archiveMessages(
           WHERE s.history_public_to_subscribers AND sub.recipient_id = g.recipient_id AND sub.active AND sub.is_user_active)))
         FROM groups g LEFT JOIN stream s ON g.is_channel_message AND s.recipient_id = g.recipient_id
         LEFT JOIN first f ON f.id = s.id), '[]'::json) AS groups`;
-  const groups = (typeof row!.groups === "string" ? JSON.parse(row!.groups) : row!.groups) as
-    DeletedGroup[];
+  const groups = (
+    typeof row!.groups === "string" ? JSON.parse(row!.groups) : row!.groups
+  ) as DeletedGroup[];
   return { archived: row!.archived, groups };
 }
 
@@ -114,13 +115,7 @@ export async function deleteMessages(
   target: Prisma.Sql,
   actingUserId: number,
 ): Promise<number> {
-  const { archived, groups } = await archiveMessages(
-    tx,
-    realmId,
-    target,
-    ArchiveType.MANUAL,
-    true,
-  );
+  const { archived, groups } = await archiveMessages(tx, realmId, target, ArchiveType.MANUAL, true);
   const firstChanged = new Map<number, { group: DeletedGroup; users: Set<number> }>();
   for (const g of groups) {
     if (!g.first_changed || g.stream_id === null) continue;

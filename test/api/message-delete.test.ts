@@ -8,6 +8,7 @@ import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { basicAuth, uploadFile } from "../helpers/upload.ts";
 
 /** The server's clock: real time plus `clock.offset`, which moves `clock.step` ms at each reading. */
 const clock = { offset: 0, step: 0 };
@@ -66,7 +67,10 @@ const setRealmGroup = async (
 async function queue(as: string, capabilities: Record<string, boolean> = {}) {
   const { queue_id } = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { event_types: ["delete_message", "stream"], client_capabilities: capabilities } as never,
+      body: {
+        event_types: ["delete_message", "stream"],
+        client_capabilities: capabilities,
+      } as never,
     }),
   );
   return async () =>
@@ -86,9 +90,13 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
     const own = await send("hamlet", "Verona", "delete own");
     await expectSuccess(del("hamlet", own));
     expect(await exists(own)).toBe(false);
-    await expectError(server.as("hamlet").GET("/messages/{message_id}", {
-      params: { path: { message_id: own } },
-    }), 400, "Invalid message(s)");
+    await expectError(
+      server.as("hamlet").GET("/messages/{message_id}", {
+        params: { path: { message_id: own } },
+      }),
+      400,
+      "Invalid message(s)",
+    );
 
     const bots = await send("default-bot", "Verona", "delete own");
     await expectSuccess(del("hamlet", bots));
@@ -231,7 +239,11 @@ describe("what a deletion leaves", () => {
     const m = await send("hamlet", "Verona", topic);
     const unread = async () => {
       const state = await expectSuccess(
-        server.as("othello").POST("/register", { body: { fetch_event_types: ["message", "update_message_flags"] } as never }),
+        server
+          .as("othello")
+          .POST("/register", {
+            body: { fetch_event_types: ["message", "update_message_flags"] } as never,
+          }),
       );
       return (state.unread_msgs as { count: number }).count;
     };
@@ -303,17 +315,7 @@ describe("what a deletion leaves", () => {
   });
 
   it("an upload no message links any more is left unclaimed, its row archived", async () => {
-    const form = new FormData();
-    form.append("file", new Blob(["zulip!"], { type: "text/plain" }), "notes.txt");
-    const cred = server.creds.users.hamlet!;
-    const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
-      method: "POST",
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64")}`,
-      },
-      body: form,
-    });
-    const { url } = (await response.json()) as { url: string };
+    const url = await uploadFile(server, "hamlet", "notes.txt");
     const a = await send("hamlet", "Verona", "upload", `[notes](${url})`);
     const b = await send("hamlet", "Verona", "upload", `again [notes](${url})`);
     const pathId = url.slice("/user_uploads/".length);
@@ -390,7 +392,14 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
     const answer = await expectSuccess(deleteTopic("iago", channel("Scotland"), "big topic"));
     expect(answer.complete).toBe(true);
     expect(
-      await server.db.message.count({ where: { recipientId: (await server.db.stream.findUniqueOrThrow({ where: { id: channel("Scotland") } })).recipientId!, subject: "Big Topic" } }),
+      await server.db.message.count({
+        where: {
+          recipientId: (
+            await server.db.stream.findUniqueOrThrow({ where: { id: channel("Scotland") } })
+          ).recipientId!,
+          subject: "Big Topic",
+        },
+      }),
     ).toBe(0);
     expect(await exists(keep)).toBe(true);
     const events = (await hamlet()).filter((e) => e.type === "delete_message");
@@ -427,12 +436,11 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
 
   it("a python-zulip-api form body, + for spaces", async () => {
     await send("hamlet", "Venice", "form topic");
-    const cred = server.creds.users.iago!;
     const url = `${server.baseUrl}/api/v1/streams/${channel("Venice")}/delete_topic`;
     const response = await fetch(url, {
       method: "POST",
       headers: {
-        Authorization: `Basic ${Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64")}`,
+        Authorization: basicAuth(server, "iago"),
         "Content-Type": "application/x-www-form-urlencoded",
       },
       body: "topic_name=form+topic",
@@ -444,12 +452,9 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
 
     // DELETE /messages/{id} the way python-zulip-api sends it: no body.
     const m = await send("hamlet", "Venice", "form topic");
-    const hamlet = server.creds.users.hamlet!;
     const r = await fetch(`${server.baseUrl}/api/v1/messages/${m}`, {
       method: "DELETE",
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64")}`,
-      },
+      headers: { Authorization: basicAuth(server, "hamlet") },
     });
     expect(await r.json()).toEqual({ result: "success", msg: "" });
   });

@@ -10,6 +10,7 @@ import { MessageRetention } from "../../server/actions/retention.ts";
 import { storedFilePath } from "../../server/lib/uploads.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { uploadFile } from "../helpers/upload.ts";
 
 const server = useTestServer();
 const loops: MessageRetention[] = [];
@@ -74,7 +75,9 @@ describe("message retention", () => {
     await backdate([denmarkRecent], 4);
 
     const { queue_id } = await expectSuccess(
-      server.as("othello").POST("/register", { body: { event_types: ["delete_message"] } as never }),
+      server
+        .as("othello")
+        .POST("/register", { body: { event_types: ["delete_message"] } as never }),
     );
     await setRealmRetention(30);
     await setChannelRetention("Verona", -1);
@@ -85,9 +88,15 @@ describe("message retention", () => {
       expect(
         Object.fromEntries(
           await Promise.all(
-            Object.entries({ verona, denmark, denmarkRecent, scotland, scotlandRecent, dmOld, dmRecent }).map(
-              async ([name, m]) => [name, await exists(m)],
-            ),
+            Object.entries({
+              verona,
+              denmark,
+              denmarkRecent,
+              scotland,
+              scotlandRecent,
+              dmOld,
+              dmRecent,
+            }).map(async ([name, m]) => [name, await exists(m)]),
           ),
         ),
       ).toEqual({
@@ -155,17 +164,7 @@ describe("message retention", () => {
   });
 
   it("the archive is removed after ARCHIVED_DATA_VACUUMING_DELAY_DAYS, then the unclaimed upload's file", async () => {
-    const form = new FormData();
-    form.append("file", new Blob(["zulip!"], { type: "text/plain" }), "old.txt");
-    const cred = server.creds.users.hamlet!;
-    const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
-      method: "POST",
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64")}`,
-      },
-      body: form,
-    });
-    const { url } = (await response.json()) as { url: string };
+    const url = await uploadFile(server, "hamlet", "old.txt");
     const pathId = url.slice("/user_uploads/".length);
     const file = storedFilePath(server.deps.config, pathId)!;
     expect(existsSync(file)).toBe(true);
