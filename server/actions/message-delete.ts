@@ -12,6 +12,7 @@ import type { RequestContext } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { accessChannel } from "../lib/channels.ts";
 import { checkCanDeleteMessage } from "../lib/message-delete.ts";
+import { isStorableText } from "../lib/text.ts";
 import { namesEmptyTopic } from "../lib/topics.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import { JsonableError } from "../errors.ts";
@@ -182,6 +183,8 @@ export async function doDeleteTopic(
       code: "UNAUTHORIZED_PRINCIPAL",
     });
   const stream = await accessChannel(ctx.db, ctx.user, { id: streamId });
+  // A name the database cannot hold (a NUL) names no message: nothing to delete.
+  if (!isStorableText(topicName)) return { complete: true };
   const topic = namesEmptyTopic(topicName, ctx.realm) ? "" : topicName;
   const batch = Prisma.sql`SELECT m.id FROM ${topicMessages(ctx.realm.id, stream.recipientId, topic, ctx.user)}
     ORDER BY m.id DESC LIMIT ${STREAM_MESSAGE_BATCH_SIZE}::int FOR UPDATE OF m`;
