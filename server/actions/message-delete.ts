@@ -7,17 +7,19 @@
  * is left unclaimed, and its file deleted later by the same loop.
  */
 import { Prisma } from "../db.ts";
-import type { RawTx } from "../db.ts";
+import type { RawTx, Tx } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { accessChannel } from "../lib/channels.ts";
 import { checkCanDeleteMessage } from "../lib/message-delete.ts";
 import { isStorableText } from "../lib/text.ts";
-import { namesEmptyTopic } from "../lib/topics.ts";
+import { namesEmptyTopic, TopicVisibility } from "../lib/topics.ts";
+import { unixSeconds } from "../lib/time.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import { JsonableError } from "../errors.ts";
 import { topicMessages } from "./message-edit-checks.ts";
-import { inRawTransaction } from "./transaction.ts";
+import { inRawTransaction, inTransaction } from "./transaction.ts";
+import { mutedTopics } from "./user-topics.ts";
 
 /** Zulip's ArchiveTransaction types. */
 export const ArchiveType = { RETENTION_POLICY_BASED: 1, MANUAL: 2 } as const;
@@ -194,6 +196,52 @@ export async function doDeleteTopic(
     const deleted = await inRawTransaction(ctx, ctx.realm.id, (tx, events) =>
       deleteMessages(tx, events, ctx.realm.id, batch, ctx.user.id),
     );
-    if (deleted === 0) return { complete: true };
+    if (deleted === 0) break;
+  }
+  await inTransaction(ctx, ctx.realm.id, (tx, events) =>
+    forgetTopic(ctx, tx, events, stream, topic),
+  );
+  return { complete: true };
+}
+
+/**
+ * The topic is gone: its users' visibility policies go too (back to inherit, with `user_topic`
+ * events and, for those who had muted it, the legacy `muted_topics` list). In a channel with
+ * protected history, only for those who no longer have any message of the topic.
+ */
+async function forgetTopic(
+  ctx: RequestContext,
+  tx: Tx,
+  events: PendingEvents,
+  stream: { id: number; recipientId: number; historyPublicToSubscribers: boolean },
+  topic: string,
+) {
+  const rows = await tx.$queryRaw<
+    { user_profile_id: number; topic_name: string; muted: boolean }[]
+  >`
+    DELETE FROM user_topic t WHERE t.stream_id = ${stream.id} AND t.topic_name_lower = lower(${topic})
+      AND (${stream.historyPublicToSubscribers} OR NOT EXISTS (
+        SELECT 1 FROM user_message um JOIN message m ON m.id = um.message_id
+        WHERE um.user_profile_id = t.user_profile_id AND m.realm_id = ${ctx.realm.id} AND m.recipient_id = ${stream.recipientId}
+          AND lower(m.subject) = lower(${topic}) AND m.is_channel_message))
+    RETURNING t.user_profile_id, t.topic_name, t.visibility_policy = ${TopicVisibility.MUTED} AS muted`;
+  const now = unixSeconds(ctx.now());
+  for (const row of rows) {
+    events.add(
+      {
+        type: "user_topic",
+        stream_id: stream.id,
+        topic_name: row.topic_name,
+        last_updated: now,
+        visibility_policy: TopicVisibility.INHERIT,
+      },
+      [row.user_profile_id],
+    );
+    // One list per user who had muted it (few: those who muted this one topic).
+    if (row.muted)
+      events.add(
+        { type: "muted_topics", muted_topics: await mutedTopics(tx, row.user_profile_id) },
+        [row.user_profile_id],
+      );
   }
 }

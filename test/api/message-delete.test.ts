@@ -68,7 +68,7 @@ async function queue(as: string, capabilities: Record<string, boolean> = {}) {
   const { queue_id } = await expectSuccess(
     server.as(as).POST("/register", {
       body: {
-        event_types: ["delete_message", "stream"],
+        event_types: ["delete_message", "stream", "user_topic"],
         client_capabilities: capabilities,
       } as never,
     }),
@@ -239,11 +239,9 @@ describe("what a deletion leaves", () => {
     const m = await send("hamlet", "Verona", topic);
     const unread = async () => {
       const state = await expectSuccess(
-        server
-          .as("othello")
-          .POST("/register", {
-            body: { fetch_event_types: ["message", "update_message_flags"] } as never,
-          }),
+        server.as("othello").POST("/register", {
+          body: { fetch_event_types: ["message", "update_message_flags"] } as never,
+        }),
       );
       return (state.unread_msgs as { count: number }).count;
     };
@@ -388,6 +386,11 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
     );
     expect(extra).toBeDefined();
     const keep = await send("hamlet", "Scotland", "other topic");
+    await expectSuccess(
+      server.as("hamlet").POST("/user_topics", {
+        body: { stream_id: channel("Scotland"), topic: "Big Topic", visibility_policy: 1 } as never,
+      }),
+    );
     const hamlet = await queue("hamlet", { bulk_message_deletion: true });
     const answer = await expectSuccess(deleteTopic("iago", channel("Scotland"), "big topic"));
     expect(answer.complete).toBe(true);
@@ -402,10 +405,20 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
       }),
     ).toBe(0);
     expect(await exists(keep)).toBe(true);
-    const events = (await hamlet()).filter((e) => e.type === "delete_message");
-    expect(events.map((e) => (e as { message_ids: number[] }).message_ids.length)).toEqual([
-      100, 100, 50,
-    ]);
+    const events = await hamlet();
+    expect(
+      events
+        .filter((e) => e.type === "delete_message")
+        .map((e) => (e as { message_ids: number[] }).message_ids.length),
+    ).toEqual([100, 100, 50]);
+    // The topic is gone, and with it hamlet's muting of it.
+    expect(events.at(-1)).toMatchObject({
+      type: "user_topic",
+      stream_id: channel("Scotland"),
+      topic_name: "Big Topic",
+      visibility_policy: 0,
+    });
+    expect(await server.db.userTopic.count({ where: { topicNameLower: "big topic" } })).toBe(0);
   });
 
   it("answers complete: false when the time runs out, and the client repeats", async () => {
