@@ -40,6 +40,12 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import {
+  deactivateCustomEmoji,
+  getCustomEmoji,
+  uploadCustomEmoji,
+} from "./handlers/realm-emoji.ts";
 import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -181,6 +187,11 @@ export const handlers = {
   "get-presence": getPresence,
   "delete-message": deleteMessage,
   "delete-topic": deleteTopic,
+  "add-reaction": addReaction,
+  "remove-reaction": removeReaction,
+  "get-custom-emoji": getCustomEmoji,
+  "upload-custom-emoji": uploadCustomEmoji,
+  "deactivate-custom-emoji": deactivateCustomEmoji,
 } satisfies HandlerMap;
 
 /**
