@@ -327,7 +327,22 @@ export interface paths {
         get: operations["get-message"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a message
+         * @description Permanently delete a message (Zulip's "delete a message completely"). It moves to the
+         *     archive (kept `ARCHIVED_DATA_VACUUMING_DELAY_DAYS` days, then removed) with its recipients'
+         *     rows, reactions and the links to its uploads; an upload no message links any more is
+         *     detached, and deleted later as Zulip's unclaimed attachments are.
+         *
+         *     Allowed to members of the organization's or the channel's `can_delete_any_message_group`,
+         *     and, for their own messages or their bots', to members of the organization's or the
+         *     channel's `can_delete_own_message_group` within the organization's
+         *     `message_content_delete_limit_seconds`. The caller needs access to the message.
+         *
+         *     Everyone who had it gets a `delete_message` event (`message_ids`; one event per message
+         *     with `message_id` for clients without the `bulk_message_deletion` capability).
+         */
+        delete: operations["delete-message"];
         options?: never;
         head?: never;
         /**
@@ -928,6 +943,37 @@ export interface paths {
         get: operations["get-subscribers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/streams/{stream_id}/delete_topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a topic
+         * @description Delete every message of a topic that the caller can access (organization administrators
+         *     only), newest first, in batches of 100 messages, each committed on its own with its
+         *     `delete_message` event. When the work takes longer than 50 seconds, the answer says
+         *     `complete: false` and the client repeats the request to delete the rest.
+         *
+         *     **Changes**: Before Zulip 9.0 (feature level 256), the answer had no `complete`.
+         */
+        post: operations["delete-topic"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5888,6 +5934,34 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "delete-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The message does not exist, the caller cannot see it, or may not delete it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "update-message": {
         parameters: {
             query?: never;
@@ -7840,6 +7914,67 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "delete-topic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "topic_name": "new coffee machine"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The topic's name (any case); "general chat" names the empty topic. */
+                    topic_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Whether the whole topic was deleted; `false` when the time ran out first (the
+                         *     client repeats the request).
+                         */
+                        complete: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Not an administrator, or no such channel. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
         };
     };

@@ -97,6 +97,12 @@ export interface Config {
   bigBlueButtonSecret: string | undefined;
   /** Zulip's JITSI_SERVER_URL: the Jitsi Meet server of organizations that set none; undefined disables Jitsi. */
   jitsiServerUrl: string | undefined;
+  /** Longest time between two runs of the retention policy and the archive's cleaning (Zulip runs archive_messages daily). */
+  retentionIntervalMs: number;
+  /** Days deleted messages stay in the archive before they are removed for good (Zulip's ARCHIVED_DATA_VACUUMING_DELAY_DAYS). */
+  archivedDataVacuumingDelayDays: number;
+  /** Weeks an upload no message links stays before its file is deleted (Zulip's delete_old_unclaimed_attachments --weeks). */
+  deleteUnclaimedAttachmentsWeeks: number;
 }
 
 export interface VideoProviderConfig {
@@ -327,6 +333,23 @@ export function configFromEnv(
     },
     ...bigBlueButton(env),
     jitsiServerUrl: httpUrl(env, "JITSI_SERVER_URL", "https://meet.jit.si", true),
+    retentionIntervalMs: ms("RETENTION_INTERVAL_MS", 3_600_000),
+    archivedDataVacuumingDelayDays: integer(
+      env,
+      "ARCHIVED_DATA_VACUUMING_DELAY_DAYS",
+      30,
+      0,
+      100_000,
+      "a whole number of days",
+    ),
+    deleteUnclaimedAttachmentsWeeks: integer(
+      env,
+      "DELETE_UNCLAIMED_ATTACHMENTS_WEEKS",
+      5,
+      0,
+      10_000,
+      "a whole number of weeks",
+    ),
   };
 }
 

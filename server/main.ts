@@ -18,6 +18,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
 import { EmailDelivery } from "./actions/email-delivery.ts";
+import { MessageRetention } from "./actions/retention.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
 import { openDatabase, type Database } from "./db.ts";
 import { DataDirInUseError } from "./db/lock.ts";
@@ -229,6 +230,8 @@ const delivery = new ScheduledDelivery(deps, {
 const emailDelivery = new EmailDelivery(deps, {
   intervalMs: config.emailDeliveryIntervalMs,
 }).start();
+// And applies the message retention policy; SKIP LOCKED keeps each message archived once.
+const retention = new MessageRetention(deps, { intervalMs: config.retentionIntervalMs }).start();
 
 const drain = gracefulShutdown(server);
 let stopping = false;
@@ -260,7 +263,7 @@ async function shutdown(signal: string) {
     release: () => events.close(),
   });
   events.close();
-  await Promise.all([delivery.stop(), emailDelivery.stop()]);
+  await Promise.all([delivery.stop(), emailDelivery.stop(), retention.stop()]);
   try {
     await database.close();
   } catch (err) {

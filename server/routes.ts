@@ -106,6 +106,7 @@ import {
   updateMessageFlagsForNarrow,
 } from "./handlers/message-flags.ts";
 import { getReadReceipts } from "./handlers/read-receipts.ts";
+import { deleteMessage, deleteTopic } from "./handlers/message-delete.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -195,6 +196,8 @@ export const handlers = {
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
+  "delete-message": deleteMessage,
+  "delete-topic": deleteTopic,
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
   "get-custom-emoji": getCustomEmoji,

@@ -18,7 +18,7 @@ export interface TopicTarget {
 }
 
 /** The legacy `muted_topics` list: [channel name, topic, last updated] for each muted topic. */
-async function mutedTopics(tx: Tx, userId: number) {
+export async function mutedTopics(tx: Tx, userId: number) {
   const rows = await tx.$queryRaw<{ name: string; topic_name: string; last_updated: Date }[]>`
     SELECT s.name, t.topic_name, t.last_updated FROM user_topic t JOIN stream s ON s.id = t.stream_id
     WHERE t.user_profile_id = ${userId} AND t.visibility_policy = ${TopicVisibility.MUTED} ORDER BY t.id`;

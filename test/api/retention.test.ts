@@ -1,0 +1,200 @@
+/**
+ * The message retention policy (zerver/tests/test_retention.py): the organization's and the
+ * channels' message_retention_days, direct messages following the organization, each message
+ * archived once by loops sharing the database, no events; the archive cleaned after
+ * ARCHIVED_DATA_VACUUMING_DELAY_DAYS and unclaimed uploads deleted after their delay.
+ */
+import { existsSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import { MessageRetention } from "../../server/actions/retention.ts";
+import { storedFilePath } from "../../server/lib/uploads.ts";
+import { expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { uploadFile } from "../helpers/upload.ts";
+
+const server = useTestServer();
+const loops: MessageRetention[] = [];
+/** A retention loop on the test server's database, run by hand (`deliverDue`). */
+const loop = () => {
+  const l = new MessageRetention(server.deps, { intervalMs: 3_600_000 });
+  loops.push(l);
+  return l;
+};
+afterAll(() => Promise.all(loops.map((l) => l.stop())));
+
+const id = (shortName: string) => server.creds.users[shortName]!.user_id;
+const channel = (name: string) => server.creds.channels[name]!.stream_id;
+const send = async (as: string, to: string, topic: string, content = "hello") =>
+  (
+    await expectSuccess(
+      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
+    )
+  ).id;
+const sendDirect = async (as: string, to: string[]) =>
+  (
+    await expectSuccess(
+      server.as(as).POST("/messages", {
+        body: { type: "direct", to: to.map(id), content: "psst" } as never,
+      }),
+    )
+  ).id;
+const DAY = 86_400_000;
+const backdate = (ids: number[], days: number) =>
+  server.db.message.updateMany({
+    where: { id: { in: ids } },
+    data: { dateSent: new Date(Date.now() - days * DAY) },
+  });
+const exists = async (messageId: number) =>
+  (await server.db.message.count({ where: { id: messageId } })) === 1;
+const setRealmRetention = (days: number | null) =>
+  server.db.realm.update({
+    where: { id: server.creds.realm.id },
+    data: { messageRetentionDays: days },
+  });
+const setChannelRetention = (name: string, days: number | null) =>
+  server.db.stream.update({ where: { id: channel(name) }, data: { messageRetentionDays: days } });
+
+describe("message retention", () => {
+  it("keeps everything while no policy is set", async () => {
+    const m = await send("hamlet", "Verona", "forever");
+    await backdate([m], 10_000);
+    expect((await loop().deliverDue()).archived).toBe(0);
+    expect(await exists(m)).toBe(true);
+  });
+
+  it("a channel's setting overrides the organization's; direct messages follow the organization; no events", async () => {
+    const verona = await send("hamlet", "Verona", "retention"); // Verona: -1, forever
+    const denmark = await send("hamlet", "Denmark", "retention"); // Denmark: 5 days
+    const denmarkRecent = await send("hamlet", "Denmark", "retention");
+    const scotland = await send("hamlet", "Scotland", "retention"); // the organization's 30 days
+    const scotlandRecent = await send("hamlet", "Scotland", "retention");
+    const dmOld = await sendDirect("hamlet", ["othello"]);
+    const dmRecent = await sendDirect("hamlet", ["othello"]);
+    await backdate([verona, scotland, dmOld], 31);
+    await backdate([denmark, scotlandRecent, dmRecent], 6);
+    await backdate([denmarkRecent], 4);
+
+    const { queue_id } = await expectSuccess(
+      server
+        .as("othello")
+        .POST("/register", { body: { event_types: ["delete_message"] } as never }),
+    );
+    await setRealmRetention(30);
+    await setChannelRetention("Verona", -1);
+    await setChannelRetention("Denmark", 5);
+    try {
+      const report = await loop().deliverDue();
+      expect(report.archived).toBeGreaterThanOrEqual(3);
+      expect(
+        Object.fromEntries(
+          await Promise.all(
+            Object.entries({
+              verona,
+              denmark,
+              denmarkRecent,
+              scotland,
+              scotlandRecent,
+              dmOld,
+              dmRecent,
+            }).map(async ([name, m]) => [name, await exists(m)]),
+          ),
+        ),
+      ).toEqual({
+        verona: true,
+        denmark: false,
+        denmarkRecent: true,
+        scotland: false,
+        scotlandRecent: true,
+        dmOld: false,
+        dmRecent: true,
+      });
+      const archived = await server.db.archivedMessage.findMany({
+        where: { id: { in: [denmark, scotland, dmOld] } },
+        include: { archiveTransaction: true, userMessages: true },
+      });
+      expect(archived.map((a) => a.archiveTransaction.type)).toEqual([1, 1, 1]);
+      expect(archived.every((a) => a.userMessages.length > 0)).toBe(true);
+      // Retention sends no events (Zulip's archive_messages neither).
+      const { events } = await expectSuccess(
+        server.as("othello").GET("/events", {
+          params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
+        }),
+      );
+      expect(events).toEqual([]);
+    } finally {
+      await setRealmRetention(null);
+      await setChannelRetention("Verona", null);
+      await setChannelRetention("Denmark", null);
+    }
+  });
+
+  it("two loops on one database archive each message exactly once", async () => {
+    const seed = await send("hamlet", "Rome", "expired");
+    await server.db.$executeRawUnsafe(
+      `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message, date_sent)
+       SELECT realm_id, sender_id, recipient_id, subject, 'copy ' || n, rendered_content, sending_client_id, true, now() - interval '40 days'
+       FROM message m, generate_series(1, 449) AS n WHERE m.id = ${seed}`,
+    );
+    await backdate([seed], 40);
+    const expired = await server.db.message.findMany({
+      where: { subject: "expired" },
+      select: { id: true },
+    });
+    expect(expired).toHaveLength(450);
+    await setChannelRetention("Rome", 30);
+    try {
+      const [a, b] = await Promise.all([loop().deliverDue(), loop().deliverDue()]);
+      if (process.env.SHOW_STATEMENTS) console.log("retention split", a.archived, b.archived);
+      expect(a.archived + b.archived).toBe(450);
+      expect(await server.db.message.count({ where: { subject: "expired" } })).toBe(0);
+      expect(
+        await server.db.archivedMessage.count({ where: { id: { in: expired.map((m) => m.id) } } }),
+      ).toBe(450);
+      // In batches of 100 channel messages (retention.py STREAM_MESSAGE_BATCH_SIZE).
+      const transactions = await server.db.archivedMessage.groupBy({
+        by: ["archiveTransactionId"],
+        where: { id: { in: expired.map((m) => m.id) } },
+        _count: true,
+      });
+      expect(Math.max(...transactions.map((t) => t._count))).toBeLessThanOrEqual(100);
+      expect(transactions.length).toBeGreaterThanOrEqual(5);
+    } finally {
+      await setChannelRetention("Rome", null);
+    }
+  });
+
+  it("the archive is removed after ARCHIVED_DATA_VACUUMING_DELAY_DAYS, then the unclaimed upload's file", async () => {
+    const url = await uploadFile(server, "hamlet", "old.txt");
+    const pathId = url.slice("/user_uploads/".length);
+    const file = storedFilePath(server.deps.config, pathId)!;
+    expect(existsSync(file)).toBe(true);
+    const m = await send("hamlet", "Verona", "vacuum", `[old](${url})`);
+    await expectSuccess(
+      server.as("hamlet").DELETE("/messages/{message_id}", { params: { path: { message_id: m } } }),
+    );
+    const attachment = await server.db.attachment.findUniqueOrThrow({ where: { pathId } });
+    // Old enough to go, but an archived message still links it.
+    await server.db.attachment.update({
+      where: { id: attachment.id },
+      data: { createTime: new Date(Date.now() - 6 * 7 * DAY) },
+    });
+    const first = await loop().deliverDue();
+    expect(first.filesDeleted).toBe(0);
+    expect(existsSync(file)).toBe(true);
+
+    const { archiveTransactionId } = await server.db.archivedMessage.findUniqueOrThrow({
+      where: { id: m },
+    });
+    await server.db.archiveTransaction.update({
+      where: { id: archiveTransactionId },
+      data: { timestamp: new Date(Date.now() - 31 * DAY) },
+    });
+    const second = await loop().deliverDue();
+    expect(second.vacuumed).toBeGreaterThanOrEqual(1);
+    expect(await server.db.archivedMessage.count({ where: { id: m } })).toBe(0);
+    expect(second.filesDeleted).toBeGreaterThanOrEqual(1);
+    expect(await server.db.attachment.count({ where: { id: attachment.id } })).toBe(0);
+    expect(await server.db.archivedAttachment.count({ where: { id: attachment.id } })).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+});
