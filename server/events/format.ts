@@ -113,7 +113,34 @@ function withTopicDisplayName(key: string): Formatter {
   };
 }
 
+/** The archiving markers only choose which queues take a `stream` event (queues.ts); Zulip strips them. */
+function formatStream(event: ZulipEvent, userData: Record<string, unknown> | null): ZulipEvent {
+  const { for_archiving: _a, for_unarchiving: _u, ...rest } = userData ? { ...event, ...userData } : event;
+  return rest as ZulipEvent;
+}
+
+/** Zulip's process_mark_message_unread_event: the empty topic of each message under its display name. */
+function formatMessageFlags(
+  event: ZulipEvent,
+  userData: Record<string, unknown> | null,
+  options: QueueOptions,
+  ctx: FormatContext,
+): ZulipEvent {
+  const shaped: ZulipEvent = userData ? { ...event, ...userData } : event;
+  const details = shaped.message_details as Record<string, { topic?: string }> | undefined;
+  if (options.clientCapabilities.empty_topic_name || !details) return shaped;
+  const renamed = Object.fromEntries(
+    Object.entries(details).map(([id, d]) => [
+      id,
+      d.topic === "" ? { ...d, topic: ctx.emptyTopicDisplayName } : d,
+    ]),
+  );
+  return { ...shaped, message_details: renamed };
+}
+
 const FORMATTERS: Record<string, Formatter> = {
+  stream: formatStream,
+  update_message_flags: formatMessageFlags,
   presence: formatPresence,
   message: formatMessage,
   update_message: formatMessageUpdate,

@@ -76,6 +76,8 @@ function capability(name: string): Prisma.Sql {
  * - channel typing notifications only with `stream_typing_notifications`;
  * - the legacy settings events only without `user_settings_object`;
  * - a group's deactivation as `update` with `include_deactivated_groups`, as `remove` without;
+ * - a channel's archiving as `update` `is_archived` with `archived_channels`, as `delete` (marked
+ *   `for_archiving`) without; its unarchiving likewise as `update` or `create` (`for_unarchiving`);
  * - messages matching the queue's narrow (narrow_predicate.py build_narrow_predicate: a topic
  *   operand matches the whole topic or one of its words; unknown `is` operands match all). A
  *   term a message fails, or a negated one it passes, rejects it.
@@ -85,6 +87,11 @@ const ACCEPTS = Prisma.sql`
   AND NOT (l.type = 'typing' AND l.event ? 'stream_id' AND NOT ${capability("stream_typing_notifications")})
   AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND ${capability("user_settings_object")})
   AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND ${capability("include_deactivated_groups")})
+  AND NOT (l.type = 'stream' AND l.event ->> 'op' = 'update' AND l.event ->> 'property' = 'is_archived'
+           AND NOT ${capability("archived_channels")})
+  AND NOT (l.type = 'stream' AND ${capability("archived_channels")}
+           AND ((l.event ->> 'op' = 'delete' AND COALESCE(l.event -> 'for_archiving' = 'true'::jsonb, false))
+             OR (l.event ->> 'op' = 'create' AND COALESCE(l.event -> 'for_unarchiving' = 'true'::jsonb, false))))
   AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'update' AND COALESCE(l.event -> 'data' ? 'deactivated', false)
            AND NOT ${capability("include_deactivated_groups")})
   AND (l.type <> 'message' OR jsonb_array_length(q.narrow) = 0 OR NOT EXISTS (
@@ -109,6 +116,17 @@ const ACCEPTS = Prisma.sql`
         WHEN 'resolved' THEN x.m ->> 'type' = 'stream' AND x.m ->> 'subject' LIKE '✔ %'
         ELSE true END
       ELSE true END, false)))`;
+
+/**
+ * Zulip's process_deletion_event: a `delete_message` row names its messages in `message_ids`;
+ * a queue whose client lacks `bulk_message_deletion` takes one event per message instead, each
+ * with `message_id` (stored inline in its queue item, still referencing the log row). Rows of
+ * other kinds, and queues with the capability, give one NULL row: the log row itself.
+ */
+const PER_MESSAGE_DELETIONS = Prisma.sql`
+  SELECT (t.event - 'message_ids') || jsonb_build_object('message_id', e.mid) AS inline, e.ord
+  FROM jsonb_array_elements(CASE WHEN t.type = 'delete_message' AND NOT ${capability("bulk_message_deletion")}
+                                 THEN t.event -> 'message_ids' ELSE '[]'::jsonb END) WITH ORDINALITY AS e(mid, ord)`;
 
 export interface PolledEvent {
   id: number;
@@ -154,23 +172,26 @@ export async function pollQueue(
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
     q AS (SELECT id, realm_id, user_profile_id, event_types, options, narrow, options -> 'clientCapabilities' AS caps, cursor_xid, next_event_id
           FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
-    fresh AS (
-      SELECT l.id AS log_id, (q.next_event_id + row_number() OVER (ORDER BY l.id) - 1)::int AS event_id
+    taken AS (
+      SELECT l.id AS log_id, l.type, l.event
       FROM q, h, event_log l
       WHERE l.xid >= q.cursor_xid AND l.xid < h.hi AND l.realm_id = q.realm_id
         AND (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
         AND ${ACCEPTS}
       ORDER BY l.id LIMIT ${limits.maxEventsPerQueue + 1}::int),
-    ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id) SELECT ${queueId}, event_id, log_id FROM fresh),
+    fresh AS (
+      SELECT t.log_id, x.inline, (q.next_event_id + row_number() OVER (ORDER BY t.log_id, x.ord) - 1)::int AS event_id
+      FROM q CROSS JOIN taken t LEFT JOIN LATERAL (${PER_MESSAGE_DELETIONS}) x ON true),
+    ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id, inline) SELECT ${queueId}, event_id, log_id, inline FROM fresh),
     acked AS (DELETE FROM event_queue_item WHERE queue_id = ${queueId} AND event_id <= ${ack}::int AND EXISTS (SELECT 1 FROM q)),
     upd AS (UPDATE event_queue e SET cursor_xid = GREATEST(q.cursor_xid, h.hi), next_event_id = q.next_event_id + (SELECT count(*) FROM fresh)::int, last_touch = now()
             FROM q, h WHERE e.id = q.id),
     pending AS (
-      SELECT i.event_id, COALESCE(l.event, i.inline) AS event, l.user_data -> ${String(userId)} AS user_data
+      SELECT i.event_id, COALESCE(i.inline, l.event) AS event, l.user_data -> ${String(userId)} AS user_data
       FROM event_queue_item i LEFT JOIN event_log l ON l.id = i.log_id
       WHERE i.queue_id = ${queueId} AND i.event_id > ${ack}::int AND EXISTS (SELECT 1 FROM q)
       UNION ALL
-      SELECT f.event_id, l.event, l.user_data -> ${String(userId)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
+      SELECT f.event_id, COALESCE(f.inline, l.event), l.user_data -> ${String(userId)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
     SELECT 'queue' AS kind, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
            (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over, GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
     UNION ALL

@@ -273,9 +273,29 @@ describe("what a deletion leaves", () => {
   });
 
   // Zulip's Tornado splits a bulk event into one event per message, with `message_id`, for
-  // clients without bulk_message_deletion (process_deletion_event); our queues do not yet
-  // (server/events belongs to the lead; see the report).
-  it.todo("clients without bulk_message_deletion get one event per message with message_id");
+  // clients without bulk_message_deletion (process_deletion_event): the queue does it when it
+  // takes the log row, so the split events keep their own queue ids across polls.
+  it("clients without bulk_message_deletion get one event per message with message_id", async () => {
+    const topic = "split deletion";
+    const first = await send("hamlet", "Verona", topic);
+    const second = await send("hamlet", "Verona", topic);
+    const legacy = await queue("othello");
+    const bulk = await queue("cordelia", { bulk_message_deletion: true });
+    expect(await expectSuccess(deleteTopic("iago", channel("Verona"), topic))).toMatchObject({
+      complete: true,
+    });
+    const base = { type: "delete_message", stream_id: channel("Verona"), topic, message_type: "stream" };
+    const split = [
+      { ...base, message_id: first },
+      { ...base, message_id: second },
+    ];
+    expect((await legacy()).filter((e) => e.type === "delete_message")).toEqual(split);
+    // Read again: the split events come back from the queue's own rows, unchanged.
+    expect((await legacy()).filter((e) => e.type === "delete_message")).toEqual(split);
+    expect((await bulk()).filter((e) => e.type === "delete_message")).toEqual([
+      { ...base, message_ids: [first, second] },
+    ]);
+  });
 
   it("a channel's first message goes: first_message_id moves to the next, with a stream update", async () => {
     const { id: streamId } = await expectSuccess(
