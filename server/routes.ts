@@ -91,6 +91,8 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import { addAlertWords, getAlertWords, removeAlertWords } from "./handlers/alert-words.ts";
+import { muteUser, unmuteUser } from "./handlers/muted-users.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -178,6 +180,11 @@ export const handlers = {
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
+  "get-alert-words": getAlertWords,
+  "add-alert-words": addAlertWords,
+  "remove-alert-words": removeAlertWords,
+  "mute-user": muteUser,
+  "unmute-user": unmuteUser,
 } satisfies HandlerMap;
 
 /**
