@@ -10404,6 +10404,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["alert_words_response"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };
     };
@@ -10432,7 +10433,10 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["alert_words_response"];
-            /** @description The list is missing or is not a list of strings, or a word is too long. */
+            /**
+             * @description The list is missing or is not a list of strings, or a word is too long or holds a NUL
+             *     character (which PostgreSQL cannot store).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;

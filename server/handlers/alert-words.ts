@@ -1,7 +1,7 @@
 /** GET, POST and DELETE /users/me/alert_words (zerver/views/alert_words.py). */
 import { doAddAlertWords, doRemoveAlertWords } from "../actions/alert-words.ts";
 import type { Handler } from "../http/types.ts";
-import { cleanAlertWords, userAlertWords } from "../lib/alert-words.ts";
+import { cleanAlertWords, storableAlertWords, userAlertWords } from "../lib/alert-words.ts";
 
 export const getAlertWords: Handler<"get-alert-words"> = async (_input, ctx) => ({
   alert_words: await userAlertWords(ctx.db, ctx.user.id),
@@ -12,7 +12,7 @@ export const addAlertWords: Handler<"add-alert-words"> = async ({ body }, ctx) =
   alert_words: await doAddAlertWords(ctx, cleanAlertWords(body.alert_words)),
 });
 
-/** Words to remove are taken as sent, as Zulip's remove_alert_words does. */
+/** Words to remove are taken as sent (not stripped), as Zulip's remove_alert_words does. */
 export const removeAlertWords: Handler<"remove-alert-words"> = async ({ body }, ctx) => ({
-  alert_words: await doRemoveAlertWords(ctx, body.alert_words),
+  alert_words: await doRemoveAlertWords(ctx, storableAlertWords(body.alert_words)),
 });

@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db.ts";
 import { perClientCache } from "./caches.ts";
+import { isStorableText, refuseNul } from "./text.ts";
 
 /** Zulip's AlertWord.MAX_WORD_LENGTH (also in the spec, as each item's maxLength). */
 export const MAX_ALERT_WORD_LENGTH = 100;
@@ -22,10 +23,17 @@ export async function userAlertWords(db: Db, userId: number): Promise<string[]> 
   return rows.map((r) => r.word);
 }
 
-/** clean_alert_words: stripped, empty ones dropped. */
+/**
+ * clean_alert_words: stripped, empty ones dropped. PostgreSQL cannot store NUL, so a word with
+ * one is refused as the project refuses it in other stored text.
+ */
 export function cleanAlertWords(words: string[]): string[] {
+  words.forEach((w, i) => refuseNul(w, `alert_words[${i}]`));
   return words.map((w) => w.trim()).filter((w) => w !== "");
 }
+
+/** Words to remove: one with a NUL names none (and must not reach a query). */
+export const storableAlertWords = (words: string[]) => words.filter(isStorableText);
 
 /** An organization's words, lowercased, each with the users who have it. */
 type RealmWords = Map<string, ReadonlySet<number>>;

@@ -83,6 +83,9 @@ describe("alert words", () => {
       "Missing 'alert_words' argument",
       { code: "REQUEST_VARIABLE_MISSING", var_name: "alert_words" },
     );
+    // PostgreSQL cannot store NUL: refused when added, matching nothing when removed.
+    await expectError(add("aaron", ["ok", "bad\0"]), 400, "Invalid character in alert_words[1], at position 4.");
+    expect((await expectSuccess(remove("aaron", ["x\0"]))).alert_words).toEqual(["x".repeat(100)]);
     await expectError(
       server.as("aaron").DELETE("/users/me/alert_words", { body: { alert_words: [1] } as never }),
       400,
