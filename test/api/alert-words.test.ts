@@ -176,6 +176,26 @@ describe("the has_alert_word flag on send", () => {
     expect(await flagsOf("othello", id)).toEqual(["has_alert_word"]);
   });
 
+  it("follows an edit of the content, as Zulip's update_user_message_flags", async () => {
+    await expectSuccess(add("hamlet", ["ALERT"]));
+    const id = await sendScotland("this is an alert for you");
+    expect(await flagsOf("hamlet", id)).toEqual(["has_alert_word"]);
+    const edit = (content: string) =>
+      expectSuccess(
+        server.as("othello").PATCH("/messages/{message_id}", {
+          params: { path: { message_id: id } },
+          body: { content },
+        }),
+      );
+    await edit("new ALERT for you");
+    expect(await flagsOf("hamlet", id)).toEqual(["has_alert_word"]);
+    await edit("sorry false alarm");
+    expect(await flagsOf("hamlet", id)).toEqual([]);
+    await edit("alert again");
+    expect(await flagsOf("hamlet", id)).toEqual(["has_alert_word"]);
+    await expectSuccess(remove("hamlet", ["alert"]));
+  });
+
   it("costs a send no statement once the organization's words are known", async () => {
     await expectSuccess(add("hamlet", ["budgetword"]));
     const seen: RequestInfo[] = [];
