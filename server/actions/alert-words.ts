@@ -39,7 +39,12 @@ export function doAddAlertWords(ctx: Ctx, words: string[]): Promise<string[]> {
         UNION ALL SELECT id, word, true FROM ins) x
       ORDER BY id`;
     const count = rows.filter((r) => r.added).length;
-    return changed(events, ctx, rows.map((r) => r.word), count);
+    return changed(
+      events,
+      ctx,
+      rows.map((r) => r.word),
+      count,
+    );
   });
 }
 

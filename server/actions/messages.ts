@@ -52,6 +52,8 @@ export interface SendMessageInput {
   readBySender?: boolean;
   /** Local echo: the sender's event queue and the client's id for its local copy (queue_id, local_id). */
   localEcho?: LocalEcho;
+  /** Checked to be stored and sent later (a scheduled message): recipients' alert words are matched at delivery. */
+  sendLater?: boolean;
 }
 
 export interface LocalEcho {
@@ -341,7 +343,9 @@ export async function checkMessageWith(
   const mentionedUserIds = await checkMentions(ctx, markdown, rendered);
 
   return {
-    alertedUserIds: await alertedUserIds(ctx.db, ctx.realm.id, content),
+    alertedUserIds: input.sendLater
+      ? new Set()
+      : await alertedUserIds(ctx.db, ctx.realm.id, content),
     realm: ctx.realm,
     sender: ctx.user,
     stream,

@@ -93,7 +93,11 @@ function occursBounded(content: string, word: string): boolean {
  * flags only its recipients). Costs one statement the first time an organization's words are
  * needed in a process, none after.
  */
-export async function alertedUserIds(db: Db, realmId: number, content: string): Promise<Set<number>> {
+export async function alertedUserIds(
+  db: Db,
+  realmId: number,
+  content: string,
+): Promise<Set<number>> {
   const alerted = new Set<number>();
   const words = await realmAlertWords(db, realmId);
   if (words.size === 0) return alerted;

@@ -56,7 +56,9 @@ describe("alert words", () => {
     const added = await expectSuccess(add("cordelia", ["one ", "\n two", "three", "", "  "]));
     expect(added.alert_words).toEqual(["one", "two", "three"]);
     // Words already there in any case are skipped; of repeats in one request the last spelling wins.
-    const again = await expectSuccess(add("cordelia", ["ONE", "Four", "FOUR", "multi-word word", "☃"]));
+    const again = await expectSuccess(
+      add("cordelia", ["ONE", "Four", "FOUR", "multi-word word", "☃"]),
+    );
     expect(again.alert_words).toEqual(["one", "two", "three", "FOUR", "multi-word word", "☃"]);
     const removed = await expectSuccess(remove("cordelia", ["TWO", "not there", "☃"]));
     expect(removed.alert_words).toEqual(["one", "three", "FOUR", "multi-word word"]);
@@ -67,7 +69,9 @@ describe("alert words", () => {
       { type: "alert_words", alert_words: ["one", "three", "FOUR", "multi-word word"] },
     ]);
     const state = await expectSuccess(
-      server.as("cordelia").POST("/register", { body: { fetch_event_types: ["alert_words"] } as never }),
+      server
+        .as("cordelia")
+        .POST("/register", { body: { fetch_event_types: ["alert_words"] } as never }),
     );
     expect((state as { alert_words?: string[] }).alert_words).toEqual(removed.alert_words);
     // Another user's words are their own.
@@ -75,8 +79,14 @@ describe("alert words", () => {
   });
 
   it("refuses a word over 100 characters, a missing list and a list of non-strings with Zulip's texts", async () => {
-    await expectError(add("aaron", ["fine", "x".repeat(101)]), 400, "alert_words[1] is too long (limit: 100 characters)");
-    expect((await expectSuccess(add("aaron", ["x".repeat(100)]))).alert_words).toEqual(["x".repeat(100)]);
+    await expectError(
+      add("aaron", ["fine", "x".repeat(101)]),
+      400,
+      "alert_words[1] is too long (limit: 100 characters)",
+    );
+    expect((await expectSuccess(add("aaron", ["x".repeat(100)]))).alert_words).toEqual([
+      "x".repeat(100),
+    ]);
     await expectError(
       server.as("aaron").POST("/users/me/alert_words", { body: {} as never }),
       400,
@@ -84,7 +94,11 @@ describe("alert words", () => {
       { code: "REQUEST_VARIABLE_MISSING", var_name: "alert_words" },
     );
     // PostgreSQL cannot store NUL: refused when added, matching nothing when removed.
-    await expectError(add("aaron", ["ok", "bad\0"]), 400, "Invalid character in alert_words[1], at position 4.");
+    await expectError(
+      add("aaron", ["ok", "bad\0"]),
+      400,
+      "Invalid character in alert_words[1], at position 4.",
+    );
     expect((await expectSuccess(remove("aaron", ["x\0"]))).alert_words).toEqual(["x".repeat(100)]);
     await expectError(
       server.as("aaron").DELETE("/users/me/alert_words", { body: { alert_words: [1] } as never }),
@@ -94,7 +108,9 @@ describe("alert words", () => {
   });
 
   it("takes form bodies with a JSON list and '+' for spaces, as python-zulip-api sends them", async () => {
-    const body = new URLSearchParams({ alert_words: JSON.stringify(["red alert", "Blue"]) }).toString();
+    const body = new URLSearchParams({
+      alert_words: JSON.stringify(["red alert", "Blue"]),
+    }).toString();
     expect(body).toContain("red+alert");
     expect(await formRequest("prospero", "POST", "/users/me/alert_words", body)).toMatchObject({
       status: 200,

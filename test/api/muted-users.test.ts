@@ -11,8 +11,7 @@ import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
-const userId = (name: string) =>
-  (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
+const userId = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
 const mute = (as: string, id: number) =>
   server.as(as).POST("/users/me/muted_users/{muted_user_id}", {
     params: { path: { muted_user_id: id } },
@@ -90,7 +89,8 @@ describe("POST /users/me/muted_users/{muted_user_id}", () => {
     const fromOther = await dm("cordelia", "iago", "three");
     // Already read: not in the event.
     const c = await dm("othello", "iago", "four");
-    await server.db.$executeRaw`UPDATE user_message SET flags = flags | 1 WHERE message_id = ${c} AND user_profile_id = ${userId("iago")}`;
+    await server.db
+      .$executeRaw`UPDATE user_message SET flags = flags | 1 WHERE message_id = ${c} AND user_profile_id = ${userId("iago")}`;
     const before = unreadIds(await registered("iago", ["message", "update_message_flags"]));
     expect(before).toEqual(expect.arrayContaining([a, b, fromOther]));
     // Every message othello sent iago that iago has not read (the development data has some too).
@@ -116,7 +116,10 @@ describe("POST /users/me/muted_users/{muted_user_id}", () => {
         messages: othellosUnread,
         all: false,
       },
-      { type: "muted_users", muted_users: [{ id: userId("othello"), timestamp: expect.any(Number) }] },
+      {
+        type: "muted_users",
+        muted_users: [{ id: userId("othello"), timestamp: expect.any(Number) }],
+      },
     ]);
     expect(await flagsOf("iago", a)).toContain("read");
     expect(await flagsOf("iago", fromOther)).not.toContain("read");
