@@ -2189,6 +2189,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{message_id}/reactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an emoji reaction
+         * @description React to a message the caller may read with an emoji: a Unicode emoji by Zulip's names
+         *     and codes, one of the organization's custom emoji (`realm_emoji`, its code the custom
+         *     emoji's ID) or Zulip's extra emoji `zulip` (`zulip_extra_emoji`).
+         *
+         *     `emoji_name` alone is enough: the code and type are those of the name (an active custom
+         *     emoji first, then `zulip`, then the Unicode emoji). A reaction with the same code and type
+         *     another user already added to the message counts as a vote for it: it takes that
+         *     reaction's name, and is accepted even when the custom emoji was deactivated since.
+         *
+         *     Reacting to a channel message the caller has not received (a public channel they are not
+         *     subscribed to, or one with shared history) gives them a `historical` row for it, as Zulip
+         *     does. Everyone who may read the message and has it (the channel's subscribers, and users
+         *     holding a row for it) gets a `reaction` event with op `add`. Not in an archived channel.
+         */
+        post: operations["add-reaction"];
+        /**
+         * Remove an emoji reaction
+         * @description Remove the caller's reaction with an emoji from a message. The reaction is named by
+         *     `emoji_code` and `reaction_type` (default `unicode_emoji`), or by `emoji_name` alone, whose
+         *     code is looked up as for adding. The emoji itself is not checked again: a reaction with a
+         *     custom emoji deactivated since can still be removed. Everyone who got the reaction gets a
+         *     `reaction` event with op `remove`.
+         */
+        delete: operations["remove-reaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all custom emoji
+         * @description The organization's custom emoji by ID, deactivated ones included (they still show in old
+         *     messages, reactions and statuses). Every user may list them.
+         */
+        get: operations["get-custom-emoji"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/emoji/{emoji_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload custom emoji
+         * @description Add a custom emoji: the image is sent as `multipart/form-data`, exactly one file under any
+         *     field name (Zulip's clients use `file`, curl examples `filename`). The name is stripped of
+         *     surrounding spaces and its spaces become `_`; it may hold only lowercase English letters,
+         *     digits, `-` and `_`, and must end with a letter or digit. Members of the organization's
+         *     `can_add_custom_emoji_group` may add one (never guests); a name of a Unicode emoji only
+         *     administrators may take. An active custom emoji of the same name is refused; a deactivated
+         *     one does not stand in the way.
+         *
+         *     The image must be PNG, GIF, JPEG or WebP (by the part's type, or its file name's extension
+         *     when the part has none) and at most `MAX_EMOJI_FILE_SIZE_MIB` (5 MiB by default). It is
+         *     stored as uploaded (Zulip resizes it to 64×64; this server has no image library) and
+         *     served publicly at `/user_avatars/{realm_id}/emoji/images/{file_name}`. Every active user
+         *     gets a `realm_emoji` event with op `update`.
+         */
+        post: operations["upload-custom-emoji"];
+        /**
+         * Deactivate custom emoji
+         * @description Deactivate an active custom emoji: it can no longer be used in new messages, reactions
+         *     or statuses, but still shows where it was used. Administrators may deactivate any, other
+         *     users those they added. Every active user gets a `realm_emoji` event with op `update`.
+         *
+         *     **Changes**: Before Zulip 8.0 (feature level 190), an unknown emoji answered 400, not 404.
+         */
+        delete: operations["deactivate-custom-emoji"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/alert_words": {
         parameters: {
             query?: never;
@@ -4014,6 +4127,98 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /**
+         * reaction_add
+         * @description A user added an emoji reaction to a message; sent to those who may read the message and
+         *     have it (its channel's subscribers, and users with a row for it).
+         */
+        ReactionAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "add";
+            user_id: number;
+            /**
+             * @deprecated
+             * @description The reacting user (use `user_id`).
+             */
+            user: {
+                user_id: number;
+                email: string;
+                full_name: string;
+            };
+            message_id: number;
+            emoji_name: string;
+            emoji_code: string;
+            /** @enum {string} */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
+         * reaction_remove
+         * @description A user removed an emoji reaction from a message; sent to those who may read the message and
+         *     have it (its channel's subscribers, and users with a row for it).
+         */
+        ReactionRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "remove";
+            user_id: number;
+            /**
+             * @deprecated
+             * @description The reacting user (use `user_id`).
+             */
+            user: {
+                user_id: number;
+                email: string;
+                full_name: string;
+            };
+            message_id: number;
+            emoji_name: string;
+            emoji_code: string;
+            /** @enum {string} */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
+         * @description A custom emoji of the organization, deactivated ones included.
+         * @example {
+         *       "id": "1",
+         *       "name": "green_tick",
+         *       "source_url": "/user_avatars/1/emoji/images/1.png",
+         *       "still_url": null,
+         *       "deactivated": false,
+         *       "author_id": 5
+         *     }
+         */
+        RealmEmoji: {
+            /** @description The emoji's ID (the code of reactions and statuses that use it), as its key. */
+            id: string;
+            name: string;
+            /** @description The image's path relative to the server (`/user_avatars/{realm_id}/emoji/images/{file_name}`). */
+            source_url: string;
+            /** @description For an animated image, a still version's path; null otherwise. */
+            still_url: string | null;
+            deactivated: boolean;
+            /** @description Who uploaded it (null when unknown). */
+            author_id: number | null;
+        };
+        /**
+         * realm_emoji_update
+         * @description The organization's custom emoji changed (one was added or deactivated); to every active user,
+         *     with the whole set by ID, deactivated ones included.
+         */
+        RealmEmojiUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update";
+            realm_emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
+        /**
          * alert_words
          * @description The user's alert words changed; the whole list, in the order they were added.
          */
@@ -4067,7 +4272,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -10392,6 +10597,250 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    "add-reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emoji_name": "octopus"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The emoji's name (`octopus`, a custom emoji's name, `zulip`). */
+                    emoji_name: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points (`1f419`); for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji's name. Clients that show
+                     *     reactions send it, so that a reaction whose emoji was renamed or deactivated is
+                     *     still named exactly.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji` (any other value is refused
+                     *     with "Invalid emoji type." when it is checked).
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, `emoji_name` is missing, the
+             *     emoji is unknown or its name, code and type disagree, or the caller already reacted
+             *     with this emoji.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "emoji_name": "octopus"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The emoji's name (`octopus`, a custom emoji's name, `zulip`). */
+                    emoji_name?: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points (`1f419`); for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji's name. Clients that show
+                     *     reactions send it, so that a reaction whose emoji was renamed or deactivated is
+                     *     still named exactly.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji` (any other value is refused
+                     *     with "Invalid emoji type." when it is checked).
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, neither name nor code was
+             *     given, the name is unknown, or the caller has no such reaction.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "emoji": {
+                     *         "1": {
+                     *           "id": "1",
+                     *           "name": "green_tick",
+                     *           "source_url": "/user_avatars/1/emoji/images/1.png",
+                     *           "still_url": null,
+                     *           "deactivated": false,
+                     *           "author_id": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        emoji: {
+                            [key: string]: components["schemas"]["RealmEmoji"];
+                        };
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "upload-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image, in a part with a file name (any field name).
+                     */
+                    filename?: string;
+                };
+                /** @example {} */
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A bad name, no permission, a name taken, not exactly one file, a file too large or not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "deactivate-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description Neither an administrator nor the emoji's author. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator or emoji author",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No active custom emoji of this name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Emoji 'green_tick' does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
         };
     };
     "get-alert-words": {

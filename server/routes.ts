@@ -40,6 +40,12 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import {
+  deactivateCustomEmoji,
+  getCustomEmoji,
+  uploadCustomEmoji,
+} from "./handlers/realm-emoji.ts";
 import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -180,6 +186,11 @@ export const handlers = {
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
+  "add-reaction": addReaction,
+  "remove-reaction": removeReaction,
+  "get-custom-emoji": getCustomEmoji,
+  "upload-custom-emoji": uploadCustomEmoji,
+  "deactivate-custom-emoji": deactivateCustomEmoji,
   "get-alert-words": getAlertWords,
   "add-alert-words": addAlertWords,
   "remove-alert-words": removeAlertWords,

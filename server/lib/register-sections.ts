@@ -154,24 +154,8 @@ export async function mutedTopics(db: Db, userId: number, emptyTopicName: string
   ]);
 }
 
-/** `realm_emoji`: the organization's custom emoji by id, deactivated ones included (Realm.get_emoji). */
-export async function realmEmojiDicts(db: Db, realmId: number) {
-  const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: "asc" } });
-  const url = (file: string | null) => `/user_avatars/${realmId}/emoji/images/${file ?? ""}`;
-  return Object.fromEntries(
-    rows.map((e) => [
-      String(e.id),
-      {
-        id: String(e.id),
-        name: e.name,
-        source_url: url(e.fileName),
-        ...(e.isAnimated ? { still_url: url(`still/${e.fileName ?? ""}`) } : { still_url: null }),
-        deactivated: e.deactivated,
-        author_id: e.authorId,
-      },
-    ]),
-  );
-}
+/** `realm_emoji`: written with the custom emoji themselves. */
+export { realmEmojiDicts } from "./realm-emoji.ts";
 
 /** `realm_linkifiers` (and the legacy `realm_filters` tuples, always empty since level 176). */
 export async function realmLinkifiers(db: Db, realmId: number) {
