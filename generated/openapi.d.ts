@@ -2556,6 +2556,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/alert_words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all alert words
+         * @description The caller's [alert words](https://zulip.com/help/dm-mention-alert-notifications#alert-words),
+         *     in the order they were added, as they were first spelled.
+         */
+        get: operations["get-alert-words"];
+        put?: never;
+        /**
+         * Add alert words
+         * @description Add words (or phrases) to the caller's alert words. Each is stripped of surrounding
+         *     whitespace; empty ones are dropped. Alert words are case-insensitive: a word the caller
+         *     already has in any case is ignored, as is a repeat within the request (the last spelling
+         *     wins). The caller's clients get an `alert_words` event with the whole list.
+         *
+         *     A message whose content contains one of a recipient's alert words, case-insensitively and
+         *     bounded by the start or end of the content, whitespace or punctuation (not inside a word or
+         *     a URL), gets the `has_alert_word` flag for that recipient.
+         */
+        post: operations["add-alert-words"];
+        /**
+         * Remove alert words
+         * @description Remove words (or phrases) from the caller's alert words, case-insensitively. Words the
+         *     caller does not have are ignored. The caller's clients get an `alert_words` event with the
+         *     whole list.
+         */
+        delete: operations["remove-alert-words"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/muted_users/{muted_user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user to mute or unmute. Bots may be muted (since Zulip 8.0, feature level
+                 *     188), as may deactivated users.
+                 * @example 10
+                 */
+                muted_user_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute a user
+         * @description Mute a user for the caller. In the same transaction, every unread message the muted user
+         *     sent the caller is marked read (an `update_message_flags` event, flag `read`); later
+         *     messages from the muted user arrive already read, so they never count as unread nor notify;
+         *     and the caller's clients get a `muted_users` event with the whole list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 48).
+         */
+        post: operations["mute-user"];
+        /**
+         * Unmute a user
+         * @description Unmute a user for the caller. Messages stay as they are (those marked read when muting stay
+         *     read). The caller's clients get a `muted_users` event with the whole list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 48).
+         */
+        delete: operations["unmute-user"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4469,12 +4546,39 @@ export interface components {
             };
         };
         /**
+         * alert_words
+         * @description The user's alert words changed; the whole list, in the order they were added.
+         */
+        AlertWordsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "alert_words";
+            alert_words: string[];
+        };
+        /**
+         * muted_users
+         * @description The users the user muted changed; the whole list, each with the UNIX time it was muted.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 48).
+         */
+        MutedUsersEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "muted_users";
+            muted_users: {
+                /** @description The muted user's ID. */
+                id: number;
+                /** @description When the user was muted (UNIX time). */
+                timestamp: number;
+            }[];
+        };
+        /**
          * @description An event of a queue: one schema per `type` (and per `op` where Zulip splits them), each
          *     with Zulip's fields. `type` (then `op`) tells them apart: in TypeScript,
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4593,6 +4697,28 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["BadNarrowError"];
+            };
+        };
+        /** @description Success; the caller's alert words. */
+        alert_words_response: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "success",
+                 *       "msg": "",
+                 *       "alert_words": [
+                 *         "natural",
+                 *         "illustrious"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The caller's alert words (or phrases), in the order they were added. */
+                    alert_words: string[];
+                } & components["schemas"]["JsonSuccessBase"];
             };
         };
     };
@@ -11543,6 +11669,154 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+        };
+    };
+    "get-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["alert_words_response"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "add-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "foo",
+                 *         "bar"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The words (or phrases) to add, each at most 100 characters. */
+                    alert_words: string[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["alert_words_response"];
+            /**
+             * @description The list is missing or is not a list of strings, or a word is too long or holds a NUL
+             *     character (which PostgreSQL cannot store).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-alert-words": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alert_words": [
+                 *         "foo"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The words (or phrases) to remove. */
+                    alert_words: string[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["alert_words_response"];
+            /** @description The list is missing or is not a list of strings. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mute-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user to mute or unmute. Bots may be muted (since Zulip 8.0, feature level
+                 *     188), as may deactivated users.
+                 * @example 10
+                 */
+                muted_user_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller named themselves, a user that does not exist, or a user already muted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "unmute-user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the user to mute or unmute. Bots may be muted (since Zulip 8.0, feature level
+                 *     188), as may deactivated users.
+                 * @example 10
+                 */
+                muted_user_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The user does not exist, or is not muted. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
 }

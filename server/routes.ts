@@ -107,6 +107,8 @@ import {
 } from "./handlers/message-flags.ts";
 import { getReadReceipts } from "./handlers/read-receipts.ts";
 import { deleteMessage, deleteTopic } from "./handlers/message-delete.ts";
+import { addAlertWords, getAlertWords, removeAlertWords } from "./handlers/alert-words.ts";
+import { muteUser, unmuteUser } from "./handlers/muted-users.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -209,6 +211,11 @@ export const handlers = {
   "mark-stream-as-read": markStreamAsRead,
   "mark-topic-as-read": markTopicAsRead,
   "get-read-receipts": getReadReceipts,
+  "get-alert-words": getAlertWords,
+  "add-alert-words": addAlertWords,
+  "remove-alert-words": removeAlertWords,
+  "mute-user": muteUser,
+  "unmute-user": unmuteUser,
 } satisfies HandlerMap;
 
 /**

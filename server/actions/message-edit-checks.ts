@@ -12,6 +12,7 @@ import { JsonableError } from "../errors.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { accessMessage } from "../lib/messages.ts";
+import { alertedUserIds } from "../lib/alert-words.ts";
 import { can, canInChannel } from "../lib/permissions.ts";
 import { findChannel, hasContentAccess, type ChannelRow } from "../lib/channels.ts";
 import { accessSql, canAdministerChannel, type Reader } from "../lib/channel-access.ts";
@@ -65,6 +66,8 @@ export interface EditPlan {
   content: string;
   rendered: RenderResult | null;
   mentionedUserIds: Set<number>;
+  /** Users whose alert words the new content holds (has_alert_word follows it, as mentions do). */
+  alertedUserIds: ReadonlySet<number>;
   /** Topic participants, when the new content has a topic wildcard mention. */
   topicParticipantIds: Set<number>;
   notifyOld: boolean;
@@ -179,6 +182,7 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
 
   let rendered: RenderResult | null = null;
   let mentionedUserIds = new Set<number>();
+  let alerted: ReadonlySet<number> = new Set();
   let topicParticipantIds = new Set<number>();
   if (isContentEdited) {
     const markdown = await markdownContext(ctx, content);
@@ -191,6 +195,7 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
       await checkWildcardMention(ctx, "topic", topicParticipantIds.size);
     }
     mentionedUserIds = await checkMentions(ctx, markdown, rendered);
+    alerted = await alertedUserIds(ctx.db, realm.id, content);
   }
 
   const isMessageMoved = isTopicEdited || isStreamEdited;
@@ -234,6 +239,7 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
     content,
     rendered,
     mentionedUserIds,
+    alertedUserIds: alerted,
     topicParticipantIds,
     // The notification bot sends notices after moves; found (or created) before the transaction.
     bot:

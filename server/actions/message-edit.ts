@@ -29,12 +29,13 @@ import { inTransaction } from "./transaction.ts";
 
 export type { MessageEditInput, PropagateMode } from "./message-edit-checks.ts";
 
-/** The mention flags a content edit recomputes (update_user_message_flags). */
+/** The mention and alert-word flags a content edit recomputes (update_user_message_flags). */
 const MENTION_FLAGS = flagsOf(
   "mentioned",
   "stream_wildcard_mentioned",
   "topic_wildcard_mentioned",
   "group_mentioned",
+  "has_alert_word",
 );
 
 /** PATCH /messages/{message_id}: checks, then applies in one transaction; returns detached uploads. */
@@ -243,7 +244,7 @@ async function doUpdateMessage(
 }
 
 /**
- * update_user_message_flags: the mention flags of every recipient follow the new content, in one
+ * update_user_message_flags: the mention and alert-word flags of every recipient follow the new content, in one
  * statement. (Zulip's prior_mention_user_ids drive its push and email notifications, which this
  * server does not send; clients learn of a new mention from the event's flags.)
  */
@@ -252,10 +253,12 @@ async function updateMentionFlags(tx: Tx, plan: EditPlan): Promise<void> {
   const mentioned = [...plan.mentionedUserIds];
   const topicMentioned = rendered.wildcardMention === "topic" ? [...plan.topicParticipantIds] : [];
   const channelWildcard = rendered.wildcardMention === "channel";
+  const alerted = [...plan.alertedUserIds];
   await tx.$executeRaw`
       UPDATE user_message um SET flags = (um.flags & ~${MENTION_FLAGS}::bigint)
         | CASE WHEN um.user_profile_id = ANY(${mentioned}::int[]) THEN ${flagsOf("mentioned")}::bigint ELSE 0 END
         | CASE WHEN ${channelWildcard} THEN ${flagsOf("stream_wildcard_mentioned")}::bigint ELSE 0 END
         | CASE WHEN um.user_profile_id = ANY(${topicMentioned}::int[]) THEN ${flagsOf("topic_wildcard_mentioned")}::bigint ELSE 0 END
+        | CASE WHEN um.user_profile_id = ANY(${alerted}::int[]) THEN ${flagsOf("has_alert_word")}::bigint ELSE 0 END
       WHERE um.message_id = ${plan.message.id}`;
 }

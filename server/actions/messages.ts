@@ -19,6 +19,7 @@ import type { RenderResult } from "../lib/markdown/types.ts";
 import { clientIdFor, defaultReadBySender, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
 import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
+import { FLAG_BITS } from "../lib/flags.ts";
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
 import { emptyTopicDisplayName, normalizeContent, normalizeTopic } from "../lib/topics.ts";
@@ -35,6 +36,7 @@ import { inRawTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { realmHost, realmUrl } from "../lib/realms.ts";
 import { claimAttachments } from "../lib/attachments.ts";
+import { alertedUserIds } from "../lib/alert-words.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -50,6 +52,8 @@ export interface SendMessageInput {
   readBySender?: boolean;
   /** Local echo: the sender's event queue and the client's id for its local copy (queue_id, local_id). */
   localEcho?: LocalEcho;
+  /** Checked to be stored and sent later (a scheduled message): recipients' alert words are matched at delivery. */
+  sendLater?: boolean;
 }
 
 export interface LocalEcho {
@@ -294,6 +298,8 @@ export interface SendMessageRequest {
   rendered: RenderResult;
   /** Users mentioned directly or through a group they belong to. */
   mentionedUserIds: Set<number>;
+  /** Users whose alert words the content contains (rendering_result.user_ids_with_alert_words). */
+  alertedUserIds: ReadonlySet<number>;
   sendingClientId: number;
   clientName: string;
   readBySender: boolean;
@@ -337,6 +343,9 @@ export async function checkMessageWith(
   const mentionedUserIds = await checkMentions(ctx, markdown, rendered);
 
   return {
+    alertedUserIds: input.sendLater
+      ? new Set()
+      : await alertedUserIds(ctx.db, ctx.realm.id, content),
     realm: ctx.realm,
     sender: ctx.user,
     stream,
@@ -433,6 +442,7 @@ export async function doSendMessage(
     if ((userId === sender.id && request.readBySender) || request.readByUserIds?.has(userId))
       names.push("read");
     if (request.mentionedUserIds.has(userId)) names.push("mentioned");
+    if (request.alertedUserIds.has(userId)) names.push("has_alert_word");
     if (rendered.wildcardMention === "channel") names.push("stream_wildcard_mentioned");
     if (rendered.wildcardMention === "topic") names.push("topic_wildcard_mentioned");
     if (!stream) names.push("is_private");
@@ -440,8 +450,11 @@ export async function doSendMessage(
   };
   // The message and every recipient's row in one statement, whatever the number of recipients.
   const flags = userIds.map((id) => flagsFor(id).toString());
-  const [message] = await tx.$queryRaw<[{ id: number }]>`
-    WITH m AS (
+  // Users who muted the sender get the message read (Zulip's muted_sender_user_ids, part of
+  // mark_as_read_user_ids): found and applied in the same statement.
+  const [message] = await tx.$queryRaw<[{ id: number; muted_by: number[] }]>`
+    WITH mu AS (SELECT user_profile_id FROM muted_user WHERE muted_user_id = ${sender.id}),
+    m AS (
       INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
                            sending_client_id, type, has_attachment, has_image, has_link, is_channel_message)
       VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${request.topic}, ${request.content}, ${rendered.html}, 1, ${request.sentAt},
@@ -449,8 +462,10 @@ export async function doSendMessage(
       RETURNING id),
     um AS (
       INSERT INTO user_message (user_profile_id, message_id, flags)
-      SELECT u, m.id, f FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
-    SELECT id FROM m`;
+      SELECT u, m.id, CASE WHEN u IN (SELECT user_profile_id FROM mu) THEN f | ${FLAG_BITS.read} ELSE f END
+      FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
+    SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by FROM m`;
+  const mutedBy = new Set(message.muted_by.map(Number));
   if (stream && stream.firstMessageId === null)
     await tx.$executeRaw`UPDATE stream SET first_message_id = ${message.id} WHERE id = ${stream.id}`;
   // Links to uploads claim them; has_attachment then says whether any was claimed.
@@ -469,7 +484,12 @@ export async function doSendMessage(
     participants,
     recipientId,
   });
-  const userData = new Map(userIds.map((id) => [id, { flags: flagsToList(flagsFor(id)) }]));
+  const userData = new Map(
+    userIds.map((id) => [
+      id,
+      { flags: flagsToList(flagsFor(id) | (mutedBy.has(id) ? FLAG_BITS.read : 0n)) },
+    ]),
+  );
   // Local echo: only the sender's queue `queue_id` gets `local_message_id` (events/format.ts).
   const echo = request.localEcho
     ? { sender_queue_id: request.localEcho.queueId, local_id: request.localEcho.localId }

@@ -125,7 +125,7 @@ export async function checkScheduleMessage(
   const clientId = await clientIdFor(ctx.db, input.clientName);
   const request = await checkMessageWith(
     ctx,
-    { target, content: input.content, clientName: input.clientName },
+    { target, content: input.content, clientName: input.clientName, sendLater: true },
     clientId,
   );
   const toSelf = !request.stream && request.directUsers.every((u) => u.id === ctx.user.id);
@@ -212,7 +212,12 @@ export async function checkEditScheduledMessage(
       };
       const request = await checkMessageWith(
         checker,
-        { target, content: input.content ?? row.content, clientName: input.clientName },
+        {
+          target,
+          content: input.content ?? row.content,
+          clientName: input.clientName,
+          sendLater: true,
+        },
         clientId,
       );
       if (recipientChanged) {

@@ -142,16 +142,6 @@ export async function recentPrivateConversations(db: Db, userId: number) {
   return rows.map((r) => ({ max_message_id: r.max_message_id, user_ids: r.user_ids }));
 }
 
-/** `muted_users`: whom the user muted, and when. */
-export async function mutedUsers(db: Db, userId: number) {
-  const rows = await db.mutedUser.findMany({
-    where: { userProfileId: userId },
-    orderBy: { id: "asc" },
-    select: { mutedUserId: true, dateMuted: true },
-  });
-  return rows.map((r) => ({ id: r.mutedUserId, timestamp: unixSeconds(r.dateMuted) }));
-}
-
 /** Legacy `muted_topics`: [channel name, topic, time muted] of the user's muted topics (from user_topics). */
 export async function mutedTopics(db: Db, userId: number, emptyTopicName: string | null) {
   const rows = await db.$queryRaw<{ name: string; topic_name: string; last_updated: Date }[]>`
@@ -162,15 +152,6 @@ export async function mutedTopics(db: Db, userId: number, emptyTopicName: string
     r.topic_name === "" && emptyTopicName !== null ? emptyTopicName : r.topic_name,
     unixSeconds(r.last_updated),
   ]);
-}
-
-export async function alertWords(db: Db, userId: number): Promise<string[]> {
-  const rows = await db.alertWord.findMany({
-    where: { userProfileId: userId },
-    orderBy: { id: "asc" },
-    select: { word: true },
-  });
-  return rows.map((r) => r.word);
 }
 
 /** `realm_emoji`: written with the custom emoji themselves. */

@@ -27,9 +27,7 @@ import { userDevices } from "./push-devices.ts";
 import { fillNotificationSettings, registerDefaults } from "./register-defaults.ts";
 import {
   ALL_REALM_SETTINGS,
-  alertWords,
   mutedTopics,
-  mutedUsers,
   ownPermissions,
   realmDomains,
   realmEmojiDicts,
@@ -39,6 +37,8 @@ import {
   starredMessageIds,
 } from "./register-sections.ts";
 import { unreadMessages } from "./unread.ts";
+import { userAlertWords } from "./alert-words.ts";
+import { mutedUsers } from "./muted-users.ts";
 import { registerDrafts } from "./drafts.ts";
 import { userSettingsState } from "./user-settings.ts";
 import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "./presence.ts";
@@ -167,7 +167,7 @@ export async function fetchInitialState(
     state.recent_private_conversations = await recentPrivateConversations(db, user.id);
   if (want("muted_users")) state.muted_users = await mutedUsers(db, user.id);
   if (want("muted_topics")) state.muted_topics = await mutedTopics(db, user.id, emptyTopicName);
-  if (want("alert_words")) state.alert_words = await alertWords(db, user.id);
+  if (want("alert_words")) state.alert_words = await userAlertWords(db, user.id);
   if (want("realm_emoji")) state.realm_emoji = await realmEmojiDicts(db, realm.id);
   if (want("realm_linkifiers")) state.realm_linkifiers = await realmLinkifiers(db, realm.id);
   if (want("realm_domains")) state.realm_domains = await realmDomains(db, realm.id);
