@@ -2189,6 +2189,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/{stream_id}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
+                 *     cannot access gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get topics in a channel
+         * @description The channel's topics the caller may read, newest first (Zulip's `get_topics_backend`): every
+         *     topic when the channel's history is public to subscribers, otherwise only topics of messages
+         *     the caller received. Topics differing only in case are one topic, named as its most recent
+         *     message names it; `max_id` is the ID of its latest message.
+         */
+        get: operations["get-stream-topics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message
+         * @description Render message content to HTML exactly as sending it would (Zulip's `render_message_backend`):
+         *     the same Markdown dialect, mentions, channel and topic links, emoji and the organization's
+         *     linkifiers. Nothing is stored or sent.
+         */
+        post: operations["render-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10240,6 +10292,111 @@ export interface operations {
                             [key: string]: components["schemas"]["LegacyPresence"];
                         };
                         server_timestamp: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-stream-topics": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client supports the empty topic. When false, the empty topic is returned as the
+                 *     organization's `realm_empty_topic_display_name`, in `edit_history` too.
+                 *
+                 *     **Changes**: New in Zulip 10.0 (feature level 334).
+                 * @example true
+                 */
+                allow_empty_topic_name?: components["parameters"]["AllowEmptyTopicName"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
+                 *     cannot access gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "topics": [
+                     *         {
+                     *           "name": "Denmark3",
+                     *           "max_id": 18
+                     *         },
+                     *         {
+                     *           "name": "Denmark1",
+                     *           "max_id": 15
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        topics: {
+                            /** @description The topic's name (the empty topic as the display name unless `allow_empty_topic_name`). */
+                            name: string;
+                            /** @description The ID of the topic's latest message the caller may read. */
+                            max_id: number;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "render-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The content to render. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "rendered": "<p><strong>foo</strong></p>"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The rendered HTML. */
+                        rendered: string;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };

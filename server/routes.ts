@@ -91,6 +91,8 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import { getStreamTopics } from "./handlers/topics.ts";
+import { renderMessage } from "./handlers/message-render.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -178,6 +180,8 @@ export const handlers = {
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
+  "get-stream-topics": getStreamTopics,
+  "render-message": renderMessage,
 } satisfies HandlerMap;
 
 /**
