@@ -2241,6 +2241,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/{user_id}/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get subscription status
+         * @description Whether a user is subscribed to a channel (Zulip's `get_subscription_backend`). In Zulip's
+         *     order of checks: a user who does not exist, is deactivated or is a bot gives "No such
+         *     user" (or "User is deactivated"); a channel the caller cannot see gives "Invalid channel
+         *     ID" (administrators see every channel).
+         */
+        get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10397,6 +10431,49 @@ export interface operations {
                     "application/json": {
                         /** @description The rendered HTML. */
                         rendered: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-subscription-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "is_subscribed": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether the user is subscribed to the channel. */
+                        is_subscribed: boolean;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };

@@ -60,7 +60,12 @@ import {
   getStreams,
   getSubscribers,
 } from "./handlers/channels.ts";
-import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
+import {
+  getSubscriptions,
+  getSubscriptionStatus,
+  subscribe,
+  unsubscribe,
+} from "./handlers/subscriptions.ts";
 import {
   createChannelFolder,
   getChannelFolders,
@@ -182,6 +187,7 @@ export const handlers = {
   "get-presence": getPresence,
   "get-stream-topics": getStreamTopics,
   "render-message": renderMessage,
+  "get-subscription-status": getSubscriptionStatus,
 } satisfies HandlerMap;
 
 /**

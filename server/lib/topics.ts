@@ -101,8 +101,8 @@ export function topicForClient(
  * (access_stream_by_id). One statement: the channel row under the access rule, then either
  * (history public to subscribers) a skip scan of the (realm_id, recipient_id, lower(subject), id)
  * index, one descent per topic straight to its latest message, or (protected history) the topics
- * of the user's own user_message rows. A full scan of a busy channel's messages grouped by topic
- * took 10x longer at 1,000,000 messages.
+ * of the user's own user_message rows. At 1,000,000 messages the biggest channel (128,000
+ * messages, 4,236 topics) took 60 ms this way, 180 ms grouping all its messages by topic.
  */
 export async function topicHistory(
   db: Db,
@@ -132,7 +132,8 @@ export async function topicHistory(
     UNION ALL SELECT subject, id FROM t
     UNION ALL SELECT m.subject, max(m.id) FROM ch
       JOIN user_message um ON um.user_profile_id = ${user.id}::int
-      JOIN message m ON m.id = um.message_id AND m.recipient_id = ch.recipient_id
+      JOIN message m ON m.id = um.message_id AND m.realm_id = ${user.realmId}::int
+        AND m.recipient_id = ch.recipient_id
       WHERE NOT ch.shared GROUP BY m.subject`;
   if (rows.length === 0) return null;
   // Spellings of one topic (protected history lists each): the latest one names it.

@@ -75,9 +75,11 @@ describe("GET /users/me/{stream_id}/topics", () => {
       { name: "Before", max_id: both },
       { name: "after", max_id: after },
     ]);
-    expect((await expectSuccess(topics("desdemona", channel))).topics.map((t) => t.name)).toEqual(
-      ["Before", "after", "channel events"],
-    );
+    expect((await expectSuccess(topics("desdemona", channel))).topics.map((t) => t.name)).toEqual([
+      "Before",
+      "after",
+      "channel events",
+    ]);
     // Shared history: a new subscriber sees every topic.
     const shared = await create(
       "topic list shared",
@@ -95,7 +97,9 @@ describe("GET /users/me/{stream_id}/topics", () => {
     const secret = await create("topic list secret", { invite_only: true }, ["desdemona"]);
     await send("desdemona", secret, "hidden");
     // Not subscribed, not even an administrator: a private channel's topics stay hidden.
-    await expectError(topics("othello", secret), 400, "Invalid channel ID", { code: "BAD_REQUEST" });
+    await expectError(topics("othello", secret), 400, "Invalid channel ID", {
+      code: "BAD_REQUEST",
+    });
     await expectError(topics("iago", secret), 400, "Invalid channel ID");
     // A guest reads a public channel only once subscribed.
     const verona = server.creds.channels["Verona"]!.stream_id;
