@@ -2275,6 +2275,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get linkifiers
+         * @description The organization's linkifiers, in the order they apply (Zulip's `list_linkifiers`): regular
+         *     expressions whose matches in messages and topics become links.
+         */
+        get: operations["get-linkifiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder linkifiers
+         * @description Set the order the linkifiers apply in (Zulip's `check_reorder_linkifiers`), administrators
+         *     only: the IDs of all of them, each once ("The ordered list must not contain duplicated
+         *     linkifiers", "The ordered list must enumerate all existing linkifiers exactly once").
+         *     Everyone gets a `realm_linkifiers` event.
+         *
+         *     **Changes**: New in Zulip 8.0 (feature level 202).
+         */
+        patch: operations["reorder-linkifiers"];
+        trace?: never;
+    };
+    "/realm/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a linkifier
+         * @description Add a linkifier, last in the order (Zulip's `create_linkifier`), administrators only. Both
+         *     values are stripped of surrounding whitespace, then checked as Zulip does, in its order:
+         *     "Invalid URL template." (not an RFC 6570 template), "Bad regular expression: …", "Group
+         *     'x' in URL template is not present in linkifier pattern.", "Group 'x' in linkifier pattern
+         *     is not present in URL template.", and "Realm filter with this Realm and Pattern already
+         *     exists.". Everyone gets a `realm_linkifiers` event.
+         */
+        post: operations["add-linkifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/filters/{filter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a linkifier
+         * @description Remove a linkifier (Zulip's `delete_linkifier`), administrators only. Everyone gets a
+         *     `realm_linkifiers` event.
+         */
+        delete: operations["remove-linkifier"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a linkifier
+         * @description Replace a linkifier's pattern and URL template, keeping its place in the order (Zulip's
+         *     `update_linkifier`), administrators only, with `POST /realm/filters`'s checks. Everyone
+         *     gets a `realm_linkifiers` event.
+         */
+        patch: operations["update-linkifier"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4023,12 +4111,39 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /**
+         * @description A linkifier, in the organization's order.
+         * @example {
+         *       "id": 1,
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
+        Linkifier: {
+            /** @description The linkifier's ID. */
+            id: number;
+            /** @description The regular expression (re2 syntax, named groups as `(?P<name>…)`). */
+            pattern: string;
+            /** @description The RFC 6570 URL template its matches link to, one variable per named group. */
+            url_template: string;
+        };
+        /**
+         * realm_linkifiers
+         * @description The organization's linkifiers changed (added, changed, removed or reordered): the whole new
+         *     list, in order. To everyone in the organization.
+         */
+        RealmLinkifiersEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_linkifiers";
+            realm_linkifiers: components["schemas"]["Linkifier"][];
+        };
+        /**
          * @description An event of a queue: one schema per `type` (and per `op` where Zulip splits them), each
          *     with Zulip's fields. `type` (then `op`) tells them apart: in TypeScript,
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4095,6 +4210,20 @@ export interface components {
                 status: "active" | "idle";
                 timestamp: number;
             };
+        };
+        /** @description A linkifier's pattern and URL template, as sent. */
+        LinkifierInput: {
+            /**
+             * @description The regular expression, in re2 syntax (Zulip's): named groups as `(?P<name>…)`, no
+             *     look-arounds or back-references. It matches only after the start, whitespace or an
+             *     opening delimiter, and not before a letter or digit.
+             */
+            pattern: string;
+            /**
+             * @description An RFC 6570 URL template whose variables are exactly the pattern's named groups, e.g.
+             *     `https://github.com/zulip/zulip/issues/{id}`.
+             */
+            url_template: string;
         };
     };
     responses: {
@@ -10477,6 +10606,163 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "linkifiers": [
+                     *         {
+                     *           "id": 1,
+                     *           "pattern": "#(?P<id>[0-9]+)",
+                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        linkifiers: components["schemas"]["Linkifier"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "reorder-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ordered_linkifier_ids": [
+                 *         2,
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of all the organization's linkifiers, in the new order. */
+                    ordered_linkifier_ids: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "add-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new linkifier's ID. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };

@@ -98,6 +98,13 @@ import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/draf
 import { updateSettings } from "./handlers/settings.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
+import {
+  addLinkifier,
+  getLinkifiers,
+  removeLinkifier,
+  reorderLinkifiers,
+  updateLinkifier,
+} from "./handlers/linkifiers.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -188,6 +195,11 @@ export const handlers = {
   "get-stream-topics": getStreamTopics,
   "render-message": renderMessage,
   "get-subscription-status": getSubscriptionStatus,
+  "get-linkifiers": getLinkifiers,
+  "reorder-linkifiers": reorderLinkifiers,
+  "add-linkifier": addLinkifier,
+  "update-linkifier": updateLinkifier,
+  "remove-linkifier": removeLinkifier,
 } satisfies HandlerMap;
 
 /**

@@ -18,6 +18,7 @@ import {
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { clientIdFor, defaultReadBySender, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
+import { compiledLinkifiers, topicLinksOf } from "../lib/linkifiers.ts";
 import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
 import { isStorableText } from "../lib/text.ts";
 import { directMessageGroupHash, RecipientType } from "../lib/recipients.ts";
@@ -226,6 +227,7 @@ export async function markdownContext(
   return {
     // Links into the organization itself are made relative, as Zulip renders them.
     realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
+    linkifiers: await compiledLinkifiers(ctx.db, ctx.realm.id),
     usersByName,
     usersById: new Map(users.map((u) => [u.id, u])),
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
@@ -294,6 +296,8 @@ export interface SendMessageRequest {
   rendered: RenderResult;
   /** Users mentioned directly or through a group they belong to. */
   mentionedUserIds: Set<number>;
+  /** The topic's links (linkifiers and bare URLs), for the message event. */
+  topicLinks: { text: string; url: string }[];
   sendingClientId: number;
   clientName: string;
   readBySender: boolean;
@@ -345,6 +349,7 @@ export async function checkMessageWith(
     content,
     rendered,
     mentionedUserIds,
+    topicLinks: stream ? topicLinksOf(markdown.linkifiers ?? [], topic) : [],
     sendingClientId,
     clientName: storedClientName(input.clientName),
     readBySender: input.readBySender ?? defaultReadBySender(input.clientName),

@@ -192,15 +192,6 @@ export async function realmEmojiDicts(db: Db, realmId: number) {
   );
 }
 
-/** `realm_linkifiers` (and the legacy `realm_filters` tuples, always empty since level 176). */
-export async function realmLinkifiers(db: Db, realmId: number) {
-  const rows = await db.realmFilter.findMany({
-    where: { realmId },
-    orderBy: [{ order: "asc" }, { id: "asc" }],
-  });
-  return rows.map((r) => ({ id: r.id, pattern: r.pattern, url_template: r.urlTemplate }));
-}
-
 export async function realmDomains(db: Db, realmId: number) {
   const rows = await db.realmDomain.findMany({ where: { realmId }, orderBy: { domain: "asc" } });
   return rows.map((d) => ({ domain: d.domain, allow_subdomains: d.allowSubdomains }));
