@@ -103,8 +103,7 @@ export function topicLinksOf(linkifiers: readonly CompiledLinkifier[], topic: st
 export function checkLinkifier(pattern: string, urlTemplate: string): void {
   if (!isValidUrlTemplate(urlTemplate)) throw new JsonableError("Invalid URL template.");
   const translated = translatePattern(pattern);
-  if ("error" in translated)
-    throw new JsonableError(`Bad regular expression: ${translated.error}`);
+  if ("error" in translated) throw new JsonableError(`Bad regular expression: ${translated.error}`);
   const groups = new Set(groupNames(translated.source));
   const variables = templateVariables(urlTemplate);
   const missingInPattern = [...variables].filter((v) => !groups.has(v)).sort();

@@ -70,7 +70,8 @@ export function compileLinkifier(l: {
 // RFC 6570 URL templates (what Python's uri_template validates and expands)
 // ---------------------------------------------------------------------------
 
-const VARSPEC = /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?$/;
+const VARSPEC =
+  /^(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?$/;
 // Literal characters: anything but controls, space, " ' % < > \ ^ ` { | } (a % only as %XX).
 const LITERALS = /^(?:[^\x00-\x20\x7f"'%<>\\^`{|}]|%[0-9A-Fa-f]{2})*$/u;
 
@@ -99,7 +100,10 @@ export function templateVariables(template: string): Set<string> {
   return names;
 }
 
-const OPERATORS: Record<string, { first: string; sep: string; named: boolean; ifEmpty: string; reserved: boolean }> = {
+const OPERATORS: Record<
+  string,
+  { first: string; sep: string; named: boolean; ifEmpty: string; reserved: boolean }
+> = {
   "": { first: "", sep: ",", named: false, ifEmpty: "", reserved: false },
   "+": { first: "", sep: ",", named: false, ifEmpty: "", reserved: true },
   "#": { first: "#", sep: ",", named: false, ifEmpty: "", reserved: true },
@@ -114,14 +118,19 @@ const OPERATORS: Record<string, { first: string; sep: string; named: boolean; if
 function encode(value: string, reserved: boolean): string {
   const keep = reserved ? /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]/ : /[A-Za-z0-9\-._~]/;
   let out = "";
-  for (let i = 0; i < value.length; ) {
+  for (let i = 0; i < value.length;) {
     if (reserved && /^%[0-9A-Fa-f]{2}/.test(value.slice(i, i + 3))) {
       out += value.slice(i, i + 3);
       i += 3;
       continue;
     }
     const ch = String.fromCodePoint(value.codePointAt(i)!);
-    out += keep.test(ch) ? ch : encodeURIComponent(ch).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    out += keep.test(ch)
+      ? ch
+      : encodeURIComponent(ch).replace(
+          /[!'()*]/g,
+          (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+        );
     i += ch.length;
   }
   return out;
