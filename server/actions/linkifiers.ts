@@ -7,6 +7,7 @@ import type { RequestContext } from "../context.ts";
 import { JsonableError, OrganizationAdministratorRequiredError } from "../errors.ts";
 import { checkLinkifier, realmLinkifiers } from "../lib/linkifiers.ts";
 import { isStorableId } from "../lib/messages.ts";
+import { refuseNul } from "../lib/text.ts";
 import { activeUserIds, isRealmAdmin } from "../lib/users.ts";
 import type { Tx } from "../db.ts";
 import { inTransaction } from "./transaction.ts";
@@ -33,6 +34,8 @@ async function check(
   exceptId?: number,
 ) {
   checkLinkifier(input.pattern, input.urlTemplate);
+  // PostgreSQL cannot store a NUL (Zulip's database would fail too): refused as in names.
+  refuseNul(input.pattern, "linkifier pattern");
   const same = await tx.realmFilter.findFirst({
     where: { realmId: ctx.realm.id, pattern: input.pattern, NOT: { id: exceptId } },
     select: { id: true },

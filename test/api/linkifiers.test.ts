@@ -126,6 +126,11 @@ describe("linkifiers", () => {
       400,
       "Group 'b' in linkifier pattern is not present in URL template.",
     );
+    await expectError(
+      add("iago", "#(?P<id>[0-9]+)\0", ISSUES),
+      400,
+      "Invalid character in linkifier pattern, at position 16.",
+    );
     const { id } = await expectSuccess(add("iago", "#(?P<id>[0-9]+)", ISSUES));
     await expectError(
       add("iago", "#(?P<id>[0-9]+)", ISSUES),
@@ -222,7 +227,7 @@ describe("linkifiers", () => {
         url_template: "https://tickets.example.com/view?n={n}",
       }).toString(),
     });
-    const body = await response.json();
+    const body = (await response.json()) as { id: number };
     expect(response.status).toBe(200);
     expect(body).toEqual({ result: "success", msg: "", id: expect.any(Number) });
     const reorder = await fetch(`${server.baseUrl}/api/v1/realm/linkifiers`, {
