@@ -2,7 +2,7 @@
  * Topic and content rules of zerver/lib/topic.py, zerver/lib/message.py and
  * zerver/lib/string_validation.py.
  */
-import { Prisma, type Db } from "../db.ts";
+import type { Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { accessSql, type Reader } from "./channel-access.ts";
 import { isStorableId } from "./messages.ts";
