@@ -439,6 +439,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal message flags
+         * @description Add or remove one of the caller's flags on a list of messages. Only `read`, `starred` and
+         *     `collapsed` can be changed: the other flags (`mentioned`, `stream_wildcard_mentioned`,
+         *     `topic_wildcard_mentioned`, `group_mentioned`, `has_alert_word`, `historical`) give "Flag not
+         *     editable: '…'", anything else "Invalid flag: '…'", and an `op` other than `add` and `remove`
+         *     "Invalid message flag operation: '…'".
+         *
+         *     Messages that already have the flag as asked are left alone. Starring (or collapsing) a
+         *     message the caller never received but may read (a channel with shared history) adds it to
+         *     their history (`historical`); a message they may not read gives "Invalid message(s)".
+         *     Marking a message as read needs no access: IDs of messages the caller did not receive are
+         *     ignored. Marking as unread skips the messages of channels the caller is not subscribed to
+         *     (unread messages are always in subscribed channels), and lists those channels in
+         *     `ignored_because_not_subscribed_channels`.
+         *
+         *     The caller's clients get an `update_message_flags` event listing the messages whose flag
+         *     changed (for `read` removed, with each message's `message_details`).
+         *
+         *     **Changes**: `ignored_because_not_subscribed_channels` is new in Zulip 10.0 (feature level 355).
+         */
+        post: operations["update-message-flags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/flags/narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update personal message flags for narrow
+         * @description Add or remove one of the caller's flags on a range of the messages of a narrow: the messages
+         *     `GET /messages` would return for the same `anchor`, `num_before`, `num_after`,
+         *     `include_anchor` and `narrow`. The flags, operations and errors are those of
+         *     `POST /messages/flags`. `num_before + num_after` is reduced to at most 5000 (`num_before`
+         *     keeps at least 2500 of it when both ask for more); `include_anchor=false` is only allowed at
+         *     an end of the range.
+         *
+         *     **Changes**: New in Zulip 6.0 (feature level 155).
+         */
+        post: operations["update-message-flags-for-narrow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_all_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark all messages as read
+         * @deprecated
+         * @description Mark all of the caller's unread messages as read, newest first, in batches each committed
+         *     on its own, so that progress is kept if the request runs long. After 50 seconds it stops and
+         *     answers `complete: false`; the client calls it again. When all are read the caller's clients
+         *     get one `update_message_flags` event with `all: true` and no message IDs.
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`. `complete` is new in
+         *     Zulip 6.0 (feature level 153).
+         */
+        post: operations["mark-all-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_stream_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a channel as read
+         * @deprecated
+         * @description Mark all the caller's unread messages in a channel as read. A channel that does not exist
+         *     or whose messages the caller may not read gives "Invalid channel ID".
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`.
+         */
+        post: operations["mark-stream-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mark_topic_as_read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark messages in a topic as read
+         * @deprecated
+         * @description Mark all the caller's unread messages in a topic of a channel as read. A channel the caller
+         *     may not read gives "Invalid channel ID"; a topic in which the caller has no message gives
+         *     "No such topic '…'". Topics are matched case-insensitively; `(no topic)` and the
+         *     organization's `realm_empty_topic_display_name` name the empty topic.
+         *
+         *     **Changes**: Deprecated in favour of `POST /messages/flags/narrow`.
+         */
+        post: operations["mark-topic-as-read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/{message_id}/read_receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message's read receipts
+         * @description The IDs of the users who have read a message the caller may read, and who share that:
+         *     users with `send_read_receipts` off, deactivated users, the message's sender, users the
+         *     caller has muted and users who have muted the caller are left out. Bots are listed when
+         *     they marked the message as read through the API. The caller is listed when they have read
+         *     it. An organization with `enable_read_receipts` off gives "Read receipts are disabled in
+         *     this organization."; a message the caller may not read "Invalid message(s)".
+         *
+         *     **Changes**: New in Zulip 6.0 (feature level 137).
+         */
+        get: operations["get-read-receipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scheduled_messages": {
         parameters: {
             query?: never;
@@ -697,10 +871,44 @@ export interface paths {
         get: operations["get-stream-by-id"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Archive a channel
+         * @description Archive the channel (Zulip's `do_deactivate_stream`): nobody is unsubscribed, but it takes
+         *     no more messages, leaves the default channels and any organization setting naming it
+         *     (moderation requests, announcements), and Notification Bot says so in it. Clients that
+         *     declared the `archived_channels` capability get a `stream` `update` of `is_archived`, others
+         *     a `stream` `delete`. The caller must administer the channel (as for PATCH); an archived
+         *     channel gives "Channel is already deactivated".
+         */
+        delete: operations["archive-stream"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a channel
+         * @description Change a channel's name, description, privacy, retention, folder, topics policy or
+         *     permission settings, or unarchive it (Zulip's `update_stream_backend`, with its order of
+         *     checks and texts). The caller must administer the channel: an organization administrator, or
+         *     in its `can_administer_channel_group` ("You do not have permission to administer this
+         *     channel." for a user who may read it, "Invalid channel ID" otherwise). Changing privacy and
+         *     the settings that grant access (`can_add_subscribers_group`, `can_subscribe_group`) also need
+         *     content access ("Channel content access is required.").
+         *
+         *     Privacy: `is_private`, `is_web_public` and `history_public_to_subscribers` combine as in Zulip:
+         *     a web-public channel is public with shared history, a public channel has shared history
+         *     ("Invalid parameters" otherwise); `history_public_to_subscribers` defaults to `not is_private`
+         *     when `is_private` is sent. A default channel cannot be private ("A default channel cannot be
+         *     private."), nor can the organization's moderation request channel be public ("Moderation
+         *     request channel must be private."). Making a channel private needs
+         *     `can_create_private_channel_group`, public `can_create_public_channel_group`, web-public the
+         *     server's and organization's web-public settings ("Web-public channels are not enabled.") and
+         *     `can_create_web_public_channel_group` ("Insufficient permission").
+         *
+         *     Notification Bot posts each change of name, description, privacy, retention, topics policy
+         *     and posting permission to the channel's "channel events" topic (unless the organization turned
+         *     those notices off). Everyone who may see the channel gets `stream` `update` events; users who
+         *     lose sight of it get `stream` `delete`, users who gain it `stream` `create` and `peer_add`.
+         */
+        patch: operations["update-stream"];
         trace?: never;
     };
     "/streams/{stream_id}/members": {
@@ -2363,6 +2571,119 @@ export interface paths {
         patch: operations["update-linkifier"];
         trace?: never;
     };
+    "/messages/{message_id}/reactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an emoji reaction
+         * @description React to a message the caller may read with an emoji: a Unicode emoji by Zulip's names
+         *     and codes, one of the organization's custom emoji (`realm_emoji`, its code the custom
+         *     emoji's ID) or Zulip's extra emoji `zulip` (`zulip_extra_emoji`).
+         *
+         *     `emoji_name` alone is enough: the code and type are those of the name (an active custom
+         *     emoji first, then `zulip`, then the Unicode emoji). A reaction with the same code and type
+         *     another user already added to the message counts as a vote for it: it takes that
+         *     reaction's name, and is accepted even when the custom emoji was deactivated since.
+         *
+         *     Reacting to a channel message the caller has not received (a public channel they are not
+         *     subscribed to, or one with shared history) gives them a `historical` row for it, as Zulip
+         *     does. Everyone who may read the message and has it (the channel's subscribers, and users
+         *     holding a row for it) gets a `reaction` event with op `add`. Not in an archived channel.
+         */
+        post: operations["add-reaction"];
+        /**
+         * Remove an emoji reaction
+         * @description Remove the caller's reaction with an emoji from a message. The reaction is named by
+         *     `emoji_code` and `reaction_type` (default `unicode_emoji`), or by `emoji_name` alone, whose
+         *     code is looked up as for adding. The emoji itself is not checked again: a reaction with a
+         *     custom emoji deactivated since can still be removed. Everyone who got the reaction gets a
+         *     `reaction` event with op `remove`.
+         */
+        delete: operations["remove-reaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all custom emoji
+         * @description The organization's custom emoji by ID, deactivated ones included (they still show in old
+         *     messages, reactions and statuses). Every user may list them.
+         */
+        get: operations["get-custom-emoji"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/emoji/{emoji_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload custom emoji
+         * @description Add a custom emoji: the image is sent as `multipart/form-data`, exactly one file under any
+         *     field name (Zulip's clients use `file`, curl examples `filename`). The name is stripped of
+         *     surrounding spaces and its spaces become `_`; it may hold only lowercase English letters,
+         *     digits, `-` and `_`, and must end with a letter or digit. Members of the organization's
+         *     `can_add_custom_emoji_group` may add one (never guests); a name of a Unicode emoji only
+         *     administrators may take. An active custom emoji of the same name is refused; a deactivated
+         *     one does not stand in the way.
+         *
+         *     The image must be PNG, GIF, JPEG or WebP (by the part's type, or its file name's extension
+         *     when the part has none) and at most `MAX_EMOJI_FILE_SIZE_MIB` (5 MiB by default). It is
+         *     stored as uploaded (Zulip resizes it to 64×64; this server has no image library) and
+         *     served publicly at `/user_avatars/{realm_id}/emoji/images/{file_name}`. Every active user
+         *     gets a `realm_emoji` event with op `update`.
+         */
+        post: operations["upload-custom-emoji"];
+        /**
+         * Deactivate custom emoji
+         * @description Deactivate an active custom emoji: it can no longer be used in new messages, reactions
+         *     or statuses, but still shows where it was used. Administrators may deactivate any, other
+         *     users those they added. Every active user gets a `realm_emoji` event with op `update`.
+         *
+         *     **Changes**: Before Zulip 8.0 (feature level 190), an unknown emoji answered 400, not 404.
+         */
+        delete: operations["deactivate-custom-emoji"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3358,6 +3679,11 @@ export interface components {
                 name?: string;
             }[];
             stream_ids: number[];
+            /**
+             * @description Whether the channel was archived (Zulip's marker: only clients without the
+             *     `archived_channels` capability should receive this event for an archiving).
+             */
+            for_archiving?: boolean;
         };
         /**
          * stream update
@@ -4138,12 +4464,172 @@ export interface components {
             realm_linkifiers: components["schemas"]["Linkifier"][];
         };
         /**
+         * reaction_add
+         * @description A user added an emoji reaction to a message; sent to those who may read the message and
+         *     have it (its channel's subscribers, and users with a row for it).
+         */
+        ReactionAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "add";
+            user_id: number;
+            /**
+             * @deprecated
+             * @description The reacting user (use `user_id`).
+             */
+            user: {
+                user_id: number;
+                email: string;
+                full_name: string;
+            };
+            message_id: number;
+            emoji_name: string;
+            emoji_code: string;
+            /** @enum {string} */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
+         * reaction_remove
+         * @description A user removed an emoji reaction from a message; sent to those who may read the message and
+         *     have it (its channel's subscribers, and users with a row for it).
+         */
+        ReactionRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reaction";
+            /** @enum {string} */
+            op: "remove";
+            user_id: number;
+            /**
+             * @deprecated
+             * @description The reacting user (use `user_id`).
+             */
+            user: {
+                user_id: number;
+                email: string;
+                full_name: string;
+            };
+            message_id: number;
+            emoji_name: string;
+            emoji_code: string;
+            /** @enum {string} */
+            reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+        };
+        /**
+         * @description A custom emoji of the organization, deactivated ones included.
+         * @example {
+         *       "id": "1",
+         *       "name": "green_tick",
+         *       "source_url": "/user_avatars/1/emoji/images/1.png",
+         *       "still_url": null,
+         *       "deactivated": false,
+         *       "author_id": 5
+         *     }
+         */
+        RealmEmoji: {
+            /** @description The emoji's ID (the code of reactions and statuses that use it), as its key. */
+            id: string;
+            name: string;
+            /** @description The image's path relative to the server (`/user_avatars/{realm_id}/emoji/images/{file_name}`). */
+            source_url: string;
+            /** @description For an animated image, a still version's path; null otherwise. */
+            still_url: string | null;
+            deactivated: boolean;
+            /** @description Who uploaded it (null when unknown). */
+            author_id: number | null;
+        };
+        /**
+         * realm_emoji_update
+         * @description The organization's custom emoji changed (one was added or deactivated); to every active user,
+         *     with the whole set by ID, deactivated ones included.
+         */
+        RealmEmojiUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update";
+            realm_emoji: {
+                [key: string]: components["schemas"]["RealmEmoji"];
+            };
+        };
+        /**
+         * update_message_flags add
+         * @description A flag was added to some of the user's messages: `messages` lists those whose flag changed.
+         *     `all` is true only when every message was marked as read (`POST /mark_all_as_read`), and then
+         *     `messages` is empty.
+         */
+        UpdateMessageFlagsAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "add";
+            /**
+             * @deprecated
+             * @description Old name of `op` (Zulip 4.0, feature level 32).
+             * @enum {string}
+             */
+            operation: "add";
+            flag: string;
+            messages: number[];
+            all: boolean;
+        };
+        /**
+         * update_message_flags remove
+         * @description A flag was removed from some of the user's messages: `messages` lists those whose flag changed.
+         *     When the flag is `read`, `message_details` describes each message that became unread, so that
+         *     clients can update their unread counts.
+         */
+        UpdateMessageFlagsRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "update_message_flags";
+            /** @enum {string} */
+            op: "remove";
+            /**
+             * @deprecated
+             * @description Old name of `op` (Zulip 4.0, feature level 32).
+             * @enum {string}
+             */
+            operation: "remove";
+            flag: string;
+            messages: number[];
+            /**
+             * @deprecated
+             * @description Always false.
+             */
+            all: boolean;
+            /** @description Only when `flag` is `read`, keyed by message ID. */
+            message_details?: {
+                [key: string]: {
+                    /** @enum {string} */
+                    type: "private" | "stream";
+                    /** @description Present (true) only when the message mentions the user. */
+                    mentioned?: boolean;
+                    /** @description Only for direct messages; the other participants, in numerical order (empty for a message to oneself). */
+                    user_ids?: number[];
+                    /** @description Only for channel messages. */
+                    stream_id?: number;
+                    /** @description Only for channel messages. */
+                    topic?: string;
+                    /**
+                     * @deprecated
+                     * @description Only for channel messages; an internal detail clients should ignore.
+                     */
+                    unmuted_stream_msg?: boolean;
+                };
+            };
+        };
+        /**
          * @description An event of a queue: one schema per `type` (and per `op` where Zulip splits them), each
          *     with Zulip's fields. `type` (then `op`) tells them apart: in TypeScript,
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4267,6 +4753,15 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["JsonError"];
+            };
+        };
+        /** @description A parameter is missing or invalid, or a message or channel is not accessible. */
+        flags_errors: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"] | components["schemas"]["BadNarrowError"];
             };
         };
     };
@@ -5875,6 +6370,302 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
         };
     };
+    "update-message-flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         4,
+                 *         8,
+                 *         15
+                 *       ],
+                 *       "op": "add",
+                 *       "flag": "read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of the messages, as a JSON list. */
+                    messages: number[];
+                    /** @description `add` or `remove`. */
+                    op: string;
+                    /** @description The flag to add or remove (`read`, `starred` or `collapsed`). */
+                    flag: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "messages": [
+                     *         4,
+                     *         8,
+                     *         15
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The message IDs of the request, as sent (kept for backwards compatibility,
+                         *     as Zulip does: the event says which changed).
+                         */
+                        messages: number[];
+                        /**
+                         * @description Present only when removing `read`: the channels whose messages were not
+                         *     marked as unread because the caller is not subscribed to them.
+                         */
+                        ignored_because_not_subscribed_channels?: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-message-flags-for-narrow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "anchor": "newest",
+                 *       "num_before": 10,
+                 *       "num_after": 0,
+                 *       "narrow": [
+                 *         {
+                 *           "operator": "channel",
+                 *           "operand": "Verona"
+                 *         }
+                 *       ],
+                 *       "op": "add",
+                 *       "flag": "read"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description A message ID, or `newest`, `oldest` or `first_unread` (the oldest unread
+                     *     message of the narrow, else the newest). Any integer is accepted: a negative one
+                     *     is taken as 0, one above 10000000000000000 as 10000000000000000; anything else
+                     *     gives "Invalid anchor".
+                     */
+                    anchor: string | number;
+                    /**
+                     * @description Whether the anchor message itself is in the range when it matches the narrow.
+                     * @default true
+                     */
+                    include_anchor?: boolean;
+                    /** @description How many matching messages before the anchor, at most. */
+                    num_before: number;
+                    /** @description How many matching messages after the anchor, at most. */
+                    num_after: number;
+                    /** @description The narrow, as in `GET /messages`; an empty list is the combined feed. */
+                    narrow: components["schemas"]["NarrowTerm"][];
+                    /** @description `add` or `remove`. */
+                    op: string;
+                    /** @description The flag to add or remove (`read`, `starred` or `collapsed`). */
+                    flag: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "processed_count": 11,
+                     *       "updated_count": 8,
+                     *       "first_processed_id": 35,
+                     *       "last_processed_id": 55,
+                     *       "found_oldest": false,
+                     *       "found_newest": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description How many messages the range held. */
+                        processed_count: number;
+                        /** @description How many of them had their flag changed. */
+                        updated_count: number;
+                        /** @description The oldest message of the range, or null when it was empty. */
+                        first_processed_id: number | null;
+                        /** @description The newest message of the range, or null when it was empty. */
+                        last_processed_id: number | null;
+                        /** @description Whether the range reached the oldest message of the narrow. */
+                        found_oldest: boolean;
+                        /** @description Whether the range reached the newest message of the narrow. */
+                        found_newest: boolean;
+                        /**
+                         * @description Present only when removing `read`: the channels whose messages were not
+                         *     marked as unread because the caller is not subscribed to them.
+                         */
+                        ignored_because_not_subscribed_channels?: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-all-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "complete": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether every unread message was marked as read (false when time ran out). */
+                        complete: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-stream-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 3
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channel's ID. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "mark-topic-as-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 3,
+                 *       "topic_name": "new coffee machine"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The channel's ID. */
+                    stream_id: number;
+                    /** @description The topic's name. */
+                    topic_name: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["flags_errors"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-read-receipts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "user_ids": [
+                     *         3,
+                     *         7,
+                     *         9
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        user_ids: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Read receipts are disabled, or the message is not accessible. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
     "get-scheduled-messages": {
         parameters: {
             query?: never;
@@ -7106,6 +7897,134 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "archive-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel the caller may not see gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "new_name": "Italy",
+                 *       "description": "Discuss Italian history and travel destinations.",
+                 *       "is_private": true
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The new name, stripped of surrounding whitespace: the rules of channel creation
+                     *     ("Channel name too long (limit: 60 characters).", "Channel name can't be empty.",
+                     *     "Invalid character in channel name, at position N."), not the current name
+                     *     ("Channel already has that name."), not another channel's ("Channel name already
+                     *     in use."). Changing only its case is allowed.
+                     */
+                    new_name?: string;
+                    /** @description The new description (Markdown, at most 1024 characters); newlines become spaces. */
+                    description?: string;
+                    /** @description Whether the channel is private. */
+                    is_private?: boolean;
+                    /** @description Whether the channel is web-public. */
+                    is_web_public?: boolean;
+                    /** @description Whether subscribers may read messages sent before they subscribed. */
+                    history_public_to_subscribers?: boolean;
+                    /**
+                     * @description Add the channel to, or remove it from, the organization's default channels
+                     *     (administrators only: "You do not have permission to change default channels.").
+                     */
+                    is_default_stream?: boolean;
+                    /**
+                     * @description A number of days, `realm_default` or `unlimited` (organization owners only:
+                     *     `UNAUTHORIZED_PRINCIPAL`, "Must be an organization owner"); anything else gives
+                     *     "Bad value for 'message_retention_days': <value>".
+                     */
+                    message_retention_days?: string | number;
+                    /**
+                     * @description `false` unarchives an archived channel ("Channel is not currently deactivated"
+                     *     for one that is not; "Channel is private and have no subscribers" for a private
+                     *     one nobody is subscribed to). `true` does nothing: archive with DELETE.
+                     *
+                     *     **Changes**: New in Zulip 11.0 (feature level 388).
+                     */
+                    is_archived?: boolean;
+                    /** @description The channel folder to put the channel in, or `null` for none. */
+                    folder_id?: number | null;
+                    /**
+                     * @description The channel's topics policy; needs the organization's `can_set_topics_policy_group`
+                     *     ("Insufficient permission").
+                     * @enum {string}
+                     */
+                    topics_policy?: "inherit" | "allow_empty_topic" | "disable_empty_topic" | "empty_topic_only";
+                    /** @description The new value of the channel's `can_add_subscribers_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_add_subscribers_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_administer_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_administer_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_create_topic_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_create_topic_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_delete_any_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_delete_own_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_move_messages_out_of_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_move_messages_out_of_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_move_messages_within_channel_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_move_messages_within_channel_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_remove_subscribers_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_remove_subscribers_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_resolve_topics_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_resolve_topics_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_send_message_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_send_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description The new value of the channel's `can_subscribe_group`, as a group-setting update (`new`, and optionally the expected `old`). */
+                    can_subscribe_group?: components["schemas"]["GroupSettingUpdateValue"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description A parameter is invalid, a folder or group does not exist, or the caller lacks a
+             *     permission.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["IncompatibleParametersError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
         };
     };
@@ -10766,6 +11685,250 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+        };
+    };
+    "add-reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "emoji_name": "octopus"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The emoji's name (`octopus`, a custom emoji's name, `zulip`). */
+                    emoji_name: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points (`1f419`); for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji's name. Clients that show
+                     *     reactions send it, so that a reaction whose emoji was renamed or deactivated is
+                     *     still named exactly.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji` (any other value is refused
+                     *     with "Invalid emoji type." when it is checked).
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, `emoji_name` is missing, the
+             *     emoji is unknown or its name, code and type disagree, or the caller already reacted
+             *     with this emoji.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target message's ID.
+                 * @example 42
+                 */
+                message_id: components["parameters"]["MessageIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "emoji_name": "octopus"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The emoji's name (`octopus`, a custom emoji's name, `zulip`). */
+                    emoji_name?: string;
+                    /**
+                     * @description For `unicode_emoji`, dash-separated hex code points (`1f419`); for `realm_emoji`, the
+                     *     custom emoji's ID; for `zulip_extra_emoji`, the emoji's name. Clients that show
+                     *     reactions send it, so that a reaction whose emoji was renamed or deactivated is
+                     *     still named exactly.
+                     */
+                    emoji_code?: string;
+                    /**
+                     * @description `unicode_emoji`, `realm_emoji` or `zulip_extra_emoji` (any other value is refused
+                     *     with "Invalid emoji type." when it is checked).
+                     */
+                    reaction_type?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, neither name nor code was
+             *     given, the name is unknown, or the caller has no such reaction.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "emoji": {
+                     *         "1": {
+                     *           "id": "1",
+                     *           "name": "green_tick",
+                     *           "source_url": "/user_avatars/1/emoji/images/1.png",
+                     *           "still_url": null,
+                     *           "deactivated": false,
+                     *           "author_id": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        emoji: {
+                            [key: string]: components["schemas"]["RealmEmoji"];
+                        };
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "upload-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image, in a part with a file name (any field name).
+                     */
+                    filename?: string;
+                };
+                /** @example {} */
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A bad name, no permission, a name taken, not exactly one file, a file too large or not an image. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "deactivate-custom-emoji": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The custom emoji's name.
+                 * @example green_tick
+                 */
+                emoji_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description Neither an administrator nor the emoji's author. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator or emoji author",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No active custom emoji of this name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Emoji 'green_tick' does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
         };
     };
 }

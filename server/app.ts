@@ -50,8 +50,8 @@ function jsonFormDecoder(spec: LoadedSpec) {
   };
 }
 
-/** Any path that names user uploads, as http/uploads.ts matches them (case-insensitively). */
-const USER_UPLOADS = /^(\/api\/v1)?\/user_uploads/i;
+/** Any path that names user uploads, uploads a custom emoji or names its image, as http/uploads.ts matches them. */
+const USER_UPLOADS = /^(\/api\/v1)?\/user_uploads|^\/api\/v1\/realm\/emoji\/|^\/user_avatars\//i;
 
 /**
  * The validator's request check, skipped for operations that take no input at all (no

@@ -31,6 +31,8 @@ export interface Config {
   pgliteFsync: boolean;
   /** Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE). */
   maxFileUploadSizeMib: number;
+  /** Largest custom emoji image POST /realm/emoji/{name} accepts, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB). */
+  maxEmojiFileSizeMib: number;
   /** Whether organizations may have web-public channels (Zulip's WEB_PUBLIC_STREAMS_ENABLED; off by default, as in production). */
   webPublicStreamsEnabled: boolean;
   /** GET /metrics (Prometheus) on a listener of its own; off (undefined) unless METRICS_PORT is set. */
@@ -210,6 +212,14 @@ export function configFromEnv(
       env,
       "MAX_FILE_UPLOAD_SIZE",
       25,
+      1,
+      1_000_000,
+      "a whole number of MiB",
+    ),
+    maxEmojiFileSizeMib: integer(
+      env,
+      "MAX_EMOJI_FILE_SIZE_MIB",
+      5,
       1,
       1_000_000,
       "a whole number of MiB",

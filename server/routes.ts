@@ -40,6 +40,12 @@ import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
+import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import {
+  deactivateCustomEmoji,
+  getCustomEmoji,
+  uploadCustomEmoji,
+} from "./handlers/realm-emoji.ts";
 import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -66,6 +72,7 @@ import {
   subscribe,
   unsubscribe,
 } from "./handlers/subscriptions.ts";
+import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import {
   createChannelFolder,
   getChannelFolders,
@@ -105,6 +112,14 @@ import {
   reorderLinkifiers,
   updateLinkifier,
 } from "./handlers/linkifiers.ts";
+import {
+  markAllAsRead,
+  markStreamAsRead,
+  markTopicAsRead,
+  updateMessageFlags,
+  updateMessageFlagsForNarrow,
+} from "./handlers/message-flags.ts";
+import { getReadReceipts } from "./handlers/read-receipts.ts";
 
 export const handlers = {
   "get-server-settings": getServerSettings,
@@ -133,6 +148,8 @@ export const handlers = {
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,
   "get-stream-id": getStreamId,
+  "update-stream": updateStream,
+  "archive-stream": archiveStream,
   "get-subscribers": getSubscribers,
   "get-subscriptions": getSubscriptions,
   subscribe,
@@ -200,6 +217,17 @@ export const handlers = {
   "add-linkifier": addLinkifier,
   "update-linkifier": updateLinkifier,
   "remove-linkifier": removeLinkifier,
+  "add-reaction": addReaction,
+  "remove-reaction": removeReaction,
+  "get-custom-emoji": getCustomEmoji,
+  "upload-custom-emoji": uploadCustomEmoji,
+  "deactivate-custom-emoji": deactivateCustomEmoji,
+  "update-message-flags": updateMessageFlags,
+  "update-message-flags-for-narrow": updateMessageFlagsForNarrow,
+  "mark-all-as-read": markAllAsRead,
+  "mark-stream-as-read": markStreamAsRead,
+  "mark-topic-as-read": markTopicAsRead,
+  "get-read-receipts": getReadReceipts,
 } satisfies HandlerMap;
 
 /**

@@ -25,6 +25,7 @@ import {
 import { can } from "../lib/permissions.ts";
 import { accessChannelFolder } from "../lib/channel-folders.ts";
 import { metadataAudience, toChannelDicts } from "../lib/channels.ts";
+import { permissionPolicyName, RETAIN_FOREVER } from "../lib/channel-settings.ts";
 import { defaultChannelDicts } from "../lib/register-state.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../lib/message-links.ts";
 import { refuseNul, unprintablePosition } from "../lib/text.ts";
@@ -35,8 +36,6 @@ import { inTransaction } from "./transaction.ts";
 export const MAX_CHANNEL_NAME_LENGTH = 60;
 /** Realm.STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
 export const CHANNEL_EVENTS_TOPIC = "channel events";
-/** Stream.MESSAGE_RETENTION_SPECIAL_VALUES_MAP's unlimited. */
-const RETAIN_FOREVER = -1;
 
 export interface NewChannel {
   name: string;
@@ -146,7 +145,7 @@ export function checkChannelName(raw: string): string {
 }
 
 /** parse_message_retention_days for channels: null (the organization's), -1 (unlimited) or a number of days. */
-function parseRetentionDays(value: number | string): number | null {
+export function parseRetentionDays(value: number | string): number | null {
   if (value === "realm_default") return null;
   if (value === "unlimited" || value === "forever") return RETAIN_FOREVER;
   if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
@@ -154,7 +153,7 @@ function parseRetentionDays(value: number | string): number | null {
 }
 
 /** A description as stored: newlines become spaces (Zulip's create_stream_if_needed), NUL refused. */
-function channelDescription(raw: string): string {
+export function channelDescription(raw: string): string {
   return refuseNul(raw.replace(/\n/g, " "), "channel description");
 }
 
@@ -315,15 +314,6 @@ async function announceCreation(
     );
 }
 
-/** get_stream_permission_policy_key's names for the "channel events" message. */
-function policyName(stream: Stream) {
-  if (stream.isWebPublic) return "Web-public";
-  if (!stream.inviteOnly) return "Public";
-  return stream.historyPublicToSubscribers
-    ? "Private, shared history"
-    : "Private, protected history";
-}
-
 /**
  * send_messages_for_new_subscribers' messages about new channels, after their subscribers were
  * added: with `announce`, Notification Bot's announcement in the organization's new-channel
@@ -359,23 +349,39 @@ export async function doAnnounceNewChannels(
       { readByUserIds: readBy },
     );
   }
-  if (!realm.sendChannelEventsMessages) return;
   for (const stream of streams) {
     const description = stream.description === "" ? "*No description.*" : stream.description;
-    const content = `**${policyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
-    // channel_events_topic_name: a channel that allows only the empty topic gets it there.
-    const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
-    await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      realm,
-      bot,
-      { kind: "channel", streamId: stream.id, topic },
-      content,
-      { readByUserIds: readBy },
-    );
+    const content = `**${permissionPolicyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
+    await sendChannelEventsNotice(tx, events, ctx, bot, stream, content, readBy);
   }
+}
+
+/**
+ * maybe_send_channel_events_notice: Notification Bot's notice about a channel in the channel
+ * itself, topic "channel events" (the empty topic in a channel that allows only that), unless the
+ * organization turned those notices off. Archived channels take it too.
+ */
+export async function sendChannelEventsNotice(
+  tx: Tx,
+  events: PendingEvents,
+  ctx: Pick<RequestContext, "realm" | "config" | "now">,
+  bot: InternalSender,
+  stream: Pick<Stream, "id" | "topicsPolicy">,
+  content: string,
+  readBy?: ReadonlySet<number>,
+) {
+  if (!ctx.realm.sendChannelEventsMessages) return;
+  const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
+  await internalSendMessage(
+    tx,
+    events,
+    ctx,
+    ctx.realm,
+    bot,
+    { kind: "channel", streamId: stream.id, topic },
+    content,
+    { readByUserIds: readBy },
+  );
 }
 
 /**

@@ -24,6 +24,7 @@ import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../erro
 import { accessAttachment, type StoredAttachment } from "../lib/attachments.ts";
 import {
   contentDisposition,
+  guessType,
   incomingDir,
   pathIdFromToken,
   removeFile,
@@ -33,6 +34,7 @@ import {
   uploadedFileName,
   type ReceivedFile,
 } from "../lib/uploads.ts";
+import { emojiPathId } from "../lib/realm-emoji.ts";
 import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
 
 /** What the multipart body of an upload held, for the handler to judge. */
@@ -60,6 +62,13 @@ export function receivedUpload(body: object): ReceivedUpload {
 
 class SecondFile extends Error {}
 
+/** The operations whose multipart body is a file streamed here, with their size limits (MiB). */
+function uploadLimitMib(config: AppDeps["config"], path: string): number | null {
+  if (/^\/api\/v1\/user_uploads\/?$/i.test(path)) return config.maxFileUploadSizeMib;
+  if (/^\/api\/v1\/realm\/emoji\/[^/]+$/.test(path)) return config.maxEmojiFileSizeMib;
+  return null;
+}
+
 const MAX_FIELD_SIZE = 25 * 1024 * 1024;
 
 function uploadBodyParser(deps: AppDeps) {
@@ -73,19 +82,15 @@ function uploadBodyParser(deps: AppDeps) {
     filename: (_req, _file, cb) => cb(null, randomBytes(16).toString("hex")),
   });
   return function parseUpload(req: Request, res: Response, next: NextFunction) {
-    if (
-      req.method !== "POST" ||
-      !/^\/api\/v1\/user_uploads\/?$/i.test(req.path) ||
-      !req.is("multipart/form-data")
-    )
-      return next();
+    const limitMib = req.method === "POST" ? uploadLimitMib(deps.config, req.path) : null;
+    if (limitMib === null || !req.is("multipart/form-data")) return next();
     const received: ReceivedUpload = { files: [], tooMany: false, tooLarge: false };
     let accepted = 0;
     const parse = multer({
       storage,
       defParamCharset: "utf8",
       limits: {
-        fileSize: deps.config.maxFileUploadSizeMib * 1024 * 1024,
+        fileSize: limitMib * 1024 * 1024,
         fieldSize: MAX_FIELD_SIZE,
       },
       // Parts that name no file are skipped, as Django skips them; a second file stops the upload.
@@ -250,6 +255,35 @@ function fileRoutes(deps: AppDeps) {
   };
 }
 
+/**
+ * `/user_avatars/<realm_id>/emoji/images/<file>`: custom emoji images, public as Zulip serves
+ * them (no authentication; the hashed names are not enumerable), only those types a browser may
+ * show in place.
+ */
+function emojiImages(deps: AppDeps) {
+  return function userAvatars(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/user_avatars\/([0-9]+)\/emoji\/images\/([0-9a-f]+\.[a-z]+)$/.exec(req.path);
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    const contentType = guessType(m[2]!);
+    const path = storedFilePath(deps.config, emojiPathId(Number(m[1]), m[2]!));
+    if (!path || !servesInline(contentType))
+      return next(new ResourceNotFoundError("File not found"));
+    res.set({
+      "Content-Type": contentType!,
+      "Cache-Control": "public, max-age=86400",
+      "X-Content-Type-Options": "nosniff",
+    });
+    res.sendFile(path, { cacheControl: false }, (err?: Error & { code?: string }) => {
+      if (!err || res.headersSent || err.code === "ECONNABORTED") return;
+      next(
+        err.code === "ENOENT" || err.code === "ENOTDIR"
+          ? new ResourceNotFoundError("File not found")
+          : err,
+      );
+    });
+  };
+}
+
 /** Escapes the slashes of the filename part so that `{filename}` matches it (see the file comment). */
 function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction) {
   if (req.method === "GET" || req.method === "HEAD") {
@@ -261,5 +295,5 @@ function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction)
 
 /** Plain middleware, not an Express router, which would answer OPTIONS for its paths by itself. */
 export function uploadRoutes(deps: AppDeps) {
-  return [uploadBodyParser(deps), escapeFilenameSlashes, fileRoutes(deps)];
+  return [uploadBodyParser(deps), escapeFilenameSlashes, fileRoutes(deps), emojiImages(deps)];
 }

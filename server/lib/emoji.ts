@@ -2,7 +2,7 @@
  * Which emoji a request may name (zerver/lib/emoji.py get_emoji_data, check_emoji_request): the
  * Unicode emoji by Zulip's names and codes (the Markdown renderer's tables), the organization's
  * active custom emoji (code = the realm_emoji row's id), and Zulip's extra emoji (`zulip`).
- * Statuses use it; reactions will too, so it knows nothing of either.
+ * Statuses and reactions use it, so it knows nothing of either.
  */
 import type { Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
@@ -37,6 +37,8 @@ export async function emojiDataForName(
   realmId: number,
   emojiName: string,
 ): Promise<EmojiData> {
+  // PostgreSQL text cannot hold NUL: such a name names nothing, and must not reach a query.
+  if (emojiName.includes("\0")) throw new JsonableError(`Emoji '${emojiName}' does not exist`);
   const custom = await db.realmEmoji.findFirst({
     where: { realmId, name: emojiName, deactivated: false, fileName: { not: null } },
     select: { id: true },

@@ -1,4 +1,5 @@
 /** Per-user message flags: Zulip's UserMessage.flags bit field. */
+import { JsonableError } from "../errors.ts";
 
 /** Bit positions of UserMessage.flags, in Zulip's order (zerver/models/messages.py). */
 export const FLAG_BITS = {
@@ -9,6 +10,9 @@ export const FLAG_BITS = {
   stream_wildcard_mentioned: 1n << 4n,
   topic_wildcard_mentioned: 1n << 5n,
   group_mentioned: 1n << 6n,
+  // Unused by Zulip's clients, but flags all the same: the API refuses to edit them.
+  force_expand: 1n << 7n,
+  force_collapse: 1n << 8n,
   has_alert_word: 1n << 9n,
   historical: 1n << 10n,
   is_private: 1n << 11n,
@@ -39,4 +43,20 @@ export function flagsToList(flags: bigint): string[] {
 
 export function flagsOf(...names: FlagName[]): bigint {
   return names.reduce((acc, n) => acc | FLAG_BITS[n], 0n);
+}
+
+/** Flags that never reach the API (Zulip's NON_API_FLAGS): "Invalid flag" like an unknown name. */
+const NON_API_FLAGS: ReadonlySet<string> = new Set(["is_private", "active_mobile_push_notification"]);
+/** The flags a user may add and remove (Zulip's flags outside NON_EDITABLE_FLAGS). */
+const EDITABLE_FLAGS: ReadonlySet<string> = new Set(["read", "starred", "collapsed"]);
+
+/** What a read is taken to have where the user has no user_message row (Zulip's DEFAULT_HISTORICAL_FLAGS). */
+export const DEFAULT_HISTORICAL_FLAGS = FLAG_BITS.read | FLAG_BITS.historical;
+
+/** Checks a flag named by the API: unknown gives "Invalid flag", bookkeeping ones "Flag not editable". */
+export function editableFlag(flag: string): FlagName {
+  if (!Object.hasOwn(FLAG_BITS, flag) || NON_API_FLAGS.has(flag))
+    throw new JsonableError(`Invalid flag: '${flag}'`);
+  if (!EDITABLE_FLAGS.has(flag)) throw new JsonableError(`Flag not editable: '${flag}'`);
+  return flag as FlagName;
 }

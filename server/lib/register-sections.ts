@@ -173,24 +173,8 @@ export async function alertWords(db: Db, userId: number): Promise<string[]> {
   return rows.map((r) => r.word);
 }
 
-/** `realm_emoji`: the organization's custom emoji by id, deactivated ones included (Realm.get_emoji). */
-export async function realmEmojiDicts(db: Db, realmId: number) {
-  const rows = await db.realmEmoji.findMany({ where: { realmId }, orderBy: { id: "asc" } });
-  const url = (file: string | null) => `/user_avatars/${realmId}/emoji/images/${file ?? ""}`;
-  return Object.fromEntries(
-    rows.map((e) => [
-      String(e.id),
-      {
-        id: String(e.id),
-        name: e.name,
-        source_url: url(e.fileName),
-        ...(e.isAnimated ? { still_url: url(`still/${e.fileName ?? ""}`) } : { still_url: null }),
-        deactivated: e.deactivated,
-        author_id: e.authorId,
-      },
-    ]),
-  );
-}
+/** `realm_emoji`: written with the custom emoji themselves. */
+export { realmEmojiDicts } from "./realm-emoji.ts";
 
 export async function realmDomains(db: Db, realmId: number) {
   const rows = await db.realmDomain.findMany({ where: { realmId }, orderBy: { domain: "asc" } });

@@ -2,7 +2,7 @@
  * Register's `unread_msgs` (zerver/lib/message.py get_raw_unread_data + aggregate_unread_data):
  * the user's newest unread messages, grouped by conversation, in one statement.
  */
-import type { Db } from "../db.ts";
+import { Prisma, type Db, type RawTx } from "../db.ts";
 import { FLAG_BITS } from "./flags.ts";
 import { RecipientType } from "./recipients.ts";
 import { TopicVisibility } from "./topics.ts";
@@ -26,15 +26,20 @@ interface UnreadRow {
 const PERSONAL_MENTION = FLAG_BITS.mentioned | FLAG_BITS.group_mentioned;
 const WILDCARD_MENTION = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_wildcard_mentioned;
 
-export async function unreadMessages(
-  db: Db,
-  userId: number,
-  options: { emptyTopicName: string | null },
-) {
+/**
+ * The user's unread rows (get_raw_unread_data), newest first, at most MAX_UNREAD_MESSAGES + 1:
+ * all their unread messages, or (`messageIds`) those listed, read or not, as the
+ * `message_details` of messages just marked unread need.
+ */
+function unreadRows(db: Db | RawTx, userId: number, messageIds: number[] | null) {
   // Messages of channels the user left, and from muted users, are not unread (Zulip excludes
   // inactive subscriptions' recipients and muted senders). Group DM members are aggregated once
   // per group, not per message.
-  const rows = await db.$queryRaw<UnreadRow[]>`
+  const which =
+    messageIds === null
+      ? Prisma.sql`(um.flags & 1) = 0`
+      : Prisma.sql`um.message_id = ANY (${messageIds}::int[])`;
+  return db.$queryRaw<UnreadRow[]>`
     WITH u AS (
       SELECT um.message_id AS id, m.sender_id, m.recipient_id, r.type, r.type_id, m.subject, um.flags,
              s.is_muted AS stream_muted, ut.visibility_policy
@@ -44,7 +49,7 @@ export async function unreadMessages(
       LEFT JOIN subscription s ON r.type = ${RecipientType.STREAM} AND s.user_profile_id = um.user_profile_id AND s.recipient_id = m.recipient_id
       LEFT JOIN user_topic ut ON r.type = ${RecipientType.STREAM} AND ut.user_profile_id = um.user_profile_id
            AND ut.stream_id = r.type_id AND ut.topic_name_lower = lower(m.subject)
-      WHERE um.user_profile_id = ${userId} AND (um.flags & 1) = 0
+      WHERE um.user_profile_id = ${userId} AND ${which}
         AND (r.type <> ${RecipientType.STREAM} OR s.active)
         AND NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_profile_id = ${userId} AND mu.muted_user_id = m.sender_id)
       ORDER BY um.message_id DESC
@@ -56,6 +61,68 @@ export async function unreadMessages(
       GROUP BY s.recipient_id
     )
     SELECT u.*, g.member_ids FROM u LEFT JOIN g ON g.recipient_id = u.recipient_id ORDER BY u.id`;
+}
+
+/** What aggregate_unread_data reads off a row: whether its conversation is muted, whether it mentions the user. */
+function classify(row: UnreadRow): { muted: boolean; mentioned: boolean } {
+  const flags = BigInt(row.flags);
+  if (row.type !== RecipientType.STREAM)
+    return { muted: false, mentioned: (flags & (PERSONAL_MENTION | WILDCARD_MENTION)) !== 0n };
+  const policy = row.visibility_policy ?? TopicVisibility.INHERIT;
+  const muted =
+    policy === TopicVisibility.MUTED ||
+    (row.stream_muted === true &&
+      policy !== TopicVisibility.UNMUTED &&
+      policy !== TopicVisibility.FOLLOWED);
+  // Wildcard mentions count only where the conversation is not muted.
+  const mentioned =
+    (flags & PERSONAL_MENTION) !== 0n || ((flags & WILDCARD_MENTION) !== 0n && !muted);
+  return { muted, mentioned };
+}
+
+/** A group DM's other members, in numerical order, from its member list. */
+function othersOf(memberIds: string | null, userId: number): number[] {
+  return (memberIds ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map(Number)
+    .filter((id) => id !== userId)
+    .sort((a, b) => a - b);
+}
+
+/**
+ * The `message_details` of an `update_message_flags` event removing `read`
+ * (format_unread_message_details), keyed by message id: the listed messages the user now has
+ * unread, as their clients add them to `unread_msgs`.
+ */
+export async function unreadMessageDetails(db: Db | RawTx, userId: number, messageIds: number[]) {
+  const details: Record<string, Record<string, unknown>> = {};
+  if (!messageIds.length) return details;
+  for (const row of await unreadRows(db, userId, messageIds)) {
+    const { muted, mentioned } = classify(row);
+    const entry: Record<string, unknown> =
+      row.type === RecipientType.STREAM
+        ? { type: "stream", stream_id: row.type_id, topic: row.subject, unmuted_stream_msg: !muted }
+        : row.type === RecipientType.PERSONAL
+          ? {
+              type: "private",
+              user_ids: [row.sender_id === userId ? row.type_id : row.sender_id].filter(
+                (id) => id !== userId,
+              ),
+            }
+          : { type: "private", user_ids: othersOf(row.member_ids, userId) };
+    if (mentioned) entry.mentioned = true;
+    details[String(row.id)] = entry;
+  }
+  return details;
+}
+
+export async function unreadMessages(
+  db: Db,
+  userId: number,
+  options: { emptyTopicName: string | null },
+) {
+  const rows = await unreadRows(db, userId, null);
   const missing = rows.length > MAX_UNREAD_MESSAGES;
   if (missing) rows.shift();
 
@@ -69,14 +136,9 @@ export async function unreadMessages(
   let count = 0;
   for (const row of rows) {
     const id = row.id;
-    const flags = BigInt(row.flags);
+    const { muted, mentioned } = classify(row);
+    if (mentioned) mentions.push(id);
     if (row.type === RecipientType.STREAM) {
-      const policy = row.visibility_policy ?? TopicVisibility.INHERIT;
-      const muted =
-        policy === TopicVisibility.MUTED ||
-        (row.stream_muted === true &&
-          policy !== TopicVisibility.UNMUTED &&
-          policy !== TopicVisibility.FOLLOWED);
       const topic =
         row.subject === "" && options.emptyTopicName !== null
           ? options.emptyTopicName
@@ -87,13 +149,9 @@ export async function unreadMessages(
         streams.set(key, (entry = { stream_id: row.type_id, topic, unread_message_ids: [] }));
       entry.unread_message_ids.push(id);
       if (!muted) count++;
-      // Wildcard mentions count only where the conversation is not muted (aggregate_unread_data).
-      if ((flags & PERSONAL_MENTION) !== 0n || ((flags & WILDCARD_MENTION) !== 0n && !muted))
-        mentions.push(id);
       continue;
     }
     count++;
-    if ((flags & (PERSONAL_MENTION | WILDCARD_MENTION)) !== 0n) mentions.push(id);
     if (row.type === RecipientType.PERSONAL) {
       const other = row.sender_id === userId ? row.type_id : row.sender_id;
       if (!pms.has(other)) pms.set(other, []);

@@ -3,8 +3,8 @@
  * relation of a user to it, every path gives the answer of Zulip's has_message_access
  * (lib/channel-access.ts): GET /messages/{id}, a channel narrow, a search, matches_narrow (which
  * also needs a user_message row), the edit history, the file the message links, PATCH (which
- * checks access before "Nothing to change"), and the message event (which goes to those
- * subscribed when it was sent).
+ * checks access before "Nothing to change"), a reaction (checked before its emoji), and the
+ * message event (which goes to those subscribed when it was sent).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
@@ -218,6 +218,11 @@ async function answers(who: Who, f: Fixture) {
     params: { path: { message_id: f.messageId } },
     body: { topic: f.topic } as never,
   });
+  // An invalid emoji code: an accessible message gets as far as the emoji check.
+  const reaction = await client.POST("/messages/{message_id}/reactions", {
+    params: { path: { message_id: f.messageId } },
+    body: { emoji_name: "octopus", emoji_code: "zzzz", reaction_type: "unicode_emoji" } as never,
+  });
   return {
     fetch: fetched.response.status === 200,
     narrow: inChannel.includes(f.messageId),
@@ -230,6 +235,7 @@ async function answers(who: Who, f: Fixture) {
     event: eventMessageIds.get(who)!.has(f.messageId),
     fileStatus: file.status,
     fetchError: (fetched.error as { msg?: string } | undefined)?.msg,
+    reactionMsg: (reaction.error as { msg?: string } | undefined)?.msg,
   };
 }
 
@@ -251,6 +257,7 @@ describe("one access rule over every read path", () => {
           event: received,
           fileStatus: access ? 200 : 403,
           fetchError: access ? undefined : "Invalid message(s)",
+          reactionMsg: access ? "Invalid emoji code." : "Invalid message(s)",
         });
       });
     }

@@ -536,6 +536,9 @@ async function main() {
       send_notification_to_new_thread: false,
     });
 
+  if (adminUrl) await benchFlags(p, add, query);
+  else console.log("\n(flag writes are timed on PostgreSQL only: their set-up marks rows unread in SQL)");
+
   console.log("\n");
   const width = Math.max(...rows.map((r) => r.label.length)) + 2;
   console.log(
@@ -561,6 +564,93 @@ async function main() {
   );
   if (adminUrl) await close();
   return failed;
+}
+
+/**
+ * Read state at scale, on PostgreSQL: marking the biggest channel read (flags/narrow, 5000 at a
+ * time, and mark_stream_as_read), mark_all_as_read with that channel unread, and /messages/flags
+ * with 1000 ids. Each timed call starts from rows made unread in SQL (not timed); the reader's
+ * read state is put back as it was at the end, and historical rows the bench made are deleted.
+ */
+async function benchFlags(
+  p: Awaited<ReturnType<typeof pick>>,
+  add: (
+    label: string,
+    target: number | null,
+    fn: () => Promise<{ ms: number; body: any }>,
+    count?: (body: any) => string,
+  ) => Promise<void>,
+  query: Query,
+) {
+  const reader = p.reader.id;
+  const unread = (
+    await query(
+      "SELECT coalesce(array_agg(message_id), '{}') AS ids FROM user_message WHERE user_profile_id = $1 AND (flags & 1) = 0",
+      [reader],
+    )
+  )[0].ids as number[];
+  const lastRow = (await query("SELECT coalesce(max(id), 0) AS id FROM user_message"))[0].id;
+  const channelUnread = () =>
+    query(
+      `UPDATE user_message um SET flags = um.flags & ~1::bigint FROM message m
+       WHERE um.user_profile_id = $1 AND m.id = um.message_id AND m.recipient_id = $2`,
+      [reader, p.big.recipient_id],
+    );
+  const channelRows = Number(
+    (
+      await query(
+        "SELECT count(*) AS n FROM user_message um JOIN message m ON m.id = um.message_id WHERE um.user_profile_id = $1 AND m.recipient_id = $2",
+        [reader, p.big.recipient_id],
+      )
+    )[0].n,
+  );
+  const n = channelRows.toLocaleString("en");
+  try {
+    let op = 0;
+    await add("flags/narrow read/unread (5000, biggest channel)", null, () =>
+      call(p.reader, "POST", "/messages/flags/narrow", {
+        anchor: "newest",
+        num_before: 5000,
+        num_after: 0,
+        narrow: [{ operator: "channel", operand: p.big.name }],
+        op: op++ % 2 === 0 ? "remove" : "add",
+        flag: "read",
+      }),
+      (body) => String(body.updated_count),
+    );
+    await add(`mark_stream_as_read (${n} unread)`, null, async () => {
+      await channelUnread();
+      return call(p.reader, "POST", "/mark_stream_as_read", { stream_id: p.big.id });
+    });
+    await add(`mark_all_as_read (${n} unread)`, null, async () => {
+      await channelUnread();
+      return call(p.reader, "POST", "/mark_all_as_read");
+    });
+    const ids = (
+      await query(
+        "SELECT message_id FROM user_message WHERE user_profile_id = $1 ORDER BY message_id DESC LIMIT 1000",
+        [reader],
+      )
+    ).map((r) => r.message_id as number);
+    let flips = 0;
+    await add("POST /messages/flags (1000 ids)", null, () =>
+      call(p.reader, "POST", "/messages/flags", {
+        messages: ids,
+        op: flips++ % 2 === 0 ? "remove" : "add",
+        flag: "read",
+      }),
+    );
+  } finally {
+    await query(
+      "DELETE FROM user_message WHERE user_profile_id = $1 AND id > $2 AND (flags & 1024) <> 0",
+      [reader, lastRow],
+    );
+    await query("UPDATE user_message SET flags = flags | 1 WHERE user_profile_id = $1 AND (flags & 1) = 0", [reader]);
+    await query(
+      "UPDATE user_message SET flags = flags & ~1::bigint WHERE user_profile_id = $1 AND message_id = ANY ($2::int[])",
+      [reader, unread],
+    );
+  }
 }
 
 main()

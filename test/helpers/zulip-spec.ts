@@ -81,8 +81,10 @@ export function zulipEventValidator(type: string, op?: string): ValidateFunction
     .map((ref) => ref.$ref!.split("/").pop()!)
     .find((n) => {
       const props = schemas[n]!.properties ?? {};
-      const types = props.type?.enum;
-      const ops = props.op?.enum;
+      // Some events name their type through a $ref (reaction's `…_allOf_type`).
+      const enumOf = (p?: Schema) => (p?.$ref ? schemas[p.$ref.split("/").pop()!] : p)?.enum;
+      const types = enumOf(props.type);
+      const ops = enumOf(props.op);
       return types?.includes(type) && (ops === undefined || ops.includes(op));
     });
   const validate = name ? ajv.compile({ $ref: `zulip#/components/schemas/${name}` }) : null;
