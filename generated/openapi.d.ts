@@ -2443,6 +2443,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/{stream_id}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
+                 *     cannot access gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get topics in a channel
+         * @description The channel's topics the caller may read, newest first (Zulip's `get_topics_backend`): every
+         *     topic when the channel's history is public to subscribers, otherwise only topics of messages
+         *     the caller received. Topics differing only in case are one topic, named as its most recent
+         *     message names it; `max_id` is the ID of its latest message.
+         */
+        get: operations["get-stream-topics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/messages/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a message
+         * @description Render message content to HTML exactly as sending it would (Zulip's `render_message_backend`):
+         *     the same Markdown dialect, mentions, channel and topic links, emoji and the organization's
+         *     linkifiers. Nothing is stored or sent.
+         */
+        post: operations["render-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/subscriptions/{stream_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get subscription status
+         * @description Whether a user is subscribed to a channel (Zulip's `get_subscription_backend`). In Zulip's
+         *     order of checks: a user who does not exist, is deactivated or is a bot gives "No such
+         *     user" (or "User is deactivated"); a channel the caller cannot see gives "Invalid channel
+         *     ID" (administrators see every channel).
+         */
+        get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get linkifiers
+         * @description The organization's linkifiers, in the order they apply (Zulip's `list_linkifiers`): regular
+         *     expressions whose matches in messages and topics become links.
+         */
+        get: operations["get-linkifiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Reorder linkifiers
+         * @description Set the order the linkifiers apply in (Zulip's `check_reorder_linkifiers`), administrators
+         *     only: the IDs of all of them, each once ("The ordered list must not contain duplicated
+         *     linkifiers", "The ordered list must enumerate all existing linkifiers exactly once").
+         *     Everyone gets a `realm_linkifiers` event.
+         *
+         *     **Changes**: New in Zulip 8.0 (feature level 202).
+         */
+        patch: operations["reorder-linkifiers"];
+        trace?: never;
+    };
+    "/realm/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a linkifier
+         * @description Add a linkifier, last in the order (Zulip's `create_linkifier`), administrators only. Both
+         *     values are stripped of surrounding whitespace, then checked as Zulip does, in its order:
+         *     "Invalid URL template." (not an RFC 6570 template), "Bad regular expression: …", "Group
+         *     'x' in URL template is not present in linkifier pattern.", "Group 'x' in linkifier pattern
+         *     is not present in URL template.", and "Realm filter with this Realm and Pattern already
+         *     exists.". Everyone gets a `realm_linkifiers` event.
+         */
+        post: operations["add-linkifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/filters/{filter_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a linkifier
+         * @description Remove a linkifier (Zulip's `delete_linkifier`), administrators only. Everyone gets a
+         *     `realm_linkifiers` event.
+         */
+        delete: operations["remove-linkifier"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a linkifier
+         * @description Replace a linkifier's pattern and URL template, keeping its place in the order (Zulip's
+         *     `update_linkifier`), administrators only, with `POST /realm/filters`'s checks. Everyone
+         *     gets a `realm_linkifiers` event.
+         */
+        patch: operations["update-linkifier"];
+        trace?: never;
+    };
     "/messages/{message_id}/reactions": {
         parameters: {
             query?: never;
@@ -4386,6 +4560,33 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /**
+         * @description A linkifier, in the organization's order.
+         * @example {
+         *       "id": 1,
+         *       "pattern": "#(?P<id>[0-9]+)",
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *     }
+         */
+        Linkifier: {
+            /** @description The linkifier's ID. */
+            id: number;
+            /** @description The regular expression (re2 syntax, named groups as `(?P<name>…)`). */
+            pattern: string;
+            /** @description The RFC 6570 URL template its matches link to, one variable per named group. */
+            url_template: string;
+        };
+        /**
+         * realm_linkifiers
+         * @description The organization's linkifiers changed (added, changed, removed or reordered): the whole new
+         *     list, in order. To everyone in the organization.
+         */
+        RealmLinkifiersEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_linkifiers";
+            realm_linkifiers: components["schemas"]["Linkifier"][];
+        };
+        /**
          * reaction_add
          * @description A user added an emoji reaction to a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
@@ -4578,7 +4779,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4645,6 +4846,20 @@ export interface components {
                 status: "active" | "idle";
                 timestamp: number;
             };
+        };
+        /** @description A linkifier's pattern and URL template, as sent. */
+        LinkifierInput: {
+            /**
+             * @description The regular expression, in re2 syntax (Zulip's): named groups as `(?P<name>…)`, no
+             *     look-arounds or back-references. It matches only after the start, whitespace or an
+             *     opening delimiter, and not before a letter or digit.
+             */
+            pattern: string;
+            /**
+             * @description An RFC 6570 URL template whose variables are exactly the pattern's named groups, e.g.
+             *     `https://github.com/zulip/zulip/issues/{id}`.
+             */
+            url_template: string;
         };
     };
     responses: {
@@ -11423,6 +11638,312 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-stream-topics": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Whether the client supports the empty topic. When false, the empty topic is returned as the
+                 *     organization's `realm_empty_topic_display_name`, in `edit_history` too.
+                 *
+                 *     **Changes**: New in Zulip 10.0 (feature level 334).
+                 * @example true
+                 */
+                allow_empty_topic_name?: components["parameters"]["AllowEmptyTopicName"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
+                 *     cannot access gives "Invalid channel ID".
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "topics": [
+                     *         {
+                     *           "name": "Denmark3",
+                     *           "max_id": 18
+                     *         },
+                     *         {
+                     *           "name": "Denmark1",
+                     *           "max_id": 15
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        topics: {
+                            /** @description The topic's name (the empty topic as the display name unless `allow_empty_topic_name`). */
+                            name: string;
+                            /** @description The ID of the topic's latest message the caller may read. */
+                            max_id: number;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "render-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "content": "**foo**"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The content to render. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "rendered": "<p><strong>foo</strong></p>"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The rendered HTML. */
+                        rendered: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-subscription-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "is_subscribed": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Whether the user is subscribed to the channel. */
+                        is_subscribed: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "get-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "linkifiers": [
+                     *         {
+                     *           "id": 1,
+                     *           "pattern": "#(?P<id>[0-9]+)",
+                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        linkifiers: components["schemas"]["Linkifier"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "reorder-linkifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ordered_linkifier_ids": [
+                 *         2,
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of all the organization's linkifiers, in the new order. */
+                    ordered_linkifier_ids: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "add-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new linkifier's ID. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "remove-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-linkifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The linkifier's ID; one the organization does not have gives "Linkifier not found.".
+                 * @example 1
+                 */
+                filter_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pattern": "#(?P<id>[0-9]+)",
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
         };

@@ -66,8 +66,13 @@ import {
   getStreams,
   getSubscribers,
 } from "./handlers/channels.ts";
+import {
+  getSubscriptions,
+  getSubscriptionStatus,
+  subscribe,
+  unsubscribe,
+} from "./handlers/subscriptions.ts";
 import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
-import { getSubscriptions, subscribe, unsubscribe } from "./handlers/subscriptions.ts";
 import {
   createChannelFolder,
   getChannelFolders,
@@ -98,6 +103,15 @@ import {
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import { getStreamTopics } from "./handlers/topics.ts";
+import { renderMessage } from "./handlers/message-render.ts";
+import {
+  addLinkifier,
+  getLinkifiers,
+  removeLinkifier,
+  reorderLinkifiers,
+  updateLinkifier,
+} from "./handlers/linkifiers.ts";
 import {
   markAllAsRead,
   markStreamAsRead,
@@ -200,6 +214,14 @@ export const handlers = {
   "get-presence": getPresence,
   "delete-message": deleteMessage,
   "delete-topic": deleteTopic,
+  "get-stream-topics": getStreamTopics,
+  "render-message": renderMessage,
+  "get-subscription-status": getSubscriptionStatus,
+  "get-linkifiers": getLinkifiers,
+  "reorder-linkifiers": reorderLinkifiers,
+  "add-linkifier": addLinkifier,
+  "update-linkifier": updateLinkifier,
+  "remove-linkifier": removeLinkifier,
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
   "get-custom-emoji": getCustomEmoji,

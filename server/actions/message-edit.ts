@@ -17,6 +17,7 @@ import { JsonableError } from "../errors.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { flagsOf, flagsToList } from "../lib/messages.ts";
 import { Role } from "../lib/users.ts";
+import { compiledLinkifiers, topicLinksOf } from "../lib/linkifiers.ts";
 import { reconcileMessageAttachments, type DetachedUpload } from "../lib/attachments.ts";
 import {
   checkEdit,
@@ -166,7 +167,7 @@ async function doUpdateMessage(
     Object.assign(event, {
       orig_subject: plan.origTopic,
       subject: plan.targetTopic,
-      topic_links: [],
+      topic_links: topicLinksOf(await compiledLinkifiers(tx, realm.id), plan.targetTopic),
     });
   event.message_ids = changedIds;
 

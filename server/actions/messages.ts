@@ -18,6 +18,7 @@ import {
 import type { RenderResult } from "../lib/markdown/types.ts";
 import { clientIdFor, defaultReadBySender, storedClientName } from "../lib/clients.ts";
 import { sentMessageDict } from "../lib/message-dicts.ts";
+import { compiledLinkifiers, topicLinksOf } from "../lib/linkifiers.ts";
 import { flagsOf, flagsToList, isStorableId, type FlagName } from "../lib/messages.ts";
 import { FLAG_BITS } from "../lib/flags.ts";
 import { isStorableText } from "../lib/text.ts";
@@ -230,6 +231,7 @@ export async function markdownContext(
   return {
     // Links into the organization itself are made relative, as Zulip renders them.
     realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
+    linkifiers: await compiledLinkifiers(ctx.db, ctx.realm.id),
     usersByName,
     usersById: new Map(users.map((u) => [u.id, u])),
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),
@@ -300,6 +302,8 @@ export interface SendMessageRequest {
   mentionedUserIds: Set<number>;
   /** Users whose alert words the content contains (rendering_result.user_ids_with_alert_words). */
   alertedUserIds: ReadonlySet<number>;
+  /** The topic's links (linkifiers and bare URLs), for the message event. */
+  topicLinks: { text: string; url: string }[];
   sendingClientId: number;
   clientName: string;
   readBySender: boolean;
@@ -354,6 +358,7 @@ export async function checkMessageWith(
     content,
     rendered,
     mentionedUserIds,
+    topicLinks: stream ? topicLinksOf(markdown.linkifiers ?? [], topic) : [],
     sendingClientId,
     clientName: storedClientName(input.clientName),
     readBySender: input.readBySender ?? defaultReadBySender(input.clientName),

@@ -10,8 +10,8 @@ import {
   canRemoveSubscribers,
   channelsByName,
 } from "../lib/subscription-access.ts";
-import { hasContentAccess, type ChannelRow } from "../lib/channels.ts";
-import { requireMemberOrAdmin } from "../lib/users.ts";
+import { accessChannel, hasContentAccess, type ChannelRow } from "../lib/channels.ts";
+import { accessUserById, requireMemberOrAdmin } from "../lib/users.ts";
 import { channelCreation } from "./channels.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
@@ -103,4 +103,19 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
     removed: removed.map(([, id]) => name(id)),
     not_removed: notSubscribed.map(([, id]) => name(id)),
   };
+};
+
+/**
+ * GET /users/{user_id}/subscriptions/{stream_id} (get_subscription_backend): the user first,
+ * then the channel, which the caller needs only to see (administrators see every one).
+ */
+export const getSubscriptionStatus: Handler<"get-subscription-status"> = async ({ path }, ctx) => {
+  const target = await accessUserById(ctx.db, ctx.user, path.user_id, { forAdmin: false });
+  const stream = await accessChannel(
+    ctx.db,
+    ctx.user,
+    { id: path.stream_id },
+    { requireContentAccess: false },
+  );
+  return { is_subscribed: stream.subscriberIds.includes(target.id) };
 };

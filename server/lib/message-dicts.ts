@@ -9,6 +9,7 @@ import { clientNames } from "./clients.ts";
 import { flagsToList } from "./flags.ts";
 import { RecipientType } from "./recipients.ts";
 import { topicForClient } from "./topics.ts";
+import { compiledLinkifiers, topicLinksOf } from "./linkifiers.ts";
 import { canSeeDeliveryEmail, gravatarUrl } from "./users.ts";
 
 export interface MessageDictOptions {
@@ -133,12 +134,14 @@ export async function buildMessageDicts(
   preloaded?: Related,
 ): Promise<ApiMessage[]> {
   if (rows.length === 0) return [];
-  const [related, clients] = await Promise.all([
+  const [related, clients, linkifiers] = await Promise.all([
     preloaded ?? loadRelated(db, rows, realm),
     clientNames(
       db,
       rows.map((r) => r.message.sendingClientId),
     ),
+    // Cached per process: no statement once read.
+    compiledLinkifiers(db, realm.id),
   ]);
   const { reactions, submessages, edits } = related;
   const recipients = related.recipients;
@@ -179,6 +182,7 @@ export async function buildMessageDicts(
         stream: isStream ? streamByRecipient.get(recipient.id)! : null,
         participants: participantIds.map((id) => users.get(id)!),
         subject: topicForClient(m.subject, realm, options.allowEmptyTopicName),
+        topicLinks: isStream ? topicLinksOf(linkifiers, m.subject) : [],
         content: options.applyMarkdown ? (m.renderedContent ?? "") : m.content,
         contentType: options.applyMarkdown ? "text/html" : "text/x-markdown",
         source: m.content,
@@ -237,6 +241,7 @@ interface DictParts {
   stream: { id: number; name: string } | null;
   participants: Pick<UserProfile, "id" | "email" | "fullName" | "isMirrorDummy">[];
   subject: string;
+  topicLinks: { text: string; url: string }[];
   content: string;
   contentType: "text/html" | "text/x-markdown";
   /** The Markdown source (`/me` messages are told by it). */
@@ -255,7 +260,7 @@ function messageDict(p: DictParts): Omit<ApiMessage, "flags"> {
     id: p.id,
     type: p.stream ? "stream" : "private",
     subject: p.stream ? p.subject : "",
-    topic_links: [],
+    topic_links: p.stream ? p.topicLinks : [],
     content: p.content,
     content_type: p.contentType,
     display_recipient: p.stream
@@ -291,6 +296,7 @@ export interface SentMessage {
   sender: Pick<UserProfile, "id" | "email" | "deliveryEmail" | "fullName" | "avatarVersion">;
   request: {
     topic: string;
+    topicLinks: { text: string; url: string }[];
     rendered: { html: string };
     content: string;
     clientName: string;
@@ -312,6 +318,7 @@ export function sentMessageDict(m: SentMessage): Omit<ApiMessage, "flags"> {
     stream: m.stream,
     participants: m.participants,
     subject: m.request.topic,
+    topicLinks: m.request.topicLinks,
     content: m.request.rendered.html,
     contentType: "text/html",
     source: m.request.content,

@@ -157,15 +157,6 @@ export async function mutedTopics(db: Db, userId: number, emptyTopicName: string
 /** `realm_emoji`: written with the custom emoji themselves. */
 export { realmEmojiDicts } from "./realm-emoji.ts";
 
-/** `realm_linkifiers` (and the legacy `realm_filters` tuples, always empty since level 176). */
-export async function realmLinkifiers(db: Db, realmId: number) {
-  const rows = await db.realmFilter.findMany({
-    where: { realmId },
-    orderBy: [{ order: "asc" }, { id: "asc" }],
-  });
-  return rows.map((r) => ({ id: r.id, pattern: r.pattern, url_template: r.urlTemplate }));
-}
-
 export async function realmDomains(db: Db, realmId: number) {
   const rows = await db.realmDomain.findMany({ where: { realmId }, orderBy: { domain: "asc" } });
   return rows.map((d) => ({ domain: d.domain, allow_subdomains: d.allowSubdomains }));

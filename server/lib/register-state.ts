@@ -21,6 +21,7 @@ import { listScheduledMessages } from "./scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "./subscriptions.ts";
 import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "./channels.ts";
 import { listChannelFolders } from "./channel-folders.ts";
+import { registerLinkifiers } from "./linkifiers.ts";
 import { ownedBotDicts } from "./bots.ts";
 import { realmUserStatuses } from "./user-status.ts";
 import { userDevices } from "./push-devices.ts";
@@ -31,7 +32,6 @@ import {
   ownPermissions,
   realmDomains,
   realmEmojiDicts,
-  realmLinkifiers,
   realmSettingsState,
   recentPrivateConversations,
   starredMessageIds,
@@ -169,7 +169,8 @@ export async function fetchInitialState(
   if (want("muted_topics")) state.muted_topics = await mutedTopics(db, user.id, emptyTopicName);
   if (want("alert_words")) state.alert_words = await userAlertWords(db, user.id);
   if (want("realm_emoji")) state.realm_emoji = await realmEmojiDicts(db, realm.id);
-  if (want("realm_linkifiers")) state.realm_linkifiers = await realmLinkifiers(db, realm.id);
+  if (want("realm_linkifiers"))
+    state.realm_linkifiers = await registerLinkifiers(db, realm.id, capabilities);
   if (want("realm_domains")) state.realm_domains = await realmDomains(db, realm.id);
   const archived = capabilities.archived_channels === true;
   if (want("subscription")) {

@@ -2,7 +2,10 @@
  * Topic and content rules of zerver/lib/topic.py, zerver/lib/message.py and
  * zerver/lib/string_validation.py.
  */
+import type { Db } from "../db.ts";
 import { JsonableError } from "../errors.ts";
+import { accessSql, type Reader } from "./channel-access.ts";
+import { isStorableId } from "./messages.ts";
 
 export const MAX_TOPIC_NAME_LENGTH = 60;
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -90,4 +93,56 @@ export function topicForClient(
   allowEmptyTopicName: boolean,
 ) {
   return topic === "" && !allowEmptyTopicName ? emptyTopicDisplayName(realm) : topic;
+}
+
+/**
+ * GET /users/me/{stream_id}/topics (get_topic_history_for_stream): the channel's topics the user
+ * may read, newest first, or null when the channel is not one whose content they may access
+ * (access_stream_by_id). One statement: the channel row under the access rule, then either
+ * (history public to subscribers) a skip scan of the (realm_id, recipient_id, lower(subject), id)
+ * index, one descent per topic straight to its latest message, or (protected history) the topics
+ * of the user's own user_message rows. At 1,000,000 messages the biggest channel (128,000
+ * messages, 4,236 topics) took 60 ms this way, 180 ms grouping all its messages by topic.
+ */
+export async function topicHistory(
+  db: Db,
+  user: Reader,
+  streamId: number,
+): Promise<{ name: string; maxId: number }[] | null> {
+  if (!isStorableId(streamId)) return null;
+  const rows = await db.$queryRaw<{ subject: string | null; max_id: number | null }[]>`
+    WITH RECURSIVE ch AS (
+      SELECT s.recipient_id, s.history_public_to_subscribers AS shared FROM stream s
+      WHERE s.id = ${streamId}::int AND s.realm_id = ${user.realmId}::int AND NOT s.is_archived
+        AND ${accessSql("CHANNEL_CONTENT", user, "s")}
+    ), t(k, id, subject) AS (
+      SELECT n.* FROM ch CROSS JOIN LATERAL (
+        SELECT lower(m.subject), m.id, m.subject FROM message m
+        WHERE m.realm_id = ${user.realmId}::int AND m.recipient_id = ch.recipient_id
+        ORDER BY lower(m.subject) DESC, m.id DESC LIMIT 1) n
+      WHERE ch.shared
+      UNION ALL
+      SELECT n.* FROM t CROSS JOIN ch CROSS JOIN LATERAL (
+        SELECT lower(m.subject), m.id, m.subject FROM message m
+        WHERE m.realm_id = ${user.realmId}::int AND m.recipient_id = ch.recipient_id
+          AND lower(m.subject) < t.k
+        ORDER BY lower(m.subject) DESC, m.id DESC LIMIT 1) n
+    )
+    SELECT NULL::text AS subject, NULL::int AS max_id FROM ch
+    UNION ALL SELECT subject, id FROM t
+    UNION ALL SELECT m.subject, max(m.id) FROM ch
+      JOIN user_message um ON um.user_profile_id = ${user.id}::int
+      JOIN message m ON m.id = um.message_id AND m.realm_id = ${user.realmId}::int
+        AND m.recipient_id = ch.recipient_id
+      WHERE NOT ch.shared GROUP BY m.subject`;
+  if (rows.length === 0) return null;
+  // Spellings of one topic (protected history lists each): the latest one names it.
+  const byKey = new Map<string, { name: string; maxId: number }>();
+  for (const r of rows) {
+    if (r.subject === null || r.max_id === null) continue;
+    const key = r.subject.toLowerCase();
+    const seen = byKey.get(key);
+    if (!seen || seen.maxId < r.max_id) byKey.set(key, { name: r.subject, maxId: r.max_id });
+  }
+  return [...byKey.values()].sort((a, b) => b.maxId - a.maxId);
 }

@@ -477,6 +477,17 @@ async function main() {
   );
   await add("POST /register", TARGET_MS, () => call(p.reader, "POST", "/register", {}));
   await add("GET /users/me", TARGET_MS, () => call(p.reader, "GET", "/users/me"));
+  // A channel's topic list: every topic of the biggest channel, one index descent each.
+  for (const [size, c] of [
+    ["biggest", p.big],
+    ["small", p.small],
+  ] as const)
+    await add(
+      `GET /users/me/{id}/topics (${size})`,
+      TARGET_MS,
+      () => call(p.reader, "GET", `/users/me/${c.id}/topics`),
+      (body) => String(body.topics.length),
+    );
   // Stats reach pg_stat_user_tables when each server connection goes idle (within about a second).
   let scans: Record<string, number> | null = null;
   if (before) {

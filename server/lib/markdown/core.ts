@@ -6,6 +6,7 @@
  */
 import type { StateCore, Token } from "markdown-it";
 import { splitEmoji } from "./emoji.ts";
+import { linkifyText } from "./linkifiers.ts";
 import type { GroupMentionMeta, UserMentionMeta } from "./mentions.ts";
 import { getCtx, type ZulipEnv } from "./types.ts";
 import { noteLink, rewriteLocalLink, sanitizeUrl, WEB_LINK_RE } from "./urls.ts";
@@ -71,7 +72,7 @@ function autolink(
     const href = sanitizeUrl(url);
     if (href === null) continue;
     const start = m.index - prefix.length;
-    emojify(state, text.slice(last, start), level, out);
+    linkify(state, text.slice(last, start), level, last === 0 ? startOk : false, inQuote, out);
     const env = state.env as ZulipEnv;
     const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
     noteLink(localHref, inQuote, env.zulipResult);
@@ -87,7 +88,43 @@ function autolink(
     out.push(close);
     last = start + url.length;
   }
-  emojify(state, text.slice(last), level, out);
+  linkify(state, text.slice(last), level, last === 0 ? startOk : false, inQuote, out);
+}
+
+/**
+ * The organization's linkifiers over text that is no bare URL, each in order over what the
+ * earlier ones left (Zulip's inline patterns, after AutoLink), then emoji. A linkifier may not
+ * match right after an earlier link (Zulip sees its placeholder there).
+ */
+function linkify(
+  state: StateCore,
+  text: string,
+  level: number,
+  startOk: boolean,
+  inQuote: boolean,
+  out: Token[],
+): void {
+  const env = state.env as ZulipEnv;
+  linkifyText(env.zulipCtx.linkifiers ?? [], text, startOk, {
+    text: (part) => emojify(state, part, level, out),
+    link: (shown, url) => {
+      const href = sanitizeUrl(url);
+      if (href === null) return false;
+      const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
+      noteLink(localHref, inQuote, env.zulipResult);
+      const open = makeToken(state, "link_open", "a", 1, level);
+      open.attrs = [["href", localHref]];
+      open.markup = "linkify";
+      open.info = "auto";
+      out.push(open);
+      pushText(state, out, shown, level + 1, true);
+      const close = makeToken(state, "link_close", "a", -1, level);
+      close.markup = "linkify";
+      close.info = "auto";
+      out.push(close);
+      return true;
+    },
+  });
 }
 
 function processInline(state: StateCore, children: Token[], inQuote: boolean): Token[] {

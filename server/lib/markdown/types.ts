@@ -4,6 +4,7 @@
  * and the result being collected.
  */
 import type { Env } from "markdown-it";
+import type { CompiledLinkifier } from "./linkifiers.ts";
 
 export interface MentionCandidates {
   /** Names as written in `@**Name**` / `@**Name|id**` (not lower-cased; wildcards excluded). */
@@ -34,6 +35,8 @@ export interface MarkdownContext {
    * `<realm>/#…` and `<realm>/user_uploads/…` are made relative, as Zulip does.
    */
   realmUrl?: string;
+  /** Optional: the organization's linkifiers, in order (markdown/linkifiers.ts). */
+  linkifiers?: readonly CompiledLinkifier[];
   /** Optional: custom (realm) emoji by name, rendered as `<img class="emoji">`. */
   realmEmoji?: Map<string, { sourceUrl: string }>;
 }

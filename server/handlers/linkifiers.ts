@@ -1,0 +1,35 @@
+/** GET and PATCH /realm/linkifiers, POST /realm/filters, PATCH and DELETE /realm/filters/{filter_id} (zerver/views/realm_linkifiers.py). */
+import {
+  doAddLinkifier,
+  doRemoveLinkifier,
+  doReorderLinkifiers,
+  doUpdateLinkifier,
+} from "../actions/linkifiers.ts";
+import type { Handler } from "../http/types.ts";
+import { realmLinkifiers } from "../lib/linkifiers.ts";
+
+export const getLinkifiers: Handler<"get-linkifiers"> = async (_req, ctx) => ({
+  linkifiers: await realmLinkifiers(ctx.db, ctx.realm.id),
+});
+
+export const addLinkifier: Handler<"add-linkifier"> = async ({ body }, ctx) => ({
+  id: await doAddLinkifier(ctx, { pattern: body.pattern, urlTemplate: body.url_template }),
+});
+
+export const updateLinkifier: Handler<"update-linkifier"> = async ({ path, body }, ctx) => {
+  await doUpdateLinkifier(ctx, path.filter_id, {
+    pattern: body.pattern,
+    urlTemplate: body.url_template,
+  });
+  return {};
+};
+
+export const removeLinkifier: Handler<"remove-linkifier"> = async ({ path }, ctx) => {
+  await doRemoveLinkifier(ctx, path.filter_id);
+  return {};
+};
+
+export const reorderLinkifiers: Handler<"reorder-linkifiers"> = async ({ body }, ctx) => {
+  await doReorderLinkifiers(ctx, body.ordered_linkifier_ids);
+  return {};
+};

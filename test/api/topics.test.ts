@@ -1,0 +1,152 @@
+/**
+ * GET /users/me/{stream_id}/topics (zerver/tests/test_message_fetch.py / test_subs.py
+ * get_topics_backend): newest first, one entry per topic whatever its case (named by its latest
+ * message), the empty topic per allow_empty_topic_name, protected history, the access rule, and
+ * its statement budget.
+ */
+import { describe, expect, it } from "vitest";
+import type { RequestInfo } from "../../server/context.ts";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+
+const server = useTestServer();
+const userId = (name: string) => server.creds.users[name]!.user_id;
+
+const topics = (as: string, streamId: number, allowEmpty?: boolean) =>
+  server.as(as).GET("/users/me/{stream_id}/topics", {
+    params: {
+      path: { stream_id: streamId },
+      query: allowEmpty === undefined ? {} : { allow_empty_topic_name: allowEmpty },
+    },
+  });
+const send = async (as: string, to: number, topic: string, content = "hi") =>
+  (
+    await expectSuccess(
+      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
+    )
+  ).id;
+const create = async (name: string, settings: Record<string, unknown>, subscribers: string[]) =>
+  (
+    await expectSuccess(
+      server.as("desdemona").POST("/channels/create", {
+        body: { name, subscribers: subscribers.map(userId), ...settings } as never,
+      }),
+    )
+  ).id;
+
+describe("GET /users/me/{stream_id}/topics", () => {
+  it("lists topics newest first, one per case-insensitive name, the empty topic by its display name", async () => {
+    const channel = await create("topic list", {}, ["desdemona", "hamlet"]);
+    const a1 = await send("hamlet", channel, "Alpha");
+    const b = await send("hamlet", channel, "beta");
+    const a2 = await send("hamlet", channel, "ALPHA");
+    const empty = await send("hamlet", channel, "");
+    expect(a1).toBeLessThan(b);
+    const { topics: list } = await expectSuccess(topics("othello", channel));
+    expect(list).toEqual([
+      { name: "(no topic)", max_id: empty },
+      { name: "ALPHA", max_id: a2 },
+      { name: "beta", max_id: b },
+      // Notification Bot's notice of the channel's creation.
+      { name: "channel events", max_id: expect.any(Number) },
+    ]);
+    const { topics: withEmpty } = await expectSuccess(topics("othello", channel, true));
+    expect(withEmpty[0]).toEqual({ name: "", max_id: empty });
+  });
+
+  it("without public history lists only topics of messages the user received", async () => {
+    const channel = await create(
+      "topic list protected",
+      { invite_only: true, history_public_to_subscribers: false },
+      ["desdemona"],
+    );
+    await send("desdemona", channel, "before");
+    await expectSuccess(
+      server.as("desdemona").POST("/users/me/subscriptions", {
+        body: {
+          subscriptions: [{ name: "topic list protected" }],
+          principals: [userId("cordelia")],
+        } as never,
+      }),
+    );
+    const after = await send("desdemona", channel, "after");
+    const both = await send("desdemona", channel, "Before");
+    expect((await expectSuccess(topics("cordelia", channel))).topics).toEqual([
+      { name: "Before", max_id: both },
+      { name: "after", max_id: after },
+    ]);
+    expect((await expectSuccess(topics("desdemona", channel))).topics.map((t) => t.name)).toEqual([
+      "Before",
+      "after",
+      "channel events",
+    ]);
+    // Shared history: a new subscriber sees every topic.
+    const shared = await create(
+      "topic list shared",
+      { invite_only: true, history_public_to_subscribers: true },
+      ["desdemona", "cordelia"],
+    );
+    const old = await send("desdemona", shared, "old");
+    expect((await expectSuccess(topics("cordelia", shared))).topics).toEqual([
+      { name: "old", max_id: old },
+      { name: "channel events", max_id: old - 1 },
+    ]);
+  });
+
+  it("refuses channels the user may not access with Zulip's text", async () => {
+    const secret = await create("topic list secret", { invite_only: true }, ["desdemona"]);
+    await send("desdemona", secret, "hidden");
+    // Not subscribed, not even an administrator: a private channel's topics stay hidden.
+    await expectError(topics("othello", secret), 400, "Invalid channel ID", {
+      code: "BAD_REQUEST",
+    });
+    await expectError(topics("iago", secret), 400, "Invalid channel ID");
+    // A guest reads a public channel only once subscribed.
+    const verona = server.creds.channels["Verona"]!.stream_id;
+    const subscribed = (
+      await expectSuccess(server.as("polonius").GET("/users/me/subscriptions", {}))
+    ).subscriptions.some((s) => s.stream_id === verona);
+    const publicOther = await create("topic list public", {}, ["desdemona"]);
+    await send("desdemona", publicOther, "open");
+    await expectError(topics("polonius", publicOther), 400, "Invalid channel ID");
+    if (subscribed) await expectSuccess(topics("polonius", verona));
+    await expectError(topics("hamlet", 987654), 400, "Invalid channel ID");
+    await expectError(topics("hamlet", 2 ** 40), 400, "Invalid channel ID");
+    // An archived channel is not accessible by id.
+    await server.db.stream.update({ where: { id: publicOther }, data: { isArchived: true } });
+    await expectError(topics("desdemona", publicOther), 400, "Invalid channel ID");
+  });
+
+  it("answers a python-zulip-api style query string, in one statement", async () => {
+    const channel = await create("topic list wire", {}, ["hamlet"]);
+    const id = await send("hamlet", channel, "over the wire");
+    const seen: RequestInfo[] = [];
+    server.deps.observe = (info) => seen.push(info);
+    try {
+      const { email, api_key } = server.creds.users["hamlet"]!;
+      const response = await fetch(
+        `${server.baseUrl}/api/v1/users/me/${channel}/topics?allow_empty_topic_name=true`,
+        {
+          headers: {
+            Authorization: "Basic " + Buffer.from(`${email}:${api_key}`).toString("base64"),
+            "User-Agent": "ZulipPython/0.9.0",
+          },
+        },
+      );
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        result: "success",
+        msg: "",
+        topics: [
+          { name: "over the wire", max_id: id },
+          { name: "channel events", max_id: id - 1 },
+        ],
+      });
+      seen.length = 0;
+      await expectSuccess(topics("hamlet", channel));
+      expect(seen.map((i) => [i.operationId, i.statements])).toEqual([["get-stream-topics", 1]]);
+    } finally {
+      server.deps.observe = undefined;
+    }
+  });
+});
