@@ -41,7 +41,11 @@ const send = async (topic: string, content: string) => {
 
 describe("linkifiers", () => {
   it("adds, lists, changes, reorders and removes, with events and register state", async () => {
-    const events = await queueOf(server, "hamlet", ["realm_linkifiers"]);
+    const events = await queueOf(server, "hamlet", ["realm_linkifiers"], {
+      linkifier_url_template: true,
+    });
+    // Zulip sends realm_linkifiers only to clients that know URL templates (level 176).
+    const legacyEvents = await queueOf(server, "hamlet", ["realm_linkifiers"]);
     const { id } = await expectSuccess(add("iago", "  #(?P<id>[0-9]+) ", ` ${ISSUES}`));
     const first = { id, pattern: "#(?P<id>[0-9]+)", url_template: ISSUES };
     expect(await list()).toEqual([first]);
@@ -85,6 +89,7 @@ describe("linkifiers", () => {
       [second, id],
       [id],
     ]);
+    expect(await legacyEvents()).toEqual([]);
     await expectSuccess(
       server
         .as("iago")

@@ -6,9 +6,16 @@ import { expectSuccess } from "./expect.ts";
  * Registers a queue for `as` that receives `types`, and returns a function reading every event
  * it got so far (without their ids).
  */
-export async function queueOf(server: TestServer, as: string, types: string[]) {
+export async function queueOf(
+  server: TestServer,
+  as: string,
+  types: string[],
+  capabilities: Record<string, boolean> = {},
+) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: types } as never }),
+    server.as(as).POST("/register", {
+      body: { event_types: types, client_capabilities: capabilities } as never,
+    }),
   );
   return async () =>
     (
