@@ -9,12 +9,7 @@ import type { RequestContext } from "../context.ts";
 import type { Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
-import {
-  emojiExtension,
-  emojiFileName,
-  emojiPathId,
-  realmEmojiDicts,
-} from "../lib/realm-emoji.ts";
+import { emojiExtension, emojiFileName, emojiPathId, realmEmojiDicts } from "../lib/realm-emoji.ts";
 import { placeFile, removeFile, type ReceivedFile } from "../lib/uploads.ts";
 import { activeUserIds } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";

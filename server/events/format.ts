@@ -115,8 +115,12 @@ function withTopicDisplayName(key: string): Formatter {
 
 /** The archiving markers only choose which queues take a `stream` event (queues.ts); Zulip strips them. */
 function formatStream(event: ZulipEvent, userData: Record<string, unknown> | null): ZulipEvent {
-  const { for_archiving: _a, for_unarchiving: _u, ...rest } = userData ? { ...event, ...userData } : event;
-  return rest as ZulipEvent;
+  const {
+    for_archiving: _a,
+    for_unarchiving: _u,
+    ...rest
+  } = userData ? { ...event, ...userData } : event;
+  return rest;
 }
 
 /** Zulip's process_mark_message_unread_event: the empty topic of each message under its display name. */

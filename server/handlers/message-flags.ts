@@ -84,14 +84,24 @@ export const markAllAsRead: Handler<"mark-all-as-read"> = async (_request, ctx) 
 
 /** POST /mark_stream_as_read (access_stream_by_id, then do_mark_stream_messages_as_read). */
 export const markStreamAsRead: Handler<"mark-stream-as-read"> = async ({ body }, ctx) => {
-  const stream = await accessChannel(ctx.db, ctx.user, { id: body.stream_id }, { allowArchived: true });
+  const stream = await accessChannel(
+    ctx.db,
+    ctx.user,
+    { id: body.stream_id },
+    { allowArchived: true },
+  );
   await doMarkChannelAsRead(ctx, stream.recipientId, null);
   return {};
 };
 
 /** POST /mark_topic_as_read: the topic must hold a message the user received ("No such topic"). */
 export const markTopicAsRead: Handler<"mark-topic-as-read"> = async ({ body }, ctx) => {
-  const stream = await accessChannel(ctx.db, ctx.user, { id: body.stream_id }, { allowArchived: true });
+  const stream = await accessChannel(
+    ctx.db,
+    ctx.user,
+    { id: body.stream_id },
+    { allowArchived: true },
+  );
   const topic = checkTopicName(body.topic_name, ctx.realm);
   if (!(await userMessageExistsForTopic(ctx.db, ctx.user.id, stream.recipientId, topic)))
     throw new JsonableError(`No such topic '${body.topic_name}'`);

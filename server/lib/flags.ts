@@ -46,7 +46,10 @@ export function flagsOf(...names: FlagName[]): bigint {
 }
 
 /** Flags that never reach the API (Zulip's NON_API_FLAGS): "Invalid flag" like an unknown name. */
-const NON_API_FLAGS: ReadonlySet<string> = new Set(["is_private", "active_mobile_push_notification"]);
+const NON_API_FLAGS: ReadonlySet<string> = new Set([
+  "is_private",
+  "active_mobile_push_notification",
+]);
 /** The flags a user may add and remove (Zulip's flags outside NON_EDITABLE_FLAGS). */
 const EDITABLE_FLAGS: ReadonlySet<string> = new Set(["read", "starred", "collapsed"]);
 

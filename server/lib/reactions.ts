@@ -43,9 +43,7 @@ export async function checkNewReaction(
     reactionType ??= data.reactionType;
   }
   reactionType = canonicalReactionType(reactionType);
-  const same = existing.filter(
-    (r) => r.emojiCode === emojiCode && r.reactionType === reactionType,
-  );
+  const same = existing.filter((r) => r.emojiCode === emojiCode && r.reactionType === reactionType);
   if (same.some((r) => r.userProfileId === userId))
     throw new JsonableError("Reaction already exists.", { code: "REACTION_ALREADY_EXISTS" });
   if (same[0]) return { emojiName: same[0].emojiName, emojiCode, reactionType };

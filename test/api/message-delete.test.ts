@@ -284,7 +284,12 @@ describe("what a deletion leaves", () => {
     expect(await expectSuccess(deleteTopic("iago", channel("Verona"), topic))).toMatchObject({
       complete: true,
     });
-    const base = { type: "delete_message", stream_id: channel("Verona"), topic, message_type: "stream" };
+    const base = {
+      type: "delete_message",
+      stream_id: channel("Verona"),
+      topic,
+      message_type: "stream",
+    };
     const split = [
       { ...base, message_id: first },
       { ...base, message_id: second },

@@ -39,7 +39,10 @@ async function flagsOf(as: string, id: number) {
 async function unread(as: string) {
   const state = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { fetch_event_types: ["message", "update_message_flags"], client_capabilities: { empty_topic_name: true } },
+      body: {
+        fetch_event_types: ["message", "update_message_flags"],
+        client_capabilities: { empty_topic_name: true },
+      },
     } as never),
   );
   return (state as any).unread_msgs;
@@ -49,13 +52,23 @@ describe("POST /messages/flags", () => {
   it("refuses unknown and bookkeeping flags and unknown operations with Zulip's texts", async () => {
     const id = await send("hamlet", "Verona", "flag errors");
     await expectError(flags("othello", "add", "bogus", [id]), 400, "Invalid flag: 'bogus'");
-    await expectError(flags("othello", "add", "is_private", [id]), 400, "Invalid flag: 'is_private'");
+    await expectError(
+      flags("othello", "add", "is_private", [id]),
+      400,
+      "Invalid flag: 'is_private'",
+    );
     await expectError(
       flags("othello", "add", "wildcard_mentioned", [id]),
       400,
       "Invalid flag: 'wildcard_mentioned'",
     );
-    for (const flag of ["mentioned", "has_alert_word", "historical", "group_mentioned", "force_expand"])
+    for (const flag of [
+      "mentioned",
+      "has_alert_word",
+      "historical",
+      "group_mentioned",
+      "force_expand",
+    ])
       await expectError(flags("othello", "add", flag, [id]), 400, `Flag not editable: '${flag}'`);
     await expectError(
       flags("othello", "toggle", "read", [id]),
@@ -162,7 +175,10 @@ describe("POST /messages/flags", () => {
     });
     const state = await unread("othello");
     expect(state.pms).toContainEqual(
-      expect.objectContaining({ other_user_id: userId("hamlet"), unread_message_ids: expect.arrayContaining([dm]) }),
+      expect.objectContaining({
+        other_user_id: userId("hamlet"),
+        unread_message_ids: expect.arrayContaining([dm]),
+      }),
     );
     expect(state.huddles.some((h: any) => h.unread_message_ids.includes(group))).toBe(true);
   });
@@ -183,7 +199,13 @@ describe("POST /messages/flags", () => {
     ]);
     const starred = await expectSuccess(
       server.as("hamlet").GET("/messages", {
-        params: { query: { anchor: "newest", num_before: 5, narrow: [{ operator: "is", operand: "starred" }] } as never },
+        params: {
+          query: {
+            anchor: "newest",
+            num_before: 5,
+            narrow: [{ operator: "is", operand: "starred" }],
+          } as never,
+        },
       }),
     );
     expect(starred.messages.map((m) => m.id)).not.toContain(id);
@@ -193,7 +215,11 @@ describe("POST /messages/flags", () => {
     const secret = await send("iago", "core team", "secret");
     const open = await send("iago", "Verona", "open");
     await expectError(flags("hamlet", "add", "starred", [open, secret]), 400, "Invalid message(s)");
-    await expectError(flags("hamlet", "add", "collapsed", [2 ** 31 + 5]), 400, "Invalid message(s)");
+    await expectError(
+      flags("hamlet", "add", "collapsed", [2 ** 31 + 5]),
+      400,
+      "Invalid message(s)",
+    );
     await expectError(flags("hamlet", "add", "starred", [999999]), 400, "Invalid message(s)");
     expect(await flagsOf("hamlet", open)).not.toContain("starred");
     // Reading, or unstarring, what one cannot see is a no-op, as in Zulip.
@@ -240,7 +266,14 @@ describe("POST /messages/flags/narrow", () => {
     await expectSuccess(flags("othello", "add", "read", [ids[1]!]));
     const first = await expectSuccess(
       server.as("othello").POST("/messages/flags/narrow", {
-        body: { anchor: String(ids[2]), num_before: 2, num_after: 1, narrow, op: "add", flag: "read" },
+        body: {
+          anchor: String(ids[2]),
+          num_before: 2,
+          num_after: 1,
+          narrow,
+          op: "add",
+          flag: "read",
+        },
       }),
     );
     expect(first).toEqual({
@@ -255,13 +288,33 @@ describe("POST /messages/flags/narrow", () => {
     });
     const rest = await expectSuccess(
       server.as("othello").POST("/messages/flags/narrow", {
-        body: { anchor: "first_unread", num_before: 0, num_after: 10, narrow, op: "add", flag: "read" },
+        body: {
+          anchor: "first_unread",
+          num_before: 0,
+          num_after: 10,
+          narrow,
+          op: "add",
+          flag: "read",
+        },
       }),
     );
-    expect(rest).toMatchObject({ processed_count: 1, updated_count: 1, first_processed_id: ids[4], found_newest: true });
+    expect(rest).toMatchObject({
+      processed_count: 1,
+      updated_count: 1,
+      first_processed_id: ids[4],
+      found_newest: true,
+    });
     const unmark = await expectSuccess(
       server.as("othello").POST("/messages/flags/narrow", {
-        body: { anchor: "newest", include_anchor: false, num_before: 10, num_after: 0, narrow, op: "remove", flag: "read" },
+        body: {
+          anchor: "newest",
+          include_anchor: false,
+          num_before: 10,
+          num_after: 0,
+          narrow,
+          op: "remove",
+          flag: "read",
+        },
       }),
     );
     expect(unmark).toMatchObject({
@@ -273,16 +326,39 @@ describe("POST /messages/flags/narrow", () => {
     });
     const empty = await expectSuccess(
       server.as("othello").POST("/messages/flags/narrow", {
-        body: { anchor: "oldest", num_before: 0, num_after: 0, narrow: [{ operator: "channel", operand: "Scotland" }, { operator: "topic", operand: "nothing here" }], op: "add", flag: "starred" },
+        body: {
+          anchor: "oldest",
+          num_before: 0,
+          num_after: 0,
+          narrow: [
+            { operator: "channel", operand: "Scotland" },
+            { operator: "topic", operand: "nothing here" },
+          ],
+          op: "add",
+          flag: "starred",
+        },
       }),
     );
-    expect(empty).toMatchObject({ processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null });
+    expect(empty).toMatchObject({
+      processed_count: 0,
+      updated_count: 0,
+      first_processed_id: null,
+      last_processed_id: null,
+    });
   });
 
   it("refuses a bad anchor, an excluded anchor inside the range, a bad flag and a bad narrow", async () => {
     const post = (body: Record<string, unknown>) =>
       server.as("othello").POST("/messages/flags/narrow", {
-        body: { anchor: "newest", num_before: 1, num_after: 0, narrow: [], op: "add", flag: "read", ...body } as never,
+        body: {
+          anchor: "newest",
+          num_before: 1,
+          num_after: 0,
+          narrow: [],
+          op: "add",
+          flag: "read",
+          ...body,
+        } as never,
       });
     await expectError(post({ anchor: "latest" }), 400, "Invalid anchor");
     await expectError(
@@ -292,7 +368,12 @@ describe("POST /messages/flags/narrow", () => {
     );
     await expectError(post({ flag: "mentioned" }), 400, "Flag not editable: 'mentioned'");
     await expectError(post({ op: "flip" }), 400, "Invalid message flag operation: 'flip'");
-    await expectError(post({ narrow: [{ operator: "channel", operand: "Atlantis" }] }), 400, "Invalid narrow operator: unknown channel Atlantis", { code: "BAD_NARROW" });
+    await expectError(
+      post({ narrow: [{ operator: "channel", operand: "Atlantis" }] }),
+      400,
+      "Invalid narrow operator: unknown channel Atlantis",
+      { code: "BAD_NARROW" },
+    );
   });
 });
 
@@ -301,29 +382,55 @@ describe("mark as read", () => {
     const a = await send("hamlet", "Rome", "pizza");
     const b = await send("hamlet", "Rome", "Pasta");
     await expectError(
-      server.as("cordelia").POST("/mark_stream_as_read", { body: { stream_id: channel("core team") } }),
+      server
+        .as("cordelia")
+        .POST("/mark_stream_as_read", { body: { stream_id: channel("core team") } }),
       400,
       "Invalid channel ID",
     );
     await expectError(
-      server.as("cordelia").POST("/mark_topic_as_read", { body: { stream_id: channel("Rome"), topic_name: "lunch" } }),
+      server
+        .as("cordelia")
+        .POST("/mark_topic_as_read", { body: { stream_id: channel("Rome"), topic_name: "lunch" } }),
       400,
       "No such topic 'lunch'",
     );
     const events = await queueOf(server, "cordelia", ["update_message_flags"]);
     await expectSuccess(
-      server.as("cordelia").POST("/mark_topic_as_read", { body: { stream_id: channel("Rome"), topic_name: "pasta" } }),
+      server
+        .as("cordelia")
+        .POST("/mark_topic_as_read", { body: { stream_id: channel("Rome"), topic_name: "pasta" } }),
     );
     expect(await flagsOf("cordelia", b)).toEqual(["read"]);
     expect(await flagsOf("cordelia", a)).toEqual([]);
-    await expectSuccess(server.as("cordelia").POST("/mark_stream_as_read", { body: { stream_id: channel("Rome") } }));
+    await expectSuccess(
+      server.as("cordelia").POST("/mark_stream_as_read", { body: { stream_id: channel("Rome") } }),
+    );
     // Nothing left unread: no event.
-    await expectSuccess(server.as("cordelia").POST("/mark_stream_as_read", { body: { stream_id: channel("Rome") } }));
+    await expectSuccess(
+      server.as("cordelia").POST("/mark_stream_as_read", { body: { stream_id: channel("Rome") } }),
+    );
     expect(await events()).toEqual([
-      { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [b], all: false },
-      { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: expect.arrayContaining([a]), all: false },
+      {
+        type: "update_message_flags",
+        op: "add",
+        operation: "add",
+        flag: "read",
+        messages: [b],
+        all: false,
+      },
+      {
+        type: "update_message_flags",
+        op: "add",
+        operation: "add",
+        flag: "read",
+        messages: expect.arrayContaining([a]),
+        all: false,
+      },
     ]);
-    expect((await unread("cordelia")).streams.some((s: any) => s.stream_id === channel("Rome"))).toBe(false);
+    expect(
+      (await unread("cordelia")).streams.some((s: any) => s.stream_id === channel("Rome")),
+    ).toBe(false);
   });
 
   it("POST /mark_all_as_read marks everything, in batches, with one `all` event", async () => {
@@ -335,7 +442,9 @@ describe("mark as read", () => {
     const ctx = {
       ...server.deps,
       realm: (await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } })) as never,
-      user: (await db.userProfile.findUniqueOrThrow({ where: { id: userId("prospero") } })) as never,
+      user: (await db.userProfile.findUniqueOrThrow({
+        where: { id: userId("prospero") },
+      })) as never,
     };
     // Out of time before the first batch: nothing done, not complete.
     expect(await doMarkAllAsRead(ctx, { timeoutMs: 0 })).toBe(false);
@@ -343,9 +452,23 @@ describe("mark as read", () => {
     // Batches of one: each its own transaction, one event at the end.
     expect(await doMarkAllAsRead(ctx, { batchSize: 1 })).toBe(true);
     const state = await unread("prospero");
-    expect(state).toMatchObject({ count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false });
+    expect(state).toMatchObject({
+      count: 0,
+      pms: [],
+      streams: [],
+      huddles: [],
+      mentions: [],
+      old_unreads_missing: false,
+    });
     expect(await events()).toEqual([
-      { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [], all: true },
+      {
+        type: "update_message_flags",
+        op: "add",
+        operation: "add",
+        flag: "read",
+        messages: [],
+        all: true,
+      },
     ]);
     await send("hamlet", "Verona", "all read 2");
     expect(await expectSuccess(server.as("prospero").POST("/mark_all_as_read"))).toEqual({
@@ -378,15 +501,27 @@ describe("real clients' encodings", () => {
     });
     expect(await flagsOf("othello", id)).toEqual(["starred"]);
     expect(
-      (await post("/messages/flags/narrow", `anchor=${id}&num_before=0&num_after=0&narrow=%5B%5D&op=add&flag=read`)).body,
+      (
+        await post(
+          "/messages/flags/narrow",
+          `anchor=${id}&num_before=0&num_after=0&narrow=%5B%5D&op=add&flag=read`,
+        )
+      ).body,
     ).toMatchObject({ result: "success", processed_count: 1, updated_count: 1 });
     await expectSuccess(flags("othello", "remove", "read", [id]));
     expect(
-      await post("/mark_topic_as_read", `stream_id=${channel("Verona")}&topic_name=form+body+topic`),
+      await post(
+        "/mark_topic_as_read",
+        `stream_id=${channel("Verona")}&topic_name=form+body+topic`,
+      ),
     ).toEqual({ status: 200, body: { result: "success", msg: "" } });
     expect(await flagsOf("othello", id)).toEqual(["read", "starred"]);
     expect((await post("/mark_stream_as_read", `stream_id=${channel("Verona")}`)).status).toBe(200);
-    expect((await post("/mark_all_as_read", "")).body).toEqual({ result: "success", msg: "", complete: true });
+    expect((await post("/mark_all_as_read", "")).body).toEqual({
+      result: "success",
+      msg: "",
+      complete: true,
+    });
   });
 });
 
@@ -431,7 +566,14 @@ describe("statements and the unread cap", () => {
     const narrow = await statementsOf("update-message-flags-for-narrow", () =>
       expectSuccess(
         server.as("othello").POST("/messages/flags/narrow", {
-          body: { anchor: "newest", num_before: 100, num_after: 0, narrow: [{ operator: "channel", operand: "Denmark" }], op: "add", flag: "starred" },
+          body: {
+            anchor: "newest",
+            num_before: 100,
+            num_after: 0,
+            narrow: [{ operator: "channel", operand: "Denmark" }],
+            op: "add",
+            flag: "starred",
+          },
         }),
       ),
     );
@@ -467,8 +609,14 @@ describe("statements and the unread cap", () => {
       expect(Math.max(...listed)).toBe(Math.max(...messageIds));
       expect(listed).not.toContain(template);
       // mark_all_as_read clears them all, in batches.
-      expect(await expectSuccess(server.as("aaron").POST("/mark_all_as_read"))).toMatchObject({ complete: true });
-      expect(await unread("aaron")).toMatchObject({ count: 0, streams: [], old_unreads_missing: false });
+      expect(await expectSuccess(server.as("aaron").POST("/mark_all_as_read"))).toMatchObject({
+        complete: true,
+      });
+      expect(await unread("aaron")).toMatchObject({
+        count: 0,
+        streams: [],
+        old_unreads_missing: false,
+      });
     } finally {
       await server.db.$executeRaw`DELETE FROM message WHERE id = ANY (${messageIds}::int[])`;
     }

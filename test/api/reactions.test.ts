@@ -90,14 +90,27 @@ describe("adding a reaction", () => {
     const cases: [Body, string][] = [
       [{ emoji_name: "nonsense" }, "Emoji 'nonsense' does not exist"],
       [{ emoji_name: "car", emoji_code: "1f4bb" }, "Invalid emoji name."],
-      [{ emoji_name: "car", emoji_code: "zzzz", reaction_type: "unicode_emoji" }, "Invalid emoji code."],
-      [{ emoji_name: "car", emoji_code: "1f697", reaction_type: "bogus" }, "Invalid emoji type."],
-      [{ emoji_name: "green_tick", emoji_code: "1f697", reaction_type: "realm_emoji" }, "Invalid custom emoji."],
       [
-        { emoji_name: "wrong_name", emoji_code: String(custom.active), reaction_type: "realm_emoji" },
+        { emoji_name: "car", emoji_code: "zzzz", reaction_type: "unicode_emoji" },
+        "Invalid emoji code.",
+      ],
+      [{ emoji_name: "car", emoji_code: "1f697", reaction_type: "bogus" }, "Invalid emoji type."],
+      [
+        { emoji_name: "green_tick", emoji_code: "1f697", reaction_type: "realm_emoji" },
+        "Invalid custom emoji.",
+      ],
+      [
+        {
+          emoji_name: "wrong_name",
+          emoji_code: String(custom.active),
+          reaction_type: "realm_emoji",
+        },
         "Invalid custom emoji name.",
       ],
-      [{ emoji_name: "octopus", emoji_code: "octopus", reaction_type: "zulip_extra_emoji" }, "Invalid emoji code."],
+      [
+        { emoji_name: "octopus", emoji_code: "octopus", reaction_type: "zulip_extra_emoji" },
+        "Invalid emoji code.",
+      ],
     ];
     for (const [body, msg] of cases) await expectError(react("othello", messageId, body), 400, msg);
     expect((await getMessage("othello", messageId)).reactions).toEqual([]);
@@ -129,7 +142,10 @@ describe("adding a reaction", () => {
     // thumbs_up is 1f44d too: the vote keeps the first reaction's name.
     await expectSuccess(react("hamlet", messageId, { emoji_name: "thumbs_up" }));
     await expectSuccess(react("cordelia", messageId, { emoji_name: "old_tick" }));
-    await server.db.realmEmoji.update({ where: { id: custom.retired }, data: { deactivated: true } });
+    await server.db.realmEmoji.update({
+      where: { id: custom.retired },
+      data: { deactivated: true },
+    });
     const retired = { emoji_code: String(custom.retired), reaction_type: "realm_emoji" };
     await expectSuccess(react("iago", messageId, { emoji_name: "old_tick", ...retired }));
     const reactions = (await getMessage("hamlet", messageId)).reactions;
@@ -155,16 +171,32 @@ describe("adding a reaction", () => {
   });
 
   it("reads the message through the access rule", async () => {
-    await expectError(react("othello", 99_999_999, { emoji_name: "octopus" }), 400, "Invalid message(s)");
-    await expectError(react("othello", 2 ** 40, { emoji_name: "octopus" }), 400, "Invalid message(s)");
+    await expectError(
+      react("othello", 99_999_999, { emoji_name: "octopus" }),
+      400,
+      "Invalid message(s)",
+    );
+    await expectError(
+      react("othello", 2 ** 40, { emoji_name: "octopus" }),
+      400,
+      "Invalid message(s)",
+    );
     const { id: channelId } = await expectSuccess(
       server.as("iago").POST("/channels/create", {
         body: { name: "reaction secrets", invite_only: true, subscribers: [id("iago")] } as never,
       }),
     );
     const secret = await channelMessage("iago", channelId);
-    await expectError(react("othello", secret, { emoji_name: "octopus" }), 400, "Invalid message(s)");
-    await expectError(unreact("othello", secret, { emoji_name: "octopus" }), 400, "Invalid message(s)");
+    await expectError(
+      react("othello", secret, { emoji_name: "octopus" }),
+      400,
+      "Invalid message(s)",
+    );
+    await expectError(
+      unreact("othello", secret, { emoji_name: "octopus" }),
+      400,
+      "Invalid message(s)",
+    );
     // A direct message between others.
     const dm = await send("hamlet", { type: "direct", to: [id("othello")], content: "psst" });
     await expectError(react("cordelia", dm, { emoji_name: "octopus" }), 400, "Invalid message(s)");
@@ -186,7 +218,9 @@ describe("adding a reaction", () => {
     // With that row she hears of the message's other reactions.
     const cordelia = await queueOf(server, "cordelia", ["reaction"]);
     await expectSuccess(react("hamlet", messageId, { emoji_name: "tada" }));
-    expect((await cordelia()).map((e) => e.type === "reaction" && e.message_id)).toEqual([messageId]);
+    expect((await cordelia()).map((e) => e.type === "reaction" && e.message_id)).toEqual([
+      messageId,
+    ]);
   });
 });
 
@@ -200,7 +234,11 @@ describe("removing a reaction", () => {
       400,
       "At least one of the following arguments must be present: emoji_name, emoji_code",
     );
-    await expectError(unreact("othello", messageId, { emoji_name: "nonsense" }), 400, "Emoji 'nonsense' does not exist");
+    await expectError(
+      unreact("othello", messageId, { emoji_name: "nonsense" }),
+      400,
+      "Emoji 'nonsense' does not exist",
+    );
     // The type defaults to unicode_emoji, even when the name is a custom emoji's (as in Zulip).
     await expectError(
       unreact("othello", messageId, { emoji_name: "green_tick" }),
@@ -217,18 +255,30 @@ describe("removing a reaction", () => {
     );
     // Another user's reaction is not the caller's.
     await expectError(
-      unreact("hamlet", messageId, { emoji_code: String(custom.active), reaction_type: "realm_emoji" }),
+      unreact("hamlet", messageId, {
+        emoji_code: String(custom.active),
+        reaction_type: "realm_emoji",
+      }),
       400,
       "Reaction doesn't exist.",
       MISSING,
     );
-    await server.db.realmEmoji.update({ where: { id: custom.active }, data: { deactivated: true } });
+    await server.db.realmEmoji.update({
+      where: { id: custom.active },
+      data: { deactivated: true },
+    });
     try {
       await expectSuccess(
-        unreact("othello", messageId, { emoji_code: String(custom.active), reaction_type: "realm_emoji" }),
+        unreact("othello", messageId, {
+          emoji_code: String(custom.active),
+          reaction_type: "realm_emoji",
+        }),
       );
     } finally {
-      await server.db.realmEmoji.update({ where: { id: custom.active }, data: { deactivated: false } });
+      await server.db.realmEmoji.update({
+        where: { id: custom.active },
+        data: { deactivated: false },
+      });
     }
     expect((await getMessage("othello", messageId)).reactions).toEqual([]);
   });
@@ -272,7 +322,10 @@ describe("reaction events", () => {
     const early = await channelMessage("iago", channelId, "before othello");
     await expectSuccess(
       server.as("iago").POST("/users/me/subscriptions", {
-        body: { subscriptions: [{ name: "reaction protected" }], principals: [id("othello")] } as never,
+        body: {
+          subscriptions: [{ name: "reaction protected" }],
+          principals: [id("othello")],
+        } as never,
       }),
     );
     const queues = Object.fromEntries(
@@ -312,7 +365,11 @@ describe("statement budgets", () => {
     await expectSuccess(react("othello", messageId, { emoji_name: "heart" })); // warms the caches
     const add = await statementsOf("add-reaction", () =>
       expectSuccess(
-        react("othello", messageId, { emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" }),
+        react("othello", messageId, {
+          emoji_name: "octopus",
+          emoji_code: "1f419",
+          reaction_type: "unicode_emoji",
+        }),
       ),
     );
     expect(add).toBeLessThanOrEqual(6);

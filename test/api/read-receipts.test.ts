@@ -18,10 +18,10 @@ const receipts = (as: string, messageId: number) =>
   });
 const markRead = (as: string, messages: number[]) =>
   expectSuccess(
-    (server.creds.users[as] ? server.as(as) : server.client(server.creds.bots[as]!.email, server.creds.bots[as]!.api_key)).POST(
-      "/messages/flags",
-      { body: { op: "add", flag: "read", messages } },
-    ),
+    (server.creds.users[as]
+      ? server.as(as)
+      : server.client(server.creds.bots[as]!.email, server.creds.bots[as]!.api_key)
+    ).POST("/messages/flags", { body: { op: "add", flag: "read", messages } }),
   );
 
 beforeAll(() => setEnabled(true));
@@ -56,16 +56,28 @@ describe("GET /messages/{message_id}/read_receipts", () => {
 
     // A user who does not share read receipts is left out.
     await markRead("iago", [id]);
-    await expectSuccess(server.as("iago").PATCH("/settings", { body: { send_read_receipts: false } }));
+    await expectSuccess(
+      server.as("iago").PATCH("/settings", { body: { send_read_receipts: false } }),
+    );
     expect((await expectSuccess(receipts("hamlet", id))).user_ids).toEqual(both);
-    await expectSuccess(server.as("iago").PATCH("/settings", { body: { send_read_receipts: true } }));
+    await expectSuccess(
+      server.as("iago").PATCH("/settings", { body: { send_read_receipts: true } }),
+    );
 
     // Muted users, and users who muted the viewer, are left out for that viewer only.
     await server.db.mutedUser.create({
-      data: { realmId: realmId(), userProfileId: userId("cordelia"), mutedUserId: userId("othello") },
+      data: {
+        realmId: realmId(),
+        userProfileId: userId("cordelia"),
+        mutedUserId: userId("othello"),
+      },
     });
     await server.db.mutedUser.create({
-      data: { realmId: realmId(), userProfileId: userId("default-bot"), mutedUserId: userId("hamlet") },
+      data: {
+        realmId: realmId(),
+        userProfileId: userId("default-bot"),
+        mutedUserId: userId("hamlet"),
+      },
     });
     try {
       expect((await expectSuccess(receipts("cordelia", id))).user_ids).toEqual(
@@ -82,9 +94,13 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     await markRead("prospero", [id]);
     expect((await expectSuccess(receipts("hamlet", id))).user_ids).toContain(userId("prospero"));
     await expectSuccess(
-      server.as("iago").DELETE("/users/{user_id}", { params: { path: { user_id: userId("prospero") } } }),
+      server
+        .as("iago")
+        .DELETE("/users/{user_id}", { params: { path: { user_id: userId("prospero") } } }),
     );
-    expect((await expectSuccess(receipts("hamlet", id))).user_ids).not.toContain(userId("prospero"));
+    expect((await expectSuccess(receipts("hamlet", id))).user_ids).not.toContain(
+      userId("prospero"),
+    );
 
     // One statement, the access rule included.
     const seen: { operationId: string; statements: number }[] = [];
@@ -94,11 +110,15 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     } finally {
       server.deps.observe = undefined;
     }
-    expect(seen.filter((i) => i.operationId === "get-read-receipts").map((i) => i.statements)).toEqual([1]);
+    expect(
+      seen.filter((i) => i.operationId === "get-read-receipts").map((i) => i.statements),
+    ).toEqual([1]);
 
     // Marking unread takes the receipt back.
     await expectSuccess(
-      server.as("othello").POST("/messages/flags", { body: { op: "remove", flag: "read", messages: [id] } }),
+      server
+        .as("othello")
+        .POST("/messages/flags", { body: { op: "remove", flag: "read", messages: [id] } }),
     );
     expect((await expectSuccess(receipts("hamlet", id))).user_ids).not.toContain(userId("othello"));
   });
@@ -114,7 +134,11 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     await setEnabled(false);
     try {
       await expectError(receipts("hamlet", id), 400, "Invalid message(s)");
-      await expectError(receipts("iago", id), 400, "Read receipts are disabled in this organization.");
+      await expectError(
+        receipts("iago", id),
+        400,
+        "Read receipts are disabled in this organization.",
+      );
     } finally {
       await setEnabled(true);
     }

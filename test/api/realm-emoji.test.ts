@@ -56,8 +56,7 @@ const refused = async (request: Promise<{ status: number; json: unknown }>, msg:
 
 const list = async (as = "hamlet") =>
   (await expectSuccess(server.as(as).GET("/realm/emoji"))).emoji;
-const byName = async (name: string) =>
-  Object.values(await list()).filter((e) => e.name === name);
+const byName = async (name: string) => Object.values(await list()).filter((e) => e.name === name);
 const remove = (as: string, name: string) =>
   server.as(as).DELETE("/realm/emoji/{emoji_name}", { params: { path: { emoji_name: name } } });
 
@@ -81,13 +80,17 @@ describe("uploading", () => {
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
     expect(Buffer.from(await image.arrayBuffer())).toEqual(PNG);
-    expect((await fetch(`${server.baseUrl}/user_avatars/${realmId}/emoji/images/00000000.png`)).status).toBe(404);
+    expect(
+      (await fetch(`${server.baseUrl}/user_avatars/${realmId}/emoji/images/00000000.png`)).status,
+    ).toBe(404);
 
     const events = await hamlet();
     expect(events).toEqual([{ type: "realm_emoji", op: "update", realm_emoji: await list() }]);
     expect(zulipEventErrors({ ...events[0]!, id: 0 } as never)).toEqual([]);
     const { realm_emoji } = await expectSuccess(
-      server.as("othello").POST("/register", { body: { fetch_event_types: ["realm_emoji"] } as never }),
+      server
+        .as("othello")
+        .POST("/register", { body: { fetch_event_types: ["realm_emoji"] } as never }),
     );
     expect(realm_emoji).toEqual(await list());
 
@@ -116,7 +119,10 @@ describe("uploading", () => {
       upload("iago", "my_EMoji"),
       "Emoji names must contain only lowercase English letters, digits, spaces, dashes, and underscores.",
     );
-    await refused(upload("iago", "my_emoji_"), "Emoji names must end with either a letter or digit.");
+    await refused(
+      upload("iago", "my_emoji_"),
+      "Emoji names must end with either a letter or digit.",
+    );
     await refused(upload("iago", "%20"), "Emoji name is missing");
     await uploaded("iago", "party%20time");
     expect(await byName("party_time")).toHaveLength(1);
@@ -143,13 +149,19 @@ describe("uploading", () => {
       });
     }
     await uploaded("othello", "members_emoji");
-    await refused(upload("hamlet", "members_emoji"), "A custom emoji with this name already exists.");
+    await refused(
+      upload("hamlet", "members_emoji"),
+      "A custom emoji with this name already exists.",
+    );
     await refused(upload("othello", "laughing"), "Only administrators can override default emoji.");
     await uploaded("iago", "smile");
   });
 
   it("takes exactly one image of a known type, within MAX_EMOJI_FILE_SIZE_MIB", async () => {
-    await refused(upload("iago", "two_files", [{}, { field: "f2" }]), "You must upload exactly one file.");
+    await refused(
+      upload("iago", "two_files", [{}, { field: "f2" }]),
+      "You must upload exactly one file.",
+    );
     await refused(upload("iago", "no_file", []), "You must upload exactly one file.");
     await refused(
       upload("iago", "big_file", [{ data: Buffer.alloc(MiB + 1, 1) }]),

@@ -537,7 +537,10 @@ async function main() {
     });
 
   if (adminUrl) await benchFlags(p, add, query);
-  else console.log("\n(flag writes are timed on PostgreSQL only: their set-up marks rows unread in SQL)");
+  else
+    console.log(
+      "\n(flag writes are timed on PostgreSQL only: their set-up marks rows unread in SQL)",
+    );
 
   console.log("\n");
   const width = Math.max(...rows.map((r) => r.label.length)) + 2;
@@ -607,15 +610,18 @@ async function benchFlags(
   const n = channelRows.toLocaleString("en");
   try {
     let op = 0;
-    await add("flags/narrow read/unread (5000, biggest channel)", null, () =>
-      call(p.reader, "POST", "/messages/flags/narrow", {
-        anchor: "newest",
-        num_before: 5000,
-        num_after: 0,
-        narrow: [{ operator: "channel", operand: p.big.name }],
-        op: op++ % 2 === 0 ? "remove" : "add",
-        flag: "read",
-      }),
+    await add(
+      "flags/narrow read/unread (5000, biggest channel)",
+      null,
+      () =>
+        call(p.reader, "POST", "/messages/flags/narrow", {
+          anchor: "newest",
+          num_before: 5000,
+          num_after: 0,
+          narrow: [{ operator: "channel", operand: p.big.name }],
+          op: op++ % 2 === 0 ? "remove" : "add",
+          flag: "read",
+        }),
       (body) => String(body.updated_count),
     );
     await add(`mark_stream_as_read (${n} unread)`, null, async () => {
@@ -645,7 +651,10 @@ async function benchFlags(
       "DELETE FROM user_message WHERE user_profile_id = $1 AND id > $2 AND (flags & 1024) <> 0",
       [reader, lastRow],
     );
-    await query("UPDATE user_message SET flags = flags | 1 WHERE user_profile_id = $1 AND (flags & 1) = 0", [reader]);
+    await query(
+      "UPDATE user_message SET flags = flags | 1 WHERE user_profile_id = $1 AND (flags & 1) = 0",
+      [reader],
+    );
     await query(
       "UPDATE user_message SET flags = flags & ~1::bigint WHERE user_profile_id = $1 AND message_id = ANY ($2::int[])",
       [reader, unread],
