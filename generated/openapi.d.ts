@@ -1987,8 +1987,9 @@ export interface paths {
          *     empty one) succeeds. Clients get a `realm` event (op `update` or `update_dict`) for each change.
          *
          *     This server offers the subset of Zulip's settings that the API it serves depends on: message
-         *     editing and moving, wildcard mentions, message reports, empty topics, spectator access and email
-         *     visibility, plus the organization's name and description.
+         *     editing, deleting and moving, wildcard mentions, message reports, read receipts, custom emoji,
+         *     empty topics, spectator access and email visibility, plus the organization's name and
+         *     description.
          */
         patch: operations["update-realm"];
         trace?: never;
@@ -10708,6 +10709,27 @@ export interface operations {
                     /** @description Who may use wildcard mentions (`@all`, `@topic`, …) in large channels and topics. */
                     can_mention_many_users_group?: components["schemas"]["GroupSettingUpdateValue"];
                     /**
+                     * @description Who may delete any message. Changing it needs `can_set_delete_message_policy_group`
+                     *     ("Insufficient permission").
+                     */
+                    can_delete_any_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /**
+                     * @description Who may delete their own messages (within `message_content_delete_limit_seconds`).
+                     *     Changing it needs `can_set_delete_message_policy_group` ("Insufficient permission").
+                     */
+                    can_delete_own_message_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /** @description Who may upload custom emoji. */
+                    can_add_custom_emoji_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /**
+                     * @description How long after sending a message its sender may delete it, in seconds (at least
+                     *     1); `unlimited` (or `null`) for no limit. Values as for
+                     *     `message_content_edit_limit_seconds`. Changing it needs
+                     *     `can_set_delete_message_policy_group` ("Insufficient permission").
+                     */
+                    message_content_delete_limit_seconds?: "unlimited" | (number | null);
+                    /** @description Whether users may see who read a message (`GET /messages/{message_id}/read_receipts`). */
+                    enable_read_receipts?: boolean;
+                    /**
                      * @description The channel where message reports are posted; `-1` turns message reporting off.
                      *     A channel that does not exist or cannot be accessed gives "Invalid channel ID";
                      *     it must be private ("Moderation request channel must be private.").
@@ -10780,6 +10802,12 @@ export interface operations {
                         can_move_messages_between_channels_group?: components["schemas"]["GroupSettingValue"];
                         can_move_messages_between_topics_group?: components["schemas"]["GroupSettingValue"];
                         can_mention_many_users_group?: components["schemas"]["GroupSettingValue"];
+                        can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
+                        can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
+                        can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+                        /** @description `null` for no limit. */
+                        message_content_delete_limit_seconds?: number | null;
+                        enable_read_receipts?: boolean;
                         moderation_request_channel_id?: number;
                         /** @enum {string} */
                         topics_policy?: "allow_empty_topic" | "disable_empty_topic";

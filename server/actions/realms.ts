@@ -27,6 +27,7 @@ import {
   type GroupSettingValue,
 } from "../lib/user-groups.ts";
 import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../lib/realms.ts";
+import { can } from "../lib/permissions.ts";
 import { activeUserIds, EmailVisibility, Role } from "../lib/users.ts";
 import type { ZulipEvent } from "../events/index.ts";
 import { doCreateChannel } from "./channels.ts";
@@ -220,6 +221,11 @@ export interface RealmChanges {
   can_move_messages_between_channels_group?: GroupSettingUpdate;
   can_move_messages_between_topics_group?: GroupSettingUpdate;
   can_mention_many_users_group?: GroupSettingUpdate;
+  can_delete_any_message_group?: GroupSettingUpdate;
+  can_delete_own_message_group?: GroupSettingUpdate;
+  can_add_custom_emoji_group?: GroupSettingUpdate;
+  message_content_delete_limit_seconds?: TimeLimit;
+  enable_read_receipts?: boolean;
   moderation_request_channel_id?: number;
   topics_policy?: "allow_empty_topic" | "disable_empty_topic";
   empty_topic_display_name?: string;
@@ -231,7 +237,15 @@ const TIME_LIMITS = {
   message_content_edit_limit_seconds: "messageContentEditLimitSeconds",
   move_messages_within_stream_limit_seconds: "moveMessagesWithinStreamLimitSeconds",
   move_messages_between_streams_limit_seconds: "moveMessagesBetweenStreamsLimitSeconds",
+  message_content_delete_limit_seconds: "messageContentDeleteLimitSeconds",
 } as const;
+
+/** Settings of the deletion policy: changing them needs can_set_delete_message_policy_group. */
+const DELETE_POLICY = [
+  "can_delete_any_message_group",
+  "can_delete_own_message_group",
+  "message_content_delete_limit_seconds",
+] as const;
 
 type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
 
@@ -241,6 +255,7 @@ const SIMPLE = {
   topics_policy: "topicsPolicy",
   enable_spectator_access: "enableSpectatorAccess",
   email_address_visibility: "emailAddressVisibility",
+  enable_read_receipts: "enableReadReceipts",
 } as const;
 
 export async function doUpdateRealm(
@@ -250,6 +265,13 @@ export async function doUpdateRealm(
   const realm = ctx.realm;
   const data: Prisma.RealmUncheckedUpdateInput = {};
   const echoed: Record<string, unknown> = {};
+  // Zulip's views/streams.py (and realm.py) refuse a change of the deletion policy by whoever is
+  // outside can_set_delete_message_policy_group, before anything else.
+  if (
+    DELETE_POLICY.some((setting) => changes[setting] !== undefined) &&
+    !(await can(ctx.db, ctx.user, realm, "can_set_delete_message_policy_group"))
+  )
+    throw new JsonableError("Insufficient permission");
 
   if (changes.name !== undefined && changes.name.trim() !== realm.name) {
     if (changes.name.trim() === "") throw new JsonableError("Organization name can't be empty.");

@@ -133,6 +133,7 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     default: MEMBERS,
     allowNobodyGroup: true,
     allowEveryoneGroup: false,
+    offered: true,
   },
   can_add_subscribers_group: {
     field: "canAddSubscribersGroupId",
@@ -183,12 +184,14 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     default: ADMINISTRATORS,
     allowNobodyGroup: true,
     allowEveryoneGroup: false,
+    offered: true,
   },
   can_delete_own_message_group: {
     field: "canDeleteOwnMessageGroupId",
     default: EVERYONE,
     allowNobodyGroup: true,
     allowEveryoneGroup: true,
+    offered: true,
   },
   can_invite_users_group: {
     field: "canInviteUsersGroupId",

@@ -54,15 +54,19 @@ const systemGroup = async (name: string) =>
       where: { realmId: server.creds.realm.id, name },
     })
   ).id;
-/** Sets an organization group setting (PATCH /realm does not take these two yet). */
+/** Sets an organization deletion group setting through PATCH /realm, as an administrator. */
 const setRealmGroup = async (
   field: "canDeleteAnyMessageGroupId" | "canDeleteOwnMessageGroupId",
   group: string,
-) =>
-  server.db.realm.update({
-    where: { id: server.creds.realm.id },
-    data: { [field]: await systemGroup(group) },
-  });
+) => {
+  const setting =
+    field === "canDeleteAnyMessageGroupId"
+      ? "can_delete_any_message_group"
+      : "can_delete_own_message_group";
+  await expectSuccess(
+    server.as("iago").PATCH("/realm", { body: { [setting]: { new: await systemGroup(group) } } }),
+  );
+};
 /** Registers a queue taking delete_message and stream events, read without blocking. */
 async function queue(as: string, capabilities: Record<string, boolean> = {}) {
   const { queue_id } = await expectSuccess(

@@ -9,9 +9,8 @@ import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
 const userId = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
-const realmId = () => server.creds.realm.id;
-const setEnabled = (enableReadReceipts: boolean) =>
-  server.db.realm.update({ where: { id: realmId() }, data: { enableReadReceipts } });
+const setEnabled = (enable_read_receipts: boolean) =>
+  expectSuccess(server.as("iago").PATCH("/realm", { body: { enable_read_receipts } }));
 const receipts = (as: string, messageId: number) =>
   server.as(as).GET("/messages/{message_id}/read_receipts", {
     params: { path: { message_id: messageId } },
@@ -65,20 +64,12 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     );
 
     // Muted users, and users who muted the viewer, are left out for that viewer only.
-    await server.db.mutedUser.create({
-      data: {
-        realmId: realmId(),
-        userProfileId: userId("cordelia"),
-        mutedUserId: userId("othello"),
-      },
-    });
-    await server.db.mutedUser.create({
-      data: {
-        realmId: realmId(),
-        userProfileId: userId("default-bot"),
-        mutedUserId: userId("hamlet"),
-      },
-    });
+    const mute = (as: string, other: string) =>
+      server.as(as).POST("/users/me/muted_users/{muted_user_id}", {
+        params: { path: { muted_user_id: userId(other) } },
+      });
+    await expectSuccess(mute("cordelia", "othello"));
+    await expectSuccess(mute("default-bot", "hamlet"));
     try {
       expect((await expectSuccess(receipts("cordelia", id))).user_ids).toEqual(
         [userId("default-bot"), userId("iago")].sort((a, b) => a - b),
@@ -87,7 +78,12 @@ describe("GET /messages/{message_id}/read_receipts", () => {
         [userId("othello"), userId("iago")].sort((a, b) => a - b),
       );
     } finally {
-      await server.db.mutedUser.deleteMany({ where: { realmId: realmId() } });
+      const unmute = (as: string, other: string) =>
+        server.as(as).DELETE("/users/me/muted_users/{muted_user_id}", {
+          params: { path: { muted_user_id: userId(other) } },
+        });
+      await expectSuccess(unmute("cordelia", "othello"));
+      await expectSuccess(unmute("default-bot", "hamlet"));
     }
 
     // Deactivated users are left out.

@@ -164,6 +164,67 @@ describe("PATCH /realm", () => {
     expect(state.realm_empty_topic_display_name).toBe("general chat");
   });
 
+  it("sets the deletion policy (behind can_set_delete_message_policy_group), read receipts and custom emoji", async () => {
+    const group = async (name: string) =>
+      (
+        await server.db.namedUserGroup.findFirstOrThrow({
+          where: { realmId: server.creds.realm.id, name },
+        })
+      ).id;
+    // python-zulip-api's form body: JSON text for numbers, booleans and group values.
+    const iago = server.creds.users.iago!;
+    const response = await fetch(`${server.baseUrl}/api/v1/realm`, {
+      method: "PATCH",
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        enable_read_receipts: "true",
+        message_content_delete_limit_seconds: "600",
+        can_delete_own_message_group: JSON.stringify({ new: await group("role:members") }),
+        can_add_custom_emoji_group: JSON.stringify({ new: await group("role:administrators") }),
+      }).toString(),
+    });
+    expect(await response.json()).toMatchObject({ result: "success", enable_read_receipts: true });
+    expect(await realmRow()).toMatchObject({
+      enableReadReceipts: true,
+      messageContentDeleteLimitSeconds: 600,
+      canDeleteOwnMessageGroupId: await group("role:members"),
+      canAddCustomEmojiGroupId: await group("role:administrators"),
+    });
+
+    const before = await realmRow();
+    await expectSuccess(patch("iago", { enable_read_receipts: false }));
+    // Owners only may change the deletion policy now: an administrator is refused, changing nothing.
+    await server.db.realm.update({
+      where: { id: server.creds.realm.id },
+      data: { canSetDeleteMessagePolicyGroupId: await group("role:owners") },
+    });
+    await expectError(
+      patch("iago", {
+        message_content_delete_limit_seconds: "unlimited",
+        enable_read_receipts: true,
+      }),
+      400,
+      "Insufficient permission",
+    );
+    expect(await realmRow()).toMatchObject({
+      enableReadReceipts: false,
+      messageContentDeleteLimitSeconds: before.messageContentDeleteLimitSeconds,
+    });
+    await expectSuccess(patch("desdemona", { message_content_delete_limit_seconds: "unlimited" }));
+    expect((await realmRow()).messageContentDeleteLimitSeconds).toBeNull();
+    await server.db.realm.update({
+      where: { id: server.creds.realm.id },
+      data: {
+        canSetDeleteMessagePolicyGroupId: before.canSetDeleteMessagePolicyGroupId,
+        canDeleteOwnMessageGroupId: before.canDeleteOwnMessageGroupId,
+        canAddCustomEmojiGroupId: before.canAddCustomEmojiGroupId,
+      },
+    });
+  });
+
   it("succeeds without changes for an empty request", async () => {
     const data = await expectSuccess(patch("iago", {}));
     expect(Object.keys(data).sort()).toEqual(["msg", "result"]);
