@@ -73,22 +73,34 @@ function autolink(
     if (href === null) continue;
     const start = m.index - prefix.length;
     linkify(state, text.slice(last, start), level, last === 0 ? startOk : false, inQuote, out);
-    const env = state.env as ZulipEnv;
-    const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
-    noteLink(localHref, inQuote, env.zulipResult);
-    const open = makeToken(state, "link_open", "a", 1, level);
-    open.attrs = [["href", localHref]];
-    open.markup = "linkify";
-    open.info = "auto";
-    out.push(open);
-    pushText(state, out, url, level + 1, true);
-    const close = makeToken(state, "link_close", "a", -1, level);
-    close.markup = "linkify";
-    close.info = "auto";
-    out.push(close);
+    pushAutoLink(state, href, url, level, inQuote, out);
     last = start + url.length;
   }
   linkify(state, text.slice(last), level, last === 0 ? startOk : false, inQuote, out);
+}
+
+/** An automatic link (a bare URL or a linkifier's match) to `href`, showing `shown`. */
+function pushAutoLink(
+  state: StateCore,
+  href: string,
+  shown: string,
+  level: number,
+  inQuote: boolean,
+  out: Token[],
+): void {
+  const env = state.env as ZulipEnv;
+  const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
+  noteLink(localHref, inQuote, env.zulipResult);
+  const open = makeToken(state, "link_open", "a", 1, level);
+  open.attrs = [["href", localHref]];
+  open.markup = "linkify";
+  open.info = "auto";
+  out.push(open);
+  pushText(state, out, shown, level + 1, true);
+  const close = makeToken(state, "link_close", "a", -1, level);
+  close.markup = "linkify";
+  close.info = "auto";
+  out.push(close);
 }
 
 /**
@@ -110,18 +122,7 @@ function linkify(
     link: (shown, url) => {
       const href = sanitizeUrl(url);
       if (href === null) return false;
-      const localHref = rewriteLocalLink(href, env.zulipCtx.realmUrl);
-      noteLink(localHref, inQuote, env.zulipResult);
-      const open = makeToken(state, "link_open", "a", 1, level);
-      open.attrs = [["href", localHref]];
-      open.markup = "linkify";
-      open.info = "auto";
-      out.push(open);
-      pushText(state, out, shown, level + 1, true);
-      const close = makeToken(state, "link_close", "a", -1, level);
-      close.markup = "linkify";
-      close.info = "auto";
-      out.push(close);
+      pushAutoLink(state, href, shown, level, inQuote, out);
       return true;
     },
   });
