@@ -80,7 +80,7 @@ export async function internalBot(
 export async function internalSendMessage(
   tx: Tx,
   events: PendingEvents,
-  deps: Pick<AppDeps, "config" | "now">,
+  deps: Pick<AppDeps, "config" | "now"> & Partial<Pick<AppDeps, "db">>,
   realm: Realm,
   sender: InternalSender,
   target: MessageTarget,
@@ -88,7 +88,15 @@ export async function internalSendMessage(
   options: { readByUserIds?: ReadonlySet<number> } = {},
 ): Promise<{ id: number }> {
   const request = await checkMessageWith(
-    { db: tx, realm, user: sender.bot, config: deps.config, now: deps.now, internal: true },
+    {
+      db: tx,
+      cacheDb: deps.db,
+      realm,
+      user: sender.bot,
+      config: deps.config,
+      now: deps.now,
+      internal: true,
+    },
     { target, content, clientName: INTERNAL_CLIENT, readBySender: false },
     sender.clientId,
   );

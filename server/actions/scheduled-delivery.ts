@@ -200,7 +200,14 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
         ? { kind: "channel", streamId: row.recipientTypeId, topic: row.subject }
         : { kind: "direct", userIds: directRecipientUserIds(row) };
     const request = await checkMessageWith(
-      { db: tx, realm, user: sender, config: this.deps.config, now: () => now },
+      {
+        db: tx,
+        cacheDb: this.deps.db,
+        realm,
+        user: sender,
+        config: this.deps.config,
+        now: () => now,
+      },
       {
         target,
         content: row.content,

@@ -205,6 +205,7 @@ export async function checkEditScheduledMessage(
       const target = parseTarget(type, input.to ?? existing.to, input.topic ?? row.subject);
       const checker: MessageChecker = {
         db: tx,
+        cacheDb: ctx.db,
         realm: ctx.realm,
         user: ctx.user,
         config: ctx.config,

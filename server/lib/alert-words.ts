@@ -51,8 +51,9 @@ const cacheFor = perClientCache<Cache>(
   },
 );
 
-async function realmAlertWords(db: Db, realmId: number): Promise<RealmWords> {
-  const cache = cacheFor(db);
+/** `cacheDb`: as linkifiers.ts loaded's, the root client whose cache serves a send's transaction. */
+async function realmAlertWords(db: Db, realmId: number, cacheDb?: Db): Promise<RealmWords> {
+  const cache = cacheFor(cacheDb ?? db);
   const hit = cache?.realms.get(realmId);
   if (hit) return hit;
   const generation = cache?.generation;
@@ -97,9 +98,10 @@ export async function alertedUserIds(
   db: Db,
   realmId: number,
   content: string,
+  cacheDb?: Db,
 ): Promise<Set<number>> {
   const alerted = new Set<number>();
-  const words = await realmAlertWords(db, realmId);
+  const words = await realmAlertWords(db, realmId, cacheDb);
   if (words.size === 0) return alerted;
   const lower = content.toLowerCase();
   for (const [word, users] of words) {

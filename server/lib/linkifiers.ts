@@ -37,9 +37,13 @@ const cacheFor = perClientCache<{ realms: Map<number, Loaded>; generation: numbe
   },
 );
 
-/** The organization's linkifiers in their order (linkifiers_for_realm), cached per process. */
-async function loaded(db: Db, realmId: number): Promise<Loaded> {
-  const cache = cacheFor(db);
+/**
+ * The organization's linkifiers in their order (linkifiers_for_realm), cached per process.
+ * `cacheDb`: the root client whose cache serves a read through a transaction that does not
+ * write linkifiers (a send's).
+ */
+async function loaded(db: Db, realmId: number, cacheDb?: Db): Promise<Loaded> {
+  const cache = cacheFor(cacheDb ?? db);
   const hit = cache?.realms.get(realmId);
   if (hit) return hit;
   const generation = cache?.generation;
@@ -73,8 +77,9 @@ export async function registerLinkifiers(
 export async function compiledLinkifiers(
   db: Db,
   realmId: number,
+  cacheDb?: Db,
 ): Promise<readonly CompiledLinkifier[]> {
-  return (await loaded(db, realmId)).compiled;
+  return (await loaded(db, realmId, cacheDb)).compiled;
 }
 
 /** A topic's bare URLs (topic_links' "raw URLs"), scheme-less ones as https. */

@@ -243,6 +243,18 @@ describe("what Zulip's mobile app (zulip-mobile's api/) sends", () => {
       },
     });
     // An operation this server does not have answers in JSON, not with Express's HTML page.
+    const missing = await send({
+      method: "POST",
+      path: "//no_such_resource/operation",
+      as: "cordelia",
+      headers: FORM,
+      body: form({ anchor: "newest" }),
+    });
+    expect(missing).toMatchObject({
+      status: 404,
+      body: { result: "error", msg: "Endpoint not found", code: "BAD_REQUEST" },
+    });
+    // One it has, reached through repeated slashes too.
     const flags = await send({
       method: "POST",
       path: "//messages/flags/narrow",
@@ -250,10 +262,7 @@ describe("what Zulip's mobile app (zulip-mobile's api/) sends", () => {
       headers: FORM,
       body: form({ anchor: "newest" }),
     });
-    expect(flags).toMatchObject({
-      status: 404,
-      body: { result: "error", msg: "Endpoint not found", code: "BAD_REQUEST" },
-    });
+    expect(flags).toMatchObject({ status: 400, body: { msg: "Missing 'num_before' argument" } });
   });
 
   it("gets local_message_id on the sending queue only, for a send with queue_id and local_id", async () => {
