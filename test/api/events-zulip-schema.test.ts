@@ -32,11 +32,6 @@ const KNOWN: { event: string; path: string; why: string }[] = [
   },
   {
     event: "stream create",
-    path: "/for_unarchiving",
-    why: "added to stream create events after level 420",
-  },
-  {
-    event: "stream create",
     path: "/streams/*/can_create_topic_group",
     why: "new in feature level 441",
   },
