@@ -32,9 +32,10 @@ const WILDCARD_MENTION = FLAG_BITS.stream_wildcard_mentioned | FLAG_BITS.topic_w
  * `message_details` of messages just marked unread need.
  */
 function unreadRows(db: Db | RawTx, userId: number, messageIds: number[] | null) {
-  // Messages of channels the user left, and from muted users, are not unread (Zulip excludes
-  // inactive subscriptions' recipients and muted senders). Group DM members are aggregated once
-  // per group, not per message.
+  // Messages of channels the user left are not unread (Zulip excludes inactive subscriptions'
+  // recipients). Muted senders' messages are not filtered here: muting marks them read, and
+  // they arrive read, so one the user marks unread again counts, as in Zulip. Group DM members
+  // are aggregated once per group, not per message.
   const which =
     messageIds === null
       ? Prisma.sql`(um.flags & 1) = 0`
@@ -51,7 +52,6 @@ function unreadRows(db: Db | RawTx, userId: number, messageIds: number[] | null)
            AND ut.stream_id = r.type_id AND ut.topic_name_lower = lower(m.subject)
       WHERE um.user_profile_id = ${userId} AND ${which}
         AND (r.type <> ${RecipientType.STREAM} OR s.active)
-        AND NOT EXISTS (SELECT 1 FROM muted_user mu WHERE mu.user_profile_id = ${userId} AND mu.muted_user_id = m.sender_id)
       ORDER BY um.message_id DESC
       LIMIT ${MAX_UNREAD_MESSAGES + 1}
     ), g AS (

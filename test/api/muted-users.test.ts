@@ -145,6 +145,15 @@ describe("POST /users/me/muted_users/{muted_user_id}", () => {
     expect(unreadIds(await registered("iago", ["message", "update_message_flags"]))).not.toContain(
       laterDm,
     );
+    // Marked unread again by hand, it counts: Zulip's unread state has no muted-sender filter.
+    await expectSuccess(
+      server.as("iago").POST("/messages/flags", {
+        body: { op: "remove", flag: "read", messages: [laterDm] },
+      }),
+    );
+    expect(unreadIds(await registered("iago", ["message", "update_message_flags"]))).toContain(
+      laterDm,
+    );
 
     // Unmuting: a muted_users event with the rest; messages stay read, new ones are unread.
     const unmuteEvents = await queueOf(server, "iago", ["muted_users", "update_message_flags"]);
