@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MessageRetention } from "../../server/actions/retention.ts";
 import { createApp } from "../../server/app.ts";
-import type { Config } from "../../server/config.ts";
+import { configFromEnv, type Config } from "../../server/config.ts";
+import { signingKey } from "../../server/lib/uploads.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startS3, type TestS3 } from "../helpers/s3.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -258,4 +259,55 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
         rmSync(dataDir, { recursive: true, force: true });
       }
     });
+
+  if (backend === "S3")
+    it("makes one signing key when processes that have none ask for it at once", async () => {
+      const saved = await server.db.serverSecret.findMany();
+      await server.db.serverSecret.deleteMany();
+      try {
+        // Fresh handles on the database: each is a process that has no key in memory yet.
+        const processes = [1, 2, 3].map(() => server.deps.db.$extends({}) as typeof server.deps.db);
+        const keys = await Promise.all(processes.map(signingKey));
+        expect(keys[0]).toHaveLength(32);
+        expect(new Set(keys.map((k) => k.toString("hex"))).size).toBe(1);
+        expect(await server.db.serverSecret.count()).toBe(1);
+      } finally {
+        await server.db.serverSecret.deleteMany();
+        await server.db.serverSecret.createMany({ data: saved });
+      }
+    });
+});
+
+describe("S3 settings", () => {
+  it("takes Zulip's names, and refuses a key without its secret or an unknown addressing style", () => {
+    expect(configFromEnv({}).s3).toBeUndefined();
+    expect(
+      configFromEnv({
+        S3_BUCKET: "uploads",
+        S3_KEY: "k",
+        S3_SECRET_KEY: "s",
+        S3_REGION: "eu-west-3",
+        S3_ENDPOINT_URL: "http://127.0.0.1:9000",
+        S3_ADDRESSING_STYLE: "path",
+      }).s3,
+    ).toEqual({
+      bucket: "uploads",
+      key: "k",
+      secretKey: "s",
+      region: "eu-west-3",
+      endpointUrl: "http://127.0.0.1:9000",
+      addressingStyle: "path",
+    });
+    expect(configFromEnv({ S3_BUCKET: "uploads" }).s3).toMatchObject({
+      key: undefined,
+      region: "us-east-1",
+      addressingStyle: "auto",
+    });
+    expect(() => configFromEnv({ S3_BUCKET: "b", S3_KEY: "k" })).toThrow(
+      "S3_SECRET_KEY must be set together with S3_KEY",
+    );
+    expect(() => configFromEnv({ S3_BUCKET: "b", S3_ADDRESSING_STYLE: "dns" })).toThrow(
+      'S3_ADDRESSING_STYLE must be "auto", "path" or "virtual", not "dns"',
+    );
+  });
 });
