@@ -67,7 +67,7 @@ beforeAll(async () => {
     await expectSuccess(
       desdemona.PATCH("/streams/{stream_id}", {
         params: { path: { stream_id: f.channelId } },
-        body: { description: `About ${f.word}` } as never,
+        body: { description: `About ${f.kind}` } as never,
       }),
     );
     await expectSuccess(
@@ -84,8 +84,19 @@ interface Row {
   want(kind: Kind, who: Who): boolean;
 }
 
-/** Those Zulip tells of a change to a message: its rows' users, and with shared history its current subscribers. */
+/** Those Zulip tells of an edit (do_update_message): its rows' users, and with shared history the current subscribers. */
 const toldOfChange = (k: Kind, w: Who) => received(k, w) || (k !== "protected" && subscribed(k, w));
+/**
+ * Those Zulip tells of a reaction or a deletion (event_recipient_ids_for_action_on_messages,
+ * aligned with has_message_access): the subscribers (with a row, for protected history), and
+ * for a public channel the non-guests with a row.
+ */
+const toldOfAction = (k: Kind, w: Who) =>
+  k === "protected"
+    ? subscribed(k, w) && received(k, w)
+    : k === "shared"
+      ? subscribed(k, w)
+      : subscribed(k, w) || (received(k, w) && w !== "polonius");
 
 const ROWS: Row[] = [
   {
@@ -101,13 +112,13 @@ const ROWS: Row[] = [
   {
     event: "reaction",
     names: (e, f) => e.type === "reaction" && e.message_id === f.messageId,
-    want: toldOfChange,
+    want: toldOfAction,
   },
   {
     event: "delete_message",
     names: (e, f) =>
       e.type === "delete_message" && (e.message_ids ?? [e.message_id]).includes(f.secondId),
-    want: toldOfChange,
+    want: toldOfAction,
   },
   {
     // Only to the user whose flags changed (here: othello's and prospero's stars).
