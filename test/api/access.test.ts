@@ -79,7 +79,11 @@ const READS: Row[] = [
   {
     path: "GET /messages/{id}",
     run: (who, f) =>
-      answer(client(who).GET("/messages/{message_id}", { params: { path: { message_id: f.messageId } } })),
+      answer(
+        client(who).GET("/messages/{message_id}", {
+          params: { path: { message_id: f.messageId } },
+        }),
+      ),
     want: (k, w) => ok(access(k, w), invalidMessage),
   },
   {
@@ -104,7 +108,8 @@ const READS: Row[] = [
   },
   {
     path: "GET /messages near",
-    run: (who, f) => shows(who, f, [channel(f), { operator: "near", operand: String(f.messageId) }]),
+    run: (who, f) =>
+      shows(who, f, [channel(f), { operator: "near", operand: String(f.messageId) }]),
     want: access,
   },
   {
@@ -190,8 +195,11 @@ const READS: Row[] = [
   {
     path: "GET /user_uploads/… (the file a message links)",
     run: async (who, f) =>
-      (await fetch(`${server.baseUrl}${f.fileUrl}`, { headers: { Authorization: basic(server, who) } }))
-        .status,
+      (
+        await fetch(`${server.baseUrl}${f.fileUrl}`, {
+          headers: { Authorization: basic(server, who) },
+        })
+      ).status,
     want: (k, w) => (access(k, w) ? 200 : 403),
   },
   {
@@ -223,7 +231,9 @@ const READS: Row[] = [
   {
     path: "GET /streams/{id}",
     run: (who, f) =>
-      answer(client(who).GET("/streams/{stream_id}", { params: { path: { stream_id: f.channelId } } })),
+      answer(
+        client(who).GET("/streams/{stream_id}", { params: { path: { stream_id: f.channelId } } }),
+      ),
     want: (k, w) => ok(metadata(k, w), invalidChannel),
   },
   {
@@ -238,7 +248,8 @@ const READS: Row[] = [
   },
   {
     path: "GET /get_stream_id",
-    run: (who, f) => answer(client(who).GET("/get_stream_id", { params: { query: { stream: f.name } } })),
+    run: (who, f) =>
+      answer(client(who).GET("/get_stream_id", { params: { query: { stream: f.name } } })),
     // access_stream_by_name, which wants content access (an administrator sees the channel but not this).
     want: (k, w, f) => ok(content(k, w), `400 Invalid channel name '${f.name}'`),
   },
@@ -302,7 +313,8 @@ const STATE: Row[] = [
   },
   {
     path: "register: streams",
-    run: async (who, f) => (await register(who)).streams.some((s: any) => s.stream_id === f.channelId),
+    run: async (who, f) =>
+      (await register(who)).streams.some((s: any) => s.stream_id === f.channelId),
     want: metadata,
   },
 ];
@@ -345,7 +357,11 @@ const CHANGES: Row[] = [
   {
     path: "DELETE /messages/{id}",
     run: (who, f) =>
-      answer(client(who).DELETE("/messages/{message_id}", { params: { path: { message_id: f.messageId } } })),
+      answer(
+        client(who).DELETE("/messages/{message_id}", {
+          params: { path: { message_id: f.messageId } },
+        }),
+      ),
     want: (k, w) =>
       access(k, w) ? "400 You don't have permission to delete this message" : invalidMessage,
   },
@@ -356,7 +372,11 @@ const CHANGES: Row[] = [
       answer(
         client(who).POST("/messages/{message_id}/reactions", {
           params: { path: { message_id: f.messageId } },
-          body: { emoji_name: "octopus", emoji_code: "zzzz", reaction_type: "unicode_emoji" } as never,
+          body: {
+            emoji_name: "octopus",
+            emoji_code: "zzzz",
+            reaction_type: "unicode_emoji",
+          } as never,
         }),
       ),
     want: (k, w) => (access(k, w) ? "400 Invalid emoji code." : invalidMessage),
@@ -393,7 +413,9 @@ const CHANGES: Row[] = [
       ),
     // access_stream_by_id_for_message, then access_stream_for_send_message.
     want: (k, w, f) =>
-      content(k, w) ? ok(send(k, w), `400 Not authorized to send to channel '${f.name}'`) : invalidChannel,
+      content(k, w)
+        ? ok(send(k, w), `400 Not authorized to send to channel '${f.name}'`)
+        : invalidChannel,
   },
   {
     // Muting needs content access; going back to the default works in any channel of the
@@ -416,7 +438,9 @@ const CHANGES: Row[] = [
       answer(
         client(who).POST("/drafts", {
           body: {
-            drafts: [{ type: "stream", to: [f.channelId], topic: f.topic, content: "x", timestamp: 1 }],
+            drafts: [
+              { type: "stream", to: [f.channelId], topic: f.topic, content: "x", timestamp: 1 },
+            ],
           } as never,
         }),
       ),
@@ -451,7 +475,10 @@ const CHANGES: Row[] = [
   },
   {
     path: "POST /mark_stream_as_read",
-    run: (who, f) => answer(client(who).POST("/mark_stream_as_read", { body: { stream_id: f.channelId } as never })),
+    run: (who, f) =>
+      answer(
+        client(who).POST("/mark_stream_as_read", { body: { stream_id: f.channelId } as never }),
+      ),
     want: (k, w) => ok(content(k, w), invalidChannel),
   },
   {
@@ -495,7 +522,9 @@ describe("the read-path matrix", () => {
         const want = row.want(c.kind, c.who, fixtures.get(c.kind)!);
         return JSON.stringify(got[i]) === JSON.stringify(want)
           ? []
-          : [`${c.kind} / ${c.who} (${ROLES[c.who]}): got ${JSON.stringify(got[i])}, Zulip ${JSON.stringify(want)}`];
+          : [
+              `${c.kind} / ${c.who} (${ROLES[c.who]}): got ${JSON.stringify(got[i])}, Zulip ${JSON.stringify(want)}`,
+            ];
       });
       expect(wrong).toEqual([]);
     });

@@ -48,9 +48,7 @@ export function requestOnHost(
         headers: {
           Host: host,
           Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
-          ...(form === undefined
-            ? {}
-            : { "Content-Type": "application/x-www-form-urlencoded" }),
+          ...(form === undefined ? {} : { "Content-Type": "application/x-www-form-urlencoded" }),
         },
       },
       (res) => {
