@@ -196,7 +196,7 @@ describe.skipIf(skip !== undefined)("two server processes behind nginx", () => {
       const res = await fetch(`${nginx.baseUrl}/health`);
       expect(res.status).toBe(200);
     }
-    const last = await expectSuccess(
+    await expectSuccess(
       othello.POST("/messages", {
         body: { type: "direct", to: [...recipients, "prospero"].map(userId), content: "the end" },
       }),
@@ -251,6 +251,5 @@ describe.skipIf(skip !== undefined)("two server processes behind nginx", () => {
       lines.map((l) => l.upstreams),
     );
     expect(parkedUpstreams).toContainEqual([upstream(killed.port), survivor]);
-    expect(last.id).toBeGreaterThan(0);
   });
 });

@@ -108,7 +108,7 @@ ${temp}
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const read = (file: string) =>
     existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8") : "";
   const baseUrl = `http://127.0.0.1:${listenPort}`;
