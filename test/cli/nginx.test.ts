@@ -99,7 +99,7 @@ describe.skipIf(skip !== undefined)("two server processes behind nginx", () => {
       expect(answeredBy).toHaveLength(2);
       expect(new Set(answeredBy)).toEqual(new Set([upstream(pair.a.port), upstream(pair.b.port)]));
     }
-  });
+  }, 60_000);
 
   it("answers /health through nginx", async () => {
     const res = await fetch(`${nginx.baseUrl}/health`);
@@ -191,7 +191,8 @@ describe.skipIf(skip !== undefined)("two server processes behind nginx", () => {
     await Promise.all(senders);
     await killing;
 
-    // Requests after the kill go to the survivor.
+    // Requests after the kill keep working: nginx finds the killed process refusing connections
+    // and sends them to the survivor.
     for (let i = 0; i < 4; i++) {
       const res = await fetch(`${nginx.baseUrl}/health`);
       expect(res.status).toBe(200);
@@ -251,5 +252,5 @@ describe.skipIf(skip !== undefined)("two server processes behind nginx", () => {
       lines.map((l) => l.upstreams),
     );
     expect(parkedUpstreams).toContainEqual([upstream(killed.port), survivor]);
-  });
+  }, 60_000);
 });
