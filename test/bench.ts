@@ -19,8 +19,10 @@
  * queue of a message and of a typing notification (one process; and on PostgreSQL, two processes
  * on one database), the statements of POST /typing (from the request log), and on PGlite (or with
  * BENCH_DURABILITY=1; BENCH_DURABILITY=0 skips it) the cost of durability: POST /messages with
- * PGLITE_FSYNC on and off. Every target is printed with PASS or FAIL; only failed requests fail
- * the run (the figures are noisy on a shared machine: compare ratios within one run).
+ * PGLITE_FSYNC on and off; on PostgreSQL, the scaling from one process to two behind nginx
+ * (test/bench/nginx.ts: GET /messages and POST /messages, RATE_LIMITING=false). Every target is
+ * printed with PASS or FAIL; only failed requests fail the run (the figures are noisy on a shared
+ * machine: compare ratios within one run).
  */
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
@@ -41,6 +43,7 @@ import {
   type Child,
 } from "./bench/children.ts";
 import { measureDelivery, type DeliveryResult } from "./bench/delivery.ts";
+import { measureScaling } from "./bench/nginx.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
@@ -420,6 +423,33 @@ async function main() {
     await stop(raw);
   }
 
+  // --- Scaling: one process against two behind nginx (PostgreSQL) -------------------------------
+  let scalingLines = [
+    "scaling behind nginx: n/a on the embedded database (one process per data directory)",
+  ];
+  if (kind === "postgres") {
+    const scaled = scenarios.filter(
+      (s) => s.name.startsWith("GET /messages") || s.name === "POST /messages",
+    );
+    console.log(
+      `\nscaling: the same load through nginx (deploy/nginx.conf) to one process, then to two:`,
+    );
+    const rows = await measureScaling({
+      script: OURS,
+      env: oursEnv,
+      scenarios: scaled,
+      load: (base, s) => load(base, s, hamlet),
+    });
+    scalingLines =
+      typeof rows === "string"
+        ? [`scaling behind nginx: ${rows}`]
+        : rows.map(
+            (r) =>
+              `scaling behind nginx, ${pad(r.name, 34)} one process ${show(r.one)}; two ${show(r.two)}; two/one ×${(r.two.rps / r.one.rps).toFixed(2)} (${cpus.length} CPUs shared with nginx, PostgreSQL and the load generator)`,
+          );
+    for (const l of scalingLines) console.log(`  ${l}`);
+  }
+
   // --- Durability (embedded database on disk) -----------------------------------------------------
   const durable: { fsync: boolean; load: Load; commitMs: number }[] = [];
   if (runDurability) {
@@ -629,6 +659,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     `typing delivery, one process: ${describeDelivery(typingOne.result)} ${typingOneTarget}`,
     `typing delivery, two processes: ${describeDelivery(typingTwo.result)} ${typingTwoTarget}`,
     ...(durableLine ? [durableLine] : []),
+    ...scalingLines,
     pingLine,
     moveLine,
     `targets met: ${met}/${targets.length}${
