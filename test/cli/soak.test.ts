@@ -2,8 +2,10 @@
  * `npm run soak`, briefly: the same script (test/soak.ts) for 20 seconds after a 3-second peak,
  * on the suite's database (a copy of the migrated template, so that the set-up is only
  * populate-db and a start). No request of the mix may fail, and memory may grow only boundedly
- * after the warm-up; the script's other verdicts need its long runs. About 35 s on an idle
- * 2-core machine (set-up 5 s, peak 6 s, soak 20 s); the timeout allows for a busy one.
+ * after the warm-up; the script's other verdicts need its long runs. The run itself is about
+ * 30 s (peak 5 s, soak 20 s, the queues' first registers); the rest is set-up (the template's
+ * copy, populate-db, a start). Measured with a load average of 22 on 2 cores: 50 s on
+ * PostgreSQL, 78 s on PGlite; the timeout allows for such a machine.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
