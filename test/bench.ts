@@ -226,7 +226,8 @@ async function main() {
   const work = mkdtempSync(join(os.tmpdir(), "chat-server-bench-"));
   onCleanUp(() => rmSync(work, { recursive: true, force: true }));
   const dataDir = join(work, "data");
-  const common = { LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" };
+  // Rate limits off (Zulip's RATE_LIMITING=False for load tests), except in their own row.
+  const common = { LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false", RATE_LIMITING: "false" };
 
   // --- The database -------------------------------------------------------------------------
   let dbEnv: Record<string, string | undefined>;
@@ -505,6 +506,9 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }
     await stop(server);
   }
+  const rateLimits = await rateLimitCost(oursEnv, hamlet);
+  const rateLimitLine = `rate limits (GET /users/me, rules too high to refuse): on ${fmt(rateLimits.on.rps)} req/s p50 ${ms(rateLimits.on.p50)} ms, off ${fmt(rateLimits.off.rps)} req/s p50 ${ms(rateLimits.off.p50)} ms; on/off ${(rateLimits.on.rps / rateLimits.off.rps).toFixed(2)}`;
+  console.log(`\n${rateLimitLine}`);
   const growth = moves["ours-10000"]! / moves["ours-1000"]!;
   const move10kTarget =
     kind === "postgres"
@@ -631,6 +635,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     ...(durableLine ? [durableLine] : []),
     pingLine,
     moveLine,
+    rateLimitLine,
     `targets met: ${met}/${targets.length}${
       targets.some((t) => !t.ok)
         ? ` (missed: ${targets
@@ -641,6 +646,40 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);
+}
+
+/**
+ * GET /users/me with Zulip's rate limits on and off, each on a server of its own started in turn
+ * (the embedded database allows one at a time). The rules are high enough never to refuse, so a
+ * lease covers 5% of 10^8 requests: this is the cost of counting in memory and of the headers. At
+ * Zulip's default rules a user's requests take a lease (one statement) every 10 requests, on
+ * PostgreSQL only (test/api/rate-limits.test.ts asserts it).
+ */
+async function rateLimitCost(
+  env: Record<string, string | undefined>,
+  auth: string,
+): Promise<{ on: Load; off: Load }> {
+  const scenario: Scenario = { name: "GET /users/me", method: "GET", path: "/users/me", raw: false };
+  const high = JSON.stringify({ api_by_user: [[60, 1e8]], api_by_ip: [[60, 1e8]] });
+  const result: Partial<Record<"on" | "off", Load>> = {};
+  console.log(`\nrate limits (GET /users/me, a server of its own each):`);
+  for (const on of [false, true]) {
+    const server = (
+      await startServer(`our server (rate limits ${on ? "on" : "off"})`, OURS, {
+        ...env,
+        RATE_LIMITING: String(on),
+        RATE_LIMITING_RULES: high,
+      })
+    ).child;
+    try {
+      const l = await load(server.base, scenario, auth);
+      result[on ? "on" : "off"] = l;
+      console.log(`  ${on ? "on " : "off"} ${pad(scenario.name, 34)} ${show(l)}`);
+    } finally {
+      await stop(server);
+    }
+  }
+  return result as { on: Load; off: Load };
 }
 
 /**
