@@ -659,7 +659,12 @@ async function rateLimitCost(
   env: Record<string, string | undefined>,
   auth: string,
 ): Promise<{ on: Load; off: Load }> {
-  const scenario: Scenario = { name: "GET /users/me", method: "GET", path: "/users/me", raw: false };
+  const scenario: Scenario = {
+    name: "GET /users/me",
+    method: "GET",
+    path: "/users/me",
+    raw: false,
+  };
   const high = JSON.stringify({ api_by_user: [[60, 1e8]], api_by_ip: [[60, 1e8]] });
   const result: Partial<Record<"on" | "off", Load>> = {};
   console.log(`\nrate limits (GET /users/me, a server of its own each):`);

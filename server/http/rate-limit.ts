@@ -88,7 +88,7 @@ export function rateLimitMiddleware(
     );
   }
   // Express tells error middleware by its four parameters.
-  return [rateLimit, rateLimitRefused as unknown as (typeof rateLimit)];
+  return [rateLimit, rateLimitRefused as unknown as typeof rateLimit];
 }
 
 function report(req: Request, res: Response, status: RateLimitStatus | undefined) {

@@ -346,6 +346,7 @@ export class RateLimiter {
   private prune(nowMs: number) {
     if (nowMs < this.nextPruneAt) return;
     this.nextPruneAt = nowMs + PRUNE_EVERY_MS;
-    for (const [id, b] of this.buckets) if (b.windowEnd <= nowMs && !b.taking) this.buckets.delete(id);
+    for (const [id, b] of this.buckets)
+      if (b.windowEnd <= nowMs && !b.taking) this.buckets.delete(id);
   }
 }

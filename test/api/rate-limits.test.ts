@@ -188,7 +188,9 @@ describe("with custom RATE_LIMITING_RULES", () => {
     const fourth = await hamlet.GET("/users/me");
     expect(fourth.response.status).toBe(200);
     expect(headers(fourth.response)).toMatchObject({ limit: "5", remaining: "1" });
-    expect(Number(headers(fourth.response).reset)).toBeGreaterThanOrEqual(Math.floor(start + 3600) - 1);
+    expect(Number(headers(fourth.response).reset)).toBeGreaterThanOrEqual(
+      Math.floor(start + 3600) - 1,
+    );
     await expectSuccess(hamlet.GET("/users/me"));
     const hour = await expectLimited(hamlet.GET("/users/me"));
     expect(headers(hour.response).limit).toBe("5");
