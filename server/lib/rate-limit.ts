@@ -234,10 +234,15 @@ export function databaseLeaseStore(db: Db, log?: Logger): LeaseStore {
       const now = new Date(nowMs);
       if (nowMs >= nextPruneAt) {
         nextPruneAt = nowMs + PRUNE_EVERY_MS;
-        // Maintenance, not the request's work: outside its statement count, not awaited.
-        void uncounted(
-          () => db.$executeRaw`DELETE FROM rate_limit_window WHERE expires_at < ${now}`,
-        ).catch((err: unknown) => log?.warn({ err }, "pruning rate_limit_window failed"));
+        // Maintenance, not the request's work: not awaited, and outside its statement count
+        // (a Prisma query runs when it is awaited, so it is awaited inside `uncounted`).
+        void uncounted(async () => {
+          try {
+            await db.$executeRaw`DELETE FROM rate_limit_window WHERE expires_at < ${now}`;
+          } catch (err) {
+            log?.warn({ err }, "pruning rate_limit_window failed");
+          }
+        });
       }
       const want = Math.min(slice, rule.max);
       const expires = new Date(nowMs + rule.windowSeconds * 1000);
