@@ -507,7 +507,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     await stop(server);
   }
   const rateLimits = await rateLimitCost(oursEnv, hamlet);
-  const rateLimitLine = `rate limits (GET /users/me, rules too high to refuse): on ${fmt(rateLimits.on.rps)} req/s p50 ${ms(rateLimits.on.p50)} ms, off ${fmt(rateLimits.off.rps)} req/s p50 ${ms(rateLimits.off.p50)} ms; on/off ${(rateLimits.on.rps / rateLimits.off.rps).toFixed(2)}`;
+  const rateLimitLine = `rate limits (GET /users/me, rules too high to refuse): on ${fmt(rateLimits.on.rps)} req/s p50 ${ms(rateLimits.on.p50)} ms, off ${fmt(rateLimits.off.rps)} req/s p50 ${ms(rateLimits.off.p50)} ms; on/off ${(rateLimits.on.rps / rateLimits.off.rps).toFixed(2)}; the limiter alone ${rateLimits.hitMicros.toFixed(2)} µs per request served from a slice`;
   console.log(`\n${rateLimitLine}`);
   const growth = moves["ours-10000"]! / moves["ours-1000"]!;
   const move10kTarget =
@@ -658,7 +658,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
 async function rateLimitCost(
   env: Record<string, string | undefined>,
   auth: string,
-): Promise<{ on: Load; off: Load }> {
+): Promise<{ on: Load; off: Load; hitMicros: number }> {
   const scenario: Scenario = {
     name: "GET /users/me",
     method: "GET",
@@ -684,7 +684,19 @@ async function rateLimitCost(
       await stop(server);
     }
   }
-  return result as { on: Load; off: Load };
+  // The limiter alone, in this process (no HTTP around it): what a request served from its slice costs.
+  const { RateLimiter, memoryLeaseStore } = await import("../server/lib/rate-limit.ts");
+  const { DEFAULT_RATE_LIMITING_RULES } = await import("../server/config.ts");
+  const limiter = new RateLimiter(
+    memoryLeaseStore(),
+    { ...DEFAULT_RATE_LIMITING_RULES, api_by_user: [[60, 1e9]] },
+    () => new Date(),
+  );
+  const hits = 200_000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < hits; i++) await limiter.hit("api_by_user", `user:${i % 100}`);
+  const hitMicros = Number(process.hrtime.bigint() - t0) / hits / 1000;
+  return { ...(result as { on: Load; off: Load }), hitMicros };
 }
 
 /**
