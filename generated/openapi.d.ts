@@ -52,7 +52,8 @@ export interface paths {
          *     its case aside. Past the limit every attempt, even with the right password, answers 429
          *     until the oldest counted failure is 30 minutes old. A successful attempt is not counted and
          *     does not reset the count. Every answer past the address and organization checks carries the
-         *     `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers of this limit.
+         *     `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` headers of the stricter
+         *     of this limit and the per-address limit of requests without credentials (`api_by_ip`).
          *     The server's `RATE_LIMITING=false` setting turns the limit and its headers off.
          *
          *     For an unknown user, a user of another organization and a wrong password the answer is
@@ -4906,6 +4907,35 @@ export interface components {
                 "application/json": components["schemas"]["JsonError"];
             };
         };
+        /**
+         * @description A rate limit was reached (Zulip's `RATE_LIMIT_HIT`): `api_by_user` (200 requests per minute
+         *     per user) or, without valid credentials, `api_by_ip` (100 per minute per client address), as the
+         *     server's `RATE_LIMITING_RULES` set them. Retry after the number of seconds in `Retry-After`
+         *     (and `retry-after`). Every response of the API, success or error, carries the
+         *     `X-RateLimit-*` headers of the strictest limit applied, unless the server runs with
+         *     `RATE_LIMITING=false`.
+         */
+        RateLimited: {
+            headers: {
+                /** @description Seconds to wait before retrying (may be fractional). */
+                "Retry-After"?: number;
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "result": "error",
+                 *       "msg": "API usage exceeded rate limit; see https://zulip.com/api/http-headers#rate-limiting-response-headers",
+                 *       "code": "RATE_LIMIT_HIT",
+                 *       "retry-after": 0.5
+                 *     }
+                 */
+                "application/json": components["schemas"]["RateLimitedError"];
+            };
+        };
         /** @description A parameter is missing or invalid, or a message or channel is not accessible. */
         flags_errors: {
             headers: {
@@ -5243,9 +5273,9 @@ export interface operations {
                 };
             };
             /**
-             * @description Too many failed login attempts for this username (5 in the last 30 minutes). Wait for
-             *     the number of seconds given in `Retry-After` (and `retry-after`): then the oldest of
-             *     them no longer counts.
+             * @description Too many failed login attempts for this username (5 in the last 30 minutes), or too
+             *     many requests without credentials from this address (`api_by_ip`). Wait for the number
+             *     of seconds given in `Retry-After` (and `retry-after`).
              */
             429: {
                 headers: {
@@ -5614,6 +5644,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-events": {
@@ -5692,6 +5723,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-queue": {
@@ -5726,6 +5758,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "set-typing-status": {
@@ -5809,6 +5842,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-messages": {
@@ -5989,6 +6023,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "send-message": {
@@ -6109,6 +6144,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "check-messages-match-narrow": {
@@ -6178,6 +6214,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message": {
@@ -6274,6 +6311,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-message": {
@@ -6302,6 +6340,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message": {
@@ -6441,6 +6480,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-message-history": {
@@ -6512,6 +6552,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "report-message": {
@@ -6569,6 +6610,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags": {
@@ -6635,6 +6677,7 @@ export interface operations {
             };
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-message-flags-for-narrow": {
@@ -6729,6 +6772,7 @@ export interface operations {
             };
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "mark-all-as-read": {
@@ -6761,6 +6805,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "mark-stream-as-read": {
@@ -6787,6 +6832,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "mark-topic-as-read": {
@@ -6816,6 +6862,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-read-receipts": {
@@ -6865,6 +6912,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-scheduled-messages": {
@@ -6919,6 +6967,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-scheduled-message": {
@@ -7016,6 +7065,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-scheduled-message": {
@@ -7052,6 +7102,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-scheduled-message": {
@@ -7131,6 +7182,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-drafts": {
@@ -7191,6 +7243,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-drafts": {
@@ -7263,6 +7316,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-draft": {
@@ -7314,6 +7368,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "edit-draft": {
@@ -7381,6 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-settings": {
@@ -7794,6 +7850,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-channel": {
@@ -8023,6 +8080,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-streams": {
@@ -8069,6 +8127,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-stream-by-id": {
@@ -8099,6 +8158,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "archive-stream": {
@@ -8119,6 +8179,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-stream": {
@@ -8227,6 +8288,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-subscribers": {
@@ -8257,6 +8319,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-topic": {
@@ -8318,6 +8381,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-stream-id": {
@@ -8348,6 +8412,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-subscriptions": {
@@ -8375,6 +8440,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     subscribe: {
@@ -8525,6 +8591,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     unsubscribe: {
@@ -8566,6 +8633,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-channel-folder": {
@@ -8632,6 +8700,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-channel-folders": {
@@ -8659,6 +8728,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-channel-folder": {
@@ -8695,6 +8765,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user-topic": {
@@ -8746,6 +8817,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "mute-topic": {
@@ -8800,6 +8872,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-settings": {
@@ -8842,6 +8915,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-subscription-property": {
@@ -8903,6 +8977,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-users": {
@@ -8991,6 +9066,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-user": {
@@ -9052,6 +9128,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-own-user": {
@@ -9146,6 +9223,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-own-user": {
@@ -9184,6 +9262,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-by-email": {
@@ -9269,6 +9348,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-user": {
@@ -9312,6 +9392,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user": {
@@ -9378,6 +9459,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-status": {
@@ -9440,6 +9522,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-status": {
@@ -9490,6 +9573,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-status-for-user": {
@@ -9558,6 +9642,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-custom-profile-fields": {
@@ -9600,6 +9685,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-custom-profile-field": {
@@ -9707,6 +9793,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "reorder-custom-profile-fields": {
@@ -9745,6 +9832,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "delete-custom-profile-field": {
@@ -9773,6 +9861,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-custom-profile-field": {
@@ -9822,6 +9911,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-custom-profile-data": {
@@ -9859,6 +9949,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-custom-profile-data": {
@@ -9908,6 +9999,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-groups": {
@@ -9935,6 +10027,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-user-group": {
@@ -9994,6 +10087,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user-group": {
@@ -10077,6 +10171,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-user-group": {
@@ -10131,6 +10226,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-group-members": {
@@ -10164,6 +10260,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user-group-members": {
@@ -10204,6 +10301,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-is-user-group-member": {
@@ -10242,6 +10340,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-group-subgroups": {
@@ -10275,6 +10374,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-user-group-subgroups": {
@@ -10311,6 +10411,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-invites": {
@@ -10362,6 +10463,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "send-invites": {
@@ -10467,6 +10569,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-invite-link": {
@@ -10556,6 +10659,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "revoke-email-invite": {
@@ -10584,6 +10688,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "resend-email-invite": {
@@ -10619,6 +10724,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "revoke-invite-link": {
@@ -10647,6 +10753,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-realm": {
@@ -10827,6 +10934,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "e2ee-test-notify": {
@@ -10885,6 +10993,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
             /**
              * @description The push notification service could not be reached (`FAILED_TO_CONNECT_BOUNCER`) or
              *     answered with a server error (`INTERNAL_SERVER_ERROR_ON_BOUNCER`).
@@ -10965,6 +11074,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-client-device": {
@@ -10997,6 +11107,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-video-call": {
@@ -11040,6 +11151,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "upload-file": {
@@ -11101,6 +11213,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-file-temporary-url": {
@@ -11172,6 +11285,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "reactivate-user": {
@@ -11200,6 +11314,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "regenerate-api-key": {
@@ -11231,6 +11346,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-bots": {
@@ -11283,6 +11399,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "create-bot": {
@@ -11359,6 +11476,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-bot": {
@@ -11379,6 +11497,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-bot": {
@@ -11459,6 +11578,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-presence": {
@@ -11556,6 +11676,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-user-presence": {
@@ -11619,6 +11740,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-presence": {
@@ -11668,6 +11790,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-stream-topics": {
@@ -11729,6 +11852,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "render-message": {
@@ -11773,6 +11897,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-subscription-status": {
@@ -11816,6 +11941,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-linkifiers": {
@@ -11853,6 +11979,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "reorder-linkifiers": {
@@ -11882,6 +12009,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-linkifier": {
@@ -11924,6 +12052,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-linkifier": {
@@ -11944,6 +12073,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "update-linkifier": {
@@ -11974,6 +12104,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-reaction": {
@@ -12030,6 +12161,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-reaction": {
@@ -12085,6 +12217,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-custom-emoji": {
@@ -12127,6 +12260,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "upload-custom-emoji": {
@@ -12167,6 +12301,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "deactivate-custom-emoji": {
@@ -12218,6 +12353,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
         };
     };
     "get-alert-words": {
@@ -12232,6 +12368,7 @@ export interface operations {
             200: components["responses"]["alert_words_response"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "add-alert-words": {
@@ -12272,6 +12409,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "remove-alert-words": {
@@ -12308,6 +12446,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "mute-user": {
@@ -12337,6 +12476,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "unmute-user": {
@@ -12366,6 +12506,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
         };
     };
 }

@@ -2,7 +2,7 @@
  * createApp(deps) builds the Express application; it reads no environment and opens no
  * socket, so tests build it on a database of their own. Middleware order is fixed:
  * body parsing and Zulip's parameter merging → the validator's route lookup → authentication
- * → JSON-in-form decoding → request validation → response validation → the operation's
+ * → rate limits → JSON-in-form decoding → request validation → response validation → the operation's
  * handler → the error handler.
  */
 import express from "express";
@@ -15,6 +15,7 @@ import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
 import { joinRoutes } from "./http/join.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
+import { rateLimitMiddleware } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
@@ -79,6 +80,8 @@ export function createApp(deps: AppDeps) {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // Which peers may name the client in X-Forwarded-For (req.ip, counted by the per-address limit).
+  app.set("trust proxy", deps.config.trustedProxies);
   // Django's QueryDict: the last value of a repeated key wins.
   app.set("query parser", (q: string) => parseParams(q));
   // A fragment is never part of a request target (RFC 9112 §3.2); a client that sends one
@@ -131,7 +134,13 @@ export function createApp(deps: AppDeps) {
   if (requestAt < 0 || metadataAt < 0 || metadataAt > requestAt)
     throw new Error("express-openapi-validator's middleware layout changed; update server/app.ts");
   validator[requestAt] = unlessWithoutInput(spec, validator[requestAt]!);
-  validator.splice(requestAt, 0, authMiddleware(spec, deps), jsonFormDecoder(spec));
+  validator.splice(
+    requestAt,
+    0,
+    authMiddleware(spec, deps),
+    ...rateLimitMiddleware(spec, deps),
+    jsonFormDecoder(spec),
+  );
   app.use(validator);
 
   app.use(dispatcher(spec, deps));

@@ -1,5 +1,6 @@
 /** Configuration from the environment; documented in README.md. */
 import { resolve } from "node:path";
+import express from "express";
 
 export interface Config {
   port: number;
@@ -63,6 +64,16 @@ export interface Config {
   emailDeliveryIntervalMs: number;
   /** Zulip's RATE_LIMITING: off, no request is limited and no X-RateLimit-* header is sent. */
   rateLimiting: boolean;
+  /**
+   * Zulip's RATE_LIMITING_RULES merged over its defaults (per domain, whole domains replaced):
+   * each domain's rules as [seconds, most requests] pairs, shortest window first.
+   */
+  rateLimitingRules: RateLimitingRules;
+  /**
+   * Which peers may name the client in X-Forwarded-For (TRUSTED_PROXIES, Express's `trust proxy`
+   * syntax): the address the per-address rate limit counts is the first untrusted one.
+   */
+  trustedProxies: boolean | number | string;
   /** Zulip's PASSWORD_MIN_LENGTH: the shortest password a new account may have. */
   passwordMinLength: number;
   /** Zulip's PASSWORD_MIN_GUESSES: how many guesses zxcvbn must estimate a new password takes. */
@@ -119,6 +130,20 @@ export interface S3Config {
   /** S3_ADDRESSING_STYLE: "path" (bucket in the path, as most S3-compatible servers need), "virtual" or "auto". */
   addressingStyle: "auto" | "path" | "virtual";
 }
+
+/** Per domain (api_by_user, …), its rules as [seconds, most requests] pairs. */
+export type RateLimitingRules = Record<RateLimitDomain, [seconds: number, max: number][]>;
+
+/** Zulip's DEFAULT_RATE_LIMITING_RULES for the domains this server limits. */
+export const DEFAULT_RATE_LIMITING_RULES = {
+  // 200 requests per minute per user, 100 per address without credentials.
+  api_by_user: [[60, 200]],
+  api_by_ip: [[60, 100]],
+  // 5 failed logins per username in 30 minutes.
+  authenticate_by_username: [[1800, 5]],
+} satisfies Record<string, [number, number][]>;
+
+export type RateLimitDomain = keyof typeof DEFAULT_RATE_LIMITING_RULES;
 
 export interface VideoProviderConfig {
   /** Shown in errors ("Zoom credentials have not been configured"). */
@@ -268,6 +293,8 @@ export function configFromEnv(
     // As scheduled messages: this process's own mail wakes its loop at commit.
     emailDeliveryIntervalMs: ms("EMAIL_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
     rateLimiting: flag(env, "RATE_LIMITING", true),
+    rateLimitingRules: rateLimitingRules(env),
+    trustedProxies: trustedProxies(env),
     passwordMinLength: integer(
       env,
       "PASSWORD_MIN_LENGTH",
@@ -392,6 +419,63 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
     endpointUrl: env.S3_ENDPOINT_URL?.trim() ? httpUrl(env, "S3_ENDPOINT_URL", "") : undefined,
     addressingStyle,
   };
+}
+
+/**
+ * RATE_LIMITING_RULES, as Zulip writes it but in JSON: `{"api_by_user": [[1, 5], [60, 200]]}`.
+ * A domain given replaces its default; an empty list leaves the domain unlimited.
+ */
+function rateLimitingRules(env: NodeJS.ProcessEnv): RateLimitingRules {
+  const raw = env.RATE_LIMITING_RULES?.trim();
+  const rules: RateLimitingRules = structuredClone(DEFAULT_RATE_LIMITING_RULES);
+  if (!raw) return rules;
+  const accepts = `a JSON object mapping ${Object.keys(rules).join(", ")} to lists of [seconds, requests] pairs of positive whole numbers`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError("RATE_LIMITING_RULES", raw, accepts);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new ConfigError("RATE_LIMITING_RULES", raw, accepts);
+  const positive = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
+  for (const [domain, pairs] of Object.entries(parsed)) {
+    if (
+      !Object.hasOwn(rules, domain) ||
+      !Array.isArray(pairs) ||
+      !pairs.every((p) => Array.isArray(p) && p.length === 2 && p.every(positive))
+    )
+      throw new ConfigError("RATE_LIMITING_RULES", raw, accepts);
+    rules[domain as RateLimitDomain] = (pairs as [number, number][])
+      .map(([seconds, max]) => [seconds, max] as [number, number])
+      .sort((a, b) => a[0] - b[0]);
+  }
+  return rules;
+}
+
+/**
+ * TRUSTED_PROXIES in Express's `trust proxy` syntax: `loopback` (default: nginx on the same host),
+ * a comma-separated list of addresses, subnets or the names loopback, linklocal and uniquelocal,
+ * a number of hops, or true/false.
+ */
+function trustedProxies(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = env.TRUSTED_PROXIES?.trim() || "loopback";
+  const value = /^(true|false)$/i.test(raw)
+    ? raw.toLowerCase() === "true"
+    : /^\d+$/.test(raw)
+      ? Number(raw)
+      : raw;
+  try {
+    // Express compiles the setting as it is set, refusing what is not an address or subnet.
+    express().set("trust proxy", value);
+  } catch {
+    throw new ConfigError(
+      "TRUSTED_PROXIES",
+      raw,
+      "addresses or subnets (or loopback, linklocal, uniquelocal), comma-separated; a number of hops; or true/false",
+    );
+  }
+  return value;
 }
 
 /** An http(s) URL setting; with `canUnset`, an empty value (set but blank) turns the feature off. */

@@ -7,6 +7,7 @@ import type { PrismaClient, Realm, UserProfile } from "./db.ts";
 import type { EventBus } from "./events/index.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
+import type { RateLimitStatus } from "./lib/rate-limit.ts";
 
 export interface AppDeps {
   db: PrismaClient;
@@ -17,6 +18,8 @@ export interface AppDeps {
   now: () => Date;
   /** Prometheus metrics, when METRICS_PORT is set (see metrics.ts). */
   metrics?: Metrics;
+  /** Which database `db` is: the embedded one belongs to this process alone. */
+  databaseKind?: "pglite" | "postgres";
   /** Told of each operation answered, with the SQL statements it ran (tests assert budgets on it). */
   observe?: (info: RequestInfo) => void;
 }
@@ -35,6 +38,8 @@ export interface PublicContext extends AppDeps {
   userAgent?: string;
   /** Headers the response gets, whether the handler returns or throws (X-RateLimit-*). */
   responseHeaders?: Record<string, string>;
+  /** The API rate limit's status for this request (http/rate-limit.ts), when limits are on. */
+  rateLimit?: RateLimitStatus;
 }
 
 export interface RequestContext extends PublicContext {

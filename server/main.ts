@@ -171,7 +171,15 @@ const metrics =
   config.metricsPort !== undefined
     ? new Metrics({ db: database.prisma, poolStats: () => database.poolStats() })
     : undefined;
-const deps = { db: database.prisma, events, log, config, metrics, now: () => new Date() };
+const deps = {
+  db: database.prisma,
+  databaseKind: database.kind,
+  events,
+  log,
+  config,
+  metrics,
+  now: () => new Date(),
+};
 const app = createApp(deps);
 let server: Server;
 let metricsServer: Server | undefined;

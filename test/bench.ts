@@ -229,7 +229,8 @@ async function main() {
   const work = mkdtempSync(join(os.tmpdir(), "chat-server-bench-"));
   onCleanUp(() => rmSync(work, { recursive: true, force: true }));
   const dataDir = join(work, "data");
-  const common = { LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false" };
+  // Rate limits off (Zulip's RATE_LIMITING=False for load tests), except in their own row.
+  const common = { LOG_LEVEL: "warn", VALIDATE_RESPONSES: "false", RATE_LIMITING: "false" };
 
   // --- The database -------------------------------------------------------------------------
   let dbEnv: Record<string, string | undefined>;
@@ -535,6 +536,9 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }
     await stop(server);
   }
+  const rateLimits = await rateLimitCost(oursEnv, hamlet);
+  const rateLimitLine = `rate limits (GET /users/me, rules too high to refuse): on ${fmt(rateLimits.on.rps)} req/s p50 ${ms(rateLimits.on.p50)} ms, off ${fmt(rateLimits.off.rps)} req/s p50 ${ms(rateLimits.off.p50)} ms; on/off ${(rateLimits.on.rps / rateLimits.off.rps).toFixed(2)}; the limiter alone ${rateLimits.hitMicros.toFixed(2)} µs per request served from a slice`;
+  console.log(`\n${rateLimitLine}`);
   const growth = moves["ours-10000"]! / moves["ours-1000"]!;
   const move10kTarget =
     kind === "postgres"
@@ -662,6 +666,7 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     ...scalingLines,
     pingLine,
     moveLine,
+    rateLimitLine,
     `targets met: ${met}/${targets.length}${
       targets.some((t) => !t.ok)
         ? ` (missed: ${targets
@@ -672,6 +677,57 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
     }; failed requests: ${failures}`,
   ];
   console.log(`\n${summary.join("\n")}`);
+}
+
+/**
+ * GET /users/me with Zulip's rate limits on and off, each on a server of its own started in turn
+ * (the embedded database allows one at a time). The rules are high enough never to refuse, so a
+ * lease covers 5% of 10^8 requests: this is the cost of counting in memory and of the headers. At
+ * Zulip's default rules a user's requests take a lease (one statement) every 10 requests, on
+ * PostgreSQL only (test/api/rate-limits.test.ts asserts it).
+ */
+async function rateLimitCost(
+  env: Record<string, string | undefined>,
+  auth: string,
+): Promise<{ on: Load; off: Load; hitMicros: number }> {
+  const scenario: Scenario = {
+    name: "GET /users/me",
+    method: "GET",
+    path: "/users/me",
+    raw: false,
+  };
+  const high = JSON.stringify({ api_by_user: [[60, 1e8]], api_by_ip: [[60, 1e8]] });
+  const result: Partial<Record<"on" | "off", Load>> = {};
+  console.log(`\nrate limits (GET /users/me, a server of its own each):`);
+  for (const on of [false, true]) {
+    const server = (
+      await startServer(`our server (rate limits ${on ? "on" : "off"})`, OURS, {
+        ...env,
+        RATE_LIMITING: String(on),
+        RATE_LIMITING_RULES: high,
+      })
+    ).child;
+    try {
+      const l = await load(server.base, scenario, auth);
+      result[on ? "on" : "off"] = l;
+      console.log(`  ${on ? "on " : "off"} ${pad(scenario.name, 34)} ${show(l)}`);
+    } finally {
+      await stop(server);
+    }
+  }
+  // The limiter alone, in this process (no HTTP around it): what a request served from its slice costs.
+  const { RateLimiter, memoryLeaseStore } = await import("../server/lib/rate-limit.ts");
+  const { DEFAULT_RATE_LIMITING_RULES } = await import("../server/config.ts");
+  const limiter = new RateLimiter(
+    memoryLeaseStore(),
+    { ...DEFAULT_RATE_LIMITING_RULES, api_by_user: [[60, 1e9]] },
+    () => new Date(),
+  );
+  const hits = 200_000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < hits; i++) await limiter.hit("api_by_user", `user:${i % 100}`);
+  const hitMicros = Number(process.hrtime.bigint() - t0) / hits / 1000;
+  return { ...(result as { on: Load; off: Load }), hitMicros };
 }
 
 /**

@@ -3,10 +3,12 @@ import type { Handler } from "../http/types.ts";
 import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
 import { verifyPassword } from "../lib/passwords.ts";
 import {
-  AUTHENTICATE_BY_USERNAME,
   giveBack,
   rateLimitHeaders,
+  rulesOf,
+  strictest,
   takeHit,
+  type RateLimitStatus,
 } from "../lib/rate-limit.ts";
 import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
 import { findUserForLogin } from "../lib/users.ts";
@@ -31,9 +33,17 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   if (!realm)
     throw new JsonableError(NO_ORGANIZATION, { code: "NONEXISTENT_SUBDOMAIN", httpStatus: 404 });
   const hit = ctx.config.rateLimiting
-    ? await takeHit(ctx.db, AUTHENTICATE_BY_USERNAME, username.toLowerCase(), ctx.now())
+    ? await takeHit(
+        ctx.db,
+        rulesOf(ctx.config.rateLimitingRules, "authenticate_by_username"),
+        username.toLowerCase(),
+        ctx.now(),
+      )
     : undefined;
-  if (hit) Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(hit.status));
+  // The headers report the stricter of this limit and the per-address one the request counted in.
+  const report = (status: RateLimitStatus) =>
+    Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(strictest(status, ctx.rateLimit)!));
+  if (hit) report(hit.status);
   if (!realm.passwordAuthEnabled)
     throw new AuthenticationFailedError(
       "Password authentication is disabled in this organization",
@@ -49,6 +59,6 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
     );
   const ok = await verifyPassword(body.password, user?.passwordHash);
   if (!user || !ok) throw new AuthenticationFailedError();
-  if (hit) Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(await giveBack(ctx.db, hit)));
+  if (hit) report(await giveBack(ctx.db, hit));
   return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id };
 };

@@ -9,6 +9,7 @@ import { JsonableError, UnauthorizedError } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm, UserProfile } from "../db.ts";
 import { resolveRealm, userByApiKey } from "../lib/identity.ts";
+import type { RateLimitStatus } from "../lib/rate-limit.ts";
 import { NO_ORGANIZATION } from "../lib/realms.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";
@@ -19,7 +20,7 @@ declare global {
   namespace Express {
     interface Request {
       /** Set by authentication: the request's host and, for authenticated operations, who is asking. */
-      zulip?: { host: string; realm?: Realm; user?: UserProfile };
+      zulip?: { host: string; realm?: Realm; user?: UserProfile; rateLimit?: RateLimitStatus };
     }
   }
 }

@@ -5,7 +5,10 @@ import { startTestServer, useTestServer } from "../helpers/server.ts";
 
 /** The server's clock, which a test moves forward to see a rate limit's window pass. */
 let clockOffsetMs = 0;
-const server = useTestServer({}, { now: () => new Date(Date.now() + clockOffsetMs) });
+const server = useTestServer(
+  { rateLimiting: true },
+  { now: () => new Date(Date.now() + clockOffsetMs) },
+);
 
 describe("POST /fetch_api_key", () => {
   it("exchanges an email and password for the API key, email and user id", async () => {
@@ -234,7 +237,7 @@ describe("passwords are never logged", () => {
   it("an unexpected error logs the request's path, not the password or key sent in its query string", async () => {
     const logged: string[] = [];
     const log = pino({ level: "debug" }, { write: (line: string) => logged.push(line) });
-    const broken = await startTestServer({}, { log });
+    const broken = await startTestServer({ rateLimiting: true }, { log });
     try {
       // Break the limiter's table under the running app: POST /fetch_api_key now fails inside SQL.
       await broken.db.$executeRawUnsafe("ALTER TABLE rate_limit_history RENAME TO gone");

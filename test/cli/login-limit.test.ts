@@ -11,7 +11,7 @@ import { useProcessPair, type ServerProcess } from "../helpers/processes.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
 
 describe.skipIf(!process.env.DATABASE_URL)("login limit across server processes", () => {
-  const pair = useProcessPair();
+  const pair = useProcessPair({ RATE_LIMITING: "true" });
   const attempt = (via: ServerProcess, username: string, password = "not the password") =>
     createZulipClient({ baseUrl: via.baseUrl, middleware: [specCheckMiddleware] }).POST(
       "/fetch_api_key",

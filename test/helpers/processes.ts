@@ -105,6 +105,8 @@ async function startServerProcess(
       EXTERNAL_HOST: "zulip.testserver",
       DATABASE_URL: databaseUrl,
       LOG_LEVEL: "warn",
+      // Off unless the test is about rate limits (it passes RATE_LIMITING=true).
+      RATE_LIMITING: "false",
       ...env,
     },
     stdio: ["ignore", "ignore", "pipe"],

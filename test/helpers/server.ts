@@ -99,10 +99,13 @@ export async function startTestServer(
     validateResponses: true,
     eventHeartbeatMs: 1000,
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
+    // Off unless a test is about rate limits (`{ rateLimiting: true }`): tests send many requests.
+    rateLimiting: false,
     ...overrides,
   };
   const deps: AppDeps = {
     db: database.prisma,
+    databaseKind: database.kind,
     events: new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events }),
     log: options.log ?? createLogger(config.logLevel),
     config,
