@@ -21,7 +21,7 @@ import {
   NOT_LOGGED_IN,
   WRONG_SUBDOMAIN,
   clientOnHost,
-  formData,
+  multipart,
   type Caller,
   type Cell,
   type Fixtures,
@@ -41,7 +41,8 @@ const server = useTestServer();
 function specOperations(): string[] {
   const out: string[] = [];
   for (const [path, item] of Object.entries<Record<string, unknown>>(loadSpec().doc.paths))
-    for (const method of HTTP_METHODS) if (item[method]) out.push(`${method.toUpperCase()} ${path}`);
+    for (const method of HTTP_METHODS)
+      if (item[method]) out.push(`${method.toUpperCase()} ${path}`);
   return out;
 }
 
@@ -83,7 +84,12 @@ async function setUp() {
     sid: (name) => c.channels[name]!.stream_id,
     next: () => ++n,
     as: (name) => server.as(name),
-    otherOrg: { id: otherOwner.id, email: otherOwner.email, apiKey: otherOwner.apiKey, host: otherHost },
+    otherOrg: {
+      id: otherOwner.id,
+      email: otherOwner.email,
+      apiKey: otherOwner.apiKey,
+      host: otherHost,
+    },
   };
   // Administrators may create users only with Zulip's can_create_users flag.
   await server.db.userProfile.updateMany({
@@ -118,7 +124,7 @@ async function setUp() {
 
 function expected(row: Row, caller: Caller, authenticated: boolean): Cell {
   const cells = typeof row.expect === "function" ? row.expect(fx) : row.expect;
-  const cell = cells[caller as keyof typeof cells];
+  const cell = cells[caller];
   if (cell) return cell;
   if (!authenticated)
     throw new Error(`${row.op} needs no authentication: state its '${caller}' cell`);
@@ -142,11 +148,14 @@ async function call(row: Row, caller: Caller, authenticated: boolean): Promise<C
   const [method, path] = row.op.split(" ") as [string, string];
   const client = clients.get(caller)! as unknown as Record<
     string,
-    (path: string, init: Record<string, unknown>) => Promise<{ error?: unknown; response: Response }>
+    (
+      path: string,
+      init: Record<string, unknown>,
+    ) => Promise<{ error?: unknown; response: Response }>
   >;
   const init: Record<string, unknown> = { params: { path: req.path, query: req.query } };
   if (req.body) init.body = req.body;
-  if (req.multipart) Object.assign(init, { bodySerializer: formData, headers: { "Content-Type": null } });
+  if (req.multipart) Object.assign(init, multipart(req.body ?? {}));
   const { error, response } = await client[method]!(path, init);
   return { status: response.status, msg: (error as { msg?: string } | undefined)?.msg ?? "" };
 }
@@ -178,7 +187,9 @@ describe("the authorization matrix", () => {
         // After the call: a cell may name what the row's setup made (a queue id).
         const want = expected(row, caller, authenticated);
         if (got.status !== want.status || got.msg !== want.msg)
-          wrong.push(`as ${caller}: expected ${want.status} "${want.msg}", got ${got.status} "${got.msg}"`);
+          wrong.push(
+            `as ${caller}: expected ${want.status} "${want.msg}", got ${got.status} "${got.msg}"`,
+          );
         if (got.status === 200) await row.after?.({ caller, actor: ACTOR[caller], fx });
       }
       expect(wrong).toEqual([]);

@@ -5,7 +5,7 @@
 import { doCreateUserWithDefaultChannels } from "../../../server/actions/users.ts";
 import { Role } from "../../../server/lib/users.ts";
 import { expectSuccess } from "../../helpers/expect.ts";
-import { PNG, formData, type Fixtures } from "./matrix.ts";
+import { PNG, multipart, type Fixtures } from "./matrix.ts";
 
 /** A channel message (Verona, where everyone but the bots is subscribed). */
 export async function message(fx: Fixtures, sender = "hamlet", topic = "matrix") {
@@ -123,9 +123,7 @@ export async function emoji(fx: Fixtures, author = "hamlet") {
   await expectSuccess(
     fx.as(author).POST("/realm/emoji/{emoji_name}", {
       params: { path: { emoji_name: name } },
-      body: { file: new Blob([PNG], { type: "image/png" }) } as never,
-      bodySerializer: formData as never,
-      headers: { "Content-Type": null } as never,
+      ...multipart({ file: new Blob([PNG], { type: "image/png" }) }),
     }),
   );
   return name;
@@ -138,6 +136,19 @@ export async function bot(fx: Fixtures, owner = "hamlet") {
     fx.as(owner).POST("/bots", { body: { full_name: `Matrix bot ${n}`, short_name: `mx${n}` } }),
   );
   return created.user_id;
+}
+
+/** A file uploaded by `owner` and linked from a message in Verona; its `/user_uploads/…` path. */
+export async function upload(fx: Fixtures, owner = "hamlet") {
+  const { url } = await expectSuccess(
+    fx.as(owner).POST("/user_uploads", multipart({ file: new Blob([PNG], { type: "image/png" }) })),
+  );
+  await expectSuccess(
+    fx.as(owner).POST("/messages", {
+      body: { type: "stream", to: "Verona", topic: "files", content: `[file](${url})` },
+    }),
+  );
+  return url;
 }
 
 export async function channelFolder(fx: Fixtures) {

@@ -102,13 +102,13 @@ export interface Row {
 
 export interface Fixtures {
   server: TestServer;
-  uid(name: string): number;
-  sid(name: string): number;
+  uid: (name: string) => number;
+  sid: (name: string) => number;
   realmId: number;
   /** A fresh number for unique names. */
-  next(): number;
+  next: () => number;
   /** A client for a first-organization user or bot, by short name. */
-  as(name: string): ZulipClient;
+  as: (name: string) => ZulipClient;
   /** The second organization's owner, on its own Host. */
   otherOrg: { id: number; email: string; apiKey: string; host: string };
 }
@@ -181,6 +181,15 @@ export function formData(body: Record<string, unknown>): FormData {
     if (value instanceof Blob) form.append(name, value, name === "file" ? "matrix.png" : name);
     else form.append(name, typeof value === "string" ? value : JSON.stringify(value));
   return form;
+}
+
+/** The typed client's request options for a multipart body (its default is a form). */
+export function multipart(body: Record<string, unknown>) {
+  return {
+    body: body as never,
+    bodySerializer: formData as never,
+    headers: { "Content-Type": null } as never,
+  };
 }
 
 /** A 1×1 transparent PNG. */

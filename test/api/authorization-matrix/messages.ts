@@ -121,12 +121,10 @@ export const rows: Row[] = [
     op: "DELETE /messages/{message_id}/reactions",
     req: async ({ fx, actor }) => {
       const id = await make.message(fx);
-      const { response } = await fx
-        .as(actor)
-        .POST("/messages/{message_id}/reactions", {
-          params: msg(id),
-          body: { emoji_name: "smile" },
-        });
+      const { response } = await fx.as(actor).POST("/messages/{message_id}/reactions", {
+        params: msg(id),
+        body: { emoji_name: "smile" },
+      });
       if (response.status !== 200) throw new Error(`${actor} could not react`);
       return { ...msg(id), body: { emoji_name: "smile" } };
     },

@@ -86,12 +86,22 @@ export const rows: Row[] = [
       path: { user_group_id: await make.group(fx) },
       body: { description: "changed" },
     }),
-    expect: by({ "owner admin member": ok, "mod bot": INSUFFICIENT, guest: NOT_GUEST, other: INVALID_GROUP }),
+    expect: by({
+      "owner admin member": ok,
+      "mod bot": INSUFFICIENT,
+      guest: NOT_GUEST,
+      other: INVALID_GROUP,
+    }),
   },
   {
     op: "POST /user_groups/{user_group_id}/deactivate",
     req: async ({ fx }) => ({ path: { user_group_id: await make.group(fx) } }),
-    expect: by({ "owner admin member": ok, "mod bot": INSUFFICIENT, guest: NOT_GUEST, other: INVALID_GROUP }),
+    expect: by({
+      "owner admin member": ok,
+      "mod bot": INSUFFICIENT,
+      guest: NOT_GUEST,
+      other: INVALID_GROUP,
+    }),
   },
   {
     op: "GET /user_groups/{user_group_id}/members",
@@ -104,7 +114,12 @@ export const rows: Row[] = [
       path: { user_group_id: await make.group(fx) },
       body: { add: [fx.uid("othello")] },
     }),
-    expect: by({ "owner admin member": ok, "mod bot": INSUFFICIENT, guest: NOT_GUEST, other: INVALID_GROUP }),
+    expect: by({
+      "owner admin member": ok,
+      "mod bot": INSUFFICIENT,
+      guest: NOT_GUEST,
+      other: INVALID_GROUP,
+    }),
   },
   {
     op: "GET /user_groups/{user_group_id}/members/{user_id}",
@@ -124,7 +139,12 @@ export const rows: Row[] = [
       path: { user_group_id: await make.group(fx) },
       body: { add: [await make.group(fx)] },
     }),
-    expect: by({ "owner admin member": ok, "mod bot": INSUFFICIENT, guest: NOT_GUEST, other: INVALID_GROUP }),
+    expect: by({
+      "owner admin member": ok,
+      "mod bot": INSUFFICIENT,
+      guest: NOT_GUEST,
+      other: INVALID_GROUP,
+    }),
   },
   {
     op: "GET /invites",
@@ -254,20 +274,7 @@ export const rows: Row[] = [
     // hamlet's upload, linked from a message in Verona.
     op: "GET /user_uploads/{realm_id_str}/{filename}",
     req: async ({ fx }) => {
-      const form = new FormData();
-      form.append("file", new Blob([PNG], { type: "image/png" }), "matrix.png");
-      const { url } = (await fx
-        .as("hamlet")
-        .POST("/user_uploads", {
-          body: { file: new Blob([PNG], { type: "image/png" }) } as never,
-          bodySerializer: () => form,
-          headers: { "Content-Type": null } as never,
-        })
-        .then((r) => r.data!)) as { url: string };
-      await fx.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: "Verona", topic: "files", content: `[file](${url})` },
-      });
-      const [, , realm_id_str, ...rest] = url.split("/");
+      const [, , realm_id_str, ...rest] = (await make.upload(fx)).split("/");
       return { path: { realm_id_str, filename: rest.join("/") } };
     },
     expect: by({ [everyone]: ok, other: err(403, "You are not authorized to view this file.") }),
@@ -281,7 +288,9 @@ export const rows: Row[] = [
     op: "POST /mobile_push/register",
     req: async ({ fx, actor }) => {
       const { data } = await fx.as(actor).POST("/register_client_device", {});
-      return { body: { device_id: data?.device_id ?? 1, push_key: "a".repeat(44), push_key_id: 1 } };
+      return {
+        body: { device_id: data?.device_id ?? 1, push_key: "a".repeat(44), push_key_id: 1 },
+      };
     },
     expect: by({
       "owner admin mod member guest other": bad(

@@ -51,7 +51,11 @@ export const rows: Row[] = [
     req: ({ fx }) => {
       const n = fx.next();
       return {
-        body: { email: `new${n}@zulip.com`, password: "a-long-enough-password", full_name: `New ${n}` },
+        body: {
+          email: `new${n}@zulip.com`,
+          password: "a-long-enough-password",
+          full_name: `New ${n}`,
+        },
       };
     },
     expect: by({
@@ -83,7 +87,7 @@ export const rows: Row[] = [
   {
     op: "DELETE /users/{user_id}",
     req: async ({ fx }) => ({ path: { user_id: await make.user(fx) } }),
-    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER}),
+    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
   },
   {
     op: "PATCH /users/{user_id}",
@@ -91,17 +95,17 @@ export const rows: Row[] = [
       path: { user_id: await make.user(fx) },
       body: { full_name: `Renamed ${fx.next()}` },
     }),
-    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER}),
+    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
   },
   {
     op: "POST /users/{user_id}/reactivate",
     req: async ({ fx }) => ({ path: { user_id: await make.user(fx, false) } }),
-    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER}),
+    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
   },
   {
     op: "POST /users/me/status",
     req: () => ({ body: { status_text: "in the matrix" } }),
-    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS}),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
     op: "GET /users/{user_id}/status",
@@ -117,12 +121,12 @@ export const rows: Row[] = [
     op: "POST /users/me/api_key/regenerate",
     req: () => ({}),
     after: restore,
-    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS}),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
     op: "PATCH /settings",
     req: () => ({ body: { enter_sends: true } }),
-    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS}),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
     op: "GET /bots",
@@ -220,7 +224,7 @@ export const rows: Row[] = [
   {
     op: "PATCH /realm/profile_fields",
     req: async ({ fx }) => {
-      (lastField = await make.profileField(fx));
+      lastField = await make.profileField(fx);
       const { custom_fields } = (await fx.as("iago").GET("/realm/profile_fields")).data!;
       return { body: { order: custom_fields.map((f) => f.id) } };
     },
@@ -256,7 +260,9 @@ export const rows: Row[] = [
   {
     op: "PATCH /users/me/profile_data",
     // update_user_custom_profile_data is human_users_only.
-    req: async ({ fx }) => ({ body: { data: [{ id: (lastField = await make.profileField(fx)), value: "x" }] } }),
+    req: async ({ fx }) => ({
+      body: { data: [{ id: (lastField = await make.profileField(fx)), value: "x" }] },
+    }),
     expect: () =>
       by({
         "owner admin mod member guest": ok,
