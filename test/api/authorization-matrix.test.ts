@@ -48,10 +48,8 @@ function specOperations(): string[] {
 
 function requiresAuth(op: string): boolean {
   const [method, path] = op.split(" ") as [string, string];
-  return loadSpec().operations.get(
-    [...loadSpec().operations.values()].find(
-      (o) => o.method === method.toLowerCase() && o.specPath === path,
-    )!.operationId,
+  return [...loadSpec().operations.values()].find(
+    (o) => o.method === method.toLowerCase() && o.specPath === path,
   )!.requiresAuth;
 }
 
