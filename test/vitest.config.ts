@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
+const databaseUrls = (process.env.DATABASE_URLS ?? "").split(",").filter(Boolean);
+
 export default defineConfig({
   root: fileURLToPath(new URL("..", import.meta.url)),
   test: {
@@ -12,7 +14,12 @@ export default defineConfig({
     // servers. On PostgreSQL, one: transaction ids and snapshots are shared by every database of
     // the server, so another file's long transaction holds back this file's event-log window,
     // and a `dont_block` poll right after a change may not see it yet.
-    maxWorkers: Number(process.env.TEST_WORKERS ?? (process.env.DATABASE_URL ? 1 : 2)),
+    // With DATABASE_URLS (one PostgreSQL server per worker: test/helpers/worker-database.ts), one
+    // worker per server.
+    maxWorkers: Number(
+      process.env.TEST_WORKERS ?? (databaseUrls.length || (process.env.DATABASE_URL ? 1 : 2)),
+    ),
+    setupFiles: ["test/helpers/worker-database.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     globalSetup: ["test/helpers/global-setup.ts"],
