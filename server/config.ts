@@ -103,6 +103,21 @@ export interface Config {
   archivedDataVacuumingDelayDays: number;
   /** Weeks an upload no message links stays before its file is deleted (Zulip's delete_old_unclaimed_attachments --weeks). */
   deleteUnclaimedAttachmentsWeeks: number;
+  /** S3-compatible object storage for every stored file when S3_BUCKET is set; otherwise DATA_DIR/uploads. */
+  s3: S3Config | undefined;
+}
+
+/** Zulip's S3 settings (one bucket here: Zulip's S3_AUTH_UPLOADS_BUCKET and S3_AVATAR_BUCKET in one). */
+export interface S3Config {
+  bucket: string;
+  /** S3_KEY / S3_SECRET_KEY; unset, the SDK's own credentials (environment, instance role). */
+  key: string | undefined;
+  secretKey: string | undefined;
+  region: string;
+  /** S3_ENDPOINT_URL: an S3-compatible server instead of Amazon's. */
+  endpointUrl: string | undefined;
+  /** S3_ADDRESSING_STYLE: "path" (bucket in the path, as most S3-compatible servers need), "virtual" or "auto". */
+  addressingStyle: "auto" | "path" | "virtual";
 }
 
 export interface VideoProviderConfig {
@@ -350,6 +365,32 @@ export function configFromEnv(
       10_000,
       "a whole number of weeks",
     ),
+    s3: s3Config(env),
+  };
+}
+
+/** S3_BUCKET and its settings, checked; undefined without S3_BUCKET. */
+function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
+  const bucket = env.S3_BUCKET?.trim();
+  if (!bucket) return undefined;
+  const key = env.S3_KEY?.trim() || undefined;
+  const secretKey = env.S3_SECRET_KEY?.trim() || undefined;
+  if ((key === undefined) !== (secretKey === undefined))
+    throw new ConfigError(
+      key ? "S3_SECRET_KEY" : "S3_KEY",
+      "",
+      "set together with " + (key ? "S3_KEY" : "S3_SECRET_KEY"),
+    );
+  const addressingStyle = (env.S3_ADDRESSING_STYLE?.trim() || "auto").toLowerCase();
+  if (addressingStyle !== "auto" && addressingStyle !== "path" && addressingStyle !== "virtual")
+    throw new ConfigError("S3_ADDRESSING_STYLE", env.S3_ADDRESSING_STYLE!, '"auto", "path" or "virtual"');
+  return {
+    bucket,
+    key,
+    secretKey,
+    region: env.S3_REGION?.trim() || "us-east-1",
+    endpointUrl: env.S3_ENDPOINT_URL?.trim() ? httpUrl(env, "S3_ENDPOINT_URL", "") : undefined,
+    addressingStyle,
   };
 }
 

@@ -14,6 +14,7 @@ import { accessChannel } from "../lib/channels.ts";
 import { checkCanDeleteMessage } from "../lib/message-delete.ts";
 import { isStorableText } from "../lib/text.ts";
 import { namesEmptyTopic, TopicVisibility } from "../lib/topics.ts";
+import { messageEventRecipientsSql } from "../lib/reactions.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { isRealmAdmin } from "../lib/users.ts";
 import { JsonableError } from "../errors.ts";
@@ -45,8 +46,8 @@ interface DeletedGroup {
  * to the archive in one statement: an archive transaction, copies of the message rows and of
  * everything that hangs on them, then the messages' deletion (the rest follows by its foreign
  * keys' ON DELETE CASCADE). Channels whose first message went get their next one. With `notify`,
- * answers who had each (channel, topic) or conversation's messages: their user_message rows, and
- * the channel's subscribers where its history is shared (event_recipient_ids_for_action_on_messages).
+ * answers who is told of each (channel, topic) or conversation's deletion: those who may still read
+ * its messages (event_recipient_ids_for_action_on_messages, lib/reactions.ts).
  */
 export async function archiveMessages(
   tx: RawTx,
@@ -94,10 +95,7 @@ export async function archiveMessages(
       COALESCE((SELECT json_agg(json_build_object(
         'ids', g.ids, 'topic', g.topic, 'stream_id', s.id, 'name', s.name,
         'first_message_id', f.first_message_id, 'first_changed', f.id IS NOT NULL,
-        'user_ids', ARRAY(
-          SELECT um.user_profile_id FROM user_message um WHERE um.message_id = ANY (g.ids)
-          UNION SELECT sub.user_profile_id FROM subscription sub
-          WHERE s.history_public_to_subscribers AND sub.recipient_id = g.recipient_id AND sub.active AND sub.is_user_active)))
+        'user_ids', ARRAY(${messageEventRecipientsSql(Prisma.sql`g.ids`, Prisma.sql`g.recipient_id`, Prisma.sql`g.is_channel_message`)})))
         FROM groups g LEFT JOIN stream s ON g.is_channel_message AND s.recipient_id = g.recipient_id
         LEFT JOIN first f ON f.id = s.id), '[]'::json) AS groups`;
   const groups = (

@@ -7,7 +7,7 @@
  * `checkSendMessage` is both, in one transaction. doSendMessage runs raw statements only, so that
  * a send opens the lighter transaction of `inRawTransaction` (the hottest write there is).
  */
-import type { Db, RawTx, Realm, UserProfile } from "../db.ts";
+import { Prisma, type Db, type RawTx, type Realm, type UserProfile } from "../db.ts";
 import type { RequestContext } from "../context.ts";
 import { JsonableError, StreamWithIdDoesNotExistError } from "../errors.ts";
 import {
@@ -31,7 +31,7 @@ import {
   isUserInGroup,
   userGroupIds,
 } from "../lib/permissions.ts";
-import { accessFacts, allows } from "../lib/channel-access.ts";
+import { accessFacts, accessSql, allows } from "../lib/channel-access.ts";
 import { findChannel, type ChannelRow } from "../lib/channels.ts";
 import { inRawTransaction } from "./transaction.ts";
 import type { PendingEvents } from "../events/index.ts";
@@ -205,6 +205,14 @@ async function usersByIdsOrEmails(
     WHERE realm_id = ${ctx.realm.id} AND (id = ANY (${ids}::int[]) OR lower(email) = ANY (${lowered}::text[]))`;
 }
 
+/**
+ * The channels a message may link (Zulip's get_stream_name_map): those whose content the author
+ * may access, so that a link never names a private channel to someone who may not see it; the
+ * server's own notices (no acting user in Zulip) link any channel.
+ */
+const linkableChannel = (ctx: MessageChecker) =>
+  ctx.internal ? Prisma.raw("TRUE") : accessSql("CHANNEL_CONTENT", ctx.user, "s");
+
 /** What rendering needs to resolve the content's mentions: nothing is read for content without any. */
 export async function markdownContext(
   ctx: MessageChecker,
@@ -225,7 +233,8 @@ export async function markdownContext(
       : [],
     wanted.channelNames.length
       ? ctx.db.$queryRaw<{ id: number; name: string }[]>`
-          SELECT id, name FROM stream WHERE realm_id = ${ctx.realm.id} AND lower(name) = ANY (${lower(wanted.channelNames)}::text[])`
+          SELECT s.id, s.name FROM stream s WHERE s.realm_id = ${ctx.realm.id} AND lower(s.name) = ANY (${lower(wanted.channelNames)}::text[])
+            AND ${linkableChannel(ctx)}`
       : [],
   ]);
   const usersByName = new Map<string, { id: number; fullName: string }[]>();

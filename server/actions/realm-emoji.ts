@@ -1,7 +1,7 @@
 /**
  * Adding and deactivating custom emoji (zerver/actions/realm_emoji.py check_add_realm_emoji,
  * do_remove_realm_emoji). One transaction writes the row, places the image in the upload store
- * under its hashed file name, records the audit row and sends `realm_emoji` (the whole set) to
+ * (lib/upload-storage.ts) under its hashed file name, records the audit row and sends `realm_emoji` (the whole set) to
  * every active user; if anything fails the image is removed again. Images are stored as
  * uploaded: Zulip resizes them to 64×64 with PIL, and this server has no image library.
  */
@@ -10,7 +10,8 @@ import type { Tx } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import type { PendingEvents } from "../events/index.ts";
 import { emojiExtension, emojiFileName, emojiPathId, realmEmojiDicts } from "../lib/realm-emoji.ts";
-import { placeFile, removeFile, type ReceivedFile } from "../lib/uploads.ts";
+import { uploadStorage } from "../lib/upload-storage.ts";
+import { signingKey, type ReceivedFile } from "../lib/uploads.ts";
 import { activeUserIds } from "../lib/users.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -24,6 +25,9 @@ export async function checkAddRealmEmoji(
   file: ReceivedFile,
 ): Promise<void> {
   const ext = emojiExtension(file.contentType);
+  // Read before the transaction: the file name is a keyed hash of the row's id.
+  const key = await signingKey(ctx.db);
+  const storage = await uploadStorage(ctx.config);
   let placed: string | null = null;
   try {
     await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
@@ -34,13 +38,14 @@ export async function checkAddRealmEmoji(
         ON CONFLICT (realm_id, name) WHERE NOT deactivated DO NOTHING
         RETURNING id`;
       if (!row) throw new JsonableError("A custom emoji with this name already exists.");
-      const fileName = await emojiFileName(ctx.config, row.id, ext);
-      placed = await placeFile(ctx.config, file.path, emojiPathId(ctx.realm.id, fileName));
+      const fileName = emojiFileName(key, row.id, ext);
+      placed = emojiPathId(ctx.realm.id, fileName);
+      await storage.put(placed, file);
       await tx.realmEmoji.update({ where: { id: row.id }, data: { fileName } });
       await notifyRealmEmoji(ctx, tx, events, REALM_EMOJI_ADDED, "added_emoji", row.id);
     });
   } catch (err) {
-    if (placed) await removeFile(placed);
+    if (placed) await storage.delete([placed]);
     throw err;
   }
 }

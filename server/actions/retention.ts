@@ -11,7 +11,7 @@
  */
 import type { AppDeps } from "../context.ts";
 import { expiredMessages, realmsWithRetention } from "../lib/retention.ts";
-import { removeFile, storedFilePath } from "../lib/uploads.ts";
+import { uploadStorage } from "../lib/upload-storage.ts";
 import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
 import { ArchiveType, archiveMessages } from "./message-delete.ts";
 
@@ -102,10 +102,9 @@ export class MessageRetention extends DeliveryLoop<RetentionReport> {
         RETURNING aa.id, aa.path_id)
       SELECT path_id FROM gone
       UNION SELECT g.path_id FROM archived_gone g WHERE NOT EXISTS (SELECT 1 FROM attachment a WHERE a.id = g.id)`;
-    for (const { path_id } of rows) {
-      const path = storedFilePath(this.deps.config, path_id);
-      if (path) await removeFile(path);
-    }
+    // Through the upload store, on disk or in S3 (Zulip's delete_message_attachments).
+    if (rows.length)
+      await (await uploadStorage(this.deps.config)).delete(rows.map((r) => r.path_id));
     return rows.length;
   }
 }

@@ -1,10 +1,12 @@
 /**
- * Recording an upload (Zulip's upload_message_attachment): the file moves from the incoming
- * directory to its path id's place and its attachment row is written in one transaction, with
- * the `attachment` event that tells the uploader's clients; nothing stays behind if either fails.
+ * Recording an upload (Zulip's upload_message_attachment): the file goes from the incoming
+ * directory to the upload store under its path id, then its attachment row is written in one
+ * transaction with the `attachment` event that tells the uploader's clients (the file first, so
+ * that no transaction waits on a transfer to S3); nothing stays behind if either fails.
  */
 import type { RequestContext } from "../context.ts";
-import { newPathId, placeFile, removeFile, type ReceivedFile } from "../lib/uploads.ts";
+import { uploadStorage } from "../lib/upload-storage.ts";
+import { newPathId, type ReceivedFile } from "../lib/uploads.ts";
 import { unixSeconds } from "../lib/time.ts";
 import { inTransaction } from "./transaction.ts";
 
@@ -14,7 +16,8 @@ export async function doUploadMessageAttachment(
 ): Promise<{ url: string; filename: string }> {
   const pathId = newPathId(ctx.realm.id, file.name);
   const createTime = ctx.now();
-  let placed = null as string | null;
+  const storage = await uploadStorage(ctx.config);
+  await storage.put(pathId, file);
   try {
     await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
       // The space the organization's uploads take after this one (the event's upload_space_used).
@@ -24,7 +27,6 @@ export async function doUploadMessageAttachment(
           VALUES (${ctx.realm.id}, ${ctx.user.id}, ${file.name}, ${pathId}, ${file.size}, ${file.contentType}, ${createTime})
           RETURNING id)
         SELECT ins.id, (SELECT COALESCE(sum(size), 0) FROM attachment WHERE realm_id = ${ctx.realm.id})::bigint + ${file.size} AS used FROM ins`;
-      placed = await placeFile(ctx.config, file.path, pathId);
       const attachment = {
         id: row!.id,
         name: file.name,
@@ -39,7 +41,7 @@ export async function doUploadMessageAttachment(
       );
     });
   } catch (err) {
-    if (placed) await removeFile(placed);
+    await storage.delete([pathId]);
     throw err;
   }
   return { url: `/user_uploads/${pathId}`, filename: file.name };

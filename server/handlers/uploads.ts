@@ -1,8 +1,8 @@
-import { access } from "node:fs/promises";
 import { doUploadMessageAttachment } from "../actions/uploads.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
 import { accessAttachment } from "../lib/attachments.ts";
-import { storedFilePath, temporaryUrl } from "../lib/uploads.ts";
+import { uploadStorage } from "../lib/upload-storage.ts";
+import { temporaryUrl } from "../lib/uploads.ts";
 import { receivedUpload } from "../http/uploads.ts";
 import type { Handler } from "../http/types.ts";
 
@@ -30,14 +30,7 @@ export const uploadFile: Handler<"upload-file"> = async ({ body }, ctx) => {
 export const getFileTemporaryUrl: Handler<"get-file-temporary-url"> = async ({ path }, ctx) => {
   const pathId = `${path.realm_id_str}/${path.filename}`;
   await accessAttachment(ctx.db, ctx.user, pathId);
-  const file = storedFilePath(ctx.config, pathId);
-  if (
-    !file ||
-    !(await access(file).then(
-      () => true,
-      () => false,
-    ))
-  )
+  if (!(await (await uploadStorage(ctx.config)).exists(pathId)))
     throw new ResourceNotFoundError("File not found");
-  return { url: await temporaryUrl(ctx.config, pathId, ctx.now()) };
+  return { url: await temporaryUrl(ctx.db, pathId, ctx.now()) };
 };

@@ -92,7 +92,7 @@ async function oauthMeeting(ctx: RequestContext): Promise<string> {
 async function bigBlueButtonLink(ctx: RequestContext): Promise<string> {
   if (!ctx.config.bigBlueButtonUrl || !ctx.config.bigBlueButtonSecret)
     throw notConfigured("BigBlueButton");
-  const signed = await signObject(ctx.config, "bigbluebutton", {
+  const signed = await signObject(ctx.db, "bigbluebutton", {
     meeting_id: bigBlueButtonMeetingId(),
     name: `${ctx.realm.name} meeting`,
     lock_settings_disable_cam: false,

@@ -13,6 +13,9 @@
  *   query parameter (Zulip's mobile apps), served to those who may see it.
  * - GET /user_uploads/temporary/<token>/<name>: the file for anyone holding a fresh token from
  *   the JSON operation above.
+ *
+ * Files come from the upload store (lib/upload-storage.ts): sent from the local disk, or, from
+ * S3, a redirect to a presigned URL once the request passed the same checks.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
@@ -29,12 +32,12 @@ import {
   pathIdFromToken,
   removeFile,
   servesInline,
-  storedFilePath,
   uploadContentType,
   uploadedFileName,
   type ReceivedFile,
 } from "../lib/uploads.ts";
 import { emojiPathId } from "../lib/realm-emoji.ts";
+import { uploadStorage, type ServeAs } from "../lib/upload-storage.ts";
 import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
 
 /** What the multipart body of an upload held, for the handler to judge. */
@@ -159,29 +162,30 @@ export async function fileRequester(req: Request, deps: AppDeps): Promise<UserPr
   return (await checkApiKey(deps, req.headers.host ?? deps.config.externalHost, email, key)).user;
 }
 
-/** Zulip's serve_local: the stored type, shown in place only when that is safe, never cached by shared caches. */
-function sendAttachment(
+/**
+ * Sends a stored file with these headers (Zulip's serve_local), or, from S3, redirects to a
+ * presigned URL whose response carries them (serve_s3). `extra` only reaches a local file's
+ * response: S3 cannot be told to add other headers.
+ */
+async function sendStored(
   res: Response,
   next: NextFunction,
   deps: AppDeps,
-  attachment: StoredAttachment,
-  forceDownload: boolean,
+  pathId: string,
+  as: ServeAs,
+  extra: Record<string, string> = {},
 ) {
-  const path = storedFilePath(deps.config, attachment.pathId);
-  if (!path) return next(new ResourceNotFoundError("File not found"));
+  const served = await (await uploadStorage(deps.config)).serve(pathId, as);
+  if (!served) return next(new ResourceNotFoundError("File not found"));
+  if ("redirect" in served) return res.redirect(302, served.redirect);
   res.set({
-    "Content-Type": attachment.contentType ?? "application/octet-stream",
-    "Content-Disposition": contentDisposition(
-      forceDownload || !servesInline(attachment.contentType),
-      attachment.fileName,
-    ),
-    "Cache-Control": "private, immutable",
-    "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy":
-      "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
+    "Content-Type": as.contentType,
+    ...(as.contentDisposition && { "Content-Disposition": as.contentDisposition }),
+    "Cache-Control": as.cacheControl,
+    ...extra,
   });
   res.sendFile(
-    path,
+    served.file,
     { dotfiles: "allow", cacheControl: false },
     (err?: Error & { code?: string }) => {
       // A client that went away mid-download needs no answer.
@@ -196,6 +200,35 @@ function sendAttachment(
   );
 }
 
+/** An attachment: its stored type, shown in place only when that is safe, never cached by shared caches. */
+function sendAttachment(
+  res: Response,
+  next: NextFunction,
+  deps: AppDeps,
+  attachment: StoredAttachment,
+  forceDownload: boolean,
+) {
+  return sendStored(
+    res,
+    next,
+    deps,
+    attachment.pathId,
+    {
+      contentType: attachment.contentType ?? "application/octet-stream",
+      contentDisposition: contentDisposition(
+        forceDownload || !servesInline(attachment.contentType),
+        attachment.fileName,
+      ),
+      cacheControl: "private, immutable",
+    },
+    {
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy":
+        "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
+    },
+  );
+}
+
 async function serveFile(
   req: Request,
   res: Response,
@@ -205,7 +238,13 @@ async function serveFile(
   forceDownload: boolean,
 ) {
   const user = await fileRequester(req, deps);
-  sendAttachment(res, next, deps, await accessAttachment(deps.db, user, pathId), forceDownload);
+  await sendAttachment(
+    res,
+    next,
+    deps,
+    await accessAttachment(deps.db, user, pathId),
+    forceDownload,
+  );
 }
 
 async function serveTemporary(
@@ -215,7 +254,7 @@ async function serveTemporary(
   token: string,
   filename: string,
 ) {
-  const pathId = await pathIdFromToken(deps.config, token, deps.now());
+  const pathId = await pathIdFromToken(deps.db, token, deps.now());
   if (pathId === null) throw new JsonableError("Invalid token");
   if (pathId.split("/").at(-1) !== filename) throw new JsonableError("Invalid filename");
   const attachment = await deps.db.attachment.findUnique({
@@ -223,7 +262,7 @@ async function serveTemporary(
     select: { id: true, pathId: true, fileName: true, contentType: true },
   });
   if (!attachment) throw new JsonableError("Invalid token");
-  sendAttachment(res, next, deps, attachment, false);
+  await sendAttachment(res, next, deps, attachment, false);
 }
 
 /**
@@ -261,26 +300,23 @@ function fileRoutes(deps: AppDeps) {
  * show in place.
  */
 function emojiImages(deps: AppDeps) {
-  return function userAvatars(req: Request, res: Response, next: NextFunction) {
+  return async function userAvatars(req: Request, res: Response, next: NextFunction) {
     const m = /^\/user_avatars\/([0-9]+)\/emoji\/images\/([0-9a-f]+\.[a-z]+)$/.exec(req.path);
     if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
     const contentType = guessType(m[2]!);
-    const path = storedFilePath(deps.config, emojiPathId(Number(m[1]), m[2]!));
-    if (!path || !servesInline(contentType))
-      return next(new ResourceNotFoundError("File not found"));
-    res.set({
-      "Content-Type": contentType!,
-      "Cache-Control": "public, max-age=86400",
-      "X-Content-Type-Options": "nosniff",
-    });
-    res.sendFile(path, { cacheControl: false }, (err?: Error & { code?: string }) => {
-      if (!err || res.headersSent || err.code === "ECONNABORTED") return;
-      next(
-        err.code === "ENOENT" || err.code === "ENOTDIR"
-          ? new ResourceNotFoundError("File not found")
-          : err,
+    if (!servesInline(contentType)) return next(new ResourceNotFoundError("File not found"));
+    try {
+      await sendStored(
+        res,
+        next,
+        deps,
+        emojiPathId(Number(m[1]), m[2]!),
+        { contentType: contentType!, cacheControl: "public, max-age=86400" },
+        { "X-Content-Type-Options": "nosniff" },
       );
-    });
+    } catch (err) {
+      next(err);
+    }
   };
 }
 

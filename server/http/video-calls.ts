@@ -55,10 +55,10 @@ export function videoCallRoutes(deps: AppDeps) {
     const user = await fileRequester(req, deps);
     const provider = configuredOAuth(deps.config);
     const cookie = randomBytes(24).toString("base64url");
-    const state = await signObject(deps.config, "videoprovider-state", {
+    const state = await signObject(deps.db, "videoprovider-state", {
       realm: user.realmId,
       user: user.id,
-      sid: await sessionId(deps.config, cookie),
+      sid: await sessionId(deps.db, cookie),
       exp: Math.floor(deps.now().getTime() / 1000) + STATE_SECONDS,
     });
     const url = new URL(provider.authorizeUrl);
@@ -83,7 +83,7 @@ export function videoCallRoutes(deps: AppDeps) {
     const provider = configuredOAuth(deps.config);
     const code = stringParam(req, "code");
     const invalidSession = new JsonableError(`Invalid ${provider.name} session identifier`);
-    const state = await unsignObject(deps.config, "videoprovider-state", stringParam(req, "state"));
+    const state = await unsignObject(deps.db, "videoprovider-state", stringParam(req, "state"));
     if (
       !state ||
       typeof state.realm !== "number" ||
@@ -102,7 +102,7 @@ export function videoCallRoutes(deps: AppDeps) {
       return res.redirect(302, (await realmUrl(deps.db, realm, deps.config)) + req.originalUrl);
     }
     const cookie = cookieValue(req.get("cookie"), SID_COOKIE);
-    if (!cookie || !sameText(state.sid, await sessionId(deps.config, cookie))) throw invalidSession;
+    if (!cookie || !sameText(state.sid, await sessionId(deps.db, cookie))) throw invalidSession;
     const user = await deps.db.userProfile.findUnique({ where: { id: state.user } });
     if (!user?.isActive || user.realmId !== state.realm) throw invalidSession;
     const token = await requestToken(
@@ -133,7 +133,7 @@ export function videoCallRoutes(deps: AppDeps) {
     const secret = deps.config.bigBlueButtonSecret;
     if (!base || !secret) throw new JsonableError("BigBlueButton is not configured.");
     const data = await unsignObject(
-      deps.config,
+      deps.db,
       "bigbluebutton",
       stringParam(req, "bigbluebutton"),
     );

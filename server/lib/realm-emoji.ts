@@ -5,12 +5,10 @@
  * who may add and remove them, and where their images live.
  */
 import { createHmac } from "node:crypto";
-import type { Config } from "../config.ts";
 import type { Db, Realm, UserProfile } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { emojiCodeForName } from "./markdown/emoji.ts";
 import { can } from "./permissions.ts";
-import { signingKey } from "./uploads.ts";
 import { isRealmAdmin } from "./users.ts";
 
 /** Image types a custom emoji may have (Zulip's THUMBNAIL_ACCEPT_IMAGE_TYPES that are also INLINE_MIME_TYPES), with Python's guess_extension. */
@@ -95,12 +93,8 @@ export function emojiExtension(contentType: string): string {
 }
 
 /** The image's file name: a keyed hash of the id (not enumerable, as Zulip salts it), then the extension. */
-export async function emojiFileName(
-  config: Pick<Config, "dataDir">,
-  emojiId: number,
-  ext: string,
-): Promise<string> {
-  const hash = createHmac("sha256", await signingKey(config))
+export function emojiFileName(key: Buffer, emojiId: number, ext: string): string {
+  const hash = createHmac("sha256", key)
     .update(`emoji:${emojiId}`)
     .digest("hex");
   return hash.slice(0, 8) + ext;

@@ -1,13 +1,14 @@
 /**
- * The upload store on disk (Zulip's zerver/lib/upload/ with the local backend): file names as
- * Zulip sanitizes them, path ids `<realm_id>/<hex>/<random>/<name>` under
- * `<DATA_DIR>/uploads/`, content types, how a file is served (inline or as a download), and
- * the short-lived tokens of `/user_uploads/temporary/…` URLs.
+ * Uploads (Zulip's zerver/lib/upload/): file names as Zulip sanitizes them, path ids
+ * `<realm_id>/<hex>/<random>/<name>`, the incoming directory under `<DATA_DIR>/uploads/`,
+ * content types, how a file is served (inline or as a download), and the short-lived tokens of
+ * `/user_uploads/temporary/…` URLs. Where files are kept is lib/upload-storage.ts.
  */
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
+import { unlink } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
+import type { PrismaClient } from "../db.ts";
 
 /** A file that arrived with an upload, waiting in the incoming directory. */
 export interface ReceivedFile {
@@ -31,30 +32,6 @@ export function uploadsRoot(config: Pick<Config, "dataDir">): string {
 /** Where incoming files wait until their upload is recorded (same file system: a rename places them). */
 export function incomingDir(config: Pick<Config, "dataDir">): string {
   return join(uploadsRoot(config), ".incoming");
-}
-
-/** The file of a path id, or null for one that would leave the store. */
-export function storedFilePath(config: Pick<Config, "dataDir">, pathId: string): string | null {
-  const root = uploadsRoot(config);
-  const path = resolve(root, pathId);
-  return path.startsWith(root + sep) &&
-    !pathId.split("/").some((part) => part === "" || part === "." || part === "..") &&
-    !pathId.startsWith(".")
-    ? path
-    : null;
-}
-
-/** Moves an incoming file to its path id's place. */
-export async function placeFile(
-  config: Pick<Config, "dataDir">,
-  incoming: string,
-  pathId: string,
-): Promise<string> {
-  const target = storedFilePath(config, pathId);
-  if (!target) throw new Error(`path id ${pathId} is outside the upload store`);
-  await mkdir(dirname(target), { recursive: true });
-  await rename(incoming, target);
-  return target;
 }
 
 export async function removeFile(path: string): Promise<void> {
@@ -246,40 +223,37 @@ export function contentDisposition(asAttachment: boolean, fileName: string): str
 }
 
 /**
- * The key that signs temporary URLs, shared by every process serving this upload store: made
- * once, beside the files. Video calls sign with it too, under a prefix of their own.
+ * The key that signs temporary URLs, shared by every process and machine serving this
+ * organization: made once in the database (the first process to insert it wins, every other
+ * reads it), then kept by each process. Video calls and emoji file names use it too, under
+ * prefixes of their own.
  */
-const signingKeys = new Map<string, Promise<Buffer>>();
+const signingKeys = new WeakMap<PrismaClient, Promise<Buffer>>();
 
-export function signingKey(config: Pick<Config, "dataDir">): Promise<Buffer> {
-  const root = uploadsRoot(config);
-  let key = signingKeys.get(root);
+export function signingKey(db: PrismaClient): Promise<Buffer> {
+  let key = signingKeys.get(db);
   if (!key) {
-    key = loadOrCreateKey(join(root, ".url-signing-key"));
-    key.catch(() => signingKeys.delete(root));
-    signingKeys.set(root, key);
+    key = loadOrCreateKey(db);
+    key.catch(() => signingKeys.delete(db));
+    signingKeys.set(db, key);
   }
   return key;
 }
 
-async function loadOrCreateKey(path: string): Promise<Buffer> {
-  await mkdir(dirname(path), { recursive: true });
-  try {
-    const file = await open(path, "wx", 0o600);
-    const key = randomBytes(32);
-    await file.writeFile(key);
-    await file.sync();
-    await file.close();
-    return key;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+const SIGNING_KEY = "url_signing_key";
+
+async function loadOrCreateKey(db: PrismaClient): Promise<Buffer> {
+  const read = () => db.serverSecret.findUnique({ where: { name: SIGNING_KEY } });
+  let row = await read();
+  if (!row) {
+    // INSERT … ON CONFLICT DO NOTHING: of processes starting at once, one key is kept.
+    await db.serverSecret.createMany({
+      data: { name: SIGNING_KEY, value: randomBytes(32) },
+      skipDuplicates: true,
+    });
+    row = await read();
   }
-  // Another process may be writing it this moment.
-  for (let attempt = 0; ; attempt++) {
-    const key = await readFile(path);
-    if (key.length === 32 || attempt === 50) return key;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return Buffer.from(row!.value);
 }
 
 const sign = (key: Buffer, text: string) =>
@@ -287,12 +261,12 @@ const sign = (key: Buffer, text: string) =>
 
 /** `/user_uploads/temporary/<token>/<name>`: the file without authentication, for TEMPORARY_URL_SECONDS. */
 export async function temporaryUrl(
-  config: Pick<Config, "dataDir">,
+  db: PrismaClient,
   pathId: string,
   now: Date,
 ): Promise<string> {
   const signed = `${pathId}:${Math.floor(now.getTime() / 1000) + TEMPORARY_URL_SECONDS}`;
-  const token = Buffer.from(`${signed}:${sign(await signingKey(config), signed)}`, "utf8")
+  const token = Buffer.from(`${signed}:${sign(await signingKey(db), signed)}`, "utf8")
     .toString("hex")
     .toUpperCase();
   return `/user_uploads/temporary/${token}/${pathId.split("/").at(-1)}`;
@@ -300,7 +274,7 @@ export async function temporaryUrl(
 
 /** The path id a temporary URL's token grants, or null for a forged, altered or expired one. */
 export async function pathIdFromToken(
-  config: Pick<Config, "dataDir">,
+  db: PrismaClient,
   token: string,
   now: Date,
 ): Promise<string | null> {
@@ -310,7 +284,7 @@ export async function pathIdFromToken(
   const expiresAt = text.lastIndexOf(":", signatureAt - 1);
   if (expiresAt <= 0) return null;
   const signed = text.slice(0, signatureAt);
-  const expected = Buffer.from(sign(await signingKey(config), signed));
+  const expected = Buffer.from(sign(await signingKey(db), signed));
   const given = Buffer.from(text.slice(signatureAt + 1));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   if (Number(text.slice(expiresAt + 1, signatureAt)) < now.getTime() / 1000) return null;

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac, randomInt, timingSafeEqual } from "node:crypto";
 import type { Config, VideoProviderConfig } from "../config.ts";
-import type { Db } from "../db.ts";
+import type { Db, PrismaClient } from "../db.ts";
 import { JsonableError } from "../errors.ts";
 import { signingKey } from "./uploads.ts";
 
@@ -58,8 +58,8 @@ export function configuredOAuth(
 
 // --- Signed values -------------------------------------------------------------------------
 
-async function mac(config: Pick<Config, "dataDir">, purpose: string, text: string) {
-  return createHmac("sha256", await signingKey(config))
+async function mac(db: PrismaClient, purpose: string, text: string) {
+  return createHmac("sha256", await signingKey(db))
     .update(`${purpose}:${text}`)
     .digest("base64url");
 }
@@ -72,24 +72,24 @@ export function sameText(a: string, b: string): boolean {
 
 /** `<base64url JSON>.<mac>`: a value this server made and nobody altered. */
 export async function signObject(
-  config: Pick<Config, "dataDir">,
+  db: PrismaClient,
   purpose: string,
   value: object,
 ): Promise<string> {
   const body = Buffer.from(JSON.stringify(value)).toString("base64url");
-  return `${body}.${await mac(config, purpose, body)}`;
+  return `${body}.${await mac(db, purpose, body)}`;
 }
 
 /** The object signObject signed for this purpose, or null for anything else. */
 export async function unsignObject(
-  config: Pick<Config, "dataDir">,
+  db: PrismaClient,
   purpose: string,
   signed: string,
 ): Promise<Record<string, unknown> | null> {
   const dot = signed.lastIndexOf(".");
   if (dot <= 0) return null;
   const body = signed.slice(0, dot);
-  if (!sameText(signed.slice(dot + 1), await mac(config, purpose, body))) return null;
+  if (!sameText(signed.slice(dot + 1), await mac(db, purpose, body))) return null;
   try {
     const value: unknown = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
     return value && typeof value === "object" ? (value as Record<string, unknown>) : null;
@@ -102,8 +102,8 @@ export async function unsignObject(
  * The OAuth flow's session identifier (Zulip's __get_sid): a MAC of a random cookie the
  * register step set in the browser, so that only the browser that started the flow completes it.
  */
-export function sessionId(config: Pick<Config, "dataDir">, cookie: string): Promise<string> {
-  return mac(config, "videoprovider-sid", cookie);
+export function sessionId(db: PrismaClient, cookie: string): Promise<string> {
+  return mac(db, "videoprovider-sid", cookie);
 }
 
 /** A cookie's value from a Cookie header (the last one of that name), or undefined. */

@@ -35,6 +35,9 @@ const EXTERNAL = [
   "@zxcvbn-ts/language-en",
   // Loaded on the first email sent (lib/email-transport.ts), not with the bundle at every start.
   "nodemailer",
+  // Loaded only when S3_BUCKET is set (lib/upload-storage-s3.ts).
+  "@aws-sdk/client-s3",
+  "@aws-sdk/s3-request-presigner",
 ];
 /** What the last build read: every bundled source (from esbuild's metafile), and this script. */
 const INPUTS = path.join(ROOT, "dist", "inputs.json");

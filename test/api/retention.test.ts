@@ -4,10 +4,9 @@
  * archived once by loops sharing the database, no events; the archive cleaned after
  * ARCHIVED_DATA_VACUUMING_DELAY_DAYS and unclaimed uploads deleted after their delay.
  */
-import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { MessageRetention } from "../../server/actions/retention.ts";
-import { storedFilePath } from "../../server/lib/uploads.ts";
+import { uploadStorage } from "../../server/lib/upload-storage.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { uploadFile } from "../helpers/upload.ts";
@@ -166,8 +165,8 @@ describe("message retention", () => {
   it("the archive is removed after ARCHIVED_DATA_VACUUMING_DELAY_DAYS, then the unclaimed upload's file", async () => {
     const url = await uploadFile(server, "hamlet", "old.txt");
     const pathId = url.slice("/user_uploads/".length);
-    const file = storedFilePath(server.deps.config, pathId)!;
-    expect(existsSync(file)).toBe(true);
+    const stored = async () => (await uploadStorage(server.deps.config)).exists(pathId);
+    expect(await stored()).toBe(true);
     const m = await send("hamlet", "Verona", "vacuum", `[old](${url})`);
     await expectSuccess(
       server.as("hamlet").DELETE("/messages/{message_id}", { params: { path: { message_id: m } } }),
@@ -180,7 +179,7 @@ describe("message retention", () => {
     });
     const first = await loop().deliverDue();
     expect(first.filesDeleted).toBe(0);
-    expect(existsSync(file)).toBe(true);
+    expect(await stored()).toBe(true);
 
     const { archiveTransactionId } = await server.db.archivedMessage.findUniqueOrThrow({
       where: { id: m },
@@ -195,6 +194,6 @@ describe("message retention", () => {
     expect(second.filesDeleted).toBeGreaterThanOrEqual(1);
     expect(await server.db.attachment.count({ where: { id: attachment.id } })).toBe(0);
     expect(await server.db.archivedAttachment.count({ where: { id: attachment.id } })).toBe(0);
-    expect(existsSync(file)).toBe(false);
+    expect(await stored()).toBe(false);
   });
 });

@@ -248,7 +248,7 @@ describe("the OAuth provider (Zoom-style)", () => {
     const other = await server.db.$transaction((tx) =>
       doCreateRealm(tx, { name: "Elsewhere", stringId: "elsewhere" }),
     );
-    const state = await signObject(server.deps.config, "videoprovider-state", {
+    const state = await signObject(server.deps.db, "videoprovider-state", {
       realm: other.id,
       user: user("hamlet").user_id,
       sid: "x",
@@ -260,7 +260,7 @@ describe("the OAuth provider (Zoom-style)", () => {
     expect(response.headers.get("location")).toBe(`http://elsewhere.zulip.testserver${path}`);
     expect(fake.to("/oauth/token")).toEqual([]);
     // An expired state is refused before anything else.
-    const expired = await signObject(server.deps.config, "videoprovider-state", {
+    const expired = await signObject(server.deps.db, "videoprovider-state", {
       realm: server.creds.realm.id,
       user: user("hamlet").user_id,
       sid: "x",

@@ -21,13 +21,23 @@ export function freePort(): Promise<number> {
  */
 export function requestOnHost(
   baseUrl: string,
-  method: "GET" | "DELETE",
+  method: "GET" | "DELETE" | "POST" | "PATCH",
   path: string,
   host: string,
   email: string,
   apiKey: string,
+  /** Form parameters (for POST and PATCH); values that are not strings are sent as JSON. */
+  params?: Record<string, unknown>,
 ): Promise<{ status: number; body: any }> {
   const url = new URL(`${baseUrl}/api/v1${path}`);
+  const form = params
+    ? new URLSearchParams(
+        Object.entries(params).map(([k, v]): [string, string] => [
+          k,
+          typeof v === "string" ? v : JSON.stringify(v),
+        ]),
+      ).toString()
+    : undefined;
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -38,6 +48,7 @@ export function requestOnHost(
         headers: {
           Host: host,
           Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64"),
+          ...(form === undefined ? {} : { "Content-Type": "application/x-www-form-urlencoded" }),
         },
       },
       (res) => {
@@ -51,6 +62,6 @@ export function requestOnHost(
       },
     );
     req.on("error", reject);
-    req.end();
+    req.end(form);
   });
 }
