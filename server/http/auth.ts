@@ -82,7 +82,6 @@ export async function checkApiKey(
   const lower = email?.toLowerCase();
   const user =
     found &&
-    found.realmId === realm?.id &&
     (lower === undefined ||
       found.deliveryEmail.toLowerCase() === lower ||
       found.email.toLowerCase() === lower)
@@ -94,6 +93,9 @@ export async function checkApiKey(
   if (!realm) throw new UnauthorizedError(NO_ORGANIZATION);
   if (!user || !matches) throw new UnauthorizedError("Invalid API key");
   if (!user.isActive) throw new UnauthorizedError("Account is deactivated");
+  // A valid key of another organization's user (validate_account_and_subdomain).
+  if (user.realmId !== realm.id)
+    throw new UnauthorizedError("Account is not associated with this subdomain");
   if (realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
   return { realm, user };
 }

@@ -87,6 +87,9 @@ describe("a second organization on the same server", () => {
       "second.zulip.testserver",
     );
     const refused = await get("/users/me", "zulip.testserver", "hamlet@zulip.com", owner.apiKey);
-    expect(refused).toMatchObject({ status: 401, body: { msg: "Invalid API key" } });
+    expect(refused).toMatchObject({
+      status: 401,
+      body: { msg: "Account is not associated with this subdomain" },
+    });
   });
 });

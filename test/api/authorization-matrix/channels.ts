@@ -1,0 +1,158 @@
+/** Rows: channels, subscriptions and their properties, channel folders, topics' visibility. */
+import * as make from "./make.ts";
+import { bad, by, ok, ADMIN_ONLY, NOT_GUEST, type Row } from "./matrix.ts";
+
+const INVALID_CHANNEL = bad("Invalid channel ID");
+const NO_SUCH_USER = bad("No such user");
+/** can_administer_channel_group (administrators); a guest cannot even see this channel. */
+const ADMINISTER = bad("You do not have permission to administer this channel.");
+/** The name of the channel the unsubscribe row made last (named in the other organization's refusal). */
+let unsubscribed = "";
+const everyone = "owner admin mod member guest bot";
+
+export const rows: Row[] = [
+  {
+    op: "POST /channels/create",
+    req: ({ fx, actor }) => ({
+      body: { name: `created ${fx.next()}`, subscribers: [fx.uid(actor)] },
+    }),
+    expect: by({ "owner admin mod member bot": ok, guest: NOT_GUEST, other: NO_SUCH_USER }),
+  },
+  {
+    op: "GET /streams",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    op: "GET /streams/{stream_id}",
+    req: ({ fx }) => ({ path: { stream_id: fx.sid("Verona") } }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
+    op: "DELETE /streams/{stream_id}",
+    req: async ({ fx }) => ({ path: { stream_id: await make.channel(fx) } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member bot": ADMINISTER,
+      "guest other": INVALID_CHANNEL,
+    }),
+  },
+  {
+    op: "PATCH /streams/{stream_id}",
+    req: async ({ fx }) => ({
+      path: { stream_id: await make.channel(fx) },
+      body: { description: "changed" },
+    }),
+    expect: by({
+      "owner admin": ok,
+      "mod member bot": ADMINISTER,
+      "guest other": INVALID_CHANNEL,
+    }),
+  },
+  {
+    op: "GET /streams/{stream_id}/members",
+    req: ({ fx }) => ({ path: { stream_id: fx.sid("Verona") } }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
+    op: "GET /get_stream_id",
+    req: () => ({ query: { stream: "Verona" } }),
+    expect: by({ [everyone]: ok, other: bad("Invalid channel name 'Verona'") }),
+  },
+  {
+    op: "GET /users/me/subscriptions",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    // Venice is public; hamlet, desdemona, shiva and the bot are not subscribed, the guest
+    // cannot subscribe himself, and the other organization has no Venice to join (it may create
+    // one).
+    op: "POST /users/me/subscriptions",
+    req: () => ({ body: { subscriptions: [{ name: "Venice" }] } }),
+    expect: by({
+      "owner admin mod member bot other": ok,
+      guest: bad("Not allowed for guest users"),
+    }),
+  },
+  {
+    op: "DELETE /users/me/subscriptions",
+    req: async ({ fx, actor }) => {
+      const id = await make.channel(fx, ["iago", actor]);
+      const { name } = (await fx.server.db.stream.findUniqueOrThrow({ where: { id } })) as {
+        name: string;
+      };
+      unsubscribed = name;
+      return { body: { subscriptions: [name] } };
+    },
+    expect: () => by({ [everyone]: ok, other: bad(`Channel(s) (${unsubscribed}) do not exist`) }),
+  },
+  {
+    op: "POST /channel_folders/create",
+    req: ({ fx }) => ({ body: { name: `folder ${fx.next()}`, description: "" } }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "GET /channel_folders",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    op: "PATCH /channel_folders/{channel_folder_id}",
+    req: async ({ fx }) => ({
+      path: { channel_folder_id: await make.channelFolder(fx) },
+      body: { description: "changed" },
+    }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": ADMIN_ONLY,
+      other: bad("Invalid channel folder ID"),
+    }),
+  },
+  {
+    op: "POST /user_topics",
+    req: ({ fx }) => ({
+      body: { stream_id: fx.sid("Verona"), topic: "matrix", visibility_policy: 1 },
+    }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
+    op: "PATCH /users/me/subscriptions/muted_topics",
+    req: ({ fx }) => ({
+      body: { stream_id: fx.sid("Verona"), topic: `muted ${fx.next()}`, op: "add" },
+    }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
+    op: "POST /users/me/subscriptions/properties",
+    req: ({ fx }) => ({
+      body: {
+        subscription_data: [{ stream_id: fx.sid("Denmark"), property: "pin_to_top", value: true }],
+      },
+    }),
+    expect: (fx) =>
+      by({
+        "owner admin mod member guest": ok,
+        bot: bad(`Not subscribed to channel ID ${fx.sid("Denmark")}`),
+        other: INVALID_CHANNEL,
+      }),
+  },
+  {
+    op: "PATCH /users/me/subscriptions/{stream_id}",
+    req: ({ fx }) => ({
+      path: { stream_id: fx.sid("Denmark") },
+      body: { property: "pin_to_top", value: true },
+    }),
+    expect: (fx) =>
+      by({
+        "owner admin mod member guest": ok,
+        bot: bad(`Not subscribed to channel ID ${fx.sid("Denmark")}`),
+        other: INVALID_CHANNEL,
+      }),
+  },
+  {
+    op: "GET /users/{user_id}/subscriptions/{stream_id}",
+    req: ({ fx }) => ({ path: { user_id: fx.uid("hamlet"), stream_id: fx.sid("Verona") } }),
+    expect: by({ [everyone]: ok, other: NO_SUCH_USER }),
+  },
+];
