@@ -410,7 +410,11 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
     );
   const addressingStyle = (env.S3_ADDRESSING_STYLE?.trim() || "auto").toLowerCase();
   if (addressingStyle !== "auto" && addressingStyle !== "path" && addressingStyle !== "virtual")
-    throw new ConfigError("S3_ADDRESSING_STYLE", env.S3_ADDRESSING_STYLE!, '"auto", "path" or "virtual"');
+    throw new ConfigError(
+      "S3_ADDRESSING_STYLE",
+      env.S3_ADDRESSING_STYLE!,
+      '"auto", "path" or "virtual"',
+    );
   return {
     bucket,
     key,

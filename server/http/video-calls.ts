@@ -132,11 +132,7 @@ export function videoCallRoutes(deps: AppDeps) {
     const base = deps.config.bigBlueButtonUrl;
     const secret = deps.config.bigBlueButtonSecret;
     if (!base || !secret) throw new JsonableError("BigBlueButton is not configured.");
-    const data = await unsignObject(
-      deps.db,
-      "bigbluebutton",
-      stringParam(req, "bigbluebutton"),
-    );
+    const data = await unsignObject(deps.db, "bigbluebutton", stringParam(req, "bigbluebutton"));
     if (!data) throw new JsonableError("Invalid signature.");
     const meetingID = String(data.meeting_id);
     const create = queryString({

@@ -94,9 +94,7 @@ export function emojiExtension(contentType: string): string {
 
 /** The image's file name: a keyed hash of the id (not enumerable, as Zulip salts it), then the extension. */
 export function emojiFileName(key: Buffer, emojiId: number, ext: string): string {
-  const hash = createHmac("sha256", key)
-    .update(`emoji:${emojiId}`)
-    .digest("hex");
+  const hash = createHmac("sha256", key).update(`emoji:${emojiId}`).digest("hex");
   return hash.slice(0, 8) + ext;
 }
 

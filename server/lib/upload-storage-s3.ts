@@ -19,13 +19,8 @@ export const SIGNED_UPLOAD_URL_SECONDS = 60;
 const DELETE_BATCH = 1000;
 
 export async function s3Storage(config: S3Config): Promise<UploadStorage> {
-  const {
-    S3Client,
-    PutObjectCommand,
-    HeadObjectCommand,
-    DeleteObjectsCommand,
-    GetObjectCommand,
-  } = await import("@aws-sdk/client-s3");
+  const { S3Client, PutObjectCommand, HeadObjectCommand, DeleteObjectsCommand, GetObjectCommand } =
+    await import("@aws-sdk/client-s3");
   const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
   const client = new S3Client({
     region: config.region,

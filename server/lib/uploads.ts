@@ -260,11 +260,7 @@ const sign = (key: Buffer, text: string) =>
   createHmac("sha256", key).update(`user_uploads:${text}`).digest("base64url");
 
 /** `/user_uploads/temporary/<token>/<name>`: the file without authentication, for TEMPORARY_URL_SECONDS. */
-export async function temporaryUrl(
-  db: PrismaClient,
-  pathId: string,
-  now: Date,
-): Promise<string> {
+export async function temporaryUrl(db: PrismaClient, pathId: string, now: Date): Promise<string> {
   const signed = `${pathId}:${Math.floor(now.getTime() / 1000) + TEMPORARY_URL_SECONDS}`;
   const token = Buffer.from(`${signed}:${sign(await signingKey(db), signed)}`, "utf8")
     .toString("hex")

@@ -381,18 +381,16 @@ describe("direct messages between others", () => {
       "GET /messages with",
       async (w) =>
         answer(
-          server
-            .as(w)
-            .GET("/messages", {
-              params: {
-                query: {
-                  anchor: "newest",
-                  num_before: 1,
-                  num_after: 0,
-                  narrow: [{ operator: "with", operand: dm.direct }],
-                } as never,
-              },
-            }),
+          server.as(w).GET("/messages", {
+            params: {
+              query: {
+                anchor: "newest",
+                num_before: 1,
+                num_after: 0,
+                narrow: [{ operator: "with", operand: dm.direct }],
+              } as never,
+            },
+          }),
         ),
       "400 Invalid narrow operator: Invalid 'with' operator",
     ],
@@ -401,11 +399,9 @@ describe("direct messages between others", () => {
       async (w) =>
         (
           await expectSuccess(
-            server
-              .as(w)
-              .GET("/messages/matches_narrow", {
-                params: { query: { msg_ids: ids(), narrow: [] } as never },
-              }),
+            server.as(w).GET("/messages/matches_narrow", {
+              params: { query: { msg_ids: ids(), narrow: [] } as never },
+            }),
           )
         ).messages,
       {},
@@ -419,11 +415,9 @@ describe("direct messages between others", () => {
             .GET("/messages/{message_id}/history", { params: { path: { message_id: dm.direct } } }),
         ),
         await answer(
-          server
-            .as(w)
-            .GET("/messages/{message_id}/read_receipts", {
-              params: { path: { message_id: dm.group } },
-            }),
+          server.as(w).GET("/messages/{message_id}/read_receipts", {
+            params: { path: { message_id: dm.group } },
+          }),
         ),
       ],
       ["400 Invalid message(s)", "400 Invalid message(s)"],
@@ -432,19 +426,15 @@ describe("direct messages between others", () => {
       "POST /messages/{id}/reactions, /messages/flags",
       async (w) => [
         await answer(
-          server
-            .as(w)
-            .POST("/messages/{message_id}/reactions", {
-              params: { path: { message_id: dm.direct } },
-              body: { emoji_name: "octopus" } as never,
-            }),
+          server.as(w).POST("/messages/{message_id}/reactions", {
+            params: { path: { message_id: dm.direct } },
+            body: { emoji_name: "octopus" } as never,
+          }),
         ),
         await answer(
-          server
-            .as(w)
-            .POST("/messages/flags", {
-              body: { messages: [dm.group], op: "add", flag: "starred" } as never,
-            }),
+          server.as(w).POST("/messages/flags", {
+            body: { messages: [dm.group], op: "add", flag: "starred" } as never,
+          }),
         ),
       ],
       ["400 Invalid message(s)", "400 Invalid message(s)"],
@@ -463,17 +453,15 @@ describe("direct messages between others", () => {
       "register: recent_private_conversations, unread direct messages",
       async (w) => {
         const r: any = await expectSuccess(
-          server
-            .as(w)
-            .POST("/register", {
-              body: {
-                fetch_event_types: [
-                  "recent_private_conversations",
-                  "message",
-                  "update_message_flags",
-                ],
-              } as never,
-            }),
+          server.as(w).POST("/register", {
+            body: {
+              fetch_event_types: [
+                "recent_private_conversations",
+                "message",
+                "update_message_flags",
+              ],
+            } as never,
+          }),
         );
         const unread = [...r.unread_msgs.pms, ...r.unread_msgs.huddles].flatMap(
           (c: any) => c.unread_message_ids,

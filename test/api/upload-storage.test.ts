@@ -89,7 +89,10 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
     expect(file.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(file.headers.get("content-disposition")).toBe('inline; filename="notes.txt"');
     expect(file.headers.get("cache-control")).toBe("private, immutable");
-    const download = await served(url.replace("/user_uploads/", "/user_uploads/download/"), "hamlet");
+    const download = await served(
+      url.replace("/user_uploads/", "/user_uploads/download/"),
+      "hamlet",
+    );
     expect(download.headers.get("content-disposition")).toBe('attachment; filename="notes.txt"');
     expect(download.bytes.toString()).toBe("hamlet's notes");
 
@@ -180,7 +183,9 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
   });
 
   it("deletes an unclaimed upload's file after DELETE_UNCLAIMED_ATTACHMENTS_WEEKS, and keeps a claimed one", async () => {
-    const unclaimed = (await uploadFile(server, "hamlet", "unclaimed.txt")).slice("/user_uploads/".length);
+    const unclaimed = (await uploadFile(server, "hamlet", "unclaimed.txt")).slice(
+      "/user_uploads/".length,
+    );
     const claimedUrl = await uploadFile(server, "hamlet", "claimed.txt");
     const claimed = claimedUrl.slice("/user_uploads/".length);
     await expectSuccess(
@@ -208,7 +213,9 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
       }),
     );
     await expectSuccess(
-      server.as("hamlet").DELETE("/messages/{message_id}", { params: { path: { message_id: id } } }),
+      server
+        .as("hamlet")
+        .DELETE("/messages/{message_id}", { params: { path: { message_id: id } } }),
     );
     await server.db.attachment.updateMany({
       where: { pathId },
