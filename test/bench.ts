@@ -43,6 +43,7 @@ import {
   type Child,
 } from "./bench/children.ts";
 import { measureDelivery, type DeliveryResult } from "./bench/delivery.ts";
+import { quantile } from "./soak/stats.ts";
 import { measureScaling } from "./bench/nginx.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -104,10 +105,6 @@ const lpad = (s: string, n: number) => s.padStart(n);
 const basic = (u: { email: string; api_key: string }) =>
   "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-}
 
 async function load(base: string, s: Scenario, auth: string, duration = seconds): Promise<Load> {
   const opts = {

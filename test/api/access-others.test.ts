@@ -6,13 +6,12 @@
  */
 import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
 import { answer, basic, upload, userId } from "../helpers/access.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { requestOnHost } from "../helpers/net.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { createOtherOrg } from "../helpers/other-org.ts";
 
 const server = useTestServer({ webPublicStreamsEnabled: true });
 const HOST = "second.zulip.testserver";
@@ -32,14 +31,10 @@ beforeAll(async () => {
     where: { id: server.creds.realm.id },
     data: { enableSpectatorAccess: true },
   });
-  const owner = await server.db.$transaction(async (tx) => {
-    const realm = await doCreateRealm(tx, { name: "Second", stringId: "second" });
-    return doCreateUser(
-      tx,
-      realm,
-      { email: "owner@second.test", fullName: "B Owner", role: 100 },
-      HOST,
-    );
+  const owner = await createOtherOrg(server, {
+    name: "Second",
+    stringId: "second",
+    email: "owner@second.test",
   });
   other = { email: owner.email, apiKey: owner.apiKey, id: owner.id };
   otherQueue = await onB("POST", "/register", {

@@ -7,12 +7,10 @@
  * naming an operation the spec lacks, fails the test.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
 import { HTTP_METHODS, loadSpec } from "../../server/http/spec.ts";
-import { Role } from "../../server/lib/users.ts";
 import type { ZulipClient } from "../../client/src/index.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { createOtherOrg } from "../helpers/other-org.ts";
 import {
   ACTOR,
   CALLERS,
@@ -58,22 +56,7 @@ const clients = new Map<Caller, ZulipClient>();
 
 async function setUp() {
   const c = server.creds;
-  const devHost = server.deps.config.externalHost;
-  const otherHost = `otherorg.${devHost}`;
-  const otherOwner = await server.db.$transaction(async (tx) => {
-    const realm = await doCreateRealm(tx, { name: "Other Org", stringId: "otherorg" });
-    return doCreateUser(
-      tx,
-      realm,
-      {
-        email: "owner@otherorg.example",
-        fullName: "Other Owner",
-        role: Role.OWNER,
-        passwordHash: null,
-      },
-      otherHost,
-    );
-  });
+  const otherOrg = await createOtherOrg(server);
   let n = 0;
   fx = {
     server,
@@ -82,12 +65,7 @@ async function setUp() {
     sid: (name) => c.channels[name]!.stream_id,
     next: () => ++n,
     as: (name) => server.as(name),
-    otherOrg: {
-      id: otherOwner.id,
-      email: otherOwner.email,
-      apiKey: otherOwner.apiKey,
-      host: otherHost,
-    },
+    otherOrg,
   };
   // Administrators may create users only with Zulip's can_create_users flag.
   await server.db.userProfile.updateMany({
@@ -111,9 +89,9 @@ async function setUp() {
         caller,
         clientOnHost(
           server.baseUrl,
-          caller === "other" ? otherHost : devHost,
-          otherOwner.email,
-          otherOwner.apiKey,
+          caller === "other" ? otherOrg.host : server.deps.config.externalHost,
+          otherOrg.email,
+          otherOrg.apiKey,
         ),
       );
     else clients.set(caller, server.as(ACTOR[caller]));

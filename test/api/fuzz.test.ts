@@ -28,9 +28,6 @@
 import fc from "fast-check";
 import { appendFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
-import { Role } from "../../server/lib/users.ts";
 import {
   AUTHS,
   BODIES,
@@ -59,6 +56,7 @@ import {
   type World,
 } from "../helpers/fuzz.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { createOtherOrg } from "../helpers/other-org.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
@@ -84,27 +82,14 @@ beforeAll(async () => {
   // A second organization, to send its host and its user's key to the first one.
   const deps = server.deps;
   const devHost = deps.config.externalHost;
-  const other = await deps.db.$transaction(async (tx) => {
-    const realm = await doCreateRealm(tx, { name: "Other Org", stringId: "otherorg" });
-    return doCreateUser(
-      tx,
-      realm,
-      {
-        email: "owner@otherorg.example",
-        fullName: "Other Owner",
-        role: Role.OWNER,
-        passwordHash: null,
-      },
-      `otherorg.${devHost}`,
-    );
-  });
+  const other = await createOtherOrg(server);
   const c = server.creds;
   ctx = {
     baseUrl: server.baseUrl,
     devHost,
     users: { iago: c.users.iago!, hamlet: c.users.hamlet!, polonius: c.users.polonius! },
     bot: c.bots["default-bot"]!,
-    otherOrg: { email: other.email, api_key: other.apiKey, host: `otherorg.${devHost}` },
+    otherOrg: { email: other.email, api_key: other.apiKey, host: other.host },
   };
   const queueIds: string[] = [];
   for (let n = 0; n < 2; n++) {
