@@ -101,18 +101,21 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
         uncertain.add(token);
       }
     };
-    // A first burst, not measured, warms both processes up (a cold process's first requests are
-    // slow on a loaded machine, and that is not what this test is about).
-    await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        procs()
-          [i % 2]!.as("desdemona")
-          .POST("/messages", {
-            body: { type: "stream", to: channel, topic: "burst", content: `warm-up ${i}` },
-          }),
-      ),
-    );
-    await sleep(400);
+    // A burst, not measured, warms both processes up (a cold process's first requests are slow
+    // on a loaded machine, and that is not what this test is about): first, and after B restarts.
+    const warmUp = async () => {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          procs()
+            [i % 2]!.as("desdemona")
+            .POST("/messages", {
+              body: { type: "stream", to: channel, topic: "burst", content: `warm-up ${i}` },
+            }),
+        ),
+      );
+      await sleep(400);
+    };
+    await warmUp();
     for (let burst = 0; burst < BURSTS; burst++) {
       const tokens = Array.from({ length: PER_BURST }, (_, i) => `tok-${burst}-${i}`);
       const killAt = burst === 2 ? PER_BURST / 2 : -1;
@@ -131,6 +134,20 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
       if (burst === 3) {
         // B comes back and serves its share again.
         pair.b = await pair.cluster.start(pair.b.port);
+        await warmUp();
+        // ... and its long-poll path: a poll parked in B, woken by a send through A.
+        const b = pair.b.as("iago");
+        const { data: warm } = await b.POST("/register", { body: { event_types: ["message"] } });
+        for (let i = 0; i < 3; i++) {
+          const parked = b.GET("/events", {
+            params: { query: { queue_id: warm!.queue_id!, last_event_id: i - 1 } },
+          });
+          await sleep(100);
+          await pair.a.as("desdemona").POST("/messages", {
+            body: { type: "stream", to: channel, topic: "burst", content: `warm-up poll ${i}` },
+          });
+          await parked;
+        }
         alive.add(pair.b);
       }
       await sleep(400);
