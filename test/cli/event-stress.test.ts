@@ -15,7 +15,14 @@ const USERS = ["hamlet", "othello", "cordelia", "iago"];
 const BURSTS = 6;
 const PER_BURST = 30;
 const SENDERS = 3;
-const LATE_MS = 1_000;
+/**
+ * 1 s when this file has the machine's PostgreSQL to itself; with another file running beside it
+ * on a server of its own (DATABASE_URLS, as .ci/run does on 2 cores) a burst's events were seen
+ * 1.1–1.7 s after their send, so 2.5 s there: still far below the heartbeat a lost wake-up would
+ * wait for.
+ */
+const LATE_MS =
+  (process.env.DATABASE_URLS ?? "").split(",").filter(Boolean).length > 1 ? 2_500 : 1_000;
 
 interface Received {
   token: string;
@@ -25,7 +32,7 @@ interface Received {
 describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => {
   const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
 
-  it("delivers every event to every queue once, in order, without gaps, within 1 s, through a kill -9", async () => {
+  it("delivers every event to every queue once, in order, without gaps, within 1 s (2.5 s beside another file), through a kill -9", async () => {
     const procs = (): ServerProcess[] => [pair.a, pair.b];
     const alive = new Set<ServerProcess>([pair.a, pair.b]);
     const channel = "stress";
