@@ -82,12 +82,15 @@ export function hashOf(view: View, names: Names): string {
       hash = `#narrow/channel/${channelSlug(n.streamId, names.channelName(n.streamId))}/topic/${encodeHashComponent(n.topic)}`;
       break;
     case "dm": {
-      const ids = sortedIds(n.userIds);
-      const others = ids.filter((id) => id !== names.myId);
+      const all = sortedIds(n.userIds);
+      const others = all.filter((id) => id !== names.myId);
+      // The other members; a conversation with oneself is named by one's own id.
+      const ids = others.length ? others : all;
       const suffix =
         others.length >= 2
           ? "group"
-          : encodeHashComponent((names.userName(ids[0]!) ?? "user").replace(/ /g, "-"));
+          : // Zulip's people.pm_with_url: the name, runs of spaces and URL-unsafe characters as "-".
+            (names.userName(ids[0]!) ?? "unk").replace(/[ "%/<>`\p{C}]+/gu, "-");
       hash = `#narrow/dm/${ids.join(",")}-${suffix}`;
       break;
     }
