@@ -20,6 +20,9 @@ export function installKeys() {
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     if (typingInField(e)) return;
+    // Enter on a focused link or button is theirs.
+    const tag = (e.target as HTMLElement | null)?.tagName;
+    if (e.key === "Enter" && (tag === "A" || tag === "BUTTON")) return;
     const feed = feedControl.current;
     const n = view.value.narrow;
     switch (e.key) {

@@ -24,7 +24,8 @@ import {
   twentyFourHour,
   users,
 } from "./model.ts";
-import { noteTopic } from "./topics.ts";
+import { resetPresenceCursor } from "./presence.ts";
+import { noteTopic, resetTopics } from "./topics.ts";
 import { typingEvent } from "./typing.ts";
 import {
   markAllRead,
@@ -43,6 +44,8 @@ export const registrations = signal(0);
 
 let stop: AbortController | undefined;
 let probing = false;
+/** Set at the first registration: any later one replaces a lost queue and reloads the view. */
+let registeredOnce = false;
 
 /** Zulip's web app's capabilities (web/src/ui_init.ts), with typing in channels and simplified presence. */
 const REGISTER = {
@@ -64,7 +67,6 @@ const REGISTER = {
 export function startEvents(onFirst: () => void) {
   stop?.abort();
   stop = new AbortController();
-  let first = true;
   const loop = eventQueue(api, {
     register: REGISTER,
     signal: stop.signal,
@@ -78,13 +80,15 @@ export function startEvents(onFirst: () => void) {
         );
         queueId.value = state.queue_id ?? undefined;
         connection.value = undefined;
-        if (!first) {
+        if (registeredOnce) {
           dropLists();
+          resetTopics();
+          resetPresenceCursor();
           registrations.value++;
         }
       });
-      if (first) {
-        first = false;
+      if (!registeredOnce) {
+        registeredOnce = true;
         onFirst();
       }
     },

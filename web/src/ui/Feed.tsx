@@ -10,7 +10,7 @@ import { matches, narrowKey, narrowTitle, hashOf, type View } from "../narrow.ts
 import { compose, pending, retrySend, discardSend, type Pending } from "../state/compose.ts";
 import { editing } from "../state/edit.ts";
 import { listFor, store } from "../state/messages.ts";
-import { displayTopic, me, names, subscriptions, twentyFourHour, users } from "../state/model.ts";
+import { displayTopic, me, names, subscriptions, users } from "../state/model.ts";
 import { sawMessage } from "../state/read.ts";
 import { isUnread } from "../state/unread.ts";
 import { selectedId } from "../state/view.ts";
@@ -69,9 +69,7 @@ export function Feed({ v }: { v: View }) {
   const restore = useRef<Restore>(undefined);
   const [, rerender] = useState(0);
   const title = narrowTitle(v.narrow, names);
-  void twentyFourHour.value;
-  void users.value;
-  const epoch = version;
+  void version;
 
   // The first load, or the cached list shown again.
   useEffect(() => {
@@ -109,8 +107,11 @@ export function Feed({ v }: { v: View }) {
 
   const ids = list.ids;
   const w = win.current;
+  // Before the view opens (a cached list shown again), at most the newest WINDOW.
   let iFirst =
-    w.first === undefined ? 0 : Math.min(lowerBound(ids, w.first), Math.max(0, ids.length - 1));
+    w.first === undefined
+      ? Math.max(0, ids.length - WINDOW)
+      : Math.min(lowerBound(ids, w.first), Math.max(0, ids.length - 1));
   let iLast =
     w.atNewest || w.last === undefined
       ? ids.length - 1
@@ -267,7 +268,6 @@ export function Feed({ v }: { v: View }) {
         unread={isUnread(m.id)}
         selected={selected === m.id}
         isEditing={editingId === m.id}
-        epoch={epoch}
       />,
     );
     prevKey = key;

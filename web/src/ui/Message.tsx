@@ -2,7 +2,8 @@
  * One message of the feed: its sender (avatar and name) when it starts a run, its time, the HTML
  * the server rendered (post-processed), "(edited)", its reactions (a click toggles mine), and for
  * what I may edit, an Edit button that opens an inline editor of the content and the topic.
- * A row renders again only when one of its props changed (the store replaces changed messages).
+ * A row renders again only when one of its props changed (the store replaces changed messages),
+ * or a signal it reads (a user's name, the time format) did.
  */
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -21,8 +22,6 @@ export interface RowProps {
   unread: boolean;
   selected: boolean;
   isEditing: boolean;
-  /** Changes when a setting or a user's name shown by every row changed. */
-  epoch: number;
 }
 
 function shallowEqual(a: object, b: object) {
