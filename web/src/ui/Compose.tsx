@@ -86,17 +86,25 @@ export function Compose() {
       if (streamId === undefined || !subscriptions.value.has(streamId)) return "Choose a channel.";
       return { kind: "stream", streamId, topic: topic.trim() };
     }
-    const parts = to
-      .split(",")
-      .map((p) => p.trim())
-      .filter(Boolean);
-    if (!parts.length) return "Choose at least one recipient.";
+    // Names may hold commas ("Othello, the Moor of Venice"): the longest run of pieces that
+    // names someone wins.
+    const parts = to.split(",").map((p) => p.trim());
     const ids: number[] = [];
-    for (const p of parts) {
-      const u = userByText(p);
-      if (!u) return `Unknown user: ${p}`;
-      ids.push(u.user_id);
+    for (let i = 0; i < parts.length;) {
+      if (!parts[i]) {
+        i++;
+        continue;
+      }
+      let found: { user: User; next: number } | undefined;
+      for (let j = parts.length; j > i && !found; j--) {
+        const user = userByText(parts.slice(i, j).join(", "));
+        if (user) found = { user, next: j };
+      }
+      if (!found) return `Unknown user: ${parts[i]}`;
+      ids.push(found.user.user_id);
+      i = found.next;
     }
+    if (!ids.length) return "Choose at least one recipient.";
     return { kind: "dm", userIds: sortedIds(ids) };
   };
 
