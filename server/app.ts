@@ -14,6 +14,7 @@ import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
 import { joinRoutes } from "./http/join.ts";
+import { jsonPrefix } from "./http/json-prefix.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
 import { rateLimitMiddleware } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -92,6 +93,8 @@ export function createApp(deps: AppDeps) {
     next();
   });
   app.use(mergeSlashes);
+  // `/json/…` is `/api/v1/…` authenticated by the web session: from here on, the same route.
+  app.use(jsonPrefix(spec.basePath));
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));
