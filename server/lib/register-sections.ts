@@ -58,10 +58,7 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_org_type: realm.orgType,
     realm_plan_type: realm.planType,
     realm_icon_source: realm.iconSource,
-    realm_icon_url:
-      realm.iconSource === "U"
-        ? `/user_avatars/${realm.id}/realm/icon.png?version=${realm.iconVersion}`
-        : gravatarUrl(realm.stringId || realm.name, realm.iconVersion),
+    realm_icon_url: realmIconUrl(realm),
     realm_logo_source: realm.logoSource,
     realm_logo_url: logo(realm.logoSource, realm.logoVersion, false),
     realm_night_logo_source: realm.nightLogoSource,
