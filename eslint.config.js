@@ -33,7 +33,12 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ["eslint.config.js", "client/build.mjs", "server/tools/build.mjs"],
+          allowDefaultProject: [
+            "eslint.config.js",
+            "client/build.mjs",
+            "server/tools/build.mjs",
+            "web/build.mjs",
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },

@@ -1,7 +1,20 @@
-/** Runs once before the test files: builds the migrated database template they copy. */
+/**
+ * Runs once before the test files: builds the web app if a source changed since its last build
+ * (the browser tests load it, test/web/bundle-size.test.ts measures it), and the migrated
+ * database template the files copy.
+ */
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { prepareTestDatabaseTemplate } from "./db.ts";
 
 export default async function setup() {
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL("../../web/build.mjs", import.meta.url)), "--if-stale"],
+    {
+      stdio: "inherit",
+    },
+  );
   const urls = (process.env.DATABASE_URLS ?? "").split(",").filter(Boolean);
   if (urls.length === 0) return prepareTestDatabaseTemplate();
   // One template per server of DATABASE_URLS (test/helpers/worker-database.ts), one at a time.

@@ -1,0 +1,121 @@
+/**
+ * Builds the web app (`npm install` runs it, as it builds dist/; `npm run build:web` by hand):
+ * esbuild bundles web/src/main.tsx with Preact, the signals and the typed client into hashed,
+ * long-cacheable files under web/dist/assets/, and writes web/dist/manifest.json, from which the
+ * server writes the app's HTML (its entry script, stylesheet and the chunks to preload).
+ *
+ *   node web/build.mjs             build
+ *   node web/build.mjs --if-stale  only when a source is newer than the manifest
+ *   node web/build.mjs --report    also print each output's size, raw and gzipped
+ *
+ * The first load must stay within BUDGET_GZIP bytes of JavaScript, gzipped, all chunks counted
+ * (test/web/bundle-size.test.ts fails past it; the build prints the figure).
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const WEB = path.dirname(fileURLToPath(import.meta.url));
+const DIST = path.join(WEB, "dist");
+const ASSETS = path.join(DIST, "assets");
+const MANIFEST = path.join(DIST, "manifest.json");
+/** Served at /static/web/<file>. */
+const PUBLIC_PATH = "/static/web/";
+export const BUDGET_GZIP = 100 * 1024;
+
+/** Every file the bundle reads: this app's sources and the typed client's. */
+function sources() {
+  const out = [fileURLToPath(import.meta.url)];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else out.push(file);
+    }
+  };
+  walk(path.join(WEB, "src"));
+  walk(path.join(WEB, "..", "client", "src"));
+  return out;
+}
+
+export function staleness() {
+  if (!existsSync(MANIFEST)) return "no build yet";
+  const builtAt = statSync(MANIFEST).mtimeMs;
+  const newer = sources().find((f) => statSync(f).mtimeMs > builtAt);
+  return newer ? `${path.relative(WEB, newer)} changed` : undefined;
+}
+
+export async function build({ report = false } = {}) {
+  const esbuild = await import("esbuild");
+  rmSync(DIST, { recursive: true, force: true });
+  mkdirSync(ASSETS, { recursive: true });
+  const result = await esbuild.build({
+    absWorkingDir: WEB,
+    entryPoints: { app: "src/main.tsx" },
+    outdir: ASSETS,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    target: ["chrome110", "firefox115", "safari16"],
+    minify: true,
+    sourcemap: false,
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunk-[hash]",
+    assetNames: "[name]-[hash]",
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  const outputs = result.metafile.outputs;
+  const rel = (file) => PUBLIC_PATH + path.basename(file);
+  const entryFile = Object.keys(outputs).find(
+    (f) => outputs[f].entryPoint === "src/main.tsx" && f.endsWith(".js"),
+  );
+  if (!entryFile) throw new Error("esbuild produced no entry script");
+  const js = Object.keys(outputs).filter((f) => f.endsWith(".js"));
+  const manifest = {
+    entry: rel(entryFile),
+    css: Object.keys(outputs)
+      .filter((f) => f.endsWith(".css"))
+      .map(rel),
+    // Chunks the entry imports statically: fetched in parallel with it.
+    preload: outputs[entryFile].imports
+      .filter((i) => i.kind === "import-statement" && !i.external)
+      .map((i) => rel(i.path)),
+    sizes: {},
+  };
+  let gzipTotal = 0;
+  for (const file of Object.keys(outputs)) {
+    const bytes = readFileSync(path.join(WEB, file));
+    const gzip = gzipSync(bytes, { level: 9 }).length;
+    manifest.sizes[rel(file)] = { bytes: bytes.length, gzip };
+    if (js.includes(file)) gzipTotal += gzip;
+  }
+  manifest.jsGzipTotal = gzipTotal;
+  writeFileSync(MANIFEST, JSON.stringify(manifest, null, 2) + "\n");
+  if (report)
+    for (const [file, s] of Object.entries(manifest.sizes))
+      console.log(`${file}  ${s.bytes} B, ${s.gzip} B gzipped`);
+  console.log(
+    `web app built: ${(gzipTotal / 1024).toFixed(1)} kB of JavaScript gzipped (budget ${BUDGET_GZIP / 1024} kB)`,
+  );
+  return manifest;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const ifStale = process.argv.includes("--if-stale");
+  const why = staleness();
+  if (ifStale && !why) process.exit(0);
+  await build({ report: process.argv.includes("--report") });
+}

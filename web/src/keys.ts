@@ -1,0 +1,88 @@
+/**
+ * Zulip's core keyboard shortcuts (help/keyboard-shortcuts.md): j/k and the arrows move the
+ * selection, Enter or r replies to it, c starts a new topic, x a new direct message, n goes to
+ * the next unread topic, Esc goes back (or cancels what is open), / searches.
+ */
+import { openCompose } from "./state/compose.ts";
+import { editing } from "./state/edit.ts";
+import { me } from "./state/model.ts";
+import { unreadTopicsInOrder } from "./state/unread.ts";
+import { go, view } from "./state/view.ts";
+import { feedControl } from "./ui/Feed.tsx";
+import { dmMembers } from "./narrow.ts";
+
+function typingInField(e: KeyboardEvent): boolean {
+  const t = e.target as HTMLElement | null;
+  return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
+}
+
+export function installKeys() {
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    if (typingInField(e)) return;
+    // Enter on a focused link or button is theirs.
+    const tag = (e.target as HTMLElement | null)?.tagName;
+    if (e.key === "Enter" && (tag === "A" || tag === "BUTTON")) return;
+    const feed = feedControl.current;
+    const n = view.value.narrow;
+    switch (e.key) {
+      case "j":
+      case "ArrowDown":
+        feed?.move(1);
+        break;
+      case "k":
+      case "ArrowUp":
+        feed?.move(-1);
+        break;
+      case "Enter":
+      case "r": {
+        const m = feed?.selected();
+        if (!m) return;
+        if (m.type === "stream" && m.stream_id !== undefined)
+          openCompose({ kind: "stream", streamId: m.stream_id, topic: m.subject });
+        else {
+          const others = dmMembers(m).filter((id) => id !== me.value.id);
+          openCompose({ kind: "dm", userIds: others.length ? others : [me.value.id] });
+        }
+        break;
+      }
+      case "c": {
+        const m = feed?.selected();
+        const streamId =
+          n.kind === "channel" || n.kind === "topic"
+            ? n.streamId
+            : m?.type === "stream"
+              ? m.stream_id
+              : undefined;
+        openCompose(
+          streamId === undefined ? undefined : { kind: "stream", streamId, topic: "" },
+          "topic",
+        );
+        break;
+      }
+      case "x":
+        openCompose({ kind: "dm", userIds: [] }, "to");
+        break;
+      case "n": {
+        const here = n.kind === "topic" ? `${n.streamId}:${n.topic.toLowerCase()}` : undefined;
+        const next = unreadTopicsInOrder().find(
+          (t) => `${t.streamId}:${t.topic.toLowerCase()}` !== here,
+        );
+        if (!next) return;
+        go({ kind: "topic", streamId: next.streamId, topic: next.topic });
+        break;
+      }
+      case "Escape":
+        if (editing.value !== undefined) editing.value = undefined;
+        else if (n.kind !== "all" || view.value.near !== undefined) go({ kind: "all" });
+        else return;
+        break;
+      case "/":
+        document.querySelector<HTMLInputElement>("input[type=search]")?.focus();
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  });
+}

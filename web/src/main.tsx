@@ -1,0 +1,30 @@
+/**
+ * The web app's entry: draws the screen at once, registers the event queue (its state fills the
+ * sidebars), then the feed loads the view the URL names. Keyboard shortcuts and presence reports
+ * start with it.
+ */
+import { render } from "preact";
+import { signal } from "@preact/signals";
+import "./styles.css";
+import { installKeys } from "./keys.ts";
+import { setQueueIdSource } from "./state/compose.ts";
+import { queueId, startEvents } from "./state/events.ts";
+import { startPresence } from "./state/presence.ts";
+import { listenToHash } from "./state/view.ts";
+import { App } from "./ui/App.tsx";
+
+const ready = signal(false);
+const root = document.getElementById("app")!;
+
+function Root() {
+  return <App ready={ready.value} />;
+}
+
+listenToHash();
+installKeys();
+setQueueIdSource(() => queueId.value);
+render(<Root />, root);
+startEvents(() => {
+  ready.value = true;
+  startPresence();
+});

@@ -1,0 +1,227 @@
+/**
+ * Messages: one store of every message fetched (by id; a changed message is replaced by a new
+ * object, so a row renders again only when its own message changed), and a list per narrow
+ * viewed recently: the contiguous ids fetched around an anchor, with whether the oldest and the
+ * newest are reached. Lists stay cached (the last LIST_CACHE narrows), kept current by events,
+ * so going back to a narrow shows it at once.
+ */
+import { signal } from "@preact/signals";
+import { api, call } from "../api.ts";
+import { matches, narrowKey, narrowTerms, type Narrow } from "../narrow.ts";
+import type { Msg } from "../types.ts";
+import { me } from "./model.ts";
+import { noteMessage } from "./unread.ts";
+
+export const store = new Map<number, Msg>();
+
+/** How many messages a fetch asks for on each side (Zulip's web app: 60 before, 150 after, then 100s). */
+export const FIRST_BEFORE = 50;
+export const FIRST_AFTER = 100;
+export const BATCH = 100;
+const LIST_CACHE = 8;
+
+export class MessageList {
+  readonly key: string;
+  ids: number[] = [];
+  foundOldest = false;
+  foundNewest = false;
+  /** Set once the first fetch answered. */
+  loaded = false;
+  loadingOlder = false;
+  loadingNewer = false;
+  error: string | undefined;
+  /** Where the first fetch was anchored: the message the view opens at. */
+  anchorId: number | undefined;
+  /** Bumped on every change, for the views that show this list. */
+  readonly version = signal(0);
+
+  constructor(readonly narrow: Narrow) {
+    this.key = narrowKey(narrow);
+  }
+
+  private bump() {
+    this.version.value++;
+  }
+
+  /** Whether an id falls within the stretch of history this list holds. */
+  covers(id: number): boolean {
+    if (!this.loaded) return false;
+    const first = this.ids[0];
+    const last = this.ids[this.ids.length - 1];
+    return (
+      (this.foundOldest || (first !== undefined && id >= first)) &&
+      (this.foundNewest || (last !== undefined && id <= last))
+    );
+  }
+
+  private merge(messages: Msg[]) {
+    const set = new Set(this.ids);
+    for (const m of messages) {
+      remember(m);
+      set.add(m.id);
+    }
+    this.ids = [...set].sort((a, b) => a - b);
+  }
+
+  async load(anchor: number | "first_unread" | "newest") {
+    this.error = undefined;
+    try {
+      const res = await fetchMessages(this.narrow, anchor, FIRST_BEFORE, FIRST_AFTER);
+      this.ids = [];
+      this.merge(res.messages);
+      this.foundOldest = res.found_oldest;
+      this.foundNewest = res.found_newest;
+      this.anchorId = typeof res.anchor === "number" && res.anchor < 1e15 ? res.anchor : undefined;
+      this.loaded = true;
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    }
+    this.bump();
+  }
+
+  async loadOlder() {
+    if (this.loadingOlder || this.foundOldest || !this.loaded) return;
+    const first = this.ids[0];
+    if (first === undefined) return;
+    this.loadingOlder = true;
+    this.bump();
+    try {
+      const res = await fetchMessages(this.narrow, first, BATCH, 0, false);
+      this.merge(res.messages);
+      this.foundOldest = res.found_oldest;
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.loadingOlder = false;
+      this.bump();
+    }
+  }
+
+  async loadNewer() {
+    if (this.loadingNewer || this.foundNewest || !this.loaded) return;
+    const last = this.ids[this.ids.length - 1];
+    if (last === undefined) return;
+    this.loadingNewer = true;
+    this.bump();
+    try {
+      const res = await fetchMessages(this.narrow, last, 0, BATCH, false);
+      this.merge(res.messages);
+      this.foundNewest = res.found_newest;
+    } catch (err) {
+      this.error = err instanceof Error ? err.message : String(err);
+    } finally {
+      this.loadingNewer = false;
+      this.bump();
+    }
+  }
+
+  /** A message that arrived, changed or moved: added where it belongs, removed where it no longer does. */
+  consider(m: Msg) {
+    const belongs = matches(this.narrow, m, me.value.id);
+    if (belongs === undefined) {
+      if (this.ids.includes(m.id)) this.bump();
+      return;
+    }
+    const at = this.ids.indexOf(m.id);
+    if (belongs && at < 0 && this.covers(m.id)) {
+      const last = this.ids[this.ids.length - 1];
+      if (last === undefined || m.id > last) this.ids = [...this.ids, m.id];
+      else this.ids = [...this.ids, m.id].sort((a, b) => a - b);
+      this.bump();
+    } else if (!belongs && at >= 0) {
+      this.ids = this.ids.filter((id) => id !== m.id);
+      this.bump();
+    } else if (at >= 0) this.bump();
+  }
+
+  remove(ids: Set<number>) {
+    const kept = this.ids.filter((id) => !ids.has(id));
+    if (kept.length !== this.ids.length) {
+      this.ids = kept;
+      this.bump();
+    }
+  }
+
+  /** Something shown by every row changed (a user's name, a setting). */
+  touch() {
+    this.bump();
+  }
+}
+
+const lists = new Map<string, MessageList>();
+
+/** The cached list of a narrow, or a new one (not yet loaded). */
+export function listFor(narrow: Narrow): MessageList {
+  const key = narrowKey(narrow);
+  let list = lists.get(key);
+  if (list) lists.delete(key);
+  else list = new MessageList(narrow);
+  lists.set(key, list);
+  while (lists.size > LIST_CACHE) lists.delete(lists.keys().next().value!);
+  return list;
+}
+
+export function allLists(): Iterable<MessageList> {
+  return lists.values();
+}
+
+/** After a new registration (the old queue is gone): every list is refetched when next shown. */
+export function dropLists() {
+  lists.clear();
+}
+
+function remember(m: Msg) {
+  store.set(m.id, m);
+  noteMessage(m);
+}
+
+async function fetchMessages(
+  narrow: Narrow,
+  anchor: number | "first_unread" | "newest",
+  before: number,
+  after: number,
+  includeAnchor = true,
+) {
+  return call(
+    api.GET("/messages", {
+      params: {
+        query: {
+          anchor,
+          num_before: before,
+          num_after: after,
+          include_anchor: includeAnchor,
+          narrow: narrowTerms(narrow, me.value.id),
+          apply_markdown: true,
+          client_gravatar: false,
+          allow_empty_topic_name: true,
+        },
+      },
+    }),
+  );
+}
+
+/** A message as it is now, with a change (events replace, never mutate). */
+export function updateStored(id: number, change: (m: Msg) => Msg): Msg | undefined {
+  const old = store.get(id);
+  if (!old) return undefined;
+  const next = change(old);
+  store.set(id, next);
+  return next;
+}
+
+/** One message by id, fetched when it is not in the store (a sent message whose event is late). */
+export async function fetchOne(id: number): Promise<Msg | undefined> {
+  const known = store.get(id);
+  if (known) return known;
+  const res = await call(
+    api.GET("/messages/{message_id}", {
+      params: {
+        path: { message_id: id },
+        query: { apply_markdown: true, allow_empty_topic_name: true },
+      },
+    }),
+  );
+  const m = res.message as Msg;
+  remember(m);
+  return m;
+}

@@ -1,0 +1,146 @@
+/**
+ * Unread messages, as Zulip's web app keeps them (web/src/unread.ts): every unread message id
+ * with its conversation, filled from register's `unread_msgs` and kept by message and flag
+ * events. The counts every view shows (channels, topics, direct messages, mentions, the total in
+ * the title) are one computed value, so they all change at once.
+ */
+import { computed, signal } from "@preact/signals";
+import type { Msg, UnreadMsgs } from "../types.ts";
+import { dmMembers, sortedIds } from "../narrow.ts";
+import { dmKey } from "./model.ts";
+
+type Conversation =
+  { kind: "stream"; streamId: number; topic: string } | { kind: "dm"; key: string };
+
+const unread = new Map<number, Conversation>();
+const mentions = new Set<number>();
+const version = signal(0);
+
+function changed() {
+  version.value++;
+}
+
+export function resetUnread(data: UnreadMsgs | undefined, myId: number) {
+  unread.clear();
+  mentions.clear();
+  for (const s of data?.streams ?? [])
+    for (const id of s.unread_message_ids)
+      unread.set(id, { kind: "stream", streamId: s.stream_id, topic: s.topic });
+  for (const p of data?.pms ?? []) {
+    const key = dmKey(sortedIds([p.other_user_id, myId]));
+    for (const id of p.unread_message_ids) unread.set(id, { kind: "dm", key });
+  }
+  for (const h of data?.huddles ?? []) {
+    const key = dmKey(h.user_ids_string.split(",").map(Number));
+    for (const id of h.unread_message_ids) unread.set(id, { kind: "dm", key });
+  }
+  for (const id of data?.mentions ?? []) mentions.add(id);
+  changed();
+}
+
+function conversationOf(m: Msg): Conversation {
+  return m.type === "stream"
+    ? { kind: "stream", streamId: m.stream_id ?? 0, topic: m.subject }
+    : { kind: "dm", key: dmKey(dmMembers(m)) };
+}
+
+/** A message arrived or was fetched with its flags. */
+export function noteMessage(m: Msg) {
+  if (m.flags.includes("read")) return;
+  unread.set(m.id, conversationOf(m));
+  if (m.flags.some((f) => f === "mentioned" || f.endsWith("wildcard_mentioned")))
+    mentions.add(m.id);
+  changed();
+}
+
+/** Messages moved (or renamed topics): their unread entries follow them. */
+export function moveUnread(messages: Msg[]) {
+  let any = false;
+  for (const m of messages)
+    if (unread.has(m.id)) {
+      unread.set(m.id, conversationOf(m));
+      any = true;
+    }
+  if (any) changed();
+}
+
+export function markRead(ids: Iterable<number>) {
+  let any = false;
+  for (const id of ids) {
+    any = unread.delete(id) || any;
+    mentions.delete(id);
+  }
+  if (any) changed();
+}
+
+export function markUnread(messages: Msg[]) {
+  for (const m of messages) unread.set(m.id, conversationOf(m));
+  if (messages.length) changed();
+}
+
+export function markAllRead() {
+  unread.clear();
+  mentions.clear();
+  changed();
+}
+
+export function isUnread(id: number): boolean {
+  // Read through the signal so that a view asking this renders again when it changes.
+  void version.value;
+  return unread.has(id);
+}
+
+export interface TopicCount {
+  topic: string;
+  count: number;
+  maxId: number;
+}
+
+export interface UnreadCounts {
+  total: number;
+  mentions: number;
+  byStream: Map<number, number>;
+  /** Per channel: its topics with unread messages, by lower-cased name. */
+  byTopic: Map<number, Map<string, TopicCount>>;
+  byDm: Map<string, number>;
+  dmTotal: number;
+}
+
+export const counts = computed<UnreadCounts>(() => {
+  void version.value;
+  const byStream = new Map<number, number>();
+  const byTopic = new Map<number, Map<string, TopicCount>>();
+  const byDm = new Map<string, number>();
+  let dmTotal = 0;
+  for (const [id, c] of unread) {
+    if (c.kind === "stream") {
+      byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + 1);
+      let topics = byTopic.get(c.streamId);
+      if (!topics) byTopic.set(c.streamId, (topics = new Map<string, TopicCount>()));
+      const key = c.topic.toLowerCase();
+      const t = topics.get(key);
+      if (t) {
+        t.count++;
+        t.maxId = Math.max(t.maxId, id);
+      } else topics.set(key, { topic: c.topic, count: 1, maxId: id });
+    } else {
+      byDm.set(c.key, (byDm.get(c.key) ?? 0) + 1);
+      dmTotal++;
+    }
+  }
+  return { total: unread.size, mentions: mentions.size, byStream, byTopic, byDm, dmTotal };
+});
+
+/** The unread conversations in message order: what `n` (next unread topic) walks through. */
+export function unreadTopicsInOrder(): { streamId: number; topic: string; firstId: number }[] {
+  void version.value;
+  const first = new Map<string, { streamId: number; topic: string; firstId: number }>();
+  for (const [id, c] of unread) {
+    if (c.kind !== "stream") continue;
+    const key = `${c.streamId}:${c.topic.toLowerCase()}`;
+    const old = first.get(key);
+    if (!old || id < old.firstId)
+      first.set(key, { streamId: c.streamId, topic: c.topic, firstId: id });
+  }
+  return [...first.values()].sort((a, b) => a.firstId - b.firstId);
+}

@@ -1,0 +1,155 @@
+/**
+ * The left sidebar: the views (All messages, Mentions, Starred), my channels with their unread
+ * counts, each with its topics (the channel being viewed: its recent topics; the others: those
+ * with unread messages), most recent first, and the direct-message conversations.
+ */
+import { useEffect } from "preact/hooks";
+import { hashOf, narrowKey, sortedIds, type Narrow } from "../narrow.ts";
+import { displayTopic, me, names, recentDms, subscriptions, users } from "../state/model.ts";
+import { loadTopics, sortedTopics, topics } from "../state/topics.ts";
+import { counts } from "../state/unread.ts";
+import { view } from "../state/view.ts";
+
+/** Topics listed under the channel being viewed before "more topics". */
+const TOPICS_SHOWN = 8;
+const DMS_SHOWN = 20;
+
+function label(name: string, count: number) {
+  return count > 0 ? `${name}, ${count} unread` : name;
+}
+
+function SidebarLink({
+  narrow,
+  name,
+  count,
+  children,
+}: {
+  narrow: Narrow;
+  name: string;
+  count: number;
+  children?: preact.ComponentChildren;
+}) {
+  const current = narrowKey(view.value.narrow) === narrowKey(narrow);
+  return (
+    <a
+      href={hashOf({ narrow }, names)}
+      aria-label={label(name, count)}
+      aria-current={current ? "page" : undefined}
+      class={current ? "current" : undefined}
+    >
+      {children ?? <span class="name">{name}</span>}
+      {count > 0 && <span class="count">{count}</span>}
+    </a>
+  );
+}
+
+function Item(props: { narrow: Narrow; name: string; count: number; className?: string }) {
+  return (
+    <li class={props.className}>
+      <SidebarLink {...props} />
+    </li>
+  );
+}
+
+export function LeftSidebar() {
+  const c = counts.value;
+  const v = view.value.narrow;
+  const activeStream = v.kind === "channel" || v.kind === "topic" ? v.streamId : undefined;
+  useEffect(() => {
+    if (activeStream !== undefined) void loadTopics(activeStream);
+  }, [activeStream]);
+  void topics.value;
+  const subs = [...subscriptions.value.values()].sort(
+    (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name),
+  );
+  const dms = [...recentDms.value.entries()]
+    .sort((a, b) => b[1].maxId - a[1].maxId)
+    .slice(0, DMS_SHOWN);
+  const myId = me.value.id;
+  return (
+    <div class="left-sidebar">
+      <nav aria-label="Views">
+        <ul>
+          <Item narrow={{ kind: "all" }} name="All messages" count={c.total} />
+          <Item narrow={{ kind: "mentioned" }} name="Mentions" count={c.mentions} />
+          <Item narrow={{ kind: "starred" }} name="Starred messages" count={0} />
+        </ul>
+      </nav>
+      <nav aria-label="Channels">
+        <h2>Channels</h2>
+        <ul>
+          {subs.map((s) => {
+            const unreadTopics = c.byTopic.get(s.stream_id);
+            let shown: { name: string; count: number }[];
+            if (s.stream_id === activeStream) {
+              const recent = sortedTopics(s.stream_id).map((t) => ({
+                name: t.name,
+                count: unreadTopics?.get(t.name.toLowerCase())?.count ?? 0,
+              }));
+              // The topic being viewed is listed even when older than those shown.
+              const viewing = v.kind === "topic" ? v.topic.toLowerCase() : undefined;
+              shown = recent.filter(
+                (t, i) => i < TOPICS_SHOWN || t.count > 0 || t.name.toLowerCase() === viewing,
+              );
+              if (
+                viewing !== undefined &&
+                !recent.some((t) => t.name.toLowerCase() === viewing) &&
+                v.kind === "topic"
+              )
+                shown.unshift({ name: v.topic, count: unreadTopics?.get(viewing)?.count ?? 0 });
+            } else
+              shown = [...(unreadTopics?.values() ?? [])]
+                .sort((a, b) => b.maxId - a.maxId)
+                .map((t) => ({ name: t.topic, count: t.count }));
+            return (
+              <li key={s.stream_id} class="channel-group">
+                <SidebarLink
+                  narrow={{ kind: "channel", streamId: s.stream_id }}
+                  name={s.name}
+                  count={c.byStream.get(s.stream_id) ?? 0}
+                >
+                  <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
+                  <span class="name">{s.name}</span>
+                </SidebarLink>
+                {shown.length > 0 && (
+                  <ul class="topics" aria-label={`Topics in ${s.name}`}>
+                    {shown.map((t) => (
+                      <Item
+                        key={t.name}
+                        narrow={{ kind: "topic", streamId: s.stream_id, topic: t.name }}
+                        name={displayTopic(t.name)}
+                        count={t.count}
+                        className="topic"
+                      />
+                    ))}
+                  </ul>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      <nav aria-label="Direct messages">
+        <h2>Direct messages</h2>
+        <ul>
+          {dms.map(([key, d]) => {
+            const others = d.userIds.filter((id) => id !== myId);
+            const name = others.length
+              ? others.map((id) => users.value.get(id)?.full_name ?? "Unknown user").join(", ")
+              : `${me.value.fullName} (you)`;
+            return (
+              <Item
+                key={key}
+                narrow={{ kind: "dm", userIds: others.length ? others : [myId] }}
+                name={name}
+                count={c.byDm.get(sortedIds(d.userIds).join(",")) ?? 0}
+                className="dm"
+              />
+            );
+          })}
+          {dms.length === 0 && <li class="empty">No direct messages yet.</li>}
+        </ul>
+      </nav>
+    </div>
+  );
+}

@@ -1,0 +1,253 @@
+/**
+ * One message of the feed: its sender (avatar and name) when it starts a run, its time, the HTML
+ * the server rendered (post-processed), "(edited)", its reactions (a click toggles mine), and for
+ * what I may edit, an Edit button that opens an inline editor of the content and the topic.
+ * A row renders again only when one of its props changed (the store replaces changed messages),
+ * or a signal it reads (a user's name, the time format) did.
+ */
+import { Component } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, call, errorText } from "../api.ts";
+import { me, realm, realmEmoji, users } from "../state/model.ts";
+import { editing } from "../state/edit.ts";
+import { selectedId } from "../state/view.ts";
+import type { Msg, Reaction } from "../types.ts";
+import { postprocess } from "./content.ts";
+import { Avatar } from "./Avatar.tsx";
+import { fullDate, timeOfDay } from "./format.ts";
+
+export interface RowProps {
+  m: Msg;
+  showSender: boolean;
+  unread: boolean;
+  selected: boolean;
+  isEditing: boolean;
+}
+
+function shallowEqual(a: object, b: object) {
+  const ka = Object.keys(a) as (keyof typeof a)[];
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+export class MessageRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps) {
+    return !shallowEqual(this.props, next);
+  }
+  override render() {
+    return <MessageView {...this.props} />;
+  }
+}
+
+export function mayEdit(m: Msg): boolean {
+  if (m.sender_id !== me.value.id || !realm.value.allowEditing) return false;
+  const limit = realm.value.editLimitSeconds;
+  // Zulip's web app allows a little grace past the limit for the time the edit takes.
+  return limit === null || limit === 0 || Date.now() / 1000 - m.timestamp < limit + 5;
+}
+
+function MessageView({ m, showSender, unread, selected, isEditing }: RowProps) {
+  const sender = users.value.get(m.sender_id);
+  const name = sender?.full_name ?? m.sender_full_name;
+  const time = timeOfDay(m.timestamp);
+  const edited = m.last_edit_timestamp !== undefined;
+  return (
+    <article
+      class={`msg${showSender ? " first" : ""}${unread ? " unread" : ""}${selected ? " selected" : ""}`}
+      aria-label={`${name}, ${time}`}
+      aria-current={selected ? "true" : undefined}
+      data-id={m.id}
+      onClick={() => (selectedId.value = m.id)}
+    >
+      <div class="gutter">
+        {showSender && <Avatar userId={m.sender_id} name={name} url={m.avatar_url ?? undefined} />}
+      </div>
+      <div class="body">
+        <div class="meta">
+          {showSender && <span class="sender">{name}</span>}
+          <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullDate(m.timestamp)}>
+            {time}
+          </time>
+          {edited && <span class="edited">(edited)</span>}
+          {mayEdit(m) && !isEditing && (
+            <button type="button" class="action" onClick={() => (editing.value = m.id)}>
+              Edit
+            </button>
+          )}
+        </div>
+        {isEditing ? (
+          <EditBox m={m} />
+        ) : (
+          <div class="content" dangerouslySetInnerHTML={{ __html: postprocess(m.content) }} />
+        )}
+        {m.reactions.length > 0 && <Reactions m={m} />}
+      </div>
+    </article>
+  );
+}
+
+interface ReactionGroup {
+  r: Reaction;
+  userIds: number[];
+}
+
+function emojiOf(r: Reaction) {
+  if (r.reaction_type === "unicode_emoji") {
+    try {
+      return (
+        <span class="emoji">
+          {String.fromCodePoint(...r.emoji_code.split("-").map((h) => Number.parseInt(h, 16)))}
+        </span>
+      );
+    } catch {
+      return <span class="emoji">:{r.emoji_name}:</span>;
+    }
+  }
+  const url = r.reaction_type === "realm_emoji" ? realmEmoji.value.get(r.emoji_code) : undefined;
+  return url ? <img class="emoji" src={url} alt="" /> : <span class="emoji">:{r.emoji_name}:</span>;
+}
+
+function Reactions({ m }: { m: Msg }) {
+  const groups = new Map<string, ReactionGroup>();
+  for (const r of m.reactions) {
+    const key = `${r.reaction_type}:${r.emoji_code}`;
+    const g = groups.get(key);
+    if (g) g.userIds.push(r.user_id);
+    else groups.set(key, { r, userIds: [r.user_id] });
+  }
+  const myId = me.value.id;
+  const toggle = (r: Reaction, mine: boolean) => {
+    const params = { path: { message_id: m.id }, ...{} };
+    const body = {
+      emoji_name: r.emoji_name,
+      emoji_code: r.emoji_code,
+      reaction_type: r.reaction_type,
+    };
+    void (
+      mine
+        ? call(api.DELETE("/messages/{message_id}/reactions", { params, body }))
+        : call(api.POST("/messages/{message_id}/reactions", { params, body }))
+    ).catch(() => {});
+  };
+  return (
+    <div class="reactions">
+      {[...groups.values()].map(({ r, userIds }) => {
+        const mine = userIds.includes(myId);
+        const who = userIds
+          .map((id) => (id === myId ? "You" : (users.value.get(id)?.full_name ?? "Unknown user")))
+          .join(", ");
+        return (
+          <button
+            type="button"
+            key={`${r.reaction_type}:${r.emoji_code}`}
+            class={mine ? "reaction mine" : "reaction"}
+            aria-pressed={mine}
+            aria-label={`${r.emoji_name}: ${userIds.length} ${userIds.length === 1 ? "reaction" : "reactions"} by ${who}`}
+            title={`${who} reacted with :${r.emoji_name}:`}
+            onClick={(e) => {
+              e.stopPropagation();
+              toggle(r, mine);
+            }}
+          >
+            {emojiOf(r)} <span class="count">{userIds.length}</span>
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+/** The inline editor: the raw Markdown (fetched), and the topic of a channel message. */
+function EditBox({ m }: { m: Msg }) {
+  const [raw, setRaw] = useState<string | undefined>(undefined);
+  const [topic, setTopic] = useState(m.type === "stream" ? m.subject : "");
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [saving, setSaving] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    let live = true;
+    call(
+      api.GET("/messages/{message_id}", {
+        params: { path: { message_id: m.id }, query: { apply_markdown: false } },
+      }),
+    )
+      .then((res) => {
+        if (!live) return;
+        setRaw(res.raw_content ?? res.message.content);
+        requestAnimationFrame(() => area.current?.focus());
+      })
+      .catch((err) => setError(errorText(err)));
+    return () => {
+      live = false;
+    };
+  }, [m.id]);
+  const save = async () => {
+    if (raw === undefined) return;
+    const body: { content?: string; topic?: string } = {};
+    const original = m.type === "stream" ? m.subject : "";
+    if (m.type === "stream" && topic.trim() !== original) body.topic = topic.trim();
+    body.content = raw;
+    setSaving(true);
+    try {
+      await call(
+        api.PATCH("/messages/{message_id}", { params: { path: { message_id: m.id } }, body }),
+      );
+      editing.value = undefined;
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form
+      class="edit"
+      aria-label="Edit message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          editing.value = undefined;
+        }
+      }}
+    >
+      {m.type === "stream" && (
+        <input
+          aria-label="Topic"
+          value={topic}
+          maxLength={realm.value.maxTopicLength}
+          onInput={(e) => setTopic(e.currentTarget.value)}
+        />
+      )}
+      <textarea
+        ref={area}
+        aria-label="Message content"
+        value={raw ?? ""}
+        disabled={raw === undefined}
+        rows={Math.min(12, Math.max(2, (raw ?? "").split("\n").length + 1))}
+        onInput={(e) => setRaw(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            void save();
+          }
+        }}
+      />
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="buttons">
+        <button type="submit" disabled={saving || raw === undefined}>
+          Save
+        </button>
+        <button type="button" onClick={() => (editing.value = undefined)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

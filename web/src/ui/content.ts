@@ -1,0 +1,77 @@
+/**
+ * Message HTML as the server rendered it, post-processed as Zulip's web app does
+ * (web/src/postprocess_content.ts), parsed in an inert <template> (no script runs, nothing loads):
+ * links open in a new tab with `noopener noreferrer`, except links to a narrow of this
+ * organization, which open here; `javascript:`, `data:` and `vbscript:` links and sources lose
+ * them; and, in depth beside the page's Content-Security-Policy, anything that could run script
+ * (script, iframe, object, embed, form elements, event-handler attributes) is dropped.
+ */
+const UNSAFE_PROTOCOL = /^(javascript|data|vbscript):/i;
+const DROPPED = "script,iframe,frame,object,embed,form,base,meta,link,style";
+
+const cache = new Map<string, string>();
+const CACHE_SIZE = 1000;
+
+function safeUrl(value: string): URL | undefined {
+  // Browsers ignore whitespace and control characters inside a scheme: check the cleaned text.
+  const cleaned = value.replace(/[\u0000-\u0020\u007f-\u009f]/g, "");
+  if (UNSAFE_PROTOCOL.test(cleaned)) return undefined;
+  try {
+    return new URL(value, location.href);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A link to a view of this app: `#narrow/…` here or at the organization's root. */
+export function internalHash(href: string): string | undefined {
+  if (href.startsWith("#narrow")) return href;
+  const url = safeUrl(href);
+  if (!url || !url.hash.startsWith("#narrow")) return undefined;
+  if (url.origin === location.origin || url.pathname === "/") return url.hash;
+  return undefined;
+}
+
+export function postprocess(html: string): string {
+  const known = cache.get(html);
+  if (known !== undefined) return known;
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  const root = template.content;
+  for (const el of root.querySelectorAll(DROPPED)) el.remove();
+  for (const el of root.querySelectorAll("*")) {
+    for (const attr of [...el.attributes]) {
+      const name = attr.name.toLowerCase();
+      if (name.startsWith("on") || name === "srcdoc" || name === "formaction")
+        el.removeAttribute(attr.name);
+      else if (
+        (name === "src" || name === "href" || name === "xlink:href" || name === "action") &&
+        !safeUrl(attr.value)
+      )
+        el.removeAttribute(attr.name);
+    }
+  }
+  for (const a of root.querySelectorAll("a")) {
+    const href = a.getAttribute("href");
+    if (href === null) {
+      a.removeAttribute("title");
+      continue;
+    }
+    const hash = internalHash(href);
+    if (hash !== undefined) {
+      a.setAttribute("href", hash);
+      a.removeAttribute("target");
+    } else if (!href.startsWith("#")) {
+      a.setAttribute("target", "_blank");
+      a.setAttribute("rel", "noopener noreferrer");
+      const path = safeUrl(href)?.pathname ?? "";
+      if (path.startsWith("/user_uploads/"))
+        a.setAttribute("title", `Download ${decodeURIComponent(path.split("/").pop() ?? "")}`);
+    }
+  }
+  for (const img of root.querySelectorAll("img")) img.setAttribute("loading", "lazy");
+  const out = template.innerHTML;
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(html, out);
+  return out;
+}
