@@ -8,11 +8,10 @@ import type { RequestContext } from "../context.ts";
 import type { Db, Realm } from "../db.ts";
 import { REALM_GROUP_SETTINGS, type GroupSetting } from "./group-settings.ts";
 import { can } from "./permissions.ts";
-import { fakeEmailDomain, realmUrl } from "./realms.ts";
+import { fakeEmailDomain, realmIconUrl, realmUrl } from "./realms.ts";
 import { RecipientType } from "./recipients.ts";
 import { unixSeconds } from "./time.ts";
 import { TopicVisibility } from "./topics.ts";
-import { gravatarUrl } from "./users.ts";
 
 /** Realm.MESSAGE_EDIT_HISTORY_VISIBILITY_POLICY_TYPES by stored value. */
 const EDIT_HISTORY_POLICY: Record<number, string> = { 1: "all", 2: "moves", 3: "none" };
