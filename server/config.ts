@@ -15,6 +15,8 @@ export interface Config {
    * served at `/` and `/static/web/`; `web/public/` beside it is served at `/static/`.
    */
   webDistDir: string;
+  /** `web/public/` (WEB_PUBLIC_DIR): the favicon and images, served at `/static/`. */
+  webPublicDir: string;
   databaseUrl: string | undefined;
   logLevel: string;
   /** `json` (one object per line) or `pretty` (readable, for a developer's terminal). */
@@ -249,7 +251,10 @@ export function configFromEnv(
     dataDir: resolve(env.DATA_DIR ?? "data"),
     webDistDir: env.WEB_DIST_DIR?.trim()
       ? resolve(env.WEB_DIST_DIR.trim())
-      : fileURLToPath(new URL("../web/dist", PROJECT_URL)),
+      : fileURLToPath(new URL("web/dist", PROJECT_URL)),
+    webPublicDir: env.WEB_PUBLIC_DIR?.trim()
+      ? resolve(env.WEB_PUBLIC_DIR.trim())
+      : fileURLToPath(new URL("web/public", PROJECT_URL)),
     databaseUrl,
     logLevel,
     logFormat,
