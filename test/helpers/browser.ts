@@ -141,3 +141,26 @@ export async function waitForFeedText(page: Page, text: string, timeout = 5000):
 export async function typingNotice(page: Page): Promise<string> {
   return page.$eval("[aria-live=polite]", (e) => e.textContent ?? "");
 }
+
+/**
+ * Starts watching, in the page, for a feed message containing `text`: the returned function
+ * waits for it and gives the page's clock (Date.now()) at the moment it was added to the DOM, so
+ * a delay is measured without the test's polling in it.
+ */
+export async function watchForFeedText(
+  page: Page,
+  text: string,
+): Promise<(timeout?: number) => Promise<number>> {
+  const key = `__seen_${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(`(() => {
+    const has = () => [...document.querySelectorAll("[role=feed] article")].some((a) => a.textContent.includes(${JSON.stringify(text)}));
+    const observer = new MutationObserver(() => {
+      if (!window.${key} && has()) { window.${key} = Date.now(); observer.disconnect(); }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  })()`);
+  return async (timeout = 5000) => {
+    await waitInPage(page, `!!window.${key}`, timeout);
+    return (await page.evaluate(`window.${key}`)) as number;
+  };
+}
