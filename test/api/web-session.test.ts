@@ -351,7 +351,7 @@ describe("/json with the session", () => {
       web.POST("/register", { body: { event_types: ["message"], apply_markdown: true } }),
     );
     const waiting = web.GET("/events", {
-      params: { query: { queue_id: queue_id!, last_event_id: last_event_id! } },
+      params: { query: { queue_id: queue_id!, last_event_id: last_event_id } },
     });
     await new Promise((r) => setTimeout(r, 100));
     await expectSuccess(
