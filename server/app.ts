@@ -97,6 +97,13 @@ export function createApp(deps: AppDeps) {
   app.use(mergeSlashes);
   // `/json/…` is `/api/v1/…` authenticated by the web session: from here on, the same route.
   app.use(jsonPrefix(spec.basePath));
+  // HEAD on the API is its GET without the body, as Django answers it (Zulip's desktop app checks
+  // a server is up with HEAD /api/v1/server_settings). Node leaves out the body of a response to
+  // a HEAD request whatever the method is called later, so the GET operation runs.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.method === "HEAD" && req.url.startsWith(spec.basePath + "/")) req.method = "GET";
+    next();
+  });
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));

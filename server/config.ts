@@ -4,7 +4,10 @@ import { fileURLToPath } from "node:url";
 import express from "express";
 
 /** The repository (server/config.ts, or dist/server/config.js once built, is two levels or one below it). */
-const PROJECT_URL = new URL(import.meta.url.includes("/dist/server/") ? "../../" : "../", import.meta.url);
+const PROJECT_URL = new URL(
+  import.meta.url.includes("/dist/server/") ? "../../" : "../",
+  import.meta.url,
+);
 
 export interface Config {
   port: number;

@@ -73,7 +73,8 @@ export class SessionRequiredError extends UnauthorizedError {
  */
 export class CsrfFailedError extends JsonableError {
   static readonly MISSING = "CSRF error: CSRF token missing.";
-  static readonly INCORRECT = "CSRF error: CSRF token from the 'X-Csrftoken' HTTP header incorrect.";
+  static readonly INCORRECT =
+    "CSRF error: CSRF token from the 'X-Csrftoken' HTTP header incorrect.";
   constructor(msg: string) {
     super(msg, { code: "CSRF_FAILED", httpStatus: 403 });
   }

@@ -7,7 +7,12 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import { CsrfFailedError, JsonableError, SessionRequiredError, UnauthorizedError } from "../errors.ts";
+import {
+  CsrfFailedError,
+  JsonableError,
+  SessionRequiredError,
+  UnauthorizedError,
+} from "../errors.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm, UserProfile } from "../db.ts";
 import { resolveRealm, userByApiKey } from "../lib/identity.ts";
@@ -136,8 +141,7 @@ async function checkSession(
   if (!SAFE_METHODS.has(req.method)) {
     const sent = req.headers["x-csrftoken"];
     if (typeof sent !== "string" || sent === "") throw new CsrfFailedError(CsrfFailedError.MISSING);
-    if (!tokensEqual(sent, session.csrfToken))
-      throw new CsrfFailedError(CsrfFailedError.INCORRECT);
+    if (!tokensEqual(sent, session.csrfToken)) throw new CsrfFailedError(CsrfFailedError.INCORRECT);
   }
   return { realm, user: session.user };
 }

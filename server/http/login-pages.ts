@@ -74,7 +74,7 @@ export function notBuiltPage(): Page {
   return page(
     503,
     "Web app not built",
-    "<h1>The web app is not built: run npm run build</h1>\n<p>The API works meanwhile: see the <a href=\"/api/docs\">API reference</a>.</p>",
+    '<h1>The web app is not built: run npm run build</h1>\n<p>The API works meanwhile: see the <a href="/api/docs">API reference</a>.</p>',
   );
 }
 

@@ -35,7 +35,11 @@ export interface WebSession {
  * The live session a cookie's key names (not expired), with its user and organization as they
  * are now (active or not: the caller refuses deactivated ones with its own answer), or null.
  */
-export async function sessionByKey(db: PrismaClient, key: string, now: Date): Promise<WebSession | null> {
+export async function sessionByKey(
+  db: PrismaClient,
+  key: string,
+  now: Date,
+): Promise<WebSession | null> {
   if (!KEY_FORMAT.test(key)) return null;
   const id = sessionIdOf(key);
   const [row] = await db.$queryRaw<

@@ -157,7 +157,10 @@ export async function startTestServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise((r) => setTimeout(r, downMs));
-      deps.events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events });
+      deps.events = new EventBus(database, {
+        heartbeatMs: config.eventHeartbeatMs,
+        ...options.events,
+      });
       await deps.events.ready();
       server = await listen(port);
     },

@@ -72,7 +72,8 @@ export function checkResponse(
   status: number,
   body: unknown,
 ): string | null {
-  const { pathname } = new URL(url);
+  // `/json/…` is the same operation as `/api/v1/…` (the web app's mount, session-authenticated).
+  const pathname = new URL(url).pathname.replace(/^\/json(?=\/|$)/, spec.basePath);
   const { ref, problem } = responseSchemaRef(method, pathname, status);
   if (problem) return problem;
   const validate = validatorFor(ref!);
