@@ -121,11 +121,8 @@ async function probe(waitMs: number) {
     await new Promise((r) => setTimeout(r, waitMs + 200));
     while (connection.value) {
       try {
-        const res = await fetch("/json/server_settings", {
-          method: "HEAD",
-          credentials: "same-origin",
-        });
-        if (res.ok) {
+        const { response } = await api.GET("/server_settings");
+        if (response.ok) {
           connection.value = undefined;
           break;
         }
