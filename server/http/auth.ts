@@ -122,7 +122,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
  * may change something, the X-CSRFToken header must be the session's token. An Authorization
  * header is not read here.
  */
-async function checkSession(
+export async function checkSession(
   deps: Pick<AppDeps, "db" | "now">,
   req: Request,
   host: string,

@@ -38,7 +38,8 @@ import {
 } from "../lib/uploads.ts";
 import { emojiPathId } from "../lib/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/upload-storage.ts";
-import { API_KEY_FORMAT, checkApiKey, parseBasicAuth } from "./auth.ts";
+import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
+import { cookieValue, SESSION_COOKIE } from "../lib/sessions.ts";
 
 /** What the multipart body of an upload held, for the handler to judge. */
 export interface ReceivedUpload {
@@ -147,7 +148,12 @@ function uploadBodyParser(deps: AppDeps) {
   };
 }
 
-/** Who asks for a file: HTTP Basic as for the API, or the `api_key` query parameter Zulip's mobile apps send. */
+/**
+ * Who asks for a file: HTTP Basic as for the API, the `api_key` query parameter Zulip's mobile
+ * apps send, or else, outside /api/v1, the web app's session cookie (a file is only read: no
+ * CSRF token is asked), so that images in messages show in the browser, as Zulip serves them to
+ * its web app.
+ */
 export async function fileRequester(req: Request, deps: AppDeps): Promise<UserProfile> {
   const header = req.headers.authorization;
   const at = req.originalUrl.indexOf("?");
@@ -156,7 +162,14 @@ export async function fileRequester(req: Request, deps: AppDeps): Promise<UserPr
   let key: string;
   if (header) ({ username: email, password: key } = parseBasicAuth(header));
   else if (queryKey !== null) key = queryKey;
-  else throw new UnauthorizedError();
+  else if (
+    (req.method === "GET" || req.method === "HEAD") &&
+    !req.originalUrl.startsWith("/api/")
+  ) {
+    if (cookieValue(req.headers.cookie, SESSION_COOKIE) === undefined)
+      throw new UnauthorizedError();
+    return (await checkSession(deps, req, req.headers.host ?? deps.config.externalHost)).user;
+  } else throw new UnauthorizedError();
   if (!API_KEY_FORMAT.test(key))
     throw new UnauthorizedError(header ? "Malformed API key" : "Invalid API key");
   return (await checkApiKey(deps, req.headers.host ?? deps.config.externalHost, email, key)).user;
