@@ -11,6 +11,8 @@ import puppeteer, {
   type ElementHandle,
   type Page,
 } from "puppeteer-core";
+import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
+import { specCheckMiddleware } from "./spec-check.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumInstalled = existsSync(CHROMIUM);
@@ -116,4 +118,90 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /** How many messages the feed has in the DOM. */
 export async function articleCount(page: Page): Promise<number> {
   return page.$$eval("[role=feed] article", (els) => els.length);
+}
+
+/** The feed's scrolling box (the nearest ancestor of the feed that scrolls). */
+async function feedScroller(page: Page): Promise<ElementHandle<Element>> {
+  const feed = await page.waitForSelector("::-p-aria([role='feed'])");
+  const box = await feed!.evaluateHandle((el) => {
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight) return e;
+    }
+    return el.parentElement ?? el;
+  });
+  return box as ElementHandle<Element>;
+}
+
+/** Scrolls the feed to its top or bottom; resolves with whether the box can scroll at all. */
+export async function scrollFeed(page: Page, to: "top" | "bottom"): Promise<boolean> {
+  const box = await feedScroller(page);
+  return box.evaluate((e, where) => {
+    e.scrollTop = where === "top" ? 0 : e.scrollHeight;
+    e.dispatchEvent(new Event("scroll"));
+    return e.scrollHeight > e.clientHeight;
+  }, to);
+}
+
+/** The accessible name of the feed (the view's title). */
+export async function feedName(page: Page): Promise<string> {
+  return page.$eval("[role=feed]", (e) => e.getAttribute("aria-label") ?? "");
+}
+
+/** Waits for the feed named `name`, loaded (not busy). */
+export async function waitForFeed(page: Page, name: string, timeout = 5000) {
+  await byRole(page, "feed", name, timeout);
+  await page.waitForFunction(
+    (n) => {
+      const f = document.querySelector("[role=feed]");
+      return f?.getAttribute("aria-label") === n && f.getAttribute("aria-busy") !== "true";
+    },
+    { timeout },
+    name,
+  );
+}
+
+/** The article (message row) whose text contains `text`. */
+export async function articleWith(
+  page: Page,
+  text: string,
+  timeout = 5000,
+): Promise<ElementHandle<Element>> {
+  const handle = await page.waitForFunction(
+    (t) => [...document.querySelectorAll("article")].find((a) => a.textContent?.includes(t)),
+    { timeout },
+    text,
+  );
+  return handle as ElementHandle<Element>;
+}
+
+/** The value of the page's `sessionid` cookie. */
+export async function sessionCookie(page: Page): Promise<string> {
+  const cookies = await page.browserContext().cookies();
+  const c = cookies.find((x) => x.name === "sessionid");
+  if (!c) throw new Error(`No sessionid cookie (have: ${cookies.map((x) => x.name).join(", ")})`);
+  return c.value;
+}
+
+/**
+ * A typed client that calls `/json/*` with a session cookie, as the web app does (responses
+ * validated against the spec like every test client's); for reads, which need no CSRF token.
+ */
+export function cookieClient(baseUrl: string, sessionid: string): ZulipClient {
+  return createZulipClient({
+    baseUrl,
+    middleware: [specCheckMiddleware],
+    fetch: async (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      const headers = new Headers(request.headers);
+      headers.set("Cookie", `sessionid=${sessionid}`);
+      const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.text();
+      return fetch(request.url.replace("/api/v1/", "/json/"), {
+        method: request.method,
+        headers,
+        body,
+        redirect: "manual",
+      });
+    },
+  });
 }

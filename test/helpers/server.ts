@@ -42,6 +42,13 @@ export interface TestServer {
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
   client(email?: string, apiKey?: string): ZulipClient;
+  /**
+   * Stops the HTTP server and its event bus as a process that exits would (open connections,
+   * waiting long-polls included, are cut), keeping the database: `startHttp()` then starts a new
+   * app on the same port, as a restarted server does.
+   */
+  stopHttp(): Promise<void>;
+  startHttp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,15 +127,29 @@ export async function startTestServer(
     retryBaseMs: options.emailRetryBaseMs,
   });
   if (options.emailDelivery !== "manual") emailDelivery.start();
-  const app = createApp(deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
-  // Node's parser refuses still get a JSON envelope.
-  server.keepAliveTimeout = 65_000;
-  answerClientErrors(server);
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listen = async (port: number): Promise<Server> => {
+    const app = createApp(deps);
+    const s: Server = await new Promise((resolve, reject) => {
+      const listening = app.listen(port, "127.0.0.1", () => resolve(listening));
+      listening.once("error", reject);
+    });
+    // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
+    // Node's parser refuses still get a JSON envelope.
+    s.keepAliveTimeout = 65_000;
+    answerClientErrors(s);
+    return s;
+  };
+  let server: Server | undefined = await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stopHttp = async () => {
+    const s = server;
+    if (!s) return;
+    server = undefined;
+    deps.events.close();
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
   const client = (email?: string, apiKey?: string) =>
     createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
@@ -144,11 +165,20 @@ export async function startTestServer(
       return client(cred.email, cred.api_key);
     },
     client,
+    stopHttp,
+    async startHttp() {
+      if (server) return;
+      // A new process's event bus on the same database (its queues are in the database).
+      deps.events = new EventBus(database, {
+        heartbeatMs: config.eventHeartbeatMs,
+        ...options.events,
+      });
+      await deps.events.ready();
+      server = await listen(port);
+    },
     async close() {
       await Promise.all([delivery.stop(), emailDelivery.stop()]);
-      deps.events.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await stopHttp();
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
