@@ -68,20 +68,21 @@ describe.skipIf(!chromiumInstalled)(`the web app over time (${CHROMIUM})`, () =>
       () => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true),
     );
 
-    await server.stopHttp();
+    // Down for 4 s, then a new app and event bus on the same port and database.
+    const restarted = server.restart(4000);
     await page.waitForFunction(
       () =>
         [...document.querySelectorAll("[role=alert]")].some((e) =>
           e.textContent?.startsWith("Unable to connect to the server."),
         ),
-      { timeout: 10_000 },
+      { timeout: 8000 },
     );
     await byRole(page, "button", "Try now");
     // The restarted server has lost the page's queue (as Zulip's Tornado loses its queues), and
-    // messages are sent before the page reaches it again.
+    // messages are sent before the page reaches it again (the page is kept offline meanwhile).
     await page.setOfflineMode(true);
     await server.db.eventQueue.deleteMany({ where: { userProfileId: othelloId } });
-    await server.startHttp();
+    await restarted;
     await expectSuccess(
       server.as("iago").POST("/messages", {
         body: {

@@ -43,12 +43,10 @@ export interface TestServer {
   /** A client with explicit (possibly wrong) credentials, or none. */
   client(email?: string, apiKey?: string): ZulipClient;
   /**
-   * Stops the HTTP server and its event bus as a process that exits would (open connections,
-   * waiting long-polls included, are cut), keeping the database: `startHttp()` then starts a new
-   * app on the same port, as a restarted server does.
+   * A process restart: the HTTP server stops (every connection dropped, the event bus closed),
+   * stays down for `downMs`, then a new app and event bus serve the same database on the same port.
    */
-  stopHttp(): Promise<void>;
-  startHttp(): Promise<void>;
+  restart(downMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -127,29 +125,18 @@ export async function startTestServer(
     retryBaseMs: options.emailRetryBaseMs,
   });
   if (options.emailDelivery !== "manual") emailDelivery.start();
-  const listen = async (port: number): Promise<Server> => {
-    const app = createApp(deps);
-    const s: Server = await new Promise((resolve, reject) => {
-      const listening = app.listen(port, "127.0.0.1", () => resolve(listening));
-      listening.once("error", reject);
+  const listen = (port: number): Promise<Server> =>
+    new Promise((resolve, reject) => {
+      const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
+      s.once("error", reject);
+      // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
+      // Node's parser refuses still get a JSON envelope.
+      s.keepAliveTimeout = 65_000;
+      answerClientErrors(s);
     });
-    // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
-    // Node's parser refuses still get a JSON envelope.
-    s.keepAliveTimeout = 65_000;
-    answerClientErrors(s);
-    return s;
-  };
-  let server: Server | undefined = await listen(0);
+  let server = await listen(0);
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
-  const stopHttp = async () => {
-    const s = server;
-    if (!s) return;
-    server = undefined;
-    deps.events.close();
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  };
   const client = (email?: string, apiKey?: string) =>
     createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
@@ -165,10 +152,11 @@ export async function startTestServer(
       return client(cred.email, cred.api_key);
     },
     client,
-    stopHttp,
-    async startHttp() {
-      if (server) return;
-      // A new process's event bus on the same database (its queues are in the database).
+    async restart(downMs = 0) {
+      deps.events.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((r) => setTimeout(r, downMs));
       deps.events = new EventBus(database, {
         heartbeatMs: config.eventHeartbeatMs,
         ...options.events,
@@ -178,7 +166,9 @@ export async function startTestServer(
     },
     async close() {
       await Promise.all([delivery.stop(), emailDelivery.stop()]);
-      await stopHttp();
+      deps.events.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
