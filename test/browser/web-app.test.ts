@@ -22,6 +22,7 @@ import {
   waitForFeed,
   waitForNoRole,
   warnIfNoChromium,
+  whenRowAppears,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -89,7 +90,8 @@ describe.skipIf(!chromiumInstalled)(`the web app, two people live (${CHROMIUM})`
       hamlet.waitForNavigation(),
       (await byRole(hamlet, "button", "Log in")).click(),
     ]);
-    expect(new URL(hamlet.url()).pathname).toBe("/login/");
+    // The form posts to /accounts/login/ (as Zulip's does), which shows it again.
+    expect(new URL(hamlet.url()).pathname).toMatch(/^\/(accounts\/)?login\/$/);
     expect(await hamlet.$eval("body", (b) => b.textContent)).toContain(
       "Please enter a correct email and password. Note that both fields may be case-sensitive.",
     );
@@ -122,13 +124,14 @@ describe.skipIf(!chromiumInstalled)(`the web app, two people live (${CHROMIUM})`
     await topic.type("greetings");
     const content = "Good morning, Othello! (from the compose box)";
     await (await byRole(hamlet, "textbox", "Message")).type(content);
-    const start = performance.now();
+    const seen = await whenRowAppears(othello, content);
+    const start = Date.now();
     await hamlet.keyboard.press("Enter");
+    const delay = (await seen()) - start;
     await Promise.all([
       articleWith(othello, content, 3000),
       byRole(othello, "link", "greetings, 1 unread", 3000),
     ]);
-    const delay = performance.now() - start;
     console.log(
       `channel message: Enter in Hamlet's page to Othello's page: ${delay.toFixed(0)} ms`,
     );
@@ -207,13 +210,14 @@ describe.skipIf(!chromiumInstalled)(`the web app, two people live (${CHROMIUM})`
       { timeout: 3000 },
     );
     await box.type(content.slice(10));
-    const start = performance.now();
+    const seen = await whenRowAppears(othello, content);
+    const start = Date.now();
     await hamlet.keyboard.press("Enter");
+    const delay = (await seen()) - start;
     await Promise.all([
       articleWith(othello, content, 3000),
       byRole(othello, "link", "King Hamlet, 1 unread", 3000),
     ]);
-    const delay = performance.now() - start;
     console.log(`direct message: Enter in Hamlet's page to Othello's page: ${delay.toFixed(0)} ms`);
     expect(delay).toBeLessThan(1000);
     // Sending stops the typing notice.

@@ -229,3 +229,37 @@ export async function waitForFeedText(page: Page, text: string, timeout = 5000):
 export async function typingNotice(page: Page): Promise<string> {
   return page.$eval("[aria-live=polite]", (e) => e.textContent ?? "");
 }
+
+/**
+ * Starts watching the page for a message row containing `text`; the promise it returns resolves
+ * with the wall-clock time (Date.now(), in the page) at which that row first appeared, as the
+ * DOM changed, without the test's polling in the measure.
+ */
+export async function whenRowAppears(page: Page, text: string): Promise<() => Promise<number>> {
+  const key = `__seen_${Math.random().toString(36).slice(2)}`;
+  await page.evaluate(
+    (t, k) => {
+      const w = window as unknown as Record<string, number>;
+      const check = () => {
+        if (w[k]) return;
+        if ([...document.querySelectorAll("article")].some((a) => a.textContent?.includes(t)))
+          w[k] = Date.now();
+      };
+      new MutationObserver(check).observe(document.body, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    },
+    text,
+    key,
+  );
+  return async () => {
+    const handle = await page.waitForFunction(
+      (k) => (window as unknown as Record<string, number>)[k],
+      { timeout: 5000 },
+      key,
+    );
+    return (await handle.jsonValue()) as number;
+  };
+}
