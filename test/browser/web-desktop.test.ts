@@ -81,8 +81,9 @@ describe.skipIf(!chromiumInstalled)(`Zulip's desktop app adding this server (${C
       method: "HEAD",
       headers: { "User-Agent": USER_AGENT },
     });
-    expect(head.status).toBe(200);
-    expect(head.headers.get("content-type")).toMatch(/^application\/json/);
+    // Soft: a failure here is reported, and the rest of the desktop app's steps still run.
+    expect.soft(head.status, "HEAD /api/v1/server_settings").toBe(200);
+    expect.soft(head.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await head.text()).toBe("");
 
     const icon = await getOnHost(server.baseUrl, settings.realm_uri + settings.realm_icon);
@@ -96,8 +97,8 @@ describe.skipIf(!chromiumInstalled)(`Zulip's desktop app adding this server (${C
     ]);
     const page = await browser.newPage();
     await page.setUserAgent(USER_AGENT);
-    const requested: string[] = [];
-    page.on("request", (r) => requested.push(r.url()));
+    const requested: { url: string; type: string }[] = [];
+    page.on("request", (r) => requested.push({ url: r.url(), type: r.resourceType() }));
     const opened = await page.goto(settings.realm_uri);
     expect(opened?.status()).toBe(200);
     const atLogin = new URL(page.url());
@@ -126,8 +127,14 @@ describe.skipIf(!chromiumInstalled)(`Zulip's desktop app adding this server (${C
     // The title carries the organization's name, as the desktop app's window and badge read it.
     expect(await page.title()).toContain(settings.realm_name);
     await byRole(page, "button", "Log out");
-    // Every request the page made stayed under the organization's origin.
+    // The page, its code and every API call stayed under the organization's origin; only
+    // images may come from elsewhere (users' Gravatar pictures, as Zulip shows them).
     expect(requested.length).toBeGreaterThan(3);
-    expect(requested.filter((u) => !u.startsWith("http://zulip.testserver/"))).toEqual([]);
+    const elsewhere = requested.filter((r) => !r.url.startsWith("http://zulip.testserver/"));
+    expect(elsewhere.filter((r) => r.type !== "image")).toEqual([]);
+    if (elsewhere.length)
+      console.log(
+        `images from other origins: ${[...new Set(elsewhere.map((r) => new URL(r.url).origin))].join(", ")}`,
+      );
   });
 });

@@ -249,7 +249,7 @@ describe.skipIf(!chromiumInstalled)(`the web app over time (${CHROMIUM})`, () =>
         `${(performance.now() - started).toFixed(0)} ms; rows in the DOM at most ${Math.max(...counts)}; ` +
         `JS heap used ${((metrics.JSHeapUsedSize ?? 0) / 1048576).toFixed(1)} MiB`,
     );
-  }, 60_000);
+  }, 120_000);
 
   it("logs out: the button lands on /login/ and the old cookie is refused at once", async () => {
     await page.goto(`${server.baseUrl}/#feed`);
