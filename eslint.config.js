@@ -93,6 +93,17 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-return": "off",
     },
   },
+  {
+    // Code that runs in the page (page.evaluate) is typed with the DOM's lib: its own project.
+    files: ["test/browser/**/*.ts", "test/helpers/browser.ts"],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: "test/browser/tsconfig.json",
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
   { files: ["server/**/*.ts"], rules: { "no-restricted-syntax": ["error", ...namedConstants] } },
   {
     // lib/ reads and checks: it never reaches up into the layers that change or answer.

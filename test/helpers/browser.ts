@@ -5,12 +5,9 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import puppeteer, {
-  type Browser,
-  type BrowserContext,
-  type ElementHandle,
-  type Page,
-} from "puppeteer-core";
+import puppeteer, { type Browser, type ElementHandle, type Page } from "puppeteer-core";
+import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
+import { specCheckMiddleware } from "./spec-check.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumInstalled = existsSync(CHROMIUM);
@@ -31,20 +28,6 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
     args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", ...extraArgs],
     defaultViewport: { width: 1280, height: 800 },
   });
-}
-
-/** A fresh context (its own cookies) with one page, logged in through `/login/`. */
-export async function loggedInPage(
-  browser: Browser,
-  baseUrl: string,
-  email: string,
-  password: string,
-  hash = "",
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.createBrowserContext();
-  const page = await context.newPage();
-  await logIn(page, baseUrl, email, password, hash);
-  return { context, page };
 }
 
 export async function logIn(
@@ -80,18 +63,6 @@ export async function byRole(
   return found;
 }
 
-/** Waits until an element of this role and name exists; resolves with the milliseconds waited. */
-export async function waitForRole(
-  page: Page,
-  role: string,
-  name: string,
-  timeout = 5000,
-): Promise<number> {
-  const start = performance.now();
-  await byRole(page, role, name, timeout);
-  return performance.now() - start;
-}
-
 /** Waits until no element of this role and name exists. */
 export async function waitForNoRole(page: Page, role: string, name: string, timeout = 5000) {
   const deadline = Date.now() + timeout;
@@ -118,49 +89,122 @@ export async function articleCount(page: Page): Promise<number> {
   return page.$$eval("[role=feed] article", (els) => els.length);
 }
 
-/**
- * Waits until a page expression (JavaScript text, run in the page, where the DOM is) is true.
- * Text, not a function: these tests are compiled without the DOM's types.
- */
-export async function waitInPage(page: Page, expression: string, timeout = 5000) {
-  await page.waitForFunction(expression, { timeout });
+/** The feed's scrolling box (the nearest ancestor of the feed that scrolls). */
+async function feedScroller(page: Page): Promise<ElementHandle<Element>> {
+  const feed = await page.waitForSelector("::-p-aria([role='feed'])");
+  const box = await feed!.evaluateHandle((el) => {
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const style = getComputedStyle(e);
+      if (/(auto|scroll)/.test(style.overflowY) && e.scrollHeight > e.clientHeight) return e;
+    }
+    return el.parentElement ?? el;
+  });
+  return box;
 }
 
-/** Waits until a message of the feed contains this text; resolves with the milliseconds waited. */
-export async function waitForFeedText(page: Page, text: string, timeout = 5000): Promise<number> {
-  const start = performance.now();
-  await waitInPage(
-    page,
-    `[...document.querySelectorAll("[role=feed] article")].some((a) => a.textContent.includes(${JSON.stringify(text)}))`,
-    timeout,
+/** Scrolls the feed to its top or bottom; resolves with whether the box can scroll at all. */
+export async function scrollFeed(page: Page, to: "top" | "bottom"): Promise<boolean> {
+  const box = await feedScroller(page);
+  return box.evaluate((e, where) => {
+    e.scrollTop = where === "top" ? 0 : e.scrollHeight;
+    e.dispatchEvent(new Event("scroll"));
+    return e.scrollHeight > e.clientHeight;
+  }, to);
+}
+
+/** The accessible name of the feed (the view's title). */
+export async function feedName(page: Page): Promise<string> {
+  return page.$eval("[role=feed]", (e) => e.getAttribute("aria-label") ?? "");
+}
+
+/** Waits for the feed named `name`, loaded (not busy). */
+export async function waitForFeed(page: Page, name: string, timeout = 5000) {
+  await byRole(page, "feed", name, timeout);
+  await page.waitForFunction(
+    (n) => {
+      const f = document.querySelector("[role=feed]");
+      return f?.getAttribute("aria-label") === n && f.getAttribute("aria-busy") !== "true";
+    },
+    { timeout },
+    name,
   );
-  return performance.now() - start;
 }
 
-/** The text of the typing notice (a polite live region). */
-export async function typingNotice(page: Page): Promise<string> {
-  return page.$eval("[aria-live=polite]", (e) => e.textContent ?? "");
-}
-
-/**
- * Starts watching, in the page, for a feed message containing `text`: the returned function
- * waits for it and gives the page's clock (Date.now()) at the moment it was added to the DOM, so
- * a delay is measured without the test's polling in it.
- */
-export async function watchForFeedText(
+/** The article (message row) whose text contains `text`. */
+export async function articleWith(
   page: Page,
   text: string,
-): Promise<(timeout?: number) => Promise<number>> {
+  timeout = 5000,
+): Promise<ElementHandle<Element>> {
+  const handle = await page.waitForFunction(
+    (t) => [...document.querySelectorAll("article")].find((a) => a.textContent?.includes(t)),
+    { timeout },
+    text,
+  );
+  return handle as ElementHandle<Element>;
+}
+
+/** The value of the page's `sessionid` cookie. */
+export async function sessionCookie(page: Page): Promise<string> {
+  const cookies = await page.browserContext().cookies();
+  const c = cookies.find((x) => x.name === "sessionid");
+  if (!c) throw new Error(`No sessionid cookie (have: ${cookies.map((x) => x.name).join(", ")})`);
+  return c.value;
+}
+
+/**
+ * A typed client that calls `/json/*` with a session cookie, as the web app does (responses
+ * validated against the spec like every test client's); for reads, which need no CSRF token.
+ */
+export function cookieClient(baseUrl: string, sessionid: string): ZulipClient {
+  return createZulipClient({
+    baseUrl,
+    middleware: [specCheckMiddleware],
+    fetch: async (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      const headers = new Headers(request.headers);
+      headers.set("Cookie", `sessionid=${sessionid}`);
+      const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.text();
+      return fetch(request.url.replace("/api/v1/", "/json/"), {
+        method: request.method,
+        headers,
+        body,
+        redirect: "manual",
+      });
+    },
+  });
+}
+
+/**
+ * Starts watching the page for a message row containing `text`; the promise it returns resolves
+ * with the wall-clock time (Date.now(), in the page) at which that row first appeared, as the
+ * DOM changed, without the test's polling in the measure.
+ */
+export async function whenRowAppears(page: Page, text: string): Promise<() => Promise<number>> {
   const key = `__seen_${Math.random().toString(36).slice(2)}`;
-  await page.evaluate(`(() => {
-    const has = () => [...document.querySelectorAll("[role=feed] article")].some((a) => a.textContent.includes(${JSON.stringify(text)}));
-    const observer = new MutationObserver(() => {
-      if (!window.${key} && has()) { window.${key} = Date.now(); observer.disconnect(); }
-    });
-    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-  })()`);
-  return async (timeout = 5000) => {
-    await waitInPage(page, `!!window.${key}`, timeout);
-    return (await page.evaluate(`window.${key}`)) as number;
+  await page.evaluate(
+    (t, k) => {
+      const w = window as unknown as Record<string, number>;
+      const check = () => {
+        if (w[k]) return;
+        if ([...document.querySelectorAll("article")].some((a) => a.textContent?.includes(t)))
+          w[k] = Date.now();
+      };
+      new MutationObserver(check).observe(document.body, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    },
+    text,
+    key,
+  );
+  return async () => {
+    const handle = await page.waitForFunction(
+      (k) => (window as unknown as Record<string, number>)[k],
+      { timeout: 5000 },
+      key,
+    );
+    return (await handle.jsonValue()) as number;
   };
 }

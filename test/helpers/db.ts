@@ -143,7 +143,7 @@ async function buildPGliteTemplate(): Promise<Buffer> {
 async function createPGliteTestDatabase(): Promise<TestDatabase> {
   const template = await getPGliteTemplate();
   const { PGlite } = await import("@electric-sql/pglite");
-  const pg = await PGlite.create({ loadDataDir: new Blob([template]) });
+  const pg = await PGlite.create({ loadDataDir: new Blob([new Uint8Array(template)]) });
   const db = await openDatabase({ pglite: pg, migrate: false });
   return { ...db, name: "memory" };
 }
@@ -292,6 +292,6 @@ export async function createPostgresTestDatabaseUrl(): Promise<{
 export async function createPGliteTestDataDir(dataDir: string): Promise<void> {
   const template = await getPGliteTemplate();
   const { PGlite } = await import("@electric-sql/pglite");
-  const pg = await PGlite.create({ dataDir, loadDataDir: new Blob([template]) });
+  const pg = await PGlite.create({ dataDir, loadDataDir: new Blob([new Uint8Array(template)]) });
   await pg.close();
 }
