@@ -6,17 +6,18 @@
  * the next batch; the row in view keeps its place on screen meanwhile. Rows seen are marked read.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { matches, narrowKey, narrowTitle, hashOf, type View } from "../narrow.ts";
+import { matches, narrowKey, narrowTitle, type View } from "../narrow.ts";
 import { compose, pending, retrySend, discardSend, type Pending } from "../state/compose.ts";
 import { editing } from "../state/edit.ts";
 import { listFor, resetList, store } from "../state/messages.ts";
-import { displayTopic, me, names, subscriptions, users } from "../state/model.ts";
+import { me, names, subscriptions, users } from "../state/model.ts";
 import { sawMessage } from "../state/read.ts";
 import { isUnread } from "../state/unread.ts";
 import { selectedId } from "../state/view.ts";
 import type { Msg } from "../types.ts";
 import { dayOf, timeOfDay } from "./format.ts";
 import { MessageRow } from "./Message.tsx";
+import { RecipientHeader } from "./RecipientHeader.tsx";
 import { Avatar } from "./Avatar.tsx";
 
 /** Messages in the DOM at most (Zulip's _RENDER_WINDOW_SIZE), and how far the window moves. */
@@ -259,7 +260,6 @@ export function Feed({ v }: { v: View }) {
     const key = recipientKey(m);
     const day = dayOf(m.timestamp);
     const newGroup = key !== prevKey || day !== prevDay;
-    if (newGroup) rows.push(<RecipientHeader key={`h${m.id}`} m={m} day={day} />);
     const showSender =
       newGroup ||
       prev?.sender_id !== m.sender_id ||
@@ -270,6 +270,7 @@ export function Feed({ v }: { v: View }) {
         m={m}
         showSender={showSender}
         unread={isUnread(m.id)}
+        day={newGroup ? day : undefined}
         selected={selected === m.id}
         isEditing={editingId === m.id}
       />,
@@ -279,138 +280,102 @@ export function Feed({ v }: { v: View }) {
     prev = m;
   }
 
+  // The feed holds only articles (ARIA's feed pattern); what it says about its state is beside it.
+  let echoKey = prevKey;
+  let echoDay = prevDay;
   return (
     <div class="feed-scroller" ref={scroller} onScroll={onScroll}>
+      {list.loaded && list.foundOldest && iFirst === 0 && (
+        <p class="history-start">
+          {ids.length ? "This is the beginning of the conversation." : "No messages here yet."}
+        </p>
+      )}
+      {list.loadingOlder && <p class="loading">Loading older messages…</p>}
+      {!list.loaded && !list.error && <p class="loading">Loading messages…</p>}
+      {list.error && (
+        <p class="error" role="alert">
+          {list.error}
+        </p>
+      )}
       <div
         role="feed"
         aria-label={title}
         aria-busy={!list.loaded || list.loadingOlder || list.loadingNewer}
       >
-        {list.loaded && list.foundOldest && iFirst === 0 && (
-          <p class="history-start">
-            {ids.length ? "This is the beginning of the conversation." : "No messages here yet."}
-          </p>
-        )}
-        {list.loadingOlder && <p class="loading">Loading older messages…</p>}
-        {!list.loaded && !list.error && <p class="loading">Loading messages…</p>}
-        {list.error && (
-          <p class="error" role="alert">
-            {list.error}
-          </p>
-        )}
         {rows}
-        {echoes.map((p) => (
-          <PendingRow key={p.localId} p={p} />
-        ))}
-        {list.loadingNewer && <p class="loading">Loading newer messages…</p>}
+        {echoes.map((p) => {
+          const m = pendingAsMessage(p);
+          const key = recipientKey(m);
+          const day = dayOf(p.at / 1000);
+          const showHeader = key !== echoKey || day !== echoDay;
+          echoKey = key;
+          echoDay = day;
+          return <PendingRow key={p.localId} p={p} m={m} day={showHeader ? day : undefined} />;
+        })}
       </div>
+      {list.loadingNewer && <p class="loading">Loading newer messages…</p>}
     </div>
   );
+}
+
+/** A message not yet sent, as the feed's rules (narrows, headers) see it. */
+function pendingAsMessage(p: Pending): Msg {
+  const t = p.target;
+  return {
+    type: t.kind === "stream" ? "stream" : "private",
+    stream_id: t.kind === "stream" ? t.streamId : undefined,
+    subject: t.kind === "stream" ? t.topic : "",
+    display_recipient:
+      t.kind === "dm"
+        ? [...new Set([...t.userIds, me.value.id])].map((id) => ({
+            id,
+            full_name: users.value.get(id)?.full_name ?? "",
+          }))
+        : (subscriptions.value.get(t.streamId)?.name ?? ""),
+    flags: ["read"],
+  } as unknown as Msg;
 }
 
 function pendingMatches(p: Pending, v: View): boolean {
-  const fake = {
-    type: p.target.kind === "stream" ? "stream" : "private",
-    stream_id: p.target.kind === "stream" ? p.target.streamId : undefined,
-    subject: p.target.kind === "stream" ? p.target.topic : "",
-    display_recipient:
-      p.target.kind === "dm"
-        ? [...new Set([...p.target.userIds, me.value.id])].map((id) => ({ id }))
-        : "",
-    flags: ["read"],
-  } as unknown as Msg;
-  return matches(v.narrow, fake, me.value.id) ?? false;
+  return matches(v.narrow, pendingAsMessage(p), me.value.id) ?? false;
 }
 
-function RecipientHeader({ m, day }: { m: Msg; day: string }) {
-  if (m.type === "stream" && m.stream_id !== undefined) {
-    const sub = subscriptions.value.get(m.stream_id);
-    const channel =
-      sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : "unknown");
-    return (
-      <div class="recipient" style={{ borderLeftColor: sub?.color ?? "#c2c2c2" }}>
-        <a
-          href={hashOf({ narrow: { kind: "channel", streamId: m.stream_id } }, names)}
-          class="channel"
-        >
-          #{channel}
-        </a>
-        <span aria-hidden="true"> › </span>
-        <a
-          href={hashOf(
-            { narrow: { kind: "topic", streamId: m.stream_id, topic: m.subject } },
-            names,
-          )}
-          class={m.subject === "" ? "topic empty" : "topic"}
-        >
-          {displayTopic(m.subject)}
-        </a>
-        <span class="day">{day}</span>
-      </div>
-    );
-  }
-  const members = Array.isArray(m.display_recipient) ? m.display_recipient : [];
-  const others = members.filter((u) => u.id !== me.value.id);
-  const label = others.length
-    ? `You and ${others.map((u) => users.value.get(u.id)?.full_name ?? u.full_name).join(", ")}`
-    : "You (notes to self)";
-  return (
-    <div class="recipient dm">
-      <a
-        href={hashOf(
-          {
-            narrow: {
-              kind: "dm",
-              userIds: others.length ? others.map((u) => u.id) : [me.value.id],
-            },
-          },
-          names,
-        )}
-      >
-        {label}
-      </a>
-      <span class="day">{day}</span>
-    </div>
-  );
-}
-
-function PendingRow({ p }: { p: Pending }) {
+function PendingRow({ p, m, day }: { p: Pending; m: Msg; day: string | undefined }) {
   const time = timeOfDay(p.at / 1000);
   return (
-    <article
-      class={`msg first pending ${p.state}`}
-      aria-label={`${me.value.fullName}, ${time}`}
-      data-local-id={p.localId}
-    >
-      <div class="gutter">
-        <Avatar userId={me.value.id} name={me.value.fullName} />
-      </div>
-      <div class="body">
-        <div class="meta">
-          <span class="sender">{me.value.fullName}</span>
-          <time>{time}</time>
-          {p.state === "failed" ? (
-            <span class="status">Not sent</span>
-          ) : (
-            <span class="status">Sending…</span>
+    <article aria-label={`${me.value.fullName}, ${time}`} data-local-id={p.localId}>
+      {day !== undefined && <RecipientHeader m={m} day={day} />}
+      <div class={`msg first pending ${p.state}`}>
+        <div class="gutter">
+          <Avatar userId={me.value.id} name={me.value.fullName} />
+        </div>
+        <div class="body">
+          <div class="meta">
+            <span class="sender">{me.value.fullName}</span>
+            <time>{time}</time>
+            {p.state === "failed" ? (
+              <span class="status">Not sent</span>
+            ) : (
+              <span class="status">Sending…</span>
+            )}
+          </div>
+          <div class="content">
+            {p.content.split("\n").map((line, i) => (
+              <p key={i}>{line}</p>
+            ))}
+          </div>
+          {p.state === "failed" && (
+            <div class="failed" role="alert">
+              <span>{p.error ?? "The message could not be sent."}</span>
+              <button type="button" onClick={() => retrySend(p.localId)}>
+                Retry
+              </button>
+              <button type="button" onClick={() => discardSend(p.localId)}>
+                Discard
+              </button>
+            </div>
           )}
         </div>
-        <div class="content">
-          {p.content.split("\n").map((line, i) => (
-            <p key={i}>{line}</p>
-          ))}
-        </div>
-        {p.state === "failed" && (
-          <div class="failed" role="alert">
-            <span>{p.error ?? "The message could not be sent."}</span>
-            <button type="button" onClick={() => retrySend(p.localId)}>
-              Retry
-            </button>
-            <button type="button" onClick={() => discardSend(p.localId)}>
-              Discard
-            </button>
-          </div>
-        )}
       </div>
     </article>
   );

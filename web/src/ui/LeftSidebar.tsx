@@ -14,10 +14,6 @@ import { view } from "../state/view.ts";
 const TOPICS_SHOWN = 8;
 const DMS_SHOWN = 20;
 
-function label(name: string, count: number) {
-  return count > 0 ? `${name}, ${count} unread` : name;
-}
-
 function SidebarLink({
   narrow,
   name,
@@ -33,12 +29,20 @@ function SidebarLink({
   return (
     <a
       href={hashOf({ narrow }, names)}
-      aria-label={label(name, count)}
       aria-current={current ? "page" : undefined}
       class={current ? "current" : undefined}
     >
-      {children ?? <span class="name">{name}</span>}
-      {count > 0 && <span class="count">{count}</span>}
+      {children}
+      {/* The name read out is "Verona, 3 unread": the badge is only seen. */}
+      <span class="name">
+        {name}
+        {count > 0 && <span class="sr-only">, {count} unread</span>}
+      </span>
+      {count > 0 && (
+        <span class="count" aria-hidden="true">
+          {count}
+        </span>
+      )}
     </a>
   );
 }
@@ -109,7 +113,6 @@ export function LeftSidebar() {
                   count={c.byStream.get(s.stream_id) ?? 0}
                 >
                   <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
-                  <span class="name">{s.name}</span>
                 </SidebarLink>
                 {shown.length > 0 && (
                   <ul class="topics" aria-label={`Topics in ${s.name}`}>

@@ -14,6 +14,7 @@ import { selectedId } from "../state/view.ts";
 import type { Msg, Reaction } from "../types.ts";
 import { postprocess } from "./content.ts";
 import { Avatar } from "./Avatar.tsx";
+import { RecipientHeader } from "./RecipientHeader.tsx";
 import { fullDate, timeOfDay } from "./format.ts";
 
 export interface RowProps {
@@ -22,6 +23,8 @@ export interface RowProps {
   unread: boolean;
   selected: boolean;
   isEditing: boolean;
+  /** Set on the first message of a run: the day shown in the conversation's bar above it. */
+  day: string | undefined;
 }
 
 function shallowEqual(a: object, b: object) {
@@ -45,41 +48,50 @@ export function mayEdit(m: Msg): boolean {
   return limit === null || limit === 0 || Date.now() / 1000 - m.timestamp < limit + 5;
 }
 
-function MessageView({ m, showSender, unread, selected, isEditing }: RowProps) {
+function MessageView({ m, showSender, unread, selected, isEditing, day }: RowProps) {
   const sender = users.value.get(m.sender_id);
   const name = sender?.full_name ?? m.sender_full_name;
   const time = timeOfDay(m.timestamp);
   const edited = m.last_edit_timestamp !== undefined;
   return (
     <article
-      class={`msg${showSender ? " first" : ""}${unread ? " unread" : ""}${selected ? " selected" : ""}`}
       aria-label={`${name}, ${time}`}
       aria-current={selected ? "true" : undefined}
       data-id={m.id}
       onClick={() => (selectedId.value = m.id)}
     >
-      <div class="gutter">
-        {showSender && <Avatar userId={m.sender_id} name={name} url={m.avatar_url ?? undefined} />}
-      </div>
-      <div class="body">
-        <div class="meta">
-          {showSender && <span class="sender">{name}</span>}
-          <time dateTime={new Date(m.timestamp * 1000).toISOString()} title={fullDate(m.timestamp)}>
-            {time}
-          </time>
-          {edited && <span class="edited">(edited)</span>}
-          {mayEdit(m) && !isEditing && (
-            <button type="button" class="action" onClick={() => (editing.value = m.id)}>
-              Edit
-            </button>
+      {day !== undefined && <RecipientHeader m={m} day={day} />}
+      <div
+        class={`msg${showSender ? " first" : ""}${unread ? " unread" : ""}${selected ? " selected" : ""}`}
+      >
+        <div class="gutter">
+          {showSender && (
+            <Avatar userId={m.sender_id} name={name} url={m.avatar_url ?? undefined} />
           )}
         </div>
-        {isEditing ? (
-          <EditBox m={m} />
-        ) : (
-          <div class="content" dangerouslySetInnerHTML={{ __html: postprocess(m.content) }} />
-        )}
-        {m.reactions.length > 0 && <Reactions m={m} />}
+        <div class="body">
+          <div class="meta">
+            {showSender && <span class="sender">{name}</span>}
+            <time
+              dateTime={new Date(m.timestamp * 1000).toISOString()}
+              title={fullDate(m.timestamp)}
+            >
+              {time}
+            </time>
+            {edited && <span class="edited">(edited)</span>}
+            {mayEdit(m) && !isEditing && (
+              <button type="button" class="action" onClick={() => (editing.value = m.id)}>
+                Edit
+              </button>
+            )}
+          </div>
+          {isEditing ? (
+            <EditBox m={m} />
+          ) : (
+            <div class="content" dangerouslySetInnerHTML={{ __html: postprocess(m.content) }} />
+          )}
+          {m.reactions.length > 0 && <Reactions m={m} />}
+        </div>
       </div>
     </article>
   );

@@ -43,7 +43,6 @@ export function RightSidebar() {
           <li key={u.user_id}>
             <a
               href={hashOf({ narrow: { kind: "dm", userIds: [u.user_id] } }, names)}
-              aria-label={`${u.full_name}${u.user_id === me.value.id ? " (you)" : ""}, ${WORDS[status]}`}
               title={`${u.full_name} (${WORDS[status].toLowerCase()})`}
             >
               <Avatar
@@ -53,7 +52,11 @@ export function RightSidebar() {
                 size={24}
               />
               <span class={`presence ${status}`} aria-hidden="true" />
-              <span class="name">{u.full_name}</span>
+              <span class="name">
+                {u.full_name}
+                {u.user_id === me.value.id ? " (you)" : ""}
+                <span class="sr-only">, {WORDS[status]}</span>
+              </span>
             </a>
           </li>
         ))}

@@ -40,5 +40,5 @@ export function initials(name: string): string {
 
 /** A stable colour for a user without an avatar. */
 export function colourOf(id: number): string {
-  return `hsl(${(id * 47) % 360} 45% 45%)`;
+  return `hsl(${(id * 47) % 360} 50% 32%)`;
 }
