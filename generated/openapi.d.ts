@@ -4888,11 +4888,11 @@ export interface components {
         };
         /**
          * @description Authentication is missing or invalid: no credentials, an invalid API key, a deactivated
-         *     user or organization.
+         *     user or organization; on `/json`, no valid session.
          */
         Unauthorized: {
             headers: {
-                /** @description Always `Basic realm="zulip"`. */
+                /** @description `Basic realm="zulip"` on `/api/v1`, `Session realm="zulip"` on `/json`. */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
@@ -4904,6 +4904,20 @@ export interface components {
                  *       "code": "UNAUTHORIZED"
                  *     }
                  */
+                "application/json": components["schemas"]["JsonError"];
+            };
+        };
+        /**
+         * @description Only on `/json` with a session, for methods other than `GET` and `HEAD`: the `X-CSRFToken`
+         *     header is missing ("CSRF error: CSRF token missing.") or is not the session's token ("CSRF
+         *     error: CSRF token from the 'X-Csrftoken' HTTP header incorrect."), as Django's CSRF check
+         *     words it through Zulip's csrf_failure view.
+         */
+        CsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
                 "application/json": components["schemas"]["JsonError"];
             };
         };
@@ -5644,6 +5658,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5758,6 +5773,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -5842,6 +5858,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6144,6 +6161,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6340,6 +6358,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6480,6 +6499,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6610,6 +6630,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6677,6 +6698,7 @@ export interface operations {
             };
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6772,6 +6794,7 @@ export interface operations {
             };
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6805,6 +6828,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6832,6 +6856,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -6862,6 +6887,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["flags_errors"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -7065,6 +7091,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -7086,6 +7113,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description The caller has no scheduled message with this ID. */
             404: {
                 headers: {
@@ -7166,6 +7194,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description The caller has no scheduled message with this ID. */
             404: {
                 headers: {
@@ -7316,6 +7345,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -7352,6 +7382,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description The caller has no draft with this ID. */
             404: {
                 headers: {
@@ -7420,6 +7451,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description The caller has no draft with this ID. */
             404: {
                 headers: {
@@ -7850,6 +7882,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8064,6 +8097,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description A channel with this name already exists. */
             409: {
                 headers: {
@@ -8179,6 +8213,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8288,6 +8323,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8381,6 +8417,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8582,6 +8619,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description A channel to create has the name of an existing one the caller cannot see. */
             409: {
                 headers: {
@@ -8633,6 +8671,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8700,6 +8739,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8765,6 +8805,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8817,6 +8858,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8872,6 +8914,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8915,6 +8958,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8977,6 +9021,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9128,6 +9173,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9262,6 +9308,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9392,6 +9439,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9459,6 +9507,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9522,6 +9571,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9642,6 +9692,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9793,6 +9844,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9832,6 +9884,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9861,6 +9914,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9911,6 +9965,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9949,6 +10004,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9999,6 +10055,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10087,6 +10144,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10171,6 +10229,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10226,6 +10285,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10301,6 +10361,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10411,6 +10472,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10569,6 +10631,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10659,6 +10722,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10688,6 +10752,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10724,6 +10789,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10753,6 +10819,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10934,6 +11001,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -10976,7 +11044,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /**
              * @description Push notifications are misconfigured on this server (credentials, plan or
-             *     registration with the push notification service).
+             *     registration with the push notification service); or, on `/json`, the CSRF check
+             *     failed (`CSRF_FAILED`, as the shared CsrfFailed response).
              */
             403: {
                 headers: {
@@ -11074,6 +11143,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11107,6 +11177,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11151,6 +11222,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11213,6 +11285,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11314,6 +11387,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11346,6 +11420,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11476,6 +11551,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11497,6 +11573,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11578,6 +11655,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11676,6 +11754,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -11897,6 +11976,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12009,6 +12089,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12052,6 +12133,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12073,6 +12155,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12104,6 +12187,7 @@ export interface operations {
             200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12161,6 +12245,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12217,6 +12302,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12301,6 +12387,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12337,6 +12424,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             /** @description No active custom emoji of this name. */
             404: {
                 headers: {
@@ -12409,6 +12497,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12446,6 +12535,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12476,6 +12566,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12506,6 +12597,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -14,6 +14,9 @@ import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
 import { joinRoutes } from "./http/join.ts";
+import { loginRoutes } from "./http/login.ts";
+import { webAppRoutes } from "./http/web-app.ts";
+import { jsonPrefix } from "./http/json-prefix.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
 import { rateLimitMiddleware } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -92,6 +95,8 @@ export function createApp(deps: AppDeps) {
     next();
   });
   app.use(mergeSlashes);
+  // `/json/…` is `/api/v1/…` authenticated by the web session: from here on, the same route.
+  app.use(jsonPrefix(spec.basePath));
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));
@@ -100,6 +105,9 @@ export function createApp(deps: AppDeps) {
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
   // The sign-up page (HTML forms outside the API, with their own body parser).
   app.use(joinRoutes(deps));
+  // The web app: logging in and out (HTML forms), the app page at `/` and its static files.
+  app.use(loginRoutes(deps));
+  app.use(webAppRoutes(deps));
   // Video calls' browser-facing pages: the OAuth provider's register and callback, BigBlueButton's join.
   app.use(videoCallRoutes(deps));
 

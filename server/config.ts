@@ -1,11 +1,22 @@
 /** Configuration from the environment; documented in README.md. */
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import express from "express";
+
+/** The repository (server/config.ts, or dist/server/config.js once built, is two levels or one below it). */
+const PROJECT_URL = new URL(import.meta.url.includes("/dist/server/") ? "../../" : "../", import.meta.url);
 
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * The web app's build (WEB_DIST_DIR, default `<repo>/web/dist`): `manifest.json` and `assets/`,
+   * served at `/` and `/static/web/`; `web/public/` beside it is served at `/static/`.
+   */
+  webDistDir: string;
+  /** `web/public/` (WEB_PUBLIC_DIR): the favicon and images, served at `/static/`. */
+  webPublicDir: string;
   databaseUrl: string | undefined;
   logLevel: string;
   /** `json` (one object per line) or `pretty` (readable, for a developer's terminal). */
@@ -238,6 +249,12 @@ export function configFromEnv(
     port,
     host,
     dataDir: resolve(env.DATA_DIR ?? "data"),
+    webDistDir: env.WEB_DIST_DIR?.trim()
+      ? resolve(env.WEB_DIST_DIR.trim())
+      : fileURLToPath(new URL("web/dist", PROJECT_URL)),
+    webPublicDir: env.WEB_PUBLIC_DIR?.trim()
+      ? resolve(env.WEB_PUBLIC_DIR.trim())
+      : fileURLToPath(new URL("web/public", PROJECT_URL)),
     databaseUrl,
     logLevel,
     logFormat,

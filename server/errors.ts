@@ -56,6 +56,29 @@ export class UnauthorizedError extends JsonableError {
   }
 }
 
+/**
+ * 401 on `/json` without a valid session (Zulip's rest_dispatch: the web app's paths name the
+ * session, not HTTP Basic, in WWW-Authenticate).
+ */
+export class SessionRequiredError extends UnauthorizedError {
+  constructor(msg?: string) {
+    super(msg);
+    this.headers["WWW-Authenticate"] = 'Session realm="zulip"';
+  }
+}
+
+/**
+ * 403 CSRF_FAILED: a session request other than GET/HEAD without the session's token in
+ * X-CSRFToken (Django's CsrfViewMiddleware, answered by zerver/middleware.py csrf_failure).
+ */
+export class CsrfFailedError extends JsonableError {
+  static readonly MISSING = "CSRF error: CSRF token missing.";
+  static readonly INCORRECT = "CSRF error: CSRF token from the 'X-Csrftoken' HTTP header incorrect.";
+  constructor(msg: string) {
+    super(msg, { code: "CSRF_FAILED", httpStatus: 403 });
+  }
+}
+
 /** 401 failures of POST /fetch_api_key (AuthenticationFailedError and subclasses). */
 export class AuthenticationFailedError extends JsonableError {
   constructor(msg = "Your username or password is incorrect", code = "AUTHENTICATION_FAILED") {

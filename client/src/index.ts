@@ -1,6 +1,7 @@
 /**
  * A typed Zulip API client on openapi-fetch and the types generated from the server's spec.
- * It authenticates with HTTP Basic (email, API key) and encodes parameters the Zulip way:
+ * It authenticates with HTTP Basic (email, API key), or in a browser with the web session (a
+ * `csrfToken`: `/json`, the session cookie and X-CSRFToken), and encodes parameters the Zulip way:
  * strings as they are, everything else (lists, objects, numbers, booleans) as JSON text, in a
  * form body for POST/PATCH/DELETE and in the query string for GET. It uses only what browsers,
  * Node (20.19+) and other runtimes share: fetch, URLSearchParams, TextEncoder, btoa.
@@ -28,6 +29,13 @@ export interface ZulipClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Extra openapi-fetch middleware (the server's test suite validates every response with one). */
   middleware?: Middleware[];
+  /**
+   * The web session's CSRF token (the app page's `<meta name="csrf-token">`). Given, the client
+   * talks to `${baseUrl}/json` as Zulip's web app does: the browser's session cookie
+   * authenticates (`credentials: "same-origin"`), the token goes in `X-CSRFToken` on every
+   * request, and no Authorization header is sent (email and API key are ignored).
+   */
+  csrfToken?: string;
 }
 
 /** Zulip's wire encoding of one parameter value: strings as they are, anything else as JSON. */
@@ -59,14 +67,22 @@ export function basicAuthorization(email: string, apiKey: string): string {
   return "Basic " + btoa(binary);
 }
 
+/** `/json` under the site: the web app's mount of the API (session cookie and CSRF token). */
+export function sessionBaseUrl(site: string): string {
+  return `${site.replace(/\/+$/, "")}/json`;
+}
+
 export function createZulipClient(options: ZulipClientOptions): ZulipClient {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
-  if (options.email !== undefined && options.apiKey !== undefined)
+  const session = options.csrfToken !== undefined;
+  if (session) headers["X-CSRFToken"] = options.csrfToken!;
+  else if (options.email !== undefined && options.apiKey !== undefined)
     headers.Authorization = basicAuthorization(options.email, options.apiKey);
   if (options.userAgent !== undefined) headers["User-Agent"] = options.userAgent;
   const client = createClient<paths>({
-    baseUrl: apiBaseUrl(options.baseUrl),
+    baseUrl: session ? sessionBaseUrl(options.baseUrl) : apiBaseUrl(options.baseUrl),
     headers,
+    ...(session ? { credentials: "same-origin" as const } : {}),
     fetch: options.fetch,
     bodySerializer: (body) => encodeParams(body).toString(),
     querySerializer: (query) => encodeParams(query).toString(),

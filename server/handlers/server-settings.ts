@@ -1,4 +1,4 @@
-import { resolveRealm, realmUrl } from "../lib/realms.ts";
+import { DEFAULT_REALM_ICON, realmIconUrl, resolveRealm, realmUrl } from "../lib/realms.ts";
 import type { Handler } from "../http/types.ts";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 
@@ -35,7 +35,7 @@ export const getServerSettings: Handler<"get-server-settings"> = async (_input, 
     realm_url: url,
     realm_uri: url,
     realm_name: realm?.name ?? "",
-    realm_icon: "/static/images/logo/zulip-icon-128x128.png",
+    realm_icon: realm ? realmIconUrl(realm) : DEFAULT_REALM_ICON,
     realm_description: realm?.renderedDescription ?? "",
     realm_web_public_access_enabled: realm?.enableSpectatorAccess ?? false,
   };

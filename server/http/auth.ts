@@ -1,16 +1,20 @@
 /**
  * HTTP Basic authentication with email and API key (zerver/decorator.py
- * validate_api_key), run after the validator has matched the operation and before it checks
- * parameters, so a bad key with bad parameters answers 401 as Zulip does.
+ * validate_api_key) on `/api/v1`, and the session cookie with its CSRF token on `/json`
+ * (zerver/lib/rest.py rest_dispatch: each path takes only its own credentials), run after the
+ * validator has matched the operation and before it checks parameters, so a bad key with bad
+ * parameters answers 401 as Zulip does.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
-import { JsonableError, UnauthorizedError } from "../errors.ts";
+import { CsrfFailedError, JsonableError, SessionRequiredError, UnauthorizedError } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
 import type { Realm, UserProfile } from "../db.ts";
 import { resolveRealm, userByApiKey } from "../lib/identity.ts";
 import type { RateLimitStatus } from "../lib/rate-limit.ts";
 import { NO_ORGANIZATION } from "../lib/realms.ts";
+import { cookieValue, SESSION_COOKIE, sessionByKey, tokensEqual } from "../lib/sessions.ts";
+import { viaJson } from "./json-prefix.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";
 
@@ -51,6 +55,10 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       const host = req.headers.host ?? deps.config.externalHost;
       req.zulip = { host };
       if (!op?.requiresAuth) return next();
+      if (viaJson(req)) {
+        req.zulip = { host, ...(await checkSession(deps, req, host)) };
+        return next();
+      }
       const header = req.headers.authorization;
       if (!header) throw new UnauthorizedError();
       const { username, password } = parseBasicAuth(header);
@@ -100,6 +108,40 @@ export async function checkApiKey(
   return { realm, user };
 }
 
+/** Methods that change nothing, and so need no CSRF token (Django's CsrfViewMiddleware also lets OPTIONS and TRACE through; the API has neither). */
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * `/json`: the live session the `sessionid` cookie names, refused as an API key is when its user
+ * or organization is deactivated or it belongs to another organization; then, for a method that
+ * may change something, the X-CSRFToken header must be the session's token. An Authorization
+ * header is not read here.
+ */
+async function checkSession(
+  deps: Pick<AppDeps, "db" | "now">,
+  req: Request,
+  host: string,
+): Promise<{ realm: Realm; user: UserProfile }> {
+  const key = cookieValue(req.headers.cookie, SESSION_COOKIE);
+  const [session, realm] = await Promise.all([
+    key === undefined ? null : sessionByKey(deps.db, key, deps.now()),
+    resolveRealm(deps.db, host),
+  ]);
+  if (!realm) throw new SessionRequiredError(NO_ORGANIZATION);
+  if (!session) throw new SessionRequiredError();
+  if (!session.user.isActive) throw new SessionRequiredError("Account is deactivated");
+  if (session.realm.id !== realm.id)
+    throw new SessionRequiredError("Account is not associated with this subdomain");
+  if (realm.deactivated) throw new SessionRequiredError("This organization has been deactivated");
+  if (!SAFE_METHODS.has(req.method)) {
+    const sent = req.headers["x-csrftoken"];
+    if (typeof sent !== "string" || sent === "") throw new CsrfFailedError(CsrfFailedError.MISSING);
+    if (!tokensEqual(sent, session.csrfToken))
+      throw new CsrfFailedError(CsrfFailedError.INCORRECT);
+  }
+  return { realm, user: session.user };
+}
+
 /**
  * On a server with no organization at all, every refused credential (none, malformed, a key
  * nobody has) gets the hint saying what to run, as a 401 like the refusal it replaces: a new
@@ -117,7 +159,10 @@ async function withOrganizationHint(
     return err;
   // A database that cannot answer leaves the refusal as it was: it must still be answered.
   const realm = await resolveRealm(deps.db, req.zulip?.host ?? "").catch(() => "unknown" as const);
-  return realm ? err : new UnauthorizedError(NO_ORGANIZATION);
+  if (realm) return err;
+  return viaJson(req)
+    ? new SessionRequiredError(NO_ORGANIZATION)
+    : new UnauthorizedError(NO_ORGANIZATION);
 }
 
 /** The request's statement counter (authentication and the handler add to it). */

@@ -20,7 +20,6 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Router, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import { homePage } from "./home.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const SPEC = join(root, "generated", "openapi.json");
@@ -103,7 +102,7 @@ export function ensureDocs(log: Logger): void {
   void building.finally(() => (building = null));
 }
 
-/** GET / (a page pointing here), GET /api/docs and every page under it (Redoc's history routing); while a build runs the answer says so. */
+/** GET /api/docs and every page under it (Redoc's history routing); while a build runs the answer says so. */
 export function docsRoutes() {
   const router = Router();
   const page = (_req: Request, res: Response) => {
@@ -117,7 +116,6 @@ export function docsRoutes() {
       res.sendFile(DOCS_PAGE, { headers: { "Cache-Control": "no-cache" } });
     else res.status(404).type("text/plain").send("API docs are not built: run `npm run docs`.\n");
   };
-  router.get("/", homePage);
   router.get(BASE_PATH, page);
   router.get(`${BASE_PATH}/*rest`, page);
   return router;

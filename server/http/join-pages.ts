@@ -6,7 +6,7 @@
  */
 import { escapeAttr, escapeText } from "../lib/markdown/text.ts";
 
-const STYLE =
+export const STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem}" +
   "label{display:block;margin-top:1rem;font-weight:600}input[type=text],input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}" +
   ".error{color:#b00020}.field-error{color:#b00020;font-size:.9rem}button{margin-top:1.25rem;padding:.5rem 1.25rem}" +

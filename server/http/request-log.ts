@@ -5,7 +5,8 @@
  *    "status":200,"responseTime":4,"statements":5,"user_id":10,"client":"ZulipMobile","msg":"POST /messages 200"}
  *
  * `route` is the spec's path template (never the URL: no ids, no query string, no API key in
- * `?api_key=`); paths outside the API are logged by their Express route or as `unmatched`. 5xx
+ * `?api_key=`), the same under `/json` as under `/api/v1` (a `/json` request adds
+ * `"via":"json"`; metrics count both as the operation); paths outside the API are logged by their Express route or as `unmatched`. 5xx
  * answers are logged at `error`, everything else at `info`; a request whose client went away
  * before its response gets `aborted: true`; `statements` is the SQL statements the request ran
  * (db/statements.ts; `npm run bench` reads it). The same hook feeds the metrics.
@@ -19,6 +20,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
 import type { Metrics } from "../metrics.ts";
+import { viaJson } from "./json-prefix.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 
 function describe(spec: LoadedSpec, req: Request): { route: string; operation: string } {
@@ -53,6 +55,7 @@ export function requestLog(spec: LoadedSpec, log: Logger, metrics?: Metrics) {
           operation,
           status: aborted && !res.headersSent ? null : status,
           ...(aborted ? { aborted: true } : {}),
+          ...(viaJson(req) ? { via: "json" } : {}),
           responseTime: Math.round(seconds * 1000),
           statements: (res.locals as { statements?: { statements: number } }).statements
             ?.statements,

@@ -45,6 +45,20 @@ export async function realmUrl(
   return `http://${await realmHost(db, realm, config)}`;
 }
 
+/** The icon an organization has until one is uploaded: the server's own, served from web/public/. */
+export const DEFAULT_REALM_ICON = "/static/images/realm-icon.svg";
+
+/**
+ * The organization's icon URL (register's `realm_icon_url`, server_settings' `realm_icon`):
+ * an uploaded one, else the server's default, relative to the organization's URL so that
+ * `realm_uri + realm_icon` is an image (Zulip's desktop app downloads it so).
+ */
+export function realmIconUrl(realm: Pick<Realm, "id" | "iconSource" | "iconVersion">): string {
+  return realm.iconSource === "U"
+    ? `/user_avatars/${realm.id}/realm/icon.png?version=${realm.iconVersion}`
+    : DEFAULT_REALM_ICON;
+}
+
 /** Domain of dummy API emails `user<id>@<domain>` and of bots' addresses (Zulip's get_fake_email_domain). */
 export async function fakeEmailDomain(
   db: Db,

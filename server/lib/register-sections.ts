@@ -8,11 +8,10 @@ import type { RequestContext } from "../context.ts";
 import type { Db, Realm } from "../db.ts";
 import { REALM_GROUP_SETTINGS, type GroupSetting } from "./group-settings.ts";
 import { can } from "./permissions.ts";
-import { fakeEmailDomain, realmUrl } from "./realms.ts";
+import { fakeEmailDomain, realmIconUrl, realmUrl } from "./realms.ts";
 import { RecipientType } from "./recipients.ts";
 import { unixSeconds } from "./time.ts";
 import { TopicVisibility } from "./topics.ts";
-import { gravatarUrl } from "./users.ts";
 
 /** Realm.MESSAGE_EDIT_HISTORY_VISIBILITY_POLICY_TYPES by stored value. */
 const EDIT_HISTORY_POLICY: Record<number, string> = { 1: "all", 2: "moves", 3: "none" };
@@ -58,10 +57,7 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_org_type: realm.orgType,
     realm_plan_type: realm.planType,
     realm_icon_source: realm.iconSource,
-    realm_icon_url:
-      realm.iconSource === "U"
-        ? `/user_avatars/${realm.id}/realm/icon.png?version=${realm.iconVersion}`
-        : gravatarUrl(realm.stringId || realm.name, realm.iconVersion),
+    realm_icon_url: realmIconUrl(realm),
     realm_logo_source: realm.logoSource,
     realm_logo_url: logo(realm.logoSource, realm.logoVersion, false),
     realm_night_logo_source: realm.nightLogoSource,

@@ -79,25 +79,22 @@ describe("GET /health", () => {
 });
 
 describe("GET /", () => {
-  it("points a new user at the API reference and says how to log in", async () => {
-    const res = await fetch(`${server.baseUrl}/`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toContain("text/html");
-    const html = await res.text();
-    expect(html).toContain('<a href="/api/docs">API reference</a>');
-    expect(html).toContain(
-      `curl ${server.baseUrl}/api/v1/fetch_api_key -d username=EMAIL -d password=PASSWORD`,
-    );
-    expect(html).toContain(`curl -u EMAIL:API_KEY ${server.baseUrl}/api/v1/users/me`);
-    // The Host header is shown in the examples, escaped (fetch cannot send this one).
+  it("sends a logged-out visitor to the login page, which points at the API reference", async () => {
+    const res = await fetch(`${server.baseUrl}/`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/login/");
+    const login = await fetch(`${server.baseUrl}/login/`);
+    expect(login.status).toBe(200);
+    expect(login.headers.get("content-type")).toContain("text/html");
+    expect(await login.text()).toContain('<a href="/api/docs">API reference</a>');
+    // The Host header names no organization here but the default one: the page is that one's.
     const hostile = await new Promise<string>((resolve, reject) => {
       const { hostname, port } = new URL(server.baseUrl);
-      get({ hostname, port, path: "/", headers: { Host: "chat.example<x>" } }, (r) => {
+      get({ hostname, port, path: "/login/", headers: { Host: "chat.example<x>" } }, (r) => {
         let text = "";
         r.on("data", (c) => (text += c)).on("end", () => resolve(text));
       }).on("error", reject);
     });
-    expect(hostile).toContain("curl http://chat.example&lt;x&gt;/api/v1/fetch_api_key");
     expect(hostile).not.toContain("<x>");
   });
 });

@@ -69,7 +69,7 @@ export async function byRole(
   role: string,
   name: string,
   timeout = 5000,
-): Promise<ElementHandle<Element>> {
+): Promise<ElementHandle> {
   const found = await page.waitForSelector(
     `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
     {
@@ -116,4 +116,28 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 /** How many messages the feed has in the DOM. */
 export async function articleCount(page: Page): Promise<number> {
   return page.$$eval("[role=feed] article", (els) => els.length);
+}
+
+/**
+ * Waits until a page expression (JavaScript text, run in the page, where the DOM is) is true.
+ * Text, not a function: these tests are compiled without the DOM's types.
+ */
+export async function waitInPage(page: Page, expression: string, timeout = 5000) {
+  await page.waitForFunction(expression, { timeout });
+}
+
+/** Waits until a message of the feed contains this text; resolves with the milliseconds waited. */
+export async function waitForFeedText(page: Page, text: string, timeout = 5000): Promise<number> {
+  const start = performance.now();
+  await waitInPage(
+    page,
+    `[...document.querySelectorAll("[role=feed] article")].some((a) => a.textContent.includes(${JSON.stringify(text)}))`,
+    timeout,
+  );
+  return performance.now() - start;
+}
+
+/** The text of the typing notice (a polite live region). */
+export async function typingNotice(page: Page): Promise<string> {
+  return page.$eval("[aria-live=polite]", (e) => e.textContent ?? "");
 }

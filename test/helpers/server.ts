@@ -42,6 +42,11 @@ export interface TestServer {
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
   client(email?: string, apiKey?: string): ZulipClient;
+  /**
+   * A process restart: the HTTP server stops (every connection dropped, the event bus closed),
+   * stays down for `downMs`, then a new app and event bus serve the same database on the same port.
+   */
+  restart(downMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,15 +125,18 @@ export async function startTestServer(
     retryBaseMs: options.emailRetryBaseMs,
   });
   if (options.emailDelivery !== "manual") emailDelivery.start();
-  const app = createApp(deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
-  // Node's parser refuses still get a JSON envelope.
-  server.keepAliveTimeout = 65_000;
-  answerClientErrors(server);
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listen = (port: number): Promise<Server> =>
+    new Promise((resolve, reject) => {
+      const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
+      s.once("error", reject);
+      // As in server/main.ts: idle keep-alive connections outlive a slow test step, and requests
+      // Node's parser refuses still get a JSON envelope.
+      s.keepAliveTimeout = 65_000;
+      answerClientErrors(s);
+    });
+  let server = await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
   const client = (email?: string, apiKey?: string) =>
     createZulipClient({ baseUrl, email, apiKey, middleware: [specCheckMiddleware] });
   return {
@@ -144,6 +152,15 @@ export async function startTestServer(
       return client(cred.email, cred.api_key);
     },
     client,
+    async restart(downMs = 0) {
+      deps.events.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((r) => setTimeout(r, downMs));
+      deps.events = new EventBus(database, { heartbeatMs: config.eventHeartbeatMs, ...options.events });
+      await deps.events.ready();
+      server = await listen(port);
+    },
     async close() {
       await Promise.all([delivery.stop(), emailDelivery.stop()]);
       deps.events.close();
