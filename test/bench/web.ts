@@ -64,13 +64,14 @@ const { values: args } = parseArgs({
     runs: { type: "string" },
     fresh: { type: "boolean" },
     json: { type: "string" },
+    warmups: { type: "string" },
   },
   strict: true,
 });
 const adminUrl = process.env.DATABASE_URL || undefined;
 const N = Number(args.messages ?? (adminUrl ? 1_000_000 : 50_000));
 const RUNS = Number(args.runs ?? 5);
-const WARMUP = 2;
+const WARMUP = Number(args.warmups ?? 2);
 /** Distinct messages to render while scrolling back. */
 const SCROLL_TARGET = 5000;
 const PASSWORD = "web bench passphrase 42";
@@ -321,7 +322,10 @@ const PAGE_SCRIPT = String.raw`(() => {
         if (feed.getAttribute("aria-busy") === "true") return false;
         const a = feed.querySelector("article[data-id]");
         return a && Number(a.dataset.id) < oldest;
-      }, 30000, "older messages");
+      }, 30000, "older messages").catch((e) => {
+        const a = feed.querySelectorAll("article[data-id]");
+        throw new Error(e.message + " (oldest rendered " + oldest + ", now " + (a[0] && a[0].dataset.id) + ", " + a.length + " articles, scrollTop " + scroller.scrollTop + " of " + scroller.scrollHeight + ", busy " + feed.getAttribute("aria-busy") + ", " + seen.size + " seen, step " + steps.length + ")");
+      });
       await frame();
       steps.push(performance.now() - s0);
       current = collect();
