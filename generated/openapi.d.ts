@@ -5081,7 +5081,7 @@ export interface operations {
                      *       "realm_url": "http://127.0.0.1:9991",
                      *       "realm_uri": "http://127.0.0.1:9991",
                      *       "realm_name": "Zulip Dev",
-                     *       "realm_icon": "https://secure.gravatar.com/avatar/62429d594b6ffc712f54aee976a18b44?d=identicon",
+                     *       "realm_icon": "/static/images/realm-icon.svg",
                      *       "realm_description": "<p>The Zulip development environment default organization.</p>",
                      *       "realm_web_public_access_enabled": false
                      *     }
@@ -5143,7 +5143,11 @@ export interface operations {
                          */
                         realm_uri: string;
                         realm_name: string;
-                        /** @description URL of the organization's icon. */
+                        /**
+                         * @description URL of the organization's icon; relative to `realm_uri` when it starts with
+                         *     `/` (the server's own `/static/images/realm-icon.svg` until an icon is
+                         *     uploaded).
+                         */
                         realm_icon: string;
                         /** @description The organization's description, rendered as HTML. */
                         realm_description: string;

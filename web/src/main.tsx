@@ -10,7 +10,8 @@ import { installKeys } from "./keys.ts";
 import { setQueueIdSource } from "./state/compose.ts";
 import { queueId, startEvents } from "./state/events.ts";
 import { startPresence } from "./state/presence.ts";
-import { listenToHash } from "./state/view.ts";
+import { listFor } from "./state/messages.ts";
+import { listenToHash, view } from "./state/view.ts";
 import { App } from "./ui/App.tsx";
 
 const ready = signal(false);
@@ -24,7 +25,14 @@ listenToHash();
 installKeys();
 setQueueIdSource(() => queueId.value);
 render(<Root />, root);
+// The view's messages are fetched at once, beside the registration (whose state fills the
+// sidebars): the feed shows them without waiting for it. What was sent between that fetch and
+// the queue's creation is fetched once the queue exists.
+const v = view.value;
+const first = listFor(v.narrow);
+const prefetch = first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
   startPresence();
+  void prefetch.then(() => first.catchUp());
 });

@@ -63,7 +63,33 @@ export class MessageList {
     this.ids = [...set].sort((a, b) => a - b);
   }
 
-  async load(anchor: number | "first_unread" | "newest") {
+  /** The first fetch, while it is under way. */
+  loading: Promise<void> | undefined;
+
+  /** The first fetch (once: a second call gets the one under way). */
+  load(anchor: number | "first_unread" | "newest"): Promise<void> {
+    this.loading ??= this.fetchFirst(anchor);
+    return this.loading;
+  }
+
+  /** A fetch made before the event queue existed may have missed what was sent in between. */
+  async catchUp() {
+    if (!this.loaded || !this.foundNewest) return;
+    const last = this.ids[this.ids.length - 1];
+    try {
+      const res =
+        last === undefined
+          ? await fetchMessages(this.narrow, "newest", FIRST_BEFORE, 0)
+          : await fetchMessages(this.narrow, last, 0, BATCH, false);
+      this.merge(res.messages);
+      this.foundNewest = res.found_newest;
+      this.bump();
+    } catch {
+      // the view still shows what it had
+    }
+  }
+
+  private async fetchFirst(anchor: number | "first_unread" | "newest") {
     this.error = undefined;
     try {
       const res = await fetchMessages(this.narrow, anchor, FIRST_BEFORE, FIRST_AFTER);
@@ -159,6 +185,11 @@ export function listFor(narrow: Narrow): MessageList {
   lists.set(key, list);
   while (lists.size > LIST_CACHE) lists.delete(lists.keys().next().value!);
   return list;
+}
+
+/** Forgets a narrow's cached list (one that does not reach a message asked for). */
+export function resetList(narrow: Narrow) {
+  lists.delete(narrowKey(narrow));
 }
 
 export function allLists(): Iterable<MessageList> {

@@ -52,7 +52,8 @@ function Search() {
 export function App({ ready }: { ready: boolean }) {
   const v = view.value;
   const total = counts.value.total;
-  const title = ready ? narrowTitle(v.narrow, names) : "Loading";
+  void ready;
+  const title = narrowTitle(v.narrow, names);
   useEffect(() => {
     document.title = `${total > 0 ? `(${total}) ` : ""}${title} - ${realm.value.name || "Zulip"}`;
     window.electron_bridge?.send_event?.("total_unread_count", total);
@@ -76,11 +77,7 @@ export function App({ ready }: { ready: boolean }) {
       <LeftSidebar />
       <main class="middle">
         <Banner />
-        {ready ? (
-          <Feed key={`${feedKey(v)}|${registrations.value}`} v={v} />
-        ) : (
-          <p class="loading">Loading…</p>
-        )}
+        <Feed key={`${feedKey(v)}|${registrations.value}`} v={v} />
         <TypingNotice />
         {ready && <Compose />}
       </main>

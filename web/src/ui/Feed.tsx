@@ -9,7 +9,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { matches, narrowKey, narrowTitle, hashOf, type View } from "../narrow.ts";
 import { compose, pending, retrySend, discardSend, type Pending } from "../state/compose.ts";
 import { editing } from "../state/edit.ts";
-import { listFor, store } from "../state/messages.ts";
+import { listFor, resetList, store } from "../state/messages.ts";
 import { displayTopic, me, names, subscriptions, users } from "../state/model.ts";
 import { sawMessage } from "../state/read.ts";
 import { isUnread } from "../state/unread.ts";
@@ -97,9 +97,13 @@ export function Feed({ v }: { v: View }) {
       }
       rerender((x) => x + 1);
     };
-    const needsFetch = !list.loaded || (v.near !== undefined && !list.ids.includes(v.near));
-    if (needsFetch) void list.load(v.near ?? "first_unread").then(open);
-    else {
+    if (!list.loaded) void list.load(v.near ?? "first_unread").then(open);
+    else if (v.near !== undefined && !list.ids.includes(v.near)) {
+      // A cached list that does not reach the message asked for: fetched anew around it.
+      // The next render takes a new list, and this effect runs again for it.
+      resetList(v.narrow);
+      rerender((x) => x + 1);
+    } else {
       if (v.near === undefined) list.anchorId = undefined;
       open();
     }

@@ -70,6 +70,18 @@ export function postprocess(html: string): string {
     }
   }
   for (const img of root.querySelectorAll("img")) img.setAttribute("loading", "lazy");
+  // Zulip's emoji spans (`<span class="emoji emoji-1f44b" …>:wave:</span>`) show the emoji itself.
+  for (const span of root.querySelectorAll("span.emoji")) {
+    const code = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/.exec(span.className)?.[1];
+    if (!code) continue;
+    try {
+      span.textContent = String.fromCodePoint(
+        ...code.split("-").map((h) => Number.parseInt(h, 16)),
+      );
+    } catch {
+      // not a code point: the name stays
+    }
+  }
   const out = template.innerHTML;
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(html, out);
