@@ -1,10 +1,11 @@
 /**
- * `npm run bench:web -- [--messages N] [--runs R] [--fresh] [--json FILE]`: the web app (web/,
+ * `npm run bench:web -- [--messages N] [--runs R] [--warmups W] [--fresh] [--json FILE]
+ * [--server FILE]`: the web app (web/,
  * Preact) in headless Chromium on an organization of N messages made by
  * `npm run manage -- populate-scale` (default 1,000,000 on PostgreSQL, with 1,000 users; 50,000
  * embedded), against the compiled server, as its reader (user 1) logging in with a password the
- * bench gives them. The median and p90 of R runs (default 5, after 2 warm-ups), each in a fresh
- * browser context (one browser for all):
+ * bench gives them. The median and p90 of R runs (default 5, after W warm-ups, default 2), each
+ * in a fresh browser context (one browser for all):
  *
  * - **login → first messages visible**: from the login form's `submit` event to the animation
  *   frame after the first `article` of the feed is in view, both marked in the page
@@ -36,6 +37,8 @@
  * The fixture is left as found: the reader's password is set (scrypt, server/lib/passwords.ts)
  * by an UPDATE before the server starts, and the messages the app marks read as they are seen
  * are marked unread again through the API after each run, so every run opens the same views.
+ * `--server FILE` runs another entry than dist/server/main.js (e.g. a one-line module importing
+ * it, whose command line a `pkill -f dist/server/main.js` elsewhere on the machine does not match).
  * Chromium is Debian's `/usr/bin/chromium` (or CHROMIUM_PATH), headless, `--no-sandbox
  * --disable-dev-shm-usage --disable-gpu`, at 1280×800.
  */
@@ -65,6 +68,7 @@ const { values: args } = parseArgs({
     fresh: { type: "boolean" },
     json: { type: "string" },
     warmups: { type: "string" },
+    server: { type: "string" },
   },
   strict: true,
 });
@@ -76,7 +80,8 @@ const WARMUP = Number(args.warmups ?? 2);
 const SCROLL_TARGET = 5000;
 const PASSWORD = "web bench passphrase 42";
 const BUDGET = { loginMs: 1000, switchMs: 200, articles: 400, heapMb: 60 };
-const OURS = "dist/server/main.js";
+// Compiled, as `npm start` runs it; `--server FILE` runs another entry (a wrapper that imports it).
+const OURS = args.server ?? "dist/server/main.js";
 
 type Query = (text: string, params?: unknown[]) => Promise<any[]>;
 
@@ -433,6 +438,8 @@ interface RunResult {
   markedRead: number;
 }
 
+const BLOCKED = ["*/user_uploads/*", "*://secure.gravatar.com/*"];
+
 const channelLink = (c: Channel) =>
   `nav[aria-label="Channels"] a[href^="#narrow/channel/${c.id}-"]:not([href*="/topic/"])`;
 
@@ -447,6 +454,13 @@ async function oneRun(
   const markedRead = new Set<number>();
   try {
     await page.evaluateOnNewDocument(PAGE_SCRIPT);
+    // Images of messages are not loaded: the fixture's uploads have no files, avatars are on
+    // gravatar.com, and /user_uploads/ answers a session (no API key) 401 with `WWW-Authenticate:
+    // Basic`, on which Chromium holds the request open for credentials: five such images take the
+    // host's six connections and every later fetch of the app waits behind them.
+    const network = await page.createCDPSession();
+    await network.send("Network.enable");
+    await network.send("Network.setBlockedURLs", { urls: BLOCKED });
     // What the app marks read as it shows messages, to mark unread again after the run.
     page.on("request", (req) => {
       if (req.method() !== "POST" || !req.url().includes("/json/messages/flags")) return;
@@ -488,6 +502,8 @@ async function oneRun(
       label: string,
     ) => {
       await settle();
+      // The sidebar fills from the registration, which may answer after the first messages.
+      await page.waitForSelector(selector, { timeout: 30_000 });
       const t0 = performance.now();
       const r = await page.evaluate((s, l) => window.__bench.switchTo(s, l), selector, label);
       switches.push({ kind, visit, label, ...r, wall: performance.now() - t0 });
@@ -607,6 +623,13 @@ async function main(): Promise<number> {
     RATE_LIMITING: "false",
   });
   onCleanUp(async () => void (await stopServer(child)));
+  // A server that stops during the runs (killed from outside) leaves the page waiting: say so.
+  child.proc.once("exit", (code, signal) => {
+    if (!finishing)
+      console.error(
+        `\nthe server exited during the bench (${signal ? `signal ${signal}` : `exit code ${code}`}):\n${child.output().slice(-1500)}`,
+      );
+  });
   readRequestLog(child.proc.stdout!);
   await waitReady(child, 15 * 60_000);
   const base = child.base.replace(/\/api\/v1$/, "");
@@ -834,13 +857,25 @@ async function main(): Promise<number> {
   return failed;
 }
 
+/** Set once main() is done: the server's exit is then ours. */
+let finishing = false;
 main()
   .then(async (failed) => {
+    finishing = true;
     await cleanUp();
     process.exit(interrupted() ? 130 : failed ? 1 : 0);
   })
   .catch(async (e) => {
+    finishing = true;
     console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    if (logLines.length)
+      console.error(
+        "the server's last requests:\n" +
+          logLines
+            .slice(-12)
+            .map((l) => `  ${l.phase} ${l.method} ${l.route} ${l.status} ${l.responseTime} ms`)
+            .join("\n"),
+      );
     await cleanUp();
     process.exit(1);
   });
