@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
-  chromiumInstalled,
+  pageTestsHere,
   CHROMIUM,
   feedName,
   launchBrowser,
@@ -40,7 +40,7 @@ async function eventually(check: () => Promise<boolean>, what: string, timeout =
   }
 }
 
-describe.skipIf(!chromiumInstalled)(`the web app, two people live (${CHROMIUM})`, () => {
+describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, () => {
   const server = useTestServer();
   let browser: Browser;
   let hamlet: Page;

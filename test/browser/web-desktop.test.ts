@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
 import {
   byRole,
-  chromiumInstalled,
+  pageTestsHere,
   CHROMIUM,
   launchBrowser,
   waitForFeed,
@@ -59,7 +59,7 @@ function getOnHost(
   });
 }
 
-describe.skipIf(!chromiumInstalled)(`Zulip's desktop app adding this server (${CHROMIUM})`, () => {
+describe.skipIf(!pageTestsHere)(`Zulip's desktop app adding this server (${CHROMIUM})`, () => {
   const server = useTestServer();
   let browser: Browser | undefined;
   afterAll(() => browser?.close());

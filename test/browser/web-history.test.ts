@@ -13,6 +13,7 @@ import {
   articleWith,
   byRole,
   chromiumInstalled,
+  pageTestsHere,
   CHROMIUM,
   cookieClient,
   launchBrowser,
@@ -44,7 +45,7 @@ async function shownNumbers(page: Page): Promise<number[]> {
   );
 }
 
-describe.skipIf(!chromiumInstalled)(`the web app over time (${CHROMIUM})`, () => {
+describe.skipIf(!pageTestsHere)(`the web app over time (${CHROMIUM})`, () => {
   const server = useTestServer();
   let browser: Browser;
   let page: Page;

@@ -11,9 +11,21 @@ import { specCheckMiddleware } from "./spec-check.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumInstalled = existsSync(CHROMIUM);
+/**
+ * The web app's page tests run once, in the embedded database's pass (`.ci/run` runs the suite
+ * twice): they test the page, and the server behind it is the API that the API tests cover on
+ * both databases. What needs PostgreSQL (several processes) runs there. `BROWSER_TESTS=always`
+ * runs them all on PostgreSQL too.
+ */
+export const pageTestsHere =
+  chromiumInstalled && (!process.env.DATABASE_URL || process.env.BROWSER_TESTS === "always");
 export const SCREENSHOTS = fileURLToPath(new URL("../../.tmp/screenshots/", import.meta.url));
 
 export function warnIfNoChromium(file: string) {
+  if (chromiumInstalled && !pageTestsHere)
+    console.warn(
+      `${file}: the web app's page tests run in the embedded database's pass (BROWSER_TESTS=always runs them here)`,
+    );
   if (!chromiumInstalled)
     console.warn(
       `${file} skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
