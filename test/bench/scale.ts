@@ -14,20 +14,9 @@
  * (pg_stat_user_tables, PostgreSQL only): a plan that scans a table growing with the
  * organization fails the run even when it is fast enough at this N.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import {
-  cleanUp,
-  interrupted,
-  onCleanUp,
-  run,
-  spawnServer,
-  stopServer,
-  waitReady,
-} from "./children.ts";
+import { openScaleFixture, type Query } from "./scale-fixture.ts";
+import { cleanUp, interrupted, onCleanUp, spawnServer, stopServer, waitReady } from "./children.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -53,7 +42,6 @@ interface User {
   email: string;
   api_key: string;
 }
-type Query = (text: string, params?: unknown[]) => Promise<any[]>;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
@@ -104,83 +92,6 @@ async function time(
     body = r.body;
   }
   return { ms: median(times), body };
-}
-
-async function connect(): Promise<{
-  query: Query;
-  close: () => Promise<void>;
-  env: Record<string, string | undefined>;
-  label: string;
-}> {
-  if (adminUrl) {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    const name = `scale_${N}`;
-    const exists =
-      (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount! > 0;
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    let filled = false;
-    if (exists && !args.fresh) {
-      const db = new pg.Client({ connectionString: url.toString() });
-      await db.connect();
-      filled =
-        (
-          await db
-            .query("SELECT 1 FROM realm WHERE string_id = 'scale'")
-            .catch(() => ({ rowCount: 0 }))
-        ).rowCount! > 0;
-      await db.end();
-    }
-    if (!filled) {
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.query(`CREATE DATABASE ${name}`);
-    }
-    const version = (await admin.query("SHOW server_version")).rows[0].server_version;
-    await admin.end();
-    const env = {
-      DATABASE_URL: url.toString(),
-      DATA_DIR: mkdtempSync(join(os.tmpdir(), "scale-bench-")),
-    };
-    onCleanUp(() => rmSync(env.DATA_DIR, { recursive: true, force: true }));
-    if (!filled) await fill(env);
-    else console.log(`using the existing database ${name} (--fresh to make it again)`);
-    const db = new pg.Client({ connectionString: env.DATABASE_URL });
-    await db.connect();
-    return {
-      query: async (text, params) => (await db.query(text, params as unknown[])).rows,
-      close: () => db.end(),
-      env,
-      label: `PostgreSQL ${version}, database ${name}`,
-    };
-  }
-  const work = mkdtempSync(join(os.tmpdir(), "scale-bench-"));
-  onCleanUp(() => rmSync(work, { recursive: true, force: true }));
-  const env = { DATABASE_URL: undefined, DATA_DIR: join(work, "data"), PGLITE_FSYNC: "off" };
-  await fill(env);
-  // One process owns a PGlite directory: the bench reads it through the server's own queries only
-  // (its picks are made before the server starts, on a connection closed again).
-  const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create({ dataDir: join(env.DATA_DIR, "postgres") });
-  return {
-    query: async (text, params) => (await db.query(text, params as unknown[])).rows as any[],
-    close: () => db.close(),
-    env,
-    label: "PGlite (embedded)",
-  };
-}
-
-async function fill(env: Record<string, string | undefined>) {
-  console.log(`filling: populate-scale --messages ${N} …`);
-  const t0 = performance.now();
-  // The first management command migrates the database.
-  const out = await run(
-    "npm",
-    ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N)],
-    { ...env, LOG_LEVEL: "warn" },
-  );
-  console.log(out.trimEnd().replace(/^/gm, "  "));
-  console.log(`  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
 }
 
 /** What the cases name: the reader, their partner, channels, topics, a group, message ids. */
@@ -266,7 +177,11 @@ async function seqScans(q: Query): Promise<Record<string, number>> {
 }
 
 async function main() {
-  const { query, close, env, label } = await connect();
+  const { query, close, env, label } = await openScaleFixture(
+    N,
+    args.fresh ?? false,
+    "scale-bench-",
+  );
   const p = await pick(query);
   if (!adminUrl) await close();
   const child = await spawnServer("our server", OURS, {

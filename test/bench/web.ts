@@ -42,24 +42,15 @@
  * Chromium is Debian's `/usr/bin/chromium` (or CHROMIUM_PATH), headless, `--no-sandbox
  * --disable-dev-shm-usage --disable-gpu`, at 1280×800.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
+import { openScaleFixture, type Query } from "./scale-fixture.ts";
 import type { Browser } from "puppeteer-core";
 import { hashPassword } from "../../server/lib/passwords.ts";
 import { encodeHashComponent } from "../../web/src/narrow.ts";
 import { byRole, CHROMIUM, chromiumInstalled, launchBrowser } from "../helpers/browser.ts";
-import {
-  cleanUp,
-  interrupted,
-  onCleanUp,
-  run,
-  spawnServer,
-  stopServer,
-  waitReady,
-} from "./children.ts";
+import { cleanUp, interrupted, onCleanUp, spawnServer, stopServer, waitReady } from "./children.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -83,8 +74,6 @@ const BUDGET = { loginMs: 1000, switchMs: 200, articles: 400, heapMb: 60 };
 // Compiled, as `npm start` runs it; `--server FILE` runs another entry (a wrapper that imports it).
 const OURS = args.server ?? "dist/server/main.js";
 
-type Query = (text: string, params?: unknown[]) => Promise<any[]>;
-
 const quantile = (xs: number[], q: number) => {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -102,82 +91,6 @@ const load = () =>
 
 // ---------------------------------------------------------------------------------------------
 // The fixture (as test/bench/scale.ts makes it)
-
-async function fill(env: Record<string, string | undefined>) {
-  console.log(`filling: populate-scale --messages ${N} …`);
-  const t0 = performance.now();
-  const out = await run(
-    "npm",
-    ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N)],
-    { ...env, LOG_LEVEL: "warn" },
-  );
-  console.log(out.trimEnd().replace(/^/gm, "  "));
-  console.log(`  (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-}
-
-async function connect(): Promise<{
-  query: Query;
-  close: () => Promise<void>;
-  env: Record<string, string | undefined>;
-  label: string;
-}> {
-  if (adminUrl) {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    const name = `scale_${N}`;
-    const exists =
-      (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount! > 0;
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    let filled = false;
-    if (exists && !args.fresh) {
-      const db = new pg.Client({ connectionString: url.toString() });
-      await db.connect();
-      filled =
-        (
-          await db
-            .query("SELECT 1 FROM realm WHERE string_id = 'scale'")
-            .catch(() => ({ rowCount: 0 }))
-        ).rowCount! > 0;
-      await db.end();
-    }
-    if (!filled) {
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.query(`CREATE DATABASE ${name}`);
-    }
-    const version = (await admin.query("SHOW server_version")).rows[0].server_version;
-    await admin.end();
-    const env = {
-      DATABASE_URL: url.toString(),
-      DATA_DIR: mkdtempSync(join(os.tmpdir(), "web-bench-")),
-    };
-    onCleanUp(() => rmSync(env.DATA_DIR, { recursive: true, force: true }));
-    if (!filled) await fill(env);
-    else console.log(`using the existing database ${name} (--fresh to make it again)`);
-    const db = new pg.Client({ connectionString: env.DATABASE_URL });
-    await db.connect();
-    return {
-      query: async (text, params) => (await db.query(text, params as unknown[])).rows,
-      close: () => db.end(),
-      env,
-      label: `PostgreSQL ${version}, database ${name}`,
-    };
-  }
-  const work = mkdtempSync(join(os.tmpdir(), "web-bench-"));
-  onCleanUp(() => rmSync(work, { recursive: true, force: true }));
-  const env = { DATABASE_URL: undefined, DATA_DIR: join(work, "data"), PGLITE_FSYNC: "off" };
-  await fill(env);
-  // One process owns a PGlite directory: the bench's reads and its UPDATE come before the server
-  // starts, on a connection closed again.
-  const { PGlite } = await import("@electric-sql/pglite");
-  const db = await PGlite.create({ dataDir: join(env.DATA_DIR, "postgres") });
-  return {
-    query: async (text, params) => (await db.query(text, params as unknown[])).rows as any[],
-    close: () => db.close(),
-    env,
-    label: "PGlite (embedded)",
-  };
-}
 
 interface Channel {
   id: number;
@@ -612,7 +525,7 @@ async function main(): Promise<number> {
     throw new Error(
       `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
     );
-  const { query, close, env, label } = await connect();
+  const { query, close, env, label } = await openScaleFixture(N, args.fresh ?? false, "web-bench-");
   const ctx = await prepare(query);
   if (!adminUrl) await close();
   const child = await spawnServer("our server", OURS, {
