@@ -22,8 +22,8 @@ export function Avatar({
       class="avatar"
       style={{ background: colourOf(userId), width: `${size}px`, height: `${size}px` }}
       aria-hidden="true"
+      data-initials={initials(name)}
     >
-      {initials(name)}
       {url && !failed && <img src={url} alt="" loading="lazy" onError={() => setFailed(true)} />}
     </span>
   );

@@ -35,20 +35,15 @@ function SidebarLink({
   return (
     <a
       href={hashOf({ narrow }, names)}
+      aria-label={count > 0 ? `${name}, ${count} unread` : name}
       aria-current={current ? "page" : undefined}
       class={current ? "current" : undefined}
     >
       {children}
-      {/* The name read out is "Verona, 3 unread": the badge is only seen. */}
-      <span class="name">
-        {name}
-        {count > 0 && <span class="sr-only">, {count} unread</span>}
-      </span>
-      {count > 0 && (
-        <span class="count" aria-hidden="true">
-          {count}
-        </span>
-      )}
+      <span class="name">{name}</span>
+      {/* The space lets the text seen ("Verona 3") read as part of the name heard. */}
+      {count > 0 && " "}
+      {count > 0 && <span class="count">{count}</span>}
     </a>
   );
 }

@@ -43,6 +43,7 @@ export function RightSidebar() {
           <li key={u.user_id}>
             <a
               href={hashOf({ narrow: { kind: "dm", userIds: [u.user_id] } }, names)}
+              aria-label={`${u.full_name}${u.user_id === me.value.id ? " (you)" : ""}, ${WORDS[status]}`}
               title={`${u.full_name} (${WORDS[status].toLowerCase()})`}
             >
               <Avatar
@@ -52,11 +53,7 @@ export function RightSidebar() {
                 size={24}
               />
               <span class={`presence ${status}`} aria-hidden="true" />
-              <span class="name">
-                {u.full_name}
-                {u.user_id === me.value.id ? " (you)" : ""}
-                <span class="sr-only">, {WORDS[status]}</span>
-              </span>
+              <span class="name">{u.full_name}</span>
             </a>
           </li>
         ))}
