@@ -105,39 +105,41 @@ export class MessageList {
     this.bump();
   }
 
-  async loadOlder() {
-    if (this.loadingOlder || this.foundOldest || !this.loaded) return;
-    const first = this.ids[0];
-    if (first === undefined) return;
-    this.loadingOlder = true;
-    this.bump();
-    try {
-      const res = await fetchMessages(this.narrow, first, BATCH, 0, false);
-      this.merge(res.messages);
-      this.foundOldest = res.found_oldest;
-    } catch (err) {
-      this.error = err instanceof Error ? err.message : String(err);
-    } finally {
-      this.loadingOlder = false;
-      this.bump();
-    }
+  loadOlder() {
+    return this.loadBeyond(true);
   }
 
-  async loadNewer() {
-    if (this.loadingNewer || this.foundNewest || !this.loaded) return;
-    const last = this.ids[this.ids.length - 1];
-    if (last === undefined) return;
-    this.loadingNewer = true;
-    this.bump();
+  loadNewer() {
+    return this.loadBeyond(false);
+  }
+
+  /** The next BATCH past the oldest (or newest) id held, unless that end is reached. */
+  private async loadBeyond(older: boolean) {
+    const busy = older ? this.loadingOlder : this.loadingNewer;
+    if (busy || (older ? this.foundOldest : this.foundNewest) || !this.loaded) return;
+    const edge = older ? this.ids[0] : this.ids[this.ids.length - 1];
+    if (edge === undefined) return;
+    const setLoading = (on: boolean) => {
+      if (older) this.loadingOlder = on;
+      else this.loadingNewer = on;
+      this.bump();
+    };
+    setLoading(true);
     try {
-      const res = await fetchMessages(this.narrow, last, 0, BATCH, false);
+      const res = await fetchMessages(
+        this.narrow,
+        edge,
+        older ? BATCH : 0,
+        older ? 0 : BATCH,
+        false,
+      );
       this.merge(res.messages);
-      this.foundNewest = res.found_newest;
+      if (older) this.foundOldest = res.found_oldest;
+      else this.foundNewest = res.found_newest;
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     } finally {
-      this.loadingNewer = false;
-      this.bump();
+      setLoading(false);
     }
   }
 
