@@ -9,13 +9,13 @@ import tseslint from "typescript-eslint";
 /** An import of a module under server/<layer>/, from anywhere in server/. */
 const layer = (name) => [`../${name}/*`, `../../${name}/*`, `./${name}/*`];
 
-/** Roles and recipient types by name (lib/users.ts Role, lib/recipients.ts RecipientType), never as bare numbers. */
+/** Roles and recipient types by name (lib/users/users.ts Role, lib/recipients.ts RecipientType), never as bare numbers. */
 const namedConstants = [
   {
     selector:
       "BinaryExpression[left.property.name='role'][right.raw=/^[0-9]+$/], Property[key.name='role'][value.raw=/^[0-9]+$/]",
     message:
-      "Name the role: Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER or Role.GUEST (lib/users.ts).",
+      "Name the role: Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER or Role.GUEST (lib/users/users.ts).",
   },
   {
     selector:

@@ -115,7 +115,7 @@ export interface Config {
   pushBouncerTimeoutMs: number;
   /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
   maxStreamSizeForTypingNotifications: number;
-  /** The OAuth 2 video-call provider (Zoom-style; see lib/video-calls.ts), used by organizations whose video_chat_provider is Zoom or Webex. */
+  /** The OAuth 2 video-call provider (Zoom-style; see lib/realm/video-calls.ts), used by organizations whose video_chat_provider is Zoom or Webex. */
   videoProvider: VideoProviderConfig;
   /** BigBlueButton's API base URL (ending in `/`) and shared secret (Zulip's BIG_BLUE_BUTTON_URL / _SECRET); both or neither. */
   bigBlueButtonUrl: string | undefined;

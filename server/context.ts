@@ -3,11 +3,11 @@
  * configuration; for authenticated operations also the organization and the acting user.
  */
 import type { Logger } from "pino";
-import type { PrismaClient, Realm, UserProfile } from "./db.ts";
+import type { PrismaClient, Realm, UserProfile } from "./db/index.ts";
 import type { EventBus } from "./events/index.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
-import type { RateLimitStatus } from "./lib/rate-limit.ts";
+import type { RateLimitStatus } from "./lib/auth/rate-limit.ts";
 
 export interface AppDeps {
   db: PrismaClient;
@@ -32,7 +32,7 @@ export interface RequestInfo {
 }
 
 export interface PublicContext extends AppDeps {
-  /** The organization the request's host names (see lib/realms.ts resolveRealm). */
+  /** The organization the request's host names (see lib/realm/realm.ts resolveRealm). */
   host: string;
   /** The request's User-Agent, from which Zulip names the sending client. */
   userAgent?: string;

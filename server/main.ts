@@ -16,11 +16,11 @@ import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
-import { ScheduledDelivery } from "./actions/scheduled-delivery.ts";
-import { EmailDelivery } from "./actions/email-delivery.ts";
-import { MessageRetention } from "./actions/retention.ts";
+import { ScheduledDelivery } from "./workers/scheduled-delivery.ts";
+import { EmailDelivery } from "./workers/email-delivery.ts";
+import { MessageRetention } from "./workers/retention.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
-import { openDatabase, type Database } from "./db.ts";
+import { openDatabase, type Database } from "./db/index.ts";
 import { DataDirInUseError } from "./db/lock.ts";
 import { EventBus } from "./events/index.ts";
 import { answerClientErrors } from "./http/client-error.ts";
@@ -234,7 +234,7 @@ ensureDocs(log);
 const delivery = new ScheduledDelivery(deps, {
   intervalMs: config.scheduledDeliveryIntervalMs,
 }).start();
-// And sends the email outbox; claims keep each message sent once (actions/email-delivery.ts).
+// And sends the email outbox; claims keep each message sent once (workers/email-delivery.ts).
 const emailDelivery = new EmailDelivery(deps, {
   intervalMs: config.emailDeliveryIntervalMs,
 }).start();

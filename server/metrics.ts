@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { PrismaClient } from "./db.ts";
+import type { PrismaClient } from "./db/index.ts";
 
 export interface MetricsSources {
   db: PrismaClient;

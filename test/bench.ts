@@ -713,7 +713,7 @@ async function rateLimitCost(
     }
   }
   // The limiter alone, in this process (no HTTP around it): what a request served from its slice costs.
-  const { RateLimiter, memoryLeaseStore } = await import("../server/lib/rate-limit.ts");
+  const { RateLimiter, memoryLeaseStore } = await import("../server/lib/auth/rate-limit.ts");
   const { DEFAULT_RATE_LIMITING_RULES } = await import("../server/config.ts");
   const limiter = new RateLimiter(
     memoryLeaseStore(),

@@ -4,7 +4,7 @@
  * cache entries the change made stale and wakes its long-polls; other processes do the same
  * when PostgreSQL NOTIFYs them. Only the outermost action calls this; helpers take `tx`.
  */
-import type { RawTx, Tx } from "../db.ts";
+import type { RawTx, Tx } from "../db/index.ts";
 import { rawTransaction } from "../db/direct-raw.ts";
 import type { AppDeps } from "../context.ts";
 import { PendingEvents } from "../events/index.ts";
@@ -77,7 +77,7 @@ export function afterCommit(tx: RawTx, hook: () => void) {
 /**
  * Cache keys implied by the events themselves, so that a change announced to clients can never
  * leave a stale cached row behind: an organization event makes the organization stale, a user
- * event that user (lib/identity.ts).
+ * event that user (lib/auth/identity.ts).
  */
 function staleKeys(realmId: number, pending: PendingEvents): string[] {
   const keys: string[] = [];

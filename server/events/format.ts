@@ -55,7 +55,7 @@ function formatMessage(
 
 /**
  * A user's avatar: with `client_gravatar`, null when the client can compute the Gravatar URL
- * itself from an email it may see (as lib/users.ts toApiUser does for the register state).
+ * itself from an email it may see (as lib/users/users.ts toApiUser does for the register state).
  */
 function formatRealmUser(
   event: ZulipEvent,

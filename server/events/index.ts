@@ -15,11 +15,11 @@
  *   unrelated commit, or the heartbeat, to be delivered.
  */
 import type { Logger } from "pino";
-import type { Database, Db } from "../db.ts";
+import type { Database, Db } from "../db/index.ts";
 import { invalidateCaches } from "../lib/caches.ts";
-import { realmById } from "../lib/identity.ts";
-import { emptyTopicDisplayName } from "../lib/topics.ts";
-import { isStorableId } from "../lib/messages.ts";
+import { realmById } from "../lib/auth/identity.ts";
+import { emptyTopicDisplayName } from "../lib/messages/topics.ts";
+import { isStorableId } from "../lib/ids.ts";
 import { isStorableText } from "../lib/text.ts";
 import { uncounted } from "../db/statements.ts";
 import { formatEvent, type FormatContext } from "./format.ts";

@@ -15,7 +15,7 @@
  * below it (an older transaction, perhaps one that logs nothing, is still running) knows that a
  * committed row is still ahead of it, and reads again until its window passes that xid.
  */
-import type { Db, RawTx } from "../db.ts";
+import type { Db, RawTx } from "../db/index.ts";
 import { storableJson } from "../lib/text.ts";
 
 export const NOTIFY_CHANNEL = "zulip_events";

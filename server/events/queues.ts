@@ -10,8 +10,8 @@
  * types, matching its narrow, and in the form its client capabilities ask for.
  */
 import { randomUUID } from "node:crypto";
-import { Prisma } from "../db.ts";
-import type { Db } from "../db.ts";
+import { Prisma } from "../db/index.ts";
+import type { Db } from "../db/index.ts";
 import type { ZulipEvent } from "./log.ts";
 import { storable, storableJson } from "../lib/text.ts";
 

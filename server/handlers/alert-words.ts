@@ -1,7 +1,7 @@
 /** GET, POST and DELETE /users/me/alert_words (zerver/views/alert_words.py). */
-import { doAddAlertWords, doRemoveAlertWords } from "../actions/alert-words.ts";
+import { doAddAlertWords, doRemoveAlertWords } from "../actions/users/alert-words.ts";
 import type { Handler } from "../http/types.ts";
-import { cleanAlertWords, storableAlertWords, userAlertWords } from "../lib/alert-words.ts";
+import { cleanAlertWords, storableAlertWords, userAlertWords } from "../lib/users/alert-words.ts";
 
 export const getAlertWords: Handler<"get-alert-words"> = async (_input, ctx) => ({
   alert_words: await userAlertWords(ctx.db, ctx.user.id),

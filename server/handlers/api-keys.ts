@@ -1,13 +1,13 @@
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
-import { authenticateByPassword } from "../lib/login.ts";
-import { rateLimitHeaders, strictest, type RateLimitStatus } from "../lib/rate-limit.ts";
-import { NO_ORGANIZATION, resolveRealm } from "../lib/realms.ts";
+import { INVALID_EMAIL, isValidEmail } from "../lib/email/addresses.ts";
+import { authenticateByPassword } from "../lib/auth/login.ts";
+import { rateLimitHeaders, strictest, type RateLimitStatus } from "../lib/auth/rate-limit.ts";
+import { NO_ORGANIZATION, resolveRealm } from "../lib/realm/realm.ts";
 
 /**
  * POST /fetch_api_key (zerver/views/auth.py api_fetch_api_key): the password check and its
- * `authenticate_by_username` rate limit are lib/login.ts's, shared with the login form.
+ * `authenticate_by_username` rate limit are lib/auth/login.ts's, shared with the login form.
  */
 export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   const username = body.username.trim();

@@ -15,17 +15,17 @@ import {
   checkNewBotOwner,
   ownActiveBots,
   type BotRow,
-} from "../lib/bots.ts";
-import { accessChannel } from "../lib/channels.ts";
-import { fakeEmailDomain } from "../lib/realms.ts";
+} from "../lib/users/bots.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
+import { fakeEmailDomain } from "../lib/realm/realm.ts";
 import {
   checkFullNameInRealm,
   checkRoleChange,
   findUserByDeliveryEmail,
   requireMemberOrAdmin,
-} from "../lib/users.ts";
-import { doCreateBot, doUpdateBot, type BotChanges } from "../actions/bots.ts";
-import { doDeactivateUser } from "../actions/user-deactivation.ts";
+} from "../lib/users/users.ts";
+import { doCreateBot, doUpdateBot, type BotChanges } from "../actions/users/bots.ts";
+import { doDeactivateUser } from "../actions/users/user-deactivation.ts";
 
 /** A default channel by name, as access_stream_by_name finds it; "" means none where allowed. */
 async function defaultChannel(ctx: RequestContext, name: string) {

@@ -1,7 +1,10 @@
 /** POST /channel_folders/create, GET /channel_folders, PATCH /channel_folders/{channel_folder_id}. */
-import { doCreateChannelFolder, doUpdateChannelFolder } from "../actions/channel-folders.ts";
+import {
+  doCreateChannelFolder,
+  doUpdateChannelFolder,
+} from "../actions/channels/channel-folders.ts";
 import type { Handler } from "../http/types.ts";
-import { listChannelFolders } from "../lib/channel-folders.ts";
+import { listChannelFolders } from "../lib/channels/channel-folders.ts";
 
 export const createChannelFolder: Handler<"create-channel-folder"> = async ({ body }, ctx) => ({
   channel_folder_id: await doCreateChannelFolder(ctx, {

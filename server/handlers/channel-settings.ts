@@ -1,8 +1,8 @@
 /** PATCH /streams/{stream_id} (update_stream_backend) and DELETE /streams/{stream_id} (deactivate_stream_backend). */
-import { doArchiveChannel } from "../actions/channel-archive.ts";
-import { doUpdateChannel, type ChannelUpdate } from "../actions/channel-settings.ts";
+import { doArchiveChannel } from "../actions/channels/channel-archive.ts";
+import { doUpdateChannel, type ChannelUpdate } from "../actions/channels/channel-settings.ts";
 import type { Handler } from "../http/types.ts";
-import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
+import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/groups/group-settings.ts";
 
 export const updateStream: Handler<"update-stream"> = async ({ path, body }, ctx) => {
   const settings: ChannelUpdate["settings"] = {};

@@ -1,21 +1,21 @@
 /** POST /channels/create, GET /streams, GET /streams/{stream_id}, GET /get_stream_id, GET /streams/{stream_id}/members. */
-import type { ChannelCreation } from "../actions/channels.ts";
-import { doAddSubscriptions } from "../actions/subscriptions.ts";
-import { accessPrincipals } from "../actions/subscription-messages.ts";
+import type { ChannelCreation } from "../actions/channels/channels.ts";
+import { doAddSubscriptions } from "../actions/channels/subscriptions.ts";
+import { accessPrincipals } from "../actions/channels/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/group-settings.ts";
+import { CHANNEL_GROUP_SETTINGS, type ChannelSettingName } from "../lib/groups/group-settings.ts";
 import {
   channelDicts,
   channelsForViewer,
   hasContentAccessIn,
   hasMetadataAccess,
   toChannelDicts,
-} from "../lib/channels.ts";
-import { accessChannel } from "../lib/channels.ts";
-import { subscribedRecipientIds } from "../lib/subscriptions.ts";
-import { isGuest, isRealmAdmin } from "../lib/users.ts";
-import type { GroupSettingValue } from "../lib/user-groups.ts";
+} from "../lib/channels/channels.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
+import { subscribedRecipientIds } from "../lib/channels/subscriptions.ts";
+import { isGuest, isRealmAdmin } from "../lib/users/users.ts";
+import type { GroupSettingValue } from "../lib/groups/user-groups.ts";
 
 /** The options of a channel to create, as POST /channels/create and POST /users/me/subscriptions name them. */
 interface CreationOptions {

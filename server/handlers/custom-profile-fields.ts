@@ -9,9 +9,9 @@ import {
   doReorderCustomProfileFields,
   doUpdateCustomProfileField,
   doUpdateOwnCustomProfileData,
-} from "../actions/custom-profile-fields.ts";
+} from "../actions/users/custom-profile-fields.ts";
 import type { Handler } from "../http/types.ts";
-import { realmFields } from "../lib/custom-profile-fields.ts";
+import { realmFields } from "../lib/users/custom-profile-fields.ts";
 
 export const getCustomProfileFields: Handler<"get-custom-profile-fields"> = async (
   _input,

@@ -1,7 +1,7 @@
 /** Drafts (zerver/views/drafts.py): every operation needs the user's draft synchronization on. */
-import { doCreateDrafts, doDeleteDraft, doEditDraft } from "../actions/drafts.ts";
+import { doCreateDrafts, doDeleteDraft, doEditDraft } from "../actions/messages/drafts.ts";
 import type { Handler } from "../http/types.ts";
-import { checkDraftsSynchronized, draftDicts } from "../lib/drafts.ts";
+import { checkDraftsSynchronized, draftDicts } from "../lib/messages/drafts.ts";
 
 /** GET /drafts: oldest edit first. */
 export const getDrafts: Handler<"get-drafts"> = async (_req, ctx) => {

@@ -1,8 +1,8 @@
 import { BadEventQueueIdError, JsonableError } from "../errors.ts";
 import type { Handler, Schemas } from "../http/types.ts";
-import { fetchInitialState } from "../lib/register-state.ts";
-import { eventQueueNarrow } from "../lib/event-narrow.ts";
-import { isGuest } from "../lib/users.ts";
+import { fetchInitialState } from "../lib/register/register-state.ts";
+import { eventQueueNarrow } from "../lib/narrow/event-narrow.ts";
+import { isGuest } from "../lib/users/users.ts";
 
 /** POST /register (zerver/views/events_register.py): a new event queue and the state it starts from. */
 export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) => {

@@ -8,10 +8,10 @@ import {
   doResendInvite,
   doRevokeInvite,
   doRevokeMultiuseInvite,
-} from "../actions/invites.ts";
+} from "../actions/invites/invites.ts";
 import type { Handler } from "../http/types.ts";
-import { InvitationError, invitesControlledBy } from "../lib/invites.ts";
-import { requireMemberOrAdmin } from "../lib/users.ts";
+import { InvitationError, invitesControlledBy } from "../lib/invites/invites.ts";
+import { requireMemberOrAdmin } from "../lib/users/users.ts";
 
 export const getInvites: Handler<"get-invites"> = async (_req, ctx) => {
   requireMemberOrAdmin(ctx.user);

@@ -4,9 +4,9 @@ import {
   doRemoveLinkifier,
   doReorderLinkifiers,
   doUpdateLinkifier,
-} from "../actions/linkifiers.ts";
+} from "../actions/realm/linkifiers.ts";
 import type { Handler } from "../http/types.ts";
-import { realmLinkifiers } from "../lib/linkifiers.ts";
+import { realmLinkifiers } from "../lib/realm/linkifiers.ts";
 
 export const getLinkifiers: Handler<"get-linkifiers"> = async (_req, ctx) => ({
   linkifiers: await realmLinkifiers(ctx.db, ctx.realm.id),

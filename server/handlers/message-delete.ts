@@ -1,5 +1,5 @@
 /** Deleting messages and topics (zerver/views/message_edit.py, zerver/views/streams.py). */
-import { doDeleteMessage, doDeleteTopic } from "../actions/message-delete.ts";
+import { doDeleteMessage, doDeleteTopic } from "../actions/messages/message-delete.ts";
 import type { Handler } from "../http/types.ts";
 
 /** DELETE /messages/{message_id}. */

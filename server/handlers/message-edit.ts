@@ -1,5 +1,5 @@
-import { checkUpdateMessage } from "../actions/message-edit.ts";
-import { messageHistory } from "../lib/message-history.ts";
+import { checkUpdateMessage } from "../actions/messages/message-edit.ts";
+import { messageHistory } from "../lib/messages/message-history.ts";
 import type { Handler } from "../http/types.ts";
 
 /** PATCH /messages/{message_id} (zerver/views/message_edit.py update_message_backend). */

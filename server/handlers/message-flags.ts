@@ -4,14 +4,14 @@ import {
   doMarkChannelAsRead,
   doUpdateMessageFlags,
   type FlagChange,
-} from "../actions/message-flags.ts";
+} from "../actions/messages/message-flags.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { accessChannel } from "../lib/channels.ts";
-import { fetchMessageRange, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/message-fetch.ts";
-import { userMessageExistsForTopic } from "../lib/message-flags.ts";
-import { compileNarrow } from "../lib/narrow.ts";
-import { checkTopicName } from "../lib/topics.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
+import { fetchMessageRange, LARGER_THAN_MAX_MESSAGE_ID } from "../lib/messages/message-fetch.ts";
+import { userMessageExistsForTopic } from "../lib/messages/message-flags.ts";
+import { compileNarrow } from "../lib/narrow/narrow.ts";
+import { checkTopicName } from "../lib/messages/topics.ts";
 
 /** Zulip's MAX_MESSAGES_PER_UPDATE: the most messages one flags/narrow request changes. */
 const MAX_MESSAGES_PER_UPDATE = 5000;

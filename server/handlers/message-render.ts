@@ -1,5 +1,5 @@
 /** POST /messages/render (zerver/views/message_send.py render_message_backend). */
-import { markdownContext } from "../actions/messages.ts";
+import { markdownContext } from "../actions/messages/messages.ts";
 import type { Handler } from "../http/types.ts";
 import { renderMarkdown } from "../lib/markdown/index.ts";
 

@@ -1,4 +1,4 @@
-import { doReportMessage } from "../actions/message-reports.ts";
+import { doReportMessage } from "../actions/messages/message-reports.ts";
 import type { Handler } from "../http/types.ts";
 
 /** POST /messages/{message_id}/report (zerver/views/message_report.py report_message_backend). */

@@ -1,17 +1,17 @@
-import { checkSendMessage, type MessageTarget } from "../actions/messages.ts";
+import { checkSendMessage, type MessageTarget } from "../actions/messages/messages.ts";
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
-import { buildMessageDicts } from "../lib/message-dicts.ts";
+import { buildMessageDicts } from "../lib/messages/message-dicts.ts";
 import {
   fetchMessageRange,
   fetchMessagesById,
   fetchNarrowMatches,
   LARGER_THAN_MAX_MESSAGE_ID,
   type FetchedRow,
-} from "../lib/message-fetch.ts";
-import { accessMessage } from "../lib/messages.ts";
-import { compileNarrow } from "../lib/narrow.ts";
+} from "../lib/messages/message-fetch.ts";
+import { accessMessage } from "../lib/messages/messages.ts";
+import { compileNarrow } from "../lib/narrow/narrow.ts";
 
 const MAX_MESSAGES_PER_FETCH = 5000;
 

@@ -1,8 +1,8 @@
 /** POST and DELETE /users/me/muted_users/{muted_user_id} (zerver/views/muted_users.py). */
-import { doMuteUser, doUnmuteUser } from "../actions/muted-users.ts";
+import { doMuteUser, doUnmuteUser } from "../actions/users/muted-users.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { accessUserById } from "../lib/users.ts";
+import { accessUserById } from "../lib/users/users.ts";
 
 // Bots (since feature level 188) and deactivated users may be muted and unmuted.
 const ACCESS = { forAdmin: false, allowBots: true, allowDeactivated: true } as const;

@@ -1,5 +1,5 @@
 /** Presence (zerver/views/presence.py update_active_status_backend, get_presence_backend, get_statuses_for_realm). */
-import { doReportPresence } from "../actions/presence.ts";
+import { doReportPresence } from "../actions/users/presence.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import {
@@ -9,9 +9,9 @@ import {
   OFFLINE_THRESHOLD_SECS,
   presenceResponse,
   userPresenceTimes,
-} from "../lib/presence.ts";
+} from "../lib/users/presence.ts";
 import { unixSeconds } from "../lib/time.ts";
-import { humanUsersOnly } from "../lib/users.ts";
+import { humanUsersOnly } from "../lib/users/users.ts";
 
 /** POST /users/me/presence: the caller's report, then (unless `ping_only`) everyone's presence. */
 export const updatePresence: Handler<"update-presence"> = async ({ body }, ctx) => {

@@ -8,18 +8,18 @@ import {
   doRegisterPushDevice,
   doSendE2eeTestNotification,
   type DeviceChange,
-} from "../actions/push-devices.ts";
+} from "../actions/push/push-devices.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { pushServiceNotConfigured, usesNotificationBouncer } from "../lib/push-bouncer.ts";
+import { pushServiceNotConfigured, usesNotificationBouncer } from "../lib/push/push-bouncer.ts";
 import {
   checkDeviceId,
   checkPushKey,
   checkTokenId,
   registeredDevices,
   samePushKey,
-} from "../lib/push-devices.ts";
-import { humanUsersOnly } from "../lib/users.ts";
+} from "../lib/push/push-devices.ts";
+import { humanUsersOnly } from "../lib/users/users.ts";
 
 /** POST /register_client_device. */
 export const registerClientDevice: Handler<"register-client-device"> = async (_req, ctx) => ({

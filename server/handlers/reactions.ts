@@ -1,5 +1,5 @@
 /** Emoji reactions (zerver/views/reactions.py add_reaction, remove_reaction). */
-import { checkAddReaction, checkRemoveReaction } from "../actions/reactions.ts";
+import { checkAddReaction, checkRemoveReaction } from "../actions/messages/reactions.ts";
 import type { Handler } from "../http/types.ts";
 
 export const addReaction: Handler<"add-reaction"> = async ({ path, body }, ctx) => {

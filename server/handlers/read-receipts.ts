@@ -1,7 +1,7 @@
 /** GET /messages/{message_id}/read_receipts (zerver/views/read_receipts.py). */
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { readReceipts } from "../lib/read-receipts.ts";
+import { readReceipts } from "../lib/messages/read-receipts.ts";
 
 export const getReadReceipts: Handler<"get-read-receipts"> = async ({ path }, ctx) => {
   // Access first, then the organization's setting, as Zulip checks them.

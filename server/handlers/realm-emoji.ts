@@ -1,5 +1,5 @@
 /** Custom emoji (zerver/views/realm_emoji.py list_emoji, upload_emoji, delete_emoji). */
-import { checkAddRealmEmoji, doRemoveRealmEmoji } from "../actions/realm-emoji.ts";
+import { checkAddRealmEmoji, doRemoveRealmEmoji } from "../actions/realm/realm-emoji.ts";
 import { JsonableError } from "../errors.ts";
 import { receivedUpload } from "../http/uploads.ts";
 import type { Handler } from "../http/types.ts";
@@ -9,8 +9,8 @@ import {
   checkOverridesBuiltIn,
   checkRemoveEmoji,
   realmEmojiDicts,
-} from "../lib/realm-emoji.ts";
-import { requireMemberOrAdmin } from "../lib/users.ts";
+} from "../lib/realm/realm-emoji.ts";
+import { requireMemberOrAdmin } from "../lib/users/users.ts";
 
 /** The list is public to the organization's users: no check. */
 export const getCustomEmoji: Handler<"get-custom-emoji"> = async (_req, ctx) => ({

@@ -4,11 +4,11 @@ import {
   checkScheduleMessage,
   doDeleteScheduledMessage,
   recipientTypeName,
-} from "../actions/scheduled-messages.ts";
+} from "../actions/messages/scheduled-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
-import { listScheduledMessages } from "../lib/scheduled-messages.ts";
+import { listScheduledMessages } from "../lib/messages/scheduled-messages.ts";
 
 /** GET /scheduled_messages (zerver/views/scheduled_messages.py fetch_scheduled_messages). */
 export const getScheduledMessages: Handler<"get-scheduled-messages"> = async (_input, ctx) => {

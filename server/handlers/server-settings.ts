@@ -1,4 +1,4 @@
-import { DEFAULT_REALM_ICON, realmIconUrl, resolveRealm, realmUrl } from "../lib/realms.ts";
+import { DEFAULT_REALM_ICON, realmIconUrl, resolveRealm, realmUrl } from "../lib/realm/realm.ts";
 import type { Handler } from "../http/types.ts";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../version.ts";
 

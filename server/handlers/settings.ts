@@ -1,10 +1,14 @@
 /** PATCH /settings (zerver/views/user_settings.py json_change_settings): not for bots. */
-import { doChangeSettings } from "../actions/user-settings.ts";
+import { doChangeSettings } from "../actions/users/user-settings.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { checkPasswordStrength, verifyPassword } from "../lib/passwords.ts";
-import { checkSettingValues, USER_SETTINGS, type SettingValue } from "../lib/user-settings.ts";
-import { humanUsersOnly, isRealmAdmin } from "../lib/users.ts";
+import { checkPasswordStrength, verifyPassword } from "../lib/auth/passwords.ts";
+import {
+  checkSettingValues,
+  USER_SETTINGS,
+  type SettingValue,
+} from "../lib/users/user-settings.ts";
+import { humanUsersOnly, isRealmAdmin } from "../lib/users/users.ts";
 
 export const updateSettings: Handler<"update-settings"> = async ({ body }, ctx) => {
   humanUsersOnly(ctx.user);

@@ -1,5 +1,5 @@
 /** PATCH /users/me/subscriptions/{stream_id} and POST /users/me/subscriptions/properties. */
-import { doUpdateSubscriptionProperties } from "../actions/subscription-properties.ts";
+import { doUpdateSubscriptionProperties } from "../actions/channels/subscription-properties.ts";
 import type { Handler } from "../http/types.ts";
 
 export const updateSubscriptionProperty: Handler<"update-subscription-property"> = async (

@@ -1,17 +1,17 @@
 /** GET, POST and DELETE /users/me/subscriptions (zerver/views/streams.py). */
-import type { ChannelCreation } from "../actions/channels.ts";
-import { doAddSubscriptions, doRemoveSubscriptions } from "../actions/subscriptions.ts";
-import { accessPrincipals } from "../actions/subscription-messages.ts";
+import type { ChannelCreation } from "../actions/channels/channels.ts";
+import { doAddSubscriptions, doRemoveSubscriptions } from "../actions/channels/subscriptions.ts";
+import { accessPrincipals } from "../actions/channels/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { gatherSubscriptions } from "../lib/subscriptions.ts";
+import { gatherSubscriptions } from "../lib/channels/subscriptions.ts";
 import {
   canAddSubscribers,
   canRemoveSubscribers,
   channelsByName,
-} from "../lib/subscription-access.ts";
-import { accessChannel, hasContentAccess, type ChannelRow } from "../lib/channels.ts";
-import { accessUserById, requireMemberOrAdmin } from "../lib/users.ts";
+} from "../lib/access/subscriptions.ts";
+import { accessChannel, hasContentAccess, type ChannelRow } from "../lib/channels/channels.ts";
+import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
 import { channelCreation } from "./channels.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */

@@ -2,11 +2,11 @@
 import {
   checkSendChannelTypingNotification,
   checkSendTypingNotification,
-} from "../actions/typing.ts";
+} from "../actions/messages/typing.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { accessChannel } from "../lib/channels.ts";
-import { namesEmptyTopic } from "../lib/topics.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
+import { namesEmptyTopic } from "../lib/messages/topics.ts";
 
 /** POST /typing: `stream` and `channel` are the same; anything else is a direct message. */
 export const setTypingStatus: Handler<"set-typing-status"> = async ({ body }, ctx) => {

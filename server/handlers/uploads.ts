@@ -1,8 +1,8 @@
-import { doUploadMessageAttachment } from "../actions/uploads.ts";
+import { doUploadMessageAttachment } from "../actions/uploads/uploads.ts";
 import { JsonableError, ResourceNotFoundError } from "../errors.ts";
-import { accessAttachment } from "../lib/attachments.ts";
-import { uploadStorage } from "../lib/upload-storage.ts";
-import { temporaryUrl } from "../lib/uploads.ts";
+import { accessAttachment } from "../lib/uploads/attachments.ts";
+import { uploadStorage } from "../lib/uploads/upload-storage.ts";
+import { temporaryUrl } from "../lib/uploads/uploads.ts";
 import { receivedUpload } from "../http/uploads.ts";
 import type { Handler } from "../http/types.ts";
 

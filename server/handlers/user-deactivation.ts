@@ -5,19 +5,19 @@
  */
 import { JsonableError, OrganizationOwnerRequiredError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { BotType, checkBotNameAvailable, checkCanCreateBot } from "../lib/bots.ts";
+import { BotType, checkBotNameAvailable, checkCanCreateBot } from "../lib/users/bots.ts";
 import {
   accessUserById,
   activeMemberCount,
   humanUsersOnly,
   isLastOwner,
   Role,
-} from "../lib/users.ts";
+} from "../lib/users/users.ts";
 import {
   doDeactivateUser,
   doReactivateUser,
   doRegenerateApiKey,
-} from "../actions/user-deactivation.ts";
+} from "../actions/users/user-deactivation.ts";
 
 /** CannotDeactivateLastUserError: "Cannot deactivate the only {entity}.". */
 class CannotDeactivateLastUserError extends JsonableError {

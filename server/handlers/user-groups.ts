@@ -5,18 +5,18 @@ import {
   doUpdateUserGroupMembers,
   doUpdateUserGroupSubgroups,
   doUpdateUserGroup,
-} from "../actions/user-groups.ts";
+} from "../actions/groups/user-groups.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "../lib/group-settings.ts";
+import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "../lib/groups/group-settings.ts";
 import {
   findUserGroup,
   userGroupDicts,
   userGroupMemberIds,
   userGroupSubgroupIds,
   type GroupSettingValue,
-} from "../lib/user-groups.ts";
-import { findActiveUser, requireMemberOrAdmin } from "../lib/users.ts";
+} from "../lib/groups/user-groups.ts";
+import { findActiveUser, requireMemberOrAdmin } from "../lib/users/users.ts";
 
 function settingsOf<T>(body: Record<string, unknown>): Partial<Record<UserGroupSettingName, T>> {
   const out: Partial<Record<UserGroupSettingName, T>> = {};

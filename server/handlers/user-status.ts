@@ -1,8 +1,8 @@
 /** User statuses (zerver/views/presence.py get_status_backend, update_user_status_backend, update_user_status_admin). */
-import { doUpdateUserStatus } from "../actions/user-status.ts";
+import { doUpdateUserStatus } from "../actions/users/user-status.ts";
 import type { Handler } from "../http/types.ts";
-import { checkStatusText, checkUpdateUserStatus, userStatus } from "../lib/user-status.ts";
-import { accessUserById, humanUsersOnly } from "../lib/users.ts";
+import { checkStatusText, checkUpdateUserStatus, userStatus } from "../lib/users/user-status.ts";
+import { accessUserById, humanUsersOnly } from "../lib/users/users.ts";
 
 /** GET /users/{user_id}/status: any active human user's status, only its set fields. */
 export const getUserStatus: Handler<"get-user-status"> = async ({ path }, ctx) => {

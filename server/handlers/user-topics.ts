@@ -1,13 +1,13 @@
 /** POST /user_topics and the deprecated PATCH /users/me/subscriptions/muted_topics (zerver/views/user_topics.py). */
-import { doSetTopicVisibility } from "../actions/user-topics.ts";
+import { doSetTopicVisibility } from "../actions/channels/user-topics.ts";
 import {
   IncompatibleParametersError,
   JsonableError,
   RequestVariableMissingError,
 } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { accessChannel, findChannel } from "../lib/channels.ts";
-import { checkTopicName, TopicVisibility } from "../lib/topics.ts";
+import { accessChannel, findChannel } from "../lib/channels/channels.ts";
+import { checkTopicName, TopicVisibility } from "../lib/messages/topics.ts";
 
 /** POST /user_topics (update_user_topic). Removing a policy needs the channel to exist, not access to it. */
 export const updateUserTopic: Handler<"update-user-topic"> = async ({ body }, ctx) => {

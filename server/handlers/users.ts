@@ -1,6 +1,6 @@
-import { doCreateUserByAdmin, doUpdateUser } from "../actions/users.ts";
+import { doCreateUserByAdmin, doUpdateUser } from "../actions/users/users.ts";
 import type { Handler } from "../http/types.ts";
-import { fakeEmailDomain } from "../lib/realms.ts";
+import { fakeEmailDomain } from "../lib/realm/realm.ts";
 import {
   accessUserByEmail,
   accessUserById,
@@ -8,7 +8,7 @@ import {
   profileDataOf,
   realmUsers,
   toApiUser,
-} from "../lib/users.ts";
+} from "../lib/users/users.ts";
 
 /** GET /users: every user of the organization, deactivated ones and bots included. */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {

@@ -3,7 +3,7 @@
  * (zerver/views/video_calls.py, one path for Zulip's per-provider ones): the OAuth provider's
  * meeting API with the user's token, a signed BigBlueButton join link, or a Jitsi room.
  */
-import { doSetVideoCallProviderToken } from "../actions/video-calls.ts";
+import { doSetVideoCallProviderToken } from "../actions/users/video-calls.ts";
 import type { RequestContext } from "../context.ts";
 import type { Handler } from "../http/types.ts";
 import {
@@ -23,7 +23,7 @@ import {
   signObject,
   storedToken,
   type ProviderToken,
-} from "../lib/video-calls.ts";
+} from "../lib/realm/video-calls.ts";
 
 export const createVideoCall: Handler<"create-video-call"> = async (_input, ctx) => {
   const provider = ctx.realm.videoChatProvider;

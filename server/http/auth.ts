@@ -14,11 +14,11 @@ import {
   UnauthorizedError,
 } from "../errors.ts";
 import type { AppDeps } from "../context.ts";
-import type { Realm, UserProfile } from "../db.ts";
-import { resolveRealm, userByApiKey } from "../lib/identity.ts";
-import type { RateLimitStatus } from "../lib/rate-limit.ts";
-import { NO_ORGANIZATION } from "../lib/realms.ts";
-import { cookieValue, SESSION_COOKIE, sessionByKey, tokensEqual } from "../lib/sessions.ts";
+import type { Realm, UserProfile } from "../db/index.ts";
+import { resolveRealm, userByApiKey } from "../lib/auth/identity.ts";
+import type { RateLimitStatus } from "../lib/auth/rate-limit.ts";
+import { NO_ORGANIZATION } from "../lib/realm/realm.ts";
+import { cookieValue, SESSION_COOKIE, sessionByKey, tokensEqual } from "../lib/auth/sessions.ts";
 import { viaJson } from "./json-prefix.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";

@@ -3,18 +3,18 @@
  * address confirmation email, or an invitation link anyone may use. GET shows the form; POST
  * (an ordinary form submission, application/x-www-form-urlencoded, no JavaScript needed) checks
  * it as Zulip's RegistrationForm / HomepageForm do, re-shows it with the errors, or creates the
- * account (actions/sign-up.ts) and shows its API key once.
+ * account (actions/invites/sign-up.ts) and shows its API key once.
  */
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppDeps } from "../context.ts";
-import type { Realm } from "../db.ts";
-import { doRequestSignUpEmail, doSignUp, SignUpLinkGone } from "../actions/sign-up.ts";
+import type { Realm } from "../db/index.ts";
+import { doRequestSignUpEmail, doSignUp, SignUpLinkGone } from "../actions/invites/sign-up.ts";
 import { JsonableError } from "../errors.ts";
-import { INVALID_EMAIL, checkEmailAllowedForRealm, isValidEmail } from "../lib/emails.ts";
-import { passwordStrengthProblem } from "../lib/passwords.ts";
-import { realmUrl, resolveRealm } from "../lib/realms.ts";
-import { signUpLink, type SignUpLink } from "../lib/sign-up.ts";
-import { checkFullName } from "../lib/users.ts";
+import { INVALID_EMAIL, checkEmailAllowedForRealm, isValidEmail } from "../lib/email/addresses.ts";
+import { passwordStrengthProblem } from "../lib/auth/passwords.ts";
+import { realmUrl, resolveRealm } from "../lib/realm/realm.ts";
+import { signUpLink, type SignUpLink } from "../lib/invites/sign-up.ts";
+import { checkFullName } from "../lib/users/users.ts";
 import {
   addressPage,
   checkEmailPage,

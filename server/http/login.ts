@@ -6,20 +6,20 @@
  *   Login CSRF is a double-submit cookie: `csrftoken` (HttpOnly, SameSite=Lax) holds the value
  *   of the form's hidden `csrfmiddlewaretoken`.
  * - `POST /accounts/login/` (also `/login/`): the password check of POST /fetch_api_key
- *   (lib/login.ts: the `authenticate_by_username` limit, password auth enabled, deactivated user
- *   or organization); success makes a new session (actions/sessions.ts), sets `sessionid` and
+ *   (lib/auth/login.ts: the `authenticate_by_username` limit, password auth enabled, deactivated user
+ *   or organization); success makes a new session (actions/auth/sessions.ts), sets `sessionid` and
  *   redirects to `next` when it is a local path, else to `/`.
  * - `POST /accounts/logout/`: with the session's CSRF token (form field `csrfmiddlewaretoken` or
  *   header `X-CSRFToken`), deletes the session, clears the cookie, redirects to `/login/`.
  */
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import type { AppDeps } from "../context.ts";
-import type { Realm } from "../db.ts";
-import { doCreateSession, doDeleteSession } from "../actions/sessions.ts";
+import type { Realm } from "../db/index.ts";
+import { doCreateSession, doDeleteSession } from "../actions/auth/sessions.ts";
 import { AuthenticationFailedError, RateLimitedError } from "../errors.ts";
-import { isValidEmail } from "../lib/emails.ts";
-import { authenticateByPassword } from "../lib/login.ts";
-import { resolveRealm } from "../lib/realms.ts";
+import { isValidEmail } from "../lib/email/addresses.ts";
+import { authenticateByPassword } from "../lib/auth/login.ts";
+import { resolveRealm } from "../lib/realm/realm.ts";
 import {
   cookieValue,
   randomToken,
@@ -28,7 +28,7 @@ import {
   sessionByKey,
   tokensEqual,
   type WebSession,
-} from "../lib/sessions.ts";
+} from "../lib/auth/sessions.ts";
 import { errorPage, forbiddenPage, noOrganizationPage } from "./join-pages.ts";
 import { loginPage, rateLimitedPage, WRONG_CREDENTIALS, type Page } from "./login-pages.ts";
 

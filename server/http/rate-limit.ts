@@ -27,7 +27,7 @@ import {
   rateLimitHeaders,
   RateLimiter,
   type RateLimitStatus,
-} from "../lib/rate-limit.ts";
+} from "../lib/auth/rate-limit.ts";
 import { requestCounter } from "./auth.ts";
 import { operationFor, type LoadedSpec } from "./spec.ts";
 

@@ -14,7 +14,7 @@
  * - GET /user_uploads/temporary/<token>/<name>: the file for anyone holding a fresh token from
  *   the JSON operation above.
  *
- * Files come from the upload store (lib/upload-storage.ts): sent from the local disk, or, from
+ * Files come from the upload store (lib/uploads/upload-storage.ts): sent from the local disk, or, from
  * S3, a redirect to a presigned URL once the request passed the same checks.
  */
 import { randomBytes } from "node:crypto";
@@ -22,9 +22,9 @@ import { mkdir } from "node:fs/promises";
 import type { NextFunction, Request, Response } from "express";
 import multer from "multer";
 import type { AppDeps } from "../context.ts";
-import type { UserProfile } from "../db.ts";
+import type { UserProfile } from "../db/index.ts";
 import { JsonableError, ResourceNotFoundError, UnauthorizedError } from "../errors.ts";
-import { accessAttachment, type StoredAttachment } from "../lib/attachments.ts";
+import { accessAttachment, type StoredAttachment } from "../lib/uploads/attachments.ts";
 import {
   contentDisposition,
   guessType,
@@ -35,11 +35,11 @@ import {
   uploadContentType,
   uploadedFileName,
   type ReceivedFile,
-} from "../lib/uploads.ts";
-import { emojiPathId } from "../lib/realm-emoji.ts";
-import { uploadStorage, type ServeAs } from "../lib/upload-storage.ts";
+} from "../lib/uploads/uploads.ts";
+import { emojiPathId } from "../lib/realm/realm-emoji.ts";
+import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
-import { cookieValue, SESSION_COOKIE } from "../lib/sessions.ts";
+import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 
 /** What the multipart body of an upload held, for the handler to judge. */
 export interface ReceivedUpload {

@@ -15,11 +15,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { Router, type NextFunction, type Request, type Response } from "express";
-import { doSetVideoCallProviderToken } from "../actions/video-calls.ts";
+import { doSetVideoCallProviderToken } from "../actions/users/video-calls.ts";
 import type { AppDeps } from "../context.ts";
 import { JsonableError, RequestVariableMissingError } from "../errors.ts";
-import { realmById, resolveRealm } from "../lib/identity.ts";
-import { realmUrl } from "../lib/realms.ts";
+import { realmById, resolveRealm } from "../lib/auth/identity.ts";
+import { realmUrl } from "../lib/realm/realm.ts";
 import {
   OAUTH_TOKEN_KEY,
   TIMEOUT_MS,
@@ -33,7 +33,7 @@ import {
   signObject,
   unsignObject,
   xmlElement,
-} from "../lib/video-calls.ts";
+} from "../lib/realm/video-calls.ts";
 import { fileRequester } from "./uploads.ts";
 
 const SID_COOKIE = "videoprovider_sid";

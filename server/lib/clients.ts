@@ -2,7 +2,7 @@
  * Sending clients (Zulip's Client table: "website", "ZulipMobile", …). Rows are never renamed or
  * deleted, so both directions are cached per database for the life of the process.
  */
-import type { Db, PrismaClient } from "../db.ts";
+import type { Db, PrismaClient } from "../db/index.ts";
 
 const caches = new WeakMap<object, { names: Map<number, string>; ids: Map<string, number> }>();
 

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import type { AppDeps } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import { passwordProblem } from "../lib/passwords.ts";
+import { passwordProblem } from "../lib/auth/passwords.ts";
 
 /** A mistake in the command line: exit code 2. */
 export class UsageError extends Error {}

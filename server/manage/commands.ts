@@ -5,22 +5,22 @@
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { checkChannelName, doCreateChannelWithoutCreator } from "../actions/channels.ts";
-import { doCreateOrganization } from "../actions/realms.ts";
-import { doCreateUserWithDefaultChannels } from "../actions/users.ts";
+import { checkChannelName, doCreateChannelWithoutCreator } from "../actions/channels/channels.ts";
+import { doCreateOrganization } from "../actions/realm/realm.ts";
+import { doCreateUserWithDefaultChannels } from "../actions/users/users.ts";
 import type { AppDeps } from "../context.ts";
-import type { Realm } from "../db.ts";
+import type { Realm } from "../db/index.ts";
 import { JsonableError } from "../errors.ts";
-import { INVALID_EMAIL, isValidEmail } from "../lib/emails.ts";
-import { hashPassword } from "../lib/passwords.ts";
+import { INVALID_EMAIL, isValidEmail } from "../lib/email/addresses.ts";
+import { hashPassword } from "../lib/auth/passwords.ts";
 import {
   MAX_REALM_NAME_LENGTH,
   MAX_REALM_SUBDOMAIN_LENGTH,
   realmUrl,
   SUBDOMAIN_IN_USE,
   subdomainProblem,
-} from "../lib/realms.ts";
-import { checkFullName, Role } from "../lib/users.ts";
+} from "../lib/realm/realm.ts";
+import { checkFullName, Role } from "../lib/users/users.ts";
 import {
   asUsage,
   labelled,

@@ -1,7 +1,7 @@
 /** What the management commands run with: the same database and configuration as the server. */
 import { configFromEnv, type Config } from "../config.ts";
 import type { AppDeps, RequestContext } from "../context.ts";
-import { openDatabase, type Database, type Realm, type UserProfile } from "../db.ts";
+import { openDatabase, type Database, type Realm, type UserProfile } from "../db/index.ts";
 import { EventBus } from "../events/index.ts";
 import { createLogger } from "../logger.ts";
 import { join } from "node:path";

@@ -3,17 +3,17 @@
  * (zilencer/management/commands/populate_db.py): its users, bots, channels and a few messages.
  */
 import { randomBytes } from "node:crypto";
-import { doCreateChannel } from "../actions/channels.ts";
-import { doSubscribe } from "../actions/subscriptions.ts";
-import { NOTIFICATION_BOT } from "../actions/internal-send.ts";
-import { checkSendMessage } from "../actions/messages.ts";
-import { doCreateRealm } from "../actions/realms.ts";
-import { doCreateUser } from "../actions/users.ts";
+import { doCreateChannel } from "../actions/channels/channels.ts";
+import { doSubscribe } from "../actions/channels/subscriptions.ts";
+import { NOTIFICATION_BOT } from "../lib/users/internal-bots.ts";
+import { checkSendMessage } from "../actions/messages/messages.ts";
+import { doCreateRealm } from "../actions/realm/realm.ts";
+import { doCreateUser } from "../actions/users/users.ts";
 import type { AppDeps } from "../context.ts";
 import { JsonableError } from "../errors.ts";
-import { hashPassword } from "../lib/passwords.ts";
-import { fakeEmailDomain, realmHost } from "../lib/realms.ts";
-import { Role } from "../lib/users.ts";
+import { hashPassword } from "../lib/auth/passwords.ts";
+import { fakeEmailDomain, realmHost } from "../lib/realm/realm.ts";
+import { Role } from "../lib/users/users.ts";
 import { actAs } from "./context.ts";
 
 export interface Credential {

@@ -20,17 +20,17 @@
  * - then ANALYZE, as autovacuum would after such an insert.
  */
 import type { AppDeps } from "../context.ts";
-import { doCreateChannel } from "../actions/channels.ts";
-import { directRecipient } from "../actions/messages.ts";
-import { doCreateOrganization } from "../actions/realms.ts";
-import { doSubscribe } from "../actions/subscriptions.ts";
-import { doCreateUser } from "../actions/users.ts";
+import { doCreateChannel } from "../actions/channels/channels.ts";
+import { directRecipient } from "../actions/messages/messages.ts";
+import { doCreateOrganization } from "../actions/realm/realm.ts";
+import { doSubscribe } from "../actions/channels/subscriptions.ts";
+import { doCreateUser } from "../actions/users/users.ts";
 import { JsonableError } from "../errors.ts";
 import { clientIdFor } from "../lib/clients.ts";
-import { FLAG_BITS } from "../lib/messages.ts";
-import { fakeEmailDomain } from "../lib/realms.ts";
-import { RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/topics.ts";
-import { Role } from "../lib/users.ts";
+import { FLAG_BITS } from "../lib/messages/messages.ts";
+import { fakeEmailDomain } from "../lib/realm/realm.ts";
+import { RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/messages/topics.ts";
+import { Role } from "../lib/users/users.ts";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { labelled, UsageError, type Command, type Values } from "./cli.ts";
@@ -371,7 +371,7 @@ export async function populateScale(deps: AppDeps, options: ScaleOptions): Promi
       });
 
       await step("uploads, reactions, topics, counters", async () => {
-        // Each image or file link claims its upload, as a send would (lib/attachments.ts).
+        // Each image or file link claims its upload, as a send would (lib/uploads/attachments.ts).
         await sql(
           `WITH a AS (
              INSERT INTO attachment (realm_id, owner_id, file_name, path_id, size, content_type, create_time, is_realm_public, is_web_public)

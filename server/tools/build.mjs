@@ -19,7 +19,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const OUT_DIR = path.join(ROOT, "dist", "server");
-const ENTRIES = ["server/main.ts", "server/manage.ts"];
+/** Each bundle (dist/server/<name>.js) and its entry module. */
+const ENTRIES = { main: "server/main.ts", manage: "server/manage/index.ts" };
 const EXTERNAL = [
   "@electric-sql/pglite",
   "@prisma/schema-engine-wasm",
@@ -33,9 +34,9 @@ const EXTERNAL = [
   "@zxcvbn-ts/core",
   "@zxcvbn-ts/language-common",
   "@zxcvbn-ts/language-en",
-  // Loaded on the first email sent (lib/email-transport.ts), not with the bundle at every start.
+  // Loaded on the first email sent (lib/email/transport.ts), not with the bundle at every start.
   "nodemailer",
-  // Loaded only when S3_BUCKET is set (lib/upload-storage-s3.ts).
+  // Loaded only when S3_BUCKET is set (lib/uploads/upload-storage-s3.ts).
   "@aws-sdk/client-s3",
   "@aws-sdk/s3-request-presigner",
 ];
@@ -44,7 +45,7 @@ const INPUTS = path.join(ROOT, "dist", "inputs.json");
 
 /** Why the build is stale, or undefined when every input is older than the bundles. */
 export function staleness() {
-  const outputs = ENTRIES.map((e) => path.join(OUT_DIR, path.basename(e).replace(/\.ts$/, ".js")));
+  const outputs = Object.keys(ENTRIES).map((name) => path.join(OUT_DIR, `${name}.js`));
   if (!existsSync(INPUTS) || outputs.some((o) => !existsSync(o))) return "no build yet";
   const builtAt = Math.min(...outputs.map((o) => statSync(o).mtimeMs));
   for (const input of JSON.parse(readFileSync(INPUTS, "utf8"))) {
@@ -136,7 +137,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const t0 = performance.now();
     await build();
     console.error(
-      `built dist/server/ (${ENTRIES.join(", ")}) in ${Math.round(performance.now() - t0)} ms${why && ifStale ? `: ${why}` : ""}`,
+      `built dist/server/ (${Object.values(ENTRIES).join(", ")}) in ${Math.round(performance.now() - t0)} ms${why && ifStale ? `: ${why}` : ""}`,
     );
   }
 }

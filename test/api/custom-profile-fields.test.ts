@@ -4,7 +4,7 @@
  * register state and profile_data on users (zerver/tests/test_custom_profile_data.py).
  */
 import { describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

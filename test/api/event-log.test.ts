@@ -3,7 +3,7 @@
  * once even when transactions commit out of the order in which they took their log ids.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Tx } from "../../server/db.ts";
+import type { Tx } from "../../server/db/index.ts";
 import { appendEvents } from "../../server/events/log.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { zulipEventErrors } from "../helpers/zulip-spec.ts";
-import { doCreateUserWithDefaultChannels } from "../../server/actions/users.ts";
+import { doCreateUserWithDefaultChannels } from "../../server/actions/users/users.ts";
 import type { Schemas } from "../../server/http/types.ts";
 
 const server = useTestServer({}, { events: { heartbeatMs: 300 } });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, useTestServer } from "../helpers/server.ts";
-import { doCreateChannel } from "../../server/actions/channels.ts";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
-import { doCreateUserWithDefaultChannels, doCreateUser } from "../../server/actions/users.ts";
+import { doCreateChannel } from "../../server/actions/channels/channels.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
+import { doCreateUserWithDefaultChannels, doCreateUser } from "../../server/actions/users/users.ts";
 
 const server = useTestServer();
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
-import { ConfirmationType, InviteStatus } from "../../server/lib/confirmations.ts";
+import { ConfirmationType, InviteStatus } from "../../server/lib/invites/confirmations.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

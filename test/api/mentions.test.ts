@@ -3,7 +3,7 @@
  * can_mention_group, and its members (through subgroups too) get the `mentioned` flag.
  */
 import { describe, expect, it } from "vitest";
-import { getSystemGroupIds, SystemGroups } from "../../server/lib/user-groups.ts";
+import { getSystemGroupIds, SystemGroups } from "../../server/lib/groups/user-groups.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

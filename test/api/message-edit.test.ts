@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
 import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

@@ -5,7 +5,7 @@
  * `unread_msgs` after each change.
  */
 import { describe, expect, it } from "vitest";
-import { doMarkAllAsRead } from "../../server/actions/message-flags.ts";
+import { doMarkAllAsRead } from "../../server/actions/messages/message-flags.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

@@ -3,13 +3,13 @@
  * bit positions, anchors (first_unread among them), and whose history a narrow reads.
  */
 import { describe, expect, it } from "vitest";
-import { doCreateChannel } from "../../server/actions/channels.ts";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
-import { Prisma } from "../../server/db.ts";
+import { doCreateChannel } from "../../server/actions/channels/channels.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
+import { Prisma } from "../../server/db/index.ts";
 import { countStatements } from "../../server/db/statements.ts";
 import { getMessages } from "../../server/handlers/messages.ts";
-import { FLAG_BITS, flagsOf } from "../../server/lib/messages.ts";
-import { compileNarrow } from "../../server/lib/narrow.ts";
+import { FLAG_BITS, flagsOf } from "../../server/lib/messages/messages.ts";
+import { compileNarrow } from "../../server/lib/narrow/narrow.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

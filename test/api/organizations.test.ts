@@ -3,13 +3,13 @@
  * its Host's subdomain (the default organization answers any other host).
  */
 import { describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
-import { checkSendMessage } from "../../server/actions/messages.ts";
-import { doCreateChannel } from "../../server/actions/channels.ts";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
+import { checkSendMessage } from "../../server/actions/messages/messages.ts";
+import { doCreateChannel } from "../../server/actions/channels/channels.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
 import { actAs } from "../../server/manage/context.ts";
-import { fakeEmailDomain } from "../../server/lib/realms.ts";
+import { fakeEmailDomain } from "../../server/lib/realm/realm.ts";
 import { requestOnHost } from "../helpers/net.ts";
 import { expectError } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

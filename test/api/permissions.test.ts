@@ -3,11 +3,16 @@
  * anonymous groups deleted, Zulip's refusals, and cached memberships that follow every change.
  */
 import { describe, expect, it } from "vitest";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
 import { countStatements } from "../../server/db/statements.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
-import { can, groupMembers, isUserInGroup, userGroupIds } from "../../server/lib/permissions.ts";
+import {
+  can,
+  groupMembers,
+  isUserInGroup,
+  userGroupIds,
+} from "../../server/lib/groups/permissions.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

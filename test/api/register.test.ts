@@ -5,7 +5,7 @@
  * (zerver/lib/events.py; zerver/tests/test_events.py).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -5,8 +5,8 @@
  * ARCHIVED_DATA_VACUUMING_DELAY_DAYS and unclaimed uploads deleted after their delay.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { MessageRetention } from "../../server/actions/retention.ts";
-import { uploadStorage } from "../../server/lib/upload-storage.ts";
+import { MessageRetention } from "../../server/workers/retention.ts";
+import { uploadStorage } from "../../server/lib/uploads/upload-storage.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { uploadFile } from "../helpers/upload.ts";

@@ -13,10 +13,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
-import { Prisma, type Db, type Realm, type UserProfile } from "../../server/db.ts";
+import { Prisma, type Db, type Realm, type UserProfile } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
-import { fetchMessageRange, type RangeRequest } from "../../server/lib/message-fetch.ts";
-import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow.ts";
+import { fetchMessageRange, type RangeRequest } from "../../server/lib/messages/message-fetch.ts";
+import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow/narrow.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateScale } from "../../server/manage/populate-scale.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/db.ts";

@@ -5,8 +5,8 @@
  * database and a claim that rolls back.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ScheduledDelivery } from "../../server/actions/scheduled-delivery.ts";
-import { openDatabase, type Database } from "../../server/db.ts";
+import { ScheduledDelivery } from "../../server/workers/scheduled-delivery.ts";
+import { openDatabase, type Database } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";

@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { readFileSync } from "node:fs";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { USER_SETTINGS } from "../../server/lib/user-settings.ts";
+import { USER_SETTINGS } from "../../server/lib/users/user-settings.ts";
 
 const server = useTestServer();
 const id = (name: string) => server.creds.users[name]!.user_id;

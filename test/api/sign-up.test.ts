@@ -5,8 +5,8 @@
  * and revoked, the events (zerver/tests/test_signup.py, test_invite.py).
  */
 import { describe, expect, it } from "vitest";
-import { ConfirmationType, InviteStatus } from "../../server/lib/confirmations.ts";
-import { Role } from "../../server/lib/users.ts";
+import { ConfirmationType, InviteStatus } from "../../server/lib/invites/confirmations.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { createInvitation, createMultiuseInvite } from "../helpers/invitations.ts";
 import { startTestServer, useTestServer, type TestServer } from "../helpers/server.ts";

@@ -3,7 +3,7 @@
  * by name, permissions, Notification Bot's messages and the events (zerver/tests/test_subs.py).
  */
 import { describe, expect, it } from "vitest";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 

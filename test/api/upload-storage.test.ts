@@ -1,5 +1,5 @@
 /**
- * The upload store on both backends (lib/upload-storage.ts): the same flows on the local disk
+ * The upload store on both backends (lib/uploads/upload-storage.ts): the same flows on the local disk
  * and on a real S3-compatible server on loopback (s3rver): upload, serving (on S3 a redirect to
  * a presigned URL, fetched like a browser follows it), access refused as before, temporary URLs,
  * custom emoji images, and the retention loop deleting unclaimed and archived uploads' files.
@@ -11,10 +11,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessageRetention } from "../../server/actions/retention.ts";
+import { MessageRetention } from "../../server/workers/retention.ts";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
-import { signingKey } from "../../server/lib/uploads.ts";
+import { signingKey } from "../../server/lib/uploads/uploads.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startS3, type TestS3 } from "../helpers/s3.ts";
 import { useTestServer } from "../helpers/server.ts";

@@ -8,12 +8,15 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { doCreateChannel } from "../../server/actions/channels.ts";
-import { doSubscribe } from "../../server/actions/subscriptions.ts";
+import { doCreateChannel } from "../../server/actions/channels/channels.ts";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
 import { inTransaction } from "../../server/actions/transaction.ts";
 import type { RequestInfo } from "../../server/context.ts";
-import { claimAttachments, reconcileMessageAttachments } from "../../server/lib/attachments.ts";
-import { sanitizeName } from "../../server/lib/uploads.ts";
+import {
+  claimAttachments,
+  reconcileMessageAttachments,
+} from "../../server/lib/uploads/attachments.ts";
+import { sanitizeName } from "../../server/lib/uploads/uploads.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";

@@ -4,8 +4,8 @@
  * must happen at once: the keys refused, the queues gone.
  */
 import { describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser, doCreateUserWithDefaultChannels } from "../../server/actions/users.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
+import { doCreateUser, doCreateUserWithDefaultChannels } from "../../server/actions/users/users.ts";
 import type { ZulipClient } from "../../client/src/index.ts";
 import { requestOnHost } from "../helpers/net.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";

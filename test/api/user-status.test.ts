@@ -2,12 +2,12 @@
  * User statuses (zerver/tests/test_user_status.py, reference op 14): POST /users/{user_id}/status
  * for administrators, POST /users/me/status with the legacy `away`, GET /users/{user_id}/status,
  * the `user_status` events and register's `user_status`; and every answer of the emoji check
- * (lib/emoji.ts) for Unicode, custom and Zulip's extra emoji.
+ * (lib/realm/emoji.ts) for Unicode, custom and Zulip's extra emoji.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
 import type { RequestInfo } from "../../server/context.ts";
-import { Role } from "../../server/lib/users.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import { encodeParams } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

@@ -3,8 +3,8 @@
  * checks with its events, GET /users/{user_id}, and POST /users (zerver/tests/test_users.py).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";

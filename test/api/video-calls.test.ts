@@ -7,9 +7,9 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { doCreateRealm } from "../../server/actions/realms.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { signObject } from "../../server/lib/video-calls.ts";
+import { signObject } from "../../server/lib/realm/video-calls.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { startFakeVideoProvider } from "../helpers/video-provider.ts";

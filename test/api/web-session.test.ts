@@ -8,7 +8,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
-import { sessionIdOf } from "../../server/lib/sessions.ts";
+import { sessionIdOf } from "../../server/lib/auth/sessions.ts";
 import { CookieJar } from "../helpers/browser-session.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

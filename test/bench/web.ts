@@ -34,7 +34,7 @@
  *   the next (`--fresh` makes it again; drop it by hand when done), shared with `bench:scale`.
  * - Otherwise: embedded PGlite in a temporary DATA_DIR (removed at the end).
  *
- * The fixture is left as found: the reader's password is set (scrypt, server/lib/passwords.ts)
+ * The fixture is left as found: the reader's password is set (scrypt, server/lib/auth/passwords.ts)
  * by an UPDATE before the server starts, and the messages the app marks read as they are seen
  * are marked unread again through the API after each run, so every run opens the same views.
  * `--server FILE` runs another entry than dist/server/main.js (e.g. a one-line module importing
@@ -47,7 +47,7 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { openScaleFixture, type Query } from "./scale-fixture.ts";
 import type { Browser } from "puppeteer-core";
-import { hashPassword } from "../../server/lib/passwords.ts";
+import { hashPassword } from "../../server/lib/auth/passwords.ts";
 import { encodeHashComponent } from "../../web/src/narrow.ts";
 import { byRole, CHROMIUM, chromiumInstalled, launchBrowser } from "../helpers/browser.ts";
 import { cleanUp, interrupted, onCleanUp, spawnServer, stopServer, waitReady } from "./children.ts";

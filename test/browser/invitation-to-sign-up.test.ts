@@ -9,7 +9,7 @@
 import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Role } from "../../server/lib/users.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";

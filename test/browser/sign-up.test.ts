@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Role } from "../../server/lib/users.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { createInvitation } from "../helpers/invitations.ts";
 import { useTestServer } from "../helpers/server.ts";

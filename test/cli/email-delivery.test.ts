@@ -4,8 +4,8 @@
  * PostgreSQL only: the embedded database belongs to a single process.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queueEmail } from "../../server/actions/email.ts";
-import { openDatabase, type Database } from "../../server/db.ts";
+import { queueEmail } from "../../server/actions/email/outbox.ts";
+import { openDatabase, type Database } from "../../server/db/index.ts";
 import { useProcessPair } from "../helpers/processes.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 

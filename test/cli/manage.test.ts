@@ -1,5 +1,5 @@
 /**
- * The admin CLI, run as a user runs it (a process: `node --import tsx server/manage.ts`, what
+ * The admin CLI, run as a user runs it (a process: `node --import tsx server/manage/index.ts`, what
  * `npm run manage --` runs), on an embedded database in a temporary DATA_DIR.
  */
 import { execFile } from "node:child_process";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../server/db.ts";
+import { openDatabase } from "../../server/db/index.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "manage-test-"));
@@ -27,7 +27,7 @@ function manageIn(
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ["--import", "tsx", "server/manage.ts", ...args],
+      ["--import", "tsx", "server/manage/index.ts", ...args],
       {
         cwd: root,
         env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", LOG_LEVEL: "warn", ...options.env },

@@ -112,10 +112,14 @@ async function stop(s: Started) {
 }
 
 function manage(dataDir: string, ...args: string[]) {
-  return promisify(execFile)(process.execPath, ["--import", "tsx", "server/manage.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" },
-  });
+  return promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "server/manage/index.ts", ...args],
+    {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" },
+    },
+  );
 }
 
 afterEach(() => {

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/net.ts";
-import { openDatabase } from "../../server/db.ts";
+import { openDatabase } from "../../server/db/index.ts";
 import { createPGliteTestDataDir, createPostgresTestDatabaseUrl } from "../helpers/db.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -217,7 +217,7 @@ beforeAll(async () => {
     [
       "--import",
       "tsx",
-      "server/manage.ts",
+      "server/manage/index.ts",
       "populate-db",
       "--credentials",
       join(dataDir, "creds.json"),

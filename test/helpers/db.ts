@@ -26,7 +26,7 @@ import {
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { openDatabase, type Database } from "../../server/db.ts";
+import { openDatabase, type Database } from "../../server/db/index.ts";
 import { MIGRATIONS_DIR } from "../../server/db/schema-engine.ts";
 
 export interface TestDatabase extends Database {

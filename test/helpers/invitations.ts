@@ -3,8 +3,8 @@
  * write them (a PreregistrationUser or MultiuseInvite with its channels and groups, and its
  * confirmation key), for tests of what a link does once it exists.
  */
-import { ConfirmationType, createConfirmation } from "../../server/lib/confirmations.ts";
-import { Role } from "../../server/lib/users.ts";
+import { ConfirmationType, createConfirmation } from "../../server/lib/invites/confirmations.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import type { TestServer } from "./server.ts";
 
 export interface TestInvitation {

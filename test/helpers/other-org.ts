@@ -3,9 +3,9 @@
  * isolation between organizations (the fuzzer, the authorization and read-path matrices) call
  * with the other organization's Host and key.
  */
-import { doCreateRealm } from "../../server/actions/realms.ts";
-import { doCreateUser } from "../../server/actions/users.ts";
-import { Role } from "../../server/lib/users.ts";
+import { doCreateRealm } from "../../server/actions/realm/realm.ts";
+import { doCreateUser } from "../../server/actions/users/users.ts";
+import { Role } from "../../server/lib/users/users.ts";
 import type { TestServer } from "./server.ts";
 
 export interface OtherOrg {

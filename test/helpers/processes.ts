@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { configFromEnv } from "../../server/config.ts";
-import { openDatabase } from "../../server/db.ts";
+import { openDatabase } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";

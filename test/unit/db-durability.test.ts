@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv, pgliteFsyncFromEnv } from "../../server/config.ts";
-import { openDatabase, pgliteHostFsyncCount, type Database } from "../../server/db.ts";
+import { openDatabase, pgliteHostFsyncCount, type Database } from "../../server/db/index.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "db-durability-test-"));
@@ -109,7 +109,7 @@ describe("embedded database durability", () => {
       const script = join(work, "commit.mts");
       writeFileSync(
         script,
-        `import { openDatabase } from ${JSON.stringify(join(root, "server/db.ts"))};
+        `import { openDatabase } from ${JSON.stringify(join(root, "server/db/index.ts"))};
 const db = await openDatabase({ dataDir: process.argv[2], migrate: false });
 await db.prisma.$executeRawUnsafe("CREATE TABLE IF NOT EXISTS durability_probe (id serial PRIMARY KEY, at timestamptz DEFAULT now())");
 process.stderr.write("COMMIT-BEGIN\\n");

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../server/db.ts";
+import { openDatabase } from "../../server/db/index.ts";
 import {
   DataDirInUseError,
   lockDataDir,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { configFromEnv } from "../../server/config.ts";
-import { createEmailTransport, type EmailMessage } from "../../server/lib/email-transport.ts";
+import { createEmailTransport, type EmailMessage } from "../../server/lib/email/transport.ts";
 import { startSmtpSink } from "../helpers/smtp.ts";
 
 const message: EmailMessage = {

@@ -4,8 +4,8 @@
  * laptop the host is an IP address, and POST /bots answered "Bad name or username" for every bot.
  */
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../server/db.ts";
-import { fakeEmailDomain } from "../../server/lib/realms.ts";
+import type { Db } from "../../server/db/index.ts";
+import { fakeEmailDomain } from "../../server/lib/realm/realm.ts";
 
 // The root organization (string id "") is served on EXTERNAL_HOST itself: no query is needed.
 const root = { id: 1, stringId: "" };

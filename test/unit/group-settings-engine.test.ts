@@ -5,9 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PendingEvents } from "../../server/events/index.ts";
-import { CHANNEL_GROUP_SETTINGS, USER_GROUP_SETTINGS } from "../../server/lib/group-settings.ts";
-import { groupMembers, hasGroupPermission } from "../../server/lib/permissions.ts";
-import { groupForNewSetting } from "../../server/lib/user-groups.ts";
+import {
+  CHANNEL_GROUP_SETTINGS,
+  USER_GROUP_SETTINGS,
+} from "../../server/lib/groups/group-settings.ts";
+import { groupMembers, hasGroupPermission } from "../../server/lib/groups/permissions.ts";
+import { groupForNewSetting } from "../../server/lib/groups/user-groups.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;

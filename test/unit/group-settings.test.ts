@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { Prisma } from "../../server/db.ts";
+import { Prisma } from "../../server/db/index.ts";
 import {
   CHANNEL_GROUP_SETTINGS,
   GROUP_SETTINGS,
@@ -11,7 +11,7 @@ import {
   settingColumn,
   SystemGroups,
   USER_GROUP_SETTINGS,
-} from "../../server/lib/group-settings.ts";
+} from "../../server/lib/groups/group-settings.ts";
 
 /** Model fields that hold a group setting: every `…GroupId` (and Zulip's `can_create_groups`, `can_manage_all_groups`). */
 const groupFields = (fields: Record<string, string>) =>

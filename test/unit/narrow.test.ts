@@ -6,10 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Db, Realm, UserProfile } from "../../server/db.ts";
-import { unreadableWithRowSql } from "../../server/lib/channel-access.ts";
-import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow.ts";
-import { highlight } from "../../server/lib/search.ts";
+import type { Db, Realm, UserProfile } from "../../server/db/index.ts";
+import { unreadableWithRowSql } from "../../server/lib/access/channels.ts";
+import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow/narrow.ts";
+import { highlight } from "../../server/lib/narrow/search.ts";
 
 const noDatabase = new Proxy(
   {},

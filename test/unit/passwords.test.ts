@@ -5,7 +5,7 @@ import {
   checkPasswordStrength,
   PASSWORD_TOO_WEAK,
   passwordStrengthProblem,
-} from "../../server/lib/passwords.ts";
+} from "../../server/lib/auth/passwords.ts";
 
 describe("checkPasswordStrength", () => {
   it("never allows an empty password, whatever the settings", async () => {

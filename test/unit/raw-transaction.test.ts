@@ -6,7 +6,7 @@
  * every event payload.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Prisma } from "../../server/db.ts";
+import { Prisma } from "../../server/db/index.ts";
 import { rawTransaction } from "../../server/db/direct-raw.ts";
 import { countStatements } from "../../server/db/statements.ts";
 import { storableJson } from "../../server/lib/text.ts";

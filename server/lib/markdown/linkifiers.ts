@@ -1,7 +1,7 @@
 /**
  * Linkifiers (zerver/lib/markdown/__init__.py LinkifierPattern, topic_links; zerver/models/
  * linkifiers.py): an organization's patterns, each turned into links through an RFC 6570 URL
- * template. Pure: the caller loads and caches the organization's linkifiers (lib/linkifiers.ts).
+ * template. Pure: the caller loads and caches the organization's linkifiers (lib/realm/linkifiers.ts).
  *
  * Zulip compiles the patterns with re2; here they are JavaScript regular expressions, with
  * re2's spellings that JavaScript lacks translated (`(?P<name>`, `\pL`) and what re2 refuses

@@ -2,8 +2,8 @@
  * Fresh objects for rows whose call consumes state (a deletion, a deactivation, a unique name),
  * made through the API as the user who would own them.
  */
-import { doCreateUserWithDefaultChannels } from "../../../server/actions/users.ts";
-import { Role } from "../../../server/lib/users.ts";
+import { doCreateUserWithDefaultChannels } from "../../../server/actions/users/users.ts";
+import { Role } from "../../../server/lib/users/users.ts";
 import { expectSuccess } from "../../helpers/expect.ts";
 import { PNG, multipart, type Fixtures } from "./matrix.ts";
 

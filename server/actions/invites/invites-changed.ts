@@ -1,0 +1,25 @@
+/**
+ * The `invites_changed` event (zerver/lib/invites.py notify_invites_changed): tells the
+ * organization's administrators (bots included), and the referrer of a changed invitation when
+ * they are not one, to fetch the invitation list again. It carries no data, so one event serves
+ * every kind of change: sent, revoked, resent, used.
+ */
+import type { Tx } from "../../db/index.ts";
+import type { PendingEvents } from "../../events/index.ts";
+import { Role } from "../../lib/users/users.ts";
+
+export async function notifyInvitesChanged(
+  tx: Tx,
+  events: PendingEvents,
+  realmId: number,
+  changedInviteReferrerId?: number | null,
+): Promise<void> {
+  const admins = await tx.userProfile.findMany({
+    where: { realmId, isActive: true, role: { lte: Role.ADMINISTRATOR } },
+    select: { id: true },
+  });
+  const ids = admins.map((a) => a.id);
+  if (changedInviteReferrerId != null && !ids.includes(changedInviteReferrerId))
+    ids.push(changedInviteReferrerId);
+  if (ids.length) events.add({ type: "invites_changed" }, ids);
+}

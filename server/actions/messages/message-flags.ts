@@ -1,0 +1,188 @@
+/**
+ * Changing the user's message flags (zerver/actions/message_flags.py): a list of messages
+ * (do_update_message_flags), a channel or topic (do_mark_stream_messages_as_read) and everything
+ * (do_mark_all_as_read). Each change is one set-based UPDATE … RETURNING whatever the number of
+ * messages, with its `update_message_flags` event in the same transaction.
+ */
+import type { RequestContext } from "../../context.ts";
+import { Prisma, type RawTx, type UserProfile } from "../../db/index.ts";
+import { JsonableError } from "../../errors.ts";
+import type { PendingEvents, ZulipEvent } from "../../events/index.ts";
+import { DEFAULT_HISTORICAL_FLAGS, editableFlag, FLAG_BITS } from "../../lib/messages/flags.ts";
+import { flagTargets } from "../../lib/messages/message-flags.ts";
+import { isStorableId } from "../../lib/ids.ts";
+import { unreadMessageDetails } from "../../lib/messages/unread.ts";
+import { inRawTransaction } from "../transaction.ts";
+
+type Ctx = Pick<RequestContext, "db" | "events" | "realm" | "user">;
+
+export interface FlagChange {
+  /** The messages whose flag changed, in the order they were asked for. */
+  changed: number[];
+  /** Removing `read`: the channels whose messages were skipped, the user not being subscribed. */
+  ignoredChannels?: number[];
+}
+
+/** Checks `op` (after the flag, as Zulip does). */
+function checkOperation(op: string): op is "add" | "remove" {
+  if (op !== "add" && op !== "remove")
+    throw new JsonableError(`Invalid message flag operation: '${op}'`);
+  return true;
+}
+
+/**
+ * do_update_message_flags in the caller's transaction. Rows that already have the flag as asked
+ * are left alone. Where the user has no row, the flags are taken to be read and historical:
+ * adding `starred` or `collapsed` there (or removing `read`) first checks access and writes a
+ * historical row; removing `read` skips the messages of channels the user is not subscribed to.
+ */
+async function updateFlags(
+  tx: RawTx,
+  events: PendingEvents,
+  user: Pick<UserProfile, "id" | "realmId" | "role">,
+  op: "add" | "remove",
+  flag: string,
+  messageIds: number[],
+): Promise<FlagChange> {
+  const bit = FLAG_BITS[editableFlag(flag)];
+  const adding = op === "add";
+  const target = adding ? bit : 0n;
+  const removingRead = flag === "read" && !adding;
+  let ids = [...new Set(messageIds)];
+  const result: FlagChange = { changed: [] };
+  const inserted = new Set<number>();
+
+  if ((DEFAULT_HISTORICAL_FLAGS & bit) !== target) {
+    const targets = new Map((await flagTargets(tx, user, ids)).map((t) => [t.id, t]));
+    if (removingRead) {
+      // Unread messages are only ever in subscribed channels.
+      const ignored = new Set<number>();
+      ids = ids.filter((id) => {
+        const t = targets.get(id);
+        if (t?.streamId == null || t.subscribed) return true;
+        ignored.add(t.streamId);
+        return false;
+      });
+      result.ignoredChannels = [...ignored].sort((a, b) => a - b);
+    }
+    const missing = ids.filter((id) => targets.get(id)?.flags == null);
+    if (missing.some((id) => !targets.get(id)?.accessible))
+      throw new JsonableError("Invalid message(s)");
+    if (missing.length) {
+      const flags = (DEFAULT_HISTORICAL_FLAGS & ~bit) | target;
+      const rows = await tx.$queryRaw<{ message_id: number }[]>`
+        INSERT INTO user_message (user_profile_id, message_id, flags)
+        SELECT ${user.id}, unnest(${missing}::int[]), ${flags}::bigint
+        ON CONFLICT (user_profile_id, message_id) DO NOTHING RETURNING message_id`;
+      for (const r of rows) inserted.add(r.message_id);
+    }
+  }
+
+  const storable = ids.filter(isStorableId);
+  const updated = storable.length
+    ? await tx.$queryRaw<{ message_id: number }[]>`
+        UPDATE user_message SET flags = ${adding ? Prisma.sql`flags | ${bit}::bigint` : Prisma.sql`flags & ~${bit}::bigint`}
+        WHERE user_profile_id = ${user.id} AND message_id = ANY (${storable}::int[])
+          AND (flags & ${bit}::bigint) <> ${target}::bigint
+        RETURNING message_id`
+    : [];
+  const changed = new Set([...inserted, ...updated.map((r) => r.message_id)]);
+  result.changed = ids.filter((id) => changed.has(id));
+
+  const event: ZulipEvent = {
+    type: "update_message_flags",
+    op,
+    operation: op,
+    flag,
+    messages: result.changed,
+    all: false,
+  };
+  // Clients add messages marked unread to their unread_msgs from these details.
+  if (removingRead) event.message_details = await unreadMessageDetails(tx, user.id, result.changed);
+  events.add(event, [user.id]);
+  return result;
+}
+
+/** POST /messages/flags and /messages/flags/narrow: one transaction. */
+export function doUpdateMessageFlags(
+  ctx: Ctx,
+  op: string,
+  flag: string,
+  messageIds: number[],
+): Promise<FlagChange> {
+  editableFlag(flag);
+  checkOperation(op);
+  return inRawTransaction(ctx, ctx.realm.id, (tx, events) =>
+    updateFlags(tx, events, ctx.user, op as "add" | "remove", flag, messageIds),
+  );
+}
+
+/**
+ * do_mark_stream_messages_as_read: the user's unread messages of a channel (or of one of its
+ * topics, matched case-insensitively) marked read in one UPDATE; an event only if any were unread.
+ */
+export function doMarkChannelAsRead(
+  ctx: Ctx,
+  recipientId: number,
+  topic: string | null,
+): Promise<number> {
+  return inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const rows = await tx.$queryRaw<{ message_id: number }[]>`
+      UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
+      FROM message m
+      WHERE um.user_profile_id = ${ctx.user.id} AND (um.flags & 1) = 0 AND m.id = um.message_id
+        AND m.recipient_id = ${recipientId}
+        ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}
+      RETURNING um.message_id`;
+    if (!rows.length) return 0;
+    const messages = rows.map((r) => r.message_id).sort((a, b) => a - b);
+    events.add(readEvent(messages, false), [ctx.user.id]);
+    return messages.length;
+  });
+}
+
+function readEvent(messages: number[], all: boolean): ZulipEvent {
+  return {
+    type: "update_message_flags",
+    op: "add",
+    operation: "add",
+    flag: "read",
+    messages,
+    all,
+  };
+}
+
+/** Rows marked read per transaction by mark_all_as_read (Zulip's is 2000; one UPDATE each). */
+export const MARK_ALL_BATCH_SIZE = 10_000;
+/** How long mark_all_as_read keeps going before it answers `complete: false` (Zulip's timeout). */
+export const MARK_ALL_TIMEOUT_MS = 50_000;
+
+/**
+ * do_mark_all_as_read: newest first, in batches each committed on its own so that progress
+ * survives a long request; after the time limit, false (not complete). The last batch carries
+ * the `all: true` event.
+ */
+export async function doMarkAllAsRead(
+  ctx: Ctx,
+  options: { batchSize?: number; timeoutMs?: number; now?: () => number } = {},
+): Promise<boolean> {
+  const batchSize = options.batchSize ?? MARK_ALL_BATCH_SIZE;
+  const timeoutMs = options.timeoutMs ?? MARK_ALL_TIMEOUT_MS;
+  const now = options.now ?? (() => performance.now());
+  const start = now();
+  for (;;) {
+    if (now() - start >= timeoutMs) return false;
+    const done = await inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+      // The unread partial index gives the newest unread rows; FOR UPDATE as Zulip's batches lock them.
+      const count = await tx.$executeRaw`
+        UPDATE user_message SET flags = flags | ${FLAG_BITS.read}::bigint
+        WHERE id IN (SELECT id FROM user_message
+                     WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
+                     ORDER BY message_id DESC LIMIT ${batchSize} FOR UPDATE)`;
+      if (count >= batchSize) return false;
+      events.add(readEvent([], true), [ctx.user.id]);
+      return true;
+    });
+    if (done) return true;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Adding, changing, removing and reordering linkifiers (zerver/actions/realm_linkifiers.py),
+ * administrators only. Each change sends everyone in the organization a `realm_linkifiers`
+ * event with the whole new list, and drops every process's cached list (`linkifiers:<realm>`).
+ */
+import type { RequestContext } from "../../context.ts";
+import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
+import { checkLinkifier, realmLinkifiers } from "../../lib/realm/linkifiers.ts";
+import { isStorableId } from "../../lib/ids.ts";
+import { refuseNul } from "../../lib/text.ts";
+import { activeUserIds, isRealmAdmin } from "../../lib/users/users.ts";
+import type { Tx } from "../../db/index.ts";
+import { inTransaction } from "../transaction.ts";
+import type { PendingEvents } from "../../events/index.ts";
+
+function requireAdmin(ctx: RequestContext) {
+  if (!isRealmAdmin(ctx.user)) throw new OrganizationAdministratorRequiredError();
+}
+
+/** notify_linkifiers: the list as it is now, to every active user; the caches dropped. */
+async function notify(ctx: RequestContext, tx: Tx, events: PendingEvents) {
+  events.invalidate(`linkifiers:${ctx.realm.id}`);
+  events.add(
+    { type: "realm_linkifiers", realm_linkifiers: await realmLinkifiers(tx, ctx.realm.id) },
+    await activeUserIds(tx, ctx.realm.id),
+  );
+}
+
+/** full_clean's checks, then validate_unique (the pattern, within the organization). */
+async function check(
+  ctx: RequestContext,
+  tx: Tx,
+  input: { pattern: string; urlTemplate: string },
+  exceptId?: number,
+) {
+  checkLinkifier(input.pattern, input.urlTemplate);
+  // PostgreSQL cannot store a NUL (Zulip's database would fail too): refused as in names.
+  refuseNul(input.pattern, "linkifier pattern");
+  const same = await tx.realmFilter.findFirst({
+    where: { realmId: ctx.realm.id, pattern: input.pattern, NOT: { id: exceptId } },
+    select: { id: true },
+  });
+  if (same) throw new JsonableError("Realm filter with this Realm and Pattern already exists.");
+}
+
+/** do_add_linkifier: stripped, last in the order. */
+export async function doAddLinkifier(
+  ctx: RequestContext,
+  raw: { pattern: string; urlTemplate: string },
+): Promise<number> {
+  requireAdmin(ctx);
+  const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
+  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await check(ctx, tx, input);
+    const last = await tx.realmFilter.aggregate({
+      where: { realmId: ctx.realm.id },
+      _max: { order: true },
+    });
+    const row = await tx.realmFilter.create({
+      data: {
+        realmId: ctx.realm.id,
+        pattern: input.pattern,
+        urlTemplate: input.urlTemplate,
+        order: last._max.order === null ? 0 : last._max.order + 1,
+      },
+    });
+    await notify(ctx, tx, events);
+    return row.id;
+  });
+}
+
+async function findLinkifier(ctx: RequestContext, tx: Tx, id: number) {
+  const row = isStorableId(id)
+    ? await tx.realmFilter.findFirst({ where: { id, realmId: ctx.realm.id } })
+    : null;
+  if (!row) throw new JsonableError("Linkifier not found.");
+  return row;
+}
+
+/** do_update_linkifier: both fields replaced, the position kept. */
+export async function doUpdateLinkifier(
+  ctx: RequestContext,
+  id: number,
+  raw: { pattern: string; urlTemplate: string },
+): Promise<void> {
+  requireAdmin(ctx);
+  const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
+  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await findLinkifier(ctx, tx, id);
+    await check(ctx, tx, input, id);
+    await tx.realmFilter.update({
+      where: { id },
+      data: { pattern: input.pattern, urlTemplate: input.urlTemplate },
+    });
+    await notify(ctx, tx, events);
+  });
+}
+
+/** do_remove_linkifier. */
+export async function doRemoveLinkifier(ctx: RequestContext, id: number): Promise<void> {
+  requireAdmin(ctx);
+  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await findLinkifier(ctx, tx, id);
+    await tx.realmFilter.delete({ where: { id } });
+    await notify(ctx, tx, events);
+  });
+}
+
+/** check_reorder_linkifiers: every linkifier exactly once; nothing to do for none. */
+export async function doReorderLinkifiers(ctx: RequestContext, ids: number[]): Promise<void> {
+  requireAdmin(ctx);
+  if (new Set(ids).size < ids.length)
+    throw new JsonableError("The ordered list must not contain duplicated linkifiers");
+  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const rows = await tx.realmFilter.findMany({
+      where: { realmId: ctx.realm.id },
+      select: { id: true },
+    });
+    const existing = new Set(rows.map((r) => r.id));
+    if (existing.size !== ids.length || ids.some((id) => !existing.has(id)))
+      throw new JsonableError(
+        "The ordered list must enumerate all existing linkifiers exactly once",
+      );
+    if (rows.length === 0) return;
+    // One statement for the whole order.
+    await tx.$executeRaw`UPDATE realm_filter f SET "order" = o.ord - 1
+      FROM unnest(${ids}::int[]) WITH ORDINALITY AS o(id, ord)
+      WHERE f.id = o.id AND f.realm_id = ${ctx.realm.id}`;
+    await notify(ctx, tx, events);
+  });
+}

@@ -1,0 +1,234 @@
+/**
+ * The initial state POST /register returns (zerver/lib/events.py fetch_initial_state_data),
+ * section by section, each fetched only when the client asked for its event type.
+ */
+import { unixSeconds } from "../time.ts";
+import type { RequestContext } from "../../context.ts";
+import type { Db } from "../../db/index.ts";
+import {
+  emptyTopicDisplayName,
+  MAX_MESSAGE_LENGTH,
+  MAX_TOPIC_NAME_LENGTH,
+} from "../messages/topics.ts";
+import { groupSettingValues, userGroupDicts } from "../groups/user-groups.ts";
+import {
+  gravatarUrl,
+  isModeratorOrAbove,
+  isRealmAdmin,
+  profileDataOf,
+  realmUsers,
+  Role,
+  toApiUser,
+} from "../users/users.ts";
+import { customProfileFieldTypes, realmFields } from "../users/custom-profile-fields.ts";
+import { listScheduledMessages } from "../messages/scheduled-messages.ts";
+import { gatherSubscriptions, type IncludeSubscribers } from "../channels/subscriptions.ts";
+import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "../channels/channels.ts";
+import { listChannelFolders } from "../channels/channel-folders.ts";
+import { registerLinkifiers } from "../realm/linkifiers.ts";
+import { ownedBotDicts } from "../users/bots.ts";
+import { realmUserStatuses } from "../users/user-status.ts";
+import { userDevices } from "../push/push-devices.ts";
+import { fillNotificationSettings, registerDefaults } from "./register-defaults.ts";
+import {
+  ALL_REALM_SETTINGS,
+  mutedTopics,
+  ownPermissions,
+  realmDomains,
+  realmEmojiDicts,
+  realmSettingsState,
+  recentPrivateConversations,
+  starredMessageIds,
+} from "./register-sections.ts";
+import { unreadMessages } from "../messages/unread.ts";
+import { userAlertWords } from "../users/alert-words.ts";
+import { mutedUsers } from "../users/muted-users.ts";
+import { registerDrafts } from "../messages/drafts.ts";
+import { userSettingsState } from "../users/user-settings.ts";
+import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "../users/presence.ts";
+
+export type { IncludeSubscribers };
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../../version.ts";
+
+/** Limits and timings clients are told (Conventions 7; zerver/lib/events.py). */
+export const LIMITS = {
+  max_message_length: MAX_MESSAGE_LENGTH,
+  max_topic_length: MAX_TOPIC_NAME_LENGTH,
+  max_stream_name_length: 60,
+  max_stream_description_length: 1024,
+  max_channel_folder_name_length: 60,
+  max_channel_folder_description_length: 1024,
+  server_typing_started_wait_period_milliseconds: 10000,
+  server_typing_stopped_wait_period_milliseconds: 5000,
+  server_typing_started_expiry_period_milliseconds: 15000,
+};
+
+/** Realm.REPORT_MESSAGE_REASONS, in Zulip's order (feature level 435). */
+export const REPORT_MESSAGE_TYPES = [
+  { key: "spam", name: "Spam" },
+  { key: "harassment", name: "Harassment" },
+  { key: "inappropriate", name: "Inappropriate content" },
+  { key: "norms", name: "Violates community norms" },
+  { key: "other", name: "Other reason" },
+];
+
+/** The client capabilities that change the register state (POST /register `client_capabilities`). */
+export type ClientCapabilities = Record<string, boolean | undefined>;
+
+export async function fetchInitialState(
+  ctx: RequestContext,
+  types: string[] | null,
+  clientGravatar: boolean,
+  includeSubscribers: IncludeSubscribers = false,
+  capabilities: ClientCapabilities = {},
+  presence: { slim: boolean } = { slim: false },
+) {
+  const want = (t: string) => types === null || types.includes(t);
+  const { realm, user, db } = ctx;
+  // Clients without `empty_topic_name` see the empty topic under the realm's display name.
+  const emptyTopicName = capabilities.empty_topic_name ? null : emptyTopicDisplayName(realm);
+  const state: Record<string, unknown> = {
+    zulip_feature_level: ZULIP_FEATURE_LEVEL,
+    zulip_version: ZULIP_VERSION,
+    zulip_merge_base: ZULIP_MERGE_BASE,
+    ...LIMITS,
+    realm_empty_topic_display_name: emptyTopicDisplayName(realm),
+    server_report_message_types: REPORT_MESSAGE_TYPES,
+  };
+  // Zulip's documented default of every field asked for; the sections below overwrite them.
+  const defaults = registerDefaults();
+  for (const [type, fields] of Object.entries(defaults))
+    if (want(type)) Object.assign(state, fields);
+  // Personal settings, from the settings table (lib/users/user-settings.ts); `settings` gives the
+  // values null channel notification settings inherit.
+  const settings = userSettingsState(user, (t) => t === "user_settings", true)
+    .user_settings as Parameters<typeof fillNotificationSettings>[1];
+  Object.assign(state, userSettingsState(user, want, capabilities.user_settings_object === true));
+  if (want("realm")) {
+    // Every group setting's value in one statement (named ids, anonymous groups' members).
+    const values = await groupSettingValues(
+      db,
+      ALL_REALM_SETTINGS.map((s) => realm[s.field] as number),
+    );
+    for (const setting of ALL_REALM_SETTINGS)
+      state[`realm_${setting.name}`] = values.get(realm[setting.field] as number);
+    Object.assign(state, await realmSettingsState(ctx, realm));
+    Object.assign(state, {
+      max_file_upload_size_mib: ctx.config.maxFileUploadSizeMib,
+      realm_name: realm.name,
+      realm_description: realm.description,
+      realm_allow_message_editing: realm.allowMessageEditing,
+      realm_message_content_edit_limit_seconds: realm.messageContentEditLimitSeconds,
+      realm_move_messages_within_stream_limit_seconds: realm.moveMessagesWithinStreamLimitSeconds,
+      realm_move_messages_between_streams_limit_seconds:
+        realm.moveMessagesBetweenStreamsLimitSeconds,
+      realm_moderation_request_channel_id: realm.moderationRequestChannelId ?? -1,
+      realm_topics_policy: realm.topicsPolicy,
+      realm_enable_spectator_access: realm.enableSpectatorAccess,
+    });
+  }
+  if (want("realm_user")) {
+    // Zulip's register includes every human's custom profile values (in the same statement).
+    // Active and deactivated users in one statement (Zulip's realm_users / realm_non_active_users).
+    const users = await realmUsers(db, realm.id, { profileData: true });
+    const profileData = profileDataOf(users);
+    const format = (u: (typeof users)[number]) =>
+      toApiUser(u, user, { clientGravatar, profileData });
+    Object.assign(state, {
+      realm_users: users.filter((u) => u.isActive).map(format),
+      realm_non_active_users: users.filter((u) => !u.isActive).map(format),
+      // Zulip's system bots live in an internal realm; here they are the organization's own
+      // users (in realm_users), so there is no cross-realm bot to list.
+      cross_realm_bots: [],
+      avatar_source: user.avatarSource,
+      avatar_url: gravatarUrl(user.deliveryEmail, user.avatarVersion),
+      avatar_url_medium: gravatarUrl(user.deliveryEmail, user.avatarVersion, true),
+      ...(await ownPermissions(ctx)),
+      user_id: user.id,
+      email: user.email,
+      delivery_email: user.deliveryEmail,
+      full_name: user.fullName,
+      is_admin: isRealmAdmin(user),
+      is_owner: user.role === Role.OWNER,
+      is_moderator: isModeratorOrAbove(user),
+      is_guest: user.role === Role.GUEST,
+    });
+  }
+  if (want("realm_bot")) state.realm_bots = await ownedBotDicts(db, user);
+  if (want("message")) {
+    const last = await db.userMessage.findFirst({
+      where: { userProfileId: user.id },
+      orderBy: { messageId: "desc" },
+      select: { messageId: true },
+    });
+    state.max_message_id = last?.messageId ?? -1;
+  }
+  // unread_msgs is kept current by message events and flag updates together (events.py).
+  if (want("message") && want("update_message_flags"))
+    state.unread_msgs = await unreadMessages(db, user.id, { emptyTopicName });
+  if (want("starred_messages")) state.starred_messages = await starredMessageIds(db, user.id);
+  if (want("recent_private_conversations"))
+    state.recent_private_conversations = await recentPrivateConversations(db, user.id);
+  if (want("muted_users")) state.muted_users = await mutedUsers(db, user.id);
+  if (want("muted_topics")) state.muted_topics = await mutedTopics(db, user.id, emptyTopicName);
+  if (want("alert_words")) state.alert_words = await userAlertWords(db, user.id);
+  if (want("realm_emoji")) state.realm_emoji = await realmEmojiDicts(db, realm.id);
+  if (want("realm_linkifiers"))
+    state.realm_linkifiers = await registerLinkifiers(db, realm.id, capabilities);
+  if (want("realm_domains")) state.realm_domains = await realmDomains(db, realm.id);
+  const archived = capabilities.archived_channels === true;
+  if (want("subscription")) {
+    const lists = await gatherSubscriptions(ctx, includeSubscribers);
+    for (const list of Object.values(lists)) {
+      // Without `archived_channels`, archived channels are left out (Zulip's default).
+      if (!archived) list.splice(0, list.length, ...list.filter((s) => s.is_archived !== true));
+      if (!capabilities.notification_settings_null) fillNotificationSettings(list, settings);
+    }
+    Object.assign(state, lists);
+  }
+  if (want("stream")) state.streams = await visibleChannels(ctx, { includeArchived: archived });
+  // Zulip's clients ask for `realm_user_groups`; `user_group` is the event type that keeps it.
+  if (want("realm_user_groups") || want("user_group"))
+    state.realm_user_groups = await userGroupDicts(db, realm.id, {
+      includeDeactivated: capabilities.include_deactivated_groups === true,
+    });
+  if (want("channel_folder") || want("channel_folders"))
+    state.channel_folders = await listChannelFolders(db, realm.id, true);
+  if (want("custom_profile_fields")) {
+    state.custom_profile_fields = await realmFields(db, realm.id);
+    state.custom_profile_field_types = customProfileFieldTypes();
+  }
+  if (want("default_streams"))
+    state.realm_default_streams = await defaultChannelDicts(db, realm.id);
+  if (want("drafts")) state.drafts = await registerDrafts(db, user);
+  if (want("user_topic")) {
+    const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
+    state.user_topics = topics.map((t) => ({
+      stream_id: t.streamId,
+      topic_name: t.topicName === "" && emptyTopicName !== null ? emptyTopicName : t.topicName,
+      last_updated: unixSeconds(t.lastUpdated),
+      visibility_policy: t.visibilityPolicy,
+    }));
+  }
+  if (want("scheduled_messages")) state.scheduled_messages = await listScheduledMessages(db, user);
+  if (want("has_videoprovider_token")) {
+    state.has_videoprovider_token =
+      (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
+  }
+  if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
+  if (want("device")) state.devices = await userDevices(db, user.id);
+  if (want("realm")) Object.assign(state, PRESENCE_REGISTER_SETTINGS);
+  if (want("presence"))
+    Object.assign(state, await presenceResponse(db, realm, ctx.now(), { slim: presence.slim }));
+  return state;
+}
+
+/** The organization's default channels in API form (register's realm_default_streams, and the default_streams event). */
+export async function defaultChannelDicts(db: Db, realmId: number) {
+  const rows = await db.stream.findMany({
+    where: { realmId, defaultStreams: { some: {} } },
+    select: STREAM_RECORD_SELECT,
+    orderBy: { id: "asc" },
+  });
+  return toChannelDicts(db, rows);
+}

@@ -1,0 +1,25 @@
+/**
+ * What every upload store does (lib/uploads/upload-storage.ts picks one: the local disk, or
+ * S3 in upload-storage-s3.ts). Its own module, so that both stores implement it without
+ * importing each other.
+ */
+
+/** How a file is to reach the browser: the headers a local file is sent with, or a presigned URL answers with. */
+export interface ServeAs {
+  contentType: string;
+  contentDisposition?: string;
+  cacheControl: string;
+}
+
+/** A file this process sends itself, or the URL the client is redirected to. */
+export type Served = { file: string } | { redirect: string };
+
+export interface UploadStorage {
+  /** Stores a received file (waiting in the incoming directory, which it leaves) under its path id. */
+  put(pathId: string, file: { path: string; contentType: string }): Promise<void>;
+  exists(pathId: string): Promise<boolean>;
+  /** Deletes the files of these path ids; one already gone is no error. */
+  delete(pathIds: string[]): Promise<void>;
+  /** How to serve a path id, or null for one that names nothing this store can hold. */
+  serve(pathId: string, as: ServeAs): Promise<Served | null>;
+}
