@@ -192,6 +192,8 @@ export async function setSubscriptionsUserActive(
       recipientId: true,
       inviteOnly: true,
       isWebPublic: true,
+      historyPublicToSubscribers: true,
+      isArchived: true,
       canAdministerChannelGroupId: true,
       canAddSubscribersGroupId: true,
       canSubscribeGroupId: true,
