@@ -14,8 +14,9 @@ import {
 } from "../lib/channels/channels.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
 import { subscribedRecipientIds } from "../lib/channels/subscriptions.ts";
-import { isGuest, isRealmAdmin } from "../lib/users/users.ts";
+import { isRealmAdmin } from "../lib/users/users.ts";
 import type { GroupSettingValue } from "../lib/groups/user-groups.ts";
+import { accessFacts, allows } from "../lib/access/channels.ts";
 
 /** The options of a channel to create, as POST /channels/create and POST /users/me/subscriptions name them. */
 interface CreationOptions {
@@ -85,7 +86,8 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   const chosen = rows.filter(
     (s) =>
       includeAll ||
-      (query.include_public !== false && !s.inviteOnly && !isGuest(user)) ||
+      (query.include_public !== false &&
+        allows("CHANNEL_PUBLIC", accessFacts(user, s, s.subscribed, groups))) ||
       (query.include_web_public === true && s.isWebPublic) ||
       (query.include_subscribed !== false && s.subscribed) ||
       (query.include_default === true && s.defaultStreams!.length > 0) ||

@@ -10,7 +10,7 @@ import {
   canRemoveSubscribers,
   channelsByName,
 } from "../lib/access/subscriptions.ts";
-import { accessChannel, type ChannelRow } from "../lib/channels/channels.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
 import { accessChannels } from "../lib/access/channels.ts";
 import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
 import { channelCreation } from "./channels.ts";

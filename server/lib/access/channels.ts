@@ -86,6 +86,13 @@ const CHANNEL_SEND = or(
   "subscribed",
   and("nonGuest", "historyShared", "inContentGroup"),
 );
+/**
+ * A channel's topic list (get_topic_history_for_stream) is every topic, with no user_message row
+ * needed, for whoever accesses it when its history is shared (web-public ones for guests too,
+ * though a guest reads their messages only once subscribed); otherwise only the topics of the
+ * user's own rows.
+ */
+const CHANNEL_TOPICS_WITHOUT_ROWS = and(CHANNEL_CONTENT, "historyShared");
 /** "Administrator or channel administrator" (can_administer_channel_group never holds guests). */
 const CHANNEL_ADMIN = or("realmAdmin", and("nonGuest", "inAdminGroup"));
 /**
@@ -95,6 +102,8 @@ const CHANNEL_ADMIN = or("realmAdmin", and("nonGuest", "inAdminGroup"));
  * `channels:web-public` those of them that are web-public.
  */
 const CHANNEL_ALL_PUBLIC_QUEUES: Formula = "public";
+/** A bot whose default channel is private is heard of by its owner alone, not the administrators (bot_owner_user_ids). */
+const CHANNEL_HIDES_BOT = not("public");
 const NARROW_PUBLIC = and("public", "historyShared");
 const NARROW_WEB_PUBLIC = and(NARROW_PUBLIC, "webPublic");
 
@@ -107,8 +116,10 @@ export const AccessRule = {
   CHANNEL_METADATA,
   CHANNEL_SUBSCRIBERS,
   CHANNEL_SEND,
+  CHANNEL_TOPICS_WITHOUT_ROWS,
   CHANNEL_ADMIN,
   CHANNEL_ALL_PUBLIC_QUEUES,
+  CHANNEL_HIDES_BOT,
   NARROW_PUBLIC,
   NARROW_WEB_PUBLIC,
 } as const;
@@ -208,7 +219,7 @@ type GroupFact = keyof typeof GROUP_SETTINGS;
 
 /** The groups whose members hold a group fact on the channel. */
 export function groupFactSettings(fact: GroupFact, channel: AccessChannel): number[] {
-  return GROUP_SETTINGS[fact].map(([field]) => channel[field] as number);
+  return GROUP_SETTINGS[fact].map(([field]) => channel[field]);
 }
 
 /** The facts about a user and a loaded channel, their groups known (`received`: of the message in question). */
