@@ -2,9 +2,12 @@
  * Who may see a channel, read its messages and administer it (zerver/lib/message.py
  * has_message_access, zerver/lib/streams.py user_has_content_access / user_has_metadata_access,
  * can_administer_accessible_channel). Each rule is written once, as a formula over a few facts;
- * the same formula gives the TypeScript predicate (over facts already loaded) and the SQL
- * fragment (over a `stream` row, for statements that test many messages at once), so the two can
- * never disagree.
+ * the same formula gives the TypeScript predicate (over facts already loaded), the SQL fragment
+ * for a known user (over a `stream` row, for statements that test many messages at once) and the
+ * SQL turned round (over a `user_profile` row too: which users may; messages.ts), so they can
+ * never disagree (test/api/access-truth-table.test.ts checks every combination of the facts).
+ * Callers that skip reading a fact (the user's groups, say) ask the formula whether the outcome
+ * can turn on it (dependsOn) rather than assume its shape.
  */
 import { Prisma, type Db, type UserProfile } from "../../db/index.ts";
 import { userGroupIds } from "../groups/permissions.ts";
