@@ -12,7 +12,7 @@ import {
 } from "../lib/access/subscriptions.ts";
 import { accessChannel, hasContentAccess, type ChannelRow } from "../lib/channels/channels.ts";
 import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
-import { channelCreation } from "./channels.ts";
+import { channelCreation } from "../http/channel-creation.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
 export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, ctx) => {

@@ -26,7 +26,7 @@ import {
   welcomePage,
   type FieldErrors,
   type Page,
-} from "./join-pages.ts";
+} from "../http/join-pages.ts";
 
 type UsableLink = Extract<SignUpLink, { kind: "register" | "multiuse" }>;
 
