@@ -702,7 +702,7 @@ describe("reconcileMessageAttachments", () => {
     content: string,
   ) => {
     const [r, editor] = await Promise.all([realm(), user(who)]);
-    return inTransaction(server.deps, r.id, (tx) =>
+    return inTransaction(server.deps, r.id, ({ tx }) =>
       reconcileMessageAttachments(tx, r, editor, message, content),
     );
   };
@@ -793,7 +793,7 @@ describe("reconcileMessageAttachments", () => {
         scheduledTimestamp: new Date(Date.now() + 3_600_000),
       },
     });
-    const claimed = await inTransaction(server.deps, r.id, (tx) =>
+    const claimed = await inTransaction(server.deps, r.id, ({ tx }) =>
       claimAttachments(tx, r, hamlet, { scheduledMessageId: scheduled.id }, scheduled.content),
     );
     expect(claimed).toBe(true);
