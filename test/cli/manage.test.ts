@@ -1,6 +1,7 @@
 /**
- * The admin CLI, run as a user runs it (a process: `node --import tsx server/manage.ts`, what
- * `npm run manage --` runs), on an embedded database in a temporary DATA_DIR.
+ * The admin CLI, run as a user runs it (a process: `node dist/server/manage.js`, what
+ * `npm run manage --` runs, built once by the global set-up), on an embedded database in a
+ * temporary DATA_DIR.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/db.ts";
+import { MANAGE_COMMAND } from "../helpers/compiled.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "manage-test-"));
@@ -26,8 +28,8 @@ function manageIn(
 ): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      ["--import", "tsx", "server/manage.ts", ...args],
+      MANAGE_COMMAND[0],
+      [...MANAGE_COMMAND.slice(1), ...args],
       {
         cwd: root,
         env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", LOG_LEVEL: "warn", ...options.env },
