@@ -261,7 +261,8 @@ describe("npm run manage: the command line", () => {
 
 // Each command is a process that opens (and, for populate-db, fills) a database: on a loaded
 // machine one takes well over vitest's default 30 s.
-describe("npm run manage: the commands", { timeout: 120_000 }, () => {
+// Each command initialises a fresh data directory (several seconds; minutes on a busy machine).
+describe("npm run manage: the commands", { timeout: 300_000 }, () => {
   it("populate-db creates the development organization and writes its credentials, with the host the server will use", async () => {
     const file = join(dataDir, "creds.json");
     const run = await manageIn(dataDir, ["populate-db", "--credentials", file], {
