@@ -5,7 +5,7 @@ import { useTestServer } from "../helpers/server.ts";
 const server = useTestServer();
 
 const patch = (as: string, body: Record<string, unknown>) =>
-  server.as(as).PATCH("/realm", { body: body as never });
+  server.as(as).PATCH("/realm", { body: body });
 const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
 
 describe("PATCH /realm", () => {

@@ -19,10 +19,10 @@ type StatusBody = Record<string, unknown>;
 const setFor = (as: string, userId: number, body: StatusBody) =>
   server.as(as).POST("/users/{user_id}/status", {
     params: { path: { user_id: userId } },
-    body: body as never,
+    body: body,
   });
 const setOwn = (as: string, body: StatusBody) =>
-  server.as(as).POST("/users/me/status", { body: body as never });
+  server.as(as).POST("/users/me/status", { body: body });
 const getStatus = async (as: string, userId: number) =>
   (
     await expectSuccess(
@@ -33,7 +33,7 @@ const getStatus = async (as: string, userId: number) =>
 /** A queue for `as` that receives `types`, and a function reading what it got since. */
 async function queueOf(as: string, types: string[]) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: types } as never }),
+    server.as(as).POST("/register", { body: { event_types: types } }),
   );
   return async () =>
     (
