@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 const server = useTestServer({ webPublicStreamsEnabled: true });
 const realmId = () => server.creds.realm.id;
@@ -28,7 +29,7 @@ async function channel(
   return { streamId, name };
 }
 
-const patch = (as: string, streamId: number, body: Record<string, unknown>) =>
+const patch = (as: string, streamId: number, body: Body<"/streams/{stream_id}", "patch">) =>
   server.as(as).PATCH("/streams/{stream_id}", {
     params: { path: { stream_id: streamId } },
     body: body,

@@ -688,7 +688,7 @@ describe("POST /invites/multiuse and DELETE /invites/multiuse/{invite_id}", () =
   });
 
   it("revokes a link: its creator or an administrator; twice is refused", async () => {
-    const linkId = async (as: string, body: Record<string, unknown>) => {
+    const linkId = async (as: string, body: Body<"/invites/multiuse", "post">) => {
       const { invite_link } = await expectSuccess(createLink(as, body));
       const key = invite_link.split("/").at(-2)!;
       return (await server.db.confirmation.findUniqueOrThrow({ where: { confirmationKey: key } }))

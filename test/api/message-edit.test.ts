@@ -11,14 +11,14 @@ import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
-import { sendDirect, sendToChannel } from "../helpers/builders.ts";
+import { type Body, sendDirect, sendToChannel, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
 const id = (shortName: string) =>
   (server.creds.users[shortName] ?? server.creds.bots[shortName])!.user_id;
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const edit = (as: string, messageId: number, body: Record<string, unknown>) =>
+const edit = (as: string, messageId: number, body: Body<"/messages/{message_id}", "patch">) =>
   server.as(as).PATCH("/messages/{message_id}", {
     params: { path: { message_id: messageId } },
     body: body,
@@ -31,7 +31,7 @@ const fetchMessage = async (as: string, messageId: number, query: Record<string,
         .GET("/messages/{message_id}", { params: { path: { message_id: messageId }, query } }),
     )
   ).message;
-const patchRealm = (body: Record<string, unknown>) =>
+const patchRealm = (body: Body<"/realm", "patch">) =>
   expectSuccess(server.as("desdemona").PATCH("/realm", { body: body }));
 const systemGroup = async (name: string) =>
   (
@@ -367,7 +367,7 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
       "Invalid propagate_mode without topic edit",
     );
     await expectError(
-      edit("hamlet", messageId, { topic: "x", propagate_mode: "change_some" }),
+      edit("hamlet", messageId, { topic: "x", propagate_mode: untyped("change_some") }),
       400,
       "Invalid propagate_mode",
     );

@@ -15,10 +15,11 @@ import {
 } from "../../server/lib/groups/permissions.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-const patch = (body: Record<string, unknown>) => server.as("iago").PATCH("/realm", { body: body });
+const patch = (body: Body<"/realm", "patch">) => server.as("iago").PATCH("/realm", { body: body });
 const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
 /** user_group rows without a named_user_group row. */
 const anonymousGroupCount = () =>

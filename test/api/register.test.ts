@@ -10,6 +10,7 @@ import type { RequestInfo } from "../../server/context.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { zulipProperties, zulipViolations } from "../helpers/zulip-schema.ts";
+import { type RegisterParams } from "../helpers/builders.ts";
 
 let server: TestServer;
 const seen: RequestInfo[] = [];
@@ -21,7 +22,7 @@ afterAll(() => server?.close());
 
 type State = Record<string, any>;
 
-async function register(as: string, body: Record<string, unknown> = {}): Promise<State> {
+async function register(as: string, body: RegisterParams = {}): Promise<State> {
   return await expectSuccess(server.as(as).POST("/register", { body: body }));
 }
 async function eventsOf(as: string, queueId: string): Promise<any[]> {

@@ -12,7 +12,7 @@ import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
-const patch = (as: string, userId: number, body: Record<string, unknown>) =>
+const patch = (as: string, userId: number, body: Body<"/users/{user_id}", "patch">) =>
   server.as(as).PATCH("/users/{user_id}", {
     params: { path: { user_id: userId } },
     body: body,
@@ -176,7 +176,7 @@ describe("PATCH /users/{user_id}: roles", () => {
 
   it("refuses a role that is not one of Zulip's", async () => {
     await expectError(
-      patch("iago", id("hamlet"), { role: 5 }),
+      patch("iago", id("hamlet"), { role: untyped(5) }),
       400,
       "Invalid role: Value error, Not in the list of possible values",
     );

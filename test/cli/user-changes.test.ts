@@ -9,13 +9,19 @@ import { createZulipClient } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { sleep, useProcessPair, type ServerProcess } from "../helpers/processes.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
+import { type Body } from "../helpers/builders.ts";
 
 /** Long enough that a long-poll answered by the heartbeat cannot pass for a woken one. */
 const HEARTBEAT_MS = 30_000;
 describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes", () => {
   const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
   const id = (name: string) => pair.cluster.creds.users[name]!.user_id;
-  const patchUser = (via: ServerProcess, as: string, name: string, body: Record<string, unknown>) =>
+  const patchUser = (
+    via: ServerProcess,
+    as: string,
+    name: string,
+    body: Body<"/users/{user_id}", "patch">,
+  ) =>
     via.as(as).PATCH("/users/{user_id}", {
       params: { path: { user_id: id(name) } },
       body: body,
