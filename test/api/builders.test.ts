@@ -24,8 +24,8 @@ describe("test builders", () => {
     });
     const messages = ofType(await queue.nextEvents(), "message");
     expect(messages.map((e) => [e.message.id, e.message.content])).toEqual([
-      [id, "<p>x</p>"],
-      [dm.id, "<p>y</p>"],
+      [id, "x"],
+      [dm.id, "y"],
     ]);
     // Read events are acknowledged: the next read has only what came after.
     expect(await queue.nextEvents()).toEqual([]);
