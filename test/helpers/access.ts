@@ -150,10 +150,17 @@ export async function createAccessChannels(
     const word = `zebra${kind.replace("-", "")}`;
     const fileUrl = await upload(server, "desdemona", `${kind}.txt`);
     const topic = "the table";
-    const sendIt = async (content: string) =>
-      (await sendToChannel(server.as("desdemona"), { to: channelId, topic, content })).id;
-    const messageId = await sendIt(`@**all** A ${word} with [a file](${fileUrl})`);
-    const secondId = await sendIt("the second");
+    const desdemona = server.as("desdemona");
+    const { id: messageId } = await sendToChannel(desdemona, {
+      to: channelId,
+      topic,
+      content: `@**all** A ${word} with [a file](${fileUrl})`,
+    });
+    const { id: secondId } = await sendToChannel(desdemona, {
+      to: channelId,
+      topic,
+      content: "the second",
+    });
     for (const who of ["othello", "prospero"])
       await expectSuccess(
         server.as(who).POST("/messages/flags", {
