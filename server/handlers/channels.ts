@@ -13,7 +13,8 @@ import {
 } from "../lib/channels/channels.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
 import { subscribedRecipientIds } from "../lib/channels/subscriptions.ts";
-import { isGuest, isRealmAdmin } from "../lib/users/users.ts";
+import { isRealmAdmin } from "../lib/users/users.ts";
+import { accessFacts, allows } from "../lib/access/channels.ts";
 
 /** POST /channels/create (zerver/views/streams.py create_channel). */
 export const createChannel: Handler<"create-channel"> = async ({ body }, ctx) => {
@@ -47,7 +48,8 @@ export const getStreams: Handler<"get-streams"> = async ({ query }, ctx) => {
   const chosen = rows.filter(
     (s) =>
       includeAll ||
-      (query.include_public !== false && !s.inviteOnly && !isGuest(user)) ||
+      (query.include_public !== false &&
+        allows("CHANNEL_PUBLIC", accessFacts(user, s, s.subscribed, groups))) ||
       (query.include_web_public === true && s.isWebPublic) ||
       (query.include_subscribed !== false && s.subscribed) ||
       (query.include_default === true && s.defaultStreams!.length > 0) ||

@@ -10,7 +10,8 @@ import {
   canRemoveSubscribers,
   channelsByName,
 } from "../lib/access/subscriptions.ts";
-import { accessChannel, hasContentAccess, type ChannelRow } from "../lib/channels/channels.ts";
+import { accessChannel } from "../lib/channels/channels.ts";
+import { accessChannels } from "../lib/access/channels.ts";
 import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
 import { channelCreation } from "../http/channel-creation.ts";
 
@@ -33,13 +34,11 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
     ctx.realm.id,
     requested.map((s) => s.name),
   );
-  const authorized: ChannelRow[] = [];
-  const unauthorized: ChannelRow[] = [];
-  for (const stream of existing.values()) {
-    if (stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
-      unauthorized.push(stream);
-    else authorized.push(stream);
-  }
+  const { accessible: authorized, inaccessible: unauthorized } = await accessChannels(
+    ctx.db,
+    ctx.user,
+    existing.values(),
+  );
   if (unauthorized.length > 0 && body.authorization_errors_fatal !== false)
     throw new JsonableError(`Unable to access channel (${unauthorized[0]!.name}).`);
   if (othersThanSelf)

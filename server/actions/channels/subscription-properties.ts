@@ -6,7 +6,8 @@
  */
 import type { RequestContext } from "../../context.ts";
 import { JsonableError } from "../../errors.ts";
-import { findChannelsById, hasContentAccess } from "../../lib/channels/channels.ts";
+import { findChannelsById } from "../../lib/channels/channels.ts";
+import { accessChannels } from "../../lib/access/channels.ts";
 import { inTransaction } from "../transaction.ts";
 
 /** Subscription.PROPERTY_TYPES: the API name → the column. */
@@ -56,13 +57,14 @@ export async function doUpdateSubscriptionProperties(
       )
     ).map((s) => [s.id, s]),
   );
+  const { inaccessible } = await accessChannels(ctx.db, ctx.user, channels.values());
+  const denied = new Set(inaccessible.map((s) => s.id));
   for (const [index, change] of changes.entries()) {
     if (!(change.property in PROPERTIES))
       throw new JsonableError(`Unknown subscription property: ${change.property}`);
     const property = change.property as Property;
     const stream = channels.get(change.streamId);
-    if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
-      throw new JsonableError("Invalid channel ID");
+    if (!stream || denied.has(stream.id)) throw new JsonableError("Invalid channel ID");
     if (!stream.subscriberIds.includes(ctx.user.id))
       throw new JsonableError(`Not subscribed to channel ID ${change.streamId}`);
     if (property === "color") {

@@ -190,6 +190,8 @@ export async function setSubscriptionsUserActive(
       recipientId: true,
       inviteOnly: true,
       isWebPublic: true,
+      historyPublicToSubscribers: true,
+      isArchived: true,
       canAdministerChannelGroupId: true,
       canAddSubscribersGroupId: true,
       canSubscribeGroupId: true,

@@ -14,7 +14,8 @@ import { accessChannel } from "../../lib/channels/channels.ts";
 import { checkCanDeleteMessage } from "../../lib/messages/message-delete.ts";
 import { isStorableText } from "../../lib/text.ts";
 import { namesEmptyTopic, TopicVisibility } from "../../lib/messages/topics.ts";
-import { messageEventRecipientsSql } from "../../lib/messages/reactions.ts";
+import { messageEventRecipientsSql } from "../../lib/access/messages.ts";
+import { subscribersNeedRows, type AccessChannel } from "../../lib/access/channels.ts";
 import { unixSeconds } from "../../lib/time.ts";
 import { isRealmAdmin } from "../../lib/users/users.ts";
 import { JsonableError } from "../../errors.ts";
@@ -47,7 +48,7 @@ interface DeletedGroup {
  * everything that hangs on them, then the messages' deletion (the rest follows by its foreign
  * keys' ON DELETE CASCADE). Channels whose first message went get their next one. With `notify`,
  * answers who is told of each (channel, topic) or conversation's deletion: those who may still read
- * its messages (event_recipient_ids_for_action_on_messages, lib/messages/reactions.ts).
+ * its messages (event_recipient_ids_for_action_on_messages, lib/access/messages.ts).
  */
 export async function archiveMessages(
   tx: RawTx,
@@ -208,14 +209,14 @@ export async function doDeleteTopic(
 async function forgetTopic(
   ctx: RequestContext,
   { tx, events }: UnitOfWork,
-  stream: { id: number; recipientId: number; historyPublicToSubscribers: boolean },
+  stream: AccessChannel & { id: number; recipientId: number },
   topic: string,
 ) {
   const rows = await tx.$queryRaw<
     { user_profile_id: number; topic_name: string; muted: boolean }[]
   >`
     DELETE FROM user_topic t WHERE t.stream_id = ${stream.id} AND t.topic_name_lower = lower(${topic})
-      AND (${stream.historyPublicToSubscribers} OR NOT EXISTS (
+      AND (${!subscribersNeedRows(stream)} OR NOT EXISTS (
         SELECT 1 FROM user_message um JOIN message m ON m.id = um.message_id
         WHERE um.user_profile_id = t.user_profile_id AND m.realm_id = ${ctx.realm.id} AND m.recipient_id = ${stream.recipientId}
           AND lower(m.subject) = lower(${topic}) AND m.is_channel_message))

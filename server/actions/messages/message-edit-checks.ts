@@ -14,7 +14,7 @@ import type { RenderResult } from "../../lib/markdown/types.ts";
 import { accessMessage } from "../../lib/messages/messages.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
 import { can, canInChannel } from "../../lib/groups/permissions.ts";
-import { findChannel, hasContentAccess, type ChannelRow } from "../../lib/channels/channels.ts";
+import { accessChannel, findChannel, type ChannelRow } from "../../lib/channels/channels.ts";
 import { accessSql, canAdministerChannel, type Reader } from "../../lib/access/channels.ts";
 import {
   EMPTY_TOPIC_FALLBACK_NAME,
@@ -159,7 +159,9 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
     origStream = await findChannel(ctx.db, realm.id, { id: recipient.typeId });
     if (!origStream) throw new JsonableError("Invalid message(s)");
     targetStream = origStream;
-    if (isStreamEdited) targetStream = await accessChannelForMessage(ctx, input.streamId!);
+    // access_stream_by_id_for_message: an active channel whose content the caller may access.
+    if (isStreamEdited)
+      targetStream = await accessChannel(ctx.db, ctx.user, { id: input.streamId! });
     checkTopicPolicy(realm, targetStream, targetTopic, isTopicEdited || isStreamEdited);
   }
 
@@ -253,14 +255,6 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
     notifyOld: input.sendNotificationToOldThread,
     notifyNew: input.sendNotificationToNewThread,
   };
-}
-
-/** access_stream_by_id_for_message: an active channel whose content the caller may access, else "Invalid channel ID". */
-async function accessChannelForMessage(ctx: RequestContext, streamId: number): Promise<ChannelRow> {
-  const stream = await findChannel(ctx.db, ctx.realm.id, { id: streamId });
-  if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
-    throw new JsonableError("Invalid channel ID");
-  return stream;
 }
 
 /** can_move_messages_within_channel: administering the channel, or its can_move_messages_within_channel_group. */

@@ -27,6 +27,8 @@ import {
 } from "./message-edit-checks.ts";
 import { moveTopicPreferences, sendMoveNotices } from "./message-edit-moves.ts";
 import { inTransaction } from "../transaction.ts";
+import { subscribersNeedRows } from "../../lib/access/channels.ts";
+import { mayReadChannelMessageSql } from "../../lib/access/messages.ts";
 
 export type { MessageEditInput, PropagateMode } from "./message-edit-checks.ts";
 
@@ -182,10 +184,11 @@ async function doUpdateMessage(
       ins AS (
         INSERT INTO user_message (user_profile_id, message_id, flags)
         SELECT s.user_profile_id, mid, ${flagsOf("read")} FROM subscription s, unnest(${changedIds}::int[]) AS mid
-        WHERE ${!targetStream!.historyPublicToSubscribers} AND s.recipient_id = ${targetStream!.recipientId} AND s.active
+        WHERE ${subscribersNeedRows(targetStream!)} AND s.recipient_id = ${targetStream!.recipientId} AND s.active
         ON CONFLICT (user_profile_id, message_id) DO NOTHING)
       SELECT ARRAY(SELECT id FROM losing) AS losing,
-             ARRAY(SELECT l.id FROM losing l JOIN user_profile u ON u.id = l.id WHERE ${targetStream!.inviteOnly} OR u.role = ${Role.GUEST}) AS losing_access`;
+             ARRAY(SELECT l.id FROM losing l JOIN user_profile u ON u.id = l.id JOIN stream t ON t.id = ${targetStream!.id}
+                   WHERE NOT ${mayReadChannelMessageSql("u", "t", Prisma.raw("FALSE"))}) AS losing_access`;
     losingAccess = adjusted!.losing_access;
     if (losingAccess.length)
       events.add(
@@ -206,7 +209,7 @@ async function doUpdateMessage(
     WITH ums AS (SELECT user_profile_id AS id, flags FROM user_message WHERE message_id = ${message.id}),
     subs AS (
       SELECT s.user_profile_id AS id FROM subscription s JOIN user_profile u ON u.id = s.user_profile_id
-      WHERE ${origStream.historyPublicToSubscribers} AND s.active AND s.is_user_active
+      WHERE ${!subscribersNeedRows(origStream)} AND s.active AND s.is_user_active
         AND (s.recipient_id = ${targetRecipientId} OR (${plan.isStreamEdited} AND s.recipient_id = ${origStream.recipientId}))
         AND NOT (u.role = ${Role.GUEST} AND ${plan.isStreamEdited} AND s.recipient_id = ${targetRecipientId}
                  AND NOT EXISTS (SELECT 1 FROM subscription o WHERE o.user_profile_id = u.id AND o.recipient_id = ${origStream.recipientId} AND o.active)))

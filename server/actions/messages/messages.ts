@@ -36,7 +36,7 @@ import {
   isUserInGroup,
   userGroupIds,
 } from "../../lib/groups/permissions.ts";
-import { accessFacts, accessSql, allows } from "../../lib/access/channels.ts";
+import { accessSql, allowsReadingGroups, channelAllows } from "../../lib/access/channels.ts";
 import { findChannel, type ChannelRow } from "../../lib/channels/channels.ts";
 import { inRawTransaction } from "../transaction.ts";
 import type { UnitOfWork } from "../../events/index.ts";
@@ -113,20 +113,20 @@ export async function checkMaySendToChannel(ctx: MessageChecker, stream: Channel
     throw new JsonableError("You do not have permission to post in this channel.");
 }
 
-/** access_stream_for_send_message (channel-access.ts CHANNEL_SEND); a bot also where its owner is subscribed. */
+/** access_stream_for_send_message (lib/access/channels.ts CHANNEL_SEND); a bot also where its owner is subscribed. */
 async function maySendTo(ctx: MessageChecker, stream: ChannelRow): Promise<boolean> {
-  const subscribed = stream.subscriberIds.includes(ctx.user.id);
-  // The user's groups matter only for a private channel with shared history.
-  if (allows("CHANNEL_SEND", accessFacts(ctx.user, stream, subscribed, new Set()))) return true;
   if (
     ctx.user.isBot &&
     ctx.user.botOwnerId !== null &&
     stream.subscriberIds.includes(ctx.user.botOwnerId)
   )
     return true;
-  return allows(
+  return allowsReadingGroups(
     "CHANNEL_SEND",
-    accessFacts(ctx.user, stream, subscribed, await userGroupIds(ctx.db, ctx.user)),
+    ctx.user,
+    stream,
+    stream.subscriberIds.includes(ctx.user.id),
+    () => userGroupIds(ctx.db, ctx.user),
   );
 }
 
@@ -523,7 +523,7 @@ export async function doSendMessage(
     { type: "message", message: dict, markdown: request.content, ...echo },
     userIds,
     userData,
-    { allPublic: stream !== null && !stream.inviteOnly },
+    { allPublic: stream !== null && channelAllows("CHANNEL_ALL_PUBLIC_QUEUES", stream) },
   );
   return { id: message.id };
 }

@@ -12,9 +12,9 @@ import { JsonableError } from "../../errors.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import { FLAG_BITS } from "../../lib/messages/flags.ts";
 import { accessMessage } from "../../lib/messages/messages.ts";
+import { messageEventRecipientIds } from "../../lib/access/messages.ts";
 import {
   checkNewReaction,
-  messageEventRecipientIds,
   reactionToRemove,
   type ReactionEmoji,
   type ReactionRequest,

@@ -11,7 +11,13 @@ import { Prisma, type Db, type Realm, type UserProfile } from "../../db/index.ts
 import { JsonableError } from "../../errors.ts";
 import type { Schemas } from "../schemas.ts";
 import { unixSeconds } from "../time.ts";
-import { accessFacts, allows, type AccessChannel } from "../access/channels.ts";
+import {
+  accessFacts,
+  allowedUsers,
+  allows,
+  allowsReadingGroups,
+  type AccessChannel,
+} from "../access/channels.ts";
 import { CHANNEL_GROUP_SETTINGS } from "../groups/group-settings.ts";
 import { groupSettingValuesAndNames } from "../groups/user-groups.ts";
 import { groupMembers, userGroupIds } from "../groups/permissions.ts";
@@ -147,7 +153,6 @@ export async function channelDicts(
 }
 
 type Viewer = Pick<UserProfile, "id" | "realmId" | "role">;
-const NO_GROUPS: ReadonlySet<number> = new Set();
 
 /** Whether the user may see that a channel exists and who is subscribed (Zulip's user_has_metadata_access; channel-access.ts). */
 export function hasMetadataAccess(
@@ -219,19 +224,12 @@ export async function visibleChannels(
 }
 
 /** What deciding who may see a channel reads of it. */
-export type AudienceChannel = Pick<
-  StreamRecord,
-  | "id"
-  | "inviteOnly"
-  | "isWebPublic"
-  | "canAdministerChannelGroupId"
-  | "canAddSubscribersGroupId"
-  | "canSubscribeGroupId"
->;
+export type AudienceChannel = Pick<StreamRecord, "id"> & AccessChannel;
 
 /**
  * Who may see each channel and its subscribers besides its subscribers (user_has_metadata_access,
- * hasMetadataAccess for each active user of the organization).
+ * the CHANNEL_METADATA rule for each active user of the organization; the holders of the
+ * channel's group settings read only where the rule can turn on them).
  */
 export async function metadataAudience(
   tx: Db,
@@ -241,26 +239,10 @@ export async function metadataAudience(
   const users = await activeViewers(tx, realmId);
   const audience = new Map<number, Set<number>>();
   for (const stream of streams) {
-    // Holding any of the three settings counts alike; only private channels need their holders.
-    const settings = [
-      stream.canAdministerChannelGroupId,
-      stream.canAddSubscribersGroupId,
-      stream.canSubscribeGroupId,
-    ];
-    const holders =
-      stream.inviteOnly && !stream.isWebPublic
-        ? await groupMembers(tx, realmId, settings)
-        : new Set<number>();
-    const channel = { ...stream, historyPublicToSubscribers: false, isArchived: false };
-    const held = new Set(settings);
-    audience.set(
-      stream.id,
-      new Set(
-        users
-          .filter((u) => hasMetadataAccess(u, channel, false, holders.has(u.id) ? held : NO_GROUPS))
-          .map((u) => u.id),
-      ),
+    const allowed = await allowedUsers("CHANNEL_METADATA", users, stream, (groupIds) =>
+      groupMembers(tx, realmId, groupIds),
     );
+    audience.set(stream.id, new Set(allowed.map((u) => u.id)));
   }
   return audience;
 }
@@ -404,12 +386,12 @@ export async function hasContentAccess(
   user: Pick<UserProfile, "id" | "realmId" | "role">,
   stream: ChannelRow,
 ): Promise<boolean> {
-  const subscribed = stream.subscriberIds.includes(user.id);
-  return hasContentAccessIn(
+  return allowsReadingGroups(
+    "CHANNEL_CONTENT",
     user,
     stream,
-    subscribed,
-    subscribed || stream.isWebPublic ? new Set() : await userGroupIds(db, user),
+    stream.subscriberIds.includes(user.id),
+    () => userGroupIds(db, user),
   );
 }
 
@@ -430,10 +412,13 @@ export async function accessChannel(
   const stream = await findChannel(db, user.realmId, by);
   if (!stream || (stream.isArchived && !options.allowArchived)) throw error();
   const subscribed = stream.subscriberIds.includes(user.id);
-  const allowed =
-    options.requireContentAccess === false
-      ? hasMetadataAccess(user, stream, subscribed, await userGroupIds(db, user))
-      : await hasContentAccess(db, user, stream);
+  const allowed = await allowsReadingGroups(
+    options.requireContentAccess === false ? "CHANNEL_METADATA" : "CHANNEL_CONTENT",
+    user,
+    stream,
+    subscribed,
+    () => userGroupIds(db, user),
+  );
   if (!allowed) throw error();
   return { ...stream, subscribed };
 }

@@ -13,7 +13,7 @@ import {
 } from "./channels.ts";
 import { userGroupIds } from "../groups/permissions.ts";
 import { RecipientType } from "../recipients.ts";
-import { isGuest } from "../users/users.ts";
+import { accessFacts, allows } from "../access/channels.ts";
 
 /** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
 const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -189,7 +189,10 @@ export async function gatherSubscriptions(
   });
   const dicts = await toChannelDicts(db, visible);
   const seeSubscribers = (s: StreamRecord) =>
-    subByRecipient.get(s.recipientId!)?.active || !isGuest(user) || s.isWebPublic;
+    allows(
+      "CHANNEL_SUBSCRIBERS",
+      accessFacts(user, s, subByRecipient.get(s.recipientId!)?.active ?? false, groups),
+    );
   const lists =
     includeSubscribers === false
       ? null

@@ -8,7 +8,8 @@ import type { Config } from "../../config.ts";
 import type { RequestContext } from "../../context.ts";
 import type { Db, Realm, UserProfile } from "../../db/index.ts";
 import { JsonableError, OrganizationOwnerRequiredError } from "../../errors.ts";
-import { findChannelsById, findDefaultChannels, hasContentAccess } from "../channels/channels.ts";
+import { findChannelsById, findDefaultChannels } from "../channels/channels.ts";
+import { accessChannels } from "../access/channels.ts";
 import { ConfirmationType, InviteStatus, confirmationUrl } from "./confirmations.ts";
 import { isValidEmail, realmEmailValidator } from "../email/addresses.ts";
 import { isStorableId } from "../ids.ts";
@@ -173,9 +174,11 @@ export async function accessChannelsForInvite(
   const found = new Map(
     (await findChannelsById(ctx.db, ctx.realm.id, streamIds)).map((s) => [s.id, s]),
   );
+  const { inaccessible } = await accessChannels(ctx.db, ctx.user, found.values());
+  const denied = new Set(inaccessible.map((s) => s.id));
   for (const id of streamIds) {
     const stream = found.get(id);
-    if (!stream || stream.isArchived || !(await hasContentAccess(ctx.db, ctx.user, stream)))
+    if (!stream || denied.has(stream.id))
       throw new JsonableError(`Invalid channel ID ${id}. No invites were sent.`);
   }
   const defaults = new Set((await findDefaultChannels(ctx.db, ctx.realm.id)).map((s) => s.id));

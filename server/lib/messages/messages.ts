@@ -6,8 +6,7 @@ import { isStorableId, MAX_ID } from "../ids.ts";
 import { Prisma, type Message, type Db, type Realm, type UserProfile } from "../../db/index.ts";
 import { relatedSql, showsEditHistory, type Related } from "./message-dicts.ts";
 import { JsonableError } from "../../errors.ts";
-import { accessFacts, allows, userGroupsSql, type AccessChannel } from "../access/channels.ts";
-import { isGuest } from "../users/users.ts";
+import { messageAccessSql } from "../access/channels.ts";
 
 /** Message ids are 32-bit (Zulip's AutoField): a larger id names no message. */
 export const MAX_MESSAGE_ID = MAX_ID;
@@ -29,14 +28,12 @@ export const MESSAGE_COLUMNS = Prisma.sql`m.id, m.realm_id AS "realmId", m.sende
 /**
  * Fetches a message the user may see, or fails with Zulip's "Invalid message(s)" (Zulip's
  * access_message / has_message_access, the rule of lib/access/channels.ts): one statement reads the
- * message, the user's flags, the facts about its channel the rule is written over, and everything
- * the message's dict needs (message-dicts.ts relatedSql), so GET /messages/{id} is one statement.
+ * message, the user's flags, whether the rule lets the user read it (its SQL form, over the
+ * message's channel), and everything the message's dict needs (message-dicts.ts relatedSql), so
+ * GET /messages/{id} is one statement.
  * `change`: to edit or move it, which no one may in an archived channel.
  */
-type AccessRow = Message & {
-  flags: bigint | null;
-  channel: (AccessChannel & { subscribed: boolean; inGroups: number[] }) | null;
-};
+type AccessRow = Message & { flags: bigint | null; allowed: boolean };
 
 export async function accessMessage(
   db: Db,
@@ -52,14 +49,7 @@ export async function accessMessage(
                   FROM message WHERE id = ${messageId} AND realm_id = ${user.realmId})
     , ${relatedQuery.ctes}
     SELECT ${MESSAGE_COLUMNS}, um.flags,
-           CASE WHEN s.id IS NOT NULL THEN json_build_object(
-             'inviteOnly', s.invite_only, 'isWebPublic', s.is_web_public, 'historyPublicToSubscribers', s.history_public_to_subscribers,
-             'isArchived', s.is_archived, 'canSubscribeGroupId', s.can_subscribe_group_id, 'canAddSubscribersGroupId', s.can_add_subscribers_group_id,
-             'canAdministerChannelGroupId', s.can_administer_channel_group_id,
-             'subscribed', EXISTS (SELECT 1 FROM subscription sub WHERE sub.user_profile_id = ${user.id} AND sub.recipient_id = m.recipient_id AND sub.active),
-             -- Which of its content-granting settings the user holds (only looked up when the rule may need it).
-             'inGroups', CASE WHEN s.invite_only AND ${!isGuest(user)} THEN ARRAY(${userGroupsSql(user)} INTERSECT SELECT unnest(ARRAY[s.can_subscribe_group_id, s.can_add_subscribers_group_id])) ELSE '{}' END)
-           END AS channel
+           COALESCE(${messageAccessSql(user, Prisma.raw("um.message_id IS NOT NULL"), options)}, FALSE) AS allowed
            , ${relatedQuery.columns}
     FROM message m
     LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${user.id}
@@ -69,7 +59,7 @@ export async function accessMessage(
   if (!row) throw new JsonableError("Invalid message(s)");
   const {
     flags,
-    channel,
+    allowed,
     recipients,
     groupMembers,
     users,
@@ -79,13 +69,7 @@ export async function accessMessage(
     ...message
   } = row;
   const related: Related = { recipients, groupMembers, users, reactions, submessages, edits };
-  const received = flags !== null;
-  const allowed = channel
-    ? allows(
-        options.change ? "CHANNEL_MESSAGE_CHANGE" : "CHANNEL_MESSAGE",
-        accessFacts(user, channel, channel.subscribed, new Set(channel.inGroups), received),
-      )
-    : received;
   if (!allowed) throw new JsonableError("Invalid message(s)");
+  const received = flags !== null;
   return { message, flags: received ? BigInt(flags) : null, related };
 }

@@ -1,13 +1,12 @@
 /**
  * Reads and checks behind emoji reactions (zerver/actions/reactions.py check_add_reaction,
- * zerver/views/reactions.py remove_reaction): which emoji a request names, and who hears of an
- * action on a message (zerver/lib/message.py event_recipient_ids_for_action_on_messages).
+ * zerver/views/reactions.py remove_reaction): which emoji a request names. (Who hears of a
+ * reaction: lib/access/messages.ts messageEventRecipientIds.)
  */
-import { Prisma, type Db, type RawTx } from "../../db/index.ts";
+import type { Db } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
 import { canonicalReactionType, checkEmojiRequest, emojiDataForName } from "../realm/emoji.ts";
 import type { Related } from "./message-dicts.ts";
-import { Role } from "../users/users.ts";
 
 export interface ReactionRequest {
   emojiName?: string;
@@ -74,48 +73,4 @@ export async function reactionToRemove(
   if (emojiCode.includes("\0") || reactionType.includes("\0"))
     throw new JsonableError("Reaction doesn't exist.", { code: "REACTION_DOES_NOT_EXIST" });
   return { emojiCode, reactionType };
-}
-
-/**
- * Who gets the event of an action on messages of one conversation (reactions, deletions;
- * Zulip's event_recipient_ids_for_action_on_messages, which follows has_message_access):
- * for direct messages, whoever has a row for them; for a channel, its active subscribers (only
- * those with a row when its history is protected), and for a public channel also the non-guests
- * with a row (historical rows of users who starred or reacted, or rows from before they left).
- * Users who merely fetched a public channel's messages are not told, as in Zulip. One statement.
- */
-export async function messageEventRecipientIds(
-  tx: RawTx | Db,
-  messageIds: number[],
-  recipientId: number,
-  isChannelMessage: boolean,
-): Promise<number[]> {
-  const rows = await tx.$queryRaw<{ id: number }[]>`${messageEventRecipientsSql(
-    Prisma.sql`${messageIds}::int[]`,
-    Prisma.sql`${recipientId}::int`,
-    Prisma.sql`${isChannelMessage}`,
-  )}`;
-  return rows.map((r) => r.id);
-}
-
-/** The same as a subquery (its column `id`), over SQL expressions, for statements that act on many conversations. */
-export function messageEventRecipientsSql(
-  messageIds: Prisma.Sql,
-  recipientId: Prisma.Sql,
-  isChannelMessage: Prisma.Sql,
-): Prisma.Sql {
-  return Prisma.sql`
-    WITH s AS (SELECT invite_only, history_public_to_subscribers FROM stream
-               WHERE ${isChannelMessage} AND recipient_id = ${recipientId})
-    SELECT um.user_profile_id AS id FROM user_message um
-      WHERE um.message_id = ANY(${messageIds}) AND NOT EXISTS (SELECT 1 FROM s)
-    UNION
-    SELECT sub.user_profile_id FROM subscription sub, s
-      WHERE sub.recipient_id = ${recipientId} AND sub.active AND sub.is_user_active
-        AND (s.history_public_to_subscribers OR EXISTS (SELECT 1 FROM user_message um
-              WHERE um.user_profile_id = sub.user_profile_id AND um.message_id = ANY(${messageIds})))
-    UNION
-    SELECT um.user_profile_id FROM s, user_message um JOIN user_profile u ON u.id = um.user_profile_id
-      WHERE NOT s.invite_only AND s.history_public_to_subscribers
-        AND um.message_id = ANY(${messageIds}) AND u.role <> ${Role.GUEST}`;
 }

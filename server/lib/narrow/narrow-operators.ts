@@ -16,6 +16,7 @@ import {
 import { directMessageGroupHash, RecipientType } from "../recipients.ts";
 import { searchCondition, searchTsquery } from "./search.ts";
 import { normalizeTopic, RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../messages/topics.ts";
+import { accessSql } from "../access/channels.ts";
 
 type Sql = Prisma.Sql;
 
@@ -134,11 +135,8 @@ export class ConversationKinds {
 
 /** The operands of `channels` / `streams`, and which channels each names. */
 const CHANNELS_OPERANDS = new Map<string, Sql>([
-  ["public", Prisma.raw("NOT s.invite_only AND s.history_public_to_subscribers")],
-  [
-    "web-public",
-    Prisma.raw("NOT s.invite_only AND s.history_public_to_subscribers AND s.is_web_public"),
-  ],
+  ["public", accessSql("NARROW_PUBLIC", null, "s")],
+  ["web-public", accessSql("NARROW_WEB_PUBLIC", null, "s")],
 ]);
 
 export function parseTerm(

@@ -9,6 +9,7 @@ import { isValidEmail } from "../email/addresses.ts";
 import { isStorableId } from "../ids.ts";
 import { can } from "../groups/permissions.ts";
 import { canAdminUser, gravatarUrl, isRealmAdmin, Role } from "./users.ts";
+import { accessSql } from "../access/channels.ts";
 
 /** UserProfile.bot_type. */
 export const BotType = {
@@ -107,7 +108,7 @@ export async function botOwnerUserIds(
 ): Promise<Map<number, number[]>> {
   const rows = await db.$queryRaw<{ id: number; owner: number | null; private: boolean }[]>`
     SELECT u.id, u.bot_owner_id AS owner,
-           EXISTS (SELECT 1 FROM stream s WHERE s.invite_only
+           EXISTS (SELECT 1 FROM stream s WHERE ${accessSql("CHANNEL_HIDES_BOT", null, "s")}
                    AND s.id IN (u.default_sending_stream_id, u.default_events_register_stream_id)) AS private
     FROM user_profile u WHERE u.id = ANY(${botIds}::int[])`;
   const admins = rows.some((r) => !r.private)
