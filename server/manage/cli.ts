@@ -222,14 +222,19 @@ export function labelled(title: string, rows: [label: string, value: string | nu
  * (the API's realm_url) stays what it is.
  */
 export function reachHints(url: string): [label: string, value: string][] {
-  const { hostname, port, host } = new URL(url);
+  // Not `new URL`: a host whose last label is a number must be an IPv4 address to it.
+  const host = url.replace(/^https?:\/\//, "").replace(/\/.*$/, "");
+  const colon = host.lastIndexOf(":");
+  const hostname = colon > host.lastIndexOf("]") && colon >= 0 ? host.slice(0, colon) : host;
+  const port = hostname === host ? "" : host.slice(colon + 1);
   const dot = hostname.indexOf(".");
   if (dot < 0) return [];
   const label = hostname.slice(0, dot);
   const parent = hostname.slice(dot + 1);
   if (parent !== "localhost" && isIP(parent) === 0) return [];
   const withPort = (h: string) => (port ? `${h}:${port}` : h);
-  const loopback = parent === "localhost" || parent.startsWith("127.");
+  // beta.localhost is already a name browsers resolve; beta.127.0.0.1 has one there.
+  const loopback = parent.startsWith("127.");
   return [
     ...(loopback
       ? [["in a browser", `http://${withPort(`${label}.localhost`)}`] as [string, string]]
