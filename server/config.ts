@@ -1,4 +1,4 @@
-/** Configuration from the environment; documented in README.md. */
+/** Configuration from the environment; documented in docs/configuration.md. */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";

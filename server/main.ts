@@ -42,7 +42,7 @@ class StartupError extends Error {
 
 function fail(log: Logger, err: unknown): never {
   const hint =
-    err instanceof StartupError ? err.hint : "see the message; the README lists every setting";
+    err instanceof StartupError ? err.hint : "see the message; docs/configuration.md lists every setting";
   log.error({ hint }, `cannot start: ${(err as Error)?.message ?? err}`);
   process.exit(1);
 }
@@ -149,7 +149,7 @@ try {
     err instanceof ConfigError
       ? new StartupError(
           err.message,
-          `fix the environment variable ${err.variable} (see the README's Configuration)`,
+          `fix the environment variable ${err.variable} (see docs/configuration.md)`,
         )
       : err,
   );
