@@ -42,7 +42,9 @@ class StartupError extends Error {
 
 function fail(log: Logger, err: unknown): never {
   const hint =
-    err instanceof StartupError ? err.hint : "see the message; docs/configuration.md lists every setting";
+    err instanceof StartupError
+      ? err.hint
+      : "see the message; docs/configuration.md lists every setting";
   log.error({ hint }, `cannot start: ${(err as Error)?.message ?? err}`);
   process.exit(1);
 }
