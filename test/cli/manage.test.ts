@@ -347,6 +347,11 @@ describe("npm run manage: the commands", { timeout: 300_000 }, () => {
     expect(run.stdout).toMatch(/^Created the organization "Second Org"\.\n/);
     expect(field(run.stdout, "organization id")).toBe("second-org");
     expect(field(run.stdout, "organization URL")).toBe("http://second-org.127.0.0.1:9991");
+    // That host resolves nowhere: how to reach it (the URL itself is the API's realm_url).
+    expect(field(run.stdout, "in a browser")).toBe("http://second-org.localhost:9991");
+    expect(field(run.stdout, "with curl")).toBe(
+      "curl -H 'Host: second-org.127.0.0.1:9991' http://127.0.0.1:9991/api/v1/server_settings",
+    );
     expect(field(run.stdout, "owner email")).toBe("boss@second.example");
     expect(field(run.stdout, "default channels")).toBe("Zulip, sandbox, general");
     const key = field(run.stdout, "API key")!;
