@@ -1,13 +1,10 @@
 // ESLint: typescript-eslint's recommended type-checked rules over the server, the tests, the
-// client and the tools, plus the layering of server/ (README, "How it is built"): handlers parse
-// and answer, actions change, lib reads and checks. Formatting is Prettier's alone
+// client and the tools. The layering of server/ (handlers parse and answer, actions change, lib
+// reads and checks) is dependency-cruiser's (.dependency-cruiser.cjs), run by `npm run lint` too. Formatting is Prettier's alone
 // (eslint-config-prettier turns off every rule that would disagree with it).
 import js from "@eslint/js";
 import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
-
-/** An import of a module under server/<layer>/, from anywhere in server/. */
-const layer = (name) => [`../${name}/*`, `../../${name}/*`, `./${name}/*`];
 
 /** Roles and recipient types by name (lib/users/users.ts Role, lib/recipients.ts RecipientType), never as bare numbers. */
 const namedConstants = [
@@ -35,6 +32,7 @@ export default tseslint.config(
         projectService: {
           allowDefaultProject: [
             "eslint.config.js",
+            ".dependency-cruiser.cjs",
             "client/build.mjs",
             "server/tools/build.mjs",
             "web/build.mjs",
@@ -106,68 +104,10 @@ export default tseslint.config(
   },
   { files: ["server/**/*.ts"], rules: { "no-restricted-syntax": ["error", ...namedConstants] } },
   {
-    // lib/ reads and checks: it never reaches up into the layers that change or answer.
-    files: ["server/lib/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: [...layer("actions"), ...layer("handlers"), ...layer("http")],
-              message: "lib/ reads and checks; it must not import actions/, handlers/ or http/.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Actions change; they are called by handlers, never the other way round.
-    files: ["server/actions/**/*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: [...layer("handlers"), ...layer("http")],
-              message: "actions/ must not import handlers/ or http/.",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // Handlers parse and answer: no transaction and no query of their own (reads go through lib/,
-    // changes through actions/).
+    // Handlers parse and answer: no query of their own (reads go through lib/, changes through
+    // actions/). What they may import is .dependency-cruiser.cjs's; this catches `ctx.db.x…`.
     files: ["server/handlers/**/*.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            {
-              name: "../db.ts",
-              allowTypeImports: true,
-              message:
-                "Handlers do not query the database: read through lib/, change through actions/.",
-            },
-            {
-              name: "../actions/transaction.ts",
-              message: "Handlers do not open transactions: an action does.",
-            },
-          ],
-          patterns: [
-            {
-              group: ["**/generated/prisma/*", "@prisma/*", "pg", "@electric-sql/*"],
-              message:
-                "Handlers do not query the database: read through lib/, change through actions/.",
-            },
-          ],
-        },
-      ],
       "no-restricted-syntax": [
         "error",
         ...namedConstants,
@@ -186,7 +126,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js", "**/*.mjs"],
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       globals: {

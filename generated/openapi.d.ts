@@ -142,11 +142,11 @@ export interface paths {
          *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`full_name`, `owner_id`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`) | as for `add` |
          *     | `realm_bot` | `delete` | `bot`: `user_id` | a bot's previous owner, when it changes owner |
          *     | `invites_changed` | | none (fetch `GET /invites` again) | the administrators, and the invitation's creator, when an invitation is sent, revoked or used, or a link created or revoked (not when one is resent, as in Zulip) |
+         *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
+         *     | `user_settings` | `update` | `property`, `value` (`presence_enabled`, when a status sets `away`) | the user |
          *
          *     When a user is deactivated (or their bot), their event queues are deleted: a waiting
          *     `GET /events` ends with `BAD_EVENT_QUEUE_ID`, and their key no longer authenticates.
-         *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
-         *     | `user_settings` | `update` | `property`, `value` (`presence_enabled`, when a status sets `away`) | the user |
          */
         get: operations["get-events"];
         put?: never;

@@ -13,8 +13,8 @@ import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { health } from "./http/health.ts";
-import { joinRoutes } from "./http/join.ts";
-import { loginRoutes } from "./http/login.ts";
+import { joinRoutes } from "./handlers/join.ts";
+import { loginRoutes } from "./handlers/login.ts";
 import { webAppRoutes } from "./http/web-app.ts";
 import { jsonPrefix } from "./http/json-prefix.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
@@ -23,7 +23,7 @@ import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { uploadRoutes } from "./http/uploads.ts";
-import { videoCallRoutes } from "./http/video-calls.ts";
+import { videoCallRoutes } from "./handlers/video-call-pages.ts";
 import { dispatcher } from "./routes.ts";
 
 function jsonFormDecoder(spec: LoadedSpec) {

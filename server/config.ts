@@ -1,4 +1,4 @@
-/** Configuration from the environment; documented in README.md. */
+/** Configuration from the environment; documented in docs/configuration.md. */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
@@ -216,7 +216,7 @@ function flag(env: NodeJS.ProcessEnv, variable: string, fallback: boolean): bool
 /**
  * Reads and checks every setting; throws ConfigError for the first bad one (before anything is opened).
  * `production` gives production defaults (no response validation), as does NODE_ENV=production:
- * main.ts passes it when it runs compiled (`npm start`); `prettyLogs`: LOG_FORMAT defaults to `pretty` (`npm run dev` on a terminal).
+ * main.ts passes it when it runs compiled (`npm start`); `prettyLogs`: LOG_FORMAT defaults to `pretty` (stdout is a terminal).
  */
 export function configFromEnv(
   env: NodeJS.ProcessEnv = process.env,

@@ -1,6 +1,6 @@
 /**
  * Structured JSON logs (pino) to stdout; LOG_LEVEL picks the level ("silent" in tests). With
- * LOG_FORMAT=pretty (`npm run dev` on a terminal) the same lines are written readably by
+ * LOG_FORMAT=pretty (the default when stdout is a terminal) the same lines are written readably by
  * pino-pretty, in this thread (a development dependency: without it, the lines stay JSON).
  */
 import { createRequire } from "node:module";

@@ -1,17 +1,18 @@
 /**
  * `npm start` runs this compiled (dist/server/main.js, see server/tools/build.mjs) with production
- * defaults: no response validation, JSON logs. `npm run dev` runs it from source through tsx:
- * responses validated, and readable logs on a terminal. It reads and checks the settings,
+ * defaults: no response validation. `npm run dev` runs it from source through tsx, responses
+ * validated. Either way the logs are readable lines on a terminal and JSON lines otherwise. It reads and checks the settings,
  * opens the database (embedded PGlite in DATA_DIR, or PostgreSQL at DATABASE_URL), applies
  * pending migrations, listens, and shuts down cleanly on SIGTERM/SIGINT so that the embedded data
  * directory stays usable.
  *
- * Everything it says is a JSON line on stdout (pino). A start-up failure is one `error` line with
- * `hint` saying what to do, then exit code 1; nothing is opened before the settings are checked,
- * and what was opened is closed (the data directory's lock included) before exiting. "listening"
+ * Everything it says is a log line on stdout (pino: JSON unless stdout is a terminal). A start-up failure is one `error` line with
+ * `hint` saying what to do, then exit code 1; nothing is opened before the settings are checked
+ * and the ports found free (a port in use leaves no new database behind), and what was opened is closed (the data directory's lock included) before exiting. "listening"
  * is logged once the socket accepts connections.
  */
 import { createServer, type Server } from "node:http";
+import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
@@ -41,7 +42,9 @@ class StartupError extends Error {
 
 function fail(log: Logger, err: unknown): never {
   const hint =
-    err instanceof StartupError ? err.hint : "see the message; the README lists every setting";
+    err instanceof StartupError
+      ? err.hint
+      : "see the message; docs/configuration.md lists every setting";
   log.error({ hint }, `cannot start: ${(err as Error)?.message ?? err}`);
   process.exit(1);
 }
@@ -114,7 +117,7 @@ function listenFailure(
   );
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server | NetServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -124,13 +127,23 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
+/** Whether host:port can be listened on (port 0, any free port, always can); throws listenFailure. */
+async function probePort(what: string, host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await listen(probe, port, host).catch((err: NodeJS.ErrnoException) => {
+    throw listenFailure(what, host, port, err);
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+}
+
 /** Compiled (`npm start`): dist/server/main.js; from source (`npm run dev`, tests): server/main.ts. */
 const compiled = !import.meta.url.endsWith(".ts");
 let config: Config;
 try {
   config = configFromEnv(process.env, {
     production: compiled,
-    prettyLogs: !compiled && process.stdout.isTTY,
+    prettyLogs: process.stdout.isTTY === true,
   });
 } catch (err) {
   fail(
@@ -138,7 +151,7 @@ try {
     err instanceof ConfigError
       ? new StartupError(
           err.message,
-          `fix the environment variable ${err.variable} (see the README's Configuration)`,
+          `fix the environment variable ${err.variable} (see docs/configuration.md)`,
         )
       : err,
   );
@@ -147,6 +160,17 @@ const log = createLogger(config.logLevel, config.logFormat);
 // Read by V8 at each full collection, so it holds from here on (config.ts says why).
 if (config.heapGrowthPercent > 0)
   setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
+
+// The ports come before anything is opened: a port in use must not leave a new database
+// behind, nor wait for migrations to say so. A probe listens and closes at once; the real
+// listen below still reports a port taken in between.
+try {
+  await probePort("the API", config.host, config.port);
+  if (config.metricsPort !== undefined)
+    await probePort("the metrics", config.metricsHost, config.metricsPort);
+} catch (err) {
+  fail(log, err);
+}
 
 let database: Database;
 try {

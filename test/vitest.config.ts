@@ -1,12 +1,16 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
+import { selectTestFiles, testSetFromEnv } from "./selection.ts";
 
+const root = fileURLToPath(new URL("..", import.meta.url));
+/** Which files run in this pass: test/selection.ts (TEST_SET, or from DATABASE_URL/DATABASE_URLS). */
+const testSet = testSetFromEnv();
 const databaseUrls = (process.env.DATABASE_URLS ?? "").split(",").filter(Boolean);
 
 export default defineConfig({
-  root: fileURLToPath(new URL("..", import.meta.url)),
+  root,
   test: {
-    include: ["test/**/*.test.ts"],
+    include: selectTestFiles(root, testSet),
     // Each API test file starts its own server on its own database copy.
     pool: "forks",
     // On the embedded database, two files at a time (vitest's default is one fewer than the CPUs:

@@ -2,12 +2,14 @@
  * One transaction per mutation, and its events written to the event log in that transaction
  * (so an event exists exactly when its change committed). After commit, this process drops the
  * cache entries the change made stale and wakes its long-polls; other processes do the same
- * when PostgreSQL NOTIFYs them. Only the outermost action calls this; helpers take `tx`.
+ * when PostgreSQL NOTIFYs them. Only the outermost action calls this; the helpers it calls take
+ * its unit of work (`{ tx, events }`: the transaction and the events it will log), or `tx` alone
+ * when they only read or write rows.
  */
-import type { RawTx, Tx } from "../db/index.ts";
+import type { RawTx } from "../db/index.ts";
 import { rawTransaction } from "../db/direct-raw.ts";
 import type { AppDeps } from "../context.ts";
-import { PendingEvents } from "../events/index.ts";
+import { PendingEvents, type UnitOfWork } from "../events/index.ts";
 import { appendEvents, type Appended } from "../events/log.ts";
 
 type Deps = Pick<AppDeps, "db" | "events">;
@@ -15,7 +17,7 @@ type Deps = Pick<AppDeps, "db" | "events">;
 export function inTransaction<T>(
   deps: Deps,
   realmId: number,
-  work: (tx: Tx, events: PendingEvents) => Promise<T>,
+  work: (unit: UnitOfWork) => Promise<T>,
 ): Promise<T> {
   return runLogged(
     deps,
@@ -33,7 +35,7 @@ export function inTransaction<T>(
 export function inRawTransaction<T>(
   deps: Deps,
   realmId: number,
-  work: (tx: RawTx, events: PendingEvents) => Promise<T>,
+  work: (unit: UnitOfWork<RawTx>) => Promise<T>,
 ): Promise<T> {
   return runLogged(deps, realmId, (body) => rawTransaction(deps.db, body), work);
 }
@@ -43,7 +45,7 @@ async function runLogged<X extends RawTx, T>(
   deps: Deps,
   realmId: number,
   open: (body: (tx: X) => Promise<T>) => Promise<T>,
-  work: (tx: X, events: PendingEvents) => Promise<T>,
+  work: (unit: UnitOfWork<X>) => Promise<T>,
 ): Promise<T> {
   let keys: string[] = [];
   let appended: Appended | null = null;
@@ -51,7 +53,7 @@ async function runLogged<X extends RawTx, T>(
   const result = await open(async (tx) => {
     transaction = tx;
     const pending = new PendingEvents();
-    const value = await work(tx, pending);
+    const value = await work({ tx, events: pending });
     keys = [...new Set([...pending.keys, ...staleKeys(realmId, pending)])];
     appended = await appendEvents(tx, realmId, pending.events, keys);
     return value;

@@ -15,7 +15,7 @@
  *   unrelated commit, or the heartbeat, to be delivered.
  */
 import type { Logger } from "pino";
-import type { Database, Db } from "../db/index.ts";
+import type { Database, Db, RawTx, Tx } from "../db/index.ts";
 import { invalidateCaches } from "../lib/caches.ts";
 import { realmById } from "../lib/auth/identity.ts";
 import { emptyTopicDisplayName } from "../lib/messages/topics.ts";
@@ -361,6 +361,16 @@ async function nextXid(db: Db): Promise<bigint> {
 }
 
 /** Events collected by an action during its transaction; `inTransaction` logs them before commit. */
+/**
+ * One mutation's unit of work, as actions/transaction.ts inTransaction opens it: the transaction
+ * and the events it logs when it commits. Helpers that change rows and announce the change take
+ * it whole, so the two never part.
+ */
+export interface UnitOfWork<X extends RawTx = Tx> {
+  readonly tx: X;
+  readonly events: PendingEvents;
+}
+
 export class PendingEvents {
   readonly events: LoggedEvent[] = [];
   readonly keys: string[] = [];

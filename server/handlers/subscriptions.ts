@@ -13,7 +13,7 @@ import {
 import { accessChannel } from "../lib/channels/channels.ts";
 import { accessChannels } from "../lib/access/channels.ts";
 import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
-import { channelCreation } from "./channels.ts";
+import { channelCreation } from "../http/channel-creation.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
 export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, ctx) => {

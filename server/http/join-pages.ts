@@ -9,7 +9,7 @@ import { escapeAttr, escapeText } from "../lib/markdown/text.ts";
 export const STYLE =
   "body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem}" +
   "label{display:block;margin-top:1rem;font-weight:600}input[type=text],input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}" +
-  ".error{color:#b00020}.field-error{color:#b00020;font-size:.9rem}button{margin-top:1.25rem;padding:.5rem 1.25rem}" +
+  ".error{color:#b00020}.field-error{color:#b00020;font-size:.9rem}.hint{color:#555;font-size:.85rem;margin-top:.25rem}button{margin-top:1.25rem;padding:.5rem 1.25rem}" +
   "pre,code{background:#f4f4f4}pre{padding:.75rem;overflow-x:auto}";
 
 export interface Page {
@@ -101,6 +101,8 @@ export function registerPage(input: {
   email: string;
   fullName: string;
   termsUrl: string | undefined;
+  /** What a password needs (passwordRuleText), shown under the field. */
+  passwordRule: string;
   errors?: FieldErrors;
   error?: string;
 }): Page {
@@ -117,7 +119,8 @@ ${formError(input.error)}<form method="post" id="registration">
 <label for="full_name">Name</label>
 <input type="text" id="full_name" name="full_name" value="${escapeAttr(input.fullName)}" maxlength="100" autocomplete="name" required>${fieldError(errors, "full_name")}
 <label for="password">Password</label>
-<input type="password" id="password" name="password" maxlength="100" autocomplete="new-password" required>${fieldError(errors, "password")}
+<input type="password" id="password" name="password" maxlength="100" autocomplete="new-password" aria-describedby="password-rule" required>
+<div class="hint" id="password-rule">${escapeText(input.passwordRule)}</div>${fieldError(errors, "password")}
 ${terms}<button type="submit" id="submit">Sign up</button>
 </form>`,
   );

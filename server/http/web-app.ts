@@ -14,7 +14,7 @@ import { join } from "node:path";
 import express, { Router, type Request, type Response } from "express";
 import type { AppDeps } from "../context.ts";
 import { appShell, notBuiltPage } from "./login-pages.ts";
-import { currentSession, PAGE_SECURITY_HEADERS, sendPage } from "./login.ts";
+import { currentSession, PAGE_SECURITY_HEADERS, sendPage } from "./pages.ts";
 
 interface Manifest {
   entry: string;

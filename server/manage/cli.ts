@@ -5,6 +5,7 @@
  * database that cannot be opened), 2 the command line is wrong (unknown command or option,
  * missing or invalid value).
  */
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import type { AppDeps } from "../context.ts";
 import { JsonableError } from "../errors.ts";
@@ -210,4 +211,34 @@ export async function passwordFrom(values: Values): Promise<string | null> {
 export function labelled(title: string, rows: [label: string, value: string | number][]): string[] {
   const width = Math.max(...rows.map(([l]) => l.length)) + 1;
   return [title, ...rows.map(([label, value]) => `  ${(label + ":").padEnd(width)} ${value}`)];
+}
+
+/**
+ * How to reach an organization whose URL names no real host: a subdomain of an IP address
+ * (`http://beta.127.0.0.1:9991`, what a server without EXTERNAL_HOST makes) resolves nowhere,
+ * and one of `localhost` only where `*.localhost` resolves (browsers, curl). The server tells
+ * organizations apart by the Host header's first label, so a browser can use
+ * `beta.localhost` for a server on loopback, and curl can name the Host itself. The URL itself
+ * (the API's realm_url) stays what it is.
+ */
+export function reachHints(url: string): [label: string, value: string][] {
+  // Not `new URL`: a host whose last label is a number must be an IPv4 address to it.
+  const host = url.replace(/^https?:\/\//, "").replace(/\/.*$/, "");
+  const colon = host.lastIndexOf(":");
+  const hostname = colon > host.lastIndexOf("]") && colon >= 0 ? host.slice(0, colon) : host;
+  const port = hostname === host ? "" : host.slice(colon + 1);
+  const dot = hostname.indexOf(".");
+  if (dot < 0) return [];
+  const label = hostname.slice(0, dot);
+  const parent = hostname.slice(dot + 1);
+  if (parent !== "localhost" && isIP(parent) === 0) return [];
+  const withPort = (h: string) => (port ? `${h}:${port}` : h);
+  // beta.localhost is already a name browsers resolve; beta.127.0.0.1 has one there.
+  const loopback = parent.startsWith("127.");
+  return [
+    ...(loopback
+      ? [["in a browser", `http://${withPort(`${label}.localhost`)}`] as [string, string]]
+      : []),
+    ["with curl", `curl -H 'Host: ${host}' http://${withPort(parent)}/api/v1/server_settings`],
+  ];
 }

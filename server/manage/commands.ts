@@ -27,6 +27,7 @@ import {
   optionText,
   PASSWORD_OPTIONS,
   passwordFrom,
+  reachHints,
   refusalsOf,
   UsageError,
   type Command,
@@ -188,6 +189,7 @@ export const createRealm: Command<{
         }));
     return labelled(`Created the organization "${realm.name}".`, [
       ["organization URL", url],
+      ...reachHints(url),
       ["organization id", realm.stringId],
       ["owner email", owner.deliveryEmail],
       ["owner user id", owner.id],
@@ -251,6 +253,7 @@ export const createUserCommand: Command<{
         passwordHash,
       }),
     );
+    const url = await realmUrl(deps.db, realm, deps.config);
     return labelled(
       `Created the user "${user.fullName}" (${roleName(user.role)}) in "${realm.name}".`,
       [
@@ -258,7 +261,8 @@ export const createUserCommand: Command<{
         ["user id", user.id],
         ["API key", user.apiKey],
         ["password", input.password === null ? "none (log in with the API key)" : "set"],
-        ["organization URL", await realmUrl(deps.db, realm, deps.config)],
+        ["organization URL", url],
+        ...reachHints(url),
       ],
     );
   },

@@ -33,7 +33,7 @@ import { RESOLVED_TOPIC_PREFIX, TopicVisibility } from "../lib/messages/topics.t
 import { Role } from "../lib/users/users.ts";
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { labelled, UsageError, type Command, type Values } from "./cli.ts";
+import { labelled, reachHints, UsageError, type Command, type Values } from "./cli.ts";
 import {
   credentialOf,
   realmCredential,
@@ -552,6 +552,7 @@ export const populateScaleCommand: Command<ScaleOptions & { file: string | null 
       `Created the organization "${result.realm.name}" in ${result.seconds.toFixed(0)} s.`,
       [
         ["organization URL", `http://${result.realm.host}`],
+        ...reachHints(`http://${result.realm.host}`),
         ...Object.entries(result.counts).map(
           ([k, v]) => [k, v.toLocaleString("en")] as [string, string],
         ),

@@ -1,6 +1,6 @@
 /**
  * `npm run gen`: everything derived from openapi/ — lint, the bundled spec the server loads,
- * the TypeScript types — plus the Prisma client from prisma/. `--check` regenerates the
+ * the TypeScript types, the curl samples of the API docs (spec-docs.ts) — plus the Prisma client from prisma/. `--check` regenerates the
  * committed files (generated/openapi.*) into a temporary folder and fails when they differ (CI).
  */
 import { execFileSync } from "node:child_process";
@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString, COMMENT_HEADER } from "openapi-typescript";
+import { addCodeSamples, unwrapDescriptions } from "./spec-docs.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const check = process.argv.includes("--check");
@@ -52,9 +53,14 @@ run(bin("redocly"), [
 ]);
 const doc = JSON.parse(readFileSync(bundled, "utf8"));
 rmSync(bundled);
+// For its readers (the Redoc page): a curl sample per operation, descriptions unwrapped
+// (server/tools/spec-docs.ts). The types below come from the spec as written.
+const published = structuredClone(doc);
+unwrapDescriptions(published);
+addCodeSamples(published);
 writeFileSync(
   join(out, "openapi.json"),
-  JSON.stringify({ "x-generated": BANNER, ...doc }, null, 2) + "\n",
+  JSON.stringify({ "x-generated": BANNER, ...published }, null, 2) + "\n",
 );
 
 // 2. Types. openapi-typescript types a `content: application/json` query parameter as string;

@@ -17,9 +17,9 @@
  *   processes added (on the embedded database there are none, so that interval is long). Tests
  *   drive `deliverDue()` directly with their own clock.
  */
-import type { Realm, Tx } from "../db/index.ts";
+import type { Realm } from "../db/index.ts";
 import type { AppDeps } from "../context.ts";
-import type { PendingEvents } from "../events/index.ts";
+import type { UnitOfWork } from "../events/index.ts";
 import { JsonableError } from "../errors.ts";
 import { realmById } from "../lib/auth/identity.ts";
 import { RecipientType } from "../lib/recipients.ts";
@@ -136,7 +136,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
       const realm = await realmById(this.deps.db, realmId);
       if (!realm) return "skipped";
       const bot = await this.notificationBotFor(realm);
-      return await inTransaction(this.deps, realmId, async (tx, events) => {
+      return await inTransaction(this.deps, realmId, async ({ tx, events }) => {
         const [row] = await tx.$queryRaw<(ScheduledMessageRow & { clientName: string })[]>`
           SELECT ${SCHEDULED_MESSAGE_COLUMNS}, c.name AS "clientName"
           FROM scheduled_message sm JOIN recipient r ON r.id = sm.recipient_id JOIN client c ON c.id = sm.sending_client_id
@@ -144,14 +144,13 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
           FOR UPDATE OF sm SKIP LOCKED`;
         if (!row) return "skipped";
         try {
-          await this.send(tx, events, realm, row, now);
+          await this.send({ tx, events }, realm, row, now);
           return "delivered";
         } catch (err) {
           // The checks write nothing before they refuse, so the row (still locked) is failed here.
           if (!(err instanceof JsonableError)) throw err;
           await this.markFailed(
-            tx,
-            events,
+            { tx, events },
             realm,
             row,
             err.message,
@@ -192,8 +191,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
 
   /** send_scheduled_message: the message checked again as its sender at delivery time. */
   private async send(
-    tx: Tx,
-    events: PendingEvents,
+    { tx, events }: UnitOfWork,
     realm: Realm,
     row: ScheduledMessageRow & { clientName: string },
     now: Date,
@@ -224,7 +222,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
       },
       row.sendingClientId,
     );
-    const message = await doSendMessage(tx, events, request);
+    const message = await doSendMessage({ tx, events }, request);
     await tx.$executeRaw`
       UPDATE scheduled_message
       SET delivered = true, delivered_message_id = ${message.id}, attempts = attempts + 1, claimed_at = ${now}, claimed_by = ${this.processId}
@@ -239,8 +237,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
    * send_failed_scheduled_message_notification), unless the owner is that bot.
    */
   private async markFailed(
-    tx: Tx,
-    events: PendingEvents,
+    { tx, events }: UnitOfWork,
     realm: Realm,
     row: ScheduledMessageRow,
     reason: string,
@@ -261,13 +258,14 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
     );
     try {
       await internalSendMessage(
-        tx,
-        events,
-        this.deps,
-        realm,
-        bot,
-        { kind: "direct", userIds: [row.senderId] },
-        failureNotice(row.scheduledTimestamp, reason),
+        { tx, events },
+        {
+          deps: this.deps,
+          realm,
+          sender: bot,
+          target: { kind: "direct", userIds: [row.senderId] },
+          content: failureNotice(row.scheduledTimestamp, reason),
+        },
       );
     } catch (err) {
       throw new NoticeError(reason, err);
@@ -285,13 +283,13 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
     if (!realm) return false;
     const bot = notify ? await this.notificationBotFor(realm) : null;
     try {
-      return await inTransaction(this.deps, realmId, async (tx, events) => {
+      return await inTransaction(this.deps, realmId, async ({ tx, events }) => {
         const [row] = await tx.$queryRaw<ScheduledMessageRow[]>`
           SELECT ${SCHEDULED_MESSAGE_COLUMNS} FROM scheduled_message sm JOIN recipient r ON r.id = sm.recipient_id
           WHERE sm.id = ${id} AND NOT sm.delivered AND NOT sm.failed
           FOR UPDATE OF sm`;
         if (!row) return false;
-        await this.markFailed(tx, events, realm, row, reason, bot);
+        await this.markFailed({ tx, events }, realm, row, reason, bot);
         return true;
       });
     } catch (err) {

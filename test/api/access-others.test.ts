@@ -7,6 +7,7 @@
 import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answer, basic, upload, userId } from "../helpers/access.ts";
+import { createChannel, sendDirect, sendToChannel, type NarrowTerm } from "../helpers/builders.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { requestOnHost } from "../helpers/net.ts";
@@ -61,16 +62,13 @@ beforeAll(async () => {
 
   const desdemona = server.as("desdemona");
   const name = NAME;
-  const { id: channelId } = await expectSuccess(
-    desdemona.POST("/channels/create", {
-      body: { name, is_web_public: true, subscribers: [userId(server, "othello")] } as never,
-    }),
-  );
+  const { id: channelId } = await createChannel(desdemona, {
+    name,
+    is_web_public: true,
+    subscribers: [userId(server, "othello")],
+  });
   const fileUrl = await upload(server, "desdemona", "a.txt");
-  const send = async (body: Record<string, unknown>) =>
-    (await expectSuccess(desdemona.POST("/messages", { body: body as never }))).id;
-  const messageId = await send({
-    type: "channel",
+  const { id: messageId } = await sendToChannel(desdemona, {
     to: channelId,
     topic: "t",
     content: `A ${WORD} [file](${fileUrl})`,
@@ -79,13 +77,11 @@ beforeAll(async () => {
 
   const dmFile = await upload(server, "desdemona", "dm.txt");
   const shiva = userId(server, "shiva");
-  const direct = await send({
-    type: "direct",
+  const { id: direct } = await sendDirect(desdemona, {
     to: [shiva],
     content: `A ${WORD} [file](${dmFile})`,
   });
-  const group = await send({
-    type: "direct",
+  const { id: group } = await sendDirect(desdemona, {
     to: [shiva, userId(server, "prospero")],
     content: `A ${WORD} too`,
   });
@@ -94,26 +90,26 @@ beforeAll(async () => {
     await expectSuccess(
       desdemona.POST("/messages/{message_id}/reactions", {
         params: { path: { message_id } },
-        body: { emoji_name: "octopus" } as never,
+        body: { emoji_name: "octopus" },
       }),
     );
     await expectSuccess(
       desdemona.PATCH("/messages/{message_id}", {
         params: { path: { message_id } },
-        body: { content: `An edited ${WORD}` } as never,
+        body: { content: `An edited ${WORD}` },
       }),
     );
   }
-  await expectSuccess(desdemona.POST("/typing", { body: { op: "start", to: [shiva] } as never }));
+  await expectSuccess(desdemona.POST("/typing", { body: { op: "start", to: [shiva] } }));
   await expectSuccess(
     desdemona.PATCH("/messages/{message_id}", {
       params: { path: { message_id: messageId } },
-      body: { content: `An edited ${WORD}` } as never,
+      body: { content: `An edited ${WORD}` },
     }),
   );
   await expectSuccess(
     desdemona.POST("/typing", {
-      body: { type: "channel", op: "start", stream_id: channelId, topic: "t" } as never,
+      body: { type: "channel", op: "start", stream_id: channelId, topic: "t" },
     }),
   );
 });
@@ -339,10 +335,10 @@ describe("direct messages between others", () => {
     Object.fromEntries(await Promise.all(OUTSIDERS.map(async (w) => [w, await run(w)] as const)));
   const everyone = <T>(value: T) => Object.fromEntries(OUTSIDERS.map((w) => [w, value]));
   const ids = () => [dm.direct, dm.group];
-  const shows = (who: string, narrow: unknown[]) =>
+  const shows = (who: string, narrow: NarrowTerm[]) =>
     expectSuccess(
       server.as(who).GET("/messages", {
-        params: { query: { anchor: "newest", num_before: 50, num_after: 0, narrow } as never },
+        params: { query: { anchor: "newest", num_before: 50, num_after: 0, narrow } },
       }),
     ).then((r) => r.messages.map((m) => m.id).filter((id) => ids().includes(id)));
   const rows: Array<[string, (who: string) => Promise<unknown>, unknown]> = [
@@ -383,7 +379,7 @@ describe("direct messages between others", () => {
                 num_before: 1,
                 num_after: 0,
                 narrow: [{ operator: "with", operand: dm.direct }],
-              } as never,
+              },
             },
           }),
         ),
@@ -395,7 +391,7 @@ describe("direct messages between others", () => {
         (
           await expectSuccess(
             server.as(w).GET("/messages/matches_narrow", {
-              params: { query: { msg_ids: ids(), narrow: [] } as never },
+              params: { query: { msg_ids: ids(), narrow: [] } },
             }),
           )
         ).messages,
@@ -423,12 +419,12 @@ describe("direct messages between others", () => {
         await answer(
           server.as(w).POST("/messages/{message_id}/reactions", {
             params: { path: { message_id: dm.direct } },
-            body: { emoji_name: "octopus" } as never,
+            body: { emoji_name: "octopus" },
           }),
         ),
         await answer(
           server.as(w).POST("/messages/flags", {
-            body: { messages: [dm.group], op: "add", flag: "starred" } as never,
+            body: { messages: [dm.group], op: "add", flag: "starred" },
           }),
         ),
       ],
@@ -455,7 +451,7 @@ describe("direct messages between others", () => {
                 "message",
                 "update_message_flags",
               ],
-            } as never,
+            },
           }),
         );
         const unread = [...r.unread_msgs.pms, ...r.unread_msgs.huddles].flatMap(
@@ -499,7 +495,7 @@ describe("no credentials", () => {
               num_before: 1,
               num_after: 0,
               narrow: [{ operator: "channel", operand: a.channelId }],
-            } as never,
+            },
           },
         }),
       ),
@@ -509,7 +505,7 @@ describe("no credentials", () => {
         }),
       ),
       answer(none().GET("/streams/{stream_id}", { params: { path: { stream_id: a.channelId } } })),
-      answer(none().POST("/register", { body: {} as never })),
+      answer(none().POST("/register", { body: {} })),
     ]);
     expect(got).toEqual(
       Array(5).fill("401 Not logged in: API authentication or user session required"),

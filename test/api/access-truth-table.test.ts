@@ -34,7 +34,6 @@ import { RecipientType } from "../../server/lib/recipients.ts";
 import { Role } from "../../server/lib/users/users.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-
 /** How the test users reach the channel's content-granting settings. */
 type ContentPath = "none" | "can_subscribe" | "can_add_subscribers" | "subgroup";
 const CONTENT_PATHS: ContentPath[] = ["none", "can_subscribe", "can_add_subscribers", "subgroup"];

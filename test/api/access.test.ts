@@ -26,6 +26,7 @@ import {
   type Kind,
   type Who,
 } from "../helpers/access.ts";
+import { sendToChannel, type Body, type NarrowTerm } from "../helpers/builders.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
@@ -53,14 +54,14 @@ beforeAll(async () => {
 });
 
 const client = (who: Who) => server.as(who);
-const messages = async (who: Who, narrow: unknown[], anchor: number | string) => {
+const messages = async (who: Who, narrow: NarrowTerm[], anchor: number) => {
   const { data, error, response } = await client(who).GET("/messages", {
-    params: { query: { anchor, num_before: 0, num_after: 0, narrow } as never },
+    params: { query: { anchor, num_before: 0, num_after: 0, narrow } },
   });
   return data ? data.messages.map((m) => m.id) : `${response.status} ${(error as any).msg}`;
 };
 /** Whether a narrow around the message shows it. */
-const shows = async (who: Who, f: Fixture, narrow: unknown[]) => {
+const shows = async (who: Who, f: Fixture, narrow: NarrowTerm[]) => {
   const ids = await messages(who, narrow, f.messageId);
   return typeof ids === "string" ? ids : ids.includes(f.messageId);
 };
@@ -165,7 +166,7 @@ const READS: Row[] = [
         (
           await expectSuccess(
             client(who).GET("/messages/matches_narrow", {
-              params: { query: { msg_ids: [f.messageId], narrow: [channel(f)] } as never },
+              params: { query: { msg_ids: [f.messageId], narrow: [channel(f)] } },
             }),
           )
         ).messages,
@@ -270,7 +271,7 @@ const READS: Row[] = [
       (
         await expectSuccess(
           client(who).POST("/messages/render", {
-            body: { content: `#**${f.name}>${f.topic}**` } as never,
+            body: { content: `#**${f.name}>${f.topic}**` },
           }),
         )
       ).rendered.includes(`data-stream-id="${f.channelId}"`),
@@ -333,7 +334,7 @@ function register(who: Who) {
               "starred_messages",
               "update_message_flags",
             ],
-          } as never,
+          },
         }),
       ),
     );
@@ -349,7 +350,7 @@ const CHANGES: Row[] = [
       answer(
         client(who).PATCH("/messages/{message_id}", {
           params: { path: { message_id: f.messageId } },
-          body: { topic: f.topic } as never,
+          body: { topic: f.topic },
         }),
       ),
     want: (k, w) => (access(k, w) ? "400 Nothing to change" : invalidMessage),
@@ -376,7 +377,7 @@ const CHANGES: Row[] = [
             emoji_name: "octopus",
             emoji_code: "zzzz",
             reaction_type: "unicode_emoji",
-          } as never,
+          },
         }),
       ),
     want: (k, w) => (access(k, w) ? "400 Invalid emoji code." : invalidMessage),
@@ -387,7 +388,7 @@ const CHANGES: Row[] = [
       answer(
         client(who).DELETE("/messages/{message_id}/reactions", {
           params: { path: { message_id: f.messageId } },
-          body: { emoji_name: "octopus" } as never,
+          body: { emoji_name: "octopus" },
         }),
       ),
     want: (k, w) => (access(k, w) ? "400 Reaction doesn't exist." : invalidMessage),
@@ -398,7 +399,7 @@ const CHANGES: Row[] = [
       answer(
         client(who).POST("/messages/{message_id}/report", {
           params: { path: { message_id: f.messageId } },
-          body: { report_type: "spam" } as never,
+          body: { report_type: "spam" },
         }),
       ),
     want: (k, w) => ok(access(k, w), invalidMessage),
@@ -408,7 +409,7 @@ const CHANGES: Row[] = [
     run: (who, f) =>
       answer(
         client(who).POST("/typing", {
-          body: { type: "channel", op: "start", stream_id: f.channelId, topic: f.topic } as never,
+          body: { type: "channel", op: "start", stream_id: f.channelId, topic: f.topic },
         }),
       ),
     // access_stream_by_id_for_message, then access_stream_for_send_message.
@@ -422,10 +423,10 @@ const CHANGES: Row[] = [
     // organization (access_stream_to_remove_visibility_policy_by_id).
     path: "POST /user_topics",
     run: async (who, f) => {
-      const set = (visibility_policy: number) =>
+      const set = (visibility_policy: Body<"/user_topics", "post">["visibility_policy"]) =>
         answer(
           client(who).POST("/user_topics", {
-            body: { stream_id: f.channelId, topic: f.topic, visibility_policy } as never,
+            body: { stream_id: f.channelId, topic: f.topic, visibility_policy },
           }),
         );
       return [await set(1), await set(0)];
@@ -441,7 +442,7 @@ const CHANGES: Row[] = [
             drafts: [
               { type: "stream", to: [f.channelId], topic: f.topic, content: "x", timestamp: 1 },
             ],
-          } as never,
+          },
         }),
       ),
     want: (k, w) => ok(content(k, w), invalidChannel),
@@ -457,7 +458,7 @@ const CHANGES: Row[] = [
             topic: f.topic,
             content: "later",
             scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86400 * 30,
-          } as never,
+          },
         }),
       ),
     want: (k, w, f) => ok(send(k, w), `400 Not authorized to send to channel '${f.name}'`),
@@ -467,7 +468,7 @@ const CHANGES: Row[] = [
     run: (who, f) =>
       answer(
         client(who).POST("/mark_topic_as_read", {
-          body: { stream_id: f.channelId, topic_name: f.topic } as never,
+          body: { stream_id: f.channelId, topic_name: f.topic },
         }),
       ),
     want: (k, w, f) =>
@@ -476,9 +477,7 @@ const CHANGES: Row[] = [
   {
     path: "POST /mark_stream_as_read",
     run: (who, f) =>
-      answer(
-        client(who).POST("/mark_stream_as_read", { body: { stream_id: f.channelId } as never }),
-      ),
+      answer(client(who).POST("/mark_stream_as_read", { body: { stream_id: f.channelId } })),
     want: (k, w) => ok(content(k, w), invalidChannel),
   },
   {
@@ -493,7 +492,7 @@ const CHANGES: Row[] = [
           narrow: [channel(f)],
           op: "add",
           flag: "read",
-        } as never,
+        },
       });
       return data ? data.processed_count : `${response.status} ${(error as any).msg}`;
     },
@@ -504,7 +503,7 @@ const CHANGES: Row[] = [
     run: (who, f) =>
       answer(
         client(who).POST("/messages/flags", {
-          body: { messages: [f.messageId], op: "add", flag: "starred" } as never,
+          body: { messages: [f.messageId], op: "add", flag: "starred" },
         }),
       ),
     // A row of one's own is changed as it is; a historical row is made only for a message one may read.
@@ -541,7 +540,7 @@ describe("the read-path matrix", () => {
       await expectError(
         server.as("othello").PATCH("/messages/{message_id}", {
           params: { path: { message_id: f.messageId } },
-          body: { topic: "elsewhere" } as never,
+          body: { topic: "elsewhere" },
         }),
         400,
         "Invalid message(s)",
@@ -558,11 +557,11 @@ describe("the read-path matrix", () => {
       where: { id: server.creds.realm.id },
       data: { moveMessagesWithinStreamLimitSeconds: null },
     });
-    const { id: mine } = await expectSuccess(
-      server.as("cordelia").POST("/messages", {
-        body: { type: "channel", to: f.channelId, topic: f.topic, content: "mine" } as never,
-      }),
-    );
+    const { id: mine } = await sendToChannel(server.as("cordelia"), {
+      to: f.channelId,
+      topic: f.topic,
+      content: "mine",
+    });
     await expectSuccess(
       server.as("cordelia").PATCH("/messages/{message_id}", {
         params: { path: { message_id: mine } },
@@ -571,7 +570,7 @@ describe("the read-path matrix", () => {
           propagate_mode: "change_all",
           send_notification_to_old_thread: false,
           send_notification_to_new_thread: false,
-        } as never,
+        },
       }),
     );
     const topics = await server.db.message.findMany({

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
+import { asUser, sendToChannel, untyped } from "../helpers/builders.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 const server = useTestServer();
@@ -17,16 +18,9 @@ const add = (as: string, alert_words: string[]) =>
 const remove = (as: string, alert_words: string[]) =>
   server.as(as).DELETE("/users/me/alert_words", { body: { alert_words } });
 const userId = (name: string) => server.creds.users[name]!.user_id;
+/** Othello, subscribed to Scotland (with iago, hamlet and shiva). */
+const othello = () => asUser(server, "othello");
 
-/** Sends to Scotland (iago, othello, hamlet and shiva are subscribed) as othello; returns the id. */
-async function sendScotland(content: string, as = "othello") {
-  const { id } = await expectSuccess(
-    server.as(as).POST("/messages", {
-      body: { type: "stream", to: "Scotland", topic: "alerts", content },
-    }),
-  );
-  return id;
-}
 const flagsOf = async (as: string, id: number) =>
   (
     await expectSuccess(
@@ -34,10 +28,15 @@ const flagsOf = async (as: string, id: number) =>
     )
   ).message.flags;
 const alerts = async (content: string) =>
-  (await flagsOf("hamlet", await sendScotland(content))).includes("has_alert_word");
+  (
+    await flagsOf(
+      "hamlet",
+      (await sendToChannel(othello(), { to: "Scotland", topic: "alerts", content })).id,
+    )
+  ).includes("has_alert_word");
 
 /** Basic auth for a form body sent over HTTP as python-zulip-api sends it. */
-function formRequest(as: string, method: string, path: string, body: string) {
+function formRequest(as: string, method: string, path: string, body?: string) {
   const { email, api_key } = server.creds.users[as]!;
   return fetch(`${server.baseUrl}/api/v1${path}`, {
     method,
@@ -69,9 +68,7 @@ describe("alert words", () => {
       { type: "alert_words", alert_words: ["one", "three", "FOUR", "multi-word word"] },
     ]);
     const state = await expectSuccess(
-      server
-        .as("cordelia")
-        .POST("/register", { body: { fetch_event_types: ["alert_words"] } as never }),
+      server.as("cordelia").POST("/register", { body: { fetch_event_types: ["alert_words"] } }),
     );
     expect((state as { alert_words?: string[] }).alert_words).toEqual(removed.alert_words);
     // Another user's words are their own.
@@ -88,7 +85,7 @@ describe("alert words", () => {
       "x".repeat(100),
     ]);
     await expectError(
-      server.as("aaron").POST("/users/me/alert_words", { body: {} as never }),
+      server.as("aaron").POST("/users/me/alert_words", { body: untyped({}) }),
       400,
       "Missing 'alert_words' argument",
       { code: "REQUEST_VARIABLE_MISSING", var_name: "alert_words" },
@@ -101,7 +98,7 @@ describe("alert words", () => {
     );
     expect((await expectSuccess(remove("aaron", ["x\0"]))).alert_words).toEqual(["x".repeat(100)]);
     await expectError(
-      server.as("aaron").DELETE("/users/me/alert_words", { body: { alert_words: [1] } as never }),
+      server.as("aaron").DELETE("/users/me/alert_words", { body: { alert_words: untyped([1]) } }),
       400,
       "alert_words[0] is not a string",
     );
@@ -121,7 +118,7 @@ describe("alert words", () => {
       status: 200,
       body: { result: "success", alert_words: ["Blue"] },
     });
-    const get = await formRequest("prospero", "GET", "/users/me/alert_words", undefined as never);
+    const get = await formRequest("prospero", "GET", "/users/me/alert_words");
     expect(get.body.alert_words).toEqual(["Blue"]);
   });
 });
@@ -149,7 +146,11 @@ describe("the has_alert_word flag on send", () => {
     await expectSuccess(add("cordelia", ["kumquat"]));
     const hamletEvents = await queueOf(server, "hamlet", ["message"]);
     const iagoEvents = await queueOf(server, "iago", ["message"]);
-    const id = await sendScotland("A KUMQUAT, not a marmalade");
+    const { id } = await sendToChannel(othello(), {
+      to: "Scotland",
+      topic: "alerts",
+      content: "A KUMQUAT, not a marmalade",
+    });
     const flagsIn = async (read: () => Promise<Record<string, unknown>[]>) =>
       (await read()).find((e) => (e.message as { id: number }).id === id)!.flags;
     expect(await flagsIn(hamletEvents)).toEqual(["has_alert_word"]);
@@ -168,7 +169,7 @@ describe("the has_alert_word flag on send", () => {
             anchor: "newest",
             num_before: 5,
             num_after: 0,
-            narrow: [{ operator: "is", operand: "alerted" }] as never,
+            narrow: [{ operator: "is", operand: "alerted" }],
           },
         },
       }),
@@ -176,13 +177,21 @@ describe("the has_alert_word flag on send", () => {
     expect(messages.find((m) => m.id === id)?.flags).toEqual(["has_alert_word"]);
     // A word removed flags nothing from then on (the cache follows at once).
     await expectSuccess(remove("iago", ["marmalade"]));
-    const later = await sendScotland("more marmalade");
+    const { id: later } = await sendToChannel(othello(), {
+      to: "Scotland",
+      topic: "alerts",
+      content: "more marmalade",
+    });
     expect(await flagsOf("iago", later)).toEqual([]);
   });
 
   it("flags the sender's own message too, as Zulip does, and direct messages", async () => {
     await expectSuccess(add("othello", ["moorish"]));
-    const own = await sendScotland("a moorish arch");
+    const { id: own } = await sendToChannel(othello(), {
+      to: "Scotland",
+      topic: "alerts",
+      content: "a moorish arch",
+    });
     expect(await flagsOf("othello", own)).toEqual(["has_alert_word"]);
     const { id } = await expectSuccess(
       server.as("hamlet").POST("/messages", {
@@ -194,7 +203,11 @@ describe("the has_alert_word flag on send", () => {
 
   it("follows an edit of the content, as Zulip's update_user_message_flags", async () => {
     await expectSuccess(add("hamlet", ["ALERT"]));
-    const id = await sendScotland("this is an alert for you");
+    const { id } = await sendToChannel(othello(), {
+      to: "Scotland",
+      topic: "alerts",
+      content: "this is an alert for you",
+    });
     expect(await flagsOf("hamlet", id)).toEqual(["has_alert_word"]);
     const edit = (content: string) =>
       expectSuccess(
@@ -217,10 +230,18 @@ describe("the has_alert_word flag on send", () => {
     const seen: RequestInfo[] = [];
     server.deps.observe = (info) => seen.push(info);
     try {
-      await sendScotland("warm up");
+      await sendToChannel(othello(), { to: "Scotland", topic: "alerts", content: "warm up" });
       seen.length = 0;
-      const plain = await sendScotland("nothing here");
-      const alerted = await sendScotland("a budgetword here");
+      const { id: plain } = await sendToChannel(othello(), {
+        to: "Scotland",
+        topic: "alerts",
+        content: "nothing here",
+      });
+      const { id: alerted } = await sendToChannel(othello(), {
+        to: "Scotland",
+        topic: "alerts",
+        content: "a budgetword here",
+      });
       const [a, b] = seen.filter((i) => i.operationId === "send-message").map((i) => i.statements);
       if (process.env.SHOW_STATEMENTS) console.log("send-message", a, b);
       expect(b).toBe(a);

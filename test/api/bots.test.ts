@@ -7,17 +7,16 @@ import { describe, expect, it } from "vitest";
 import type { ZulipClient } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
 const email = (name: string) => server.creds.users[name]!.email;
 
-const create = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/bots", { body: body as never });
-const patch = (as: string, botId: number, body: Record<string, unknown>) =>
-  server
-    .as(as)
-    .PATCH("/bots/{bot_id}", { params: { path: { bot_id: botId } }, body: body as never });
+const create = (as: string, body: Body<"/bots", "post">) =>
+  server.as(as).POST("/bots", { body: body });
+const patch = (as: string, botId: number, body: Body<"/bots/{bot_id}", "patch">) =>
+  server.as(as).PATCH("/bots/{bot_id}", { params: { path: { bot_id: botId } }, body: body });
 const remove = (as: string, botId: number) =>
   server.as(as).DELETE("/bots/{bot_id}", { params: { path: { bot_id: botId } } });
 const register = async (as: string, eventTypes: string[]) =>
@@ -153,7 +152,11 @@ describe("POST /bots", () => {
       "Invalid bot type",
     );
     await expectError(
-      create("hamlet", { full_name: "Bad Type", short_name: "badtype", bot_type: "generic" }),
+      create("hamlet", {
+        full_name: "Bad Type",
+        short_name: "badtype",
+        bot_type: untyped("generic"),
+      }),
       400,
       "bot_type is not valid JSON",
     );
@@ -343,7 +346,7 @@ describe("PATCH /bots/{bot_id}", () => {
     await expectSuccess(
       server.as("iago").PATCH("/bots/{bot_id}", {
         params: { path: { bot_id: bot.user_id } },
-        body: "role=200" as never,
+        body: "role=200",
         bodySerializer: (b: unknown) => b as string,
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
       }),

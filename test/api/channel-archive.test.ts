@@ -18,7 +18,7 @@ async function channel(as: string, subscribers: string[], options: Record<string
   const name = `archive ${++counter}`;
   const { id: streamId } = await expectSuccess(
     server.as(as).POST("/channels/create", {
-      body: { name, subscribers: subscribers.map(id), ...options } as never,
+      body: { name, subscribers: subscribers.map(id), ...options },
     }),
   );
   return { streamId, name };
@@ -29,7 +29,7 @@ const archive = (as: string, streamId: number) =>
 const unarchive = (as: string, streamId: number) =>
   server.as(as).PATCH("/streams/{stream_id}", {
     params: { path: { stream_id: streamId } },
-    body: { is_archived: false } as never,
+    body: { is_archived: false },
   });
 
 /** A queue of `stream` events whose client declares (or not) the archived_channels capability. */
@@ -39,7 +39,7 @@ async function streamQueue(as: string, archivedChannels: boolean) {
       body: {
         event_types: ["stream"],
         client_capabilities: { archived_channels: archivedChannels },
-      } as never,
+      },
     }),
   );
   return async () =>
@@ -121,7 +121,7 @@ describe("DELETE /streams/{stream_id}", () => {
 
     await expectError(
       server.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: streamId, topic: "t", content: "late" } as never,
+        body: { type: "stream", to: streamId, topic: "t", content: "late" },
       }),
       400,
       `Not authorized to send to channel '${name}'`,
@@ -141,7 +141,7 @@ describe("DELETE /streams/{stream_id}", () => {
     await expectSuccess(
       server.as("iago").PATCH("/streams/{stream_id}", {
         params: { path: { stream_id: streamId } },
-        body: { is_default_stream: true } as never,
+        body: { is_default_stream: true },
       }),
     );
     await server.db.realm.update({
@@ -165,7 +165,7 @@ describe("DELETE /streams/{stream_id}", () => {
     expect(realm.signupAnnouncementsStreamId).toBeNull();
     expect(await server.db.defaultStream.count({ where: { streamId } })).toBe(0);
     const { realm_signup_announcements_stream_id } = await expectSuccess(
-      server.as("cordelia").POST("/register", { body: { fetch_event_types: ["realm"] } as never }),
+      server.as("cordelia").POST("/register", { body: { fetch_event_types: ["realm"] } }),
     );
     expect(realm_signup_announcements_stream_id).toBe(-1);
   });
@@ -179,7 +179,7 @@ describe("DELETE /streams/{stream_id}", () => {
           body: {
             fetch_event_types: ["stream", "subscription"],
             client_capabilities: { archived_channels: archived },
-          } as never,
+          },
         }),
       );
     const without = await register(false);
@@ -231,7 +231,7 @@ describe("unarchiving (PATCH is_archived=false)", () => {
     expect((await lastMessage(streamId)).content).toBe(`Channel #**${name}** has been unarchived.`);
     await expectSuccess(
       server.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: streamId, topic: "t", content: "back" } as never,
+        body: { type: "stream", to: streamId, topic: "t", content: "back" },
       }),
     );
   });
@@ -255,7 +255,7 @@ describe("unarchiving (PATCH is_archived=false)", () => {
     await expectSuccess(
       server.as("iago").PATCH("/streams/{stream_id}", {
         params: { path: { stream_id: streamId } },
-        body: { is_archived: true } as never,
+        body: { is_archived: true },
       }),
     );
     expect((await server.db.stream.findUniqueOrThrow({ where: { id: streamId } })).isArchived).toBe(

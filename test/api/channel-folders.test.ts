@@ -5,14 +5,19 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
-const create = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/channel_folders/create", { body: body as never });
-const update = (as: string, folderId: number, body: Record<string, unknown>) =>
+const create = (as: string, body: Body<"/channel_folders/create", "post">) =>
+  server.as(as).POST("/channel_folders/create", { body: body });
+const update = (
+  as: string,
+  folderId: number,
+  body: Body<"/channel_folders/{channel_folder_id}", "patch">,
+) =>
   server.as(as).PATCH("/channel_folders/{channel_folder_id}", {
     params: { path: { channel_folder_id: folderId } },
-    body: body as never,
+    body: body,
   });
 const list = async (as: string, includeArchived?: boolean) =>
   (
@@ -35,9 +40,7 @@ describe("POST /channel_folders/create", () => {
     );
     const queue = (
       await expectSuccess(
-        server
-          .as("polonius")
-          .POST("/register", { body: { event_types: ["channel_folder"] } as never }),
+        server.as("polonius").POST("/register", { body: { event_types: ["channel_folder"] } }),
       )
     ).queue_id!;
     const { channel_folder_id } = await expectSuccess(
@@ -95,7 +98,7 @@ describe("POST /channel_folders/create", () => {
       "name is too long (limit: 60 characters)",
     );
     await expectError(
-      create("iago", { name: "No description" }),
+      create("iago", untyped({ name: "No description" })),
       400,
       "Missing 'description' argument",
       { code: "REQUEST_VARIABLE_MISSING" },
@@ -138,7 +141,7 @@ describe("PATCH /channel_folders/{channel_folder_id}", () => {
     );
     const { id: streamId } = await expectSuccess(
       server.as("iago").POST("/channels/create", {
-        body: { name: "in a folder", subscribers: [], folder_id: id } as never,
+        body: { name: "in a folder", subscribers: [], folder_id: id },
       }),
     );
     const { stream } = await expectSuccess(
@@ -179,9 +182,7 @@ describe("PATCH /channel_folders/{channel_folder_id}", () => {
 
   it("register carries every folder", async () => {
     const state = (await expectSuccess(
-      server
-        .as("hamlet")
-        .POST("/register", { body: { fetch_event_types: ["channel_folder"] } as never }),
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["channel_folder"] } }),
     )) as any;
     expect(state.channel_folders.map((f: any) => f.name)).toEqual(
       expect.arrayContaining(["Frontend", "Backend"]),

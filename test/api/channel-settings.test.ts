@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 const server = useTestServer({ webPublicStreamsEnabled: true });
 const realmId = () => server.creds.realm.id;
@@ -22,16 +23,16 @@ async function channel(
   const name = `settings ${++counter}`;
   const { id: streamId } = await expectSuccess(
     server.as(as).POST("/channels/create", {
-      body: { name, subscribers: subscribers.map(id), ...options } as never,
+      body: { name, subscribers: subscribers.map(id), ...options },
     }),
   );
   return { streamId, name };
 }
 
-const patch = (as: string, streamId: number, body: Record<string, unknown>) =>
+const patch = (as: string, streamId: number, body: Body<"/streams/{stream_id}", "patch">) =>
   server.as(as).PATCH("/streams/{stream_id}", {
     params: { path: { stream_id: streamId } },
-    body: body as never,
+    body: body,
   });
 
 /** The same request as python-zulip-api puts it on the wire: a form body, JSON text for non-strings. */
@@ -256,20 +257,20 @@ describe("privacy", () => {
     const { streamId, name } = await channel("iago", ["iago", "hamlet"]);
     const sent = await expectSuccess(
       server.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: streamId, topic: "before", content: "public words" } as never,
+        body: { type: "stream", to: streamId, topic: "before", content: "public words" },
       }),
     );
     const narrow = [{ operator: "channel", operand: streamId }];
     const read = (as: string) =>
       server.as(as).GET("/messages", {
-        params: { query: { anchor: "newest", num_before: 5, num_after: 0, narrow } as never },
+        params: { query: { anchor: "newest", num_before: 5, num_after: 0, narrow } },
       });
     expect((await expectSuccess(read("cordelia"))).messages.length).toBeGreaterThan(0);
     const hamlet = await queueOf(server, "hamlet", ["stream", "subscription"]);
     const cordelia = await queueOf(server, "cordelia", ["stream", "subscription"]);
     const { queue_id: publicQueue } = await expectSuccess(
       server.as("cordelia").POST("/register", {
-        body: { event_types: ["message"], all_public_streams: true } as never,
+        body: { event_types: ["message"], all_public_streams: true },
       }),
     );
 
@@ -313,7 +314,7 @@ describe("privacy", () => {
     );
     const matches = await expectSuccess(
       server.as("cordelia").GET("/messages/matches_narrow", {
-        params: { query: { msg_ids: [sent.id], narrow: [] } as never },
+        params: { query: { msg_ids: [sent.id], narrow: [] } },
       }),
     );
     expect(matches.messages).toEqual({});
@@ -321,7 +322,7 @@ describe("privacy", () => {
     // Events: a message sent now no longer reaches cordelia's all_public_streams queue.
     await expectSuccess(
       server.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: streamId, topic: "after", content: "private words" } as never,
+        body: { type: "stream", to: streamId, topic: "after", content: "private words" },
       }),
     );
     const polled = await expectSuccess(
@@ -448,7 +449,7 @@ describe("retention, topics policy, folder, default channel", () => {
     const { streamId } = await channel("iago", ["iago"]);
     const { channel_folder_id: folderId } = await expectSuccess(
       server.as("iago").POST("/channel_folders/create", {
-        body: { name: `folder ${counter}`, description: "" } as never,
+        body: { name: `folder ${counter}`, description: "" },
       }),
     );
     await expectError(
@@ -523,7 +524,7 @@ describe("group settings", () => {
     );
     await expectError(
       server.as("hamlet").POST("/messages", {
-        body: { type: "stream", to: streamId, topic: "t", content: "hi" } as never,
+        body: { type: "stream", to: streamId, topic: "t", content: "hi" },
       }),
       400,
       "You do not have permission to post in this channel.",

@@ -8,11 +8,12 @@ import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { createChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
-const create = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/channels/create", { body: { subscribers: [], ...body } as never });
+const create = (as: string, body: Parameters<typeof createChannel>[1]) =>
+  server.as(as).POST("/channels/create", { body: { subscribers: [], ...body } });
 const systemGroup = async (name: string) =>
   (
     await server.db.namedUserGroup.findFirstOrThrow({
@@ -20,7 +21,7 @@ const systemGroup = async (name: string) =>
     })
   ).id;
 const registerQueue = async (as: string, types: string[]) =>
-  (await expectSuccess(server.as(as).POST("/register", { body: { event_types: types } as never })))
+  (await expectSuccess(server.as(as).POST("/register", { body: { event_types: types } })))
     .queue_id!;
 const pollEvents = async (as: string, queueId: string) =>
   (
@@ -43,7 +44,7 @@ const topicMessages = async (as: string, stream: string, topic: string) =>
               { operator: "channel", operand: stream },
               { operator: "topic", operand: topic },
             ],
-          } as never,
+          },
         },
       }),
     )
@@ -342,7 +343,7 @@ describe("POST /channels/create", () => {
             num_before: 5,
             num_after: 0,
             narrow: [{ operator: "is", operand: "dm" }],
-          } as never,
+          },
         },
       }),
     );
@@ -361,7 +362,7 @@ describe("POST /channels/create", () => {
               num_after: 0,
               narrow: [{ operator: "channel", operand: "one thread" }],
               allow_empty_topic_name: true,
-            } as never,
+            },
           },
         }),
       )
@@ -459,7 +460,7 @@ describe("channel reads", () => {
     const state = await expectSuccess(
       server
         .as("hamlet")
-        .POST("/register", { body: { fetch_event_types: ["stream", "default_streams"] } as never }),
+        .POST("/register", { body: { fetch_event_types: ["stream", "default_streams"] } }),
     );
     expect((state as any).streams.map((s: any) => s.name)).toContain("Verona");
     expect(Array.isArray((state as any).realm_default_streams)).toBe(true);

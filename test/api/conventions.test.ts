@@ -10,6 +10,7 @@ import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { JsonableError } from "../../server/errors.ts";
 import { handlers } from "../../server/routes.ts";
+import { untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
@@ -286,7 +287,7 @@ describe("authentication", () => {
     await expectError(
       server
         .client("hamlet@zulip.com", "b".repeat(32))
-        .GET("/messages/{message_id}", { params: { path: { message_id: "x" as never } } }),
+        .GET("/messages/{message_id}", { params: { path: { message_id: untyped("x") } } }),
       401,
       "Invalid API key",
     );

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => server.creds.users[name]!.user_id;
@@ -31,7 +32,7 @@ const list = async (as: string) => expectSuccess(server.as(as).GET("/drafts"));
 
 async function queueOf(as: string) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: ["drafts"] } as never }),
+    server.as(as).POST("/register", { body: { event_types: ["drafts"] } }),
   );
   return async () =>
     (
@@ -95,7 +96,7 @@ describe("POST /drafts and GET /drafts", () => {
 
   it("needs the drafts parameter", async () => {
     await expectError(
-      server.as("cordelia").POST("/drafts", { body: {} as never }),
+      server.as("cordelia").POST("/drafts", { body: untyped({}) }),
       400,
       "Missing 'drafts' argument",
     );
@@ -248,7 +249,7 @@ describe("drafts and the enable_drafts_synchronization setting", () => {
       create("shiva", [{ type: "", to: [], topic: "", content: "x" }]),
     );
     let state = await expectSuccess(
-      server.as("shiva").POST("/register", { body: { fetch_event_types: ["drafts"] } as never }),
+      server.as("shiva").POST("/register", { body: { fetch_event_types: ["drafts"] } }),
     );
     expect((state as { drafts: { id: number }[] }).drafts.map((d) => d.id)).toEqual(ids);
     await expectSuccess(
@@ -261,7 +262,7 @@ describe("drafts and the enable_drafts_synchronization setting", () => {
     await expectError(edit("shiva", ids[0]!, draft), 400, off);
     await expectError(remove("shiva", ids[0]!), 400, off);
     state = await expectSuccess(
-      server.as("shiva").POST("/register", { body: { fetch_event_types: ["drafts"] } as never }),
+      server.as("shiva").POST("/register", { body: { fetch_event_types: ["drafts"] } }),
     );
     expect((state as { drafts: unknown[] }).drafts).toEqual([]);
   });
@@ -282,7 +283,7 @@ describe("register's drafts", () => {
       ]),
     );
     const state = (await expectSuccess(
-      server.as("prospero").POST("/register", { body: { fetch_event_types: ["drafts"] } as never }),
+      server.as("prospero").POST("/register", { body: { fetch_event_types: ["drafts"] } }),
     )) as unknown as { drafts: Record<string, unknown>[] };
     expect(state.drafts).toEqual([
       {

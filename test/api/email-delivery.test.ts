@@ -28,7 +28,7 @@ const mail = (n: string, extra: Partial<OutgoingEmail> = {}): OutgoingEmail => (
 
 async function queue(server: TestServer, ...mails: OutgoingEmail[]): Promise<number[]> {
   const realm = await server.db.realm.findFirstOrThrow({ select: { id: true } });
-  return inTransaction(server.deps, realm.id, async (tx) => {
+  return inTransaction(server.deps, realm.id, async ({ tx }) => {
     const ids: number[] = [];
     for (const m of mails) ids.push(await queueEmail(tx, m));
     return ids;
@@ -207,7 +207,7 @@ describe("email claims", () => {
     const realm = await server.db.realm.findFirstOrThrow({ select: { id: true } });
     const before = await server.db.emailOutbox.count();
     await expect(
-      inTransaction(server.deps, realm.id, async (tx) => {
+      inTransaction(server.deps, realm.id, async ({ tx }) => {
         await queueEmail(tx, mail("rolled back"));
         throw new Error("the change failed");
       }),

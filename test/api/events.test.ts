@@ -4,6 +4,7 @@ import { startTestServer, useTestServer } from "../helpers/server.ts";
 import { doCreateChannel } from "../../server/actions/channels/channels.ts";
 import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
 import { doCreateUserWithDefaultChannels, doCreateUser } from "../../server/actions/users/users.ts";
+import { sendDirect, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
@@ -90,7 +91,7 @@ describe("POST /register", () => {
     // Sent as JSON text too, as Zulip's Json[bool | Literal["partial"]] reads it.
     const viaJson = await expectSuccess(
       server.as("hamlet").POST("/register", {
-        body: { fetch_event_types: ["subscription"], include_subscribers: '"partial"' as never },
+        body: { fetch_event_types: ["subscription"], include_subscribers: untyped('"partial"') },
       }),
     );
     expect((viaJson.subscriptions as { subscribers?: number[] }[])[0]!.subscribers).toBeDefined();
@@ -415,15 +416,12 @@ describe("event queue bounds", () => {
       for (const q of [a, c, d]) await expectSuccess(poll(q));
 
       // A queue nobody drains is deleted once it holds more than 5 events; one that is drained is not.
-      const send = (i: number) =>
-        small.as("othello").POST("/messages", {
-          body: {
-            type: "direct",
-            to: [small.creds.users.hamlet!.user_id],
-            content: `bound ${i}`,
-          },
+      const toHamlet = (i: number) =>
+        sendDirect(small.as("othello"), {
+          to: [small.creds.users.hamlet!.user_id],
+          content: `bound ${i}`,
         });
-      for (let i = 0; i < 4; i++) await expectSuccess(send(i));
+      for (let i = 0; i < 4; i++) await toHamlet(i);
       const drained = await expectSuccess(poll(a));
       expect(drained.events).toHaveLength(4);
       await expectSuccess(
@@ -433,7 +431,7 @@ describe("event queue bounds", () => {
           },
         }),
       );
-      for (let i = 4; i < 6; i++) await expectSuccess(send(i));
+      for (let i = 4; i < 6; i++) await toHamlet(i);
       await gone(c);
       expect((await expectSuccess(poll(a))).events).toHaveLength(2);
 

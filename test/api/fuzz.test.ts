@@ -18,7 +18,7 @@
  *
  * Seeded and bounded (environment variables, defaults below):
  * - FUZZ_SEED seeds operation i with FUZZ_SEED + i; FUZZ_RUNS random plans per operation
- *   follow its catalog; FUZZ_OP=<operationId> runs one operation;
+ *   (default 5, CI's slice; `npm run fuzz`: 200) follow its catalog; FUZZ_OP=<operationId> runs one operation;
  * - shrinking a failure stops after FUZZ_SHRINK_MS, and after FUZZ_SHRINK_TOTAL_MS for the file;
  * - fast-check prints the seed and path of a failure: FUZZ_SEED=… FUZZ_OP=… FUZZ_PATH=<path>
  *   replays just the counterexample; the error shows the exact request (with a curl line);
@@ -59,7 +59,8 @@ import { useTestServer } from "../helpers/server.ts";
 import { createOtherOrg } from "../helpers/other-org.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 424242);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
+/** A short slice by default (CI); `npm run fuzz` runs 200 (FUZZ_RUNS). */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
 const SHRINK_MS = Number(process.env.FUZZ_SHRINK_MS ?? 3000);
 /** Shrinking time for the whole file, so that a regression failing every operation stays bounded. */
 let shrinkLeftMs = Number(process.env.FUZZ_SHRINK_TOTAL_MS ?? 12_000);

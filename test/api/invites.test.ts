@@ -9,13 +9,16 @@ import type { RequestInfo } from "../../server/context.ts";
 import { ConfirmationType, InviteStatus } from "../../server/lib/invites/confirmations.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-const invite = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/invites", { body: { stream_ids: [], ...body } as never });
-const createLink = (as: string, body: Record<string, unknown> = {}) =>
-  server.as(as).POST("/invites/multiuse", { body: body as never });
+const invite = (
+  as: string,
+  body: Omit<Body<"/invites", "post">, "stream_ids"> & { stream_ids?: number[] },
+) => server.as(as).POST("/invites", { body: { stream_ids: [], ...body } });
+const createLink = (as: string, body: Body<"/invites/multiuse", "post"> = {}) =>
+  server.as(as).POST("/invites/multiuse", { body: body });
 const revoke = (as: string, id: number) =>
   server.as(as).DELETE("/invites/{invite_id}", { params: { path: { invite_id: id } } });
 const resend = (as: string, id: number) =>
@@ -38,7 +41,7 @@ const realmId = () => server.creds.realm.id;
 async function openQueue(as: string) {
   return (
     await expectSuccess(
-      server.as(as).POST("/register", { body: { event_types: ["invites_changed"] } as never }),
+      server.as(as).POST("/register", { body: { event_types: ["invites_changed"] } }),
     )
   ).queue_id!;
 }
@@ -73,7 +76,7 @@ describe("POST /invites", () => {
     );
     const { group_id } = await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
-        body: { name: "newcomers", description: "", members: [] } as never,
+        body: { name: "newcomers", description: "", members: [] },
       }),
     );
     const before = Date.now();
@@ -176,7 +179,7 @@ describe("POST /invites", () => {
       "Must be an organization owner",
       { code: "UNAUTHORIZED_PRINCIPAL" },
     );
-    for (const role of [200, 300])
+    for (const role of [200, 300] as const)
       await expectError(
         invite("hamlet", { invitee_emails: "a1@example.com", invite_as: role }),
         400,
@@ -188,7 +191,7 @@ describe("POST /invites", () => {
       "Must be an organization administrator",
     );
     await expectError(
-      invite("hamlet", { invitee_emails: "a3@example.com", invite_as: 10 }),
+      invite("hamlet", { invitee_emails: "a3@example.com", invite_as: untyped(10) }),
       400,
       "Invalid invite_as: Value error, Not in the list of possible values",
     );
@@ -300,7 +303,7 @@ describe("POST /invites", () => {
     );
     const { group_id } = await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
-        body: { name: "closed", description: "", members: [] } as never,
+        body: { name: "closed", description: "", members: [] },
       }),
     );
     await expectError(
@@ -685,7 +688,7 @@ describe("POST /invites/multiuse and DELETE /invites/multiuse/{invite_id}", () =
   });
 
   it("revokes a link: its creator or an administrator; twice is refused", async () => {
-    const linkId = async (as: string, body: Record<string, unknown>) => {
+    const linkId = async (as: string, body: Body<"/invites/multiuse", "post">) => {
       const { invite_link } = await expectSuccess(createLink(as, body));
       const key = invite_link.split("/").at(-2)!;
       return (await server.db.confirmation.findUniqueOrThrow({ where: { confirmationKey: key } }))

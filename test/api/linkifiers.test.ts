@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { sendToChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const ISSUES = "https://github.com/zulip/zulip/issues/{id}";
@@ -22,16 +23,13 @@ const registered = async (capabilities: Record<string, boolean>) =>
         body: {
           fetch_event_types: ["realm_linkifiers"],
           client_capabilities: capabilities,
-        } as never,
+        },
       }),
     )) as any
   ).realm_linkifiers;
-const send = async (topic: string, content: string) => {
-  const { id } = await expectSuccess(
-    server.as("hamlet").POST("/messages", {
-      body: { type: "stream", to: "Verona", topic, content },
-    }),
-  );
+/** Sends as hamlet to Verona; the message as GET /messages/{id} shows it. */
+const rendered = async (topic: string, content: string) => {
+  const { id } = await sendToChannel(server.as("hamlet"), { to: "Verona", topic, content });
   return (
     await expectSuccess(
       server.as("hamlet").GET("/messages/{message_id}", { params: { path: { message_id: id } } }),
@@ -184,7 +182,7 @@ describe("linkifiers", () => {
   it("links content (not in code or links) and topics, and stops once removed", async () => {
     const { id } = await expectSuccess(add("iago", "#(?P<id>[0-9]+)", ISSUES));
     const queue = await queueOf(server, "othello", ["message"]);
-    const message = await send(
+    const message = await rendered(
       "fix #42 at https://example.com/a",
       "See #123, `#456`, [#789](https://example.org) and x#1.",
     );
@@ -213,7 +211,7 @@ describe("linkifiers", () => {
         .as("iago")
         .DELETE("/realm/filters/{filter_id}", { params: { path: { filter_id: id } } }),
     );
-    const after = await send("fix #42", "See #123");
+    const after = await rendered("fix #42", "See #123");
     expect(after.content).toBe("<p>See #123</p>");
     expect(after.topic_links).toEqual([]);
   });

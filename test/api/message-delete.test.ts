@@ -9,6 +9,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { basicAuth, uploadFile } from "../helpers/upload.ts";
+import { sendDirect, sendToChannel } from "../helpers/builders.ts";
 
 /** The server's clock: real time plus `clock.offset`, which moves `clock.step` ms at each reading. */
 const clock = { offset: 0, step: 0 };
@@ -25,20 +26,6 @@ const server = useTestServer(
 const id = (shortName: string) =>
   (server.creds.users[shortName] ?? server.creds.bots[shortName])!.user_id;
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const send = async (as: string, to: string, topic: string, content = "hello") =>
-  (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
-    )
-  ).id;
-const sendDirect = async (as: string, to: string[], content = "psst") =>
-  (
-    await expectSuccess(
-      server
-        .as(as)
-        .POST("/messages", { body: { type: "direct", to: to.map(id), content } as never }),
-    )
-  ).id;
 const del = (as: string, messageId: number) =>
   server.as(as).DELETE("/messages/{message_id}", { params: { path: { message_id: messageId } } });
 const deleteTopic = (as: string, streamId: number, topic: string) =>
@@ -74,7 +61,7 @@ async function queue(as: string, capabilities: Record<string, boolean> = {}) {
       body: {
         event_types: ["delete_message", "stream", "user_topic"],
         client_capabilities: capabilities,
-      } as never,
+      },
     }),
   );
   return async () =>
@@ -91,7 +78,11 @@ const NO_PERMISSION = "You don't have permission to delete this message";
 
 describe("DELETE /messages/{message_id}: who may delete", () => {
   it("a member deletes their own message and their bot's, not someone else's", async () => {
-    const own = await send("hamlet", "Verona", "delete own");
+    const { id: own } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "delete own",
+      content: "hello",
+    });
     await expectSuccess(del("hamlet", own));
     expect(await exists(own)).toBe(false);
     await expectError(
@@ -102,26 +93,49 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
       "Invalid message(s)",
     );
 
-    const bots = await send("default-bot", "Verona", "delete own");
+    const { id: bots } = await sendToChannel(server.as("default-bot"), {
+      to: "Verona",
+      topic: "delete own",
+      content: "hello",
+    });
     await expectSuccess(del("hamlet", bots));
 
-    const others = await send("othello", "Verona", "delete own");
+    const { id: others } = await sendToChannel(server.as("othello"), {
+      to: "Verona",
+      topic: "delete own",
+      content: "hello",
+    });
     await expectError(del("hamlet", others), 400, NO_PERMISSION);
     await expectError(del("cordelia", bots + 1_000_000), 400, "Invalid message(s)");
     expect(await exists(others)).toBe(true);
   });
 
   it("administrators and owners delete anyone's message (can_delete_any_message_group)", async () => {
-    const a = await send("othello", "Verona", "delete any");
-    const b = await sendDirect("othello", ["hamlet"]);
+    const { id: a } = await sendToChannel(server.as("othello"), {
+      to: "Verona",
+      topic: "delete any",
+      content: "hello",
+    });
+    const { id: b } = await sendDirect(server.as("othello"), {
+      to: [id("hamlet")],
+      content: "psst",
+    });
     await expectSuccess(del("iago", a));
     // The organization's permission reaches messages the administrator may access only.
     await expectError(del("iago", b), 400, "Invalid message(s)");
-    const c = await send("hamlet", "Denmark", "delete any");
+    const { id: c } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "delete any",
+      content: "hello",
+    });
     await expectSuccess(del("desdemona", c));
 
     // A moderator once the organization lets moderators delete anything; not before.
-    const d = await send("hamlet", "Verona", "delete any");
+    const { id: d } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "delete any",
+      content: "hello",
+    });
     await expectError(del("shiva", d), 400, NO_PERMISSION);
     await setRealmGroup("canDeleteAnyMessageGroupId", "role:moderators");
     try {
@@ -134,8 +148,15 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
   it("the organization's can_delete_own_message_group, or the channel's for its messages", async () => {
     await setRealmGroup("canDeleteOwnMessageGroupId", "role:administrators");
     try {
-      const a = await send("hamlet", "Verona", "own group");
-      const dm = await sendDirect("hamlet", ["othello"]);
+      const { id: a } = await sendToChannel(server.as("hamlet"), {
+        to: "Verona",
+        topic: "own group",
+        content: "hello",
+      });
+      const { id: dm } = await sendDirect(server.as("hamlet"), {
+        to: [id("othello")],
+        content: "psst",
+      });
       await expectError(del("hamlet", a), 400, NO_PERMISSION);
       await expectError(del("hamlet", dm), 400, NO_PERMISSION);
 
@@ -147,7 +168,11 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
       await expectSuccess(del("hamlet", a));
       await expectError(del("hamlet", dm), 400, NO_PERMISSION);
       // …and not others' messages.
-      const others = await send("othello", "Verona", "own group");
+      const { id: others } = await sendToChannel(server.as("othello"), {
+        to: "Verona",
+        topic: "own group",
+        content: "hello",
+      });
       await expectError(del("hamlet", others), 400, NO_PERMISSION);
     } finally {
       await setRealmGroup("canDeleteOwnMessageGroupId", "role:everyone");
@@ -164,12 +189,24 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
       data: { canDeleteAnyMessageGroupId: await systemGroup("role:members") },
     });
     try {
-      const inDenmark = await send("hamlet", "Denmark", "any in channel");
-      const inVerona = await send("hamlet", "Verona", "any in channel");
+      const { id: inDenmark } = await sendToChannel(server.as("hamlet"), {
+        to: "Denmark",
+        topic: "any in channel",
+        content: "hello",
+      });
+      const { id: inVerona } = await sendToChannel(server.as("hamlet"), {
+        to: "Verona",
+        topic: "any in channel",
+        content: "hello",
+      });
       await expectSuccess(del("othello", inDenmark));
       await expectError(del("othello", inVerona), 400, NO_PERMISSION);
       // Guests are not in role:members.
-      const another = await send("hamlet", "Denmark", "any in channel");
+      const { id: another } = await sendToChannel(server.as("hamlet"), {
+        to: "Denmark",
+        topic: "any in channel",
+        content: "hello",
+      });
       await expectError(del("polonius", another), 400, NO_PERMISSION);
     } finally {
       await server.db.stream.update({
@@ -185,8 +222,16 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
       data: { messageContentDeleteLimitSeconds: 600 },
     });
     try {
-      const recent = await send("hamlet", "Verona", "time limit");
-      const old = await send("hamlet", "Verona", "time limit");
+      const { id: recent } = await sendToChannel(server.as("hamlet"), {
+        to: "Verona",
+        topic: "time limit",
+        content: "hello",
+      });
+      const { id: old } = await sendToChannel(server.as("hamlet"), {
+        to: "Verona",
+        topic: "time limit",
+        content: "hello",
+      });
       await server.db.message.update({
         where: { id: old },
         data: { dateSent: new Date(Date.now() - 601_000) },
@@ -207,7 +252,11 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
   });
 
   it("private channels: only those who may read the message", async () => {
-    const secret = await send("desdemona", "core team", "secret");
+    const { id: secret } = await sendToChannel(server.as("desdemona"), {
+      to: "core team",
+      topic: "secret",
+      content: "hello",
+    });
     await expectError(del("hamlet", secret), 400, "Invalid message(s)");
     await expectSuccess(del("iago", secret));
   });
@@ -215,7 +264,11 @@ describe("DELETE /messages/{message_id}: who may delete", () => {
 
 describe("what a deletion leaves", () => {
   it("the archive holds the message, its recipients' rows and reactions", async () => {
-    const m = await send("hamlet", "Verona", "archive", "archive");
+    const { id: m } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "archive",
+      content: "archive",
+    });
     await server.db.reaction.create({
       data: {
         realmId: server.creds.realm.id,
@@ -240,11 +293,15 @@ describe("what a deletion leaves", () => {
 
   it("delete_message events in the bulk form, to recipients and the deleter; unread counts follow", async () => {
     const topic = "Events Topic";
-    const m = await send("hamlet", "Verona", topic);
+    const { id: m } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "hello",
+    });
     const unread = async () => {
       const state = await expectSuccess(
         server.as("othello").POST("/register", {
-          body: { fetch_event_types: ["message", "update_message_flags"] } as never,
+          body: { fetch_event_types: ["message", "update_message_flags"] },
         }),
       );
       return (state.unread_msgs as { count: number }).count;
@@ -266,7 +323,10 @@ describe("what a deletion leaves", () => {
     expect(await unread()).toBe(before - 1);
 
     // A direct message: its recipients, and the administrator who deleted it though not one.
-    const dm = await sendDirect("hamlet", ["othello", "iago"]);
+    const { id: dm } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello"), id("iago")],
+      content: "psst",
+    });
     const hamlet = await queue("hamlet", { bulk_message_deletion: true });
     const aaron = await queue("aaron", { bulk_message_deletion: true });
     await expectSuccess(del("iago", dm));
@@ -281,8 +341,16 @@ describe("what a deletion leaves", () => {
   // takes the log row, so the split events keep their own queue ids across polls.
   it("clients without bulk_message_deletion get one event per message with message_id", async () => {
     const topic = "split deletion";
-    const first = await send("hamlet", "Verona", topic);
-    const second = await send("hamlet", "Verona", topic);
+    const { id: first } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "hello",
+    });
+    const { id: second } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "hello",
+    });
     const legacy = await queue("othello");
     const bulk = await queue("cordelia", { bulk_message_deletion: true });
     expect(await expectSuccess(deleteTopic("iago", channel("Verona"), topic))).toMatchObject({
@@ -309,10 +377,14 @@ describe("what a deletion leaves", () => {
   it("a channel's first message goes: first_message_id moves to the next, with a stream update", async () => {
     const { id: streamId } = await expectSuccess(
       server.as("iago").POST("/channels/create", {
-        body: { name: "deletions", subscribers: [id("iago"), id("hamlet")] } as never,
+        body: { name: "deletions", subscribers: [id("iago"), id("hamlet")] },
       }),
     );
-    const next = await send("hamlet", "deletions", "a");
+    const { id: next } = await sendToChannel(server.as("hamlet"), {
+      to: "deletions",
+      topic: "a",
+      content: "hello",
+    });
     const stream = async () =>
       (
         await expectSuccess(
@@ -343,8 +415,16 @@ describe("what a deletion leaves", () => {
 
   it("an upload no message links any more is left unclaimed, its row archived", async () => {
     const url = await uploadFile(server, "hamlet", "notes.txt");
-    const a = await send("hamlet", "Verona", "upload", `[notes](${url})`);
-    const b = await send("hamlet", "Verona", "upload", `again [notes](${url})`);
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "upload",
+      content: `[notes](${url})`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "upload",
+      content: `again [notes](${url})`,
+    });
     const pathId = url.slice("/user_uploads/".length);
     const attachment = await server.db.attachment.findUniqueOrThrow({ where: { pathId } });
 
@@ -375,9 +455,17 @@ describe("what a deletion leaves", () => {
         ["hamlet", "Verona"],
         ["iago", "core team"],
       ] as const) {
-        const m = await send(as, to, "budget");
+        const { id: m } = await sendToChannel(server.as(as), {
+          to,
+          topic: "budget",
+          content: "hello",
+        });
         await del(as, m); // warms the caches
-        const n = await send(as, to, "budget");
+        const { id: n } = await sendToChannel(server.as(as), {
+          to,
+          topic: "budget",
+          content: "hello",
+        });
         seen.length = 0;
         await expectSuccess(del(as, n));
         counts.push(seen.find((i) => i.operationId === "delete-message")!.statements);
@@ -395,7 +483,11 @@ describe("what a deletion leaves", () => {
 
 describe("POST /streams/{stream_id}/delete_topic", () => {
   it("administrators only", async () => {
-    await send("hamlet", "Verona", "not yours");
+    await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "not yours",
+      content: "hello",
+    });
     await expectError(
       deleteTopic("hamlet", channel("Verona"), "not yours"),
       400,
@@ -406,7 +498,16 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
 
   it("deletes the whole topic (any case) in batches of 100, one event per batch", async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await send("hamlet", "Scotland", "Big Topic", `m${i}`));
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Scotland",
+            topic: "Big Topic",
+            content: `m${i}`,
+          })
+        ).id,
+      );
     // More than two batches: the rest inserted directly, as sends would have.
     const [extra] = await server.db.$queryRawUnsafe<{ n: number }[]>(
       `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message)
@@ -414,10 +515,14 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
        FROM message m, generate_series(1, 245) WHERE m.id = ${ids[0]} RETURNING 1 AS n`,
     );
     expect(extra).toBeDefined();
-    const keep = await send("hamlet", "Scotland", "other topic");
+    const { id: keep } = await sendToChannel(server.as("hamlet"), {
+      to: "Scotland",
+      topic: "other topic",
+      content: "hello",
+    });
     await expectSuccess(
       server.as("hamlet").POST("/user_topics", {
-        body: { stream_id: channel("Scotland"), topic: "Big Topic", visibility_policy: 1 } as never,
+        body: { stream_id: channel("Scotland"), topic: "Big Topic", visibility_policy: 1 },
       }),
     );
     const hamlet = await queue("hamlet", { bulk_message_deletion: true });
@@ -451,7 +556,12 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
   });
 
   it("answers complete: false when the time runs out, and the client repeats", async () => {
-    for (let i = 0; i < 3; i++) await send("hamlet", "Rome", "slow topic", `m${i}`);
+    for (let i = 0; i < 3; i++)
+      await sendToChannel(server.as("hamlet"), {
+        to: "Rome",
+        topic: "slow topic",
+        content: `m${i}`,
+      });
     await server.db.$executeRawUnsafe(
       `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message)
        SELECT realm_id, sender_id, recipient_id, subject, 'copy', rendered_content, sending_client_id, true
@@ -477,7 +587,11 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
   });
 
   it("a python-zulip-api form body, + for spaces", async () => {
-    await send("hamlet", "Venice", "form topic");
+    await sendToChannel(server.as("hamlet"), {
+      to: "Venice",
+      topic: "form topic",
+      content: "hello",
+    });
     const url = `${server.baseUrl}/api/v1/streams/${channel("Venice")}/delete_topic`;
     const response = await fetch(url, {
       method: "POST",
@@ -493,7 +607,11 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
     expect(await server.db.message.count({ where: { subject: "form topic" } })).toBe(0);
 
     // DELETE /messages/{id} the way python-zulip-api sends it: no body.
-    const m = await send("hamlet", "Venice", "form topic");
+    const { id: m } = await sendToChannel(server.as("hamlet"), {
+      to: "Venice",
+      topic: "form topic",
+      content: "hello",
+    });
     const r = await fetch(`${server.baseUrl}/api/v1/messages/${m}`, {
       method: "DELETE",
       headers: { Authorization: basicAuth(server, "hamlet") },

@@ -11,30 +11,17 @@ import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { type Body, sendDirect, sendToChannel, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
 const id = (shortName: string) =>
   (server.creds.users[shortName] ?? server.creds.bots[shortName])!.user_id;
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const send = async (as: string, to: string, topic: string, content: string) =>
-  (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
-    )
-  ).id;
-const sendDirect = async (as: string, to: string[], content: string) =>
-  (
-    await expectSuccess(
-      server
-        .as(as)
-        .POST("/messages", { body: { type: "direct", to: to.map(id), content } as never }),
-    )
-  ).id;
-const edit = (as: string, messageId: number, body: Record<string, unknown>) =>
+const edit = (as: string, messageId: number, body: Body<"/messages/{message_id}", "patch">) =>
   server.as(as).PATCH("/messages/{message_id}", {
     params: { path: { message_id: messageId } },
-    body: body as never,
+    body: body,
   });
 const fetchMessage = async (as: string, messageId: number, query: Record<string, boolean> = {}) =>
   (
@@ -44,8 +31,8 @@ const fetchMessage = async (as: string, messageId: number, query: Record<string,
         .GET("/messages/{message_id}", { params: { path: { message_id: messageId }, query } }),
     )
   ).message;
-const patchRealm = (body: Record<string, unknown>) =>
-  expectSuccess(server.as("desdemona").PATCH("/realm", { body: body as never }));
+const patchRealm = (body: Body<"/realm", "patch">) =>
+  expectSuccess(server.as("desdemona").PATCH("/realm", { body: body }));
 const systemGroup = async (name: string) =>
   (
     await server.db.namedUserGroup.findFirstOrThrow({
@@ -68,7 +55,7 @@ const topicMessages = async (stream: string, topic: string, as = "iago") =>
               { operator: "topic", operand: topic },
             ],
             allow_empty_topic_name: true,
-          } as never,
+          },
         },
       }),
     )
@@ -85,7 +72,7 @@ const registerQueue = async (as: string) =>
       server.as(as).POST("/register", {
         body: {
           event_types: ["update_message", "message", "delete_message", "user_topic"],
-        } as never,
+        },
       }),
     )
   ).queue_id!;
@@ -100,7 +87,11 @@ const pollEvents = async (as: string, queueId: string) =>
 
 describe("PATCH /messages/{message_id}: content", () => {
   it("edits the sender's content: re-rendered, with last_edit_timestamp and an edit history entry", async () => {
-    const messageId = await send("hamlet", "Verona", "edits", "Init message");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "edits",
+      content: "Init message",
+    });
     const result = await expectSuccess(
       edit("hamlet", messageId, { content: "First **user** edit" }),
     );
@@ -120,7 +111,11 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 
   it("refuses another user's message, and everything when the organization turned editing off", async () => {
-    const messageId = await send("iago", "Verona", "edits", "Iago's words");
+    const { id: messageId } = await sendToChannel(server.as("iago"), {
+      to: "Verona",
+      topic: "edits",
+      content: "Iago's words",
+    });
     await expectError(
       edit("hamlet", messageId, { content: "Hamlet's words" }),
       400,
@@ -142,7 +137,11 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 
   it("refuses content edits after message_content_edit_limit_seconds (plus Zulip's 20 s buffer)", async () => {
-    const messageId = await send("hamlet", "Verona", "edits", "Old words");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "edits",
+      content: "Old words",
+    });
     await backdate([messageId], 600 + 25);
     await expectError(
       edit("hamlet", messageId, { content: "New words" }),
@@ -154,12 +153,19 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 
   it("replaces blank content by (deleted), in channels and direct messages", async () => {
-    const inChannel = await send("hamlet", "Verona", "edits", "To be blanked");
+    const { id: inChannel } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "edits",
+      content: "To be blanked",
+    });
     await expectSuccess(edit("hamlet", inChannel, { content: " " }));
     expect((await fetchMessage("hamlet", inChannel, { apply_markdown: false })).content).toBe(
       "(deleted)",
     );
-    const direct = await sendDirect("hamlet", ["othello"], "Secret");
+    const { id: direct } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "Secret",
+    });
     await expectSuccess(edit("hamlet", direct, { content: "  \n " }));
     expect((await fetchMessage("othello", direct, { apply_markdown: false })).content).toBe(
       "(deleted)",
@@ -167,7 +173,11 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 
   it("checks prev_content_sha256 against the stored content and changes nothing on a mismatch", async () => {
-    const messageId = await send("hamlet", "Verona", "edits", "Init message");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "edits",
+      content: "Init message",
+    });
     await expectSuccess(
       edit("hamlet", messageId, {
         content: "First user edit",
@@ -191,7 +201,11 @@ describe("PATCH /messages/{message_id}: content", () => {
   });
 
   it("recomputes mentions: a newly mentioned user gets the flag and an update_message event with it", async () => {
-    const messageId = await send("hamlet", "Verona", "mentions", "Hello everyone");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "mentions",
+      content: "Hello everyone",
+    });
     const queue = await registerQueue("othello");
     await expectSuccess(
       edit("hamlet", messageId, { content: "Hello @**Othello, the Moor of Venice**" }),
@@ -239,7 +253,11 @@ describe("PATCH /messages/{message_id}: content", () => {
         extra.map((u) => u.id),
       );
     });
-    const messageId = await send("hamlet", "Denmark", "wildcards", "Hello");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "wildcards",
+      content: "Hello",
+    });
     await patchRealm({
       can_mention_many_users_group: { new: await systemGroup("role:administrators") },
     });
@@ -281,12 +299,11 @@ describe("PATCH /messages/{message_id}: uploads", () => {
       return ((await res.json()) as { url: string }).url;
     };
     const [first, second] = [await upload("first.txt"), await upload("second.txt")];
-    const messageId = await send(
-      "hamlet",
-      "Verona",
-      "uploads",
-      `See [first](${first}) and [second](${second})`,
-    );
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "uploads",
+      content: `See [first](${first}) and [second](${second})`,
+    });
     expect((await fetchMessage("hamlet", messageId)).content).toContain(first);
     const result = await expectSuccess(
       edit("hamlet", messageId, { content: `Only [second](${second})` }),
@@ -318,8 +335,15 @@ describe("PATCH /messages/{message_id}: uploads", () => {
 
 describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () => {
   it("answers each refusal with Zulip's text", async () => {
-    const messageId = await send("hamlet", "Verona", "checks", "Check me");
-    const direct = await sendDirect("hamlet", ["othello"], "Direct");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "checks",
+      content: "Check me",
+    });
+    const { id: direct } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "Direct",
+    });
     await expectError(edit("hamlet", messageId, {}), 400, "Nothing to change");
     await expectError(edit("hamlet", messageId, { topic: "checks" }), 400, "Nothing to change");
     await expectError(
@@ -343,7 +367,7 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
       "Invalid propagate_mode without topic edit",
     );
     await expectError(
-      edit("hamlet", messageId, { topic: "x", propagate_mode: "change_some" }),
+      edit("hamlet", messageId, { topic: "x", propagate_mode: untyped("change_some") }),
       400,
       "Invalid propagate_mode",
     );
@@ -368,7 +392,11 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
       "Cannot change message content while changing channel",
     );
     await expectError(edit("hamlet", 99999999, { content: "x" }), 400, "Invalid message(s)");
-    const secret = await send("iago", "core team", "secrets", "Not for hamlet");
+    const { id: secret } = await sendToChannel(server.as("iago"), {
+      to: "core team",
+      topic: "secrets",
+      content: "Not for hamlet",
+    });
     await expectError(edit("hamlet", secret, { topic: "mine now" }), 400, "Invalid message(s)");
     await expectError(
       edit("hamlet", messageId, { stream_id: channel("core team") }),
@@ -379,7 +407,11 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
   });
 
   it("maps the empty-topic names to the empty topic and applies the organization's topics_policy", async () => {
-    const messageId = await send("hamlet", "Verona", "to be emptied", "Hi");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "to be emptied",
+      content: "Hi",
+    });
     const queue = await registerQueue("othello");
     await expectSuccess(edit("hamlet", messageId, { topic: " " }));
     // Clients without the empty_topic_name capability see the display name in events too.
@@ -414,7 +446,16 @@ describe("PATCH /messages/{message_id}: payload checks, in Zulip's order", () =>
 describe("PATCH /messages/{message_id}: topic moves", () => {
   it("moves one message, later messages or the whole topic, with notices in the new thread", async () => {
     const ids = [];
-    for (const n of [1, 2, 3, 4]) ids.push(await send("hamlet", "Verona", "modes", `Message ${n}`));
+    for (const n of [1, 2, 3, 4])
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Verona",
+            topic: "modes",
+            content: `Message ${n}`,
+          })
+        ).id,
+      );
     const [first, second, third, fourth] = ids as [number, number, number, number];
 
     await expectSuccess(
@@ -462,7 +503,16 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
 
   it("moves a whole topic with change_all, with notices in both threads when asked", async () => {
     const ids = [];
-    for (const n of [1, 2, 3, 4]) ids.push(await send("othello", "Verona", "whole", `Whole ${n}`));
+    for (const n of [1, 2, 3, 4])
+      ids.push(
+        (
+          await sendToChannel(server.as("othello"), {
+            to: "Verona",
+            topic: "whole",
+            content: `Whole ${n}`,
+          })
+        ).id,
+      );
     await expectSuccess(
       edit("iago", ids[1]!, {
         topic: "whole moved",
@@ -486,7 +536,11 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
   });
 
   it("sends no notice when asked not to", async () => {
-    const messageId = await send("hamlet", "Verona", "quiet", "Quiet");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "quiet",
+      content: "Quiet",
+    });
     await expectSuccess(
       edit("iago", messageId, { topic: "quiet moved", send_notification_to_new_thread: false }),
     );
@@ -496,8 +550,20 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
 
   it("resolves and unresolves a topic: renamed everywhere, one notice each, no moved timestamp", async () => {
     const ids = [
-      await send("hamlet", "Verona", "bug 7", "It crashes"),
-      await send("othello", "Verona", "bug 7", "Fixed it"),
+      (
+        await sendToChannel(server.as("hamlet"), {
+          to: "Verona",
+          topic: "bug 7",
+          content: "It crashes",
+        })
+      ).id,
+      (
+        await sendToChannel(server.as("othello"), {
+          to: "Verona",
+          topic: "bug 7",
+          content: "Fixed it",
+        })
+      ).id,
     ];
     await expectSuccess(edit("iago", ids[0]!, { topic: "✔ bug 7", propagate_mode: "change_all" }));
     const resolved = await topicMessages("Verona", "✔ bug 7");
@@ -521,7 +587,11 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
   });
 
   it("needs can_resolve_topics_group to resolve, and can_move_messages_between_topics_group (or the channel's) to move", async () => {
-    const messageId = await send("hamlet", "Verona", "permissions", "Whose topic?");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "permissions",
+      content: "Whose topic?",
+    });
     const nobody = await systemGroup("role:nobody");
     await patchRealm({
       can_resolve_topics_group: { new: nobody },
@@ -568,7 +638,15 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
   it("applies move_messages_within_stream_limit_seconds, with MOVE_MESSAGES_TIME_LIMIT_EXCEEDED for change_all; moderators are exempt", async () => {
     const ids = [];
     for (const n of [1, 2, 3, 4, 5])
-      ids.push(await send("hamlet", "Verona", "old topic", `Old ${n}`));
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Verona",
+            topic: "old topic",
+            content: `Old ${n}`,
+          })
+        ).id,
+      );
     await backdate(ids.slice(0, 3), 604800 + 3600);
     await expectError(
       edit("hamlet", ids[0]!, { topic: "new topic" }),
@@ -607,7 +685,11 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
   });
 
   it("moves the topic's personal preferences with a whole-topic move", async () => {
-    const messageId = await send("hamlet", "Verona", "followed topic", "Follow me");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "followed topic",
+      content: "Follow me",
+    });
     await server.db.userTopic.create({
       data: {
         realmId: server.creds.realm.id,
@@ -640,8 +722,20 @@ describe("PATCH /messages/{message_id}: topic moves", () => {
 describe("PATCH /messages/{message_id}: channel moves", () => {
   it("moves a topic to another channel: rows of users outside it are removed, guests get delete_message", async () => {
     const ids = [
-      await send("cordelia", "Verona", "travel", "To Scotland"),
-      await send("hamlet", "Verona", "travel", "Indeed"),
+      (
+        await sendToChannel(server.as("cordelia"), {
+          to: "Verona",
+          topic: "travel",
+          content: "To Scotland",
+        })
+      ).id,
+      (
+        await sendToChannel(server.as("hamlet"), {
+          to: "Verona",
+          topic: "travel",
+          content: "Indeed",
+        })
+      ).id,
     ];
     const guestQueue = await registerQueue("polonius");
     const othelloQueue = await registerQueue("othello");
@@ -702,7 +796,11 @@ describe("PATCH /messages/{message_id}: channel moves", () => {
     });
     try {
       // desdemona is not in Scotland: she gets a row, read; Scotland's other subscribers lose theirs.
-      const messageId = await send("iago", "Scotland", "to the core", "Core business");
+      const { id: messageId } = await sendToChannel(server.as("iago"), {
+        to: "Scotland",
+        topic: "to the core",
+        content: "Core business",
+      });
       await expectSuccess(edit("iago", messageId, { stream_id: channel("core team") }));
       expect(
         (
@@ -726,7 +824,11 @@ describe("PATCH /messages/{message_id}: channel moves", () => {
   });
 
   it("needs permission to move out of the channel and applies move_messages_between_streams_limit_seconds", async () => {
-    const messageId = await send("hamlet", "Verona", "channel limits", "Move me");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "channel limits",
+      content: "Move me",
+    });
     const admins = await systemGroup("role:administrators");
     await patchRealm({ can_move_messages_between_channels_group: { new: admins } });
     try {
@@ -756,12 +858,20 @@ describe("PATCH /messages/{message_id}: channel moves", () => {
       data: { historyPublicToSubscribers: false },
     });
     try {
-      const early = await send("desdemona", "core team", "history", "Before shiva joined");
+      const { id: early } = await sendToChannel(server.as("desdemona"), {
+        to: "core team",
+        topic: "history",
+        content: "Before shiva joined",
+      });
       const stream = await server.db.stream.findUniqueOrThrow({ where: { id: core } });
       await server.db.$transaction((tx) =>
         doSubscribe(tx, server.creds.realm.id, stream, [id("shiva")]),
       );
-      const late = await send("shiva", "core team", "history", "After shiva joined");
+      const { id: late } = await sendToChannel(server.as("shiva"), {
+        to: "core team",
+        topic: "history",
+        content: "After shiva joined",
+      });
       await expectSuccess(
         edit("shiva", late, {
           topic: "shiva's history",
@@ -786,7 +896,11 @@ describe("PATCH /messages/{message_id}: channel moves", () => {
 
 describe("edit history", () => {
   it("GET /messages/{message_id}/history lists every version, oldest first", async () => {
-    const messageId = await send("hamlet", "Verona", "history", "Version 1");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "history",
+      content: "Version 1",
+    });
     await expectSuccess(edit("hamlet", messageId, { content: "Version 2" }));
     await expectSuccess(edit("hamlet", messageId, { topic: "history moved" }));
     const { message_history } = await expectSuccess(
@@ -823,7 +937,11 @@ describe("edit history", () => {
   });
 
   it("is hidden from messages, and refused, when the organization disables it", async () => {
-    const messageId = await send("hamlet", "Verona", "hidden history", "One");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "hidden history",
+      content: "One",
+    });
     await expectSuccess(edit("hamlet", messageId, { content: "Two" }));
     const setPolicy = (messageEditHistoryVisibilityPolicy: number) =>
       server.db.realm.update({
@@ -850,7 +968,11 @@ describe("edit history", () => {
 
 describe("real clients' encodings", () => {
   it("takes a form body, and parameters in the query string as zulip-js sends them", async () => {
-    const messageId = await send("hamlet", "Verona", "encodings", "Plain");
+    const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "encodings",
+      content: "Plain",
+    });
     const hamlet = server.creds.users.hamlet!;
     const auth = "Basic " + Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64");
     const form = await fetch(`${server.baseUrl}/api/v1/messages/${messageId}`, {

@@ -9,25 +9,12 @@ import { doMarkAllAsRead } from "../../server/actions/messages/message-flags.ts"
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { sendDirect, sendToChannel, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
 const userId = (name: string) => server.creds.users[name]!.user_id;
 
-async function send(as: string, to: string, topic: string, content = "hello") {
-  const { id } = await expectSuccess(
-    server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } }),
-  );
-  return id;
-}
-async function sendDm(as: string, to: string[], content = "psst") {
-  const { id } = await expectSuccess(
-    server.as(as).POST("/messages", {
-      body: { type: "private", to: JSON.stringify(to.map(userId)), content } as never,
-    }),
-  );
-  return id;
-}
 const flags = (as: string, op: string, flag: string, messages: number[]) =>
   server.as(as).POST("/messages/flags", { body: { op, flag, messages } });
 async function flagsOf(as: string, id: number) {
@@ -43,14 +30,18 @@ async function unread(as: string) {
         fetch_event_types: ["message", "update_message_flags"],
         client_capabilities: { empty_topic_name: true },
       },
-    } as never),
+    }),
   );
   return (state as any).unread_msgs;
 }
 
 describe("POST /messages/flags", () => {
   it("refuses unknown and bookkeeping flags and unknown operations with Zulip's texts", async () => {
-    const id = await send("hamlet", "Verona", "flag errors");
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "flag errors",
+      content: "hello",
+    });
     await expectError(flags("othello", "add", "bogus", [id]), 400, "Invalid flag: 'bogus'");
     await expectError(
       flags("othello", "add", "is_private", [id]),
@@ -76,7 +67,7 @@ describe("POST /messages/flags", () => {
       "Invalid message flag operation: 'toggle'",
     );
     await expectError(
-      server.as("othello").POST("/messages/flags", { body: { op: "add", flag: "read" } as never }),
+      server.as("othello").POST("/messages/flags", { body: untyped({ op: "add", flag: "read" }) }),
       400,
       "Missing 'messages' argument",
     );
@@ -84,8 +75,16 @@ describe("POST /messages/flags", () => {
   });
 
   it("marks read and unread, echoing the ids sent, with events and unread_msgs to match", async () => {
-    const a = await send("hamlet", "Denmark", "flag read");
-    const b = await send("hamlet", "Denmark", "flag read", "@**Othello, the Moor of Venice** look");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "flag read",
+      content: "hello",
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "flag read",
+      content: "@**Othello, the Moor of Venice** look",
+    });
     const events = await queueOf(server, "othello", ["update_message_flags"]);
     const before = await unread("othello");
     expect(before.streams).toContainEqual({
@@ -157,9 +156,21 @@ describe("POST /messages/flags", () => {
   });
 
   it("describes direct messages marked unread by their other participants", async () => {
-    const dm = await sendDm("hamlet", ["othello"]);
-    const group = await sendDm("hamlet", ["othello", "cordelia"]);
-    const self = await sendDm("othello", ["othello"]);
+    const { id: dm } = await sendDirect(server.as("hamlet"), {
+      type: "private",
+      to: [userId("othello")],
+      content: "psst",
+    });
+    const { id: group } = await sendDirect(server.as("hamlet"), {
+      type: "private",
+      to: [userId("othello"), userId("cordelia")],
+      content: "psst",
+    });
+    const { id: self } = await sendDirect(server.as("othello"), {
+      type: "private",
+      to: [userId("othello")],
+      content: "psst",
+    });
     await expectSuccess(flags("othello", "add", "read", [dm, group, self]));
     const events = await queueOf(server, "othello", ["update_message_flags"]);
     await expectSuccess(flags("othello", "remove", "read", [dm, group, self]));
@@ -185,7 +196,11 @@ describe("POST /messages/flags", () => {
 
   it("stars a message of a channel's shared history, adding it to the caller's history", async () => {
     // Hamlet is not subscribed to Venice (public, shared history).
-    const id = await send("iago", "Venice", "history");
+    const { id } = await sendToChannel(server.as("iago"), {
+      to: "Venice",
+      topic: "history",
+      content: "hello",
+    });
     expect(await flagsOf("hamlet", id)).toEqual(["read", "historical"]);
     const events = await queueOf(server, "hamlet", ["update_message_flags"]);
     await expectSuccess(flags("hamlet", "add", "starred", [id]));
@@ -204,7 +219,7 @@ describe("POST /messages/flags", () => {
             anchor: "newest",
             num_before: 5,
             narrow: [{ operator: "is", operand: "starred" }],
-          } as never,
+          },
         },
       }),
     );
@@ -212,8 +227,16 @@ describe("POST /messages/flags", () => {
   });
 
   it("refuses messages the caller may not read, changing none of the list", async () => {
-    const secret = await send("iago", "core team", "secret");
-    const open = await send("iago", "Verona", "open");
+    const { id: secret } = await sendToChannel(server.as("iago"), {
+      to: "core team",
+      topic: "secret",
+      content: "hello",
+    });
+    const { id: open } = await sendToChannel(server.as("iago"), {
+      to: "Verona",
+      topic: "open",
+      content: "hello",
+    });
     await expectError(flags("hamlet", "add", "starred", [open, secret]), 400, "Invalid message(s)");
     await expectError(
       flags("hamlet", "add", "collapsed", [2 ** 31 + 5]),
@@ -228,8 +251,16 @@ describe("POST /messages/flags", () => {
   });
 
   it("does not mark as unread the messages of channels the caller is not subscribed to", async () => {
-    const venice = await send("iago", "Venice", "not subscribed");
-    const verona = await send("iago", "Verona", "subscribed");
+    const { id: venice } = await sendToChannel(server.as("iago"), {
+      to: "Venice",
+      topic: "not subscribed",
+      content: "hello",
+    });
+    const { id: verona } = await sendToChannel(server.as("iago"), {
+      to: "Verona",
+      topic: "subscribed",
+      content: "hello",
+    });
     await expectSuccess(flags("hamlet", "add", "read", [verona]));
     const answer = await expectSuccess(flags("hamlet", "remove", "read", [venice, verona]));
     expect(answer.ignored_because_not_subscribed_channels).toEqual([channel("Venice")]);
@@ -238,11 +269,15 @@ describe("POST /messages/flags", () => {
   });
 
   it("marks unread a message received before subscribing, as a historical row", async () => {
-    const id = await send("iago", "Venice", "before subscribing");
+    const { id } = await sendToChannel(server.as("iago"), {
+      to: "Venice",
+      topic: "before subscribing",
+      content: "hello",
+    });
     await expectSuccess(
       server.as("cordelia").POST("/users/me/subscriptions", {
         body: { subscriptions: [{ name: "Venice" }] },
-      } as never),
+      }),
     );
     expect(await flagsOf("cordelia", id)).toEqual(["read", "historical"]);
     await expectSuccess(flags("cordelia", "remove", "read", [id]));
@@ -258,7 +293,16 @@ describe("POST /messages/flags", () => {
 describe("POST /messages/flags/narrow", () => {
   it("marks a range of a narrow, with Zulip's counts", async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await send("hamlet", "Scotland", "narrow range"));
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Scotland",
+            topic: "narrow range",
+            content: "hello",
+          })
+        ).id,
+      );
     const narrow = [
       { operator: "channel", operand: "Scotland" },
       { operator: "topic", operand: "narrow range" },
@@ -358,7 +402,7 @@ describe("POST /messages/flags/narrow", () => {
           op: "add",
           flag: "read",
           ...body,
-        } as never,
+        },
       });
     await expectError(post({ anchor: "latest" }), 400, "Invalid anchor");
     await expectError(
@@ -379,8 +423,16 @@ describe("POST /messages/flags/narrow", () => {
 
 describe("mark as read", () => {
   it("POST /mark_stream_as_read and /mark_topic_as_read", async () => {
-    const a = await send("hamlet", "Rome", "pizza");
-    const b = await send("hamlet", "Rome", "Pasta");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Rome",
+      topic: "pizza",
+      content: "hello",
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Rome",
+      topic: "Pasta",
+      content: "hello",
+    });
     await expectError(
       server
         .as("cordelia")
@@ -434,17 +486,25 @@ describe("mark as read", () => {
   });
 
   it("POST /mark_all_as_read marks everything, in batches, with one `all` event", async () => {
-    await send("hamlet", "Verona", "all read 1");
-    await sendDm("hamlet", ["prospero"]);
+    await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "all read 1",
+      content: "hello",
+    });
+    await sendDirect(server.as("hamlet"), {
+      type: "private",
+      to: [userId("prospero")],
+      content: "psst",
+    });
     expect((await unread("prospero")).count).toBeGreaterThan(1);
     const events = await queueOf(server, "prospero", ["update_message_flags"]);
     const db = server.deps.db;
     const ctx = {
       ...server.deps,
-      realm: (await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } })) as never,
-      user: (await db.userProfile.findUniqueOrThrow({
+      realm: await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } }),
+      user: await db.userProfile.findUniqueOrThrow({
         where: { id: userId("prospero") },
-      })) as never,
+      }),
     };
     // Out of time before the first batch: nothing done, not complete.
     expect(await doMarkAllAsRead(ctx, { timeoutMs: 0 })).toBe(false);
@@ -470,7 +530,11 @@ describe("mark as read", () => {
         all: true,
       },
     ]);
-    await send("hamlet", "Verona", "all read 2");
+    await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "all read 2",
+      content: "hello",
+    });
     expect(await expectSuccess(server.as("prospero").POST("/mark_all_as_read"))).toEqual({
       result: "success",
       msg: "",
@@ -482,7 +546,11 @@ describe("mark as read", () => {
 
 describe("real clients' encodings", () => {
   it("form bodies with JSON text lists and `+` for spaces", async () => {
-    const id = await send("hamlet", "Verona", "form body topic");
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "form body topic",
+      content: "hello",
+    });
     const post = async (path: string, body: string) => {
       const c = server.creds.users.othello!;
       const res = await fetch(`${server.baseUrl}/api/v1${path}`, {
@@ -543,7 +611,16 @@ describe("statements and the unread cap", () => {
 
   it("marking 60 messages costs the statements of marking 3; mark_all_as_read a handful", async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 63; i++) ids.push(await send("hamlet", "Denmark", `budget ${i % 2}`));
+    for (let i = 0; i < 63; i++)
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Denmark",
+            topic: `budget ${i % 2}`,
+            content: "hello",
+          })
+        ).id,
+      );
     await expectSuccess(flags("othello", "add", "starred", ids.slice(0, 1))); // warms the caches
     const few = await statementsOf("update-message-flags", () =>
       expectSuccess(flags("othello", "add", "read", ids.slice(0, 3))),
@@ -582,7 +659,11 @@ describe("statements and the unread cap", () => {
   });
 
   it("unread_msgs holds the newest 50,000 unread messages, and says older ones are missing", async () => {
-    const template = await send("hamlet", "Verona", "many unread");
+    const { id: template } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "many unread",
+      content: "hello",
+    });
     const columns = (
       await server.db.$queryRaw<{ name: string }[]>`
         SELECT column_name AS name FROM information_schema.columns

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const render = (as: string, content: string) =>
@@ -34,7 +35,7 @@ describe("POST /messages/render", () => {
 
   it("needs content, and takes a python-zulip-api form body", async () => {
     await expectError(
-      server.as("hamlet").POST("/messages/render", { body: {} as never }),
+      server.as("hamlet").POST("/messages/render", { body: untyped({}) }),
       400,
       "Missing 'content' argument",
       { code: "REQUEST_VARIABLE_MISSING", var_name: "content" },

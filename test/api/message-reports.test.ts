@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, sendDirect, sendToChannel, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
@@ -16,34 +17,11 @@ const channelId = (name: string) => server.creds.channels[name]!.stream_id;
 const mention = (name: string) => `@_**${server.creds.users[name]!.full_name}|${id(name)}**`;
 const messageCount = () => server.db.message.count();
 
-type ReportBody = {
-  report_type: "spam" | "harassment" | "inappropriate" | "norms" | "other";
-  description?: string;
-};
+type ReportBody = Body<"/messages/{message_id}/report", "post">;
 const report = (as: string, messageId: number, body: ReportBody) =>
   server
     .as(as)
     .POST("/messages/{message_id}/report", { params: { path: { message_id: messageId } }, body });
-
-async function sendChannel(
-  as: string,
-  channel: string,
-  topic: string,
-  content: string,
-): Promise<number> {
-  return (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "channel", to: channel, topic, content } }),
-    )
-  ).id;
-}
-async function sendDirect(as: string, to: string[], content: string): Promise<number> {
-  return (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "direct", to: to.map(id), content } }),
-    )
-  ).id;
-}
 
 /** `<time:…>` of a message as Zulip's datetime_to_global_time writes it (UTC, whole seconds). */
 async function globalTimeOf(messageId: number): Promise<string> {
@@ -84,12 +62,11 @@ const setModerationChannel = (channel: number) =>
 
 describe("POST /messages/{message_id}/report without a moderation request channel", () => {
   it("is refused with Zulip's text, and nothing is sent", async () => {
-    const messageId = await sendChannel(
-      "othello",
-      "Denmark",
-      "civilized discussions",
-      "I squeeze toothpaste from the middle",
-    );
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "civilized discussions",
+      content: "I squeeze toothpaste from the middle",
+    });
     const before = await messageCount();
     await expectError(
       report("hamlet", messageId, { report_type: "harassment" }),
@@ -125,12 +102,13 @@ describe("POST /messages/{message_id}/report", () => {
   beforeAll(async () => {
     // Zulip keeps reports in a private channel: "core team" (desdemona and iago).
     await setModerationChannel(channelId("core team"));
-    reportedId = await sendChannel(
-      "othello",
-      "Denmark",
-      "civilized discussions",
-      "I squeeze toothpaste from the middle",
-    );
+    reportedId = (
+      await sendToChannel(server.as("othello"), {
+        to: "Denmark",
+        topic: "civilized discussions",
+        content: "I squeeze toothpaste from the middle",
+      })
+    ).id;
   });
 
   it("posts the report to the moderation channel in Zulip's format, from the notification bot", async () => {
@@ -231,7 +209,7 @@ describe("POST /messages/{message_id}/report", () => {
 
   it("refuses an unknown or missing report_type with Zulip's texts", async () => {
     await expectError(
-      report("hamlet", reportedId, { report_type: "rude" as never }),
+      report("hamlet", reportedId, { report_type: untyped("rude") }),
       400,
       "Invalid report_type: Value error, Not in the list of possible values",
       { code: "BAD_REQUEST" },
@@ -239,7 +217,7 @@ describe("POST /messages/{message_id}/report", () => {
     await expectError(
       server.as("hamlet").POST("/messages/{message_id}/report", {
         params: { path: { message_id: reportedId } },
-        body: {} as never,
+        body: untyped({}),
       }),
       400,
       "Missing 'report_type' argument",
@@ -258,7 +236,11 @@ describe("POST /messages/{message_id}/report", () => {
 
   it("lets a user report a public channel's message without a subscription", async () => {
     // Cordelia is not subscribed to Scotland.
-    const messageId = await sendChannel("othello", "Scotland", "plans", "a plan");
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Scotland",
+      topic: "plans",
+      content: "a plan",
+    });
     await expectSuccess(report("cordelia", messageId, { report_type: "spam" }));
     expect((await newestReport("Othello, the Moor of Venice moderation")).content).toContain(
       `Original message at #**Scotland>plans@${messageId}**`,
@@ -266,7 +248,11 @@ describe("POST /messages/{message_id}/report", () => {
   });
 
   it("refuses a private channel's message to a user who cannot see it, and accepts it from a member", async () => {
-    const messageId = await sendChannel("iago", "core team", "secrets", "I dip fries in ice cream");
+    const { id: messageId } = await sendToChannel(server.as("iago"), {
+      to: "core team",
+      topic: "secrets",
+      content: "I dip fries in ice cream",
+    });
     const before = await messageCount();
     await expectError(
       report("hamlet", messageId, { report_type: "harassment", description: "x" }),
@@ -290,7 +276,10 @@ describe("POST /messages/{message_id}/report", () => {
   });
 
   it("reports a direct message, with a link to the conversation, only by its participants", async () => {
-    const messageId = await sendDirect("othello", ["hamlet"], "I dip fries in ice cream");
+    const { id: messageId } = await sendDirect(server.as("othello"), {
+      to: [id("hamlet")],
+      content: "I dip fries in ice cream",
+    });
     await expectError(
       report("cordelia", messageId, { report_type: "harassment" }),
       400,
@@ -320,7 +309,10 @@ describe("POST /messages/{message_id}/report", () => {
   });
 
   it("names the other party when the sender reports their own direct message, and themselves in a self-DM", async () => {
-    const toHamlet = await sendDirect("othello", ["hamlet"], "Hi, you!");
+    const { id: toHamlet } = await sendDirect(server.as("othello"), {
+      to: [id("hamlet")],
+      content: "Hi, you!",
+    });
     await expectSuccess(
       report("othello", toHamlet, { report_type: "harassment", description: "just testing" }),
     );
@@ -329,7 +321,10 @@ describe("POST /messages/{message_id}/report", () => {
     ).toBe(
       `${mention("othello")} reported a message sent by ${mention("othello")} to ${mention("hamlet")} at ${await globalTimeOf(toHamlet)}.`,
     );
-    const toSelf = await sendDirect("othello", ["othello"], "Hi, me!");
+    const { id: toSelf } = await sendDirect(server.as("othello"), {
+      to: [id("othello")],
+      content: "Hi, me!",
+    });
     await expectSuccess(
       report("othello", toSelf, { report_type: "harassment", description: "just testing" }),
     );
@@ -344,7 +339,10 @@ describe("POST /messages/{message_id}/report", () => {
 
   it("lists a group conversation's other recipients, and refuses it to outsiders", async () => {
     // Iago's id is lower than King Hamlet's: the recipients are listed by id.
-    const three = await sendDirect("othello", ["hamlet", "iago"], "I eat cereal with water");
+    const { id: three } = await sendDirect(server.as("othello"), {
+      to: [id("hamlet"), id("iago")],
+      content: "I eat cereal with water",
+    });
     await expectError(
       report("cordelia", three, { report_type: "harassment" }),
       400,
@@ -359,7 +357,10 @@ describe("POST /messages/{message_id}/report", () => {
         "```quote\n**Harassment**. Call the police please\n```\n\n" +
         `\`\`\` spoiler [Original message](${REALM_URL}/#narrow/dm/${ids}-group/near/${three})\nI eat cereal with water\n\`\`\``,
     );
-    const four = await sendDirect("othello", ["hamlet", "iago", "cordelia"], "more cereal");
+    const { id: four } = await sendDirect(server.as("othello"), {
+      to: [id("hamlet"), id("iago"), id("cordelia")],
+      content: "more cereal",
+    });
     await expectSuccess(report("cordelia", four, { report_type: "spam" }));
     expect(
       (await newestReport("Othello, the Moor of Venice moderation")).content.split("\n")[0],
@@ -370,7 +371,11 @@ describe("POST /messages/{message_id}/report", () => {
 
   it("truncates a long message in code points, and fences it past its own fences", async () => {
     const long = "🍕".repeat(9000);
-    const messageId = await sendChannel("othello", "Denmark", "long", long);
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "long",
+      content: long,
+    });
     await expectSuccess(report("hamlet", messageId, { report_type: "spam" }));
     const { content } = await newestReport("Othello, the Moor of Venice moderation");
     expect(content).not.toContain(long);
@@ -379,7 +384,11 @@ describe("POST /messages/{message_id}/report", () => {
     );
 
     const fenced = "````python\nprint(1)\n````";
-    const withFence = await sendChannel("othello", "Denmark", "code", fenced);
+    const { id: withFence } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "code",
+      content: fenced,
+    });
     await expectSuccess(report("hamlet", withFence, { report_type: "spam" }));
     expect((await newestReport("Othello, the Moor of Venice moderation")).content).toContain(
       `\n\`\`\`\`\` spoiler Original message at #**Denmark>code@${withFence}**\n${fenced}\n\`\`\`\`\``,
@@ -387,13 +396,21 @@ describe("POST /messages/{message_id}/report", () => {
   });
 
   it("links with a plain Markdown link when names would break the #** syntax, and shows the empty topic as general chat", async () => {
-    const messageId = await sendChannel("othello", "Denmark", "a*b > c", "odd topic");
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "a*b > c",
+      content: "odd topic",
+    });
     await expectSuccess(report("hamlet", messageId, { report_type: "spam" }));
     const denmark = channelId("Denmark");
     expect((await newestReport("Othello, the Moor of Venice moderation")).content).toContain(
       `Original message at [#Denmark > a&#42;b &gt; c @ 💬](#narrow/channel/${denmark}-Denmark/topic/a*b.20.3E.20c/near/${messageId})`,
     );
-    const empty = await sendChannel("othello", "Denmark", "", "no topic");
+    const { id: empty } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "",
+      content: "no topic",
+    });
     await expectSuccess(report("hamlet", empty, { report_type: "spam" }));
     expect((await newestReport("Othello, the Moor of Venice moderation")).content).toContain(
       `Original message at #**Denmark>@${empty}**`,
@@ -519,7 +536,14 @@ describe("POST /messages/{message_id}/report", () => {
       };
       await statements(reportedId); // warms the caches
       const channel = await statements(reportedId);
-      const direct = await statements(await sendDirect("othello", ["hamlet", "iago"], "count me"));
+      const direct = await statements(
+        (
+          await sendDirect(server.as("othello"), {
+            to: [id("hamlet"), id("iago")],
+            content: "count me",
+          })
+        ).id,
+      );
       if (process.env.SHOW_STATEMENTS) console.log("report-message", { channel, direct });
       expect(channel).toBeLessThanOrEqual(13);
       expect(direct).toBeLessThanOrEqual(13);
@@ -545,7 +569,11 @@ describe("POST /messages/{message_id}/report as real clients send it", () => {
     });
 
   it("reads a form body with spaces as '+'", async () => {
-    const messageId = await sendChannel("othello", "Denmark", "forms", "form body");
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "forms",
+      content: "form body",
+    });
     const response = await post(
       `/messages/${messageId}/report`,
       "report_type=other&description=Rude+and+%2Aloud%2A",
@@ -558,7 +586,11 @@ describe("POST /messages/{message_id}/report as real clients send it", () => {
   });
 
   it("reads the parameters from the query string of the POST", async () => {
-    const messageId = await sendChannel("othello", "Denmark", "forms", "query string");
+    const { id: messageId } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic: "forms",
+      content: "query string",
+    });
     const response = await post(
       `/messages/${messageId}/report?report_type=norms&description=from+the+query`,
     );

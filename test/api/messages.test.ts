@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-const send = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/messages", { body: body as never });
+/** The request under test (its answer checked by each test). */
+const send = (as: string, body: Body<"/messages", "post">) =>
+  server.as(as).POST("/messages", { body: body });
 const fetchOne = (as: string, id: number, query: Record<string, boolean> = {}) =>
   server.as(as).GET("/messages/{message_id}", { params: { path: { message_id: id }, query } });
 
@@ -484,7 +486,7 @@ describe("GET /messages", () => {
   it("checks each operator's operand type and value with Zulip's texts", async () => {
     const get = (narrow: unknown) =>
       server.as("hamlet").GET("/messages", {
-        params: { query: { anchor: "newest", num_before: 5, narrow: narrow as never } },
+        params: { query: { anchor: "newest", num_before: 5, narrow: untyped(narrow) } },
       });
     await expectError(
       get([{ operator: "sender", operand: [4] }]),

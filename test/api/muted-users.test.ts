@@ -22,7 +22,7 @@ const unmute = (as: string, id: number) =>
   });
 const registered = async (as: string, types: string[]) =>
   (await expectSuccess(
-    server.as(as).POST("/register", { body: { fetch_event_types: types } as never }),
+    server.as(as).POST("/register", { body: { fetch_event_types: types } }),
   )) as Record<string, any>;
 const dm = async (from: string, to: string, content: string) =>
   (

@@ -12,18 +12,17 @@ import { FLAG_BITS, flagsOf } from "../../server/lib/messages/messages.ts";
 import { compileNarrow } from "../../server/lib/narrow/narrow.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import {
+  type NarrowTerm,
+  type Query as QueryOf,
+  sendDirect,
+  sendToChannel,
+} from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-type Term = { operator: string; operand: unknown; negated?: boolean } | [string, string];
-type Query = {
-  anchor?: number | "newest" | "oldest" | "first_unread";
-  num_before?: number;
-  num_after?: number;
-  include_anchor?: boolean;
-  message_ids?: number[];
-  narrow?: Term[];
-};
+type Term = NarrowTerm;
+type Query = QueryOf<"/messages", "get">;
 
 const uid = (name: string) => server.creds.users[name]!.user_id;
 let serial = 0;
@@ -31,9 +30,7 @@ let serial = 0;
 const unique = (prefix: string) => `${prefix} ${++serial}`;
 
 const get = (as: string, query: Query) =>
-  server
-    .as(as)
-    .GET("/messages", { params: { query: { apply_markdown: false, ...query } as never } });
+  server.as(as).GET("/messages", { params: { query: { apply_markdown: false, ...query } } });
 const fetch = (as: string, query: Query) => expectSuccess(get(as, query));
 /** Ids of every message matching the narrow, oldest first. */
 const ids = async (as: string, narrow: Term[]) =>
@@ -45,12 +42,6 @@ const badNarrow = (as: string, narrow: Term[], desc: string) =>
     `Invalid narrow operator: ${desc}`,
     { code: "BAD_NARROW", desc },
   );
-
-async function send(as: string, body: Record<string, unknown>): Promise<number> {
-  return (await expectSuccess(server.as(as).POST("/messages", { body: body as never }))).id;
-}
-const sendTo = (as: string, channel: string, topic: string, content = `${topic} message`) =>
-  send(as, { type: "channel", to: channel, topic, content });
 
 /** The handler called directly (no HTTP), with its statements counted (the context's reads are not). */
 async function direct(user: string, query: Query) {
@@ -93,8 +84,16 @@ const subscribe = (stream: { id: number; recipientId: number | null }, members: 
 describe("narrow operators", () => {
   it("channel and stream, by name in any case or by id", async () => {
     const topic = unique("channel op");
-    const a = await sendTo("hamlet", "Denmark", topic);
-    const b = await sendTo("hamlet", "Verona", topic);
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
     const denmark = server.creds.channels.Denmark!.stream_id;
     for (const term of [
       { operator: "channel", operand: "Denmark" },
@@ -114,10 +113,18 @@ describe("narrow operators", () => {
 
   it("topic and subject, case-insensitively, with '(no topic)' for the empty topic", async () => {
     const topic = unique("Mixed Case Topic");
-    const a = await sendTo("hamlet", "Denmark", topic);
-    const other = await sendTo("hamlet", "Denmark", unique("other topic"));
-    const dm = await send("hamlet", {
-      type: "direct",
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic,
+      content: `${topic} message`,
+    });
+    const otherTopic = unique("other topic");
+    const { id: other } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: otherTopic,
+      content: `${otherTopic} message`,
+    });
+    const { id: dm } = await sendDirect(server.as("hamlet"), {
       to: [uid("othello")],
       content: `${topic} in a DM`,
     });
@@ -132,7 +139,11 @@ describe("narrow operators", () => {
     expect(negated).toContain(other);
     expect(negated).not.toContain(a);
     expect(negated).not.toContain(dm);
-    const empty = await sendTo("hamlet", "Denmark", "");
+    const { id: empty } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "",
+      content: " message",
+    });
     expect(
       await ids("othello", [
         { operator: "channel", operand: "Denmark" },
@@ -149,8 +160,16 @@ describe("narrow operators", () => {
 
   it("sender, by API email in any case or by id", async () => {
     const topic = unique("sender op");
-    const a = await sendTo("cordelia", "Verona", topic);
-    const b = await sendTo("hamlet", "Verona", topic);
+    const { id: a } = await sendToChannel(server.as("cordelia"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
     const t = { operator: "topic", operand: topic };
     expect(
       await ids("othello", [t, { operator: "sender", operand: "cordelia@zulip.com" }]),
@@ -166,8 +185,16 @@ describe("narrow operators", () => {
 
   it("id, as digits or an integer", async () => {
     const topic = unique("id op");
-    const a = await sendTo("hamlet", "Verona", topic);
-    const b = await sendTo("hamlet", "Verona", topic);
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
     expect(await ids("othello", [{ operator: "id", operand: a }])).toEqual([a]);
     expect(await ids("othello", [{ operator: "id", operand: String(b) }])).toEqual([b]);
     expect(
@@ -182,9 +209,21 @@ describe("narrow operators", () => {
   it("search: the full-text search of topic and content, and its negation", async () => {
     const topic = unique("search op");
     const word = `quokka${Date.now()}`;
-    const a = await sendTo("hamlet", "Verona", topic, `The ${word} smiles`);
-    const b = await sendTo("hamlet", "Verona", topic, `Nothing to see`);
-    const c = await sendTo("hamlet", "Verona", `${word} in the topic`, "plain");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `The ${word} smiles`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `Nothing to see`,
+    });
+    const { id: c } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: `${word} in the topic`,
+      content: "plain",
+    });
     expect(await ids("othello", [{ operator: "search", operand: word.toUpperCase() }])).toEqual([
       a,
       c,
@@ -207,9 +246,21 @@ describe("narrow operators", () => {
   it("has: link, image, attachment and reaction", async () => {
     const topic = unique("has op");
     const t = { operator: "topic", operand: topic };
-    const link = await sendTo("hamlet", "Verona", topic, "see http://foo.com");
-    const image = await sendTo("hamlet", "Verona", topic, "[pic](https://example.com/cat.png)");
-    const plain = await sendTo("hamlet", "Verona", topic, "plain");
+    const { id: link } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "see http://foo.com",
+    });
+    const { id: image } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "[pic](https://example.com/cat.png)",
+    });
+    const { id: plain } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "plain",
+    });
     await server.db.message.update({ where: { id: plain }, data: { hasAttachment: true } });
     await server.db.reaction.create({
       data: {
@@ -234,8 +285,16 @@ describe("narrow operators", () => {
 
   it("is:resolved, is:dm and is:private", async () => {
     const topic = unique("resolved op");
-    const resolved = await sendTo("hamlet", "Rome", `✔ ${topic}`);
-    const open = await sendTo("hamlet", "Rome", topic);
+    const { id: resolved } = await sendToChannel(server.as("hamlet"), {
+      to: "Rome",
+      topic: `✔ ${topic}`,
+      content: `✔ ${topic} message`,
+    });
+    const { id: open } = await sendToChannel(server.as("hamlet"), {
+      to: "Rome",
+      topic,
+      content: `${topic} message`,
+    });
     const rome = { operator: "channel", operand: "Rome" };
     expect(await ids("cordelia", [rome, { operator: "is", operand: "resolved" }])).toContain(
       resolved,
@@ -247,13 +306,20 @@ describe("narrow operators", () => {
     expect(unresolved).toContain(open);
     expect(unresolved).not.toContain(resolved);
 
-    const dm = await send("prospero", { type: "direct", to: [uid("shiva")], content: "dm" });
-    const group = await send("prospero", {
-      type: "direct",
+    const { id: dm } = await sendDirect(server.as("prospero"), {
+      to: [uid("shiva")],
+      content: "dm",
+    });
+    const { id: group } = await sendDirect(server.as("prospero"), {
       to: [uid("shiva"), uid("aaron")],
       content: "group",
     });
-    const channel = await sendTo("prospero", "Verona", unique("not a dm"));
+    const notADmTopic = unique("not a dm");
+    const { id: channel } = await sendToChannel(server.as("prospero"), {
+      to: "Verona",
+      topic: notADmTopic,
+      content: `${notADmTopic} message`,
+    });
     for (const operand of ["dm", "private"]) {
       const mine = await ids("shiva", [{ operator: "is", operand }]);
       expect(mine).toEqual(expect.arrayContaining([dm, group]));
@@ -265,23 +331,19 @@ describe("narrow operators", () => {
   });
 
   it("dm / pm-with: one-to-one both ways, oneself, and groups by their members", async () => {
-    const toAaron = await send("prospero", {
-      type: "direct",
+    const { id: toAaron } = await sendDirect(server.as("prospero"), {
       to: [uid("aaron")],
       content: "to aaron",
     });
-    const toProspero = await send("aaron", {
-      type: "direct",
+    const { id: toProspero } = await sendDirect(server.as("aaron"), {
       to: [uid("prospero")],
       content: "to prospero",
     });
-    const self = await send("aaron", {
-      type: "direct",
+    const { id: self } = await sendDirect(server.as("aaron"), {
       to: [uid("aaron")],
       content: "note to self",
     });
-    const group = await send("aaron", {
-      type: "direct",
+    const { id: group } = await sendDirect(server.as("aaron"), {
       to: [uid("prospero"), uid("desdemona")],
       content: "group",
     });
@@ -329,16 +391,32 @@ describe("narrow operators", () => {
   });
 
   it("dm-including: every direct message with that user; group-pm-with: the group ones", async () => {
-    const one = await send("shiva", { type: "direct", to: [uid("cordelia")], content: "one" });
-    const back = await send("cordelia", { type: "direct", to: [uid("shiva")], content: "back" });
-    const group = await send("shiva", {
-      type: "direct",
+    const { id: one } = await sendDirect(server.as("shiva"), {
+      to: [uid("cordelia")],
+      content: "one",
+    });
+    const { id: back } = await sendDirect(server.as("cordelia"), {
+      to: [uid("shiva")],
+      content: "back",
+    });
+    const { id: group } = await sendDirect(server.as("shiva"), {
       to: [uid("cordelia"), uid("othello")],
       content: "group",
     });
-    const other = await send("shiva", { type: "direct", to: [uid("othello")], content: "other" });
-    const self = await send("shiva", { type: "direct", to: [uid("shiva")], content: "self" });
-    const channel = await sendTo("cordelia", "Verona", unique("not a dm"));
+    const { id: other } = await sendDirect(server.as("shiva"), {
+      to: [uid("othello")],
+      content: "other",
+    });
+    const { id: self } = await sendDirect(server.as("shiva"), {
+      to: [uid("shiva")],
+      content: "self",
+    });
+    const notADmTopic = unique("not a dm");
+    const { id: channel } = await sendToChannel(server.as("cordelia"), {
+      to: "Verona",
+      topic: notADmTopic,
+      content: `${notADmTopic} message`,
+    });
     for (const operand of ["cordelia@zulip.com", uid("cordelia")]) {
       const found = await ids("shiva", [{ operator: "dm-including", operand }]);
       expect(found).toEqual(expect.arrayContaining([one, back, group]));
@@ -368,9 +446,17 @@ describe("narrow operators", () => {
   it("channels:public (streams:public): every public channel, with its history", async () => {
     const topic = `pubchan${Date.now()}`;
     const secret = await createChannel(unique("secret"), ["iago", "hamlet"], { inviteOnly: true });
-    const open = await sendTo("iago", "Scotland", topic);
-    const hidden = await sendTo("iago", secret.name, topic);
-    const dm = await send("iago", { type: "direct", to: [uid("hamlet")], content: topic });
+    const { id: open } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: hidden } = await sendToChannel(server.as("iago"), {
+      to: secret.name,
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: dm } = await sendDirect(server.as("iago"), { to: [uid("hamlet")], content: topic });
     const t = { operator: "topic", operand: topic };
     // Hamlet is not subscribed to Scotland: channels:public reads its history.
     for (const operator of ["channels", "streams"])
@@ -398,8 +484,16 @@ describe("narrow operators", () => {
 
   it("sender:me is the caller", async () => {
     const topic = unique("sender me");
-    const mine = await sendTo("aaron", "Verona", topic);
-    const theirs = await sendTo("hamlet", "Verona", topic);
+    const { id: mine } = await sendToChannel(server.as("aaron"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: theirs } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
     const t = { operator: "topic", operand: topic };
     expect(await ids("aaron", [t, { operator: "sender", operand: "me" }])).toEqual([mine]);
     expect(await ids("aaron", [t, { operator: "sender", operand: "me", negated: true }])).toEqual([
@@ -409,7 +503,11 @@ describe("narrow operators", () => {
 
   it("near changes nothing; legacy [operator, operand] pairs work", async () => {
     const topic = unique("legacy");
-    const a = await sendTo("hamlet", "Denmark", topic);
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic,
+      content: `${topic} message`,
+    });
     expect(
       await ids("othello", [
         ["channel", "Denmark"],
@@ -433,9 +531,22 @@ describe("narrow operators", () => {
 
   it("with: the conversation of a message, in place of the narrow's channel, topic and dm terms", async () => {
     const topic = unique("with op");
-    const a = await sendTo("hamlet", "Denmark", topic, "first");
-    const b = await sendTo("othello", "Denmark", topic, "second");
-    await sendTo("hamlet", "Denmark", unique("other topic"));
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic,
+      content: "first",
+    });
+    const { id: b } = await sendToChannel(server.as("othello"), {
+      to: "Denmark",
+      topic,
+      content: "second",
+    });
+    const otherTopic = unique("other topic");
+    await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: otherTopic,
+      content: `${otherTopic} message`,
+    });
     // The narrow's own channel and topic give way to the message's.
     for (const operand of [a, String(b), ` ${a} `])
       expect(
@@ -453,8 +564,14 @@ describe("narrow operators", () => {
       ]),
     ).toEqual([b]);
     // A direct message: its conversation, seen from either side.
-    const dm1 = await send("prospero", { type: "direct", to: [uid("cordelia")], content: "hi" });
-    const dm2 = await send("cordelia", { type: "direct", to: [uid("prospero")], content: "hello" });
+    const { id: dm1 } = await sendDirect(server.as("prospero"), {
+      to: [uid("cordelia")],
+      content: "hi",
+    });
+    const { id: dm2 } = await sendDirect(server.as("cordelia"), {
+      to: [uid("prospero")],
+      content: "hello",
+    });
     expect(await ids("cordelia", [{ operator: "with", operand: dm1 }])).toEqual([dm1, dm2]);
     expect(
       await ids("prospero", [
@@ -462,14 +579,17 @@ describe("narrow operators", () => {
         { operator: "dm", operand: "iago@zulip.com" },
       ]),
     ).toEqual([dm1, dm2]);
-    const group = await send("prospero", {
-      type: "direct",
+    const { id: group } = await sendDirect(server.as("prospero"), {
       to: [uid("cordelia"), uid("aaron")],
       content: "group",
     });
     expect(await ids("aaron", [{ operator: "with", operand: group }])).toEqual([group]);
     // A message in a public channel's history the user is not subscribed to.
-    const scotland = await sendTo("iago", "Scotland", topic);
+    const { id: scotland } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic,
+      content: `${topic} message`,
+    });
     expect(await ids("cordelia", [{ operator: "with", operand: scotland }])).toEqual([scotland]);
     // A message the user may not see: the narrow as it is, if it names a conversation.
     expect(
@@ -513,7 +633,10 @@ describe("flags", () => {
     const topic = unique("flags");
     const t = { operator: "topic", operand: topic };
     const m: number[] = [];
-    for (let i = 0; i < 7; i++) m.push(await sendTo("hamlet", "Denmark", topic, `m${i}`));
+    for (let i = 0; i < 7; i++)
+      m.push(
+        (await sendToChannel(server.as("hamlet"), { to: "Denmark", topic, content: `m${i}` })).id,
+      );
     const R = FLAG_BITS.read;
     await setFlags("othello", m[0]!, R);
     await setFlags("othello", m[1]!, R | FLAG_BITS.starred);
@@ -549,7 +672,11 @@ describe("flags", () => {
 
   it("reads a flag narrow from the user's own rows even in a channel whose history they may read", async () => {
     const topic = unique("no history for flags");
-    const before = await sendTo("iago", "Scotland", topic);
+    const { id: before } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic,
+      content: `${topic} message`,
+    });
     const scotland = { operator: "channel", operand: "Scotland" };
     // Cordelia is not subscribed to the public Scotland: its history is hers to read, as read and historical.
     const history = await fetch("cordelia", {
@@ -576,7 +703,11 @@ describe("flags", () => {
       ]),
     ).toEqual([]);
     // is:resolved is about the topic, not her rows.
-    const resolved = await sendTo("iago", "Scotland", `✔ ${topic}`);
+    const { id: resolved } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic: `✔ ${topic}`,
+      content: `✔ ${topic} message`,
+    });
     expect(await ids("cordelia", [scotland, { operator: "is", operand: "resolved" }])).toContain(
       resolved,
     );
@@ -621,13 +752,49 @@ describe("topic visibility and muting", () => {
       "Quiet",
     ];
     const m = {
-      followed: await sendTo("iago", loud.name, followed),
-      muted: await sendTo("iago", loud.name, muted),
-      plain: await sendTo("iago", loud.name, plain),
-      unmutedInQuiet: await sendTo("iago", quiet.name, unmutedInQuiet),
-      followedInQuiet: await sendTo("iago", quiet.name, followedInQuiet),
-      inQuiet: await sendTo("iago", quiet.name, inQuiet),
-      dm: await send("iago", { type: "direct", to: [uid("aaron")], content: "a dm" }),
+      followed: (
+        await sendToChannel(server.as("iago"), {
+          to: loud.name,
+          topic: followed,
+          content: `${followed} message`,
+        })
+      ).id,
+      muted: (
+        await sendToChannel(server.as("iago"), {
+          to: loud.name,
+          topic: muted,
+          content: `${muted} message`,
+        })
+      ).id,
+      plain: (
+        await sendToChannel(server.as("iago"), {
+          to: loud.name,
+          topic: plain,
+          content: `${plain} message`,
+        })
+      ).id,
+      unmutedInQuiet: (
+        await sendToChannel(server.as("iago"), {
+          to: quiet.name,
+          topic: unmutedInQuiet,
+          content: `${unmutedInQuiet} message`,
+        })
+      ).id,
+      followedInQuiet: (
+        await sendToChannel(server.as("iago"), {
+          to: quiet.name,
+          topic: followedInQuiet,
+          content: `${followedInQuiet} message`,
+        })
+      ).id,
+      inQuiet: (
+        await sendToChannel(server.as("iago"), {
+          to: quiet.name,
+          topic: inQuiet,
+          content: `${inQuiet} message`,
+        })
+      ).id,
+      dm: (await sendDirect(server.as("iago"), { to: [uid("aaron")], content: "a dm" })).id,
     };
     // Policies match topics case-insensitively.
     await setPolicy("aaron", loud, followed.toUpperCase(), 3);
@@ -688,9 +855,21 @@ describe("topic visibility and muting", () => {
       where: { userProfileId: uid("prospero") },
       data: { flags: FLAG_BITS.read },
     });
-    const inQuiet = await sendTo("iago", quiet.name, topic);
-    const mutedTopic = await sendTo("iago", loud.name, "muted topic");
-    const open = await sendTo("iago", loud.name, topic);
+    const { id: inQuiet } = await sendToChannel(server.as("iago"), {
+      to: quiet.name,
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: mutedTopic } = await sendToChannel(server.as("iago"), {
+      to: loud.name,
+      topic: "muted topic",
+      content: "muted topic message",
+    });
+    const { id: open } = await sendToChannel(server.as("iago"), {
+      to: loud.name,
+      topic,
+      content: `${topic} message`,
+    });
     await muteChannel("prospero", quiet);
     await setPolicy("prospero", loud, "muted topic", 1);
     expect((await fetch("prospero", { anchor: "first_unread" })).anchor).toBe(open);
@@ -727,9 +906,12 @@ describe("anchors", () => {
       { operator: "topic", operand: topic },
     ];
     // An unread message outside the narrow does not count.
-    await sendTo("hamlet", "Verona", topic);
+    await sendToChannel(server.as("hamlet"), { to: "Verona", topic, content: `${topic} message` });
     const m: number[] = [];
-    for (let i = 0; i < 5; i++) m.push(await sendTo("hamlet", "Denmark", topic, `u${i}`));
+    for (let i = 0; i < 5; i++)
+      m.push(
+        (await sendToChannel(server.as("hamlet"), { to: "Denmark", topic, content: `u${i}` })).id,
+      );
     for (const id of m.slice(0, 2)) await setFlags("othello", id, FLAG_BITS.read);
     const data = await fetch("othello", {
       anchor: "first_unread",
@@ -776,7 +958,10 @@ describe("anchors", () => {
     const topic = unique("paging");
     const t = [{ operator: "topic", operand: topic }];
     const m: number[] = [];
-    for (let i = 0; i < 6; i++) m.push(await sendTo("hamlet", "Verona", topic, `p${i}`));
+    for (let i = 0; i < 6; i++)
+      m.push(
+        (await sendToChannel(server.as("hamlet"), { to: "Verona", topic, content: `p${i}` })).id,
+      );
     const page = await fetch("othello", { anchor: m[2], num_before: 1, num_after: 2, narrow: t });
     expect(page.messages.map((x) => x.id)).toEqual([m[1], m[2], m[3], m[4]]);
     expect(page).toMatchObject({
@@ -810,7 +995,12 @@ describe("anchors", () => {
     expect(all.messages.map((x) => x.id)).toEqual(m);
     expect(all).toMatchObject({ found_oldest: true, found_newest: true });
     // An anchor that is not in the narrow is not found, and the ranges are around it.
-    const outside = await sendTo("hamlet", "Denmark", unique("elsewhere"));
+    const elsewhereTopic = unique("elsewhere");
+    const { id: outside } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: elsewhereTopic,
+      content: `${elsewhereTopic} message`,
+    });
     const around = await fetch("othello", {
       anchor: outside,
       num_before: 2,
@@ -863,10 +1053,18 @@ describe("anchors", () => {
 
   it("message_ids: those that exist, match the narrow and the user may see", async () => {
     const topic = unique("by ids");
-    const a = await sendTo("hamlet", "Verona", topic);
-    const b = await sendTo("hamlet", "Verona", unique("other"));
-    const secret = await send("hamlet", {
-      type: "direct",
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: `${topic} message`,
+    });
+    const otherTopic = unique("other");
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: otherTopic,
+      content: `${otherTopic} message`,
+    });
+    const { id: secret } = await sendDirect(server.as("hamlet"), {
       to: [uid("cordelia")],
       content: "secret",
     });
@@ -901,7 +1099,11 @@ describe("anchors", () => {
 describe("channel history", () => {
   it("a public channel's history for a member who is not subscribed, but not without naming the channel", async () => {
     const topic = unique("public history");
-    const a = await sendTo("iago", "Scotland", topic);
+    const { id: a } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic,
+      content: `${topic} message`,
+    });
     const scotland = { operator: "channel", operand: "Scotland" };
     expect(await ids("cordelia", [scotland, { operator: "topic", operand: topic }])).toEqual([a]);
     expect(await ids("cordelia", [{ operator: "topic", operand: topic }])).toEqual([]);
@@ -914,9 +1116,17 @@ describe("channel history", () => {
     ).toEqual([]);
     // Subscribing later: the earlier message stays historical, later ones are hers.
     const channel = await createChannel(unique("late joiners"), ["iago"]);
-    const early = await sendTo("iago", channel.name, topic);
+    const { id: early } = await sendToChannel(server.as("iago"), {
+      to: channel.name,
+      topic,
+      content: `${topic} message`,
+    });
     await subscribe(channel, ["cordelia"]);
-    const late = await sendTo("iago", channel.name, topic);
+    const { id: late } = await sendToChannel(server.as("iago"), {
+      to: channel.name,
+      topic,
+      content: `${topic} message`,
+    });
     const data = await fetch("cordelia", {
       anchor: "newest",
       num_before: 10,
@@ -938,14 +1148,30 @@ describe("channel history", () => {
       inviteOnly: true,
       historyPublicToSubscribers: false,
     });
-    const s1 = await sendTo("iago", shared.name, "t");
-    const p1 = await sendTo("iago", protectedHistory.name, "t");
+    const { id: s1 } = await sendToChannel(server.as("iago"), {
+      to: shared.name,
+      topic: "t",
+      content: "t message",
+    });
+    const { id: p1 } = await sendToChannel(server.as("iago"), {
+      to: protectedHistory.name,
+      topic: "t",
+      content: "t message",
+    });
     // Not subscribed: nothing, and the channel is still named without an error.
     expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([]);
     await subscribe(shared, ["hamlet"]);
     await subscribe(protectedHistory, ["hamlet"]);
-    const s2 = await sendTo("iago", shared.name, "t");
-    const p2 = await sendTo("iago", protectedHistory.name, "t");
+    const { id: s2 } = await sendToChannel(server.as("iago"), {
+      to: shared.name,
+      topic: "t",
+      content: "t message",
+    });
+    const { id: p2 } = await sendToChannel(server.as("iago"), {
+      to: protectedHistory.name,
+      topic: "t",
+      content: "t message",
+    });
     expect(await ids("hamlet", [{ operator: "channel", operand: shared.name }])).toEqual([s1, s2]);
     expect(await ids("hamlet", [{ operator: "channel", operand: protectedHistory.name }])).toEqual([
       p2,
@@ -969,7 +1195,11 @@ describe("channel history", () => {
 
   it("a guest reads a public channel's history only when subscribed to it", async () => {
     const channel = await createChannel(unique("guest history"), ["iago"]);
-    const a = await sendTo("iago", channel.name, "t");
+    const { id: a } = await sendToChannel(server.as("iago"), {
+      to: channel.name,
+      topic: "t",
+      content: "t message",
+    });
     const narrow = [{ operator: "channel", operand: channel.name }];
     expect(await ids("polonius", narrow)).toEqual([]);
     expect(await ids("othello", narrow)).toEqual([a]);
@@ -1157,8 +1387,9 @@ describe("cost", () => {
 
   it("runs a constant number of statements, whatever the number of messages", async () => {
     const topic = unique("cost");
-    for (let i = 0; i < 12; i++) await sendTo("hamlet", "Denmark", topic, `c${i}`);
-    await send("hamlet", { type: "direct", to: [uid("othello"), uid("iago")], content: "group" });
+    for (let i = 0; i < 12; i++)
+      await sendToChannel(server.as("hamlet"), { to: "Denmark", topic, content: `c${i}` });
+    await sendDirect(server.as("hamlet"), { to: [uid("othello"), uid("iago")], content: "group" });
     const narrow = [
       { operator: "channel", operand: "Denmark" },
       { operator: "topic", operand: topic },
@@ -1195,8 +1426,7 @@ describe("cost", () => {
   it("finds unread and starred messages through the partial indexes", async () => {
     // A user with many read rows, and statistics that say so.
     const channel = await createChannel(unique("many read"), ["shiva"]);
-    const template = await send("shiva", {
-      type: "channel",
+    const { id: template } = await sendToChannel(server.as("shiva"), {
       to: channel.name,
       topic: "bulk",
       content: "bulk message",
@@ -1234,7 +1464,11 @@ describe("cost", () => {
     expect((await plan("alerted")).narrow).toContain("user_message_has_alert_word_idx");
     expect((await plan("dm")).narrow).toContain("user_message_is_private_idx");
     // And the answer is right: the one unread message among thousands read.
-    const unreadOne = await sendTo("iago", channel.name, "bulk");
+    const { id: unreadOne } = await sendToChannel(server.as("iago"), {
+      to: channel.name,
+      topic: "bulk",
+      content: "bulk message",
+    });
     const data = await fetch("shiva", {
       anchor: "first_unread",
       num_before: 0,

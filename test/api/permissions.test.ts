@@ -15,11 +15,11 @@ import {
 } from "../../server/lib/groups/permissions.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-const patch = (body: Record<string, unknown>) =>
-  server.as("iago").PATCH("/realm", { body: body as never });
+const patch = (body: Body<"/realm", "patch">) => server.as("iago").PATCH("/realm", { body: body });
 const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
 /** user_group rows without a named_user_group row. */
 const anonymousGroupCount = () =>
@@ -264,7 +264,7 @@ describe("cached memberships", () => {
           to: "Verona",
           topic: "everyone",
           content: "Hello @**all**",
-        } as never,
+        },
       });
     const refused = [
       "You do not have permission to use channel wildcard mentions in this channel.",
@@ -298,7 +298,7 @@ describe("cached memberships", () => {
           to: "Verona",
           topic: "everyone",
           content: "Hello @**all**",
-        } as never,
+        },
       }),
     );
     await expectSuccess(patch({ can_mention_many_users_group: { new: admins } }));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body as BodyOf, type RegisterParams, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
@@ -32,9 +33,8 @@ afterAll(() => {
   server.deps.observe = undefined;
 });
 
-type Body = Record<string, unknown>;
-const report = (as: string, body: Body) =>
-  server.as(as).POST("/users/me/presence", { body: body as never });
+type Body = BodyOf<"/users/me/presence", "post">;
+const report = (as: string, body: Body) => server.as(as).POST("/users/me/presence", { body: body });
 const reported = async (as: string, body: Body) =>
   (await expectSuccess(report(as, body))) as Record<string, unknown> & {
     presences?: Record<string, Record<string, unknown>>;
@@ -48,10 +48,14 @@ const row = (userId: number) =>
   server.db.userPresence.findUnique({ where: { userProfileId: userId } });
 
 /** A queue for `as` that receives presence events, and a function reading what it got since. */
-async function queueOf(as: string, capabilities: Record<string, boolean> = {}, extra: Body = {}) {
+async function queueOf(
+  as: string,
+  capabilities: Record<string, boolean> = {},
+  extra: RegisterParams = {},
+) {
   const { queue_id } = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { event_types: ["presence"], client_capabilities: capabilities, ...extra } as never,
+      body: { event_types: ["presence"], client_capabilities: capabilities, ...extra },
     }),
   );
   let last = -1;
@@ -69,7 +73,7 @@ async function queueOf(as: string, capabilities: Record<string, boolean> = {}, e
 describe("POST /users/me/presence: refusals", () => {
   it("refuses a status other than active or idle, a missing status, and bots", async () => {
     await expectError(report("hamlet", { status: "away" }), 400, "Invalid status: away");
-    await expectError(report("hamlet", {}), 400, "Missing 'status' argument");
+    await expectError(report("hamlet", untyped({})), 400, "Missing 'status' argument");
     await expectError(
       report("default-bot", { status: "active" }),
       400,
@@ -275,7 +279,7 @@ describe("fetching everyone's presence", () => {
   it("register: presences (legacy by default, modern with the capability), the update id and the settings", async () => {
     const legacy = (await expectSuccess(
       server.as("hamlet").POST("/register", {
-        body: { fetch_event_types: ["presence", "realm"] } as never,
+        body: { fetch_event_types: ["presence", "realm"] },
       }),
     )) as Record<string, unknown>;
     expect(legacy).toMatchObject({
@@ -290,7 +294,7 @@ describe("fetching everyone's presence", () => {
         body: {
           fetch_event_types: ["presence"],
           client_capabilities: { simplified_presence_events: true },
-        } as never,
+        },
       }),
     )) as Record<string, unknown>;
     expect(Object.keys(modern.presences as object)).toContain(String(id("prospero")));
@@ -324,9 +328,7 @@ describe("presence_enabled and the organization's presence_disabled", () => {
       const realm = await expectSuccess(server.as("hamlet").GET("/realm/presence"));
       expect(realm.presences).toEqual({});
       const state = (await expectSuccess(
-        server
-          .as("hamlet")
-          .POST("/register", { body: { fetch_event_types: ["presence"] } as never }),
+        server.as("hamlet").POST("/register", { body: { fetch_event_types: ["presence"] } }),
       )) as Record<string, unknown>;
       expect(state).toMatchObject({ presences: {}, presence_last_update_id: -1 });
     } finally {

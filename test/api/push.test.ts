@@ -13,6 +13,7 @@ import { queueOf as queueOfServer } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 const server = useTestServer();
 let relay: PushRelay;
@@ -60,11 +61,11 @@ function decrypt(key: Uint8Array, encrypted: string): Record<string, unknown> {
 const newDevice = async (as: string) =>
   (await expectSuccess(server.as(as).POST("/register_client_device", {}))).device_id;
 
-const register = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/mobile_push/register", { body: body as never });
+const register = (as: string, body: Body<"/mobile_push/register", "post">) =>
+  server.as(as).POST("/mobile_push/register", { body: body });
 
-const testNotify = (as: string, body: Record<string, unknown> = {}) =>
-  server.as(as).POST("/mobile_push/e2ee/test_notification", { body: body as never });
+const testNotify = (as: string, body: Body<"/mobile_push/e2ee/test_notification", "post"> = {}) =>
+  server.as(as).POST("/mobile_push/e2ee/test_notification", { body: body });
 
 /** A device registered for push, through both endpoints, as a phone sets itself up. */
 async function pushDevice(as: string, tokenKind: "fcm" | "apns", tokenId: number, pushKeyId = 7) {
@@ -88,7 +89,7 @@ const queueOf = (as: string, types: string[]) => queueOfServer(server, as, types
 
 async function devicesOf(as: string) {
   const state = await expectSuccess(
-    server.as(as).POST("/register", { body: { fetch_event_types: ["device"] } as never }),
+    server.as(as).POST("/register", { body: { fetch_event_types: ["device"] } }),
   );
   return (state as unknown as { devices: Record<string, Record<string, unknown>> }).devices;
 }
@@ -160,7 +161,7 @@ describe("POST /mobile_push/register", () => {
       400,
       "No push registration exists to rotate token for.",
     );
-    const full = {
+    const full: Body<"/mobile_push/register", "post"> = {
       device_id: deviceId,
       token_kind: "fcm",
       push_key: keys.pushKey,
@@ -294,7 +295,7 @@ describe("POST /mobile_push/register", () => {
       pending_push_token_id: device.tokenId,
       push_registration_error_code: null,
     });
-    const again = {
+    const again: Body<"/mobile_push/register", "post"> = {
       device_id: device.deviceId,
       token_kind: "fcm",
       token_id: device.tokenId,

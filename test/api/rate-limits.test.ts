@@ -9,6 +9,7 @@ import type { RequestInfo } from "../../server/context.ts";
 import { DEFAULT_RATE_LIMITING_RULES } from "../../server/config.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { untyped } from "../helpers/builders.ts";
 
 const RATE_LIMIT_MSG =
   "API usage exceeded rate limit; see https://zulip.com/api/http-headers#rate-limiting-response-headers";
@@ -57,7 +58,7 @@ describe("with Zulip's default rules", () => {
 
   it("a request refused for its parameters counts and carries the headers too", async () => {
     const { response } = await expectError(
-      server.as("aaron").POST("/users/me/alert_words", { body: {} as never }),
+      server.as("aaron").POST("/users/me/alert_words", { body: untyped({}) }),
       400,
       "Missing 'alert_words' argument",
     );

@@ -11,25 +11,33 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { zulipEventErrors } from "../helpers/zulip-spec.ts";
+import {
+  type Body as BodyOf,
+  createChannel,
+  sendDirect,
+  sendToChannel,
+} from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
 
-type Body = Record<string, unknown>;
+type Body = BodyOf<"/messages/{message_id}/reactions", "post">;
 const react = (as: string, messageId: number, body: Body) =>
   server.as(as).POST("/messages/{message_id}/reactions", {
     params: { path: { message_id: messageId } },
-    body: body as never,
+    body: body,
   });
-const unreact = (as: string, messageId: number, body: Body) =>
+const unreact = (
+  as: string,
+  messageId: number,
+  body: BodyOf<"/messages/{message_id}/reactions", "delete">,
+) =>
   server.as(as).DELETE("/messages/{message_id}/reactions", {
     params: { path: { message_id: messageId } },
-    body: body as never,
+    body: body,
   });
-const send = async (as: string, body: Body) =>
-  (await expectSuccess(server.as(as).POST("/messages", { body: body as never }))).id;
-const channelMessage = (as: string, to: string | number, content = "react to me") =>
-  send(as, { type: "stream", to, topic: "reactions", content });
+const channelMessage = async (as: string, to: string | number, content = "react to me") =>
+  (await sendToChannel(server.as(as), { to, topic: "reactions", content })).id;
 const getMessage = async (as: string, messageId: number) =>
   (
     await expectSuccess(
@@ -181,11 +189,11 @@ describe("adding a reaction", () => {
       400,
       "Invalid message(s)",
     );
-    const { id: channelId } = await expectSuccess(
-      server.as("iago").POST("/channels/create", {
-        body: { name: "reaction secrets", invite_only: true, subscribers: [id("iago")] } as never,
-      }),
-    );
+    const { id: channelId } = await createChannel(server.as("iago"), {
+      name: "reaction secrets",
+      invite_only: true,
+      subscribers: [id("iago")],
+    });
     const secret = await channelMessage("iago", channelId);
     await expectError(
       react("othello", secret, { emoji_name: "octopus" }),
@@ -198,7 +206,10 @@ describe("adding a reaction", () => {
       "Invalid message(s)",
     );
     // A direct message between others.
-    const dm = await send("hamlet", { type: "direct", to: [id("othello")], content: "psst" });
+    const { id: dm } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "psst",
+    });
     await expectError(react("cordelia", dm, { emoji_name: "octopus" }), 400, "Invalid message(s)");
     await expectSuccess(react("othello", dm, { emoji_name: "octopus" }));
   });
@@ -304,11 +315,14 @@ describe("reaction events", () => {
     const events = await hamlet();
     expect(events).toEqual([full("add"), full("remove")]);
     // Exactly Zulip's fields (its GET /events schemas), the queue's id put back.
-    expect(events.flatMap((e) => zulipEventErrors({ ...e, id: 0 } as never))).toEqual([]);
+    expect(events.flatMap((e) => zulipEventErrors({ ...e, id: 0 }))).toEqual([]);
   });
 
   it("go to Zulip's recipients: direct-message participants; subscribers with a row when history is protected", async () => {
-    const dm = await send("hamlet", { type: "direct", to: [id("othello")], content: "just us" });
+    const { id: dm } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "just us",
+    });
     const { id: channelId } = await expectSuccess(
       server.as("iago").POST("/channels/create", {
         body: {
@@ -316,7 +330,7 @@ describe("reaction events", () => {
           invite_only: true,
           history_public_to_subscribers: false,
           subscribers: [id("iago"), id("hamlet")],
-        } as never,
+        },
       }),
     );
     const early = await channelMessage("iago", channelId, "before othello");
@@ -325,7 +339,7 @@ describe("reaction events", () => {
         body: {
           subscriptions: [{ name: "reaction protected" }],
           principals: [id("othello")],
-        } as never,
+        },
       }),
     );
     const queues = Object.fromEntries(
@@ -389,7 +403,7 @@ describe("statement budgets", () => {
       expectSuccess(
         server.as("hamlet").GET("/messages", {
           params: {
-            query: { anchor: messageId, num_before: 0, num_after: 0, narrow: [] as never },
+            query: { anchor: messageId, num_before: 0, num_after: 0, narrow: [] },
           },
         }),
       );

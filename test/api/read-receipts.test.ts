@@ -40,7 +40,7 @@ describe("GET /messages/{message_id}/read_receipts", () => {
             userId("prospero"),
           ]),
           content: "who reads this?",
-        } as never,
+        },
       }),
     );
     expect((await expectSuccess(receipts("hamlet", id))).user_ids).toEqual([]);

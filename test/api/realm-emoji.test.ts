@@ -86,11 +86,9 @@ describe("uploading", () => {
 
     const events = await hamlet();
     expect(events).toEqual([{ type: "realm_emoji", op: "update", realm_emoji: await list() }]);
-    expect(zulipEventErrors({ ...events[0]!, id: 0 } as never)).toEqual([]);
+    expect(zulipEventErrors({ ...events[0]!, id: 0 })).toEqual([]);
     const { realm_emoji } = await expectSuccess(
-      server
-        .as("othello")
-        .POST("/register", { body: { fetch_event_types: ["realm_emoji"] } as never }),
+      server.as("othello").POST("/register", { body: { fetch_event_types: ["realm_emoji"] } }),
     );
     expect(realm_emoji).toEqual(await list());
 
@@ -105,7 +103,7 @@ describe("uploading", () => {
     await expectSuccess(
       server.as("othello").POST("/messages/{message_id}/reactions", {
         params: { path: { message_id: messageId } },
-        body: { emoji_name: "my_emoji" } as never,
+        body: { emoji_name: "my_emoji" },
       }),
     );
   });

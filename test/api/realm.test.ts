@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-const patch = (as: string, body: Record<string, unknown>) =>
-  server.as(as).PATCH("/realm", { body: body as never });
+const patch = (as: string, body: Body<"/realm", "patch">) =>
+  server.as(as).PATCH("/realm", { body: body });
 const realmRow = () => server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
 
 describe("PATCH /realm", () => {
@@ -110,7 +111,7 @@ describe("PATCH /realm", () => {
     );
     // GroupSettingChangeRequest's `new` is int | UserGroupMembersData: the int member's error, by its tag.
     await expectError(
-      patch("iago", { can_resolve_topics_group: { new: "role:members" } }),
+      patch("iago", { can_resolve_topics_group: { new: untyped("role:members") } }),
       400,
       'can_resolve_topics_group["new"]["int"] is not an integer',
     );

@@ -10,6 +10,7 @@ import type { RequestInfo } from "../../server/context.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { zulipProperties, zulipViolations } from "../helpers/zulip-schema.ts";
+import { type RegisterParams } from "../helpers/builders.ts";
 
 let server: TestServer;
 const seen: RequestInfo[] = [];
@@ -21,8 +22,8 @@ afterAll(() => server?.close());
 
 type State = Record<string, any>;
 
-async function register(as: string, body: Record<string, unknown> = {}): Promise<State> {
-  return await expectSuccess(server.as(as).POST("/register", { body: body as never }));
+async function register(as: string, body: RegisterParams = {}): Promise<State> {
+  return await expectSuccess(server.as(as).POST("/register", { body: body }));
 }
 async function eventsOf(as: string, queueId: string): Promise<any[]> {
   const { events } = await expectSuccess(
@@ -314,8 +315,8 @@ describe("apply_events: an event applied to the state gives a fresh register's s
         body: {
           name: "apply-events",
           description: "from a test",
-          members: `[${server.creds.users.hamlet!.user_id}]`,
-        } as never,
+          members: [server.creds.users.hamlet!.user_id],
+        },
       }),
     );
     for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, 0);
@@ -336,7 +337,7 @@ describe("apply_events: an event applied to the state gives a fresh register's s
     });
     await expectSuccess(
       server.as("hamlet").POST("/users/me/subscriptions", {
-        body: { subscriptions: JSON.stringify([{ name: "apply-events channel" }]) } as never,
+        body: { subscriptions: [{ name: "apply-events channel" }] },
       }),
     );
     for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, 0);
@@ -356,7 +357,7 @@ describe("apply_events: an event applied to the state gives a fresh register's s
     const state = await register("hamlet", { event_types: ["custom_profile_fields"] });
     await expectSuccess(
       server.as("iago").POST("/realm/profile_fields", {
-        body: { name: "Apply events", field_type: 1 } as never,
+        body: { name: "Apply events", field_type: 1 },
       }),
     );
     for (const event of await eventsOf("hamlet", state.queue_id)) applyEvent(state, event, 0);
@@ -369,7 +370,7 @@ describe("client capabilities", () => {
   it("include_deactivated_groups: deactivated groups in the state, and their deactivation as an update or a removal", async () => {
     const { group_id } = (await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
-        body: { name: "soon gone", description: "", members: "[]" } as never,
+        body: { name: "soon gone", description: "", members: [] },
       }),
     )) as { group_id: number };
     const types = { event_types: ["user_group"], fetch_event_types: ["realm_user_groups"] };
@@ -468,7 +469,7 @@ describe("statements", () => {
     for (let i = 0; i < 5; i++)
       await expectSuccess(
         server.as("hamlet").POST("/users/me/subscriptions", {
-          body: { subscriptions: JSON.stringify([{ name: `grow channel ${i}` }]) } as never,
+          body: { subscriptions: [{ name: `grow channel ${i}` }] },
         }),
       );
     for (let i = 0; i < 10; i++)

@@ -10,6 +10,7 @@ import { uploadStorage } from "../../server/lib/uploads/upload-storage.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { uploadFile } from "../helpers/upload.ts";
+import { sendDirect, sendToChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const loops: MessageRetention[] = [];
@@ -23,20 +24,6 @@ afterAll(() => Promise.all(loops.map((l) => l.stop())));
 
 const id = (shortName: string) => server.creds.users[shortName]!.user_id;
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const send = async (as: string, to: string, topic: string, content = "hello") =>
-  (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
-    )
-  ).id;
-const sendDirect = async (as: string, to: string[]) =>
-  (
-    await expectSuccess(
-      server.as(as).POST("/messages", {
-        body: { type: "direct", to: to.map(id), content: "psst" } as never,
-      }),
-    )
-  ).id;
 const DAY = 86_400_000;
 const backdate = (ids: number[], days: number) =>
   server.db.message.updateMany({
@@ -55,28 +42,56 @@ const setChannelRetention = (name: string, days: number | null) =>
 
 describe("message retention", () => {
   it("keeps everything while no policy is set", async () => {
-    const m = await send("hamlet", "Verona", "forever");
+    const { id: m } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "forever",
+      content: "hello",
+    });
     await backdate([m], 10_000);
     expect((await loop().deliverDue()).archived).toBe(0);
     expect(await exists(m)).toBe(true);
   });
 
   it("a channel's setting overrides the organization's; direct messages follow the organization; no events", async () => {
-    const verona = await send("hamlet", "Verona", "retention"); // Verona: -1, forever
-    const denmark = await send("hamlet", "Denmark", "retention"); // Denmark: 5 days
-    const denmarkRecent = await send("hamlet", "Denmark", "retention");
-    const scotland = await send("hamlet", "Scotland", "retention"); // the organization's 30 days
-    const scotlandRecent = await send("hamlet", "Scotland", "retention");
-    const dmOld = await sendDirect("hamlet", ["othello"]);
-    const dmRecent = await sendDirect("hamlet", ["othello"]);
+    const { id: verona } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "retention",
+      content: "hello",
+    }); // Verona: -1, forever
+    const { id: denmark } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "retention",
+      content: "hello",
+    }); // Denmark: 5 days
+    const { id: denmarkRecent } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "retention",
+      content: "hello",
+    });
+    const { id: scotland } = await sendToChannel(server.as("hamlet"), {
+      to: "Scotland",
+      topic: "retention",
+      content: "hello",
+    }); // the organization's 30 days
+    const { id: scotlandRecent } = await sendToChannel(server.as("hamlet"), {
+      to: "Scotland",
+      topic: "retention",
+      content: "hello",
+    });
+    const { id: dmOld } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "psst",
+    });
+    const { id: dmRecent } = await sendDirect(server.as("hamlet"), {
+      to: [id("othello")],
+      content: "psst",
+    });
     await backdate([verona, scotland, dmOld], 31);
     await backdate([denmark, scotlandRecent, dmRecent], 6);
     await backdate([denmarkRecent], 4);
 
     const { queue_id } = await expectSuccess(
-      server
-        .as("othello")
-        .POST("/register", { body: { event_types: ["delete_message"] } as never }),
+      server.as("othello").POST("/register", { body: { event_types: ["delete_message"] } }),
     );
     await setRealmRetention(30);
     await setChannelRetention("Verona", -1);
@@ -128,7 +143,11 @@ describe("message retention", () => {
   });
 
   it("two loops on one database archive each message exactly once", async () => {
-    const seed = await send("hamlet", "Rome", "expired");
+    const { id: seed } = await sendToChannel(server.as("hamlet"), {
+      to: "Rome",
+      topic: "expired",
+      content: "hello",
+    });
     await server.db.$executeRawUnsafe(
       `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message, date_sent)
        SELECT realm_id, sender_id, recipient_id, subject, 'copy ' || n, rendered_content, sending_client_id, true, now() - interval '40 days'
@@ -167,7 +186,11 @@ describe("message retention", () => {
     const pathId = url.slice("/user_uploads/".length);
     const stored = async () => (await uploadStorage(server.deps.config)).exists(pathId);
     expect(await stored()).toBe(true);
-    const m = await send("hamlet", "Verona", "vacuum", `[old](${url})`);
+    const { id: m } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "vacuum",
+      content: `[old](${url})`,
+    });
     await expectSuccess(
       server.as("hamlet").DELETE("/messages/{message_id}", { params: { path: { message_id: m } } }),
     );

@@ -888,7 +888,12 @@ describe("the delivery timer, on the real clock", () => {
   });
   afterAll(() => live?.close());
 
-  it("sends a message within two seconds of its time, and not before", async () => {
+  /**
+   * The loop looks every second (scheduledDeliveryIntervalMs): a message comes about a second
+   * after its time at most. The bound is far above that, for a busy machine, and far below the
+   * default interval (60 s), so a loop not running on its timer still fails; the delay is printed.
+   */
+  it("sends a message soon after its time (the loop's interval), and not before", async () => {
     const othello = live.creds.users.othello!;
     const { queue_id } = await expectSuccess(
       live.as("othello").POST("/register", { body: { event_types: ["message"] } }),
@@ -905,7 +910,7 @@ describe("the delivery timer, on the real clock", () => {
       }),
     );
     let arrived: number | undefined;
-    for (let last = -1; arrived === undefined && Date.now() < ts * 1000 + 5000;) {
+    for (let last = -1; arrived === undefined && Date.now() < ts * 1000 + 15_000;) {
       const { events } = await expectSuccess(
         live
           .as("othello")
@@ -918,8 +923,9 @@ describe("the delivery timer, on the real clock", () => {
     }
     expect(arrived).toBeDefined();
     expect(arrived!).toBeGreaterThanOrEqual(ts * 1000);
-    expect(arrived! - ts * 1000).toBeLessThan(2000);
-  });
+    console.log(`scheduled-messages: delivered ${arrived! - ts * 1000} ms after its time`);
+    expect(arrived! - ts * 1000).toBeLessThan(10_000);
+  }, 30_000);
 });
 
 describe.skipIf(!process.env.DATABASE_URL)("several processes on one PostgreSQL database", () => {

@@ -9,35 +9,28 @@ import { checkMessagesMatchNarrow, getMessages } from "../../server/handlers/mes
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { type NarrowTerm, sendDirect, sendToChannel, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
-type Term = { operator: string; operand: unknown; negated?: boolean } | [string, string];
+type Term = NarrowTerm;
 const uid = (name: string) => server.creds.users[name]!.user_id;
 let serial = 0;
 /** A word no other message holds: letters only, so that it is one lexeme. */
 const unique = (prefix: string) =>
   `${prefix}${"abcdefghij"[++serial % 10]}${String(Date.now()).replace(/\d/g, (d) => "klmnopqrst"[Number(d)]!)}`;
 
-async function send(as: string, body: Record<string, unknown>): Promise<number> {
-  return (await expectSuccess(server.as(as).POST("/messages", { body: body as never }))).id;
-}
-const sendTo = (as: string, channel: string, topic: string, content: string) =>
-  send(as, { type: "channel", to: channel, topic, content });
-
 /** GET /messages with a narrow: every matching message, oldest first. */
 const search = async (as: string, narrow: Term[]) =>
   (
     await expectSuccess(
       server.as(as).GET("/messages", {
-        params: { query: { anchor: "newest", num_before: 100, narrow } as never },
+        params: { query: { anchor: "newest", num_before: 100, narrow } },
       }),
     )
   ).messages;
 const matches = (as: string, msgIds: number[], narrow: Term[]) =>
-  server
-    .as(as)
-    .GET("/messages/matches_narrow", { params: { query: { msg_ids: msgIds, narrow } as never } });
+  server.as(as).GET("/messages/matches_narrow", { params: { query: { msg_ids: msgIds, narrow } } });
 const matchesOf = async (as: string, msgIds: number[], narrow: Term[]) =>
   (await expectSuccess(matches(as, msgIds, narrow))).messages;
 
@@ -60,14 +53,21 @@ const hl = (text: string) => `<span class="highlight">${text}</span>`;
 describe("search", () => {
   it("finds every word in topic or content, stemmed, case-insensitively, and highlights them", async () => {
     const word = unique("quokka");
-    const a = await sendTo(
-      "hamlet",
-      "Verona",
-      "test_topic",
-      `${word.toUpperCase()} and should work`,
-    );
-    const b = await sendTo("hamlet", "Verona", "test_topic", "no match");
-    const running = await sendTo("hamlet", "Verona", `The ${word} topic`, "They were running home");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: `${word.toUpperCase()} and should work`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "no match",
+    });
+    const { id: running } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: `The ${word} topic`,
+      content: "They were running home",
+    });
     const found = await search("othello", [{ operator: "search", operand: word }]);
     expect(found.map((m) => m.id)).toEqual([a, running]);
     expect(found[0]).toMatchObject({
@@ -96,8 +96,16 @@ describe("search", () => {
 
   it("two search terms: both words, both highlighted", async () => {
     const [w1, w2] = [unique("alpha"), unique("beta")];
-    const both = await sendTo("hamlet", "Denmark", "two words", `${w1} then ${w2}`);
-    await sendTo("hamlet", "Denmark", "two words", `${w1} alone`);
+    const { id: both } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "two words",
+      content: `${w1} then ${w2}`,
+    });
+    await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "two words",
+      content: `${w1} alone`,
+    });
     const found = await search("othello", [
       { operator: "search", operand: w1 },
       { operator: "search", operand: w2 },
@@ -112,9 +120,21 @@ describe("search", () => {
 
   it('"quoted phrases": the words in order, next to each other', async () => {
     const w = unique("gamma");
-    const phrase = await sendTo("hamlet", "Verona", "phrases", `the big ${w} dogs barked`);
-    const apart = await sendTo("hamlet", "Verona", "phrases", `${w} big, then dogs`);
-    const stemmed = await sendTo("hamlet", "Verona", "phrases", `Big, ${w}; DOG!`);
+    const { id: phrase } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "phrases",
+      content: `the big ${w} dogs barked`,
+    });
+    const { id: apart } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "phrases",
+      content: `${w} big, then dogs`,
+    });
+    const { id: stemmed } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "phrases",
+      content: `Big, ${w}; DOG!`,
+    });
     const quoted = await search("othello", [{ operator: "search", operand: `"big ${w} dog"` }]);
     expect(quoted.map((m) => m.id)).toEqual([phrase, stemmed]);
     expect(quoted[0]!.match_content).toBe(`<p>the ${hl("big")} ${hl(w)} ${hl("dogs")} barked</p>`);
@@ -132,7 +152,11 @@ describe("search", () => {
   it("matches the topic, and escapes it for match_subject", async () => {
     const w = unique("delta");
     const topic = `Tom & "Jerry's" <b> ${w}!`;
-    const id = await sendTo("hamlet", "Verona", topic, "nothing in the content");
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic,
+      content: "nothing in the content",
+    });
     const [found] = await search("othello", [{ operator: "search", operand: w }]);
     expect(found).toMatchObject({
       id,
@@ -144,12 +168,11 @@ describe("search", () => {
 
   it("highlights text, never inside a tag, and HTML in the content stays escaped", async () => {
     const w = unique("epsilon");
-    const id = await sendTo(
-      "hamlet",
-      "Verona",
-      "markup",
-      `**${w}** and <b>${w}</b> at https://example.com/${w}`,
-    );
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "markup",
+      content: `**${w}** and <b>${w}</b> at https://example.com/${w}`,
+    });
     const [found] = await search("othello", [{ operator: "search", operand: w }]);
     expect(found!.id).toBe(id);
     const content = found!.content;
@@ -165,8 +188,16 @@ describe("search", () => {
   it("negated search: what does not match; a search narrow always carries the match fields", async () => {
     const w = unique("zeta");
     const topic = unique("negtopic");
-    const yes = await sendTo("hamlet", "Scotland", topic, `contains ${w}`);
-    const no = await sendTo("hamlet", "Scotland", topic, "contains nothing");
+    const { id: yes } = await sendToChannel(server.as("hamlet"), {
+      to: "Scotland",
+      topic,
+      content: `contains ${w}`,
+    });
+    const { id: no } = await sendToChannel(server.as("hamlet"), {
+      to: "Scotland",
+      topic,
+      content: "contains nothing",
+    });
     const narrow = [
       { operator: "channel", operand: "Scotland" },
       { operator: "topic", operand: topic },
@@ -194,9 +225,12 @@ describe("search", () => {
 
   it("reads a channel's history, and only what the user may see", async () => {
     const w = unique("eta");
-    const history = await sendTo("iago", "Scotland", "history", `public ${w}`);
-    const secret = await send("iago", {
-      type: "direct",
+    const { id: history } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic: "history",
+      content: `public ${w}`,
+    });
+    const { id: secret } = await sendDirect(server.as("iago"), {
       to: [uid("hamlet")],
       content: `secret ${w}`,
     });
@@ -227,12 +261,20 @@ describe("search", () => {
 
   it("message_ids with a search narrow carry the match fields too", async () => {
     const w = unique("theta");
-    const a = await sendTo("hamlet", "Verona", "by ids", `${w} here`);
-    const b = await sendTo("hamlet", "Verona", "by ids", "not here");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "by ids",
+      content: `${w} here`,
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "by ids",
+      content: "not here",
+    });
     const data = await expectSuccess(
       server.as("othello").GET("/messages", {
         params: {
-          query: { message_ids: [b, a], narrow: [{ operator: "search", operand: w }] } as never,
+          query: { message_ids: [b, a], narrow: [{ operator: "search", operand: w }] },
         },
       }),
     );
@@ -250,9 +292,21 @@ describe("search", () => {
 
 describe("matches_narrow", () => {
   it("returns the listed messages that match, keyed by id as a string, with Zulip's highlighting", async () => {
-    const a = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH and should work");
-    const b = await sendTo("hamlet", "Verona", "test_topic", "no match");
-    const outside = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH too");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "KEYWORDMATCH and should work",
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "no match",
+    });
+    const { id: outside } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "KEYWORDMATCH too",
+    });
     const messages = await matchesOf(
       "othello",
       [a, b],
@@ -269,7 +323,11 @@ describe("matches_narrow", () => {
   });
 
   it("two search terms highlight both words", async () => {
-    const a = await sendTo("hamlet", "Verona", "test_topic", "KEYWORDMATCH and should work");
+    const { id: a } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "KEYWORDMATCH and should work",
+    });
     const messages = await matchesOf(
       "othello",
       [a],
@@ -284,8 +342,16 @@ describe("matches_narrow", () => {
   });
 
   it("any narrow: the content and the escaped topic without highlights", async () => {
-    const link = await sendTo("hamlet", "Verona", "test_topic", "http://foo.com");
-    const plain = await sendTo("hamlet", "Verona", "test_<topic>", "no link");
+    const { id: link } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_topic",
+      content: "http://foo.com",
+    });
+    const { id: plain } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "test_<topic>",
+      content: "no link",
+    });
     const messages = await matchesOf(
       "othello",
       [link, plain],
@@ -312,14 +378,16 @@ describe("matches_narrow", () => {
 
   it("only messages the user received: not a channel's history, not others' direct messages", async () => {
     const w = unique("iota");
-    const history = await sendTo("iago", "Scotland", "history", `${w} history`);
-    const secret = await send("iago", {
-      type: "direct",
+    const { id: history } = await sendToChannel(server.as("iago"), {
+      to: "Scotland",
+      topic: "history",
+      content: `${w} history`,
+    });
+    const { id: secret } = await sendDirect(server.as("iago"), {
       to: [uid("hamlet")],
       content: `${w} secret`,
     });
-    const mine = await send("iago", {
-      type: "direct",
+    const { id: mine } = await sendDirect(server.as("iago"), {
       to: [uid("cordelia")],
       content: `${w} mine`,
     });
@@ -359,7 +427,7 @@ describe("matches_narrow", () => {
     await expectError(
       server
         .as("hamlet")
-        .GET("/messages/matches_narrow", { params: { query: { narrow: [] } as never } }),
+        .GET("/messages/matches_narrow", { params: { query: untyped({ narrow: [] }) } }),
       400,
       "Missing 'msg_ids' argument",
       {
@@ -372,7 +440,11 @@ describe("matches_narrow", () => {
 describe("as real clients send it", () => {
   it("GET /messages and matches_narrow with JSON in a hand-written query string", async () => {
     const w = unique("kappa");
-    const id = await sendTo("hamlet", "Verona", "wire", `${w} on the wire`);
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: "Verona",
+      topic: "wire",
+      content: `${w} on the wire`,
+    });
     const narrow = encodeURIComponent(JSON.stringify([{ operator: "search", operand: w }]));
     const fetched = await plainGet(
       "othello",
@@ -419,10 +491,13 @@ describe("as real clients send it", () => {
 });
 
 describe("cost", () => {
-  async function statements<T>(run: (ctx: never) => Promise<T>, user = "othello") {
+  type Ctx = Parameters<typeof getMessages>[1];
+  /** These GETs have no path parameters and no body, which the handlers' input types as `never`. */
+  const none = untyped({});
+  async function statements<T>(run: (ctx: Ctx) => Promise<T>, user = "othello") {
     const realm = (await server.db.realm.findUnique({ where: { id: server.creds.realm.id } }))!;
     const profile = (await server.db.userProfile.findUnique({ where: { id: uid(user) } }))!;
-    const ctx = { ...server.deps, host: server.creds.realm.host, realm, user: profile } as never;
+    const ctx: Ctx = { ...server.deps, host: server.creds.realm.host, realm, user: profile };
     const counter = { statements: 0 };
     const result = await countStatements(counter, () => run(ctx));
     return { result, statements: counter.statements };
@@ -430,14 +505,19 @@ describe("cost", () => {
 
   it("a search costs no statement more than any narrow: the highlights come with the messages", async () => {
     const w = unique("lambda");
-    for (let i = 0; i < 8; i++) await sendTo("hamlet", "Denmark", "cost", `${w} ${i}`);
-    const get = (narrow: Term[]) => (ctx: never) =>
+    for (let i = 0; i < 8; i++)
+      await sendToChannel(server.as("hamlet"), {
+        to: "Denmark",
+        topic: "cost",
+        content: `${w} ${i}`,
+      });
+    const get = (narrow: Term[]) => (ctx: Ctx) =>
       getMessages(
         {
-          path: {},
+          path: none,
           query: { anchor: "newest", num_before: 20, apply_markdown: true, narrow },
-          body: {},
-        } as never,
+          body: none,
+        },
         ctx,
       );
     // Warm the per-process caches (client names) the dicts use.
@@ -458,11 +538,8 @@ describe("cost", () => {
     expect(both.statements).toBeLessThanOrEqual(3);
     // matches_narrow: one statement for the whole id list (and the lookup when the narrow names a channel).
     const ids = searched.result.messages.map((m) => m.id);
-    const match = (narrow: Term[]) => (ctx: never) =>
-      checkMessagesMatchNarrow(
-        { path: {}, query: { msg_ids: ids, narrow }, body: {} } as never,
-        ctx,
-      );
+    const match = (narrow: Term[]) => (ctx: Ctx) =>
+      checkMessagesMatchNarrow({ path: none, query: { msg_ids: ids, narrow }, body: none }, ctx);
     const one = await statements(match([{ operator: "search", operand: w }]));
     expect(Object.keys(one.result.messages)).toHaveLength(8);
     expect(one.statements).toBe(1);

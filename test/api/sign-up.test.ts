@@ -43,7 +43,7 @@ const STRONG = "correct horse battery staple 42";
 async function listen(as: string) {
   const { queue_id } = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { event_types: ["realm_user", "invites_changed", "user_group", "message"] } as never,
+      body: { event_types: ["realm_user", "invites_changed", "user_group", "message"] },
     }),
   );
   return async () =>
@@ -65,7 +65,7 @@ async function directMessages(client: ReturnType<TestServer["client"]>) {
           anchor: "newest",
           num_before: 20,
           num_after: 0,
-          narrow: [{ operator: "is", operand: "dm" }] as never,
+          narrow: [{ operator: "is", operand: "dm" }],
         },
       },
     }),
@@ -81,7 +81,7 @@ async function directMessages(client: ReturnType<TestServer["client"]>) {
 async function newGroup(name: string) {
   const { group_id } = await expectSuccess(
     server.as("iago").POST("/user_groups/create", {
-      body: { name, description: "", members: [userId("iago")] } as never,
+      body: { name, description: "", members: [userId("iago")] },
     }),
   );
   return group_id;
@@ -292,7 +292,7 @@ describe("an email invitation", () => {
               narrow: [
                 { operator: "channel", operand: "Verona" },
                 { operator: "topic", operand: "signups" },
-              ] as never,
+              ],
             },
           },
         }),

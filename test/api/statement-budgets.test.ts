@@ -133,7 +133,7 @@ describe("statement budgets", () => {
             topic: `${topic} moved`,
             propagate_mode: "change_all",
             send_notification_to_old_thread: true,
-          } as never,
+          },
         }),
       );
       const info = seen.filter((i) => i.operationId === "update-message");

@@ -5,13 +5,18 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const patch = (as: string, streamId: number, body: Record<string, unknown>) =>
+const patch = (
+  as: string,
+  streamId: number,
+  body: Body<"/users/me/subscriptions/{stream_id}", "patch">,
+) =>
   server.as(as).PATCH("/users/me/subscriptions/{stream_id}", {
     params: { path: { stream_id: streamId } },
-    body: body as never,
+    body: body,
   });
 const subscription = async (as: string, name: string) =>
   (
@@ -20,7 +25,7 @@ const subscription = async (as: string, name: string) =>
 const queueFor = async (as: string) =>
   (
     await expectSuccess(
-      server.as(as).POST("/register", { body: { event_types: ["subscription"] } as never }),
+      server.as(as).POST("/register", { body: { event_types: ["subscription"] } }),
     )
   ).queue_id!;
 const eventsOf = async (as: string, queue: string) =>
@@ -90,7 +95,7 @@ describe("PATCH /users/me/subscriptions/{stream_id}", () => {
 
   it("answers Zulip's errors and changes nothing", async () => {
     await expectError(
-      patch("hamlet", channel("Verona"), { property: "invalid", value: true }),
+      patch("hamlet", channel("Verona"), { property: untyped("invalid"), value: true }),
       400,
       "Unknown subscription property: invalid",
     );
@@ -105,9 +110,7 @@ describe("PATCH /users/me/subscriptions/{stream_id}", () => {
       "Invalid channel ID",
     );
     await expectSuccess(
-      server
-        .as("hamlet")
-        .DELETE("/users/me/subscriptions", { body: { subscriptions: ["Rome"] } as never }),
+      server.as("hamlet").DELETE("/users/me/subscriptions", { body: { subscriptions: ["Rome"] } }),
     );
     await expectError(
       patch("hamlet", channel("Rome"), { property: "pin_to_top", value: true }),
@@ -125,7 +128,7 @@ describe("PATCH /users/me/subscriptions/{stream_id}", () => {
       "color is not a valid hex color code",
     );
     await expectError(
-      patch("hamlet", channel("Verona"), { property: "color" }),
+      patch("hamlet", channel("Verona"), untyped({ property: "color" })),
       400,
       "Missing 'value' argument",
       { code: "REQUEST_VARIABLE_MISSING" },
@@ -165,7 +168,7 @@ describe("POST /users/me/subscriptions/properties", () => {
             { stream_id: channel("Verona"), property: "pin_to_top", value: true },
             { stream_id: channel("Verona"), property: "color", value: "#f00" },
           ],
-        } as never,
+        },
       }),
     );
     expect(await subscription("cordelia", "Verona")).toMatchObject({
@@ -179,7 +182,7 @@ describe("POST /users/me/subscriptions/properties", () => {
             { stream_id: channel("Verona"), property: "pin_to_top", value: false },
             { stream_id: channel("Verona"), property: "color", value: "#nothex" },
           ],
-        } as never,
+        },
       }),
       400,
       "Invalid subscription_data[1]: Value error, color is not a valid hex color code",
@@ -189,7 +192,7 @@ describe("POST /users/me/subscriptions/properties", () => {
       server.as("cordelia").POST("/users/me/subscriptions/properties", {
         body: {
           subscription_data: [{ stream_id: channel("Verona"), property: "bogus", value: true }],
-        } as never,
+        },
       }),
       400,
       "Unknown subscription property: bogus",

@@ -6,19 +6,20 @@ import { describe, expect, it } from "vitest";
 import { doCreateUser } from "../../server/actions/users/users.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
-const subscribe = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/users/me/subscriptions", { body: body as never });
-const unsubscribe = (as: string, body: Record<string, unknown>) =>
-  server.as(as).DELETE("/users/me/subscriptions", { body: body as never });
+const subscribe = (as: string, body: Body<"/users/me/subscriptions", "post">) =>
+  server.as(as).POST("/users/me/subscriptions", { body: body });
+const unsubscribe = (as: string, body: Body<"/users/me/subscriptions", "delete">) =>
+  server.as(as).DELETE("/users/me/subscriptions", { body: body });
 const subscribedNames = async (as: string) =>
   (
     await expectSuccess(server.as(as).GET("/users/me/subscriptions", { params: { query: {} } }))
   ).subscriptions.map((s) => s.name);
 const registerQueue = async (as: string, types: string[]) =>
-  (await expectSuccess(server.as(as).POST("/register", { body: { event_types: types } as never })))
+  (await expectSuccess(server.as(as).POST("/register", { body: { event_types: types } })))
     .queue_id!;
 const pollEvents = async (as: string, queueId: string) =>
   (
@@ -49,7 +50,7 @@ const lastDm = async (as: string) =>
             num_before: 1,
             num_after: 0,
             narrow: [{ operator: "is", operand: "dm" }],
-          } as never,
+          },
         },
       }),
     )
@@ -168,26 +169,29 @@ describe("POST /users/me/subscriptions", () => {
     await expectError(
       subscribe("iago", {
         subscriptions: [{ name: "Venice" }],
-        principals: [id("othello"), "x@y.z"],
+        principals: untyped([id("othello"), "x@y.z"]),
       }),
       400,
       'principals["list[str]"][0] is not a string',
     );
     await expectError(
-      unsubscribe("iago", { subscriptions: ["Venice"], principals: id("othello") }),
+      unsubscribe("iago", { subscriptions: ["Venice"], principals: untyped(id("othello")) }),
       400,
       'principals["list[str]"] is not a list',
     );
     await expectError(
       subscribe("iago", {
         subscriptions: [{ name: "union" }],
-        can_administer_channel_group: { direct_members: "x" },
+        can_administer_channel_group: untyped({ direct_members: "x" }),
       }),
       400,
       'can_administer_channel_group["int"] is not an integer',
     );
     await expectError(
-      subscribe("iago", { subscriptions: [{ name: "union" }], can_administer_channel_group: true }),
+      subscribe("iago", {
+        subscriptions: [{ name: "union" }],
+        can_administer_channel_group: untyped(true),
+      }),
       400,
       'can_administer_channel_group["int"] is not an integer',
     );
@@ -298,7 +302,7 @@ describe("DELETE /users/me/subscriptions", () => {
           name: "small council",
           invite_only: true,
           subscribers: [id("iago"), id("prospero"), id("aaron")],
-        } as never,
+        },
       }),
     );
     const leaver = await registerQueue("prospero", ["subscription", "stream"]);
@@ -380,9 +384,7 @@ describe("register", () => {
     await expectSuccess(subscribe("cordelia", { subscriptions: [{ name: "Scotland" }] }));
     await expectSuccess(unsubscribe("cordelia", { subscriptions: ["Scotland"] }));
     const state = (await expectSuccess(
-      server
-        .as("cordelia")
-        .POST("/register", { body: { fetch_event_types: ["subscription"] } as never }),
+      server.as("cordelia").POST("/register", { body: { fetch_event_types: ["subscription"] } }),
     )) as any;
     expect(state.unsubscribed.map((s: any) => s.name)).toContain("Scotland");
     expect(state.subscriptions.map((s: any) => s.name)).not.toContain("Scotland");

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, createChannel, sendToChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const userId = (name: string) => server.creds.users[name]!.user_id;
@@ -19,28 +20,42 @@ const topics = (as: string, streamId: number, allowEmpty?: boolean) =>
       query: allowEmpty === undefined ? {} : { allow_empty_topic_name: allowEmpty },
     },
   });
-const send = async (as: string, to: number, topic: string, content = "hi") =>
+const create = async (
+  name: string,
+  settings: Partial<Body<"/channels/create", "post">>,
+  subscribers: string[],
+) =>
   (
-    await expectSuccess(
-      server.as(as).POST("/messages", { body: { type: "stream", to, topic, content } as never }),
-    )
-  ).id;
-const create = async (name: string, settings: Record<string, unknown>, subscribers: string[]) =>
-  (
-    await expectSuccess(
-      server.as("desdemona").POST("/channels/create", {
-        body: { name, subscribers: subscribers.map(userId), ...settings } as never,
-      }),
-    )
+    await createChannel(server.as("desdemona"), {
+      name,
+      subscribers: subscribers.map(userId),
+      ...settings,
+    })
   ).id;
 
 describe("GET /users/me/{stream_id}/topics", () => {
   it("lists topics newest first, one per case-insensitive name, the empty topic by its display name", async () => {
     const channel = await create("topic list", {}, ["desdemona", "hamlet"]);
-    const a1 = await send("hamlet", channel, "Alpha");
-    const b = await send("hamlet", channel, "beta");
-    const a2 = await send("hamlet", channel, "ALPHA");
-    const empty = await send("hamlet", channel, "");
+    const { id: a1 } = await sendToChannel(server.as("hamlet"), {
+      to: channel,
+      topic: "Alpha",
+      content: "hi",
+    });
+    const { id: b } = await sendToChannel(server.as("hamlet"), {
+      to: channel,
+      topic: "beta",
+      content: "hi",
+    });
+    const { id: a2 } = await sendToChannel(server.as("hamlet"), {
+      to: channel,
+      topic: "ALPHA",
+      content: "hi",
+    });
+    const { id: empty } = await sendToChannel(server.as("hamlet"), {
+      to: channel,
+      topic: "",
+      content: "hi",
+    });
     expect(a1).toBeLessThan(b);
     const { topics: list } = await expectSuccess(topics("othello", channel));
     expect(list).toEqual([
@@ -60,17 +75,25 @@ describe("GET /users/me/{stream_id}/topics", () => {
       { invite_only: true, history_public_to_subscribers: false },
       ["desdemona"],
     );
-    await send("desdemona", channel, "before");
+    await sendToChannel(server.as("desdemona"), { to: channel, topic: "before", content: "hi" });
     await expectSuccess(
       server.as("desdemona").POST("/users/me/subscriptions", {
         body: {
           subscriptions: [{ name: "topic list protected" }],
           principals: [userId("cordelia")],
-        } as never,
+        },
       }),
     );
-    const after = await send("desdemona", channel, "after");
-    const both = await send("desdemona", channel, "Before");
+    const { id: after } = await sendToChannel(server.as("desdemona"), {
+      to: channel,
+      topic: "after",
+      content: "hi",
+    });
+    const { id: both } = await sendToChannel(server.as("desdemona"), {
+      to: channel,
+      topic: "Before",
+      content: "hi",
+    });
     expect((await expectSuccess(topics("cordelia", channel))).topics).toEqual([
       { name: "Before", max_id: both },
       { name: "after", max_id: after },
@@ -86,7 +109,11 @@ describe("GET /users/me/{stream_id}/topics", () => {
       { invite_only: true, history_public_to_subscribers: true },
       ["desdemona", "cordelia"],
     );
-    const old = await send("desdemona", shared, "old");
+    const { id: old } = await sendToChannel(server.as("desdemona"), {
+      to: shared,
+      topic: "old",
+      content: "hi",
+    });
     expect((await expectSuccess(topics("cordelia", shared))).topics).toEqual([
       { name: "old", max_id: old },
       { name: "channel events", max_id: old - 1 },
@@ -95,7 +122,7 @@ describe("GET /users/me/{stream_id}/topics", () => {
 
   it("refuses channels the user may not access with Zulip's text", async () => {
     const secret = await create("topic list secret", { invite_only: true }, ["desdemona"]);
-    await send("desdemona", secret, "hidden");
+    await sendToChannel(server.as("desdemona"), { to: secret, topic: "hidden", content: "hi" });
     // Not subscribed, not even an administrator: a private channel's topics stay hidden.
     await expectError(topics("othello", secret), 400, "Invalid channel ID", {
       code: "BAD_REQUEST",
@@ -107,7 +134,7 @@ describe("GET /users/me/{stream_id}/topics", () => {
       await expectSuccess(server.as("polonius").GET("/users/me/subscriptions", {}))
     ).subscriptions.some((s) => s.stream_id === verona);
     const publicOther = await create("topic list public", {}, ["desdemona"]);
-    await send("desdemona", publicOther, "open");
+    await sendToChannel(server.as("desdemona"), { to: publicOther, topic: "open", content: "hi" });
     await expectError(topics("polonius", publicOther), 400, "Invalid channel ID");
     if (subscribed) await expectSuccess(topics("polonius", verona));
     await expectError(topics("hamlet", 987654), 400, "Invalid channel ID");
@@ -119,7 +146,11 @@ describe("GET /users/me/{stream_id}/topics", () => {
 
   it("answers a python-zulip-api style query string, in one statement", async () => {
     const channel = await create("topic list wire", {}, ["hamlet"]);
-    const id = await send("hamlet", channel, "over the wire");
+    const { id } = await sendToChannel(server.as("hamlet"), {
+      to: channel,
+      topic: "over the wire",
+      content: "hi",
+    });
     const seen: RequestInfo[] = [];
     server.deps.observe = (info) => seen.push(info);
     try {

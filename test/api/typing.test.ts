@@ -9,13 +9,14 @@ import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => server.creds.users[name]!.user_id;
 const email = (name: string) => server.creds.users[name]!.email;
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const typing = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/typing", { body: body as never });
+const typing = (as: string, body: Body<"/typing", "post">) =>
+  server.as(as).POST("/typing", { body: body });
 
 /** A queue for typing events; `streamTyping`: the client declares `stream_typing_notifications`. */
 async function openQueue(as: string, streamTyping = true) {
@@ -24,7 +25,7 @@ async function openQueue(as: string, streamTyping = true) {
       body: {
         event_types: ["typing"],
         client_capabilities: { stream_typing_notifications: streamTyping },
-      } as never,
+      },
     }),
   );
   return queue_id!;
@@ -43,17 +44,25 @@ const setUser = (name: string, data: Record<string, boolean>) =>
 describe("POST /typing: refusals, in Zulip's order", () => {
   it("checks op, type and to as parameters, then what a direct notification needs", async () => {
     const to = [id("othello")];
-    await expectError(typing("hamlet", { to }), 400, "Missing 'op' argument", {
+    await expectError(typing("hamlet", untyped({ to })), 400, "Missing 'op' argument", {
       code: "REQUEST_VARIABLE_MISSING",
       var_name: "op",
     });
-    await expectError(typing("hamlet", { to, op: "foo" }), 400, "Invalid op");
-    await expectError(typing("hamlet", { to, op: "start", type: "invalid" }), 400, "Invalid type");
-    // "private" was removed at feature level 215.
-    await expectError(typing("hamlet", { to, op: "start", type: "private" }), 400, "Invalid type");
-    await expectError(typing("hamlet", { op: "start", to: "2" }), 400, "to is not a list");
+    await expectError(typing("hamlet", { to, op: untyped("foo") }), 400, "Invalid op");
     await expectError(
-      typing("hamlet", { op: "start", to: '[2,"a",4]' }),
+      typing("hamlet", { to, op: "start", type: untyped("invalid") }),
+      400,
+      "Invalid type",
+    );
+    // "private" was removed at feature level 215.
+    await expectError(
+      typing("hamlet", { to, op: "start", type: untyped("private") }),
+      400,
+      "Invalid type",
+    );
+    await expectError(typing("hamlet", { op: "start", to: untyped("2") }), 400, "to is not a list");
+    await expectError(
+      typing("hamlet", { op: "start", to: untyped('[2,"a",4]') }),
       400,
       "to[1] is not an integer",
     );
@@ -75,7 +84,7 @@ describe("POST /typing: refusals, in Zulip's order", () => {
   });
 
   it("checks what a channel notification needs, for `stream` and `channel` alike", async () => {
-    for (const type of ["stream", "channel"]) {
+    for (const type of ["stream", "channel"] as const) {
       await expectError(
         typing("hamlet", { type, op: "start", topic: "test" }),
         400,
@@ -83,7 +92,7 @@ describe("POST /typing: refusals, in Zulip's order", () => {
         { code: "BAD_REQUEST" },
       );
       await expectError(
-        typing("hamlet", { type, op: "start", stream_id: "invalid", topic: "test" }),
+        typing("hamlet", { type, op: "start", stream_id: untyped("invalid"), topic: "test" }),
         400,
         "stream_id is not valid JSON",
       );
@@ -115,10 +124,10 @@ describe("POST /typing: refusals, in Zulip's order", () => {
   it("refuses an archived channel, and a channel the caller may not post in", async () => {
     const { id: stream_id } = await expectSuccess(
       server.as("iago").POST("/channels/create", {
-        body: { name: "typing archive", subscribers: [id("iago"), id("hamlet")] } as never,
+        body: { name: "typing archive", subscribers: [id("iago"), id("hamlet")] },
       }),
     );
-    const body = { type: "channel", op: "start", stream_id, topic: "t" };
+    const body: Body<"/typing", "post"> = { type: "channel", op: "start", stream_id, topic: "t" };
     await expectSuccess(typing("hamlet", body));
     const admins = await server.db.namedUserGroup.findFirstOrThrow({
       where: { name: "role:administrators", realm: { stringId: "zulip" } },
@@ -179,7 +188,7 @@ describe("POST /typing: refusals, in Zulip's order", () => {
 
   it("is for authenticated users", async () => {
     await expectError(
-      server.client().POST("/typing", { body: { op: "start", to: [id("hamlet")] } as never }),
+      server.client().POST("/typing", { body: { op: "start", to: [id("hamlet")] } }),
       401,
       "Not logged in: API authentication or user session required",
     );
@@ -359,7 +368,7 @@ describe("typing events", () => {
 describe("POST /typing costs", () => {
   it("at most 2 statements, direct or channel, on a warm server", async () => {
     const seen: RequestInfo[] = [];
-    const statementsOf = async (body: Record<string, unknown>) => {
+    const statementsOf = async (body: Body<"/typing", "post">) => {
       await expectSuccess(typing("hamlet", body));
       server.deps.observe = (info) => seen.push(info);
       seen.length = 0;

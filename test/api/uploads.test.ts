@@ -20,6 +20,7 @@ import { sanitizeName } from "../../server/lib/uploads/uploads.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
+import { sendDirect, sendToChannel } from "../helpers/builders.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "uploads-test-"));
 const server = useTestServer({ dataDir, maxFileUploadSizeMib: 1 });
@@ -118,8 +119,6 @@ async function expectFileError(path: string, as: string | null, status: number, 
   });
 }
 
-const send = (as: string, body: Record<string, unknown>) =>
-  expectSuccess(server.as(as).POST("/messages", { body: body as never }));
 const attachmentRow = (pathId: string) =>
   server.db.attachment.findUniqueOrThrow({
     where: { pathId },
@@ -170,9 +169,9 @@ describe("POST /user_uploads", () => {
     );
     const data = await expectSuccess(
       server.as("othello").POST("/user_uploads", {
-        body: form as never,
-        bodySerializer: (b: unknown) => b as never,
-        headers: { "Content-Type": null } as never,
+        body: form,
+        bodySerializer: (b: unknown) => b,
+        headers: { "Content-Type": null },
       }),
     );
     expect(data.filename).toBe("pic.png");
@@ -454,8 +453,7 @@ describe("serving files", () => {
 describe("access through messages", () => {
   it("lets the recipients of a direct message see its files, and no one else", async () => {
     const { url, pathId } = await upload("hamlet", "dm.txt", "secret");
-    const { id } = await send("hamlet", {
-      type: "direct",
+    const { id } = await sendDirect(server.as("hamlet"), {
       to: [credsOf("othello").user_id],
       content: `[dm.txt](${url})`,
     });
@@ -467,8 +465,7 @@ describe("access through messages", () => {
 
   it("opens a public channel's files to every member but guests who are not subscribed", async () => {
     const { url } = await upload("hamlet", "scotland.txt", "public");
-    await send("hamlet", {
-      type: "channel",
+    await sendToChannel(server.as("hamlet"), {
       to: "Scotland",
       topic: "files",
       content: `look: [scotland.txt](${url})`,
@@ -485,8 +482,7 @@ describe("access through messages", () => {
 
   it("keeps a private channel's files to those who received them when its history is protected", async () => {
     const { url } = await upload("iago", "core.txt", "core");
-    await send("iago", {
-      type: "channel",
+    await sendToChannel(server.as("iago"), {
       to: "core team",
       topic: "files",
       content: `[core.txt](${url})`,
@@ -513,8 +509,7 @@ describe("access through messages", () => {
       return s;
     });
     const { url } = await upload("hamlet", "shared.txt", "shared");
-    await send("hamlet", {
-      type: "channel",
+    await sendToChannel(server.as("hamlet"), {
       to: stream.id,
       topic: "files",
       content: `[shared.txt](${url})`,
@@ -532,8 +527,7 @@ describe("access through messages", () => {
     const b = await upload("hamlet", "b.txt");
     const c = await upload("hamlet", "c.txt");
     const content = `http://zulip.testserver${a.url} and [b](${b.url}?download#x)\n\n\`\`\`\n[c](${c.url})\n\`\`\``;
-    const { id } = await send("hamlet", {
-      type: "channel",
+    const { id } = await sendToChannel(server.as("hamlet"), {
       to: "Denmark",
       topic: "files",
       content,
@@ -542,8 +536,7 @@ describe("access through messages", () => {
     expect((await attachmentRow(b.pathId)).messages.map((m) => m.messageId)).toEqual([id]);
     expect((await attachmentRow(c.pathId)).messages).toEqual([]);
     // A second message claims the same file again.
-    const again = await send("othello", {
-      type: "channel",
+    const again = await sendToChannel(server.as("othello"), {
       to: "Denmark",
       topic: "files",
       content: `[a](${a.url})`,
@@ -555,8 +548,7 @@ describe("access through messages", () => {
 
   it("does not let a user share a file they cannot see, nor mark a message by a link to nothing", async () => {
     const { url, pathId } = await upload("hamlet", "private.txt", "mine only");
-    const { id } = await send("cordelia", {
-      type: "channel",
+    const { id } = await sendToChannel(server.as("cordelia"), {
       to: "Verona",
       topic: "files",
       content: `[stolen](${url})`,
@@ -564,8 +556,7 @@ describe("access through messages", () => {
     expect((await attachmentRow(pathId)).messages).toEqual([]);
     expect(await hasAttachment(id)).toBe(false);
     await expectFileError(url, "othello", 403, "You are not authorized to view this file.");
-    const fake = await send("hamlet", {
-      type: "channel",
+    const fake = await sendToChannel(server.as("hamlet"), {
       to: "Verona",
       topic: "files",
       content: `[x](/user_uploads/${server.creds.realm.id}/64/fake_path_id.txt)`,
@@ -579,7 +570,7 @@ describe("access through messages", () => {
     try {
       const count = async (content: string) => {
         seen.length = 0;
-        await send("hamlet", { type: "channel", to: "Verona", topic: "budget", content });
+        await sendToChannel(server.as("hamlet"), { to: "Verona", topic: "budget", content });
         return seen.find((i) => i.operationId === "send-message")!.statements;
       };
       await count("warm up");
@@ -702,7 +693,7 @@ describe("reconcileMessageAttachments", () => {
     content: string,
   ) => {
     const [r, editor] = await Promise.all([realm(), user(who)]);
-    return inTransaction(server.deps, r.id, (tx) =>
+    return inTransaction(server.deps, r.id, ({ tx }) =>
       reconcileMessageAttachments(tx, r, editor, message, content),
     );
   };
@@ -719,8 +710,7 @@ describe("reconcileMessageAttachments", () => {
     const f1 = await upload("hamlet", "file1.txt", "file1");
     const f2 = await upload("hamlet", "file2.txt", "file2");
     const f3 = await upload("hamlet", "file3.txt", "file3");
-    const { id } = await send("hamlet", {
-      type: "channel",
+    const { id } = await sendToChannel(server.as("hamlet"), {
       to: "Denmark",
       topic: "edit",
       content: `[f1](${f1.url}) [f2](${f2.url})`,
@@ -747,8 +737,7 @@ describe("reconcileMessageAttachments", () => {
     expect(await hasAttachment(id)).toBe(true);
 
     // f2 is also linked by another message: only f3 is left with no reference.
-    await send("hamlet", {
-      type: "direct",
+    await sendDirect(server.as("hamlet"), {
       to: [credsOf("othello").user_id],
       content: `[f2](${f2.url})`,
     });
@@ -763,13 +752,11 @@ describe("reconcileMessageAttachments", () => {
   it("does not report files of others, or files a scheduled message still references", async () => {
     const mine = await upload("hamlet", "keep.txt");
     const theirs = await upload("othello", "theirs.txt");
-    const { id } = await send("hamlet", {
-      type: "direct",
+    const { id } = await sendDirect(server.as("hamlet"), {
       to: [credsOf("othello").user_id],
       content: `[k](${mine.url})`,
     });
-    await send("othello", {
-      type: "direct",
+    await sendDirect(server.as("othello"), {
       to: [credsOf("hamlet").user_id],
       content: `[t](${theirs.url})`,
     });
@@ -793,7 +780,7 @@ describe("reconcileMessageAttachments", () => {
         scheduledTimestamp: new Date(Date.now() + 3_600_000),
       },
     });
-    const claimed = await inTransaction(server.deps, r.id, (tx) =>
+    const claimed = await inTransaction(server.deps, r.id, ({ tx }) =>
       claimAttachments(tx, r, hamlet, { scheduledMessageId: scheduled.id }, scheduled.content),
     );
     expect(claimed).toBe(true);
@@ -808,8 +795,7 @@ describe("reconcileMessageAttachments", () => {
 
   it("claims nothing the editor cannot see", async () => {
     const hidden = await upload("iago", "hidden.txt");
-    const { id } = await send("hamlet", {
-      type: "channel",
+    const { id } = await sendToChannel(server.as("hamlet"), {
       to: "Denmark",
       topic: "edit",
       content: "plain",

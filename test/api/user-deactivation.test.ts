@@ -10,6 +10,7 @@ import type { ZulipClient } from "../../client/src/index.ts";
 import { requestOnHost } from "../helpers/net.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body } from "../helpers/builders.ts";
 
 // A long heartbeat, so that a poll ended early was ended by the deactivation.
 const server = useTestServer({ eventHeartbeatMs: 30_000 });
@@ -49,7 +50,7 @@ const poll = async (client: ZulipClient, queueId: string) =>
     )
   ).events as any[];
 
-const deactivate = (as: string, userId: number, body: Record<string, unknown> = {}) =>
+const deactivate = (as: string, userId: number, body: Body<"/users/{user_id}", "delete"> = {}) =>
   server.as(as).DELETE("/users/{user_id}", { params: { path: { user_id: userId } }, body });
 const reactivate = (as: string | ZulipClient, userId: number) =>
   (typeof as === "string" ? server.as(as) : as).POST("/users/{user_id}/reactivate", {

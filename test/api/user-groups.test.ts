@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { encodeParam } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, sendToChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
@@ -16,24 +17,35 @@ const systemGroup = async (name: string) =>
       where: { realmId: server.creds.realm.id, name },
     })
   ).id;
-const create = (as: string, body: Record<string, unknown>) =>
-  server
-    .as(as)
-    .POST("/user_groups/create", { body: { description: "", members: [], ...body } as never });
-const edit = (as: string, groupId: number, body: Record<string, unknown>) =>
+const create = (
+  as: string,
+  body: Omit<Body<"/user_groups/create", "post">, "description" | "members"> & {
+    description?: string;
+    members?: number[];
+  },
+) => server.as(as).POST("/user_groups/create", { body: { description: "", members: [], ...body } });
+const edit = (as: string, groupId: number, body: Body<"/user_groups/{user_group_id}", "patch">) =>
   server.as(as).PATCH("/user_groups/{user_group_id}", {
     params: { path: { user_group_id: groupId } },
-    body: body as never,
+    body: body,
   });
-const members = (as: string, groupId: number, body: Record<string, unknown>) =>
+const members = (
+  as: string,
+  groupId: number,
+  body: Body<"/user_groups/{user_group_id}/members", "post">,
+) =>
   server.as(as).POST("/user_groups/{user_group_id}/members", {
     params: { path: { user_group_id: groupId } },
-    body: body as never,
+    body: body,
   });
-const subgroups = (as: string, groupId: number, body: Record<string, unknown>) =>
+const subgroups = (
+  as: string,
+  groupId: number,
+  body: Body<"/user_groups/{user_group_id}/subgroups", "post">,
+) =>
   server.as(as).POST("/user_groups/{user_group_id}/subgroups", {
     params: { path: { user_group_id: groupId } },
-    body: body as never,
+    body: body,
   });
 const deactivate = (as: string, groupId: number) =>
   server.as(as).POST("/user_groups/{user_group_id}/deactivate", {
@@ -54,7 +66,7 @@ describe("POST /user_groups/create and GET /user_groups", () => {
   it("creates a group with the creator managing it, and tells everyone", async () => {
     const queue = (
       await expectSuccess(
-        server.as("othello").POST("/register", { body: { event_types: ["user_group"] } as never }),
+        server.as("othello").POST("/register", { body: { event_types: ["user_group"] } }),
       )
     ).queue_id!;
     const groupId = await newGroup("hamletcharacters", {
@@ -294,17 +306,12 @@ describe("PATCH /user_groups/{user_group_id}", () => {
 describe("POST /user_groups/{user_group_id}/deactivate", () => {
   it("makes the group unmentionable", async () => {
     const groupId = await newGroup("mentionable", { members: [id("hamlet"), id("othello")] });
-    const send = async () => {
-      const { id: messageId } = await expectSuccess(
-        server.as("hamlet").POST("/messages", {
-          body: {
-            type: "stream",
-            to: "Verona",
-            topic: "groups",
-            content: "hi @*mentionable*",
-          } as never,
-        }),
-      );
+    const mention = async () => {
+      const { id: messageId } = await sendToChannel(server.as("hamlet"), {
+        to: "Verona",
+        topic: "groups",
+        content: "hi @*mentionable*",
+      });
       return (
         await expectSuccess(
           server
@@ -313,9 +320,9 @@ describe("POST /user_groups/{user_group_id}/deactivate", () => {
         )
       ).message;
     };
-    expect((await send()).content).toContain(`data-user-group-id="${groupId}"`);
+    expect((await mention()).content).toContain(`data-user-group-id="${groupId}"`);
     await expectSuccess(deactivate("hamlet", groupId));
-    const after = await send();
+    const after = await mention();
     expect(after.content).not.toContain("data-user-group-id");
     expect(after.flags).not.toContain("mentioned");
   });
@@ -404,7 +411,7 @@ describe("members and subgroups", () => {
               num_before: 1,
               num_after: 0,
               narrow: [{ operator: "is", operand: "dm" }],
-            } as never,
+            },
           },
         }),
       )
@@ -419,12 +426,12 @@ describe("members and subgroups", () => {
           name: "joinable only",
           subscribers: [id("hamlet")],
           can_send_message_group: groupId,
-        } as never,
+        },
       }),
     );
     const post = (as: string) =>
       server.as(as).POST("/messages", {
-        body: { type: "stream", to: "joinable only", topic: "t", content: "hi" } as never,
+        body: { type: "stream", to: "joinable only", topic: "t", content: "hi" },
       });
     await expectError(post("othello"), 400, "You do not have permission to post in this channel.");
     await expectSuccess(members("othello", groupId, { add: [id("othello")] }));
@@ -480,9 +487,7 @@ describe("members and subgroups", () => {
 
   it("register carries the groups", async () => {
     const state = (await expectSuccess(
-      server
-        .as("hamlet")
-        .POST("/register", { body: { fetch_event_types: ["user_group"] } as never }),
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["user_group"] } }),
     )) as any;
     expect(state.realm_user_groups.map((g: any) => g.name)).toEqual(
       expect.arrayContaining(["role:members", "hamletcharacters"]),

@@ -64,7 +64,7 @@ describe("GET /users/{user_id}/subscriptions/{stream_id}", () => {
     }
     await expectSuccess(
       server.as("cordelia").DELETE("/users/me/subscriptions", {
-        body: { subscriptions: ["Verona"] } as never,
+        body: { subscriptions: ["Verona"] },
       }),
     );
     expect((await expectSuccess(status("hamlet", userId("cordelia"), verona))).is_subscribed).toBe(
@@ -87,7 +87,7 @@ describe("GET /users/{user_id}/subscriptions/{stream_id}", () => {
           name: "lookup secret",
           subscribers: [userId("othello")],
           invite_only: true,
-        } as never,
+        },
       }),
     );
     await expectError(status("hamlet", userId("othello"), secret), 400, "Invalid channel ID");

@@ -11,18 +11,18 @@ import { Role } from "../../server/lib/users/users.ts";
 import { encodeParams } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
 
-type StatusBody = Record<string, unknown>;
-const setFor = (as: string, userId: number, body: StatusBody) =>
+const setFor = (as: string, userId: number, body: Body<"/users/{user_id}/status", "post">) =>
   server.as(as).POST("/users/{user_id}/status", {
     params: { path: { user_id: userId } },
-    body: body as never,
+    body: body,
   });
-const setOwn = (as: string, body: StatusBody) =>
-  server.as(as).POST("/users/me/status", { body: body as never });
+const setOwn = (as: string, body: Body<"/users/me/status", "post">) =>
+  server.as(as).POST("/users/me/status", { body: body });
 const getStatus = async (as: string, userId: number) =>
   (
     await expectSuccess(
@@ -33,7 +33,7 @@ const getStatus = async (as: string, userId: number) =>
 /** A queue for `as` that receives `types`, and a function reading what it got since. */
 async function queueOf(as: string, types: string[]) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: types } as never }),
+    server.as(as).POST("/register", { body: { event_types: types } }),
   );
   return async () =>
     (
@@ -217,7 +217,7 @@ describe("POST /users/{user_id}/status", () => {
 
 describe("emoji checks (check_emoji_request)", () => {
   const target = () => id("cordelia");
-  const set = (body: StatusBody) => setFor("iago", target(), body);
+  const set = (body: Body<"/users/{user_id}/status", "post">) => setFor("iago", target(), body);
   const emojiOf = async () => {
     const { emoji_name, emoji_code, reaction_type } = await getStatus("iago", target());
     return { emoji_name, emoji_code, reaction_type };
@@ -398,8 +398,8 @@ describe("POST /users/me/status", () => {
       { type: "user_status", user_id: id("othello"), away: false, status_text: "back" },
     ]);
     expect(await getStatus("hamlet", id("othello"))).not.toHaveProperty("away");
-    await expectError(setOwn("othello", { away: "maybe" }), 400, "away is not valid JSON");
-    await expectError(setOwn("othello", { away: 5 }), 400, "away is not a boolean");
+    await expectError(setOwn("othello", { away: untyped("maybe") }), 400, "away is not valid JSON");
+    await expectError(setOwn("othello", { away: untyped(5) }), 400, "away is not a boolean");
   });
 });
 

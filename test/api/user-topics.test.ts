@@ -6,13 +6,14 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const channel = (name: string) => server.creds.channels[name]!.stream_id;
-const setPolicy = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/user_topics", { body: body as never });
-const mute = (as: string, body: Record<string, unknown>) =>
-  server.as(as).PATCH("/users/me/subscriptions/muted_topics", { body: body as never });
+const setPolicy = (as: string, body: Body<"/user_topics", "post">) =>
+  server.as(as).POST("/user_topics", { body: body });
+const mute = (as: string, body: Body<"/users/me/subscriptions/muted_topics", "patch">) =>
+  server.as(as).PATCH("/users/me/subscriptions/muted_topics", { body: body });
 const userTopics = async (as: string) =>
   (
     (await expectSuccess(
@@ -20,7 +21,7 @@ const userTopics = async (as: string) =>
         body: {
           fetch_event_types: ["user_topic"],
           client_capabilities: { empty_topic_name: true },
-        } as never,
+        },
       }),
     )) as any
   ).user_topics as any[];
@@ -135,7 +136,11 @@ describe("POST /user_topics", () => {
       "topic is too long (limit: 60 characters)",
     );
     await expectError(
-      setPolicy("hamlet", { stream_id: channel("Verona"), topic: "x", visibility_policy: 4 }),
+      setPolicy("hamlet", {
+        stream_id: channel("Verona"),
+        topic: "x",
+        visibility_policy: untyped(4),
+      }),
       400,
       "Invalid visibility_policy: Value error, Not in the list of possible values",
     );

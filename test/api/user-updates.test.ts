@@ -8,13 +8,14 @@ import { doCreateUser } from "../../server/actions/users/users.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
-const patch = (as: string, userId: number, body: Record<string, unknown>) =>
+const patch = (as: string, userId: number, body: Body<"/users/{user_id}", "patch">) =>
   server.as(as).PATCH("/users/{user_id}", {
     params: { path: { user_id: userId } },
-    body: body as never,
+    body: body,
   });
 const byId = (as: string, userId: number | string) =>
   server.as(as).GET("/users/{email}", { params: { path: { email: String(userId) }, query: {} } });
@@ -29,7 +30,7 @@ const row = (name: string) => server.db.userProfile.findUniqueOrThrow({ where: {
 /** Registers an event queue for `as`; `events()` then reads what arrived since. */
 async function listen(as: string, eventTypes: string[]) {
   const { queue_id } = await expectSuccess(
-    server.as(as).POST("/register", { body: { event_types: eventTypes } as never }),
+    server.as(as).POST("/register", { body: { event_types: eventTypes } }),
   );
   return async () =>
     (
@@ -175,7 +176,7 @@ describe("PATCH /users/{user_id}: roles", () => {
 
   it("refuses a role that is not one of Zulip's", async () => {
     await expectError(
-      patch("iago", id("hamlet"), { role: 5 }),
+      patch("iago", id("hamlet"), { role: untyped(5) }),
       400,
       "Invalid role: Value error, Not in the list of possible values",
     );
@@ -189,9 +190,7 @@ describe("PATCH /users/{user_id}: roles", () => {
       "Insufficient permission",
     );
     const state = await expectSuccess(
-      server
-        .as("hamlet")
-        .POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } }),
     );
     expect((state as any).realm_users.find((u: any) => u.user_id === id("iago"))).toMatchObject({
       role: 400,
@@ -335,7 +334,7 @@ describe("PATCH /users/{user_id}: profile_data", () => {
   it("sets a field the user may not edit, clears one, refuses an unknown one, all in the update's transaction", async () => {
     const { id: fieldId } = await expectSuccess(
       server.as("iago").POST("/realm/profile_fields", {
-        body: { name: "Desk", field_type: 1, editable_by_user: false } as never,
+        body: { name: "Desk", field_type: 1, editable_by_user: false },
       }),
     );
     const events = await listen("othello", ["realm_user"]);
@@ -583,8 +582,8 @@ describe("GET /users/{user_id}", () => {
 });
 
 describe("POST /users", () => {
-  const create = (as: string, body: Record<string, unknown>) =>
-    server.as(as).POST("/users", { body: body as never });
+  const create = (as: string, body: Body<"/users", "post">) =>
+    server.as(as).POST("/users", { body: body });
   const valid = {
     email: "romeo@zulip.com",
     password: "a long password",
@@ -632,7 +631,7 @@ describe("POST /users", () => {
       "The password is too long: use at most 100 characters.",
     );
     await expectError(
-      create("iago", { email: valid.email, full_name: valid.full_name }),
+      create("iago", untyped({ email: valid.email, full_name: valid.full_name })),
       400,
       "Missing 'password' argument",
       { code: "REQUEST_VARIABLE_MISSING" },

@@ -51,9 +51,7 @@ const storedToken = (name: string) =>
 /** A queue for `as` receiving `has_videoprovider_token`, and a function reading what it got since. */
 async function tokenEvents(as: string) {
   const { queue_id } = await expectSuccess(
-    server
-      .as(as)
-      .POST("/register", { body: { event_types: ["has_videoprovider_token"] } as never }),
+    server.as(as).POST("/register", { body: { event_types: ["has_videoprovider_token"] } }),
   );
   return async () =>
     (
@@ -70,7 +68,7 @@ async function tokenEvents(as: string) {
 async function registerState(as: string) {
   const state = await expectSuccess(
     server.as(as).POST("/register", {
-      body: { fetch_event_types: ["has_videoprovider_token"] } as never,
+      body: { fetch_event_types: ["has_videoprovider_token"] },
     }),
   );
   return (state as { has_videoprovider_token?: boolean }).has_videoprovider_token;

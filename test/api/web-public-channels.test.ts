@@ -5,10 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { createChannel } from "../helpers/builders.ts";
 
 const server = useTestServer({ webPublicStreamsEnabled: true });
-const create = (as: string, body: Record<string, unknown>) =>
-  server.as(as).POST("/channels/create", { body: { subscribers: [], ...body } as never });
+const create = (as: string, body: Parameters<typeof createChannel>[1]) =>
+  server.as(as).POST("/channels/create", { body: { subscribers: [], ...body } });
 
 describe("web-public channels", () => {
   it("need the organization's spectator access and can_create_web_public_channel_group (owners by default)", async () => {
@@ -53,7 +54,7 @@ describe("web-public channels", () => {
                 { operator: "channel", operand: "open to all" },
                 { operator: "topic", operand: "channel events" },
               ],
-            } as never,
+            },
           },
         }),
       )
@@ -65,9 +66,7 @@ describe("web-public channels", () => {
   it("makes a default channel for administrators, with the default_streams event", async () => {
     const queue = (
       await expectSuccess(
-        server
-          .as("hamlet")
-          .POST("/register", { body: { event_types: ["default_streams"] } as never }),
+        server.as("hamlet").POST("/register", { body: { event_types: ["default_streams"] } }),
       )
     ).queue_id!;
     const { id } = await expectSuccess(

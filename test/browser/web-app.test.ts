@@ -30,6 +30,8 @@ import { useTestServer } from "../helpers/server.ts";
 warnIfNoChromium("test/browser/web-app.test.ts");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** From Enter in one page to the message in the other: well under a second on an idle machine. */
+const MESSAGE_BOUND_MS = 10_000;
 
 /** Polls `check` until it returns true (or fails after `timeout`). */
 async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
@@ -41,7 +43,9 @@ async function eventually(check: () => Promise<boolean>, what: string, timeout =
 }
 
 describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, () => {
-  const server = useTestServer();
+  // A long heartbeat, so that a message delivered only by it (a lost wake-up) is far beyond
+  // MESSAGE_BOUND_MS; that bound is generous, for a busy machine, and the delays are printed.
+  const server = useTestServer({ eventHeartbeatMs: 60_000 });
   let browser: Browser;
   let hamlet: Page;
   let othello: Page;
@@ -113,7 +117,7 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     await byRole(othello, "searchbox", "Search");
   });
 
-  it("a channel message from Hamlet's compose box reaches Othello within 1 s, unread until scrolled into view", async () => {
+  it("a channel message from Hamlet's compose box reaches Othello at once, unread until scrolled into view", async () => {
     // Othello reads older history: the bottom of the feed is out of view.
     expect(await scrollFeed(othello, "top")).toBe(true);
     await sleep(300);
@@ -124,7 +128,7 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     await topic.type("greetings");
     const content = "Good morning, Othello! (from the compose box)";
     await (await byRole(hamlet, "textbox", "Message")).type(content);
-    const seen = await whenRowAppears(othello, content);
+    const seen = await whenRowAppears(othello, content, MESSAGE_BOUND_MS);
     const start = Date.now();
     await hamlet.keyboard.press("Enter");
     const delay = (await seen()) - start;
@@ -135,7 +139,7 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     console.log(
       `channel message: Enter in Hamlet's page to Othello's page: ${delay.toFixed(0)} ms`,
     );
-    expect(delay).toBeLessThan(1000);
+    expect(delay).toBeLessThan(MESSAGE_BOUND_MS);
 
     // Hamlet's own page: the compose box is empty again and his message is there (the real one).
     await articleWith(hamlet, content);
@@ -210,7 +214,7 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
       { timeout: 3000 },
     );
     await box.type(content.slice(10));
-    const seen = await whenRowAppears(othello, content);
+    const seen = await whenRowAppears(othello, content, MESSAGE_BOUND_MS);
     const start = Date.now();
     await hamlet.keyboard.press("Enter");
     const delay = (await seen()) - start;
@@ -219,7 +223,7 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
       byRole(othello, "link", "King Hamlet, 1 unread", 3000),
     ]);
     console.log(`direct message: Enter in Hamlet's page to Othello's page: ${delay.toFixed(0)} ms`);
-    expect(delay).toBeLessThan(1000);
+    expect(delay).toBeLessThan(MESSAGE_BOUND_MS);
     // Sending stops the typing notice.
     await othello.waitForFunction(
       () =>

@@ -3,26 +3,27 @@
  * several queues each polled through both processes in turn, messages sent in bursts (through
  * both) separated by pauses, and one process killed with -9 in the middle of a burst (then
  * started again). Every event must reach every queue once, in order, with no gap in its event
- * ids, and within 1 s of its send returning: a parked long-poll must never wait for an unrelated
- * commit or for the heartbeat. PostgreSQL only: the embedded database belongs to one process.
+ * ids, and a parked long-poll must never wait for an unrelated commit or for the heartbeat: after
+ * each burst nothing else commits until every queue has every message of it, so a lost wake-up
+ * would leave a message waiting for the heartbeat (HEARTBEAT_MS), far beyond the cap on that wait
+ * (QUIET_CAP_MS). The cap is generous, not a latency bound, so that another test file running
+ * beside this one on 2 cores cannot fail it; the latencies are printed. PostgreSQL only: the
+ * embedded database belongs to one process.
  */
 import { describe, expect, it } from "vitest";
 import { sleep, useProcessPair, type ServerProcess } from "../helpers/processes.ts";
 
-/** Far above the 1 s bound, so that an event delivered only by the heartbeat fails the test. */
-const HEARTBEAT_MS = 20_000;
+/** Far above QUIET_CAP_MS, so that an event delivered only by the heartbeat fails the test. */
+const HEARTBEAT_MS = 60_000;
+/**
+ * How long, after a burst, its messages may take to reach every queue while nothing else commits.
+ * Measured: 0.1–0.4 s on an idle machine, up to 1.7 s beside another file on 2 cores.
+ */
+const QUIET_CAP_MS = 20_000;
 const USERS = ["hamlet", "othello", "cordelia", "iago"];
 const BURSTS = 6;
 const PER_BURST = 30;
 const SENDERS = 3;
-/**
- * 1 s when this file has the machine's PostgreSQL to itself; with another file running beside it
- * on a server of its own (DATABASE_URLS, as .ci/run does on 2 cores) a burst's events were seen
- * 1.1–1.7 s after their send, so 2.5 s there: still far below the heartbeat a lost wake-up would
- * wait for.
- */
-const LATE_MS =
-  (process.env.DATABASE_URLS ?? "").split(",").filter(Boolean).length > 1 ? 2_500 : 1_000;
 
 interface Received {
   token: string;
@@ -32,7 +33,7 @@ interface Received {
 describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => {
   const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
 
-  it("delivers every event to every queue once, in order, without gaps, within 1 s (2.5 s beside another file), through a kill -9", async () => {
+  it("delivers every event to every queue once, in order, without gaps, without waiting for an unrelated commit, through a kill -9", async () => {
     const procs = (): ServerProcess[] => [pair.a, pair.b];
     const alive = new Set<ServerProcess>([pair.a, pair.b]);
     const channel = "stress";
@@ -122,6 +123,30 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
       );
       await sleep(400);
     };
+    /**
+     * Waits, committing nothing, until every queue has every message of the burst whose send
+     * succeeded (a lost wake-up would hold one back until the heartbeat); returns how long after
+     * the burst's last send the last of them arrived.
+     */
+    const allDelivered = async (tokens: string[]) => {
+      const expected = tokens.filter((t) => sent.has(t));
+      const lastSent = Math.max(...expected.map((t) => sent.get(t)!));
+      const missing = () =>
+        queues.flatMap((q) =>
+          expected
+            .filter((t) => !q.received.some((r) => r.token === t))
+            .map((t) => `${q.user}: ${t}`),
+        );
+      const deadline = Date.now() + QUIET_CAP_MS;
+      while (missing().length > 0 && Date.now() < deadline) await sleep(20);
+      expect(missing(), `not delivered within ${QUIET_CAP_MS} ms with no other commit`).toEqual([]);
+      const arrivals = queues.flatMap((q) =>
+        q.received.filter((r) => expected.includes(r.token)).map((r) => r.at),
+      );
+      return Math.max(...arrivals) - lastSent;
+    };
+    const burstLatencies: number[] = [];
+
     await warmUp();
     for (let burst = 0; burst < BURSTS; burst++) {
       const tokens = Array.from({ length: PER_BURST }, (_, i) => `tok-${burst}-${i}`);
@@ -138,6 +163,7 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
           }
         }),
       );
+      burstLatencies.push(await allDelivered(tokens));
       if (burst === 3) {
         // B comes back and serves its share again.
         pair.b = await pair.cluster.start(pair.b.port);
@@ -160,13 +186,7 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
       await sleep(400);
     }
 
-    // Every queue must now hold every message; then the pollers are released.
-    const deadline = Date.now() + 5_000;
-    while (
-      Date.now() < deadline &&
-      queues.some((q) => [...sent.keys()].some((t) => !q.received.some((r) => r.token === t)))
-    )
-      await sleep(50);
+    // Every queue holds every message (allDelivered, after each burst); the pollers are released.
     stopping = true;
     await pair.a.as("desdemona").POST("/messages", {
       body: { type: "stream", to: channel, topic: "burst", content: "stop-polling" },
@@ -179,15 +199,22 @@ describe.skipIf(!process.env.DATABASE_URL)("event delivery under stress", () => 
       expect(queue.ids).toEqual(queue.ids.map((_, i) => i));
       const tokens = queue.received.map((r) => r.token);
       expect(new Set(tokens).size).toBe(tokens.length);
-      // Every message whose send succeeded arrived, within 1 s; the uncertain ones at most once.
-      const late: string[] = [];
+      // Every message whose send succeeded arrived; the uncertain ones at most once.
+      const latencies: number[] = [];
       for (const [token, at] of sent) {
         const got = queue.received.find((r) => r.token === token);
         expect(got, `${queue.user} never got ${token}`).toBeDefined();
-        if (got!.at - at > LATE_MS) late.push(`${token} after ${got!.at - at} ms`);
+        latencies.push(got!.at - at);
       }
-      expect(late, `${queue.user}: late events`).toEqual([]);
       for (const token of tokens) expect(sent.has(token) || uncertain.has(token)).toBe(true);
+      latencies.sort((a, b) => a - b);
+      const at = (q: number) => latencies[Math.floor(q * (latencies.length - 1))];
+      console.log(
+        `event-stress: ${queue.user} got ${latencies.length} messages; from send to receipt: median ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms`,
+      );
     }
+    console.log(
+      `event-stress: each burst's last message reached every queue ${burstLatencies.join(", ")} ms after the burst's last send`,
+    );
   }, 180_000);
 });

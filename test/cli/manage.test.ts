@@ -1,6 +1,7 @@
 /**
- * The admin CLI, run as a user runs it (a process: `node --import tsx server/manage/index.ts`, what
- * `npm run manage --` runs), on an embedded database in a temporary DATA_DIR.
+ * The admin CLI, run as a user runs it (a process: `node dist/server/manage.js`, what
+ * `npm run manage --` runs, built once by the global set-up), on an embedded database in a
+ * temporary DATA_DIR.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/db/index.ts";
+import { MANAGE_COMMAND } from "../helpers/compiled.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "manage-test-"));
@@ -26,8 +28,8 @@ function manageIn(
 ): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
-      process.execPath,
-      ["--import", "tsx", "server/manage/index.ts", ...args],
+      MANAGE_COMMAND[0],
+      [...MANAGE_COMMAND.slice(1), ...args],
       {
         cwd: root,
         env: { ...process.env, DATA_DIR: dir, DATABASE_URL: "", LOG_LEVEL: "warn", ...options.env },
@@ -259,7 +261,8 @@ describe("npm run manage: the command line", () => {
 
 // Each command is a process that opens (and, for populate-db, fills) a database: on a loaded
 // machine one takes well over vitest's default 30 s.
-describe("npm run manage: the commands", { timeout: 120_000 }, () => {
+// Each command initialises a fresh data directory (several seconds; minutes on a busy machine).
+describe("npm run manage: the commands", { timeout: 300_000 }, () => {
   it("populate-db creates the development organization and writes its credentials, with the host the server will use", async () => {
     const file = join(dataDir, "creds.json");
     const run = await manageIn(dataDir, ["populate-db", "--credentials", file], {
@@ -344,6 +347,11 @@ describe("npm run manage: the commands", { timeout: 120_000 }, () => {
     expect(run.stdout).toMatch(/^Created the organization "Second Org"\.\n/);
     expect(field(run.stdout, "organization id")).toBe("second-org");
     expect(field(run.stdout, "organization URL")).toBe("http://second-org.127.0.0.1:9991");
+    // That host resolves nowhere: how to reach it (the URL itself is the API's realm_url).
+    expect(field(run.stdout, "in a browser")).toBe("http://second-org.localhost:9991");
+    expect(field(run.stdout, "with curl")).toBe(
+      "curl -H 'Host: second-org.127.0.0.1:9991' http://127.0.0.1:9991/api/v1/server_settings",
+    );
     expect(field(run.stdout, "owner email")).toBe("boss@second.example");
     expect(field(run.stdout, "default channels")).toBe("Zulip, sandbox, general");
     const key = field(run.stdout, "API key")!;

@@ -1,5 +1,5 @@
 /**
- * The deployment of README's "Several processes behind nginx": deploy/nginx.conf itself (its
+ * The deployment of docs/operations.md's "Several processes behind nginx": deploy/nginx.conf itself (its
  * ports replaced) in front of two server processes on one PostgreSQL database, every request
  * through nginx. Which process answered a request is read from nginx's access log
  * ($upstream_addr). A queue is read through both processes, a message sent through either

@@ -1,7 +1,12 @@
 /**
  * Running the server as a person or a process manager does: the real process (`npm start`'s
- * command, and `npm start` itself for signals) on an embedded database in a temporary DATA_DIR.
- * Its stdout must be JSON lines only: first run, request logs, metrics, start-up failures.
+ * command, `node dist/server/main.js`, built once by the global set-up; and `npm start` itself for
+ * signals) on an embedded database in a temporary DATA_DIR. Its stdout must be JSON lines only:
+ * first run, request logs, metrics, start-up failures.
+ *
+ * Start-up is bounded by readiness (the `listening` line, or the exit), with a generous cap
+ * (STARTUP_CAP_MS) for a busy machine rather than a short timer: a fresh DATA_DIR is an initdb
+ * and the migrations, many seconds when other test files run beside this one.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -11,11 +16,16 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { MANAGE_COMMAND, SERVER_COMMAND } from "../helpers/compiled.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dirs: string[] = [];
 const running: ChildProcess[] = [];
 type Line = Record<string, unknown> & { level: number; msg: string };
+/** The most a start (or a failed start's exit) may take; it normally takes a few seconds. */
+const STARTUP_CAP_MS = 150_000;
+/** Each test's bound: a few starts, each bounded by readiness, not by this. */
+const TEST_CAP_MS = 4 * STARTUP_CAP_MS;
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "server-run-"));
@@ -33,10 +43,7 @@ interface Started {
   said(): string;
 }
 
-function start(
-  env: Record<string, string>,
-  command: string[] = [process.execPath, "--import", "tsx", "server/main.ts"],
-): Started {
+function start(env: Record<string, string>, command: readonly string[] = SERVER_COMMAND): Started {
   const proc = spawn(command[0]!, command.slice(1), {
     cwd: root,
     env: {
@@ -74,7 +81,7 @@ function start(
   const exited = new Promise<number | null>((resolve) =>
     proc.once("exit", (code) => resolve(code)),
   );
-  const waitFor = (pred: (l: Line) => boolean, ms = 60_000) =>
+  const waitFor = (pred: (l: Line) => boolean, ms = STARTUP_CAP_MS) =>
     new Promise<Line>((resolve, reject) => {
       const check = () => {
         const found = lines.find(pred);
@@ -84,16 +91,20 @@ function start(
           resolve(found);
         }
       };
-      const timer = setTimeout(() => {
+      const fail = (why: string) => {
         waiters.delete(check);
-        reject(
-          new Error(
-            `no matching log line in ${ms} ms; got:\n${lines.map((l) => JSON.stringify(l)).join("\n")}\n${other.join("\n")}`,
-          ),
-        );
-      }, ms);
+        clearTimeout(timer);
+        reject(new Error(`no matching log line: ${why}; the process said:\n${said()}`));
+      };
+      const timer = setTimeout(() => fail(`none in ${ms} ms`), ms);
       waiters.add(check);
-      void exited.then(() => setTimeout(check, 50));
+      // Once the process has exited (and its last lines are read), the line will not come.
+      void exited.then((code) =>
+        setTimeout(() => {
+          check();
+          if (waiters.has(check)) fail(`the process exited (code ${code})`);
+        }, 50),
+      );
       check();
     });
   /** What the process said, for an assertion's message when it did not behave. */
@@ -112,14 +123,10 @@ async function stop(s: Started) {
 }
 
 function manage(dataDir: string, ...args: string[]) {
-  return promisify(execFile)(
-    process.execPath,
-    ["--import", "tsx", "server/manage/index.ts", ...args],
-    {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" },
-    },
-  );
+  return promisify(execFile)(MANAGE_COMMAND[0], [...MANAGE_COMMAND.slice(1), ...args], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", PGLITE_FSYNC: "off" },
+  });
 }
 
 afterEach(() => {
@@ -130,7 +137,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe("the server process", () => {
+describe("the server process", { timeout: TEST_CAP_MS }, () => {
   it("on a database with no organization: says what to run, answers a clear JSON error, and is healthy", async () => {
     const s = start({ DATA_DIR: tempDir() });
     const warning = await s.waitFor((l) => l.msg.startsWith("this server has no organization yet"));
@@ -313,7 +320,7 @@ describe("the server process", () => {
       msg: "cannot start: cannot reach PostgreSQL at postgresql://postgres@127.0.0.1:1/chat (ECONNREFUSED)",
       hint: expect.stringContaining("PostgreSQL is running"),
     });
-  }, 60_000);
+  });
 
   it("serves Prometheus metrics on their own loopback listener only when METRICS_PORT is set", async () => {
     const dataDir = tempDir();
@@ -374,5 +381,5 @@ describe("the server process", () => {
     expect(await s.exited).toBe(0);
     expect(s.other).toEqual([]);
     expect(() => process.kill(line.pid as number, 0)).toThrow();
-  }, 60_000);
+  });
 });

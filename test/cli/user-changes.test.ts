@@ -9,16 +9,22 @@ import { createZulipClient } from "../../client/src/index.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { sleep, useProcessPair, type ServerProcess } from "../helpers/processes.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
+import { type Body } from "../helpers/builders.ts";
 
 /** Long enough that a long-poll answered by the heartbeat cannot pass for a woken one. */
 const HEARTBEAT_MS = 30_000;
 describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes", () => {
   const pair = useProcessPair({ EVENT_HEARTBEAT_MS: String(HEARTBEAT_MS) });
   const id = (name: string) => pair.cluster.creds.users[name]!.user_id;
-  const patchUser = (via: ServerProcess, as: string, name: string, body: Record<string, unknown>) =>
+  const patchUser = (
+    via: ServerProcess,
+    as: string,
+    name: string,
+    body: Body<"/users/{user_id}", "patch">,
+  ) =>
     via.as(as).PATCH("/users/{user_id}", {
       params: { path: { user_id: id(name) } },
-      body: body as never,
+      body: body,
     });
 
   it("a role change through one process: the other refuses the demoted administrator, its queues hear of it, and register follows", async () => {
@@ -26,20 +32,20 @@ describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes
     // B knows iago as an administrator: his user row and group memberships are cached there.
     const { group_id } = await expectSuccess(
       b.as("hamlet").POST("/user_groups/create", {
-        body: { name: "players", description: "", members: [id("hamlet")] } as never,
+        body: { name: "players", description: "", members: [id("hamlet")] },
       }),
     );
     const editGroup = (description: string) =>
       b.as("iago").PATCH("/user_groups/{user_group_id}", {
         params: { path: { user_group_id: group_id } },
-        body: { description } as never,
+        body: { description },
       });
     await expectSuccess(editGroup("as an administrator"));
     await expectSuccess(patchUser(b, "iago", "othello", { full_name: "Othello" }));
 
     // A long-poll waiting in B for an event committed through A.
     const { queue_id } = await expectSuccess(
-      b.as("hamlet").POST("/register", { body: { event_types: ["realm_user"] } as never }),
+      b.as("hamlet").POST("/register", { body: { event_types: ["realm_user"] } }),
     );
     const waiting = b.as("hamlet").GET("/events", {
       params: { query: { queue_id: queue_id!, last_event_id: -1 } },
@@ -69,7 +75,7 @@ describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes
     await expectError(editGroup("as a member"), 400, "Insufficient permission");
 
     const state = await expectSuccess(
-      b.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } as never }),
+      b.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm_user"] } }),
     );
     expect((state as any).realm_users.find((u: any) => u.user_id === id("iago"))).toMatchObject({
       role: 400,
@@ -92,13 +98,13 @@ describe.skipIf(!process.env.DATABASE_URL)("user changes across server processes
     await expectSuccess(b.as("othello").GET("/users/me"));
     await expectSuccess(b.as("cordelia").GET("/users/me"));
     const own = await expectSuccess(
-      b.as("othello").POST("/register", { body: { event_types: ["message"] } as never }),
+      b.as("othello").POST("/register", { body: { event_types: ["message"] } }),
     );
     const othellosPoll = b.as("othello").GET("/events", {
       params: { query: { queue_id: own.queue_id!, last_event_id: -1 } },
     });
     const { queue_id } = await expectSuccess(
-      b.as("hamlet").POST("/register", { body: { event_types: ["realm_user"] } as never }),
+      b.as("hamlet").POST("/register", { body: { event_types: ["realm_user"] } }),
     );
     const waiting = b.as("hamlet").GET("/events", {
       params: { query: { queue_id: queue_id!, last_event_id: -1 } },

@@ -7,6 +7,7 @@
  * answer with these.
  */
 import { expect } from "vitest";
+import { createChannel, sendToChannel, type Body } from "./builders.ts";
 import { expectSuccess } from "./expect.ts";
 import type { TestServer } from "./server.ts";
 
@@ -116,7 +117,7 @@ export async function createAccessChannels(
     data: { enableSpectatorAccess: true },
   });
   const early = ["desdemona", "othello", "prospero"].map((w) => userId(server, w));
-  const settings: Record<Kind, Record<string, unknown>> = {
+  const settings: Record<Kind, Partial<Body<"/channels/create", "post">>> = {
     protected: { invite_only: true, history_public_to_subscribers: false },
     shared: { invite_only: true, history_public_to_subscribers: true },
     "web-public": { is_web_public: true },
@@ -134,10 +135,12 @@ export async function createAccessChannels(
           }
         : {};
     const name = `access ${kind}`;
-    const body = { name, subscribers: early, ...settings[kind], ...groups };
-    const { id } = await expectSuccess(
-      server.as("desdemona").POST("/channels/create", { body: body as never }),
-    );
+    const { id } = await createChannel(server.as("desdemona"), {
+      name,
+      subscribers: early,
+      ...settings[kind],
+      ...groups,
+    });
     channels.set(kind, { channelId: id, name });
   }
   await beforeSend();
@@ -147,31 +150,32 @@ export async function createAccessChannels(
     const word = `zebra${kind.replace("-", "")}`;
     const fileUrl = await upload(server, "desdemona", `${kind}.txt`);
     const topic = "the table";
-    const sendIt = async (content: string) =>
-      (
-        await expectSuccess(
-          server.as("desdemona").POST("/messages", {
-            body: { type: "channel", to: channelId, topic, content } as never,
-          }),
-        )
-      ).id;
-    const messageId = await sendIt(`@**all** A ${word} with [a file](${fileUrl})`);
-    const secondId = await sendIt("the second");
+    const desdemona = server.as("desdemona");
+    const { id: messageId } = await sendToChannel(desdemona, {
+      to: channelId,
+      topic,
+      content: `@**all** A ${word} with [a file](${fileUrl})`,
+    });
+    const { id: secondId } = await sendToChannel(desdemona, {
+      to: channelId,
+      topic,
+      content: "the second",
+    });
     for (const who of ["othello", "prospero"])
       await expectSuccess(
         server.as(who).POST("/messages/flags", {
-          body: { messages: [messageId], op: "add", flag: "starred" } as never,
+          body: { messages: [messageId], op: "add", flag: "starred" },
         }),
       );
     fixtures.set(kind, { kind, name, channelId, topic, messageId, secondId, word, fileUrl });
     await expectSuccess(
       server.as("desdemona").POST("/users/me/subscriptions", {
-        body: { subscriptions: [{ name }], principals: [userId(server, "cordelia")] } as never,
+        body: { subscriptions: [{ name }], principals: [userId(server, "cordelia")] },
       }),
     );
     await expectSuccess(
       server.as("prospero").DELETE("/users/me/subscriptions", {
-        body: { subscriptions: [name] } as never,
+        body: { subscriptions: [name] },
       }),
     );
   }

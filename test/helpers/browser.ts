@@ -192,7 +192,11 @@ export function cookieClient(baseUrl: string, sessionid: string): ZulipClient {
  * with the wall-clock time (Date.now(), in the page) at which that row first appeared, as the
  * DOM changed, without the test's polling in the measure.
  */
-export async function whenRowAppears(page: Page, text: string): Promise<() => Promise<number>> {
+export async function whenRowAppears(
+  page: Page,
+  text: string,
+  timeout = 5000,
+): Promise<() => Promise<number>> {
   const key = `__seen_${Math.random().toString(36).slice(2)}`;
   await page.evaluate(
     (t, k) => {
@@ -214,7 +218,7 @@ export async function whenRowAppears(page: Page, text: string): Promise<() => Pr
   return async () => {
     const handle = await page.waitForFunction(
       (k) => (window as unknown as Record<string, number>)[k],
-      { timeout: 5000 },
+      { timeout },
       key,
     );
     return (await handle.jsonValue()) as number;

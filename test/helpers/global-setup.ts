@@ -1,13 +1,19 @@
 /**
- * Runs once before the test files: builds the web app if a source changed since its last build
- * (the browser tests load it, test/web/bundle-size.test.ts measures it), and the migrated
- * database template the files copy.
+ * Runs once before the test files: builds the server (the tests that start it as a process run
+ * dist/server/: test/helpers/compiled.ts) and the web app (the browser tests load it,
+ * test/web/bundle-size.test.ts measures it) if a source changed since their last build, and the
+ * migrated database template the files copy.
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { prepareTestDatabaseTemplate } from "./db.ts";
 
 export default async function setup() {
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL("../../server/tools/build.mjs", import.meta.url)), "--if-stale"],
+    { stdio: "inherit" },
+  );
   execFileSync(
     process.execPath,
     [fileURLToPath(new URL("../../web/build.mjs", import.meta.url)), "--if-stale"],

@@ -5,6 +5,7 @@
  */
 import { doCreateRealm } from "../../server/actions/realm/realm.ts";
 import { doCreateUser } from "../../server/actions/users/users.ts";
+import { INTERNAL_BOTS } from "../../server/lib/users/internal-bots.ts";
 import { Role } from "../../server/lib/users/users.ts";
 import type { TestServer } from "./server.ts";
 
@@ -25,6 +26,8 @@ export async function createOtherOrg(
   const host = `${stringId}.${server.deps.config.externalHost}`;
   const owner = await server.db.$transaction(async (tx) => {
     const realm = await doCreateRealm(tx, { name, stringId });
+    // Every organization has its internal bots, as doCreateOrganization makes them.
+    for (const bot of INTERNAL_BOTS) await doCreateUser(tx, realm, bot, host);
     return doCreateUser(
       tx,
       realm,

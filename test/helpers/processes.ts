@@ -12,6 +12,7 @@ import { openDatabase } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
+import { SERVER_COMMAND } from "./compiled.ts";
 import { createPostgresTestDatabaseUrl } from "./db.ts";
 import { freePort } from "./net.ts";
 import { specCheckMiddleware } from "./spec-check.ts";
@@ -96,7 +97,7 @@ async function startServerProcess(
   env: Record<string, string>,
 ): Promise<ServerProcess> {
   let stderr = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(SERVER_COMMAND[0], SERVER_COMMAND.slice(1), {
     cwd: root,
     env: {
       ...process.env,

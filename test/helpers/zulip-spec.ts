@@ -93,7 +93,7 @@ export function zulipEventValidator(type: string, op?: string): ValidateFunction
 }
 
 /** Zulip's schema errors for an event, as one readable line each (none when it conforms). */
-export function zulipEventErrors(event: { type: string; op?: unknown }): string[] {
+export function zulipEventErrors(event: { type: string; op?: unknown; id?: number }): string[] {
   const validate = zulipEventValidator(
     event.type,
     typeof event.op === "string" ? event.op : undefined,

@@ -18,7 +18,7 @@ export async function doCreateSession(
   const csrfToken = randomToken();
   const now = deps.now();
   const expires = new Date(now.getTime() + SESSION_COOKIE_AGE_SECONDS * 1000);
-  await inTransaction(deps, user.realmId, async (tx) => {
+  await inTransaction(deps, user.realmId, async ({ tx }) => {
     await tx.session.deleteMany({ where: { userProfileId: user.id, expires: { lte: now } } });
     await tx.session.create({
       data: {
@@ -39,7 +39,7 @@ export async function doDeleteSession(
   deps: Pick<AppDeps, "db" | "events">,
   session: { id: string; realmId: number },
 ): Promise<void> {
-  await inTransaction(deps, session.realmId, async (tx) => {
+  await inTransaction(deps, session.realmId, async ({ tx }) => {
     await tx.session.deleteMany({ where: { id: session.id } });
   });
 }

@@ -6,10 +6,10 @@
  * `is_archived` for those that declared it, `stream` delete (or create, when unarchived) marked
  * `for_archiving` / `for_unarchiving` for the others.
  */
-import type { Realm, Stream, Tx } from "../../db/index.ts";
+import type { Realm, Stream } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { toChannelDicts } from "../../lib/channels/channels.ts";
 import {
   accessChannelForUpdate,
@@ -33,13 +33,13 @@ const REALM_CHANNEL_FIELDS = {
 /** DELETE /streams/{id}: do_deactivate_stream, for a caller who administers the channel. */
 export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
   const bot = await notificationBot(ctx, ctx.realm);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const { stream } = await accessChannelForUpdate(tx, ctx.user, streamId);
     if (stream.isArchived) throw new JsonableError("Channel is already deactivated");
     // Who could see it before it is archived (can_access_stream_metadata_user_ids).
     const affected = await metadataUserIds(tx, ctx.realm.id, stream);
     await tx.stream.update({ where: { id: stream.id }, data: { isArchived: true } });
-    await clearRealmChannelSettings(tx, events, ctx.realm, stream.id);
+    await clearRealmChannelSettings({ tx, events }, ctx.realm, stream.id);
     const removed = await tx.defaultStream.deleteMany({
       where: { realmId: ctx.realm.id, streamId: stream.id },
     });
@@ -63,8 +63,7 @@ export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
     // limit_unread_user_ids=set(): the notice is unread for nobody (its sender included).
     const readers = new Set([bot.bot.id, ...(await activeSubscriberIds(tx, stream))]);
     await sendChannelEventsNotice(
-      tx,
-      events,
+      { tx, events },
       ctx,
       bot,
       stream,
@@ -76,8 +75,7 @@ export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
 
 /** maybe_set_moderation_or_announcement_channels_none: `realm` update_dict with -1 for each setting cleared. */
 async function clearRealmChannelSettings(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realm: Realm,
   streamId: number,
 ) {
@@ -103,8 +101,7 @@ async function clearRealmChannelSettings(
  * no subscriber left (deactivated users count, as in Zulip).
  */
 export async function doUnarchiveChannel(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   bot: InternalSender,
   stream: Stream,
@@ -143,8 +140,7 @@ export async function doUnarchiveChannel(
     notify,
   );
   await sendChannelEventsNotice(
-    tx,
-    events,
+    { tx, events },
     ctx,
     bot,
     unarchived,

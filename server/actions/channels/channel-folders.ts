@@ -29,7 +29,7 @@ export async function doCreateChannelFolder(
   input: { name: string; description: string },
 ): Promise<number> {
   requireAdmin(ctx);
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const name = await checkChannelFolderName(tx, ctx.realm.id, input.name);
     refuseNul(input.description, "channel folder description");
     const last = await tx.channelFolder.aggregate({
@@ -61,7 +61,7 @@ export async function doUpdateChannelFolder(
   input: { name?: string; description?: string; isArchived?: boolean },
 ) {
   requireAdmin(ctx);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const folder = await accessChannelFolder(tx, ctx.realm.id, folderId);
     const data: Record<string, unknown> = {};
     const changed: Record<string, unknown> = {};

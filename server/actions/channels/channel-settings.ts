@@ -111,7 +111,7 @@ interface Step {
 /** update_stream_backend. */
 export async function doUpdateChannel(ctx: RequestContext, streamId: number, input: ChannelUpdate) {
   const bot = await notificationBot(ctx, ctx.realm);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const channel = await accessChannelForUpdate(tx, ctx.user, streamId);
     const step: Step = { tx, events, ctx, bot, channel };
     const { user, realm } = ctx;
@@ -181,7 +181,7 @@ export async function doUpdateChannel(ctx: RequestContext, streamId: number, inp
     }
 
     if (input.isArchived === false)
-      channel.stream = await doUnarchiveChannel(tx, events, ctx, bot, channel.stream);
+      channel.stream = await doUnarchiveChannel({ tx, events }, ctx, bot, channel.stream);
 
     if (input.topicsPolicy !== undefined) {
       if (!(await can(tx, user, realm, "can_set_topics_policy_group")))
@@ -252,7 +252,7 @@ async function setProperty(
 
 /** maybe_send_channel_events_notice for this channel, as it now is. */
 function notice({ tx, events, ctx, bot, channel }: Step, content: string) {
-  return sendChannelEventsNotice(tx, events, ctx, bot, channel.stream, content);
+  return sendChannelEventsNotice({ tx, events }, ctx, bot, channel.stream, content);
 }
 
 /**

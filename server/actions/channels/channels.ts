@@ -7,7 +7,7 @@
 import type { Prisma, Realm, Stream, Tx } from "../../db/index.ts";
 import type { AppDeps, RequestContext } from "../../context.ts";
 import { IncompatibleParametersError, JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { PendingEvents, UnitOfWork } from "../../events/index.ts";
 import { renderMarkdown } from "../../lib/markdown/index.ts";
 import { RecipientType } from "../../lib/recipients.ts";
 import {
@@ -215,8 +215,7 @@ async function checkCreationPermissions(tx: Tx, ctx: RequestContext, input: Chan
  * bulkAddSubscriptions, then doAnnounceNewChannels). Uses `tx` only, never `ctx.db`.
  */
 export async function doCreateChannels(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   inputs: ChannelCreation[],
 ): Promise<Stream[]> {
@@ -277,8 +276,7 @@ export async function doCreateChannels(
     created.push(stream);
   }
   await announceCreation(
-    tx,
-    events,
+    { tx, events },
     ctx.realm,
     created,
     inputs.some((i) => i.isDefaultStream),
@@ -293,8 +291,7 @@ export async function doCreateChannels(
  * of a private channel when they are subscribed.
  */
 async function announceCreation(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realm: Realm,
   streams: Stream[],
   defaultsChanged: boolean,
@@ -321,8 +318,7 @@ async function announceCreation(
  * "channel events", unless the organization turned those off). Read for the creator.
  */
 export async function doAnnounceNewChannels(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   bot: InternalSender,
   streams: Stream[],
@@ -339,20 +335,25 @@ export async function doAnnounceNewChannels(
         ? `${creator} created the following channels: ${links}.`
         : `${creator} created a new channel ${links}.`;
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      realm,
-      bot,
-      { kind: "channel", streamId: realm.newStreamAnnouncementsStreamId, topic: "new channels" },
-      content,
-      { readByUserIds: readBy },
+      { tx, events },
+      {
+        deps: ctx,
+        realm,
+        sender: bot,
+        target: {
+          kind: "channel",
+          streamId: realm.newStreamAnnouncementsStreamId,
+          topic: "new channels",
+        },
+        content,
+        readByUserIds: readBy,
+      },
     );
   }
   for (const stream of streams) {
     const description = stream.description === "" ? "*No description.*" : stream.description;
     const content = `**${permissionPolicyName(stream)}** channel created by ${creator}. **Description:**\n\`\`\`\` quote\n${description}\n\`\`\`\``;
-    await sendChannelEventsNotice(tx, events, ctx, bot, stream, content, readBy);
+    await sendChannelEventsNotice({ tx, events }, ctx, bot, stream, content, readBy);
   }
 }
 
@@ -362,8 +363,7 @@ export async function doAnnounceNewChannels(
  * organization turned those notices off. Archived channels take it too.
  */
 export async function sendChannelEventsNotice(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Pick<RequestContext, "realm" | "config" | "now">,
   bot: InternalSender,
   stream: Pick<Stream, "id" | "topicsPolicy">,
@@ -373,14 +373,15 @@ export async function sendChannelEventsNotice(
   if (!ctx.realm.sendChannelEventsMessages) return;
   const topic = stream.topicsPolicy === "empty_topic_only" ? "" : CHANNEL_EVENTS_TOPIC;
   await internalSendMessage(
-    tx,
-    events,
-    ctx,
-    ctx.realm,
-    bot,
-    { kind: "channel", streamId: stream.id, topic },
-    content,
-    { readByUserIds: readBy },
+    { tx, events },
+    {
+      deps: ctx,
+      realm: ctx.realm,
+      sender: bot,
+      target: { kind: "channel", streamId: stream.id, topic },
+      content,
+      readByUserIds: readBy,
+    },
   );
 }
 
@@ -398,7 +399,7 @@ export async function doCreateChannelWithoutCreator(
   if (input.isDefaultStream && input.inviteOnly)
     throw new JsonableError("A default channel cannot be private.");
   const description = channelDescription(input.description);
-  return inTransaction(deps, realm.id, async (tx, events) => {
+  return inTransaction(deps, realm.id, async ({ tx, events }) => {
     await checkChannelNameFree(tx, realm.id, name);
     const stream = await doCreateChannel(
       tx,
@@ -408,7 +409,7 @@ export async function doCreateChannelWithoutCreator(
     );
     if (input.isDefaultStream)
       await tx.defaultStream.create({ data: { realmId: realm.id, streamId: stream.id } });
-    await announceCreation(tx, events, realm, [stream], input.isDefaultStream);
+    await announceCreation({ tx, events }, realm, [stream], input.isDefaultStream);
     return stream;
   });
 }

@@ -3,10 +3,10 @@
  * direct messages to users someone else subscribed (send_messages_for_new_subscribers,
  * you_were_just_subscribed_message).
  */
-import type { Stream, Tx, UserProfile } from "../../db/index.ts";
+import type { Stream, UserProfile } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { silentMentionSyntax } from "../../lib/messages/message-links.ts";
 import { internalSendMessage, type InternalSender } from "../messages/internal-send.ts";
 
@@ -62,8 +62,7 @@ export async function accessPrincipals(
  * which channels they were added to, in a direct message from Notification Bot.
  */
 export async function doSendNewSubscriptionMessages(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   bot: InternalSender,
   users: Principal[],
@@ -86,13 +85,14 @@ export async function doSendNewSubscriptionMessages(
         ? `${actor} subscribed you to #**${channels[0]!.name}**.`
         : `${actor} subscribed you to the following channels:\n\n${channels.map((s) => `* #**${s.name}**\n`).join("")}`;
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      ctx.realm,
-      bot,
-      { kind: "direct", userIds: [user.id] },
-      content,
+      { tx, events },
+      {
+        deps: ctx,
+        realm: ctx.realm,
+        sender: bot,
+        target: { kind: "direct", userIds: [user.id] },
+        content,
+      },
     );
   }
 }

@@ -74,7 +74,7 @@ export async function doUpdateSubscriptionProperties(
       throw new JsonableError(describe(index, `${property} is not a boolean`));
     checked.push({ stream, property, value: change.value });
   }
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     for (const { stream, property, value } of checked) {
       // in_home_view is the inverse of is_muted, which is what is stored.
       const stored = property === "in_home_view" ? !value : value;

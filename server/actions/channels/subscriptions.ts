@@ -4,7 +4,7 @@
  * channels, with Zulip's events.
  */
 import type { Stream, Tx } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import type { RequestContext } from "../../context.ts";
 import { metadataAudience, type AudienceChannel } from "../../lib/channels/channels.ts";
 import { subscriptionDicts } from "../../lib/channels/subscriptions.ts";
@@ -91,8 +91,7 @@ export async function doSubscribe(
  * to new subscribers who could not see the channel before. Uses `tx` only.
  */
 export async function bulkAddSubscriptions(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Actor,
   streams: SubscribedChannel[],
   userIds: number[],
@@ -170,8 +169,7 @@ export async function bulkAddSubscriptions(
  * already updated.
  */
 export async function setSubscriptionsUserActive(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realmId: number,
   userIds: number[],
   active: boolean,
@@ -243,8 +241,7 @@ function stripPersonal(dict: Record<string, unknown>) {
  * subscribers, and `stream` delete to users who can no longer see a private channel. Uses `tx` only.
  */
 export async function bulkRemoveSubscriptions(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Actor,
   streams: SubscribedChannel[],
   userIds: number[],
@@ -323,20 +320,18 @@ export async function doAddSubscriptions(
   },
 ): Promise<{ streams: SubscribedChannel[]; created: Stream[]; result: SubscriptionResult }> {
   const bot = await notificationBot(ctx, ctx.realm);
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    const created = await doCreateChannels(tx, events, ctx, input.create);
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+    const created = await doCreateChannels({ tx, events }, ctx, input.create);
     const streams: SubscribedChannel[] = [...input.existing, ...created];
     const result = await bulkAddSubscriptions(
-      tx,
-      events,
+      { tx, events },
       ctx,
       streams,
       input.users.map((u) => u.id),
     );
     if (input.sendNewSubscriptionMessages)
       await doSendNewSubscriptionMessages(
-        tx,
-        events,
+        { tx, events },
         ctx,
         bot,
         input.users,
@@ -344,7 +339,7 @@ export async function doAddSubscriptions(
         created,
         streams,
       );
-    await doAnnounceNewChannels(tx, events, ctx, bot, created, { announce: input.announce });
+    await doAnnounceNewChannels({ tx, events }, ctx, bot, created, { announce: input.announce });
     return { streams, created, result };
   });
 }
@@ -355,7 +350,7 @@ export function doRemoveSubscriptions(
   streams: SubscribedChannel[],
   userIds: number[],
 ) {
-  return inTransaction(ctx, ctx.realm.id, (tx, events) =>
-    bulkRemoveSubscriptions(tx, events, ctx, streams, userIds),
+  return inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    bulkRemoveSubscriptions({ tx, events }, ctx, streams, userIds),
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from "../../context.ts";
 import type { Tx } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { unixSeconds } from "../../lib/time.ts";
 import { TopicVisibility } from "../../lib/messages/topics.ts";
 import { inTransaction } from "../transaction.ts";
@@ -27,8 +27,7 @@ export async function mutedTopics(tx: Tx, userId: number) {
 
 /** Sets the policy in the caller's transaction; returns whether anything changed. */
 async function setTopicVisibility(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Pick<RequestContext, "realm" | "user" | "now">,
   target: TopicTarget,
   policy: number,
@@ -82,7 +81,7 @@ async function setTopicVisibility(
 
 /** One policy change as its own request. */
 export function doSetTopicVisibility(ctx: RequestContext, target: TopicTarget, policy: number) {
-  return inTransaction(ctx, ctx.realm.id, (tx, events) =>
-    setTopicVisibility(tx, events, ctx, target, policy),
+  return inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    setTopicVisibility({ tx, events }, ctx, target, policy),
   );
 }

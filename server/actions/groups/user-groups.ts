@@ -7,7 +7,7 @@
 import type { RequestContext } from "../../context.ts";
 import type { NamedUserGroup, Tx } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import {
   CHANNEL_GROUP_SETTINGS,
   REALM_GROUP_SETTINGS,
@@ -102,8 +102,7 @@ async function checkSubgroups(tx: Tx, realmId: number, groupIds: number[]) {
 }
 
 async function groupEvent(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realmId: number,
   event: Record<string, unknown>,
 ) {
@@ -125,7 +124,7 @@ export async function doCreateUserGroup(ctx: Ctx, input: NewUserGroup): Promise<
   const name = checkUserGroupName(input.name);
   refuseNul(input.description, "user group description");
   const realmId = ctx.realm.id;
-  return inTransaction(ctx, realmId, async (tx, events) => {
+  return inTransaction(ctx, realmId, async ({ tx, events }) => {
     await checkNameAvailable(tx, realmId, name);
     const members = await checkUsers(tx, realmId, input.members);
     const subgroups = await checkSubgroups(tx, realmId, input.subgroups);
@@ -158,7 +157,7 @@ export async function doCreateUserGroup(ctx: Ctx, input: NewUserGroup): Promise<
     });
     events.invalidate(`groups:${realmId}`);
     const [group] = await userGroupDicts(tx, realmId, { includeDeactivated: true, ids: [base.id] });
-    await groupEvent(tx, events, realmId, { op: "add", group });
+    await groupEvent({ tx, events }, realmId, { op: "add", group });
     return base.id;
   });
 }
@@ -182,7 +181,7 @@ export async function doUpdateUserGroup(ctx: Ctx, groupId: number, input: UserGr
   )
     throw new JsonableError("No new data supplied");
   const realmId = ctx.realm.id;
-  await inTransaction(ctx, realmId, async (tx, events) => {
+  await inTransaction(ctx, realmId, async ({ tx, events }) => {
     const group = await accessUserGroupForUpdate(tx, ctx, groupId, [], { allowDeactivated: true });
     const data: Record<string, unknown> = {};
     const changed: Record<string, unknown> = {};
@@ -217,7 +216,7 @@ export async function doUpdateUserGroup(ctx: Ctx, groupId: number, input: UserGr
     await tx.namedUserGroup.update({ where: { id: group.id }, data });
     await deleteAnonymousGroups(tx, replaced);
     if (data.deactivated !== undefined) events.invalidate(`groups:${realmId}`);
-    await groupEvent(tx, events, realmId, { op: "update", group_id: group.id, data: changed });
+    await groupEvent({ tx, events }, realmId, { op: "update", group_id: group.id, data: changed });
   });
 }
 
@@ -265,7 +264,7 @@ async function groupObjections(tx: Tx, realmId: number, groupId: number) {
 /** do_deactivate_user_group: refused while the group holds a permission (CANNOT_DEACTIVATE_GROUP_IN_USE). */
 export async function doDeactivateUserGroup(ctx: Ctx, groupId: number) {
   const realmId = ctx.realm.id;
-  await inTransaction(ctx, realmId, async (tx, events) => {
+  await inTransaction(ctx, realmId, async ({ tx, events }) => {
     const group = await accessUserGroupForUpdate(tx, ctx, groupId, [], { allowDeactivated: false });
     const objections = await groupObjections(tx, realmId, group.id);
     if (objections.length > 0)
@@ -277,12 +276,12 @@ export async function doDeactivateUserGroup(ctx: Ctx, groupId: number) {
     events.invalidate(`groups:${realmId}`);
     // Both forms, as Zulip: queues with include_deactivated_groups take the update, the others
     // the removal (the queue's filter, events/queues.ts).
-    await groupEvent(tx, events, realmId, {
+    await groupEvent({ tx, events }, realmId, {
       op: "update",
       group_id: group.id,
       data: { deactivated: true },
     });
-    await groupEvent(tx, events, realmId, { op: "remove", group_id: group.id });
+    await groupEvent({ tx, events }, realmId, { op: "remove", group_id: group.id });
   });
 }
 
@@ -310,7 +309,7 @@ export async function doUpdateUserGroupMembers(
   const self = (ids: number[]) => ids.length === 1 && ids[0] === ctx.user.id;
   const bot =
     input.add.length + input.delete.length > 0 ? await notificationBot(ctx, ctx.realm) : null;
-  await inTransaction(ctx, realmId, async (tx, events) => {
+  await inTransaction(ctx, realmId, async ({ tx, events }) => {
     if (input.add.length > 0) {
       const allowed: UserGroupSettingName[] = self(input.add)
         ? ["can_join_group", "can_add_members_group"]
@@ -328,12 +327,12 @@ export async function doUpdateUserGroupMembers(
       await tx.userGroupMembership.createMany({
         data: ids.map((userProfileId) => ({ userGroupId: group.id, userProfileId })),
       });
-      await groupEvent(tx, events, realmId, {
+      await groupEvent({ tx, events }, realmId, {
         op: "add_members",
         group_id: group.id,
         user_ids: ids,
       });
-      await notifyMembershipChange(tx, events, ctx, bot!, group, ids, "added you to");
+      await notifyMembershipChange({ tx, events }, ctx, bot!, group, ids, "added you to");
     }
     if (input.delete.length > 0) {
       const allowed: UserGroupSettingName[] = self(input.delete)
@@ -357,15 +356,21 @@ export async function doUpdateUserGroupMembers(
       await tx.userGroupMembership.deleteMany({
         where: { userGroupId: group.id, userProfileId: { in: ids } },
       });
-      await groupEvent(tx, events, realmId, {
+      await groupEvent({ tx, events }, realmId, {
         op: "remove_members",
         group_id: group.id,
         user_ids: ids,
       });
-      await notifyMembershipChange(tx, events, ctx, bot!, group, ids, "removed you from");
+      await notifyMembershipChange({ tx, events }, ctx, bot!, group, ids, "removed you from");
     }
     if (input.addSubgroups.length > 0 || input.deleteSubgroups.length > 0)
-      await changeSubgroups(tx, events, ctx, groupId, input.addSubgroups, input.deleteSubgroups);
+      await changeSubgroups(
+        { tx, events },
+        ctx,
+        groupId,
+        input.addSubgroups,
+        input.deleteSubgroups,
+      );
     events.invalidate(`groups:${realmId}`);
   });
 }
@@ -375,8 +380,7 @@ export async function doUpdateUserGroupMembers(
  * someone else added or removed ("@_**Iago|2** added you to the group @_*backenders*.").
  */
 async function notifyMembershipChange(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Ctx,
   bot: InternalSender,
   group: NamedUserGroup,
@@ -393,20 +397,20 @@ async function notifyMembershipChange(
   const content = `${silentMentionSyntax(ctx.user)} ${action} the group @_*${group.name}*.`;
   for (const user of users)
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      ctx.realm,
-      bot,
-      { kind: "direct", userIds: [user.id] },
-      content,
+      { tx, events },
+      {
+        deps: ctx,
+        realm: ctx.realm,
+        sender: bot,
+        target: { kind: "direct", userIds: [user.id] },
+        content,
+      },
     );
 }
 
 /** Subgroups added and removed (can_manage_group); a group may never contain itself, even through others. */
 async function changeSubgroups(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: Ctx,
   groupId: number,
   add: number[],
@@ -435,7 +439,7 @@ async function changeSubgroups(
     await tx.groupGroupMembership.createMany({
       data: ids.map((subgroupId) => ({ supergroupId: group.id, subgroupId })),
     });
-    await groupEvent(tx, events, realmId, {
+    await groupEvent({ tx, events }, realmId, {
       op: "add_subgroups",
       group_id: group.id,
       direct_subgroup_ids: ids,
@@ -457,7 +461,7 @@ async function changeSubgroups(
     await tx.groupGroupMembership.deleteMany({
       where: { supergroupId: group.id, subgroupId: { in: ids } },
     });
-    await groupEvent(tx, events, realmId, {
+    await groupEvent({ tx, events }, realmId, {
       op: "remove_subgroups",
       group_id: group.id,
       direct_subgroup_ids: ids,
@@ -473,8 +477,8 @@ export async function doUpdateUserGroupSubgroups(
 ) {
   if (input.add.length + input.delete.length === 0)
     throw new JsonableError('Nothing to do. Specify at least one of "add" or "delete".');
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
-    await changeSubgroups(tx, events, ctx, groupId, input.add, input.delete);
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+    await changeSubgroups({ tx, events }, ctx, groupId, input.add, input.delete);
     events.invalidate(`groups:${ctx.realm.id}`);
   });
 }

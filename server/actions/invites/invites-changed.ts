@@ -4,13 +4,11 @@
  * they are not one, to fetch the invitation list again. It carries no data, so one event serves
  * every kind of change: sent, revoked, resent, used.
  */
-import type { Tx } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { Role } from "../../lib/users/users.ts";
 
 export async function notifyInvitesChanged(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realmId: number,
   changedInviteReferrerId?: number | null,
 ): Promise<void> {

@@ -129,7 +129,7 @@ export async function doInviteUsers(
   const { streamIds, groupIds } = await checkInviteOptions(ctx, options, () => {
     if (!inviteeEmailsRaw) throw new JsonableError("You must specify at least one email address.");
   });
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const emails = inviteeEmails(inviteeEmailsRaw);
     const realm = await lockRealm(tx, ctx.realm);
     await checkInviteLimit(tx, realm, ctx.config, emails.length, now);
@@ -198,7 +198,7 @@ export async function doInviteUsers(
       tx,
       keyed.map((r) => invitationMail(ctx, ctx.user, base, { ...r, expiryDate: expiry })),
     );
-    await notifyInvitesChanged(tx, events, realm.id, ctx.user.id);
+    await notifyInvitesChanged({ tx, events }, realm.id, ctx.user.id);
     return skipped;
   });
 }
@@ -211,7 +211,7 @@ export async function doResendInvite(ctx: Ctx, inviteId: number): Promise<void> 
   requireMemberOrAdmin(ctx.user);
   const now = ctx.now();
   const base = await realmUrl(ctx.db, ctx.realm, ctx.config);
-  await inTransaction(ctx, ctx.realm.id, async (tx) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx }) => {
     const invite = await accessInviteById(tx, ctx.user, inviteId);
     const realm = await lockRealm(tx, ctx.realm);
     await checkInviteLimit(tx, realm, ctx.config, 1, now);
@@ -238,13 +238,13 @@ export async function doResendInvite(ctx: Ctx, inviteId: number): Promise<void> 
 /** revoke_user_invite: the invitation is marked revoked (its link then says so). */
 export async function doRevokeInvite(ctx: Ctx, inviteId: number): Promise<void> {
   requireMemberOrAdmin(ctx.user);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const invite = await accessInviteById(tx, ctx.user, inviteId);
     await tx.preregistrationUser.update({
       where: { id: invite.id },
       data: { status: InviteStatus.REVOKED },
     });
-    await notifyInvitesChanged(tx, events, ctx.realm.id, invite.referredById);
+    await notifyInvitesChanged({ tx, events }, ctx.realm.id, invite.referredById);
   });
 }
 
@@ -256,7 +256,7 @@ export async function doCreateMultiuseInvite(ctx: Ctx, options: InviteOptions): 
   const now = ctx.now();
   const base = await realmUrl(ctx.db, ctx.realm, ctx.config);
   const { streamIds, groupIds } = await checkInviteOptions(ctx, options);
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const expiry = expiryDate(ctx, now, options.expiresInMinutes);
     const invite = await tx.multiuseInvite.create({
       data: {
@@ -279,7 +279,7 @@ export async function doCreateMultiuseInvite(ctx: Ctx, options: InviteOptions): 
       now,
       expiryDate: expiry,
     });
-    await notifyInvitesChanged(tx, events, ctx.realm.id, ctx.user.id);
+    await notifyInvitesChanged({ tx, events }, ctx.realm.id, ctx.user.id);
     return confirmationUrl(base, key);
   });
 }
@@ -287,12 +287,12 @@ export async function doCreateMultiuseInvite(ctx: Ctx, options: InviteOptions): 
 /** revoke_multiuse_invite: the link is marked revoked. */
 export async function doRevokeMultiuseInvite(ctx: Ctx, inviteId: number): Promise<void> {
   requireMemberOrAdmin(ctx.user);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const invite = await accessMultiuseInviteById(tx, ctx.user, inviteId);
     await tx.multiuseInvite.update({
       where: { id: invite.id },
       data: { status: InviteStatus.REVOKED },
     });
-    await notifyInvitesChanged(tx, events, ctx.realm.id, invite.referredById);
+    await notifyInvitesChanged({ tx, events }, ctx.realm.id, invite.referredById);
   });
 }

@@ -10,7 +10,7 @@
 import type { AppDeps } from "../../context.ts";
 import type { Realm, Tx, UserProfile } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { findChannelsById, findDefaultChannels } from "../../lib/channels/channels.ts";
 import {
   ConfirmationType,
@@ -88,7 +88,7 @@ export async function doSignUp(
   const welcomer = await welcomeBot(deps, realm);
   const url = await realmUrl(deps.db, realm, deps.config);
 
-  return inTransaction(deps, realm.id, async (tx, events) => {
+  return inTransaction(deps, realm.id, async ({ tx, events }) => {
     // The row is locked first, so of two submissions of one link exactly one creates an account.
     await tx.$queryRaw`SELECT id FROM preregistration_user WHERE id = ${preregId} FOR UPDATE`;
     const prereg = await tx.preregistrationUser.findUnique({
@@ -113,8 +113,7 @@ export async function doSignUp(
     );
 
     await addToGroups(
-      tx,
-      events,
+      { tx, events },
       realm.id,
       user.id,
       prereg.invitedAs,
@@ -134,17 +133,18 @@ export async function doSignUp(
     const channels = [...new Map([...invited, ...defaults].map((c) => [c.id, c])).values()]
       .filter((c) => !c.isArchived)
       .sort((a, b) => a.id - b.id);
-    await bulkAddSubscriptions(tx, events, { realm, user: null }, channels, [user.id]);
+    await bulkAddSubscriptions({ tx, events }, { realm, user: null }, channels, [user.id]);
 
     if (prereg.referredBy?.isActive && prereg.notifyReferrerOnJoin)
       await internalSendMessage(
-        tx,
-        events,
-        deps,
-        realm,
-        notifier,
-        { kind: "direct", userIds: [prereg.referredBy.id] },
-        `${silentMentionSyntax(user)} accepted your invitation to join Zulip!`,
+        { tx, events },
+        {
+          deps,
+          realm,
+          sender: notifier,
+          target: { kind: "direct", userIds: [prereg.referredBy.id] },
+          content: `${silentMentionSyntax(user)} accepted your invitation to join Zulip!`,
+        },
       );
 
     // This invitation is used; every other one to the same address is revoked.
@@ -161,13 +161,13 @@ export async function doSignUp(
       data: { status: InviteStatus.REVOKED },
     });
     if (prereg.referredById !== null)
-      await notifyInvitesChanged(tx, events, realm.id, prereg.referredById);
+      await notifyInvitesChanged({ tx, events }, realm.id, prereg.referredById);
 
-    await announceSignUp(tx, events, deps, realm, notifier, user);
+    await announceSignUp({ tx, events }, deps, realm, notifier, user);
 
     // The invitation's text (null: the organization's; "": none).
     const customText = prereg.welcomeMessageCustomText ?? realm.welcomeMessageCustomText;
-    await sendInitialDirectMessages(tx, events, deps, realm, welcomer, user, url, customText);
+    await sendInitialDirectMessages({ tx, events }, deps, realm, welcomer, user, url, customText);
     return user;
   });
 }
@@ -178,8 +178,7 @@ export async function doSignUp(
  * for each to every active user.
  */
 async function addToGroups(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realmId: number,
   userId: number,
   role: number,
@@ -213,8 +212,7 @@ async function addToGroups(
 
 /** notify_new_user: "… joined this organization." in the signup announcements channel, if any. */
 async function announceSignUp(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   deps: Deps,
   realm: Realm,
   notifier: InternalSender,
@@ -224,13 +222,14 @@ async function announceSignUp(
   const [channel] = await findChannelsById(tx, realm.id, [realm.signupAnnouncementsStreamId]);
   if (!channel || channel.isArchived) return;
   await internalSendMessage(
-    tx,
-    events,
-    deps,
-    realm,
-    notifier,
-    { kind: "channel", streamId: channel.id, topic: "signups" },
-    `${silentMentionSyntax(user)} joined this organization.`,
+    { tx, events },
+    {
+      deps,
+      realm,
+      sender: notifier,
+      target: { kind: "channel", streamId: channel.id, topic: "signups" },
+      content: `${silentMentionSyntax(user)} joined this organization.`,
+    },
   );
 }
 
@@ -247,7 +246,7 @@ export async function doRequestSignUpEmail(
   email: string,
 ): Promise<void> {
   const url = await realmUrl(deps.db, realm, deps.config);
-  await inTransaction(deps, realm.id, async (tx) => {
+  await inTransaction(deps, realm.id, async ({ tx }) => {
     const invite = await tx.multiuseInvite.findUnique({
       where: { id: inviteId },
       include: {

@@ -54,7 +54,7 @@ async function checkDraft(ctx: RequestContext, tx: Tx, draft: DraftInput) {
 
 /** do_create_drafts: every draft checked before any is stored; one `drafts` add event. */
 export async function doCreateDrafts(ctx: RequestContext, drafts: DraftInput[]): Promise<number[]> {
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const checked = [];
     for (const draft of drafts) checked.push(await checkDraft(ctx, tx, draft));
     const created = await tx.draft.createManyAndReturn({
@@ -76,7 +76,7 @@ export async function doCreateDrafts(ctx: RequestContext, drafts: DraftInput[]):
 
 /** do_edit_draft: the caller's own draft only ("Draft does not exist" before any check). */
 export async function doEditDraft(ctx: RequestContext, draftId: number, draft: DraftInput) {
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     if (!isStorableId(draftId)) throw draftDoesNotExist();
     const existing = await tx.draft.findFirst({
       where: { id: draftId, userProfileId: ctx.user.id },
@@ -91,7 +91,7 @@ export async function doEditDraft(ctx: RequestContext, draftId: number, draft: D
 
 /** do_delete_draft. */
 export async function doDeleteDraft(ctx: RequestContext, draftId: number) {
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     if (!isStorableId(draftId)) throw draftDoesNotExist();
     const { count } = await tx.draft.deleteMany({
       where: { id: draftId, userProfileId: ctx.user.id },

@@ -5,8 +5,8 @@
  * commits (or rolls back) with the change it reports.
  */
 import type { AppDeps } from "../../context.ts";
-import type { Realm, Tx, UserProfile } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { Realm, UserProfile } from "../../db/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { clientIdFor } from "../../lib/clients.ts";
 import {
   NOTIFICATION_BOT,
@@ -49,16 +49,21 @@ export async function internalBot(
   return { bot, clientId: await clientIdFor(deps.db, INTERNAL_CLIENT) };
 }
 
-/** Checks, renders and sends a message from the server inside the caller's transaction. */
+/** A message the server sends: who sends it, where, what, and in which organization. */
+export interface InternalMessage {
+  deps: Pick<AppDeps, "config" | "now"> & Partial<Pick<AppDeps, "db">>;
+  realm: Realm;
+  sender: InternalSender;
+  target: MessageTarget;
+  content: string;
+  /** Recipients for whom it starts read (a notice about their own action). */
+  readByUserIds?: ReadonlySet<number>;
+}
+
+/** Checks, renders and sends a message from the server inside the caller's unit of work. */
 export async function internalSendMessage(
-  tx: Tx,
-  events: PendingEvents,
-  deps: Pick<AppDeps, "config" | "now"> & Partial<Pick<AppDeps, "db">>,
-  realm: Realm,
-  sender: InternalSender,
-  target: MessageTarget,
-  content: string,
-  options: { readByUserIds?: ReadonlySet<number> } = {},
+  { tx, events }: UnitOfWork,
+  { deps, realm, sender, target, content, readByUserIds }: InternalMessage,
 ): Promise<{ id: number }> {
   const request = await checkMessageWith(
     {
@@ -73,5 +78,5 @@ export async function internalSendMessage(
     { target, content, clientName: INTERNAL_CLIENT, readBySender: false },
     sender.clientId,
   );
-  return doSendMessage(tx, events, { ...request, readByUserIds: options.readByUserIds });
+  return doSendMessage({ tx, events }, { ...request, readByUserIds });
 }

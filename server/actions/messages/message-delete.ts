@@ -7,9 +7,9 @@
  * is left unclaimed, and its file deleted later by the same loop.
  */
 import { Prisma } from "../../db/index.ts";
-import type { RawTx, Tx } from "../../db/index.ts";
+import type { RawTx } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { accessChannel } from "../../lib/channels/channels.ts";
 import { checkCanDeleteMessage } from "../../lib/messages/message-delete.ts";
 import { isStorableText } from "../../lib/text.ts";
@@ -111,8 +111,7 @@ export async function archiveMessages(
  * channel topic or conversation, in its bulk form, to its recipients and the acting user.
  */
 export async function deleteMessages(
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   realmId: number,
   target: Prisma.Sql,
   actingUserId: number,
@@ -156,10 +155,9 @@ export async function deleteMessages(
 /** DELETE /messages/{message_id} (delete_message_backend). */
 export async function doDeleteMessage(ctx: RequestContext, messageId: number): Promise<void> {
   const message = await checkCanDeleteMessage(ctx, messageId);
-  const deleted = await inRawTransaction(ctx, ctx.realm.id, (tx, events) =>
+  const deleted = await inRawTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
     deleteMessages(
-      tx,
-      events,
+      { tx, events },
       ctx.realm.id,
       Prisma.sql`SELECT id FROM message WHERE id = ${message.id}::int FOR UPDATE`,
       ctx.user.id,
@@ -192,13 +190,13 @@ export async function doDeleteTopic(
   const start = ctx.now().getTime();
   for (;;) {
     if (ctx.now().getTime() >= start + DELETE_TOPIC_TIME_LIMIT_MS) return { complete: false };
-    const deleted = await inRawTransaction(ctx, ctx.realm.id, (tx, events) =>
-      deleteMessages(tx, events, ctx.realm.id, batch, ctx.user.id),
+    const deleted = await inRawTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+      deleteMessages({ tx, events }, ctx.realm.id, batch, ctx.user.id),
     );
     if (deleted === 0) break;
   }
-  await inTransaction(ctx, ctx.realm.id, (tx, events) =>
-    forgetTopic(ctx, tx, events, stream, topic),
+  await inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    forgetTopic(ctx, { tx, events }, stream, topic),
   );
   return { complete: true };
 }
@@ -210,8 +208,7 @@ export async function doDeleteTopic(
  */
 async function forgetTopic(
   ctx: RequestContext,
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   stream: AccessChannel & { id: number; recipientId: number },
   topic: string,
 ) {

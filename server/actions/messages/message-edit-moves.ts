@@ -3,9 +3,8 @@
  * do_update_message): topic preferences that follow a whole topic, and the notification bot's
  * notices in the old and new threads.
  */
-import type { Tx } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { unixSeconds } from "../../lib/time.ts";
 import { TopicVisibility } from "../../lib/messages/topics.ts";
 import { realmUrl } from "../../lib/realm/realm.ts";
@@ -24,8 +23,7 @@ import { internalSendMessage } from "./internal-send.ts";
  * just lose the old topic's row. Two statements for any number of users.
  */
 export async function moveTopicPreferences(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   plan: EditPlan,
   changedIds: number[],
   losingAccess: Set<number>,
@@ -114,8 +112,7 @@ function mergedVisibility(a: number, b: number): number {
 
 /** The notification bot's notices: resolved/unresolved, and the move breadcrumbs (send_message_moved_breadcrumbs). */
 export async function sendMoveNotices(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   plan: EditPlan,
   changedIds: number[],
@@ -137,14 +134,15 @@ export async function sendMoveNotices(
       : `${mention} has marked this topic as unresolved.`;
     resolvedNoticeId = (
       await internalSendMessage(
-        tx,
-        events,
-        ctx,
-        realm,
-        bot,
-        { kind: "channel", streamId: plan.origStream!.id, topic: plan.targetTopic },
-        text,
-        { readByUserIds: readByActor },
+        { tx, events },
+        {
+          deps: ctx,
+          realm,
+          sender: bot,
+          target: { kind: "channel", streamId: plan.origStream!.id, topic: plan.targetTopic },
+          content: text,
+          readByUserIds: readByActor,
+        },
       )
     ).id;
   }
@@ -186,24 +184,26 @@ export async function sendMoveNotices(
   }
   if (newText !== null)
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      realm,
-      bot,
-      { kind: "channel", streamId: plan.targetStream!.id, topic: plan.targetTopic },
-      newText,
-      { readByUserIds: readByActor },
+      { tx, events },
+      {
+        deps: ctx,
+        realm,
+        sender: bot,
+        target: { kind: "channel", streamId: plan.targetStream!.id, topic: plan.targetTopic },
+        content: newText,
+        readByUserIds: readByActor,
+      },
     );
   if (oldText !== null)
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      realm,
-      bot,
-      { kind: "channel", streamId: plan.origStream!.id, topic: plan.origTopic },
-      oldText,
-      { readByUserIds: readByActor },
+      { tx, events },
+      {
+        deps: ctx,
+        realm,
+        sender: bot,
+        target: { kind: "channel", streamId: plan.origStream!.id, topic: plan.origTopic },
+        content: oldText,
+        readByUserIds: readByActor,
+      },
     );
 }

@@ -12,7 +12,7 @@
  */
 import { Prisma, type Tx } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
-import type { PendingEvents, ZulipEvent } from "../../events/index.ts";
+import type { ZulipEvent, UnitOfWork } from "../../events/index.ts";
 import { JsonableError } from "../../errors.ts";
 import { unixSeconds } from "../../lib/time.ts";
 import { flagsOf, flagsToList } from "../../lib/messages/messages.ts";
@@ -49,7 +49,7 @@ export async function checkUpdateMessage(
   // A concurrent edit between the checks and the lock is rare: check again against the new state.
   for (let attempt = 0; ; attempt++) {
     const plan = await checkEdit(ctx, input);
-    const result = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const result = await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       const [locked] = await tx.$queryRaw<
         { content: string; subject: string; recipient_id: number }[]
       >`
@@ -61,7 +61,7 @@ export async function checkUpdateMessage(
         locked.recipient_id !== plan.message.recipientId
       )
         return null;
-      return doUpdateMessage(tx, events, ctx, plan);
+      return doUpdateMessage({ tx, events }, ctx, plan);
     });
     if (result) return result;
     if (attempt >= 2)
@@ -71,8 +71,7 @@ export async function checkUpdateMessage(
 
 /** do_update_message: applies a checked edit inside the caller's transaction. */
 async function doUpdateMessage(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   ctx: RequestContext,
   plan: EditPlan,
 ): Promise<{ detached_uploads: DetachedUpload[] }> {
@@ -234,7 +233,7 @@ async function doUpdateMessage(
       movedAll = !left!.left;
     }
   }
-  if (movedAll) await moveTopicPreferences(tx, events, plan, changedIds, losing, now);
+  if (movedAll) await moveTopicPreferences({ tx, events }, plan, changedIds, losing, now);
 
   events.add(
     event,
@@ -243,7 +242,7 @@ async function doUpdateMessage(
   );
 
   if (!isMoved || !plan.bot) return { detached_uploads: detached };
-  await sendMoveNotices(tx, events, ctx, plan, changedIds, movedAll);
+  await sendMoveNotices({ tx, events }, ctx, plan, changedIds, movedAll);
   return { detached_uploads: detached };
 }
 

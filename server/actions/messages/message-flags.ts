@@ -7,7 +7,7 @@
 import type { RequestContext } from "../../context.ts";
 import { Prisma, type RawTx, type UserProfile } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents, ZulipEvent } from "../../events/index.ts";
+import type { ZulipEvent, UnitOfWork } from "../../events/index.ts";
 import { DEFAULT_HISTORICAL_FLAGS, editableFlag, FLAG_BITS } from "../../lib/messages/flags.ts";
 import { flagTargets } from "../../lib/messages/message-flags.ts";
 import { isStorableId } from "../../lib/ids.ts";
@@ -37,8 +37,7 @@ function checkOperation(op: string): op is "add" | "remove" {
  * historical row; removing `read` skips the messages of channels the user is not subscribed to.
  */
 async function updateFlags(
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   user: Pick<UserProfile, "id" | "realmId" | "role">,
   op: "add" | "remove",
   flag: string,
@@ -112,8 +111,8 @@ export function doUpdateMessageFlags(
 ): Promise<FlagChange> {
   editableFlag(flag);
   checkOperation(op);
-  return inRawTransaction(ctx, ctx.realm.id, (tx, events) =>
-    updateFlags(tx, events, ctx.user, op as "add" | "remove", flag, messageIds),
+  return inRawTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    updateFlags({ tx, events }, ctx.user, op as "add" | "remove", flag, messageIds),
   );
 }
 
@@ -126,7 +125,7 @@ export function doMarkChannelAsRead(
   recipientId: number,
   topic: string | null,
 ): Promise<number> {
-  return inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const rows = await tx.$queryRaw<{ message_id: number }[]>`
       UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
       FROM message m
@@ -172,7 +171,7 @@ export async function doMarkAllAsRead(
   const start = now();
   for (;;) {
     if (now() - start >= timeoutMs) return false;
-    const done = await inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    const done = await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       // The unread partial index gives the newest unread rows; FOR UPDATE as Zulip's batches lock them.
       const count = await tx.$executeRaw`
         UPDATE user_message SET flags = flags | ${FLAG_BITS.read}::bigint

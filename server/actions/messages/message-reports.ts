@@ -56,7 +56,7 @@ export async function doReportMessage(
   const reported = reportedMessage(message, related);
   const reason = REPORT_MESSAGE_TYPES.find((t) => t.key === input.reportType)!.name;
 
-  await inTransaction(ctx, realm.id, async (tx, events) => {
+  await inTransaction(ctx, realm.id, async ({ tx, events }) => {
     const [channel] = await tx.$queryRaw<{ topics_policy: string; is_archived: boolean }[]>`
       SELECT topics_policy::text AS topics_policy, is_archived FROM stream WHERE id = ${channelId}`;
     // Zulip's internal send refuses an archived channel, and the view then reports the failure.
@@ -67,13 +67,14 @@ export async function doReportMessage(
     const content = reportContent(user, reported, reason, input.description, url);
     try {
       await internalSendMessage(
-        tx,
-        events,
-        ctx,
-        realm,
-        bot,
-        { kind: "channel", streamId: channelId, topic },
-        content,
+        { tx, events },
+        {
+          deps: ctx,
+          realm,
+          sender: bot,
+          target: { kind: "channel", streamId: channelId, topic },
+          content,
+        },
       );
     } catch (error) {
       if (error instanceof JsonableError)
@@ -82,13 +83,14 @@ export async function doReportMessage(
     }
     const confirmation = `You reported [a message](${messageLinkUrl(url, reported.link)}) for ${reason.toLowerCase()}.`;
     await internalSendMessage(
-      tx,
-      events,
-      ctx,
-      realm,
-      bot,
-      { kind: "direct", userIds: [user.id] },
-      confirmation,
+      { tx, events },
+      {
+        deps: ctx,
+        realm,
+        sender: bot,
+        target: { kind: "direct", userIds: [user.id] },
+        content: confirmation,
+      },
     );
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Sending a message (zerver/actions/message_send.py), in two steps as Zulip splits it:
  * `checkMessage` resolves and checks the recipients, permissions and content and renders it,
- * writing nothing; `doSendMessage(tx, events, request)` writes the message, its per-user rows and
+ * writing nothing; `doSendMessage({ tx, events }, request)` writes the message, its per-user rows and
  * (for a new direct-message group) the group inside the caller's transaction and logs the
  * `message` events there, so scheduled delivery and edits send within transactions of their own.
  * `checkSendMessage` is both, in one transaction. doSendMessage runs raw statements only, so that
@@ -39,7 +39,7 @@ import {
 import { accessSql, allowsReadingGroups, channelAllows } from "../../lib/access/channels.ts";
 import { findChannel, type ChannelRow } from "../../lib/channels/channels.ts";
 import { inRawTransaction } from "../transaction.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { realmHost, realmUrl } from "../../lib/realm/realm.ts";
 import { claimAttachments } from "../../lib/uploads/attachments.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
@@ -444,8 +444,7 @@ export async function checkWildcardMention(
 
 /** Writes a checked message inside the caller's transaction and logs its events there. */
 export async function doSendMessage(
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   request: SendMessageRequest,
 ): Promise<{ id: number }> {
   const { realm, sender, stream, rendered } = request;
@@ -535,5 +534,7 @@ export async function checkSendMessage(
   input: SendMessageInput,
 ): Promise<{ id: number }> {
   const request = await checkMessage(ctx, input);
-  return inRawTransaction(ctx, ctx.realm.id, (tx, events) => doSendMessage(tx, events, request));
+  return inRawTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    doSendMessage({ tx, events }, request),
+  );
 }

@@ -9,7 +9,7 @@
 import type { RequestContext } from "../../context.ts";
 import type { Message, RawTx } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { FLAG_BITS } from "../../lib/messages/flags.ts";
 import { accessMessage } from "../../lib/messages/messages.ts";
 import { messageEventRecipientIds } from "../../lib/access/messages.ts";
@@ -38,7 +38,7 @@ export async function checkAddReaction(
     related.reactions,
     request,
   );
-  await inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     // A vote for a reaction another user added takes that reaction's name.
     const [row] = await tx.$queryRaw<{ found: boolean; emojiName: string | null }[]>`
       WITH m AS (SELECT id FROM message WHERE id = ${message.id} FOR UPDATE),
@@ -59,7 +59,7 @@ export async function checkAddReaction(
     // A concurrent request of the same user won the race.
     if (row.emojiName === null)
       throw new JsonableError("Reaction already exists.", { code: "REACTION_ALREADY_EXISTS" });
-    await notifyReactionUpdate(ctx, tx, events, message, "add", {
+    await notifyReactionUpdate(ctx, { tx, events }, message, "add", {
       ...emoji,
       emojiName: row.emojiName,
     });
@@ -75,7 +75,7 @@ export async function checkRemoveReaction(
     change: true,
   });
   const { emojiCode, reactionType } = await reactionToRemove(ctx.db, ctx.realm.id, request);
-  await inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const [row] = await tx.$queryRaw<{ emojiName: string }[]>`
       WITH m AS (SELECT id FROM message WHERE id = ${message.id} FOR UPDATE)
       DELETE FROM reaction r USING m
@@ -84,7 +84,7 @@ export async function checkRemoveReaction(
       RETURNING r.emoji_name AS "emojiName"`;
     if (!row)
       throw new JsonableError("Reaction doesn't exist.", { code: "REACTION_DOES_NOT_EXIST" });
-    await notifyReactionUpdate(ctx, tx, events, message, "remove", {
+    await notifyReactionUpdate(ctx, { tx, events }, message, "remove", {
       emojiName: row.emojiName,
       emojiCode,
       reactionType,
@@ -95,8 +95,7 @@ export async function checkRemoveReaction(
 /** notify_reaction_update: Zulip's event, with the legacy `user` object, to those who hear of the message's changes. */
 async function notifyReactionUpdate(
   ctx: RequestContext,
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   message: Pick<Message, "id" | "recipientId" | "isChannelMessage">,
   op: "add" | "remove",
   emoji: ReactionEmoji,

@@ -130,7 +130,7 @@ export async function checkScheduleMessage(
   );
   const toSelf = !request.stream && request.directUsers.every((u) => u.id === ctx.user.id);
   const readBySender = input.readBySender ?? (defaultReadBySender(input.clientName) && !toSelf);
-  const id = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  const id = await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const recipient = await storedRecipient(tx, request);
     const row = {
       realmId: ctx.realm.id,
@@ -190,7 +190,7 @@ export async function checkEditScheduledMessage(
   input: EditScheduledMessageInput,
 ): Promise<void> {
   const clientId = await clientIdFor(ctx.db, input.clientName);
-  const deliverAt = await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  const deliverAt = await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const row = await accessScheduledMessage(tx, ctx.user, input.id, true);
     if (row.delivered) throw new JsonableError("Scheduled message was already sent");
     if (row.failed && input.deliverAt === undefined)
@@ -281,7 +281,7 @@ export async function checkEditScheduledMessage(
 
 /** DELETE /scheduled_messages/{id} (delete_scheduled_message); a message already sent can be deleted too, as in Zulip. */
 export async function doDeleteScheduledMessage(ctx: RequestContext, id: number): Promise<void> {
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const deleted = isStorableId(id)
       ? await tx.$queryRaw<{ id: number }[]>`
           DELETE FROM scheduled_message

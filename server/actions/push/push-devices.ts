@@ -25,7 +25,7 @@ type Ctx = Pick<RequestContext, "db" | "events" | "config" | "log" | "now" | "re
 
 /** POST /register_client_device: a new device row; Zulip sends no event for it. */
 export async function doRegisterClientDevice(ctx: Ctx): Promise<number> {
-  return inTransaction(ctx, ctx.realm.id, async (tx) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx }) => {
     const device = await tx.pushDevice.create({
       data: { realmId: ctx.realm.id, userProfileId: ctx.user.id },
       select: { id: true },
@@ -64,7 +64,7 @@ export async function doRegisterPushDevice(
   change: DeviceChange,
   registration: BouncerRegistration | undefined,
 ): Promise<void> {
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const now = ctx.now();
     await tx.pushDevice.update({
       where: { id: device.id },
@@ -118,7 +118,7 @@ async function registerAtBouncer(
       return;
     }
     ctx.log.warn({ deviceId, errorCode }, "push bouncer refused the device registration");
-    await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       await tx.pushDevice.update({ where: { id: deviceId }, data: { errorCode } });
       events.add(
         {
@@ -133,7 +133,7 @@ async function registerAtBouncer(
     return;
   }
   const bouncerDeviceId = typeof result.device_id === "number" ? BigInt(result.device_id) : null;
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const device = await tx.pushDevice.findUnique({ where: { id: deviceId } });
     // The device may have been rotated again or removed while the bouncer answered.
     if (!device || device.pendingPushTokenId === null) return;
@@ -227,7 +227,7 @@ export async function doSendE2eeTestNotification(ctx: Ctx, devices: PushDevice[]
     : [];
   const goneDevices = devices.filter((d) => gone.includes(Number(d.bouncerDeviceId)));
   if (goneDevices.length === 0) return;
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await tx.pushDevice.updateMany({
       where: { id: { in: goneDevices.map((d) => d.id) } },
       data: { pushTokenId: null, bouncerDeviceId: null },

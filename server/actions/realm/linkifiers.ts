@@ -11,14 +11,14 @@ import { refuseNul } from "../../lib/text.ts";
 import { activeUserIds, isRealmAdmin } from "../../lib/users/users.ts";
 import type { Tx } from "../../db/index.ts";
 import { inTransaction } from "../transaction.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 
 function requireAdmin(ctx: RequestContext) {
   if (!isRealmAdmin(ctx.user)) throw new OrganizationAdministratorRequiredError();
 }
 
 /** notify_linkifiers: the list as it is now, to every active user; the caches dropped. */
-async function notify(ctx: RequestContext, tx: Tx, events: PendingEvents) {
+async function notify(ctx: RequestContext, { tx, events }: UnitOfWork) {
   events.invalidate(`linkifiers:${ctx.realm.id}`);
   events.add(
     { type: "realm_linkifiers", realm_linkifiers: await realmLinkifiers(tx, ctx.realm.id) },
@@ -50,7 +50,7 @@ export async function doAddLinkifier(
 ): Promise<number> {
   requireAdmin(ctx);
   const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await check(ctx, tx, input);
     const last = await tx.realmFilter.aggregate({
       where: { realmId: ctx.realm.id },
@@ -64,7 +64,7 @@ export async function doAddLinkifier(
         order: last._max.order === null ? 0 : last._max.order + 1,
       },
     });
-    await notify(ctx, tx, events);
+    await notify(ctx, { tx, events });
     return row.id;
   });
 }
@@ -85,24 +85,24 @@ export async function doUpdateLinkifier(
 ): Promise<void> {
   requireAdmin(ctx);
   const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await findLinkifier(ctx, tx, id);
     await check(ctx, tx, input, id);
     await tx.realmFilter.update({
       where: { id },
       data: { pattern: input.pattern, urlTemplate: input.urlTemplate },
     });
-    await notify(ctx, tx, events);
+    await notify(ctx, { tx, events });
   });
 }
 
 /** do_remove_linkifier. */
 export async function doRemoveLinkifier(ctx: RequestContext, id: number): Promise<void> {
   requireAdmin(ctx);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await findLinkifier(ctx, tx, id);
     await tx.realmFilter.delete({ where: { id } });
-    await notify(ctx, tx, events);
+    await notify(ctx, { tx, events });
   });
 }
 
@@ -111,7 +111,7 @@ export async function doReorderLinkifiers(ctx: RequestContext, ids: number[]): P
   requireAdmin(ctx);
   if (new Set(ids).size < ids.length)
     throw new JsonableError("The ordered list must not contain duplicated linkifiers");
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const rows = await tx.realmFilter.findMany({
       where: { realmId: ctx.realm.id },
       select: { id: true },
@@ -126,6 +126,6 @@ export async function doReorderLinkifiers(ctx: RequestContext, ids: number[]): P
     await tx.$executeRaw`UPDATE realm_filter f SET "order" = o.ord - 1
       FROM unnest(${ids}::int[]) WITH ORDINALITY AS o(id, ord)
       WHERE f.id = o.id AND f.realm_id = ${ctx.realm.id}`;
-    await notify(ctx, tx, events);
+    await notify(ctx, { tx, events });
   });
 }

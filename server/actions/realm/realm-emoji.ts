@@ -6,9 +6,8 @@
  * uploaded: Zulip resizes them to 64×64 with PIL, and this server has no image library.
  */
 import type { RequestContext } from "../../context.ts";
-import type { Tx } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import {
   emojiExtension,
   emojiFileName,
@@ -35,7 +34,7 @@ export async function checkAddRealmEmoji(
   const storage = await uploadStorage(ctx.config);
   let placed: string | null = null;
   try {
-    await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       // The partial unique index on active names settles a race with another upload.
       const [row] = await tx.$queryRaw<{ id: number }[]>`
         INSERT INTO realm_emoji (realm_id, author_id, name, date_created)
@@ -47,7 +46,7 @@ export async function checkAddRealmEmoji(
       placed = emojiPathId(ctx.realm.id, fileName);
       await storage.put(placed, file);
       await tx.realmEmoji.update({ where: { id: row.id }, data: { fileName } });
-      await notifyRealmEmoji(ctx, tx, events, REALM_EMOJI_ADDED, "added_emoji", row.id);
+      await notifyRealmEmoji(ctx, { tx, events }, REALM_EMOJI_ADDED, "added_emoji", row.id);
     });
   } catch (err) {
     if (placed) await storage.delete([placed]);
@@ -57,17 +56,16 @@ export async function checkAddRealmEmoji(
 
 /** Deactivates the emoji (its image stays: old messages, reactions and statuses still show it). */
 export async function doRemoveRealmEmoji(ctx: RequestContext, emojiId: number): Promise<void> {
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await tx.realmEmoji.update({ where: { id: emojiId }, data: { deactivated: true } });
-    await notifyRealmEmoji(ctx, tx, events, REALM_EMOJI_REMOVED, "deactivated_emoji", emojiId);
+    await notifyRealmEmoji(ctx, { tx, events }, REALM_EMOJI_REMOVED, "deactivated_emoji", emojiId);
   });
 }
 
 /** The audit row (with the whole set, as Zulip's) and the `realm_emoji` event to every active user. */
 async function notifyRealmEmoji(
   ctx: RequestContext,
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   eventType: number,
   key: "added_emoji" | "deactivated_emoji",
   emojiId: number,

@@ -333,7 +333,7 @@ export async function doUpdateRealm(
     return update ? [{ setting, update }] : [];
   });
 
-  return inTransaction(ctx, realm.id, async (tx, events) => {
+  return inTransaction(ctx, realm.id, async ({ tx, events }) => {
     const replaced: number[] = [];
     const groupEvents: object[] = [];
     if (groupUpdates.length) {

@@ -19,7 +19,7 @@ export async function doUploadMessageAttachment(
   const storage = await uploadStorage(ctx.config);
   await storage.put(pathId, file);
   try {
-    await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+    await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       // The space the organization's uploads take after this one (the event's upload_space_used).
       const [row] = await tx.$queryRaw<{ id: number; used: bigint }[]>`
         WITH ins AS (

@@ -25,7 +25,7 @@ export function doAddAlertWords(ctx: Ctx, words: string[]): Promise<string[]> {
   const byLower = new Map<string, string>();
   for (const w of words) byLower.set(w.toLowerCase(), w);
   const fresh = [...byLower.values()];
-  return inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await tx.$queryRaw`SELECT 1 FROM user_profile WHERE id = ${ctx.user.id} FOR UPDATE`;
     const rows = await tx.$queryRaw<{ word: string; added: boolean }[]>`
       WITH ins AS (
@@ -51,7 +51,7 @@ export function doAddAlertWords(ctx: Ctx, words: string[]): Promise<string[]> {
 /** remove_user_alert_words: each word removed case-insensitively; unknown words are ignored. */
 export function doRemoveAlertWords(ctx: Ctx, words: string[]): Promise<string[]> {
   const lowered = words.map((w) => w.toLowerCase());
-  return inRawTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const rows = await tx.$queryRaw<{ word: string | null; removed: number }[]>`
       WITH del AS (
         DELETE FROM alert_word WHERE user_profile_id = ${ctx.user.id} AND lower(word) = ANY (${lowered}::text[])

@@ -3,9 +3,9 @@
  * zerver/actions/bots.py, zerver/actions/create_user.py notify_created_bot): one transaction
  * each, with the `realm_bot` events for those who administer the bot.
  */
-import type { Realm, Tx, UserProfile } from "../../db/index.ts";
+import type { Realm, UserProfile } from "../../db/index.ts";
 import type { AppDeps } from "../../context.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { botDict, botOwnerUserIds, botRow, type BotRow } from "../../lib/users/bots.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import { activeUserIds, isRealmAdmin, Role, activeViewers } from "../../lib/users/users.ts";
@@ -32,7 +32,7 @@ export async function doCreateBot(
   input: NewBot,
 ): Promise<BotRow> {
   const domain = await fakeEmailDomain(deps.db, realm, deps.config);
-  return inTransaction(deps, realm.id, async (tx, events) => {
+  return inTransaction(deps, realm.id, async ({ tx, events }) => {
     const user = await doCreateUser(
       tx,
       realm,
@@ -70,8 +70,7 @@ export async function doCreateBot(
  * `bot_owner_id`. Uses `tx` only.
  */
 export async function addBotOwnerEvents(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realmId: number,
   botId: number,
   newOwner: Pick<UserProfile, "id" | "role">,
@@ -126,7 +125,7 @@ export async function doUpdateBot(
   bot: UserProfile,
   changes: BotChanges,
 ): Promise<BotRow> {
-  return inTransaction(deps, realm.id, async (tx, events) => {
+  return inTransaction(deps, realm.id, async ({ tx, events }) => {
     const fullName = changes.fullName !== bot.fullName ? changes.fullName : undefined;
     const owner = changes.owner && changes.owner.id !== bot.botOwnerId ? changes.owner : undefined;
     await tx.userProfile.update({
@@ -157,9 +156,15 @@ export async function doUpdateBot(
     }
     // Zulip's order: the name, then the role (do_change_user_role, as for users), then the owner.
     if (changes.role !== undefined && changes.role !== bot.role) {
-      await changeUserRole(tx, events, realm, bot, changes.role, await activeViewers(tx, realm.id));
+      await changeUserRole(
+        { tx, events },
+        realm,
+        bot,
+        changes.role,
+        await activeViewers(tx, realm.id),
+      );
     }
-    if (owner) await addBotOwnerEvents(tx, events, realm.id, bot.id, owner, bot.botOwnerId);
+    if (owner) await addBotOwnerEvents({ tx, events }, realm.id, bot.id, owner, bot.botOwnerId);
     if (changes.sendingStream !== undefined)
       await update({ default_sending_stream: changes.sendingStream?.name ?? null });
     if (changes.registerStream !== undefined)

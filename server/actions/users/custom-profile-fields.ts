@@ -7,7 +7,7 @@
 import type { RequestContext } from "../../context.ts";
 import { Prisma, type Realm, type Tx, type UserProfile } from "../../db/index.ts";
 import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import {
   accessField,
   checkFieldDefinition,
@@ -35,7 +35,7 @@ function requireAdmin(ctx: RequestContext) {
 const duplicateLabel = () => new JsonableError("A field with that label already exists.");
 
 /** notify_realm_custom_profile_fields: the whole list, to everyone. */
-async function notifyFields(tx: Tx, events: PendingEvents, realmId: number) {
+async function notifyFields({ tx, events }: UnitOfWork, realmId: number) {
   events.add(
     { type: "custom_profile_fields", fields: await realmFields(tx, realmId) },
     await activeUserIds(tx, realmId),
@@ -101,7 +101,7 @@ export async function doCreateCustomProfileField(
 ): Promise<number> {
   requireAdmin(ctx);
   const realmId = ctx.realm.id;
-  return inTransaction(ctx, realmId, async (tx, events) => {
+  return inTransaction(ctx, realmId, async ({ tx, events }) => {
     if (input.displayInProfileSummary) await refuseSummaryOverLimit(tx, realmId);
     const definition = { ...input, name: input.name.trim() };
     checkFieldDefinition(definition);
@@ -128,7 +128,7 @@ export async function doCreateCustomProfileField(
       }),
     );
     await tx.customProfileField.update({ where: { id: field.id }, data: { order: field.id } });
-    await notifyFields(tx, events, realmId);
+    await notifyFields({ tx, events }, realmId);
     return field.id;
   });
 }
@@ -147,7 +147,7 @@ export async function doUpdateCustomProfileField(
 ) {
   requireAdmin(ctx);
   const realmId = ctx.realm.id;
-  await inTransaction(ctx, realmId, async (tx, events) => {
+  await inTransaction(ctx, realmId, async ({ tx, events }) => {
     const field = await accessField(tx, realmId, fieldId);
     if (changes.displayInProfileSummary) await refuseSummaryOverLimit(tx, realmId, field.id);
     const name = changes.name?.trim();
@@ -188,17 +188,17 @@ export async function doUpdateCustomProfileField(
       }
     }
     await labelled(tx.customProfileField.update({ where: { id: field.id }, data }));
-    await notifyFields(tx, events, realmId);
+    await notifyFields({ tx, events }, realmId);
   });
 }
 
 /** do_remove_realm_custom_profile_field: the field and every value of it. */
 export async function doDeleteCustomProfileField(ctx: RequestContext, fieldId: number) {
   requireAdmin(ctx);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const field = await accessField(tx, ctx.realm.id, fieldId);
     await tx.customProfileField.delete({ where: { id: field.id } });
-    await notifyFields(tx, events, ctx.realm.id);
+    await notifyFields({ tx, events }, ctx.realm.id);
   });
 }
 
@@ -208,7 +208,7 @@ export async function doDeleteCustomProfileField(ctx: RequestContext, fieldId: n
  */
 export async function doReorderCustomProfileFields(ctx: RequestContext, order: number[]) {
   requireAdmin(ctx);
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const position = new Map(order.map((id, i) => [id, i]));
     const fields = await tx.customProfileField.findMany({
       where: { realmId: ctx.realm.id },
@@ -222,7 +222,7 @@ export async function doReorderCustomProfileFields(ctx: RequestContext, order: n
         FROM unnest(${ids}::int[], ${ids.map((id) => position.get(id)!)}::int[]) AS m(id, ord)
         WHERE f.id = m.id`;
     }
-    await notifyFields(tx, events, ctx.realm.id);
+    await notifyFields({ tx, events }, ctx.realm.id);
   });
 }
 
@@ -241,8 +241,7 @@ export interface ProfileDataItem {
  * whatever the number of items.
  */
 export async function doUpdateUserCustomProfileData(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realm: Pick<Realm, "id">,
   actor: Pick<UserProfile, "role">,
   target: Pick<UserProfile, "id">,
@@ -331,18 +330,17 @@ export async function doUpdateUserCustomProfileData(
 /** PATCH /users/me/profile_data (update_user_custom_profile_data). */
 export async function doUpdateOwnCustomProfileData(ctx: RequestContext, data: ProfileDataItem[]) {
   humanUsersOnly(ctx.user);
-  await inTransaction(ctx, ctx.realm.id, (tx, events) =>
-    doUpdateUserCustomProfileData(tx, events, ctx.realm, ctx.user, ctx.user, data),
+  await inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
+    doUpdateUserCustomProfileData({ tx, events }, ctx.realm, ctx.user, ctx.user, data),
   );
 }
 
 /** DELETE /users/me/profile_data (remove_user_custom_profile_data): the same checks, values cleared. */
 export async function doRemoveOwnCustomProfileData(ctx: RequestContext, fieldIds: number[]) {
   humanUsersOnly(ctx.user);
-  await inTransaction(ctx, ctx.realm.id, (tx, events) =>
+  await inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
     doUpdateUserCustomProfileData(
-      tx,
-      events,
+      { tx, events },
       ctx.realm,
       ctx.user,
       ctx.user,

@@ -5,8 +5,7 @@
  * user are written read by doSendMessage.
  */
 import type { RequestContext } from "../../context.ts";
-import type { Tx } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { JsonableError } from "../../errors.ts";
 import { FLAG_BITS } from "../../lib/messages/flags.ts";
 import { mutedUsers } from "../../lib/users/muted-users.ts";
@@ -14,14 +13,14 @@ import { inTransaction } from "../transaction.ts";
 
 type Ctx = Pick<RequestContext, "db" | "events" | "realm" | "user" | "now">;
 
-async function notifyMutedUsers(tx: Tx, events: PendingEvents, userId: number) {
+async function notifyMutedUsers({ tx, events }: UnitOfWork, userId: number) {
   events.add({ type: "muted_users", muted_users: await mutedUsers(tx, userId) }, [userId]);
 }
 
 /** do_mute_user: "User already muted" when it is. */
 export function doMuteUser(ctx: Ctx, mutedUserId: number): Promise<void> {
   const userId = ctx.user.id;
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const [result] = await tx.$queryRaw<[{ inserted: number; read_ids: number[] }]>`
       WITH ins AS (
         INSERT INTO muted_user (realm_id, user_profile_id, muted_user_id, date_muted)
@@ -49,18 +48,18 @@ export function doMuteUser(ctx: Ctx, mutedUserId: number): Promise<void> {
         },
         [userId],
       );
-    await notifyMutedUsers(tx, events, userId);
+    await notifyMutedUsers({ tx, events }, userId);
   });
 }
 
 /** do_unmute_user: "User is not muted" when it is not. */
 export function doUnmuteUser(ctx: Ctx, mutedUserId: number): Promise<void> {
   const userId = ctx.user.id;
-  return inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const { count } = await tx.mutedUser.deleteMany({
       where: { userProfileId: userId, mutedUserId },
     });
     if (count === 0) throw new JsonableError("User is not muted");
-    await notifyMutedUsers(tx, events, userId);
+    await notifyMutedUsers({ tx, events }, userId);
   });
 }

@@ -4,8 +4,8 @@
  * organization's or the invitation's custom text as a second message when there is one.
  */
 import type { AppDeps } from "../../context.ts";
-import type { Realm, Tx, UserProfile } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { Realm, UserProfile } from "../../db/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { FLAG_BITS } from "../../lib/messages/flags.ts";
 import { isRealmAdmin } from "../../lib/users/users.ts";
 import {
@@ -31,7 +31,7 @@ export async function welcomeBot(
     return await internalBot(deps, realm, WELCOME_BOT);
   } catch {
     const domain = await fakeEmailDomain(deps.db, realm, deps.config);
-    await inTransaction(deps, realm.id, (tx, events) =>
+    await inTransaction(deps, realm.id, ({ tx, events }) =>
       doCreateUser(tx, realm, WELCOME_BOT, domain, events),
     ).catch(() => undefined); // another request created it first: the read below finds it
     return internalBot(deps, realm, WELCOME_BOT);
@@ -72,8 +72,7 @@ export function defaultWelcomeText(realmUrl: string, user: Pick<UserProfile, "ro
  * message, in the caller's transaction. Returns the ids of the messages sent.
  */
 export async function sendInitialDirectMessages(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   deps: Pick<AppDeps, "config" | "now">,
   realm: Realm,
   sender: InternalSender,
@@ -83,19 +82,21 @@ export async function sendInitialDirectMessages(
 ): Promise<number[]> {
   const to = { kind: "direct" as const, userIds: [user.id] };
   const welcome = await internalSendMessage(
-    tx,
-    events,
-    deps,
-    realm,
-    sender,
-    to,
-    defaultWelcomeText(realmUrl, user),
+    { tx, events },
+    { deps, realm, sender, target: to, content: defaultWelcomeText(realmUrl, user) },
   );
   await tx.$executeRaw`
     UPDATE user_message SET flags = flags | ${FLAG_BITS.starred}
     WHERE user_profile_id = ${user.id} AND message_id = ${welcome.id}`;
   const ids = [welcome.id];
   if (customText && customText.trim() !== "")
-    ids.push((await internalSendMessage(tx, events, deps, realm, sender, to, customText)).id);
+    ids.push(
+      (
+        await internalSendMessage(
+          { tx, events },
+          { deps, realm, sender, target: to, content: customText },
+        )
+      ).id,
+    );
   return ids;
 }

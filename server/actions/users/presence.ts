@@ -8,7 +8,7 @@
  */
 import type { RequestContext } from "../../context.ts";
 import type { RawTx, Realm, UserProfile } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import {
   OFFLINE_THRESHOLD_SECS,
   PRESENCE_PING_INTERVAL_SECS,
@@ -71,8 +71,8 @@ export async function doReportPresence(
   // shares no presence, or is too large for these events (Zulip's
   // USER_LIMIT_FOR_SENDING_PRESENCE_UPDATE_EVENTS).
   const audience = realm.presenceDisabled ? [] : await presenceAudience(deps, user.realmId);
-  await inRawTransaction(deps, user.realmId, (tx, events) =>
-    writePresence(tx, events, user, time, active, audience),
+  await inRawTransaction(deps, user.realmId, ({ tx, events }) =>
+    writePresence({ tx, events }, user, time, active, audience),
   );
 }
 
@@ -100,8 +100,7 @@ async function presenceAudience(deps: Deps, realmId: number): Promise<number[]> 
  * shows as offline since then), to the whole organization whatever its size.
  */
 export async function writePresence(
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   user: Reporter,
   time: Date,
   active: boolean,
@@ -130,14 +129,13 @@ export async function writePresence(
  * size or presence setting), in the caller's transaction.
  */
 export function presenceEnabledChanged(
-  tx: RawTx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork<RawTx>,
   user: Reporter,
   enabled: boolean,
   now: Date,
   audience: number[],
 ): Promise<void> {
-  if (enabled) return writePresence(tx, events, user, now, true, audience);
+  if (enabled) return writePresence({ tx, events }, user, now, true, audience);
   const offline = new Date(now.getTime() - (OFFLINE_THRESHOLD_SECS + 120) * 1000);
-  return writePresence(tx, events, user, offline, false, audience, true);
+  return writePresence({ tx, events }, user, offline, false, audience, true);
 }

@@ -23,7 +23,7 @@ type Deps = Pick<AppDeps, "db" | "events">;
  * everyone still active, `realm_bot` `update` to those who administer each bot.
  */
 export async function doDeactivateUser(deps: Deps, realm: Realm, target: UserProfile) {
-  await inTransaction(deps, realm.id, async (tx, events) => {
+  await inTransaction(deps, realm.id, async ({ tx, events }) => {
     const rows = await tx.$queryRaw<{ id: number; is_bot: boolean }[]>`
       UPDATE user_profile SET is_active = false
       WHERE realm_id = ${realm.id} AND is_active
@@ -34,7 +34,7 @@ export async function doDeactivateUser(deps: Deps, realm: Realm, target: UserPro
     const ids = rows.map((r) => r.id);
     const ordered = [...ids.filter((id) => id !== target.id).sort((a, b) => a - b), target.id];
     await deleteUserQueues(tx, ids);
-    await setSubscriptionsUserActive(tx, events, realm.id, ids, false);
+    await setSubscriptionsUserActive({ tx, events }, realm.id, ids, false);
     const everyone = await activeUserIds(tx, realm.id);
     const bots = rows.filter((r) => r.is_bot).map((r) => r.id);
     const botAudience = bots.length
@@ -69,7 +69,7 @@ export async function doReactivateUser(
   target: UserProfile,
   actor: UserProfile,
 ) {
-  await inTransaction(deps, realm.id, async (tx, events) => {
+  await inTransaction(deps, realm.id, async ({ tx, events }) => {
     const [row] = await tx.$queryRaw<{ owner_active: boolean | null }[]>`
       UPDATE user_profile u SET is_active = true WHERE u.id = ${target.id} AND NOT u.is_active
       RETURNING (SELECT o.is_active FROM user_profile o WHERE o.id = u.bot_owner_id) AS owner_active`;
@@ -88,9 +88,9 @@ export async function doReactivateUser(
         (await botOwnerUserIds(tx, realm.id, [target.id])).get(target.id)!,
       );
       if (ownerChanged)
-        await addBotOwnerEvents(tx, events, realm.id, target.id, actor, target.botOwnerId);
+        await addBotOwnerEvents({ tx, events }, realm.id, target.id, actor, target.botOwnerId);
     }
-    await setSubscriptionsUserActive(tx, events, realm.id, [target.id], true);
+    await setSubscriptionsUserActive({ tx, events }, realm.id, [target.id], true);
     const groups = await tx.$queryRaw<{ id: number }[]>`
       SELECT m.user_group_id AS id FROM user_group_membership m JOIN named_user_group n ON n.id = m.user_group_id
       WHERE m.user_profile_id = ${target.id} ORDER BY m.user_group_id`;
@@ -106,7 +106,7 @@ export async function doReactivateUser(
 /** A new API key for the user; the old one stops working in every process once this commits. */
 export async function doRegenerateApiKey(deps: Deps, realm: Realm, user: UserProfile) {
   const apiKey = generateApiKey();
-  await inTransaction(deps, realm.id, async (tx, events) => {
+  await inTransaction(deps, realm.id, async ({ tx, events }) => {
     await tx.userProfile.update({ where: { id: user.id }, data: { apiKey } });
     // Drops the cached user under the old key (lib/auth/identity.ts keeps one key per user).
     events.invalidate(`user:${user.id}`);

@@ -4,8 +4,8 @@
  * transaction with their events.
  */
 import type { RequestContext } from "../../context.ts";
-import type { Tx, UserProfile } from "../../db/index.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { UserProfile } from "../../db/index.ts";
+import type { UnitOfWork } from "../../events/index.ts";
 import { hashPassword } from "../../lib/auth/passwords.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import {
@@ -49,7 +49,7 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
   const domain = visibility ? await fakeEmailDomain(ctx.db, realm, ctx.config) : "";
   if (passwordHash === undefined && change.fullName === undefined && changed.length === 0) return;
 
-  await inTransaction(ctx, realm.id, async (tx, events) => {
+  await inTransaction(ctx, realm.id, async ({ tx, events }) => {
     events.invalidate(`user:${user.id}`);
     if (passwordHash !== undefined)
       await tx.userProfile.update({ where: { id: user.id }, data: { passwordHash } });
@@ -94,15 +94,14 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
           await activeUserIds(tx, realm.id),
         );
       if (setting.name === "email_address_visibility")
-        await emailVisibilityChanged(tx, events, user, updated, domain);
+        await emailVisibilityChanged({ tx, events }, user, updated, domain);
       // Drafts stop being kept on the server; their deletion sends no event (the clients keep them).
       if (setting.name === "enable_drafts_synchronization" && value === false)
         await tx.draft.deleteMany({ where: { userProfileId: user.id } });
       // do_change_user_setting forces a presence update for the new presence_enabled.
       if (setting.name === "presence_enabled")
         await presenceEnabledChanged(
-          tx,
-          events,
+          { tx, events },
           updated,
           value === true,
           ctx.now(),
@@ -118,8 +117,7 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
  * changes (send_user_email_update_event, notify_avatar_url_change).
  */
 async function emailVisibilityChanged(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   before: UserProfile,
   after: UserProfile,
   domain: string,

@@ -24,7 +24,7 @@ export async function doUpdateUserStatus(
   change: StatusChange,
 ): Promise<void> {
   const clientId = await clientIdFor(ctx.db, clientNameFromUserAgent(ctx.userAgent));
-  await inTransaction(ctx, ctx.realm.id, async (tx, events) => {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const now = ctx.now();
     if (change.away !== undefined) {
       const presenceEnabled = !change.away;
@@ -82,6 +82,6 @@ export async function doUpdateUserStatus(
     events.add(event, audience);
     // Zulip's do_change_user_setting forces a presence update for the new presence_enabled.
     if (change.away !== undefined)
-      await presenceEnabledChanged(tx, events, target, !change.away, now, audience);
+      await presenceEnabledChanged({ tx, events }, target, !change.away, now, audience);
   });
 }

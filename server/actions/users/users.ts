@@ -29,7 +29,7 @@ import {
   activeViewers,
 } from "../../lib/users/users.ts";
 import type { AppDeps, RequestContext } from "../../context.ts";
-import type { PendingEvents } from "../../events/index.ts";
+import type { PendingEvents, UnitOfWork } from "../../events/index.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import { inTransaction } from "../transaction.ts";
 import {
@@ -138,13 +138,12 @@ export async function doCreateUserWithDefaultChannels(
   input: NewUser,
 ) {
   const domain = await fakeEmailDomain(deps.db, realm, deps.config);
-  return inTransaction(deps, realm.id, async (tx, events) => {
+  return inTransaction(deps, realm.id, async ({ tx, events }) => {
     const user = await doCreateUser(tx, realm, input, domain, events);
     // do_create_user subscribes a new user to the organization's default channels.
     if (!user.isBot)
       await bulkAddSubscriptions(
-        tx,
-        events,
+        { tx, events },
         { realm, user: null },
         await findDefaultChannels(tx, realm.id),
         [user.id],
@@ -183,7 +182,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
     throw new JsonableError("User not authorized to change user emails");
   const domain =
     input.newEmail !== undefined ? await fakeEmailDomain(ctx.db, realm, ctx.config) : "";
-  await inTransaction(ctx, realm.id, async (tx, events) => {
+  await inTransaction(ctx, realm.id, async ({ tx, events }) => {
     const locked = await tx.$queryRaw<{ id: number; role: number }[]>`
       SELECT id, role FROM user_profile
       WHERE id = ${target.id} ${
@@ -208,7 +207,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
         throw new JsonableError(
           "The owner permission cannot be removed from the only organization owner.",
         );
-      user = await changeUserRole(tx, events, realm, user, input.role, await audience());
+      user = await changeUserRole({ tx, events }, realm, user, input.role, await audience());
     }
 
     if (
@@ -233,10 +232,17 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
 
     // Zulip's order: after full_name, before new_email.
     if (input.profileData !== undefined)
-      await doUpdateUserCustomProfileData(tx, events, realm, actor, user, input.profileData);
+      await doUpdateUserCustomProfileData({ tx, events }, realm, actor, user, input.profileData);
 
     if (input.newEmail !== undefined)
-      await changeDeliveryEmail(tx, events, realm, user, input.newEmail, domain, await audience());
+      await changeDeliveryEmail(
+        { tx, events },
+        realm,
+        user,
+        input.newEmail,
+        domain,
+        await audience(),
+      );
   });
 }
 
@@ -247,8 +253,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
  * longer see. Memberships and the user's cached row are named stale for every process.
  */
 export async function changeUserRole(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realm: Realm,
   user: UserProfile,
   role: number,
@@ -333,8 +338,7 @@ async function visibleChannelRows(tx: Tx, realm: Realm, user: UserProfile) {
  * API email to everyone when the address is the API email.
  */
 async function changeDeliveryEmail(
-  tx: Tx,
-  events: PendingEvents,
+  { tx, events }: UnitOfWork,
   realm: Realm,
   user: UserProfile,
   newEmail: string,

@@ -20,7 +20,7 @@ export async function doSetVideoCallProviderToken(
   token: ProviderToken | null,
   accessToken?: string,
 ): Promise<boolean> {
-  return inTransaction(deps, user.realmId, async (tx, events) => {
+  return inTransaction(deps, user.realmId, async ({ tx, events }) => {
     if (token === null) {
       const { count } = await tx.videoCallProviderToken.deleteMany({
         where: { userProfileId: user.id, provider, accessToken },

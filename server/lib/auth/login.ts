@@ -1,6 +1,6 @@
 /**
  * Logging in with an email and a password, as POST /fetch_api_key and the login form
- * (http/login.ts) both do it: zproject/backends.py EmailAuthBackend's checks in its order,
+ * (handlers/login.ts) both do it: zproject/backends.py EmailAuthBackend's checks in its order,
  * behind Zulip's `authenticate_by_username` rate limit (rate_limit_auth).
  *
  * Attempts are limited per username, whether or not an account has it: past the limit even the

@@ -77,6 +77,17 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 
+/**
+ * What a new password needs, in words, for where a person types one (the sign-up page): the
+ * API's refusal stays Zulip's bare "The password is too weak.", the form says this beside it.
+ */
+export function passwordRuleText(rules: PasswordRules): string {
+  const length = `at least ${rules.passwordMinLength} characters`;
+  return rules.passwordMinGuesses > 0
+    ? `Use ${length}, and nothing easy to guess: common words and passwords, names, dates, repeats and keyboard patterns are refused. A few unrelated words make a strong password.`
+    : `Use ${length}.`;
+}
+
 /** Zulip's PASSWORD_TOO_WEAK_ERROR (zerver/forms.py). */
 export const PASSWORD_TOO_WEAK = "The password is too weak.";
 

@@ -337,6 +337,17 @@ export async function findActiveUser(
     : null;
 }
 
+/** An active user of the organization by id, the whole row, or null. */
+export async function findActiveUserProfile(
+  db: Db,
+  realmId: number,
+  userId: number,
+): Promise<UserProfile | null> {
+  return isStorableId(userId)
+    ? db.userProfile.findFirst({ where: { id: userId, realmId, isActive: true } })
+    : null;
+}
+
 /** UserProfile.can_admin_user: administrators administer their organization's users, owners their bots. */
 export function canAdminUser(
   actor: Pick<UserProfile, "id" | "role">,

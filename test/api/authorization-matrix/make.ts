@@ -4,26 +4,22 @@
  */
 import { doCreateUserWithDefaultChannels } from "../../../server/actions/users/users.ts";
 import { Role } from "../../../server/lib/users/users.ts";
+import { createChannel, sendToChannel } from "../../helpers/builders.ts";
 import { expectSuccess } from "../../helpers/expect.ts";
 import { PNG, multipart, type Fixtures } from "./matrix.ts";
 
 /** A channel message (Verona, where everyone but the bots is subscribed). */
 export async function message(fx: Fixtures, sender = "hamlet", topic = "matrix") {
-  const sent = await expectSuccess(
-    fx
-      .as(sender)
-      .POST("/messages", { body: { type: "stream", to: "Verona", topic, content: "matrix" } }),
-  );
+  const sent = await sendToChannel(fx.as(sender), { to: "Verona", topic, content: "matrix" });
   return sent.id;
 }
 
 /** A public channel created by iago, with these subscribers (iago among them). */
 export async function channel(fx: Fixtures, subscribers: string[] = ["iago", "hamlet"]) {
-  const created = await expectSuccess(
-    fx.as("iago").POST("/channels/create", {
-      body: { name: `matrix ${fx.next()}`, subscribers: subscribers.map(fx.uid) },
-    }),
-  );
+  const created = await createChannel(fx.as("iago"), {
+    name: `matrix ${fx.next()}`,
+    subscribers: subscribers.map(fx.uid),
+  });
   return created.id;
 }
 
@@ -71,7 +67,7 @@ export const scheduledBody = (fx: Fixtures) => ({
 
 export async function scheduled(fx: Fixtures, owner: string) {
   const created = await expectSuccess(
-    fx.as(owner).POST("/scheduled_messages", { body: scheduledBody(fx) as never }),
+    fx.as(owner).POST("/scheduled_messages", { body: scheduledBody(fx) }),
   );
   return created.scheduled_message_id;
 }
@@ -143,11 +139,7 @@ export async function upload(fx: Fixtures, owner = "hamlet") {
   const { url } = await expectSuccess(
     fx.as(owner).POST("/user_uploads", multipart({ file: new Blob([PNG], { type: "image/png" }) })),
   );
-  await expectSuccess(
-    fx.as(owner).POST("/messages", {
-      body: { type: "stream", to: "Verona", topic: "files", content: `[file](${url})` },
-    }),
-  );
+  await sendToChannel(fx.as(owner), { to: "Verona", topic: "files", content: `[file](${url})` });
   return url;
 }
 

@@ -11,7 +11,7 @@ import type { Realm } from "../db/index.ts";
 import { doRequestSignUpEmail, doSignUp, SignUpLinkGone } from "../actions/invites/sign-up.ts";
 import { JsonableError } from "../errors.ts";
 import { INVALID_EMAIL, checkEmailAllowedForRealm, isValidEmail } from "../lib/email/addresses.ts";
-import { passwordStrengthProblem } from "../lib/auth/passwords.ts";
+import { passwordRuleText, passwordStrengthProblem } from "../lib/auth/passwords.ts";
 import { realmUrl, resolveRealm } from "../lib/realm/realm.ts";
 import { signUpLink, type SignUpLink } from "../lib/invites/sign-up.ts";
 import { checkFullName } from "../lib/users/users.ts";
@@ -26,7 +26,7 @@ import {
   welcomePage,
   type FieldErrors,
   type Page,
-} from "./join-pages.ts";
+} from "../http/join-pages.ts";
 
 type UsableLink = Extract<SignUpLink, { kind: "register" | "multiuse" }>;
 
@@ -105,6 +105,7 @@ export function joinRoutes(deps: AppDeps) {
             email: link.prereg.email,
             fullName: link.prereg.fullName ?? "",
             termsUrl: deps.config.termsOfServiceUrl,
+            passwordRule: passwordRuleText(deps.config),
           })
         : addressPage({ realmName: realm.name, email: "" }),
     );
@@ -149,6 +150,7 @@ export function joinRoutes(deps: AppDeps) {
         email: prereg.email,
         fullName,
         termsUrl,
+        passwordRule: passwordRuleText(deps.config),
         errors,
         error,
       });

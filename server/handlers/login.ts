@@ -1,6 +1,6 @@
 /**
  * Logging in and out of the web app (Zulip's login_page and logout_then_login), outside the API:
- * HTML forms that need no JavaScript, as the sign-up pages (http/join.ts).
+ * HTML forms that need no JavaScript, as the sign-up pages (handlers/join.ts).
  *
  * - `GET /login/` (also `/accounts/login/`): the form; a visitor with a live session goes to `/`.
  *   Login CSRF is a double-submit cookie: `csrftoken` (HttpOnly, SameSite=Lax) holds the value
@@ -25,47 +25,14 @@ import {
   randomToken,
   SESSION_COOKIE,
   SESSION_COOKIE_AGE_SECONDS,
-  sessionByKey,
   tokensEqual,
-  type WebSession,
 } from "../lib/auth/sessions.ts";
-import { errorPage, forbiddenPage, noOrganizationPage } from "./join-pages.ts";
-import { loginPage, rateLimitedPage, WRONG_CREDENTIALS, type Page } from "./login-pages.ts";
+import { errorPage, forbiddenPage, noOrganizationPage } from "../http/join-pages.ts";
+import { currentSession, sendPage, setCookie } from "../http/pages.ts";
+import { loginPage, rateLimitedPage, WRONG_CREDENTIALS } from "../http/login-pages.ts";
 
 export const CSRF_COOKIE = "csrftoken";
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-
-/** The security headers of every page the web app's origin serves (login pages, the app shell). */
-export const PAGE_SECURITY_HEADERS = {
-  "Content-Security-Policy":
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; font-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  "X-Frame-Options": "DENY",
-  "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-};
-
-export function sendPage(res: Response, { status, html }: Page, cache = "no-cache") {
-  res
-    .status(status)
-    .type("html")
-    .set({ ...PAGE_SECURITY_HEADERS, "Cache-Control": cache })
-    .send(html);
-}
-
-/** A cookie as Set-Cookie writes it: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS. */
-export function setCookie(
-  res: Response,
-  req: Request,
-  name: string,
-  value: string,
-  maxAgeSeconds: number,
-) {
-  res.append(
-    "Set-Cookie",
-    `${name}=${value}; HttpOnly; SameSite=Lax; Path=/; Max-Age=${maxAgeSeconds}` +
-      (req.secure ? "; Secure" : ""),
-  );
-}
 
 /** `next` if it is a path on this site (not `//host` or `/\host`, which browsers take as another site). */
 export function localNext(next: string): string {
@@ -77,25 +44,6 @@ function field(req: Request, name: string): string {
   const value = ((req.body ?? {}) as Record<string, unknown>)[name];
   const last = Array.isArray(value) ? (value.at(-1) as unknown) : value;
   return typeof last === "string" ? last : "";
-}
-
-/**
- * The request's live session on this host, its user and organization active (what /json
- * accepts, http/auth.ts), or null.
- */
-export async function currentSession(
-  deps: Pick<AppDeps, "db" | "now" | "config">,
-  req: Request,
-): Promise<WebSession | null> {
-  const key = cookieValue(req.headers.cookie, SESSION_COOKIE);
-  if (key === undefined) return null;
-  const [session, realm] = await Promise.all([
-    sessionByKey(deps.db, key, deps.now()),
-    resolveRealm(deps.db, req.get("host") ?? deps.config.externalHost),
-  ]);
-  if (!session || !realm || session.realm.id !== realm.id) return null;
-  if (!session.user.isActive || realm.deactivated) return null;
-  return session;
 }
 
 export function loginRoutes(deps: AppDeps) {

@@ -20,6 +20,7 @@ import type { AppDeps } from "../context.ts";
 import { JsonableError, RequestVariableMissingError } from "../errors.ts";
 import { realmById, resolveRealm } from "../lib/auth/identity.ts";
 import { realmUrl } from "../lib/realm/realm.ts";
+import { findActiveUserProfile } from "../lib/users/users.ts";
 import {
   OAUTH_TOKEN_KEY,
   TIMEOUT_MS,
@@ -34,7 +35,7 @@ import {
   unsignObject,
   xmlElement,
 } from "../lib/realm/video-calls.ts";
-import { fileRequester } from "./uploads.ts";
+import { fileRequester } from "../http/uploads.ts";
 
 const SID_COOKIE = "videoprovider_sid";
 /** How long the user has to get through the provider's pages. */
@@ -103,8 +104,8 @@ export function videoCallRoutes(deps: AppDeps) {
     }
     const cookie = cookieValue(req.get("cookie"), SID_COOKIE);
     if (!cookie || !sameText(state.sid, await sessionId(deps.db, cookie))) throw invalidSession;
-    const user = await deps.db.userProfile.findUnique({ where: { id: state.user } });
-    if (!user?.isActive || user.realmId !== state.realm) throw invalidSession;
+    const user = await findActiveUserProfile(deps.db, state.realm, state.user);
+    if (!user) throw invalidSession;
     const token = await requestToken(
       provider,
       { grant_type: "authorization_code", code, redirect_uri: redirectUri() },
