@@ -37,7 +37,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
   // The real processes on a DATA_DIR (their PostgreSQL cases use an unreachable URL, no server).
   ["test/cli/server-run.test.ts", "pglite", "`npm start`'s process: logs, settings, locks"],
   ["test/cli/manage.test.ts", "pglite", "`npm run manage`'s process on a DATA_DIR"],
-  ["test/cli/port-in-use.test.ts", "pglite", "a busy port stops start-up before a DATA_DIR is made"],
+  [
+    "test/cli/port-in-use.test.ts",
+    "pglite",
+    "a busy port stops start-up before a DATA_DIR is made",
+  ],
 
   // Adapter-sensitive: transactions, the event log and its wake-up path, shutdown under load.
   ["test/unit/raw-transaction.test.ts", "both", "raw transactions through each adapter"],
