@@ -138,7 +138,7 @@ describe("compileNarrow", () => {
     const narrow = await compile([{ operator: "channels", operand: "public" }]);
     expect(narrow.history).toBe(true);
     expect(text(narrow.where)).toBe(
-      "m.realm_id = $1 AND m.recipient_id IN (SELECT s.recipient_id FROM stream s WHERE s.realm_id = $2 AND s.recipient_id IS NOT NULL AND NOT s.invite_only AND s.history_public_to_subscribers)",
+      "m.realm_id = $1 AND m.recipient_id IN (SELECT s.recipient_id FROM stream s WHERE s.realm_id = $2 AND s.recipient_id IS NOT NULL AND (NOT s.invite_only AND s.history_public_to_subscribers))",
     );
     expect(
       (await compile([{ operator: "channels", operand: "public", negated: true }])).history,
