@@ -5410,7 +5410,11 @@ export interface operations {
                         user_settings_object?: boolean;
                         /** @description The client understands linkifiers given as RFC 6570 URL templates. */
                         linkifier_url_template?: boolean;
-                        /** @description The server may omit inactive users from `realm_users`. */
+                        /**
+                         * @description The client copes with users missing from `realm_users`: users the caller may
+                         *     not access (`can_access_all_users_group`) are left out instead of shown as
+                         *     "Unknown user".
+                         */
                         user_list_incomplete?: boolean;
                         /** @description Deactivated user groups are included in the state and events. */
                         include_deactivated_groups?: boolean;
@@ -10899,6 +10903,15 @@ export interface operations {
                     /** @description Who may upload custom emoji. */
                     can_add_custom_emoji_group?: components["schemas"]["GroupSettingUpdateValue"];
                     /**
+                     * @description Who may access every user of the organization: `role:everyone` or `role:members`
+                     *     only (another group gives "'can_access_all_users_group' setting cannot be set to
+                     *     '<group>' group.", an anonymous group "'can_access_all_users_group' must be a
+                     *     system user group."). With `role:members`, a guest accesses only themselves, bots
+                     *     and the users they share a channel or direct-message group with; the others are
+                     *     shown as "Unknown user".
+                     */
+                    can_access_all_users_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /**
                      * @description How long after sending a message its sender may delete it, in seconds (at least
                      *     1); `unlimited` (or `null`) for no limit. Values as for
                      *     `message_content_edit_limit_seconds`. Changing it needs
@@ -10983,6 +10996,7 @@ export interface operations {
                         can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
                         can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
                         can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+                        can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
                         /** @description `null` for no limit. */
                         message_content_delete_limit_seconds?: number | null;
                         enable_read_receipts?: boolean;
