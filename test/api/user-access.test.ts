@@ -1,0 +1,185 @@
+/**
+ * Restricted user access (can_access_all_users_group = role:members): a guest sees only the users
+ * they share a conversation with; the others are Zulip's "Unknown user", or left out with the
+ * user_list_incomplete capability; GET /users/{id} refuses them.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+
+const server = useTestServer();
+
+const groupId = async (name: string) =>
+  (
+    await server.db.namedUserGroup.findFirstOrThrow({
+      where: { realmId: server.creds.realm.id, name },
+    })
+  ).id;
+
+/** Basic auth and a form body, as python-zulip-api sends PATCH /realm. */
+function formRequest(as: string, method: string, path: string, body: string) {
+  const { email, api_key } = server.creds.users[as]!;
+  return fetch(`${server.baseUrl}/api/v1${path}`, {
+    method,
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body,
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+}
+
+const id = (name: string) => server.creds.users[name]!.user_id;
+
+/** The guest's channels' subscribers: whom the guest may access besides themselves and bots. */
+async function sharedUserIds(): Promise<Set<number>> {
+  const rows = await server.db.$queryRaw<{ id: number }[]>`
+    SELECT DISTINCT t.user_profile_id AS id FROM subscription v JOIN subscription t ON t.recipient_id = v.recipient_id
+    WHERE v.user_profile_id = ${id("polonius")}::int AND v.active AND t.active AND t.is_user_active`;
+  return new Set(rows.map((r) => r.id));
+}
+
+describe("can_access_all_users_group", () => {
+  beforeAll(async () => {
+    // The guest leaves every channel, then shares one with Hamlet only.
+    const { subscriptions } = await expectSuccess(
+      server.as("polonius").GET("/users/me/subscriptions", {}),
+    );
+    await expectSuccess(
+      server.as("polonius").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: subscriptions.map((s) => s.name) },
+      }),
+    );
+    await expectSuccess(
+      server.as("iago").POST("/users/me/subscriptions", {
+        body: {
+          subscriptions: [{ name: "guest room" }],
+          principals: [id("polonius"), id("hamlet")],
+        },
+      }),
+    );
+    // Form encoding with a JSON object, as real clients send it.
+    const members = await groupId("role:members");
+    const body = new URLSearchParams({
+      can_access_all_users_group: JSON.stringify({ new: members }),
+    }).toString();
+    expect(await formRequest("iago", "PATCH", "/realm", body)).toMatchObject({
+      status: 200,
+      body: { result: "success", can_access_all_users_group: members },
+    });
+  });
+
+  it("accepts only role:everyone and role:members, and register reports it", async () => {
+    const moderators = await groupId("role:moderators");
+    await expectError(
+      server.as("iago").PATCH("/realm", {
+        body: { can_access_all_users_group: { new: moderators } },
+      }),
+      400,
+      "'can_access_all_users_group' setting cannot be set to 'role:moderators' group.",
+    );
+    await expectError(
+      server.as("iago").PATCH("/realm", {
+        body: {
+          can_access_all_users_group: {
+            new: { direct_members: [id("hamlet")], direct_subgroups: [] },
+          },
+        },
+      }),
+      400,
+      "'can_access_all_users_group' must be a system user group.",
+    );
+    const state = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm"] } }),
+    );
+    expect(state.realm_can_access_all_users_group).toBe(await groupId("role:members"));
+  });
+
+  it("shows a guest the users they share a channel with, the others as Unknown user", async () => {
+    const shared = await sharedUserIds();
+    const { members } = await expectSuccess(server.as("polonius").GET("/users", {}));
+    const hidden = members.filter((m) => m.full_name === "Unknown user");
+    expect(hidden.length).toBeGreaterThan(0);
+    for (const m of members) {
+      const accessible = m.is_bot || m.user_id === id("polonius") || shared.has(m.user_id);
+      expect(m.full_name === "Unknown user", String(m.user_id)).toBe(!accessible);
+    }
+    const unknown = hidden[0]!;
+    expect(unknown).toMatchObject({
+      user_id: unknown.user_id,
+      email: expect.stringMatching(new RegExp(`^user${unknown.user_id}@`)),
+      is_bot: false,
+      role: 400,
+      is_active: true,
+      delivery_email: null,
+      date_joined: "1970-01-01T00:00:00+00:00",
+      avatar_url: "/static/images/unknown-user-avatar.png",
+      avatar_version: 1,
+      timezone: "",
+    });
+    // A member still sees everyone.
+    const all = await expectSuccess(server.as("hamlet").GET("/users", {}));
+    expect(all.members.some((m) => m.full_name === "Unknown user")).toBe(false);
+  });
+
+  it("refuses GET /users/{id} of an inaccessible user", async () => {
+    const { members } = await expectSuccess(server.as("polonius").GET("/users", {}));
+    const unknown = members.find((m) => m.full_name === "Unknown user")!;
+    await expectError(
+      server.as("polonius").GET("/users/{email}", {
+        params: { path: { email: String(unknown.user_id) } },
+      }),
+      400,
+      "Insufficient permission",
+    );
+    await expectSuccess(
+      server.as("hamlet").GET("/users/{email}", {
+        params: { path: { email: String(unknown.user_id) } },
+      }),
+    );
+  });
+
+  it("gives register Unknown user placeholders, or leaves them out with user_list_incomplete", async () => {
+    const register = (incomplete: boolean) =>
+      expectSuccess(
+        server.as("polonius").POST("/register", {
+          body: {
+            fetch_event_types: ["realm_user"],
+            client_capabilities: { user_list_incomplete: incomplete },
+          },
+        }),
+      );
+    const full = await register(false);
+    const placeholders = full.realm_users!.filter((u) => u.full_name === "Unknown user");
+    expect(placeholders.length).toBeGreaterThan(0);
+    const incomplete = await register(true);
+    const ids = new Set(incomplete.realm_users!.map((u) => u.user_id));
+    for (const p of placeholders) expect(ids.has(p.user_id)).toBe(false);
+    expect(incomplete.realm_users!.some((u) => u.full_name === "Unknown user")).toBe(false);
+    expect(incomplete.realm_users!.length).toBe(full.realm_users!.length - placeholders.length);
+  });
+
+  it("lets the guest access a user once they share a channel", async () => {
+    const { members } = await expectSuccess(server.as("polonius").GET("/users", {}));
+    const unknown = members.find((m) => m.full_name === "Unknown user" && !m.is_bot)!;
+    const target = Object.entries(server.creds.users).find(
+      ([, c]) => c.user_id === unknown.user_id,
+    )?.[0];
+    expect(target).toBeDefined();
+    const name = `restricted-${Date.now()}`;
+    await expectSuccess(
+      server.as("iago").POST("/users/me/subscriptions", {
+        body: {
+          subscriptions: [{ name }],
+          principals: [id("polonius"), unknown.user_id],
+        },
+      }),
+    );
+    const { user } = await expectSuccess(
+      server.as("polonius").GET("/users/{email}", {
+        params: { path: { email: String(unknown.user_id) } },
+      }),
+    );
+    expect(user.full_name).toBe(server.creds.users[target!]!.full_name);
+  });
+});
