@@ -8,7 +8,6 @@
  * and GET /users/{id} must answer the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Prisma } from "../../server/db/index.ts";
 import {
   canAccessUser,
   INACCESSIBLE_USER_NAME,

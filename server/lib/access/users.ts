@@ -134,7 +134,7 @@ export function inaccessibleUser(userId: number, fakeEmailDomain: string): ApiUs
     is_admin: false,
     is_owner: false,
     is_guest: false,
-    role: Role.MEMBER as ApiUser["role"],
+    role: Role.MEMBER,
     is_bot: false,
     full_name: INACCESSIBLE_USER_NAME,
     timezone: "",
