@@ -7612,6 +7612,13 @@ export interface operations {
                      */
                     web_escape_navigates_to_home_view?: boolean;
                     /**
+                     * @description Whether the inbox view groups channels by their channel folders.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 431).
+                     * @example true
+                     */
+                    web_inbox_show_channel_folders?: boolean;
+                    /**
                      * @description Whether the users list on left sidebar in narrow windows.
                      * @example true
                      */

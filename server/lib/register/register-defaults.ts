@@ -24,6 +24,7 @@ export const USER_SETTINGS_DEFAULTS = {
   default_language: "en",
   web_home_view: "inbox",
   web_escape_navigates_to_home_view: true,
+  web_inbox_show_channel_folders: true,
   left_side_userlist: false,
   emojiset: "google",
   demote_inactive_streams: 1,
