@@ -2408,11 +2408,16 @@ export interface paths {
         };
         /**
          * Get a user's presence
-         * @description One active human user's presence. In the legacy format (the default) each entry has only
-         *     `status` and `timestamp`, and `aggregated.status` is `offline` when the user's last report
-         *     is more than 140 seconds old (`server_presence_offline_threshold_seconds`).
+         * @description One active human user's presence: the modern fields (`active_timestamp`, `idle_timestamp`)
+         *     and the legacy dictionaries (`website`, `aggregated`) in one object. In the legacy ones each
+         *     entry has only `status` and `timestamp`, and `aggregated.status` is `offline` when the
+         *     user's last report is more than 140 seconds old (`server_presence_offline_threshold_seconds`).
          *
-         *     **Changes**: Lookup by user ID is new in Zulip 4.0 (feature level 43).
+         *     **Changes**: Zulip 12.0 sends both kinds together since feature level 497; at levels
+         *     487–496 it sent the modern fields alone, before them the legacy ones alone. This server
+         *     sends both, so that readers of either kind find theirs.
+         *
+         *     Lookup by user ID is new in Zulip 4.0 (feature level 43).
          */
         get: operations["get-user-presence"];
         put?: never;
@@ -2451,8 +2456,9 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
-                 *     cannot access gives "Invalid channel ID".
+                 * @description The channel's ID. A channel that does not exist, or whose content the caller cannot access,
+                 *     gives "Invalid channel ID". An archived channel's topics are listed (Zulip 12.0, feature
+                 *     level 480; before, "Invalid channel ID").
                  * @example 1
                  */
                 stream_id: components["schemas"]["ObjectId"];
@@ -2517,10 +2523,13 @@ export interface paths {
         };
         /**
          * Get subscription status
-         * @description Whether a user is subscribed to a channel (Zulip's `get_subscription_backend`). In Zulip's
-         *     order of checks: a user who does not exist, is deactivated or is a bot gives "No such
-         *     user" (or "User is deactivated"); a channel the caller cannot see gives "Invalid channel
-         *     ID" (administrators see every channel).
+         * @description Whether a user or bot is subscribed to a channel (Zulip's `get_subscription_backend`). In
+         *     Zulip's order of checks: a user who does not exist gives "No such user", a deactivated one
+         *     "User is deactivated"; a channel the caller cannot see gives "Invalid channel ID"
+         *     (administrators see every channel).
+         *
+         *     **Changes**: Bots are answered for since Zulip 12.0 (feature level 458); before, "No such
+         *     user".
          */
         get: operations["get-subscription-status"];
         put?: never;
@@ -4848,6 +4857,15 @@ export interface components {
                 status: "active" | "idle";
                 timestamp: number;
             };
+        };
+        /**
+         * @description One entry of a user's presence in the legacy format (`website`, `aggregated`): the status and
+         *     the time of the report it comes from.
+         */
+        LegacyPresenceEntry: {
+            /** @enum {string} */
+            status: "active" | "idle" | "offline";
+            timestamp: number;
         };
         /** @description A linkifier's pattern and URL template, as sent. */
         LinkifierInput: {
@@ -11772,7 +11790,7 @@ export interface operations {
     "get-user-presence": {
         parameters: {
             query?: {
-                /** @description Return the modern format (`active_timestamp`, `idle_timestamp`). */
+                /** @description Accepted for older clients; the answer holds both formats whatever its value. */
                 slim_presence?: boolean;
             };
             header?: never;
@@ -11798,6 +11816,8 @@ export interface operations {
                      *       "result": "success",
                      *       "msg": "",
                      *       "presence": {
+                     *         "active_timestamp": 1532697622,
+                     *         "idle_timestamp": 1532697622,
                      *         "website": {
                      *           "status": "active",
                      *           "timestamp": 1532697622
@@ -11810,12 +11830,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        presence: components["schemas"]["ModernPresence"] | {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "active" | "idle" | "offline";
-                                timestamp: number;
-                            };
+                        presence: {
+                            /** @description UNIX time of the last report of the user as active. */
+                            active_timestamp: number;
+                            /** @description UNIX time of the last report of any client of the user connected. */
+                            idle_timestamp: number;
+                            website: components["schemas"]["LegacyPresenceEntry"];
+                            aggregated: components["schemas"]["LegacyPresenceEntry"];
                         };
                     } & components["schemas"]["JsonSuccessBase"];
                 };
@@ -11898,8 +11919,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
-                 *     cannot access gives "Invalid channel ID".
+                 * @description The channel's ID. A channel that does not exist, or whose content the caller cannot access,
+                 *     gives "Invalid channel ID". An archived channel's topics are listed (Zulip 12.0, feature
+                 *     level 480; before, "Invalid channel ID").
                  * @example 1
                  */
                 stream_id: components["schemas"]["ObjectId"];

@@ -109,7 +109,11 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
  * then the channel, which the caller needs only to see (administrators see every one).
  */
 export const getSubscriptionStatus: Handler<"get-subscription-status"> = async ({ path }, ctx) => {
-  const target = await accessUserById(ctx.db, ctx.user, path.user_id, { forAdmin: false });
+  // Bots too since feature level 458 (before, "No such user").
+  const target = await accessUserById(ctx.db, ctx.user, path.user_id, {
+    forAdmin: false,
+    allowBots: true,
+  });
   const stream = await accessChannel(
     ctx.db,
     ctx.user,

@@ -134,6 +134,13 @@ describe("DELETE /streams/{stream_id}", () => {
       }),
     );
     expect(read.message.content).toContain("has been archived");
+    // And its topics (feature level 480; zulip-flutter lists them when the channel is opened).
+    const { topics } = await expectSuccess(
+      server.as("hamlet").GET("/users/me/{stream_id}/topics", {
+        params: { path: { stream_id: streamId } },
+      }),
+    );
+    expect(topics.map((t) => t.name)).toContain("channel events");
   });
 
   it("leaves the default channels and clears organization settings naming it", async () => {
