@@ -13,7 +13,10 @@ const server = useTestServer();
 async function flutter(method: string, path: string, as: string, fields: Record<string, unknown>) {
   const c = server.creds.users[as]!;
   const body = new URLSearchParams(
-    Object.entries(fields).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+    Object.entries(fields).map(([k, v]): [string, string] => [
+      k,
+      typeof v === "string" ? v : JSON.stringify(v),
+    ]),
   ).toString();
   const res = await fetch(`${server.baseUrl}/api/v1/${path}`, {
     method,
