@@ -5467,6 +5467,14 @@ export interface operations {
                         [key: string]: boolean;
                     };
                     /**
+                     * @description How long, in seconds, the queue may go unpolled before the server deletes it;
+                     *     `"mobile"` asks for the mobile apps' 12 hours. Longer than 7 days is 7 days.
+                     *     Without it, the server's default (10 minutes).
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 481).
+                     */
+                    idle_queue_timeout?: number | "mobile";
+                    /**
                      * @description The state to return (the event types whose state is wanted); `null` means the
                      *     same as `event_types`.
                      * @default null
@@ -5548,6 +5556,12 @@ export interface operations {
                         queue_id: string | null;
                         /** @description The ID of the last event already reflected in this state (-1 for none). */
                         last_event_id: number;
+                        /**
+                         * @description How long, in seconds, the queue may go unpolled before the server deletes it.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 481).
+                         */
+                        idle_queue_timeout_secs?: number;
                         zulip_feature_level: number;
                         zulip_version: string;
                         zulip_merge_base: string;

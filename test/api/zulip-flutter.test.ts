@@ -4,10 +4,12 @@
  * the emoji data at `server_emoji_data_url` (lib/model/emoji.dart ServerEmojiData), …
  */
 import { describe, expect, it } from "vitest";
-import { expectSuccess } from "../helpers/expect.ts";
+import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
-const server = useTestServer();
+// Queues nobody polls for 3 s are collected (Zulip's 10 minutes, shortened): long enough for
+// the tests' own polls, short enough to see a queue outlive it.
+const server = useTestServer({}, { events: { idleQueueMs: 3000 } });
 
 /** zulip-flutter's ApiConnection: a form body, lists and objects as JSON text. */
 async function flutter(method: string, path: string, as: string, fields: Record<string, unknown>) {
@@ -97,5 +99,46 @@ describe("emoji data (server_emoji_data_url)", () => {
     expect(again.status).toBe(304);
     const stale = await fetch(new URL("/static/generated/emoji/emoji_api.0123abcd.json", url));
     expect(stale.status).toBe(404);
+  });
+});
+
+describe("long-lived queues (idle_queue_timeout)", () => {
+  it("keeps a queue registered with a long timeout past the default idle timeout", async () => {
+    const short = await registerAsFlutter("hamlet");
+    const long = await flutter("POST", "register", "hamlet", {
+      fetch_event_types: ["realm"],
+      idle_queue_timeout: "mobile",
+    });
+    const week = await flutter("POST", "register", "hamlet", {
+      fetch_event_types: ["realm"],
+      idle_queue_timeout: 30 * 24 * 3600,
+    });
+    expect(short.body.idle_queue_timeout_secs).toBe(3);
+    expect(long.body.idle_queue_timeout_secs).toBe(12 * 3600);
+    // Longer than Zulip's MAX_QUEUE_TIMEOUT_SECS is the maximum.
+    expect(week.body.idle_queue_timeout_secs).toBe(7 * 24 * 3600);
+    // Two collection ticks past the default timeout, with no poll.
+    await new Promise((r) => setTimeout(r, 7500));
+    const poll = (queue_id: string) =>
+      server.as("hamlet").GET("/events", {
+        params: { query: { queue_id, last_event_id: -1, dont_block: true } },
+      });
+    await expectError(
+      poll(short.body.queue_id as string),
+      400,
+      `Bad event queue ID: ${short.body.queue_id}`,
+    );
+    await expectSuccess(poll(long.body.queue_id as string));
+    await expectSuccess(poll(week.body.queue_id as string));
+  });
+
+  it('refuses a timeout that is not a positive number of seconds or "mobile"', async () => {
+    for (const value of ["0", "-5", "desktop", "1.5"]) {
+      const { status, body } = await flutter("POST", "register", "hamlet", {
+        idle_queue_timeout: value,
+      });
+      expect(status).toBe(400);
+      expect(body.result).toBe("error");
+    }
   });
 });
