@@ -46,7 +46,12 @@ import {
   getCustomEmoji,
   uploadCustomEmoji,
 } from "./handlers/realm-emoji.ts";
-import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
+import {
+  e2eeTestNotify,
+  registerClientDevice,
+  registerPushDevice,
+  removeClientDevice,
+} from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { createVideoCall } from "./handlers/video-calls.ts";
@@ -198,6 +203,7 @@ export const handlers = {
   "e2ee-test-notify": e2eeTestNotify,
   "register-push-device": registerPushDevice,
   "register-client-device": registerClientDevice,
+  "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,

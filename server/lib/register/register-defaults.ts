@@ -174,7 +174,6 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_needs_upgrade: false,
-      server_emoji_data_url: "",
       server_jitsi_server_url: "https://meet.jit.si",
       jitsi_server_url: "https://meet.jit.si",
       server_can_summarize_topics: false,
