@@ -2897,11 +2897,16 @@ export interface components {
             /** @description The incompatible parameters, separated by ", ". */
             parameters: string;
         } & components["schemas"]["CodedErrorBase"];
-        /** @description The path exists but not with this HTTP method. Zulip sends no `code` here. */
+        /**
+         * @description The path exists but not with this HTTP method. Zulip's own 405 has no `code`; we add
+         *     `BAD_REQUEST` (its default code) so that every error envelope carries one.
+         */
         MethodNotAllowedError: {
             /** @constant */
             result: "error";
             msg: string;
+            /** @constant */
+            code: "BAD_REQUEST";
             allowed_methods: string[];
         };
         /**
