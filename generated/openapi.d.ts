@@ -8333,6 +8333,25 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `new_name` is another channel's name, compared case-insensitively (Zulip's
+             *     `check_stream_name_available`, which names the name asked for).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Channel 'Verona' already exists",
+                     *       "code": "CHANNEL_ALREADY_EXISTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };

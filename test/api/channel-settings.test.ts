@@ -108,13 +108,15 @@ describe("name and description", () => {
     );
     await expectError(
       patch("iago", streamId, { new_name: "Verona" }),
-      400,
-      "Channel name already in use.",
+      409,
+      "Channel 'Verona' already exists",
+      { code: "CHANNEL_ALREADY_EXISTS" },
     );
     await expectError(
       patch("iago", streamId, { new_name: "verona" }),
-      400,
-      "Channel name already in use.",
+      409,
+      "Channel 'verona' already exists",
+      { code: "CHANNEL_ALREADY_EXISTS" },
     );
     await expectError(
       patch("iago", streamId, { new_name: "x".repeat(61) }),

@@ -9,6 +9,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { createChannel } from "../helpers/builders.ts";
+import { realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
@@ -464,5 +465,65 @@ describe("channel reads", () => {
     );
     expect((state as any).streams.map((s: any) => s.name)).toContain("Verona");
     expect(Array.isArray((state as any).realm_default_streams)).toBe(true);
+  });
+});
+
+describe("renaming to a name in use", () => {
+  it("answers 409 CHANNEL_ALREADY_EXISTS naming the name asked for, in zulip-js's query-string PATCH", async () => {
+    const { id: streamId } = await createChannel(server.as("iago"), { name: "to be renamed" });
+    const r = await realClient(
+      server,
+      "iago",
+      "PATCH",
+      `/streams/${streamId}`,
+      { new_name: "verona" },
+      { inQuery: true },
+    );
+    expect(r).toMatchObject({
+      status: 409,
+      body: {
+        result: "error",
+        code: "CHANNEL_ALREADY_EXISTS",
+        msg: "Channel 'verona' already exists",
+      },
+    });
+    // A private channel the caller cannot see still holds its name (Zulip does not look).
+    await createChannel(server.as("hamlet"), { name: "hidden name", invite_only: true });
+    const hidden = await realClient(server, "iago", "PATCH", `/streams/${streamId}`, {
+      new_name: "Hidden name",
+    });
+    expect(hidden).toMatchObject({
+      status: 409,
+      body: { msg: "Channel 'Hidden name' already exists" },
+    });
+    const row = await server.db.stream.findUniqueOrThrow({ where: { id: streamId } });
+    expect(row.name).toBe("to be renamed");
+  });
+});
+
+describe("a group setting naming an unknown subgroup", () => {
+  it("answers 'Invalid user group ID: <id>' (an integer value stays 'Invalid user group')", async () => {
+    const anonymous = { direct_members: [], direct_subgroups: [123456789] };
+    const created = await realClient(server, "iago", "POST", "/channels/create", {
+      name: "unknown subgroup",
+      subscribers: [],
+      can_send_message_group: anonymous,
+    });
+    expect(created).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid user group ID: 123456789" },
+    });
+    const verona = server.creds.channels.Verona!.stream_id;
+    const patched = await realClient(server, "iago", "PATCH", `/streams/${verona}`, {
+      can_send_message_group: { new: anonymous },
+    });
+    expect(patched).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid user group ID: 123456789" },
+    });
+    const named = await realClient(server, "iago", "PATCH", `/streams/${verona}`, {
+      can_send_message_group: { new: 123456789 },
+    });
+    expect(named).toMatchObject({ status: 400, body: { msg: "Invalid user group" } });
   });
 });

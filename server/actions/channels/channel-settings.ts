@@ -30,6 +30,7 @@ import {
   type ChannelForUpdate,
 } from "../../lib/channels/channel-settings.ts";
 import { toChannelDicts } from "../../lib/channels/channels.ts";
+import { channelExistsError } from "./channels.ts";
 import {
   CHANNEL_GROUP_SETTINGS,
   SystemGroups,
@@ -267,7 +268,9 @@ async function rename(step: Step, name: string) {
     checkChannelName(name);
     const taken = await tx.$queryRaw<unknown[]>`
       SELECT 1 FROM stream WHERE realm_id = ${ctx.realm.id} AND lower(name) = lower(${name})`;
-    if (taken.length > 0) throw new JsonableError("Channel name already in use.");
+    // check_stream_name_available: ChannelExistsError (409) since Zulip 10, whether or not the
+    // caller can see the channel that holds the name (Zulip does not look).
+    if (taken.length > 0) throw channelExistsError(name);
   }
   await setProperty(step, { name }, "name", name);
   await notice(step, renameNotice(ctx.user, old, name));

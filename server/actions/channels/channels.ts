@@ -165,8 +165,8 @@ async function checkChannelNameFree(tx: Tx, realmId: number, name: string) {
   if (existing.length > 0) throw channelExistsError(name);
 }
 
-/** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
-function channelExistsError(name: string) {
+/** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError), naming the name asked for. */
+export function channelExistsError(name: string) {
   return new JsonableError(`Channel '${name}' already exists`, {
     code: "CHANNEL_ALREADY_EXISTS",
     httpStatus: 409,
