@@ -1042,6 +1042,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Add a channel to the organization's default channels, which new users are subscribed to.
+         *     Only organization administrators may ("You do not have permission to change default
+         *     channels."). The channel must be one the caller may read ("Invalid channel ID" otherwise, an
+         *     archived one included) and not private ("Private channels cannot be made default."). Everyone
+         *     gets a `default_streams` event with the new list of channel IDs when it changed.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Remove a channel from the organization's default channels (administrators only, as adding).
+         *     Knowing that the channel exists is enough: an administrator may remove a private channel
+         *     they cannot read ("Invalid channel ID" for one they cannot see or an archived one).
+         */
+        delete: operations["remove-default-stream"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/channel_folders/create": {
         parameters: {
             query?: never;
@@ -3847,10 +3877,10 @@ export interface components {
             /** @enum {string} */
             type: "default_streams";
             /**
-             * @description The default channels, as channel objects (as `realm_default_streams` in the register
-             *     state). Zulip sends their IDs since feature level 330.
+             * @description The IDs of the default channels (as `realm_default_streams` in the register state), as
+             *     Zulip sends them since feature level 330 (channel objects before).
              */
-            default_streams: components["schemas"]["Channel"][];
+            default_streams: number[];
         };
         /**
          * subscription add
@@ -5603,8 +5633,11 @@ export interface operations {
                         never_subscribed?: components["schemas"]["Channel"][];
                         /** @description (`stream`) Every channel the user may see, archived ones left out. */
                         streams?: components["schemas"]["Channel"][];
-                        /** @description (`default_streams`) The channels new users are subscribed to. */
-                        realm_default_streams?: components["schemas"]["Channel"][];
+                        /**
+                         * @description (`default_streams`) The IDs of the channels new users are subscribed to
+                         *     (channel objects before feature level 330).
+                         */
+                        realm_default_streams?: number[];
                         /** @description (`user_group`) The organization's active named user groups, system groups included. */
                         realm_user_groups?: components["schemas"]["UserGroup"][];
                         /** @description (`channel_folder`) The organization's channel folders, archived ones included. */
@@ -8697,6 +8730,70 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or the channel cannot be made default. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];

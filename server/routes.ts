@@ -78,6 +78,7 @@ import {
   getChannelFolders,
   updateChannelFolder,
 } from "./handlers/channel-folders.ts";
+import { addDefaultStream, removeDefaultStream } from "./handlers/default-streams.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
 import {
   createUserGroup,
@@ -160,6 +161,8 @@ export const handlers = {
   "create-channel-folder": createChannelFolder,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
+  "add-default-stream": addDefaultStream,
+  "remove-default-stream": removeDefaultStream,
   "update-user-topic": updateUserTopic,
   "mute-topic": muteTopic,
   "update-subscription-property": updateSubscriptionProperty,
