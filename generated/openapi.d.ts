@@ -950,6 +950,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams/{stream_id}/email_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the email address of a channel
+         * @description The address Zulip's email gateway would take messages for this channel at (Zulip's
+         *     `encode_email_address`): the channel's name in lower case with every run of characters other
+         *     than letters, digits and `_` made one `-`, a dot, the channel's email token, `.show-sender`,
+         *     in the server's `EMAIL_GATEWAY_PATTERN`. The caller must be able to read the channel ("Invalid
+         *     channel ID" otherwise, archived channels included) and to post in it ("You do not have
+         *     permission to post in this channel.", feature level 448). This server does not receive mail
+         *     at the address: it is shown so that clients that display it work.
+         */
+        get: operations["get-stream-email-address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/streams/{stream_id}/delete_topic": {
         parameters: {
             query?: never;
@@ -8411,6 +8443,53 @@ export interface operations {
                 content: {
                     "application/json": {
                         subscribers: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-stream-email-address": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Who messages sent to the address would appear from: the caller, or a bot the caller
+                 *     administers ("No such bot", "Insufficient permission" otherwise). The address is the same
+                 *     whoever it is: this server keeps one token per channel.
+                 * @example 11
+                 */
+                sender_id?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "email": "denmark.75d7e8d6a3a9c4ee1f3a0c6b5c4b1f2e.show-sender@zulip.example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The channel's email address. */
+                        email: string;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };

@@ -65,6 +65,7 @@ import {
   getStreamId,
   getStreams,
   getSubscribers,
+  getStreamEmailAddress,
 } from "./handlers/channels.ts";
 import {
   getSubscriptions,
@@ -155,6 +156,7 @@ export const handlers = {
   "update-stream": updateStream,
   "archive-stream": archiveStream,
   "get-subscribers": getSubscribers,
+  "get-stream-email-address": getStreamEmailAddress,
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,

@@ -527,3 +527,62 @@ describe("a group setting naming an unknown subgroup", () => {
     expect(named).toMatchObject({ status: 400, body: { msg: "Invalid user group" } });
   });
 });
+
+describe("GET /streams/{stream_id}/email_address", () => {
+  const address = (as: string, streamId: number, query: Record<string, unknown> = {}) =>
+    realClient(server, as, "GET", `/streams/${streamId}/email_address`, query);
+
+  it("answers the gateway address: slug, the channel's token, .show-sender, at the host", async () => {
+    const { id: mailId } = await createChannel(server.as("iago"), {
+      name: "Mail me: Ünïcode ok!",
+    });
+    const row = await server.db.stream.findUniqueOrThrow({ where: { id: mailId } });
+    expect(row.emailToken).toMatch(/^[0-9a-f]{32}$/);
+    const r = await address("hamlet", mailId);
+    expect(r.status).toBe(200);
+    const host = server.deps.config.emailGatewayPattern.replace("%s@", "");
+    expect(r.body.email).toBe(`mail-me-ünïcode-ok-.${row.emailToken}.show-sender@${host}`);
+    // The caller as sender, or a bot they own, as zulip-js sends it (JSON text in the query).
+    expect(await address("hamlet", mailId, { sender_id: id("hamlet") })).toMatchObject({
+      status: 200,
+      body: { email: r.body.email },
+    });
+    const other = await createChannel(server.as("iago"), { name: "mail other" });
+    const otherRow = await server.db.stream.findUniqueOrThrow({ where: { id: other.id } });
+    expect(otherRow.emailToken).not.toBe(row.emailToken);
+  });
+
+  it("refuses what Zulip refuses", async () => {
+    const { id: secret } = await createChannel(server.as("iago"), {
+      name: "mail secret",
+      invite_only: true,
+      subscribers: [id("iago")],
+    });
+    expect(await address("hamlet", secret)).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid channel ID" },
+    });
+    expect(await address("hamlet", 987654)).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid channel ID" },
+    });
+    const verona = server.creds.channels.Verona!.stream_id;
+    expect(await address("hamlet", verona, { sender_id: id("othello") })).toMatchObject({
+      status: 400,
+      body: { msg: "No such bot" },
+    });
+    expect(await address("hamlet", verona, { sender_id: "x" })).toMatchObject({
+      status: 400,
+      body: { msg: "sender_id is not valid JSON" },
+    });
+    const { id: announce } = await createChannel(server.as("iago"), {
+      name: "mail announce",
+      can_send_message_group: await systemGroup("role:administrators"),
+    });
+    expect(await address("hamlet", announce)).toMatchObject({
+      status: 400,
+      body: { msg: "You do not have permission to post in this channel." },
+    });
+    expect((await address("iago", announce)).status).toBe(200);
+  });
+});

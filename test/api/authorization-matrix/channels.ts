@@ -57,6 +57,11 @@ export const rows: Row[] = [
     expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
   },
   {
+    op: "GET /streams/{stream_id}/email_address",
+    req: ({ fx }) => ({ path: { stream_id: fx.sid("Verona") } }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
     op: "GET /get_stream_id",
     req: () => ({ query: { stream: "Verona" } }),
     expect: by({ [everyone]: ok, other: bad("Invalid channel name 'Verona'") }),
