@@ -22,7 +22,7 @@ import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateDevRealm, type DevCredentials } from "../../server/manage/populate-db.ts";
 import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
-import { createTestDatabase } from "./db.ts";
+import { createPopulatedTestDatabase, createTestDatabase, type TestDatabase } from "./db.ts";
 import { specCheckMiddleware } from "./spec-check.ts";
 
 export interface TestServer {
@@ -89,11 +89,47 @@ export interface TestServerOptions {
   emailRetryBaseMs?: number;
 }
 
+/**
+ * A database with the development organization in it: a copy of one populated once for this
+ * run (test/helpers/db.ts), unless the test's clock or a setting populate-db reads (the host its
+ * addresses are made from) differs from the usual, when populate-db runs on a fresh copy as a
+ * server's first start would.
+ */
+async function populatedDatabase(
+  config: Config,
+  options: TestServerOptions,
+): Promise<{ database: TestDatabase; creds: DevCredentials }> {
+  const populate = async (db: TestDatabase, now: () => Date) => {
+    const events = new EventBus(db);
+    await events.ready();
+    try {
+      return await populateDevRealm({
+        db: db.prisma,
+        databaseKind: db.kind,
+        events,
+        log: createLogger("silent"),
+        config,
+        now,
+      });
+    } finally {
+      events.close();
+    }
+  };
+  if (options.now) {
+    const database = await createTestDatabase();
+    return { database, creds: await populate(database, options.now) };
+  }
+  const key = JSON.stringify([config.externalHost, config.fakeEmailDomain]);
+  const { database, result } = await createPopulatedTestDatabase(key, (db) =>
+    populate(db, () => new Date()),
+  );
+  return { database, creds: result };
+}
+
 export async function startTestServer(
   overrides: Partial<Config> = {},
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const database = await createTestDatabase();
   // Each server keeps its files (uploads) in a directory of its own, removed when it closes.
   const dataDir = mkdtempSync(join(os.tmpdir(), "chat-test-data-"));
   const config: Config = {
@@ -108,6 +144,7 @@ export async function startTestServer(
     rateLimiting: false,
     ...overrides,
   };
+  const { database, creds } = await populatedDatabase(config, options);
   const deps: AppDeps = {
     db: database.prisma,
     databaseKind: database.kind,
@@ -117,7 +154,6 @@ export async function startTestServer(
     now: options.now ?? (() => new Date()),
   };
   await deps.events.ready();
-  const creds = await populateDevRealm(deps);
   const delivery = new ScheduledDelivery(deps, { intervalMs: config.scheduledDeliveryIntervalMs });
   if (options.scheduledDelivery !== "manual") delivery.start();
   const emailDelivery = new EmailDelivery(deps, {
