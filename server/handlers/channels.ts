@@ -12,7 +12,7 @@ import {
   toChannelDicts,
 } from "../lib/channels/channels.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
-import { encodeEmailAddress } from "../lib/channels/channel-email.ts";
+import { channelEmailAddress } from "../lib/channels/channel-email.ts";
 import { canInChannel } from "../lib/groups/permissions.ts";
 import { accessBotById } from "../lib/users/bots.ts";
 import { subscribedRecipientIds } from "../lib/channels/subscriptions.ts";
@@ -111,9 +111,5 @@ export const getStreamEmailAddress: Handler<"get-stream-email-address"> = async 
     throw new JsonableError("You do not have permission to post in this channel.");
   if (query.sender_id !== undefined && query.sender_id !== ctx.user.id)
     await accessBotById(ctx.db, ctx.user, query.sender_id);
-  const { emailToken } = await ctx.db.stream.findUniqueOrThrow({
-    where: { id: stream.id },
-    select: { emailToken: true },
-  });
-  return { email: encodeEmailAddress(ctx.config.emailGatewayPattern, stream.name, emailToken) };
+  return { email: await channelEmailAddress(ctx.db, ctx.config.emailGatewayPattern, stream) };
 };
