@@ -950,6 +950,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams/{stream_id}/email_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the email address of a channel
+         * @description The address Zulip's email gateway would take messages for this channel at (Zulip's
+         *     `encode_email_address`): the channel's name in lower case with every run of characters other
+         *     than letters, digits and `_` made one `-`, a dot, the channel's email token, `.show-sender`,
+         *     in the server's `EMAIL_GATEWAY_PATTERN`. The caller must be able to read the channel ("Invalid
+         *     channel ID" otherwise, archived channels included) and to post in it ("You do not have
+         *     permission to post in this channel.", feature level 448). This server does not receive mail
+         *     at the address: it is shown so that clients that display it work.
+         */
+        get: operations["get-stream-email-address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/streams/{stream_id}/delete_topic": {
         parameters: {
             query?: never;
@@ -1037,6 +1069,36 @@ export interface paths {
          *     "Insufficient permission".
          */
         delete: operations["unsubscribe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Add a channel to the organization's default channels, which new users are subscribed to.
+         *     Only organization administrators may ("You do not have permission to change default
+         *     channels."). The channel must be one the caller may read ("Invalid channel ID" otherwise, an
+         *     archived one included) and not private ("Private channels cannot be made default."). Everyone
+         *     gets a `default_streams` event with the new list of channel IDs when it changed.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Remove a channel from the organization's default channels (administrators only, as adding).
+         *     Knowing that the channel exists is enough: an administrator may remove a private channel
+         *     they cannot read ("Invalid channel ID" for one they cannot see or an archived one).
+         */
+        delete: operations["remove-default-stream"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2930,11 +2992,16 @@ export interface components {
             /** @description The incompatible parameters, separated by ", ". */
             parameters: string;
         } & components["schemas"]["CodedErrorBase"];
-        /** @description The path exists but not with this HTTP method. Zulip sends no `code` here. */
+        /**
+         * @description The path exists but not with this HTTP method. Zulip's own 405 has no `code`; we add
+         *     `BAD_REQUEST` (its default code) so that every error envelope carries one.
+         */
         MethodNotAllowedError: {
             /** @constant */
             result: "error";
             msg: string;
+            /** @constant */
+            code: "BAD_REQUEST";
             allowed_methods: string[];
         };
         /**
@@ -3875,10 +3942,10 @@ export interface components {
             /** @enum {string} */
             type: "default_streams";
             /**
-             * @description The default channels, as channel objects (as `realm_default_streams` in the register
-             *     state). Zulip sends their IDs since feature level 330.
+             * @description The IDs of the default channels (as `realm_default_streams` in the register state), as
+             *     Zulip sends them since feature level 330 (channel objects before).
              */
-            default_streams: components["schemas"]["Channel"][];
+            default_streams: number[];
         };
         /**
          * subscription add
@@ -5668,8 +5735,11 @@ export interface operations {
                         never_subscribed?: components["schemas"]["Channel"][];
                         /** @description (`stream`) Every channel the user may see, archived ones left out. */
                         streams?: components["schemas"]["Channel"][];
-                        /** @description (`default_streams`) The channels new users are subscribed to. */
-                        realm_default_streams?: components["schemas"]["Channel"][];
+                        /**
+                         * @description (`default_streams`) The IDs of the channels new users are subscribed to
+                         *     (channel objects before feature level 330).
+                         */
+                        realm_default_streams?: number[];
                         /** @description (`user_group`) The organization's active named user groups, system groups included. */
                         realm_user_groups?: components["schemas"]["UserGroup"][];
                         /** @description (`channel_folder`) The organization's channel folders, archived ones included. */
@@ -8405,6 +8475,25 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `new_name` is another channel's name, compared case-insensitively (Zulip's
+             *     `check_stream_name_available`, which names the name asked for).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Channel 'Verona' already exists",
+                     *       "code": "CHANNEL_ALREADY_EXISTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8431,6 +8520,53 @@ export interface operations {
                 content: {
                     "application/json": {
                         subscribers: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-stream-email-address": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Who messages sent to the address would appear from: the caller, or a bot the caller
+                 *     administers ("No such bot", "Insufficient permission" otherwise). The address is the same
+                 *     whoever it is: this server keeps one token per channel.
+                 * @example 11
+                 */
+                sender_id?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "email": "denmark.75d7e8d6a3a9c4ee1f3a0c6b5c4b1f2e.show-sender@zulip.example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The channel's email address. */
+                        email: string;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
@@ -8750,6 +8886,70 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or the channel cannot be made default. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];

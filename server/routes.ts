@@ -70,6 +70,7 @@ import {
   getStreamId,
   getStreams,
   getSubscribers,
+  getStreamEmailAddress,
 } from "./handlers/channels.ts";
 import {
   getSubscriptions,
@@ -83,6 +84,7 @@ import {
   getChannelFolders,
   updateChannelFolder,
 } from "./handlers/channel-folders.ts";
+import { addDefaultStream, removeDefaultStream } from "./handlers/default-streams.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
 import {
   createUserGroup,
@@ -159,12 +161,15 @@ export const handlers = {
   "update-stream": updateStream,
   "archive-stream": archiveStream,
   "get-subscribers": getSubscribers,
+  "get-stream-email-address": getStreamEmailAddress,
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,
   "create-channel-folder": createChannelFolder,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
+  "add-default-stream": addDefaultStream,
+  "remove-default-stream": removeDefaultStream,
   "update-user-topic": updateUserTopic,
   "mute-topic": muteTopic,
   "update-subscription-property": updateSubscriptionProperty,
