@@ -950,6 +950,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams/{stream_id}/email_address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the email address of a channel
+         * @description The address Zulip's email gateway would take messages for this channel at (Zulip's
+         *     `encode_email_address`): the channel's name in lower case with every run of characters other
+         *     than letters, digits and `_` made one `-`, a dot, the channel's email token, `.show-sender`,
+         *     in the server's `EMAIL_GATEWAY_PATTERN`. The caller must be able to read the channel ("Invalid
+         *     channel ID" otherwise, archived channels included) and to post in it ("You do not have
+         *     permission to post in this channel.", feature level 448). This server does not receive mail
+         *     at the address: it is shown so that clients that display it work.
+         */
+        get: operations["get-stream-email-address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/streams/{stream_id}/delete_topic": {
         parameters: {
             query?: never;
@@ -1037,6 +1069,36 @@ export interface paths {
          *     "Insufficient permission".
          */
         delete: operations["unsubscribe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/default_streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a default channel
+         * @description Add a channel to the organization's default channels, which new users are subscribed to.
+         *     Only organization administrators may ("You do not have permission to change default
+         *     channels."). The channel must be one the caller may read ("Invalid channel ID" otherwise, an
+         *     archived one included) and not private ("Private channels cannot be made default."). Everyone
+         *     gets a `default_streams` event with the new list of channel IDs when it changed.
+         */
+        post: operations["add-default-stream"];
+        /**
+         * Remove a default channel
+         * @description Remove a channel from the organization's default channels (administrators only, as adding).
+         *     Knowing that the channel exists is enough: an administrator may remove a private channel
+         *     they cannot read ("Invalid channel ID" for one they cannot see or an archived one).
+         */
+        delete: operations["remove-default-stream"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2081,6 +2143,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/remove_client_device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a client device
+         * @description Remove one of the caller's devices (`POST /register_client_device`), as a mobile client does
+         *     when the user logs out: the device, its push key and its push token registration go with
+         *     it, and the user's clients get a `device` event with `op: "remove"`.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 470).
+         */
+        post: operations["remove-client-device"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/calls/videoprovider/create": {
         parameters: {
             query?: never;
@@ -2408,11 +2494,16 @@ export interface paths {
         };
         /**
          * Get a user's presence
-         * @description One active human user's presence. In the legacy format (the default) each entry has only
-         *     `status` and `timestamp`, and `aggregated.status` is `offline` when the user's last report
-         *     is more than 140 seconds old (`server_presence_offline_threshold_seconds`).
+         * @description One active human user's presence: the modern fields (`active_timestamp`, `idle_timestamp`)
+         *     and the legacy dictionaries (`website`, `aggregated`) in one object. In the legacy ones each
+         *     entry has only `status` and `timestamp`, and `aggregated.status` is `offline` when the
+         *     user's last report is more than 140 seconds old (`server_presence_offline_threshold_seconds`).
          *
-         *     **Changes**: Lookup by user ID is new in Zulip 4.0 (feature level 43).
+         *     **Changes**: Zulip 12.0 sends both kinds together since feature level 497; at levels
+         *     487–496 it sent the modern fields alone, before them the legacy ones alone. This server
+         *     sends both, so that readers of either kind find theirs.
+         *
+         *     Lookup by user ID is new in Zulip 4.0 (feature level 43).
          */
         get: operations["get-user-presence"];
         put?: never;
@@ -2451,8 +2542,9 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
-                 *     cannot access gives "Invalid channel ID".
+                 * @description The channel's ID. A channel that does not exist, or whose content the caller cannot access,
+                 *     gives "Invalid channel ID". An archived channel's topics are listed (Zulip 12.0, feature
+                 *     level 480; before, "Invalid channel ID").
                  * @example 1
                  */
                 stream_id: components["schemas"]["ObjectId"];
@@ -2517,10 +2609,13 @@ export interface paths {
         };
         /**
          * Get subscription status
-         * @description Whether a user is subscribed to a channel (Zulip's `get_subscription_backend`). In Zulip's
-         *     order of checks: a user who does not exist, is deactivated or is a bot gives "No such
-         *     user" (or "User is deactivated"); a channel the caller cannot see gives "Invalid channel
-         *     ID" (administrators see every channel).
+         * @description Whether a user or bot is subscribed to a channel (Zulip's `get_subscription_backend`). In
+         *     Zulip's order of checks: a user who does not exist gives "No such user", a deactivated one
+         *     "User is deactivated"; a channel the caller cannot see gives "Invalid channel ID"
+         *     (administrators see every channel).
+         *
+         *     **Changes**: Bots are answered for since Zulip 12.0 (feature level 458); before, "No such
+         *     user".
          */
         get: operations["get-subscription-status"];
         put?: never;
@@ -2897,11 +2992,16 @@ export interface components {
             /** @description The incompatible parameters, separated by ", ". */
             parameters: string;
         } & components["schemas"]["CodedErrorBase"];
-        /** @description The path exists but not with this HTTP method. Zulip sends no `code` here. */
+        /**
+         * @description The path exists but not with this HTTP method. Zulip's own 405 has no `code`; we add
+         *     `BAD_REQUEST` (its default code) so that every error envelope carries one.
+         */
         MethodNotAllowedError: {
             /** @constant */
             result: "error";
             msg: string;
+            /** @constant */
+            code: "BAD_REQUEST";
             allowed_methods: string[];
         };
         /**
@@ -3842,10 +3942,10 @@ export interface components {
             /** @enum {string} */
             type: "default_streams";
             /**
-             * @description The default channels, as channel objects (as `realm_default_streams` in the register
-             *     state). Zulip sends their IDs since feature level 330.
+             * @description The IDs of the default channels (as `realm_default_streams` in the register state), as
+             *     Zulip sends them since feature level 330 (channel objects before).
              */
-            default_streams: components["schemas"]["Channel"][];
+            default_streams: number[];
         };
         /**
          * subscription add
@@ -4562,6 +4662,20 @@ export interface components {
             push_registration_error_code?: string | null;
         };
         /**
+         * device (remove)
+         * @description One of the user's devices was removed (`POST /remove_client_device`). Sent to the user.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 470).
+         */
+        DeviceRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "device";
+            /** @enum {string} */
+            op: "remove";
+            device_id: number;
+        };
+        /**
          * @description A linkifier, in the organization's order.
          * @example {
          *       "id": 1,
@@ -4781,7 +4895,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -4848,6 +4962,15 @@ export interface components {
                 status: "active" | "idle";
                 timestamp: number;
             };
+        };
+        /**
+         * @description One entry of a user's presence in the legacy format (`website`, `aggregated`): the status and
+         *     the time of the report it comes from.
+         */
+        LegacyPresenceEntry: {
+            /** @enum {string} */
+            status: "active" | "idle" | "offline";
+            timestamp: number;
         };
         /** @description A linkifier's pattern and URL template, as sent. */
         LinkifierInput: {
@@ -5433,6 +5556,14 @@ export interface operations {
                         [key: string]: boolean;
                     };
                     /**
+                     * @description How long, in seconds, the queue may go unpolled before the server deletes it;
+                     *     `"mobile"` asks for the mobile apps' 12 hours. Longer than 7 days is 7 days.
+                     *     Without it, the server's default (10 minutes).
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 481).
+                     */
+                    idle_queue_timeout?: number | "mobile";
+                    /**
                      * @description The state to return (the event types whose state is wanted); `null` means the
                      *     same as `event_types`.
                      * @default null
@@ -5514,6 +5645,12 @@ export interface operations {
                         queue_id: string | null;
                         /** @description The ID of the last event already reflected in this state (-1 for none). */
                         last_event_id: number;
+                        /**
+                         * @description How long, in seconds, the queue may go unpolled before the server deletes it.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 481).
+                         */
+                        idle_queue_timeout_secs?: number;
                         zulip_feature_level: number;
                         zulip_version: string;
                         zulip_merge_base: string;
@@ -5602,8 +5739,11 @@ export interface operations {
                         never_subscribed?: components["schemas"]["Channel"][];
                         /** @description (`stream`) Every channel the user may see, archived ones left out. */
                         streams?: components["schemas"]["Channel"][];
-                        /** @description (`default_streams`) The channels new users are subscribed to. */
-                        realm_default_streams?: components["schemas"]["Channel"][];
+                        /**
+                         * @description (`default_streams`) The IDs of the channels new users are subscribed to
+                         *     (channel objects before feature level 330).
+                         */
+                        realm_default_streams?: number[];
                         /** @description (`user_group`) The organization's active named user groups, system groups included. */
                         realm_user_groups?: components["schemas"]["UserGroup"][];
                         /** @description (`channel_folder`) The organization's channel folders, archived ones included. */
@@ -7616,6 +7756,13 @@ export interface operations {
                      */
                     web_escape_navigates_to_home_view?: boolean;
                     /**
+                     * @description Whether the inbox view groups channels by their channel folders.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 431).
+                     * @example true
+                     */
+                    web_inbox_show_channel_folders?: boolean;
+                    /**
                      * @description Whether the users list on left sidebar in narrow windows.
                      * @example true
                      */
@@ -8332,6 +8479,25 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            /**
+             * @description `new_name` is another channel's name, compared case-insensitively (Zulip's
+             *     `check_stream_name_available`, which names the name asked for).
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Channel 'Verona' already exists",
+                     *       "code": "CHANNEL_ALREADY_EXISTS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -8358,6 +8524,53 @@ export interface operations {
                 content: {
                     "application/json": {
                         subscribers: number[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-stream-email-address": {
+        parameters: {
+            query?: {
+                /**
+                 * @description Who messages sent to the address would appear from: the caller, or a bot the caller
+                 *     administers ("No such bot", "Insufficient permission" otherwise). The address is the same
+                 *     whoever it is: this server keeps one token per channel.
+                 * @example 11
+                 */
+                sender_id?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The channel's ID.
+                 * @example 1
+                 */
+                stream_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The address. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "email": "denmark.75d7e8d6a3a9c4ee1f3a0c6b5c4b1f2e.show-sender@zulip.example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The channel's email address. */
+                        email: string;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
@@ -8677,6 +8890,70 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or the channel cannot be made default. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-default-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": 10
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the channel. */
+                    stream_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
@@ -11199,6 +11476,42 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "remove-client-device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_id": 3
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the caller's device to remove. */
+                    device_id: number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The device is not one of the caller's, or a parameter is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "create-video-call": {
         parameters: {
             query?: never;
@@ -11779,7 +12092,7 @@ export interface operations {
     "get-user-presence": {
         parameters: {
             query?: {
-                /** @description Return the modern format (`active_timestamp`, `idle_timestamp`). */
+                /** @description Accepted for older clients; the answer holds both formats whatever its value. */
                 slim_presence?: boolean;
             };
             header?: never;
@@ -11805,6 +12118,8 @@ export interface operations {
                      *       "result": "success",
                      *       "msg": "",
                      *       "presence": {
+                     *         "active_timestamp": 1532697622,
+                     *         "idle_timestamp": 1532697622,
                      *         "website": {
                      *           "status": "active",
                      *           "timestamp": 1532697622
@@ -11817,12 +12132,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        presence: components["schemas"]["ModernPresence"] | {
-                            [key: string]: {
-                                /** @enum {string} */
-                                status: "active" | "idle" | "offline";
-                                timestamp: number;
-                            };
+                        presence: {
+                            /** @description UNIX time of the last report of the user as active. */
+                            active_timestamp: number;
+                            /** @description UNIX time of the last report of any client of the user connected. */
+                            idle_timestamp: number;
+                            website: components["schemas"]["LegacyPresenceEntry"];
+                            aggregated: components["schemas"]["LegacyPresenceEntry"];
                         };
                     } & components["schemas"]["JsonSuccessBase"];
                 };
@@ -11905,8 +12221,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The channel's ID. A channel that does not exist, is archived, or whose content the caller
-                 *     cannot access gives "Invalid channel ID".
+                 * @description The channel's ID. A channel that does not exist, or whose content the caller cannot access,
+                 *     gives "Invalid channel ID". An archived channel's topics are listed (Zulip 12.0, feature
+                 *     level 480; before, "Invalid channel ID").
                  * @example 1
                  */
                 stream_id: components["schemas"]["ObjectId"];

@@ -12,6 +12,7 @@ import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
+import { emojiDataRoutes } from "./http/emoji-data.ts";
 import { health } from "./http/health.ts";
 import { joinRoutes } from "./handlers/join.ts";
 import { loginRoutes } from "./handlers/login.ts";
@@ -114,6 +115,8 @@ export function createApp(deps: AppDeps) {
   app.use(joinRoutes(deps));
   // The web app: logging in and out (HTML forms), the app page at `/` and its static files.
   app.use(loginRoutes(deps));
+  // Register's server_emoji_data_url, before the web app's /static (whose catch-all is a 404).
+  app.use(emojiDataRoutes());
   app.use(webAppRoutes(deps));
   // Video calls' browser-facing pages: the OAuth provider's register and callback, BigBlueButton's join.
   app.use(videoCallRoutes(deps));

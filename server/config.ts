@@ -31,6 +31,12 @@ export interface Config {
    * address, as on a laptop): Zulip's FAKE_EMAIL_DOMAIN.
    */
   fakeEmailDomain: string;
+  /**
+   * EMAIL_GATEWAY_PATTERN: the channel email addresses GET /streams/{id}/email_address answers,
+   * `%s` standing for the channel's part (Zulip's setting of that name). Receiving mail there is
+   * not implemented.
+   */
+  emailGatewayPattern: string;
   /** Validate every response against the spec (on in tests and development). */
   validateResponses: boolean;
   /** Milliseconds GET /events waits before a heartbeat. */
@@ -263,6 +269,7 @@ export function configFromEnv(
     logFormat,
     externalHost,
     fakeEmailDomain: env.FAKE_EMAIL_DOMAIN?.trim() || "localhost",
+    emailGatewayPattern: emailGatewayPattern(env, externalHost),
     validateResponses: flag(
       env,
       "VALIDATE_RESPONSES",
@@ -534,6 +541,15 @@ function bigBlueButton(env: NodeJS.ProcessEnv) {
 }
 
 /** Zulip's deport: `chat.example.com:9991` → `chat.example.com`, `[::1]:9991` → `[::1]`. */
+/** EMAIL_GATEWAY_PATTERN: one `%s`; by default `%s@` the external host without its port. */
+function emailGatewayPattern(env: NodeJS.ProcessEnv, externalHost: string): string {
+  const raw = env.EMAIL_GATEWAY_PATTERN?.trim();
+  if (!raw) return `%s@${hostWithoutPort(externalHost)}`;
+  if (raw.split("%s").length !== 2)
+    throw new ConfigError("EMAIL_GATEWAY_PATTERN", raw, "a pattern with exactly one %s");
+  return raw;
+}
+
 function hostWithoutPort(host: string): string {
   return host.replace(/:\d+$/, "");
 }

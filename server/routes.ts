@@ -46,7 +46,12 @@ import {
   getCustomEmoji,
   uploadCustomEmoji,
 } from "./handlers/realm-emoji.ts";
-import { e2eeTestNotify, registerClientDevice, registerPushDevice } from "./handlers/push.ts";
+import {
+  e2eeTestNotify,
+  registerClientDevice,
+  registerPushDevice,
+  removeClientDevice,
+} from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { createVideoCall } from "./handlers/video-calls.ts";
@@ -65,6 +70,7 @@ import {
   getStreamId,
   getStreams,
   getSubscribers,
+  getStreamEmailAddress,
 } from "./handlers/channels.ts";
 import {
   getSubscriptions,
@@ -78,6 +84,7 @@ import {
   getChannelFolders,
   updateChannelFolder,
 } from "./handlers/channel-folders.ts";
+import { addDefaultStream, removeDefaultStream } from "./handlers/default-streams.ts";
 import { muteTopic, updateUserTopic } from "./handlers/user-topics.ts";
 import {
   createUserGroup,
@@ -154,12 +161,15 @@ export const handlers = {
   "update-stream": updateStream,
   "archive-stream": archiveStream,
   "get-subscribers": getSubscribers,
+  "get-stream-email-address": getStreamEmailAddress,
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,
   "create-channel-folder": createChannelFolder,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
+  "add-default-stream": addDefaultStream,
+  "remove-default-stream": removeDefaultStream,
   "update-user-topic": updateUserTopic,
   "mute-topic": muteTopic,
   "update-subscription-property": updateSubscriptionProperty,
@@ -198,6 +208,7 @@ export const handlers = {
   "e2ee-test-notify": e2eeTestNotify,
   "register-push-device": registerPushDevice,
   "register-client-device": registerClientDevice,
+  "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,

@@ -145,6 +145,11 @@ export class EventBus {
     return this.started;
   }
 
+  /** A queue's idle timeout when its register named none (register's idle_queue_timeout_secs). */
+  get defaultIdleQueueSecs(): number {
+    return Math.ceil(this.idleQueueMs / 1000);
+  }
+
   async register(queue: NewQueue): Promise<string> {
     return createQueue(this.db, queue, this.limits);
   }

@@ -38,6 +38,8 @@ export interface NewQueue {
   eventTypes: string[] | null;
   options: QueueOptions;
   narrow: QueueNarrowTerm[];
+  /** register's idle_queue_timeout (seconds); undefined: the server's default. */
+  idleTimeoutSecs?: number;
 }
 
 export interface QueueLimits {
@@ -58,9 +60,9 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
       DELETE FROM event_queue WHERE id IN (
         SELECT id FROM event_queue WHERE user_profile_id = ${queue.userId}
         ORDER BY last_touch DESC OFFSET ${limits.maxQueuesPerUser - 1}::int))
-    INSERT INTO event_queue (id, realm_id, user_profile_id, event_types, options, narrow, cursor_xid)
+    INSERT INTO event_queue (id, realm_id, user_profile_id, event_types, options, narrow, cursor_xid, idle_timeout_secs)
     VALUES (${id}, ${queue.realmId}, ${queue.userId}, ${queue.eventTypes?.map(storable) ?? null}::text[], ${storableJson(queue.options)}::jsonb,
-            ${storableJson(queue.narrow)}::jsonb, pg_snapshot_xmin(pg_current_snapshot())::text::bigint)`;
+            ${storableJson(queue.narrow)}::jsonb, pg_snapshot_xmin(pg_current_snapshot())::text::bigint, ${queue.idleTimeoutSecs ?? null}::int)`;
   return id;
 }
 
@@ -237,14 +239,19 @@ export async function deleteUserQueues(db: Db, userIds: number[]): Promise<numbe
   return db.$executeRaw`DELETE FROM event_queue WHERE user_profile_id = ANY (${userIds}::int[])`;
 }
 
-/** Deletes queues nobody polled for `idleMs`, except those in `waiting` (a long-poll holds them). */
+/**
+ * Deletes queues nobody polled for their idle timeout (register's idle_queue_timeout, else
+ * `idleMs`), except those in `waiting` (a long-poll holds them).
+ */
 export async function collectIdleQueues(
   db: Db,
   idleMs: number,
   waiting: string[],
 ): Promise<number> {
   return db.$executeRaw`
-    DELETE FROM event_queue WHERE last_touch < now() - ${idleMs}::int * interval '1 millisecond' AND NOT (id = ANY (${waiting}::text[]))`;
+    DELETE FROM event_queue
+    WHERE last_touch < now() - COALESCE(idle_timeout_secs::bigint * 1000, ${idleMs}::int) * interval '1 millisecond'
+      AND NOT (id = ANY (${waiting}::text[]))`;
 }
 
 /** Keeps queues with a waiting long-poll alive across processes (their pollers touch them). */

@@ -12,6 +12,9 @@ import {
   toChannelDicts,
 } from "../lib/channels/channels.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
+import { channelEmailAddress } from "../lib/channels/channel-email.ts";
+import { canInChannel } from "../lib/groups/permissions.ts";
+import { accessBotById } from "../lib/users/bots.ts";
 import { subscribedRecipientIds } from "../lib/channels/subscriptions.ts";
 import { isRealmAdmin } from "../lib/users/users.ts";
 import { accessFacts, allows } from "../lib/access/channels.ts";
@@ -92,4 +95,21 @@ export const getStreamId: Handler<"get-stream-id"> = async ({ query }, ctx) => {
 export const getSubscribers: Handler<"get-subscribers"> = async ({ path }, ctx) => {
   const stream = await accessChannelMetadata(ctx, path.stream_id);
   return { subscribers: [...stream.subscriberIds].sort((a, b) => a - b) };
+};
+
+/**
+ * GET /streams/{stream_id}/email_address (get_stream_email_address): a channel the caller may read
+ * and post in (feature level 448); `sender_id` the caller or a bot they administer. One token per
+ * channel here, so the sender does not change the address.
+ */
+export const getStreamEmailAddress: Handler<"get-stream-email-address"> = async (
+  { path, query },
+  ctx,
+) => {
+  const stream = await accessChannel(ctx.db, ctx.user, { id: path.stream_id });
+  if (!(await canInChannel(ctx.db, ctx.user, stream, "can_send_message_group")))
+    throw new JsonableError("You do not have permission to post in this channel.");
+  if (query.sender_id !== undefined && query.sender_id !== ctx.user.id)
+    await accessBotById(ctx.db, ctx.user, query.sender_id);
+  return { email: await channelEmailAddress(ctx.db, ctx.config.emailGatewayPattern, stream) };
 };

@@ -4,6 +4,10 @@ import { fetchInitialState } from "../lib/register/register-state.ts";
 import { eventQueueNarrow } from "../lib/narrow/event-narrow.ts";
 import { isGuest } from "../lib/users/users.ts";
 
+/** Zulip's MOBILE_EVENT_QUEUE_TIMEOUT_SECS and MAX_QUEUE_TIMEOUT_SECS (zerver/tornado/event_queue.py). */
+const MOBILE_QUEUE_TIMEOUT_SECS = 12 * 60 * 60;
+const MAX_QUEUE_TIMEOUT_SECS = 7 * 24 * 60 * 60;
+
 /** POST /register (zerver/views/events_register.py): a new event queue and the state it starts from. */
 export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) => {
   const { user } = ctx;
@@ -16,12 +20,22 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
   const eventTypes = body.event_types ?? null;
   const fetchTypes = body.fetch_event_types ?? eventTypes;
   const clientGravatar = body.client_gravatar ?? true;
+  // A longer-lived queue on request (a phone polls rarely), capped as Zulip caps it.
+  const requested = body.idle_queue_timeout;
+  const idleTimeoutSecs =
+    requested === undefined
+      ? undefined
+      : Math.min(
+          requested === "mobile" ? MOBILE_QUEUE_TIMEOUT_SECS : requested,
+          MAX_QUEUE_TIMEOUT_SECS,
+        );
   // The queue exists before the state is read, so no event in between is lost.
   const queueId = await ctx.events.register({
     userId: user.id,
     realmId: ctx.realm.id,
     eventTypes,
     narrow,
+    idleTimeoutSecs,
     options: {
       allPublicStreams,
       clientCapabilities: body.client_capabilities ?? {},
@@ -42,7 +56,12 @@ export const registerQueue: Handler<"register-queue"> = async ({ body }, ctx) =>
         (body.client_capabilities?.simplified_presence_events ?? false),
     },
   );
-  return { queue_id: queueId, last_event_id: -1, ...state };
+  return {
+    queue_id: queueId,
+    last_event_id: -1,
+    idle_queue_timeout_secs: idleTimeoutSecs ?? ctx.events.defaultIdleQueueSecs,
+    ...state,
+  };
 };
 
 /** GET /events: long-polls the queue; `dont_block` answers at once. */

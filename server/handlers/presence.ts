@@ -30,21 +30,23 @@ export const updatePresence: Handler<"update-presence"> = async ({ body }, ctx) 
 };
 
 /**
- * GET /users/{user_id_or_email}/presence: an active human user's presence. In the legacy format
- * the `aggregated` status is `offline` past the offline threshold, and neither entry has
- * `client` or `pushable`.
+ * GET /users/{user_id_or_email}/presence: an active human user's presence, the modern fields and
+ * the legacy dictionaries in one object (Zulip 12.0 since feature level 497; 487–496 sent the
+ * modern ones alone, earlier servers the legacy ones alone: both together serve either reader).
+ * The legacy `aggregated` status is `offline` past the offline threshold, and neither legacy
+ * entry has `client` or `pushable`. `slim_presence` no longer changes the answer.
  */
-export const getUserPresence: Handler<"get-user-presence"> = async ({ path, query }, ctx) => {
+export const getUserPresence: Handler<"get-user-presence"> = async ({ path }, ctx) => {
   const target = await findActiveUserByIdOrApiEmail(ctx.db, ctx.realm.id, path.user_id_or_email);
   if (!target) throw new JsonableError("No such user");
   if (target.botType !== null) throw new JsonableError("Presence is not supported for bot users.");
   const times = await userPresenceTimes(ctx.db, target.id);
   if (!times) throw new JsonableError(`No presence data for ${path.user_id_or_email}`);
-  if (query.slim_presence) return { presence: modernPresence(times, target.dateJoined) };
   const { website, aggregated } = legacyPresence(times, target.dateJoined);
   const offline = unixSeconds(ctx.now()) - aggregated.timestamp > OFFLINE_THRESHOLD_SECS;
   return {
     presence: {
+      ...modernPresence(times, target.dateJoined),
       website: { status: website.status, timestamp: website.timestamp },
       aggregated: {
         status: offline ? ("offline" as const) : aggregated.status,

@@ -6,6 +6,7 @@
 import {
   doRegisterClientDevice,
   doRegisterPushDevice,
+  doRemoveClientDevice,
   doSendE2eeTestNotification,
   type DeviceChange,
 } from "../actions/push/push-devices.ts";
@@ -25,6 +26,12 @@ import { humanUsersOnly } from "../lib/users/users.ts";
 export const registerClientDevice: Handler<"register-client-device"> = async (_req, ctx) => ({
   device_id: await doRegisterClientDevice(ctx),
 });
+
+/** POST /remove_client_device: the caller's own device only (check_device_id). */
+export const removeClientDevice: Handler<"remove-client-device"> = async ({ body }, ctx) => {
+  await doRemoveClientDevice(ctx, await checkDeviceId(ctx.db, body.device_id, ctx.user.id));
+  return {};
+};
 
 /**
  * POST /mobile_push/register: push key fields (`push_key`, `push_key_id`), token fields

@@ -110,7 +110,10 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
  * then the channel, which the caller needs only to see (administrators see every one).
  */
 export const getSubscriptionStatus: Handler<"get-subscription-status"> = async ({ path }, ctx) => {
-  const target = await accessUserForRead(ctx.db, ctx.user, ctx.realm, path.user_id, {});
+  // Bots too since feature level 458 (before, "No such user").
+  const target = await accessUserForRead(ctx.db, ctx.user, ctx.realm, path.user_id, {
+    allowBots: true,
+  });
   const stream = await accessChannel(
     ctx.db,
     ctx.user,

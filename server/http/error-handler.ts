@@ -296,9 +296,13 @@ export function errorHandler(spec: LoadedSpec, log: Logger) {
     if (err instanceof JsonableError) error = err;
     else if (isValidatorError(err) && err.status !== 500) {
       if (err.status === 405) {
+        // Zulip's json_method_not_allowed sends no `code`; every other error of ours has one
+        // (feature level 76: "every error has a code"), and clients that read `code` before
+        // `msg` would otherwise get undefined. BAD_REQUEST is JsonableError's default code.
         sendError(res.status(405).set(err.headers ?? {}), {
           result: "error",
           msg: "Method Not Allowed",
+          code: "BAD_REQUEST",
           allowed_methods: (err.headers?.Allow ?? "").split(", ").filter(Boolean),
         });
         return;

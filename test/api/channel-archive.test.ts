@@ -134,6 +134,13 @@ describe("DELETE /streams/{stream_id}", () => {
       }),
     );
     expect(read.message.content).toContain("has been archived");
+    // And its topics (feature level 480; zulip-flutter lists them when the channel is opened).
+    const { topics } = await expectSuccess(
+      server.as("hamlet").GET("/users/me/{stream_id}/topics", {
+        params: { path: { stream_id: streamId } },
+      }),
+    );
+    expect(topics.map((t) => t.name)).toContain("channel events");
   });
 
   it("leaves the default channels and clears organization settings naming it", async () => {
@@ -158,9 +165,7 @@ describe("DELETE /streams/{stream_id}", () => {
       data: { signup_announcements_stream_id: -1 },
     });
     const defaults = events.find((e) => e.type === "default_streams")!;
-    expect(defaults.default_streams.map((s: { stream_id: number }) => s.stream_id)).not.toContain(
-      streamId,
-    );
+    expect(defaults.default_streams).not.toContain(streamId);
     const realm = await server.db.realm.findUniqueOrThrow({ where: { id: realmId() } });
     expect(realm.signupAnnouncementsStreamId).toBeNull();
     expect(await server.db.defaultStream.count({ where: { streamId } })).toBe(0);

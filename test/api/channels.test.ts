@@ -9,6 +9,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { checkResponse } from "../helpers/spec-check.ts";
 import { createChannel } from "../helpers/builders.ts";
+import { realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 const id = (name: string) => (server.creds.users[name] ?? server.creds.bots[name])!.user_id;
@@ -464,5 +465,124 @@ describe("channel reads", () => {
     );
     expect((state as any).streams.map((s: any) => s.name)).toContain("Verona");
     expect(Array.isArray((state as any).realm_default_streams)).toBe(true);
+  });
+});
+
+describe("renaming to a name in use", () => {
+  it("answers 409 CHANNEL_ALREADY_EXISTS naming the name asked for, in zulip-js's query-string PATCH", async () => {
+    const { id: streamId } = await createChannel(server.as("iago"), { name: "to be renamed" });
+    const r = await realClient(
+      server,
+      "iago",
+      "PATCH",
+      `/streams/${streamId}`,
+      { new_name: "verona" },
+      { inQuery: true },
+    );
+    expect(r).toMatchObject({
+      status: 409,
+      body: {
+        result: "error",
+        code: "CHANNEL_ALREADY_EXISTS",
+        msg: "Channel 'verona' already exists",
+      },
+    });
+    // A private channel the caller cannot see still holds its name (Zulip does not look).
+    await createChannel(server.as("hamlet"), { name: "hidden name", invite_only: true });
+    const hidden = await realClient(server, "iago", "PATCH", `/streams/${streamId}`, {
+      new_name: "Hidden name",
+    });
+    expect(hidden).toMatchObject({
+      status: 409,
+      body: { msg: "Channel 'Hidden name' already exists" },
+    });
+    const row = await server.db.stream.findUniqueOrThrow({ where: { id: streamId } });
+    expect(row.name).toBe("to be renamed");
+  });
+});
+
+describe("a group setting naming an unknown subgroup", () => {
+  it("answers 'Invalid user group ID: <id>' (an integer value stays 'Invalid user group')", async () => {
+    const anonymous = { direct_members: [], direct_subgroups: [123456789] };
+    const created = await realClient(server, "iago", "POST", "/channels/create", {
+      name: "unknown subgroup",
+      subscribers: [],
+      can_send_message_group: anonymous,
+    });
+    expect(created).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid user group ID: 123456789" },
+    });
+    const verona = server.creds.channels.Verona!.stream_id;
+    const patched = await realClient(server, "iago", "PATCH", `/streams/${verona}`, {
+      can_send_message_group: { new: anonymous },
+    });
+    expect(patched).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid user group ID: 123456789" },
+    });
+    const named = await realClient(server, "iago", "PATCH", `/streams/${verona}`, {
+      can_send_message_group: { new: 123456789 },
+    });
+    expect(named).toMatchObject({ status: 400, body: { msg: "Invalid user group" } });
+  });
+});
+
+describe("GET /streams/{stream_id}/email_address", () => {
+  const address = (as: string, streamId: number, query: Record<string, unknown> = {}) =>
+    realClient(server, as, "GET", `/streams/${streamId}/email_address`, query);
+
+  it("answers the gateway address: slug, the channel's token, .show-sender, at the host", async () => {
+    const { id: mailId } = await createChannel(server.as("iago"), {
+      name: "Mail me: Ünïcode ok!",
+    });
+    const row = await server.db.stream.findUniqueOrThrow({ where: { id: mailId } });
+    expect(row.emailToken).toMatch(/^[0-9a-f]{32}$/);
+    const r = await address("hamlet", mailId);
+    expect(r.status).toBe(200);
+    const host = server.deps.config.emailGatewayPattern.replace("%s@", "");
+    expect(r.body.email).toBe(`mail-me-ünïcode-ok-.${row.emailToken}.show-sender@${host}`);
+    // The caller as sender, or a bot they own, as zulip-js sends it (JSON text in the query).
+    expect(await address("hamlet", mailId, { sender_id: id("hamlet") })).toMatchObject({
+      status: 200,
+      body: { email: r.body.email },
+    });
+    const other = await createChannel(server.as("iago"), { name: "mail other" });
+    const otherRow = await server.db.stream.findUniqueOrThrow({ where: { id: other.id } });
+    expect(otherRow.emailToken).not.toBe(row.emailToken);
+  });
+
+  it("refuses what Zulip refuses", async () => {
+    const { id: secret } = await createChannel(server.as("iago"), {
+      name: "mail secret",
+      invite_only: true,
+      subscribers: [id("iago")],
+    });
+    expect(await address("hamlet", secret)).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid channel ID" },
+    });
+    expect(await address("hamlet", 987654)).toMatchObject({
+      status: 400,
+      body: { msg: "Invalid channel ID" },
+    });
+    const verona = server.creds.channels.Verona!.stream_id;
+    expect(await address("hamlet", verona, { sender_id: id("othello") })).toMatchObject({
+      status: 400,
+      body: { msg: "No such bot" },
+    });
+    expect(await address("hamlet", verona, { sender_id: "x" })).toMatchObject({
+      status: 400,
+      body: { msg: "sender_id is not valid JSON" },
+    });
+    const { id: announce } = await createChannel(server.as("iago"), {
+      name: "mail announce",
+      can_send_message_group: await systemGroup("role:administrators"),
+    });
+    expect(await address("hamlet", announce)).toMatchObject({
+      status: 400,
+      body: { msg: "You do not have permission to post in this channel." },
+    });
+    expect((await address("iago", announce)).status).toBe(200);
   });
 });

@@ -310,7 +310,24 @@ describe("routing", () => {
     const r = await raw("PUT", "/users/me", { as: "hamlet" });
     expect(r).toMatchObject({
       status: 405,
-      body: { result: "error", msg: "Method Not Allowed", allowed_methods: ["GET", "DELETE"] },
+      body: {
+        result: "error",
+        msg: "Method Not Allowed",
+        code: "BAD_REQUEST",
+        allowed_methods: ["GET", "DELETE"],
+      },
+    });
+  });
+
+  it("gives every 405 a code, a form-encoded PATCH included", async () => {
+    const r = await raw("PATCH", "/server_settings?x=1", {
+      as: "hamlet",
+      headers: form,
+      body: new URLSearchParams({ full_name: "a b" }),
+    });
+    expect(r).toMatchObject({
+      status: 405,
+      body: { code: "BAD_REQUEST", allowed_methods: ["GET"] },
     });
   });
 

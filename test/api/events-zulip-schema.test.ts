@@ -27,11 +27,6 @@ const KNOWN: { event: string; path: string; why: string }[] = [
     why: "feature level 472 replaced `messages` by `message_ids` (contract level 496)",
   },
   {
-    event: "default_streams",
-    path: "/default_streams",
-    why: "we send channel objects; Zulip sends channel IDs since level 330 (server to fix with realm_default_streams)",
-  },
-  {
     event: "stream create",
     path: "/streams/*/can_create_topic_group",
     why: "new in feature level 441",

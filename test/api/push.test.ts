@@ -13,7 +13,7 @@ import { queueOf as queueOfServer } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { type Body } from "../helpers/builders.ts";
+import { type Body, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 let relay: PushRelay;
@@ -113,6 +113,47 @@ describe("POST /register_client_device", () => {
   });
 });
 
+describe("POST /remove_client_device", () => {
+  it("removes the caller's device with its push key and token, and tells the user's clients", async () => {
+    const device = await pushDevice("prospero", "fcm", 4242);
+    const events = await queueOf("prospero", ["device"]);
+    // zulip-flutter's encoding: a form body, the id as JSON text.
+    const sent = await fetch(`${server.baseUrl}/api/v1/remove_client_device`, {
+      method: "POST",
+      headers: {
+        Authorization:
+          "Basic " +
+          Buffer.from(
+            `${server.creds.users.prospero!.email}:${server.creds.users.prospero!.api_key}`,
+          ).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: `device_id=${device.deviceId}`,
+    });
+    expect(await sent.json()).toEqual({ result: "success", msg: "" });
+    expect(await events()).toEqual([{ type: "device", op: "remove", device_id: device.deviceId }]);
+    expect(await devicesOf("prospero")).toEqual({});
+    expect(await server.db.pushDevice.count({ where: { id: device.deviceId } })).toBe(0);
+    // A notification has nowhere to go.
+    await expectError(testNotify("prospero"), 400, "No active registered push device");
+  });
+
+  it("refuses a device that is not the caller's, or is gone, with check_device_id's text", async () => {
+    const othellos = await newDevice("othello");
+    const remove = (as: string, device_id: number) =>
+      server.as(as).POST("/remove_client_device", { body: { device_id } });
+    await expectError(remove("hamlet", othellos), 400, "Invalid `device_id`");
+    await expectError(remove("hamlet", 2 ** 40), 400, "Invalid `device_id`");
+    await expectSuccess(remove("othello", othellos));
+    await expectError(remove("othello", othellos), 400, "Invalid `device_id`");
+    await expectError(
+      server.as("hamlet").POST("/remove_client_device", { body: untyped({}) }),
+      400,
+      "Missing 'device_id' argument",
+    );
+  });
+});
+
 describe("POST /mobile_push/register", () => {
   it("refuses bots, a server without push service, another user's device and incomplete fields", async () => {
     const deviceId = await newDevice("hamlet");
@@ -204,6 +245,7 @@ describe("POST /mobile_push/register", () => {
       },
     ]);
     const got = await events();
+    const first = got[0];
     expect(got).toEqual([
       {
         type: "device",
@@ -227,7 +269,9 @@ describe("POST /mobile_push/register", () => {
       push_token_id: device.tokenId,
       pending_push_token_id: null,
       push_token_last_updated_timestamp:
-        got[0]!.type === "device" ? got[0].push_token_last_updated_timestamp : undefined,
+        first?.type === "device" && first.op === "update"
+          ? first.push_token_last_updated_timestamp
+          : undefined,
       push_registration_error_code: null,
     });
 

@@ -39,6 +39,7 @@ const NEWER_THAN_DOCUMENT = [
   "server_report_message_types", // register, level 435
   "has_videoprovider_token", // register, level 493
   "devices", // register, level 468 (POST /register_client_device)
+  "idle_queue_timeout_secs", // register, level 481
   "can_create_topic_group", // channels
   "is_imported_stub", // users
 ];

@@ -322,7 +322,7 @@ describe("PATCH /settings: as clients send it", () => {
         Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
         "Content-Type": "application/x-www-form-urlencoded",
       },
-      body: "enter_sends=true&web_font_size_px=18&emojiset=text&left_side_userlist=true",
+      body: "enter_sends=true&web_font_size_px=18&emojiset=text&left_side_userlist=true&web_inbox_show_channel_folders=false",
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ result: "success", msg: "" });
@@ -335,6 +335,8 @@ describe("PATCH /settings: as clients send it", () => {
       web_font_size_px: 18,
       emojiset: "text",
       left_side_userlist: true,
+      // Feature level 431; zulip-flutter reads it (default true until its server-12 TODO).
+      web_inbox_show_channel_folders: false,
     });
   });
 });

@@ -379,6 +379,39 @@ describe("DELETE /users/me/subscriptions", () => {
   });
 });
 
+describe("GET /users/{user_id}/subscriptions/{stream_id}", () => {
+  it("answers for a bot as for a human (feature level 458), as python-zulip-api asks", async () => {
+    await expectSuccess(
+      subscribe("iago", { subscriptions: [{ name: "Rome" }], principals: [id("default-bot")] }),
+    );
+    const rome = (await server.db.stream.findFirstOrThrow({ where: { name: "Rome" } })).id;
+    const typed = await expectSuccess(
+      server.as("hamlet").GET("/users/{user_id}/subscriptions/{stream_id}", {
+        params: { path: { user_id: id("default-bot"), stream_id: rome } },
+      }),
+    );
+    expect(typed.is_subscribed).toBe(true);
+    // python-zulip-api's get_subscription_status: a GET with nothing but the path.
+    const cred = server.creds.users.hamlet!;
+    const status = async (userId: number) => {
+      const r = await fetch(`${server.baseUrl}/api/v1/users/${userId}/subscriptions/${rome}`, {
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+        },
+      });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    expect(await status(id("default-bot"))).toEqual({
+      status: 200,
+      body: { result: "success", msg: "", is_subscribed: true },
+    });
+    await expectSuccess(
+      unsubscribe("iago", { subscriptions: ["Rome"], principals: [id("default-bot")] }),
+    );
+    expect((await status(id("default-bot"))).body.is_subscribed).toBe(false);
+  });
+});
+
 describe("register", () => {
   it("carries subscriptions, unsubscribed and never_subscribed", async () => {
     await expectSuccess(subscribe("cordelia", { subscriptions: [{ name: "Scotland" }] }));

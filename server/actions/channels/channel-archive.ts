@@ -16,7 +16,7 @@ import {
   activeSubscriberIds,
   metadataUserIds,
 } from "../../lib/channels/channel-settings.ts";
-import { defaultChannelDicts } from "../../lib/register/register-state.ts";
+import { defaultChannelIds } from "../../lib/channels/default-streams.ts";
 import { activeUserIds } from "../../lib/users/users.ts";
 import { sendChannelEventsNotice } from "./channels.ts";
 import { notificationBot, type InternalSender } from "../messages/internal-send.ts";
@@ -45,7 +45,7 @@ export async function doArchiveChannel(ctx: RequestContext, streamId: number) {
     });
     if (removed.count > 0)
       events.add(
-        { type: "default_streams", default_streams: await defaultChannelDicts(tx, ctx.realm.id) },
+        { type: "default_streams", default_streams: await defaultChannelIds(tx, ctx.realm.id) },
         await activeUserIds(tx, ctx.realm.id),
       );
     const update = { type: "stream", op: "update", stream_id: stream.id, name: stream.name };

@@ -30,6 +30,8 @@ import {
   type ChannelForUpdate,
 } from "../../lib/channels/channel-settings.ts";
 import { toChannelDicts } from "../../lib/channels/channels.ts";
+import { channelExistsError } from "./channels.ts";
+import { requireDefaultChannelManager, setDefaultChannel } from "./default-streams.ts";
 import {
   CHANNEL_GROUP_SETTINGS,
   SystemGroups,
@@ -37,7 +39,6 @@ import {
 } from "../../lib/groups/group-settings.ts";
 import { renderMarkdown } from "../../lib/markdown/index.ts";
 import { can } from "../../lib/groups/permissions.ts";
-import { defaultChannelDicts } from "../../lib/register/register-state.ts";
 import {
   checkGroupSettingUpdate,
   deleteAnonymousGroups,
@@ -46,7 +47,7 @@ import {
   groupSettingValuesAndNames,
   type GroupSettingValue,
 } from "../../lib/groups/user-groups.ts";
-import { activeUserIds, isRealmAdmin, Role } from "../../lib/users/users.ts";
+import { Role } from "../../lib/users/users.ts";
 import { doUnarchiveChannel } from "./channel-archive.ts";
 import {
   channelDescription,
@@ -167,9 +168,8 @@ export async function doUpdateChannel(ctx: RequestContext, streamId: number, inp
       await changePermission(step, { inviteOnly: isPrivate, isWebPublic, history });
 
     if (input.isDefaultStream !== undefined) {
-      if (!isRealmAdmin(user))
-        throw new JsonableError("You do not have permission to change default channels.");
-      await changeDefault(step, input.isDefaultStream);
+      requireDefaultChannelManager(ctx);
+      await setDefaultChannel(step, ctx.realm.id, channel.stream.id, input.isDefaultStream);
     }
 
     if (input.messageRetentionDays !== undefined) {
@@ -267,7 +267,9 @@ async function rename(step: Step, name: string) {
     checkChannelName(name);
     const taken = await tx.$queryRaw<unknown[]>`
       SELECT 1 FROM stream WHERE realm_id = ${ctx.realm.id} AND lower(name) = lower(${name})`;
-    if (taken.length > 0) throw new JsonableError("Channel name already in use.");
+    // check_stream_name_available: ChannelExistsError (409) since Zulip 10, whether or not the
+    // caller can see the channel that holds the name (Zulip does not look).
+    if (taken.length > 0) throw channelExistsError(name);
   }
   await setProperty(step, { name }, "name", name);
   await notice(step, renameNotice(ctx.user, old, name));
@@ -353,20 +355,6 @@ async function announceAccessChange(
     { type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...update },
     [...after].filter((id) => !gainedSet.has(id)),
   );
-}
-
-/** do_add_default_stream / do_remove_default_stream (a change only when it is one). */
-async function changeDefault({ tx, events, ctx, channel }: Step, isDefault: boolean) {
-  const where = { realmId: ctx.realm.id, streamId: channel.stream.id };
-  const changed = isDefault
-    ? (await tx.defaultStream.count({ where })) === 0 &&
-      (await tx.defaultStream.create({ data: where })) !== null
-    : (await tx.defaultStream.deleteMany({ where })).count > 0;
-  if (changed)
-    events.add(
-      { type: "default_streams", default_streams: await defaultChannelDicts(tx, ctx.realm.id) },
-      await activeUserIds(tx, ctx.realm.id),
-    );
 }
 
 /**

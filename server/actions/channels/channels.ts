@@ -26,7 +26,7 @@ import { can } from "../../lib/groups/permissions.ts";
 import { accessChannelFolder } from "../../lib/channels/channel-folders.ts";
 import { metadataAudience, toChannelDicts } from "../../lib/channels/channels.ts";
 import { permissionPolicyName, RETAIN_FOREVER } from "../../lib/channels/channel-settings.ts";
-import { defaultChannelDicts } from "../../lib/register/register-state.ts";
+import { defaultChannelIds } from "../../lib/channels/default-streams.ts";
 import { channelLinkSyntax, silentMentionSyntax } from "../../lib/messages/message-links.ts";
 import { refuseNul, unprintablePosition } from "../../lib/text.ts";
 import { activeUserIds, isRealmAdmin, Role, requireMemberOrAdmin } from "../../lib/users/users.ts";
@@ -165,8 +165,8 @@ async function checkChannelNameFree(tx: Tx, realmId: number, name: string) {
   if (existing.length > 0) throw channelExistsError(name);
 }
 
-/** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError). */
-function channelExistsError(name: string) {
+/** 409 CHANNEL_ALREADY_EXISTS (ChannelExistsError), naming the name asked for. */
+export function channelExistsError(name: string) {
   return new JsonableError(`Channel '${name}' already exists`, {
     code: "CHANNEL_ALREADY_EXISTS",
     httpStatus: 409,
@@ -306,7 +306,7 @@ async function announceCreation(
     );
   if (defaultsChanged)
     events.add(
-      { type: "default_streams", default_streams: await defaultChannelDicts(tx, realm.id) },
+      { type: "default_streams", default_streams: await defaultChannelIds(tx, realm.id) },
       await activeUserIds(tx, realm.id),
     );
 }

@@ -34,6 +34,17 @@ export async function doRegisterClientDevice(ctx: Ctx): Promise<number> {
   });
 }
 
+/**
+ * POST /remove_client_device (do_remove_device): the device's row, with its push key and token,
+ * goes; the user's clients hear of it.
+ */
+export async function doRemoveClientDevice(ctx: Ctx, device: PushDevice): Promise<void> {
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+    await tx.pushDevice.delete({ where: { id: device.id } });
+    events.add({ type: "device", op: "remove", device_id: device.id }, [ctx.user.id]);
+  });
+}
+
 /** The fields a registration changes, and the `device` event that announces exactly them. */
 export interface DeviceChange {
   pushKey?: Uint8Array<ArrayBuffer>;

@@ -158,11 +158,15 @@ async function checkNamedGroupForSetting(
   realmId: number,
   setting: GroupSetting,
   groupId: number,
+  asSubgroup = false,
 ): Promise<number> {
   const group = await tx.namedUserGroup.findFirst({
     where: { id: groupId, realmId },
     select: { id: true, name: true, isSystemGroup: true, deactivated: true },
   });
+  // A value that named the group as a subgroup ({direct_members: [], direct_subgroups: [id]}, which
+  // stands for the group itself) gets the subgroup check's text, as Zulip answers it.
+  if (!group && asSubgroup) throw new JsonableError(`Invalid user group ID: ${groupId}`);
   if (!group) throw new JsonableError("Invalid user group");
   if (group.deactivated) throw new JsonableError("User group is deactivated.");
   if (setting.requireSystemGroup && !group.isSystemGroup)
@@ -277,7 +281,8 @@ export async function checkGroupSettingUpdate(
   const currentAnonymousId = typeof current === "number" ? null : currentGroupId;
   events.invalidate(`groups:${realmId}`);
   if (typeof wanted === "number") {
-    const groupId = await checkNamedGroupForSetting(tx, realmId, setting, wanted);
+    const asSubgroup = typeof update.new !== "number";
+    const groupId = await checkNamedGroupForSetting(tx, realmId, setting, wanted, asSubgroup);
     return { groupId, value: groupId, replacedGroupId: currentAnonymousId };
   }
   if (!setting.allowAnonymousGroup) throw new SystemGroupRequiredError(setting.name);
@@ -304,7 +309,8 @@ export async function groupForNewSetting(
     })
   ).id;
   const wanted = parseGroupSettingValue(value, nobody);
-  if (typeof wanted === "number") return checkNamedGroupForSetting(tx, realmId, setting, wanted);
+  if (typeof wanted === "number")
+    return checkNamedGroupForSetting(tx, realmId, setting, wanted, typeof value !== "number");
   if (!setting.allowAnonymousGroup) throw new SystemGroupRequiredError(setting.name);
   events.invalidate(`groups:${realmId}`);
   return storeAnonymousValue(tx, realmId, wanted, null);

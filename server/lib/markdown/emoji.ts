@@ -111,6 +111,27 @@ export function emojiNameForCode(code: string): string | undefined {
   return emojiMaps().codeToName.get(code);
 }
 
+/**
+ * Every Unicode emoji by code with the names that name it (Zulip's emoji_api.json
+ * `code_to_names`): the canonical name first, then its aliases. Only names `emojiCodeForName`
+ * answers with that code, so a client offers exactly what reactions and Markdown accept.
+ */
+export function emojiCodeToNames(): Map<string, string[]> {
+  const { nameToCode, codeToName } = emojiMaps();
+  const byCode = new Map<string, string[]>();
+  for (const [name, code] of nameToCode) {
+    const names = byCode.get(code);
+    if (names) names.push(name);
+    else byCode.set(code, [name]);
+  }
+  for (const [code, names] of byCode) {
+    const canonical = codeToName.get(code);
+    const at = canonical === undefined ? -1 : names.indexOf(canonical);
+    if (at > 0) names.unshift(...names.splice(at, 1));
+  }
+  return byCode;
+}
+
 const EMOJI_NAME_RE = /:([\p{L}\p{N}_+-]+):/gu;
 const EMOJI_ELEMENT = String.raw`(?:\p{Regional_Indicator}\p{Regional_Indicator}|\p{Emoji}(?:\p{Emoji_Modifier}|\uFE0F\u20E3?|[\u{E0020}-\u{E007E}]+\u{E007F})?)`;
 const POSSIBLE_EMOJI_RE = new RegExp(`${EMOJI_ELEMENT}(?:\\u200D${EMOJI_ELEMENT})*`, "gu");

@@ -113,7 +113,7 @@ export async function topicHistory(
   const rows = await db.$queryRaw<{ subject: string | null; max_id: number | null }[]>`
     WITH RECURSIVE ch AS (
       SELECT s.recipient_id, ${accessSql("CHANNEL_TOPICS_WITHOUT_ROWS", user, "s")} AS shared FROM stream s
-      WHERE s.id = ${streamId}::int AND s.realm_id = ${user.realmId}::int AND NOT s.is_archived
+      WHERE s.id = ${streamId}::int AND s.realm_id = ${user.realmId}::int
         AND ${accessSql("CHANNEL_CONTENT", user, "s")}
     ), t(k, id, subject) AS (
       SELECT n.* FROM ch CROSS JOIN LATERAL (

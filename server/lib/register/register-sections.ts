@@ -8,6 +8,7 @@ import type { RequestContext } from "../../context.ts";
 import type { Db, Realm } from "../../db/index.ts";
 import { REALM_GROUP_SETTINGS, type GroupSetting } from "../groups/group-settings.ts";
 import { can } from "../groups/permissions.ts";
+import { emojiDataFile } from "../realm/emoji-data.ts";
 import { fakeEmailDomain, realmIconUrl, realmUrl } from "../realm/realm.ts";
 import { RecipientType } from "../recipients.ts";
 import { unixSeconds } from "../time.ts";
@@ -71,6 +72,8 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
       realm.zulipUpdateAnnouncementsStreamId,
     ),
     server_web_public_streams_enabled: ctx.config.webPublicStreamsEnabled,
+    // Absolute, as Zulip's (emoji.data_url()): clients fetch it as is.
+    server_emoji_data_url: url + emojiDataFile().path,
     server_generation: SERVER_GENERATION,
   };
 }

@@ -4,7 +4,6 @@
  */
 import { unixSeconds } from "../time.ts";
 import type { RequestContext } from "../../context.ts";
-import type { Db } from "../../db/index.ts";
 import {
   emptyTopicDisplayName,
   MAX_MESSAGE_LENGTH,
@@ -23,8 +22,9 @@ import {
 import { customProfileFieldTypes, realmFields } from "../users/custom-profile-fields.ts";
 import { listScheduledMessages } from "../messages/scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "../channels/subscriptions.ts";
-import { STREAM_RECORD_SELECT, toChannelDicts, visibleChannels } from "../channels/channels.ts";
+import { visibleChannels } from "../channels/channels.ts";
 import { listChannelFolders } from "../channels/channel-folders.ts";
+import { defaultChannelIds } from "../channels/default-streams.ts";
 import { registerLinkifiers } from "../realm/linkifiers.ts";
 import { ownedBotDicts } from "../users/bots.ts";
 import { formatForViewer, userAccessSql, viewerAccess } from "../access/users.ts";
@@ -213,8 +213,7 @@ export async function fetchInitialState(
     state.custom_profile_fields = await realmFields(db, realm.id);
     state.custom_profile_field_types = customProfileFieldTypes();
   }
-  if (want("default_streams"))
-    state.realm_default_streams = await defaultChannelDicts(db, realm.id);
+  if (want("default_streams")) state.realm_default_streams = await defaultChannelIds(db, realm.id);
   if (want("drafts")) state.drafts = await registerDrafts(db, user);
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
@@ -236,14 +235,4 @@ export async function fetchInitialState(
   if (want("presence"))
     Object.assign(state, await presenceResponse(db, realm, ctx.now(), { slim: presence.slim }));
   return state;
-}
-
-/** The organization's default channels in API form (register's realm_default_streams, and the default_streams event). */
-export async function defaultChannelDicts(db: Db, realmId: number) {
-  const rows = await db.stream.findMany({
-    where: { realmId, defaultStreams: { some: {} } },
-    select: STREAM_RECORD_SELECT,
-    orderBy: { id: "asc" },
-  });
-  return toChannelDicts(db, rows);
 }

@@ -73,6 +73,7 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   { name: "default_language", kind: "string", field: "defaultLanguage", legacy: "display" },
   { name: "web_home_view", kind: "string", field: "webHomeView", choices: ["recent_topics", "inbox", "all_messages"], legacy: "display" },
   bool("web_escape_navigates_to_home_view", "webEscapeNavigatesToHomeView"),
+  bool("web_inbox_show_channel_folders", "webInboxShowChannelFolders"),
   bool("left_side_userlist", "leftSideUserlist", "display"),
   { name: "emojiset", kind: "string", field: "emojiset", choices: EMOJISET_CHOICES.map((e) => e.key), legacy: "display" },
   { name: "demote_inactive_streams", kind: "int", field: "demoteInactiveStreams", choices: ONE_TO_THREE, legacy: "display" },

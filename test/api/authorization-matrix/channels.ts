@@ -4,6 +4,8 @@ import { bad, by, ok, ADMIN_ONLY, NOT_GUEST, type Row } from "./matrix.ts";
 
 const INVALID_CHANNEL = bad("Invalid channel ID");
 const NO_SUCH_USER = bad("No such user");
+/** check_if_user_can_manage_default_streams (administrators). */
+const DEFAULT_CHANNELS = bad("You do not have permission to change default channels.");
 /** can_administer_channel_group (administrators); a guest cannot even see this channel. */
 const ADMINISTER = bad("You do not have permission to administer this channel.");
 /** The name of the channel the unsubscribe row made last (named in the other organization's refusal). */
@@ -55,6 +57,11 @@ export const rows: Row[] = [
     expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
   },
   {
+    op: "GET /streams/{stream_id}/email_address",
+    req: ({ fx }) => ({ path: { stream_id: fx.sid("Verona") } }),
+    expect: by({ [everyone]: ok, other: INVALID_CHANNEL }),
+  },
+  {
     op: "GET /get_stream_id",
     req: () => ({ query: { stream: "Verona" } }),
     expect: by({ [everyone]: ok, other: bad("Invalid channel name 'Verona'") }),
@@ -91,6 +98,24 @@ export const rows: Row[] = [
     op: "POST /channel_folders/create",
     req: ({ fx }) => ({ body: { name: `folder ${fx.next()}`, description: "" } }),
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "POST /default_streams",
+    req: async ({ fx }) => ({ body: { stream_id: await make.channel(fx) } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": DEFAULT_CHANNELS,
+      other: INVALID_CHANNEL,
+    }),
+  },
+  {
+    op: "DELETE /default_streams",
+    req: ({ fx }) => ({ body: { stream_id: fx.sid("Verona") } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": DEFAULT_CHANNELS,
+      other: INVALID_CHANNEL,
+    }),
   },
   {
     op: "GET /channel_folders",

@@ -285,6 +285,16 @@ export const rows: Row[] = [
     expect: by({ [`${everyone} other`]: ok }),
   },
   {
+    // The caller's own device; another organization's user names this organization's.
+    op: "POST /remove_client_device",
+    req: async ({ fx, actor }) => {
+      const own = actor === "other" ? "hamlet" : actor;
+      const { data } = await fx.as(own).POST("/register_client_device", {});
+      return { body: { device_id: data?.device_id ?? 1 } };
+    },
+    expect: by({ [everyone]: ok, other: bad("Invalid `device_id`") }),
+  },
+  {
     op: "POST /mobile_push/register",
     req: async ({ fx, actor }) => {
       const { data } = await fx.as(actor).POST("/register_client_device", {});
