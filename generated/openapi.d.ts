@@ -787,6 +787,76 @@ export interface paths {
         patch: operations["edit-draft"];
         trace?: never;
     };
+    "/saved_snippets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all saved snippets
+         * @description The caller's saved snippets, oldest first (Zulip's `do_get_saved_snippets`).
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 297).
+         */
+        get: operations["get-saved-snippets"];
+        put?: never;
+        /**
+         * Create a saved snippet
+         * @description Create a saved snippet of the caller. Leading and trailing whitespace is stripped from
+         *     both fields before they are checked: neither may then be empty, the title may have at
+         *     most 60 characters and the content at most 10000. The caller's clients learn of it
+         *     through a `saved_snippets` event (op `add`).
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 297).
+         */
+        post: operations["create-saved-snippet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/saved_snippets/{saved_snippet_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the saved snippet.
+                 * @example 2
+                 */
+                saved_snippet_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved snippet
+         * @description Delete a saved snippet of the caller. The caller's clients learn of it through a
+         *     `saved_snippets` event (op `remove`). A saved snippet of another user is treated as
+         *     missing.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 297).
+         */
+        delete: operations["delete-saved-snippet"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a saved snippet
+         * @description Change the title, the content or both of a saved snippet of the caller, checked as when
+         *     it is created. With neither, nothing changes and no event is sent; otherwise the
+         *     caller's clients learn of it through a `saved_snippets` event (op `update`). A saved
+         *     snippet of another user is treated as missing.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 368).
+         */
+        patch: operations["edit-saved-snippet"];
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -3726,6 +3796,25 @@ export interface components {
             services: Record<string, never>[];
         };
         /**
+         * @description A saved snippet of the user (Zulip's SavedSnippet.to_api_dict).
+         * @example {
+         *       "id": 1,
+         *       "title": "Example",
+         *       "content": "Welcome to the organization.",
+         *       "date_created": 1681662420
+         *     }
+         */
+        SavedSnippet: {
+            /** @description The ID of the saved snippet. */
+            id: number;
+            /** @description The title of the saved snippet. */
+            title: string;
+            /** @description The content, in Zulip-flavored Markdown, that clients insert into a message. */
+            content: string;
+            /** @description When the saved snippet was created, in UNIX seconds. */
+            date_created: number;
+        };
+        /**
          * heartbeat
          * @description Sent when nothing else happened for a while (`EVENT_HEARTBEAT_MS`), so that the long-poll
          *     ends before proxies time it out. Clients skip it.
@@ -4518,6 +4607,42 @@ export interface components {
             op: "remove";
             draft_id: number;
         };
+        /**
+         * saved_snippets add
+         * @description A saved snippet was created, to the user's clients.
+         */
+        SavedSnippetsAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "add";
+            saved_snippet: components["schemas"]["SavedSnippet"];
+        };
+        /**
+         * saved_snippets update
+         * @description A saved snippet was edited, to the user's clients.
+         */
+        SavedSnippetsUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "update";
+            saved_snippet: components["schemas"]["SavedSnippet"];
+        };
+        /**
+         * saved_snippets remove
+         * @description A saved snippet was deleted, to the user's clients.
+         */
+        SavedSnippetsRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "saved_snippets";
+            /** @enum {string} */
+            op: "remove";
+            saved_snippet_id: number;
+        };
         /** @description A user in a `typing` event. */
         TypingUser: {
             user_id: number;
@@ -4895,7 +5020,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -5765,6 +5890,8 @@ export interface operations {
                         };
                         /** @description The user's synchronized drafts. */
                         drafts?: components["schemas"]["StoredDraft"][];
+                        /** @description (`saved_snippets`) The user's saved snippets, oldest first. */
+                        saved_snippets?: components["schemas"]["SavedSnippet"][];
                         /**
                          * @description Whether the user has completed the video-call provider's OAuth flow, so
                          *     that `POST /calls/videoprovider/create` can work.
@@ -7610,6 +7737,209 @@ export interface operations {
                      * @example {
                      *       "result": "error",
                      *       "msg": "Draft does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-saved-snippets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "saved_snippets": [
+                     *         {
+                     *           "id": 1,
+                     *           "title": "Example",
+                     *           "content": "Welcome to the organization.",
+                     *           "date_created": 1681662420
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The caller's saved snippets. */
+                        saved_snippets: components["schemas"]["SavedSnippet"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Example title",
+                 *       "content": "Welcome to the organization."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The title of the saved snippet. */
+                    title: string;
+                    /** @description The content of the saved snippet, in Zulip-flavored Markdown. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "saved_snippet_id": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the new saved snippet. */
+                        saved_snippet_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A field is missing, blank or too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the saved snippet.
+                 * @example 2
+                 */
+                saved_snippet_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The caller has no saved snippet with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Saved snippet does not exist.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "edit-saved-snippet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the saved snippet.
+                 * @example 2
+                 */
+                saved_snippet_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Welcome message",
+                 *       "content": "Welcome to the organization."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The new title. */
+                    title?: string;
+                    /** @description The new content, in Zulip-flavored Markdown. */
+                    content?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A field is blank or too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "content cannot be blank",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The caller has no saved snippet with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Saved snippet does not exist.",
                      *       "code": "BAD_REQUEST"
                      *     }
                      */

@@ -109,6 +109,12 @@ import {
 } from "./handlers/user-deactivation.ts";
 import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
+import {
+  createSavedSnippet,
+  deleteSavedSnippet,
+  editSavedSnippet,
+  getSavedSnippets,
+} from "./handlers/saved-snippets.ts";
 import { updateSettings } from "./handlers/settings.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
@@ -153,6 +159,10 @@ export const handlers = {
   "get-drafts": getDrafts,
   "create-drafts": createDrafts,
   "delete-draft": deleteDraft,
+  "get-saved-snippets": getSavedSnippets,
+  "create-saved-snippet": createSavedSnippet,
+  "edit-saved-snippet": editSavedSnippet,
+  "delete-saved-snippet": deleteSavedSnippet,
   "update-settings": updateSettings,
   "create-channel": createChannel,
   "get-streams": getStreams,

@@ -45,6 +45,7 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
 
   // Adapter-sensitive: transactions, the event log and its wake-up path, shutdown under load.
   ["test/unit/raw-transaction.test.ts", "both", "raw transactions through each adapter"],
+  ["test/unit/event-bus.test.ts", "both", "a long-poll that starts waiting during a log read"],
   ["test/api/event-log.test.ts", "both", "the event log's window: xids, snapshots, NOTIFY"],
   ["test/cli/shutdown.test.ts", "both", "draining requests and transactions on SIGTERM"],
   // One smoke file per feature whose conversion or SQL the adapters handle differently.

@@ -76,6 +76,8 @@ interface Waiter {
   realmId: number;
   /** The queue takes public-channel messages of its organization (`all_public_streams`). */
   allPublic: boolean;
+  /** Where the poll that found nothing stopped (its window's end). */
+  cursor: bigint;
   wake: (reason: "event" | "stop") => void;
 }
 
@@ -209,7 +211,7 @@ export class EventBus {
    */
   private wait(
     queueId: string,
-    who: Omit<Waiter, "wake">,
+    who: Omit<Waiter, "wake" | "cursor">,
     ms: number,
     cursor: bigint,
   ): Promise<"event" | "stop" | "timeout"> {
@@ -230,7 +232,7 @@ export class EventBus {
     queueMicrotask(() => this.follow());
     return new Promise((resolve) => {
       const timer = setTimeout(() => done("timeout"), ms);
-      const waiter: Waiter = { ...who, wake: (reason) => done(reason) };
+      const waiter: Waiter = { ...who, cursor, wake: (reason) => done(reason) };
       const done = (reason: "event" | "stop" | "timeout") => {
         clearTimeout(timer);
         if (this.waiters.get(queueId) === waiter) this.waiters.delete(queueId);
@@ -289,10 +291,16 @@ export class EventBus {
         await this.started;
         do {
           this.followAgain = false;
-          const waiting = [...new Set([...this.waiters.values()].map((w) => w.userId))];
+          const known = new Set(this.waiters.values());
+          const waiting = [...new Set([...known].map((w) => w.userId))];
           const { horizon, rows } = await readLogWindow(this.db, this.horizon, waiting);
           this.horizon = horizon;
           this.deliver(rows);
+          // A long-poll that began waiting during this read was not among `waiting`, so the
+          // window's rows for it came back without its user; if the window reached past where its
+          // poll stopped, the next window starts beyond rows it never saw: it polls again now.
+          for (const waiter of [...this.waiters.values()])
+            if (!known.has(waiter) && waiter.cursor < horizon) waiter.wake("event");
         } while (this.followAgain && !this.closed);
       } catch (err) {
         if (!this.closed) this.log?.warn({ err }, "reading the event log failed");

@@ -64,7 +64,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
 const SHRINK_MS = Number(process.env.FUZZ_SHRINK_MS ?? 3000);
 /** Shrinking time for the whole file, so that a regression failing every operation stays bounded. */
 let shrinkLeftMs = Number(process.env.FUZZ_SHRINK_TOTAL_MS ?? 12_000);
-const ONLY = process.env.FUZZ_OP;
+/** FUZZ_OP: one operationId, or several separated by commas. */
+const ONLY = process.env.FUZZ_OP?.split(",");
 /** FUZZ_COLLECT=1: do not stop at the first failure of an operation; list distinct ones at the end. */
 const COLLECT = Boolean(process.env.FUZZ_COLLECT);
 const collected = new Map<string, { count: number; size: number; report: string }>();
@@ -476,7 +477,7 @@ describe("fuzzing every operation", () => {
   // The index (seed and catalog rotations) is the operation's place in the whole spec, so that
   // FUZZ_OP replays exactly what a full run did.
   ops.forEach((op, index) => {
-    if (ONLY && op.id !== ONLY) return;
+    if (ONLY && !ONLY.includes(op.id)) return;
     it(`${op.method} ${op.template}`, { timeout: 120_000 }, async () => {
       const examples = catalog(op, index).map((p): [Plan] => [p]);
       let failedAt: number | undefined;

@@ -40,6 +40,7 @@ const NEWER_THAN_DOCUMENT = [
   "has_videoprovider_token", // register, level 493
   "devices", // register, level 468 (POST /register_client_device)
   "idle_queue_timeout_secs", // register, level 481
+  "web_inbox_show_channel_folders", // user settings, level 431
   "can_create_topic_group", // channels
   "is_imported_stub", // users
 ];

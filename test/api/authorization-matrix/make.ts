@@ -57,6 +57,13 @@ export async function draft(fx: Fixtures, owner: string) {
   return created.ids[0]!;
 }
 
+export async function savedSnippet(fx: Fixtures, owner: string) {
+  const created = await expectSuccess(
+    fx.as(owner).POST("/saved_snippets", { body: { title: "matrix", content: "snippet" } }),
+  );
+  return created.saved_snippet_id;
+}
+
 export const scheduledBody = (fx: Fixtures) => ({
   type: "stream" as const,
   to: fx.sid("Verona"),

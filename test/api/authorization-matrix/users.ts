@@ -1,11 +1,12 @@
 /**
  * Rows: users and bots, their settings, status, presence, alert words, mutes, custom profile
- * fields and API keys.
+ * fields, API keys and saved snippets.
  */
 import * as make from "./make.ts";
 import {
   bad,
   by,
+  err,
   ok,
   ADMIN_ONLY,
   DEACTIVATED,
@@ -279,5 +280,36 @@ export const rows: Row[] = [
         bot: NO_BOTS,
         other: bad(`Field id ${lastField} not found.`),
       }),
+  },
+  {
+    op: "GET /saved_snippets",
+    req: () => ({}),
+    expect: by({ "owner admin mod member guest bot other": ok }),
+  },
+  {
+    op: "POST /saved_snippets",
+    req: () => ({ body: { title: "matrix", content: "snippet" } }),
+    expect: by({ "owner admin mod member guest bot other": ok }),
+  },
+  {
+    op: "PATCH /saved_snippets/{saved_snippet_id}",
+    req: async ({ fx, actor }) => ({
+      path: { saved_snippet_id: await make.savedSnippet(fx, actor) },
+      body: { title: "renamed" },
+    }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: err(404, "Saved snippet does not exist."),
+    }),
+  },
+  {
+    op: "DELETE /saved_snippets/{saved_snippet_id}",
+    req: async ({ fx, actor }) => ({
+      path: { saved_snippet_id: await make.savedSnippet(fx, actor) },
+    }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: err(404, "Saved snippet does not exist."),
+    }),
   },
 ];
