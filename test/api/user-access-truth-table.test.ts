@@ -1,7 +1,8 @@
 /**
  * The user-access rule (server/lib/access/users.ts) proven by a truth table: every combination of
  * its facts — the viewer a guest or not, in can_access_all_users_group or not; the target the
- * viewer, a bot, sharing a channel, sharing a direct-message group — built as rows of one
+ * viewer, a bot, sharing a channel, sharing a direct-message group, having exchanged a direct
+ * message with the viewer (either way) — built as rows of one
  * database. For each, a reference written the way Zulip writes check_can_access_user
  * (procedurally), the TypeScript predicate, the SQL fragment and canAccessUser must agree; for the
  * combinations a real guest can be in (the organization restricted to members or not), GET /users
@@ -25,7 +26,8 @@ function reference(f: UserAccessFacts): boolean {
   if (f.self) return true;
   if (f.targetBot) return true; // user_access_restricted_in_realm
   if (f.viewerNonGuest || f.inAllUsersGroup) return true; // check_user_can_access_all_users
-  return f.sharesChannel || f.sharesDirectMessageGroup;
+  if (f.sharesChannel || f.sharesDirectMessageGroup) return true;
+  return f.exchangedDirectMessage; // "Querying the Message table is expensive so we do this last."
 }
 
 interface Target {
@@ -34,6 +36,7 @@ interface Target {
   bot: boolean;
   channel: boolean;
   dmGroup: boolean;
+  dm: boolean;
 }
 
 let server: TestServer;
@@ -47,25 +50,17 @@ beforeAll(async () => {
   viewerId = server.creds.users.polonius!.user_id;
   // The guest shares nothing to begin with.
   await db.$executeRaw`UPDATE subscription SET active = FALSE WHERE user_profile_id = ${viewerId}::int`;
-  // Eight other users; the last four made bots (the rule reads only is_bot of them).
-  const others = (
-    await db.userProfile.findMany({
-      where: {
-        realmId,
-        isBot: false,
-        isActive: true,
-        role: { not: Role.GUEST },
-        id: { not: viewerId },
-      },
-      select: { id: true },
-      orderBy: { id: "asc" },
-      take: 8,
-    })
-  ).map((u) => u.id);
-  expect(others.length).toBe(8);
-  const humans = others.slice(0, 4);
-  const bots = others.slice(4);
-  await db.$executeRaw`UPDATE user_profile SET is_bot = TRUE WHERE id = ANY (${bots}::int[])`;
+  // The eight other humans take every combination of the three sharing facts; the organization's
+  // bots (the rule reads only is_bot of them) some of them.
+  const others = await db.userProfile.findMany({
+    where: { realmId, isActive: true, role: { not: Role.GUEST }, id: { not: viewerId } },
+    select: { id: true, isBot: true, deliveryEmail: true },
+    orderBy: { id: "asc" },
+  });
+  const humans = others.filter((u) => !u.isBot);
+  const bots = others.filter((u) => u.isBot).slice(0, 4);
+  expect(humans.length).toBe(8);
+  expect(bots.length).toBeGreaterThan(1);
   let fakeTypeId = 1_000_000;
   const share = async (type: number, userId: number) => {
     // The rule looks at the recipient's type and the two subscriptions only.
@@ -74,23 +69,34 @@ beforeAll(async () => {
     await db.$executeRaw`INSERT INTO subscription (realm_id, user_profile_id, recipient_id)
       VALUES (${realmId}::int, ${viewerId}::int, ${r.id}::int), (${realmId}::int, ${userId}::int, ${r.id}::int)`;
   };
-  for (const [bot, ids] of [
-    [false, humans],
-    [true, bots],
-  ] as const)
-    for (let bits = 0; bits < 4; bits++) {
-      const t = {
-        id: ids[bits]!,
-        self: false,
-        bot,
-        channel: (bits & 1) !== 0,
-        dmGroup: (bits & 2) !== 0,
-      };
-      if (t.channel) await share(RecipientType.STREAM, t.id);
-      if (t.dmGroup) await share(RecipientType.DIRECT_MESSAGE_GROUP, t.id);
-      targets.push(t);
+  const nameOf = (email: string) =>
+    Object.entries(server.creds.users).find(([, c]) => c.email === email)?.[0];
+  const candidates = [
+    ...humans.map((u, bits) => ({ u, bits, bot: false })),
+    ...bots.map((u, i) => ({ u, bits: [3, 0, 1, 2][i]!, bot: true })),
+  ];
+  for (const [i, { u, bits, bot }] of candidates.entries()) {
+    const t = {
+      id: u.id,
+      self: false,
+      bot,
+      channel: (bits & 1) !== 0,
+      dmGroup: (bits & 2) !== 0,
+      dm: (bits & 4) !== 0,
+    };
+    if (t.channel) await share(RecipientType.STREAM, t.id);
+    if (t.dmGroup) await share(RecipientType.DIRECT_MESSAGE_GROUP, t.id);
+    if (t.dm) {
+      // One direct message, sent for real, one way or the other (the organization is open now).
+      const [from, to] = i % 2 ? [nameOf(u.deliveryEmail)!, viewerId] : ["polonius", u.id];
+      const sent = await server.as(from).POST("/messages", {
+        body: { type: "direct", to: [to], content: "a direct message" },
+      });
+      expect(sent.response.status).toBe(200);
     }
-  targets.push({ id: viewerId, self: true, bot: false, channel: false, dmGroup: false });
+    targets.push(t);
+  }
+  targets.push({ id: viewerId, self: true, bot: false, channel: false, dmGroup: false, dm: false });
 }, 60_000);
 
 afterAll(async () => {
@@ -104,7 +110,10 @@ const VIEWERS = [false, true].flatMap((nonGuest) =>
 describe("every combination of facts", () => {
   for (const v of VIEWERS)
     it(`viewer nonGuest=${v.nonGuest} inAllUsersGroup=${v.inAllUsersGroup}`, async () => {
-      const viewer: ViewerAccess = { id: viewerId, ...v };
+      const recipientId = (
+        await server.db.userProfile.findUniqueOrThrow({ where: { id: viewerId } })
+      ).recipientId;
+      const viewer: ViewerAccess = { id: viewerId, recipientId, ...v };
       const rows = await server.db.$queryRaw<{ id: number; ok: boolean }[]>`
         SELECT u.id, ${userAccessSql(viewer, "u")} AS ok FROM user_profile u
         WHERE u.id = ANY (${targets.map((t) => t.id)}::int[])`;
@@ -117,6 +126,7 @@ describe("every combination of facts", () => {
           inAllUsersGroup: v.inAllUsersGroup,
           sharesChannel: t.channel,
           sharesDirectMessageGroup: t.dmGroup,
+          exchangedDirectMessage: t.dm,
         };
         const expected = reference(facts);
         const label = JSON.stringify(facts);
@@ -158,6 +168,7 @@ describe("what the API answers a guest", () => {
           inAllUsersGroup: !restricted,
           sharesChannel: t.channel,
           sharesDirectMessageGroup: t.dmGroup,
+          exchangedDirectMessage: t.dm,
         });
         const label = JSON.stringify({ restricted, ...t });
         expect(byId.get(t.id)!.full_name === INACCESSIBLE_USER_NAME, label).toBe(!expected);

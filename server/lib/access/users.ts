@@ -4,7 +4,7 @@
  * `can_access_all_users_group` (role:everyone or role:members only) lets everyone, or only
  * non-guests, access every user; a user outside it accesses themselves, bots, and the users they
  * share a conversation with (an active subscription to the same channel or direct-message group,
- * the other user's being active). Written once as a formula, as channels.ts: the TypeScript
+ * the other user's being active, or a direct message one sent the other). Written once as a formula, as channels.ts: the TypeScript
  * predicate and the SQL fragment over a `user_profile` row (the target) come from it, so they
  * cannot disagree (test/api/user-access-truth-table.test.ts tries every combination of facts).
  *
@@ -35,6 +35,8 @@ export interface UserAccessFacts {
   sharesChannel: boolean;
   /** Both are in one direct-message group (a conversation of three or more). */
   sharesDirectMessageGroup: boolean;
+  /** One sent the other a one-to-one direct message (Zulip reads the message table last). */
+  exchangedDirectMessage: boolean;
 }
 type Fact = keyof UserAccessFacts;
 
@@ -46,6 +48,7 @@ export const USER_FACTS: readonly Fact[] = [
   "inAllUsersGroup",
   "sharesChannel",
   "sharesDirectMessageGroup",
+  "exchangedDirectMessage",
 ];
 
 /** The rule: a disjunction, in Zulip's order of checks. */
@@ -59,6 +62,8 @@ export function userAccessAllows(facts: UserAccessFacts): boolean {
 /** The facts of the viewer alone, which the SQL takes as constants. */
 export interface ViewerAccess {
   id: number;
+  /** The viewer's personal recipient (direct messages to them), null for none. */
+  recipientId: number | null;
   nonGuest: boolean;
   inAllUsersGroup: boolean;
 }
@@ -69,7 +74,7 @@ export const accessesAllUsers = (v: ViewerAccess) => v.nonGuest || v.inAllUsersG
 /** The viewer's facts: their role, and their groups from the permission engine's cache. */
 export async function viewerAccess(
   db: Db,
-  viewer: Pick<UserProfile, "id" | "realmId" | "role">,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role" | "recipientId">,
   realm: Pick<Realm, "canAccessAllUsersGroupId">,
 ): Promise<ViewerAccess> {
   const nonGuest = !isGuest(viewer);
@@ -77,7 +82,7 @@ export async function viewerAccess(
   const inAllUsersGroup = nonGuest
     ? true
     : await can(db, viewer, realm, "can_access_all_users_group");
-  return { id: viewer.id, nonGuest, inAllUsersGroup };
+  return { id: viewer.id, recipientId: viewer.recipientId, nonGuest, inAllUsersGroup };
 }
 
 /** Whether the target row `alias` and the viewer share an active subscription to a recipient of `type`. */
@@ -111,6 +116,11 @@ export function userAccessSql(viewer: ViewerAccess, alias: string): Sql {
         return sharesSql(viewer.id, alias, RecipientType.STREAM);
       case "sharesDirectMessageGroup":
         return sharesSql(viewer.id, alias, RecipientType.DIRECT_MESSAGE_GROUP);
+      case "exchangedDirectMessage":
+        // The message index (realm_id, sender_id, recipient_id) answers each side.
+        return Prisma.sql`EXISTS (SELECT 1 FROM message ua_m WHERE ua_m.realm_id = ${a("realm_id")}
+          AND ((ua_m.sender_id = ${a("id")} AND ua_m.recipient_id = ${viewer.recipientId ?? 0}::int)
+            OR (ua_m.sender_id = ${viewer.id}::int AND ua_m.recipient_id = ${a("recipient_id")})))`;
     }
   };
   if (accessesAllUsers(viewer)) return constant(true);
@@ -167,7 +177,7 @@ export async function canAccessUser(
  */
 export async function accessUserForRead(
   db: Db,
-  viewer: Pick<UserProfile, "id" | "realmId" | "role">,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role" | "recipientId">,
   realm: Pick<Realm, "canAccessAllUsersGroupId">,
   userId: number,
   options: { allowBots?: boolean; allowDeactivated?: boolean },
@@ -180,7 +190,7 @@ export async function accessUserForRead(
 /** The rule's refusal for a user already found (GET /users/{email}). */
 export async function checkAccessible(
   db: Db,
-  viewer: Pick<UserProfile, "id" | "realmId" | "role">,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role" | "recipientId">,
   realm: Pick<Realm, "canAccessAllUsersGroupId">,
   target: Pick<UserProfile, "id" | "isBot">,
 ): Promise<void> {
