@@ -159,6 +159,61 @@ describe("can_access_all_users_group", () => {
     expect(incomplete.realm_users!.length).toBe(full.realm_users!.length - placeholders.length);
   });
 
+  it("shows the messages of a sender the guest no longer shares anything with as Unknown user", async () => {
+    // Othello joins the guest's channel and writes there, then leaves it.
+    await expectSuccess(
+      server.as("iago").POST("/users/me/subscriptions", {
+        body: { subscriptions: [{ name: "guest room" }], principals: [id("othello")] },
+      }),
+    );
+    const { id: messageId } = await expectSuccess(
+      server.as("othello").POST("/messages", {
+        body: { type: "stream", to: "guest room", topic: "hello", content: "from Othello" },
+      }),
+    );
+    const fetch = async (as: string) => {
+      const { messages } = await expectSuccess(
+        server.as(as).GET("/messages", {
+          params: {
+            query: {
+              anchor: messageId,
+              num_before: 0,
+              num_after: 0,
+              narrow: [{ operator: "channel", operand: "guest room" }],
+            },
+          },
+        }),
+      );
+      const { message } = await expectSuccess(
+        server.as(as).GET("/messages/{message_id}", {
+          params: { path: { message_id: messageId } },
+        }),
+      );
+      return [messages[0]!, message];
+    };
+    for (const m of await fetch("polonius"))
+      expect(m).toMatchObject({
+        sender_id: id("othello"),
+        sender_full_name: "Othello, the Moor of Venice",
+      });
+    await expectSuccess(
+      server.as("iago").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: ["guest room"], principals: [id("othello")] },
+      }),
+    );
+    for (const m of await fetch("polonius"))
+      expect(m).toMatchObject({
+        sender_id: id("othello"),
+        sender_full_name: "Unknown user",
+        sender_email: expect.stringMatching(new RegExp(`^user${id("othello")}@`)),
+        avatar_url: "/static/images/unknown-user-avatar.png",
+        content: "<p>from Othello</p>",
+      });
+    // Hamlet, a member, still sees who wrote it.
+    for (const m of await fetch("hamlet"))
+      expect(m).toMatchObject({ sender_full_name: "Othello, the Moor of Venice" });
+  });
+
   it("lets the guest access a user once they share a channel", async () => {
     const { members } = await expectSuccess(server.as("polonius").GET("/users", {}));
     const unknown = members.find((m) => m.full_name === "Unknown user" && !m.is_bot)!;

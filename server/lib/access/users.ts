@@ -19,6 +19,8 @@ import { RecipientType } from "../recipients.ts";
 import type { ApiUser } from "../schemas.ts";
 import { JsonableError } from "../../errors.ts";
 import { accessUserById, dummyEmail, isGuest, Role } from "../users/users.ts";
+import { fakeEmailDomain } from "../realm/realm.ts";
+import type { Config } from "../../config.ts";
 
 type Sql = Prisma.Sql;
 
@@ -214,4 +216,38 @@ export async function formatForViewer<R extends { id: number; accessible?: boole
   return rows.flatMap((r) =>
     r.accessible !== false ? [format(r)] : omit ? [] : [inaccessibleUser(r.id, domain)],
   );
+}
+
+/**
+ * Of `ids`, the users the viewer may not access (get_inaccessible_user_ids): no statement for a
+ * viewer who accesses everyone, one for a restricted one.
+ */
+export async function inaccessibleUserIds(
+  db: Db,
+  viewer: ViewerAccess,
+  ids: number[],
+): Promise<Set<number>> {
+  if (accessesAllUsers(viewer) || ids.length === 0) return new Set();
+  const rows = await db.$queryRaw<{ id: number }[]>`
+    SELECT u.id FROM user_profile u
+    WHERE u.id = ANY (${[...new Set(ids)]}::int[]) AND NOT ${userAccessSql(viewer, "u")}`;
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * What message dicts need to show the senders a viewer may not access as "Unknown user"
+ * (lib/messages/message-dicts.ts): undefined, without a statement, for a viewer who accesses
+ * everyone or when every sender is accessible.
+ */
+export async function hiddenSenders(
+  db: Db,
+  viewer: Pick<UserProfile, "id" | "realmId" | "role" | "recipientId">,
+  realm: Pick<Realm, "id" | "stringId" | "canAccessAllUsersGroupId">,
+  config: Pick<Config, "externalHost" | "fakeEmailDomain">,
+  senderIds: number[],
+): Promise<{ ids: Set<number>; fakeEmailDomain: string } | undefined> {
+  const access = await viewerAccess(db, viewer, realm);
+  const ids = await inaccessibleUserIds(db, access, senderIds);
+  if (ids.size === 0) return undefined;
+  return { ids, fakeEmailDomain: await fakeEmailDomain(db, realm, config) };
 }
