@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { openQueue } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
@@ -212,6 +213,112 @@ describe("can_access_all_users_group", () => {
     // Hamlet, a member, still sees who wrote it.
     for (const m of await fetch("hamlet"))
       expect(m).toMatchObject({ sender_full_name: "Othello, the Moor of Venice" });
+  });
+
+  it("sends the guest realm_user add as they come to share a channel, and remove as they stop", async () => {
+    const queue = await openQueue(server.as("polonius"), { event_types: ["realm_user"] });
+    const member = await openQueue(server.as("hamlet"), { event_types: ["realm_user"] });
+    // Aaron, whom the guest cannot access, joins the guest's channel.
+    await expectSuccess(
+      server.as("iago").POST("/users/me/subscriptions", {
+        body: { subscriptions: [{ name: "guest room" }], principals: [id("aaron")] },
+      }),
+    );
+    const added = await queue.nextEvents();
+    expect(added).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "add",
+        person: expect.objectContaining({
+          user_id: id("aaron"),
+          full_name: "aaron",
+          is_active: true,
+        }),
+      }),
+    ]);
+    // Aaron leaves it: he is nobody the guest shares anything with any more.
+    await expectSuccess(
+      server.as("iago").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: ["guest room"], principals: [id("aaron")] },
+      }),
+    );
+    expect(await queue.nextEvents()).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "remove",
+        person: { user_id: id("aaron"), full_name: "Unknown user" },
+      }),
+    ]);
+    // The guest subscribed to a channel with Prospero (a form body, as real clients send it),
+    // then leaving it.
+    const name = `shared-${Date.now()}`;
+    await expectSuccess(
+      server.as("iago").POST("/users/me/subscriptions", {
+        body: { subscriptions: [{ name }], principals: [id("prospero")] },
+      }),
+    );
+    const { email, api_key } = server.creds.users.iago!;
+    const joined = await fetch(`${server.baseUrl}/api/v1/users/me/subscriptions`, {
+      method: "POST",
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        subscriptions: JSON.stringify([{ name }]),
+        principals: JSON.stringify([id("polonius")]),
+      }).toString(),
+    });
+    expect(joined.status).toBe(200);
+    expect(
+      (await queue.nextEvents()).map((e) => [
+        (e as { op?: string }).op,
+        (e as { person?: { user_id: number } }).person?.user_id,
+      ]),
+    ).toEqual([["add", id("prospero")]]);
+    await expectSuccess(
+      server.as("polonius").DELETE("/users/me/subscriptions", { body: { subscriptions: [name] } }),
+    );
+    expect(
+      (await queue.nextEvents()).map((e) => [
+        (e as { op?: string }).op,
+        (e as { person?: { user_id: number } }).person?.user_id,
+      ]),
+    ).toEqual([["remove", id("prospero")]]);
+    // A member, who accesses everyone, hears of none of it.
+    expect(await member.nextEvents()).toEqual([]);
+  });
+
+  it("tells a guest only that somebody joined, and a member who", async () => {
+    const guest = await openQueue(server.as("polonius"), { event_types: ["realm_user"] });
+    const member = await openQueue(server.as("hamlet"), { event_types: ["realm_user"] });
+    // can_create_users is granted by the server's administrators (Zulip's management command).
+    await server.db.userProfile.update({
+      where: { id: id("desdemona") },
+      data: { canCreateUsers: true },
+    });
+    const { user_id } = await expectSuccess(
+      server.as("desdemona").POST("/users", {
+        body: {
+          email: "newcomer@zulip.com",
+          password: "a long password 12345",
+          full_name: "Newcomer",
+        },
+      }),
+    );
+    expect((await guest.nextEvents()).filter((e) => e.type === "realm_user")).toEqual([
+      expect.objectContaining({
+        op: "add",
+        inaccessible_user: true,
+        person: expect.objectContaining({ user_id, full_name: "Unknown user" }),
+      }),
+    ]);
+    expect((await member.nextEvents()).filter((e) => e.type === "realm_user")).toEqual([
+      expect.objectContaining({
+        op: "add",
+        person: expect.objectContaining({ user_id, full_name: "Newcomer" }),
+      }),
+    ]);
   });
 
   it("lets the guest access a user once they share a channel", async () => {

@@ -14,7 +14,7 @@
  * in the group", and for a non-guest access is granted either way: one fact, `inAllUsersGroup`.
  */
 import { Prisma, type Db, type Realm, type UserProfile } from "../../db/index.ts";
-import { can } from "../groups/permissions.ts";
+import { can, inGroupSql } from "../groups/permissions.ts";
 import { RecipientType } from "../recipients.ts";
 import type { ApiUser } from "../schemas.ts";
 import { JsonableError } from "../../errors.ts";
@@ -87,33 +87,39 @@ export async function viewerAccess(
   return { id: viewer.id, recipientId: viewer.recipientId, nonGuest, inAllUsersGroup };
 }
 
+/**
+ * The viewer's facts as SQL: constants for one known viewer (userAccessSql), or columns of a
+ * `user_profile` row of viewers for many at once (guestAccessAmong).
+ */
+interface ViewerSql {
+  id: Sql;
+  recipientId: Sql;
+  nonGuest: Sql;
+  inAllUsersGroup: Sql;
+}
+
 /** Whether the target row `alias` and the viewer share an active subscription to a recipient of `type`. */
-function sharesSql(viewerId: number, alias: string, type: number): Sql {
+function sharesSql(viewerId: Sql, alias: string, type: number): Sql {
   return Prisma.sql`EXISTS (SELECT 1 FROM subscription ua_v
       JOIN recipient ua_r ON ua_r.id = ua_v.recipient_id AND ua_r.type = ${type}::int
       JOIN subscription ua_t ON ua_t.recipient_id = ua_v.recipient_id
-    WHERE ua_v.user_profile_id = ${viewerId}::int AND ua_v.active
+    WHERE ua_v.user_profile_id = ${viewerId} AND ua_v.active
       AND ua_t.user_profile_id = ${Prisma.raw(alias)}.id AND ua_t.active AND ua_t.is_user_active)`;
 }
 
-/**
- * The rule's SQL fragment over the target row `alias` (a `user_profile` alias) for a known
- * viewer: the viewer's facts become constants, so for anyone who accesses every user it is TRUE
- * and the database never looks at subscriptions; for a restricted guest, two EXISTS per row.
- */
-export function userAccessSql(viewer: ViewerAccess, alias: string): Sql {
+/** The rule's disjunction over the target row `alias`, each fact in SQL. */
+function ruleSql(viewer: ViewerSql, alias: string): Sql {
   const a = (column: string) => Prisma.raw(`${alias}.${column}`);
-  const constant = (value: boolean) => Prisma.raw(value ? "TRUE" : "FALSE");
   const fact = (name: Fact): Sql => {
     switch (name) {
       case "self":
-        return Prisma.sql`${a("id")} = ${viewer.id}::int`;
+        return Prisma.sql`${a("id")} = ${viewer.id}`;
       case "targetBot":
         return a("is_bot");
       case "viewerNonGuest":
-        return constant(viewer.nonGuest);
+        return viewer.nonGuest;
       case "inAllUsersGroup":
-        return constant(viewer.inAllUsersGroup);
+        return viewer.inAllUsersGroup;
       case "sharesChannel":
         return sharesSql(viewer.id, alias, RecipientType.STREAM);
       case "sharesDirectMessageGroup":
@@ -121,12 +127,66 @@ export function userAccessSql(viewer: ViewerAccess, alias: string): Sql {
       case "exchangedDirectMessage":
         // The message index (realm_id, sender_id, recipient_id) answers each side.
         return Prisma.sql`EXISTS (SELECT 1 FROM message ua_m WHERE ua_m.realm_id = ${a("realm_id")}
-          AND ((ua_m.sender_id = ${a("id")} AND ua_m.recipient_id = ${viewer.recipientId ?? 0}::int)
-            OR (ua_m.sender_id = ${viewer.id}::int AND ua_m.recipient_id = ${a("recipient_id")})))`;
+          AND ((ua_m.sender_id = ${a("id")} AND ua_m.recipient_id = ${viewer.recipientId})
+            OR (ua_m.sender_id = ${viewer.id} AND ua_m.recipient_id = ${a("recipient_id")})))`;
     }
   };
-  if (accessesAllUsers(viewer)) return constant(true);
   return Prisma.sql`(${Prisma.join(USER_ACCESS.map(fact), " OR ")})`;
+}
+
+const constant = (value: boolean) => Prisma.raw(value ? "TRUE" : "FALSE");
+
+/**
+ * The rule's SQL fragment over the target row `alias` (a `user_profile` alias) for a known
+ * viewer: the viewer's facts become constants, so for anyone who accesses every user it is TRUE
+ * and the database never looks at subscriptions; for a restricted guest, three EXISTS per row.
+ */
+export function userAccessSql(viewer: ViewerAccess, alias: string): Sql {
+  if (accessesAllUsers(viewer)) return constant(true);
+  return ruleSql(
+    {
+      id: Prisma.sql`${viewer.id}::int`,
+      recipientId: Prisma.sql`${viewer.recipientId ?? 0}::int`,
+      nonGuest: constant(viewer.nonGuest),
+      inAllUsersGroup: constant(viewer.inAllUsersGroup),
+    },
+    alias,
+  );
+}
+
+/**
+ * For a change that can alter who shares a conversation with whom (subscriptions), the humans
+ * each restricted guest among the people involved may access, in one statement. The people are
+ * `userIds` and the active subscribers of `recipientIds`; a restricted guest is one outside the
+ * organization's can_access_all_users_group (the engine's membership test, in SQL), so in an open
+ * organization the statement finds no viewer and evaluates no rule.
+ */
+export async function guestAccessAmong(
+  db: Db,
+  realm: Pick<Realm, "id" | "canAccessAllUsersGroupId">,
+  userIds: number[],
+  recipientIds: number[],
+): Promise<Map<number, Set<number>>> {
+  const viewer: ViewerSql = {
+    id: Prisma.raw("v.id"),
+    recipientId: Prisma.raw("v.recipient_id"),
+    nonGuest: constant(false),
+    inAllUsersGroup: constant(false),
+  };
+  const rows = await db.$queryRaw<{ viewer: number; accessible: number[] }[]>`
+    WITH people AS (
+      SELECT unnest(${userIds}::int[]) AS id
+      UNION SELECT s.user_profile_id FROM subscription s
+      WHERE s.recipient_id = ANY (${recipientIds}::int[]) AND s.active AND s.is_user_active),
+    v AS (SELECT u.id, u.recipient_id FROM user_profile u
+          WHERE u.id IN (SELECT id FROM people) AND u.realm_id = ${realm.id}::int
+            AND u.role = ${Role.GUEST}::int AND u.is_active
+            AND NOT ${inGroupSql(Prisma.raw("u.id"), realm.canAccessAllUsersGroupId)})
+    SELECT v.id AS viewer, ARRAY(
+      SELECT t.id FROM user_profile t
+      WHERE t.id IN (SELECT id FROM people) AND t.id <> v.id AND NOT t.is_bot AND ${ruleSql(viewer, "t")}) AS accessible
+    FROM v`;
+  return new Map(rows.map((r) => [r.viewer, new Set(r.accessible)]));
 }
 
 /** UserProfile.INACCESSIBLE_USER_NAME. */
@@ -250,4 +310,19 @@ export async function hiddenSenders(
   const ids = await inaccessibleUserIds(db, access, senderIds);
   if (ids.size === 0) return undefined;
   return { ids, fakeEmailDomain: await fakeEmailDomain(db, realm, config) };
+}
+
+/**
+ * The organization's active guests outside can_access_all_users_group (the engine's membership
+ * test, in SQL), in one statement: none in an open organization.
+ */
+export async function restrictedGuestIds(
+  db: Db,
+  realm: Pick<Realm, "id" | "canAccessAllUsersGroupId">,
+): Promise<Set<number>> {
+  const rows = await db.$queryRaw<{ id: number }[]>`
+    SELECT u.id FROM user_profile u
+    WHERE u.realm_id = ${realm.id}::int AND u.role = ${Role.GUEST}::int AND u.is_active
+      AND NOT ${inGroupSql(Prisma.raw("u.id"), realm.canAccessAllUsersGroupId)}`;
+  return new Set(rows.map((r) => r.id));
 }
