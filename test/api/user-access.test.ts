@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { openQueue } from "../helpers/builders.ts";
+import { realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 
@@ -16,19 +17,6 @@ const groupId = async (name: string) =>
       where: { realmId: server.creds.realm.id, name },
     })
   ).id;
-
-/** Basic auth and a form body, as python-zulip-api sends PATCH /realm. */
-function formRequest(as: string, method: string, path: string, body: string) {
-  const { email, api_key } = server.creds.users[as]!;
-  return fetch(`${server.baseUrl}/api/v1${path}`, {
-    method,
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-    },
-    body,
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
-}
 
 const id = (name: string) => server.creds.users[name]!.user_id;
 
@@ -61,10 +49,11 @@ describe("can_access_all_users_group", () => {
     );
     // Form encoding with a JSON object, as real clients send it.
     const members = await groupId("role:members");
-    const body = new URLSearchParams({
-      can_access_all_users_group: JSON.stringify({ new: members }),
-    }).toString();
-    expect(await formRequest("iago", "PATCH", "/realm", body)).toMatchObject({
+    expect(
+      await realClient(server, "iago", "PATCH", "/realm", {
+        can_access_all_users_group: { new: members },
+      }),
+    ).toMatchObject({
       status: 200,
       body: { result: "success", can_access_all_users_group: members },
     });
@@ -257,17 +246,9 @@ describe("can_access_all_users_group", () => {
         body: { subscriptions: [{ name }], principals: [id("prospero")] },
       }),
     );
-    const { email, api_key } = server.creds.users.iago!;
-    const joined = await fetch(`${server.baseUrl}/api/v1/users/me/subscriptions`, {
-      method: "POST",
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({
-        subscriptions: JSON.stringify([{ name }]),
-        principals: JSON.stringify([id("polonius")]),
-      }).toString(),
+    const joined = await realClient(server, "iago", "POST", "/users/me/subscriptions", {
+      subscriptions: [{ name }],
+      principals: [id("polonius")],
     });
     expect(joined.status).toBe(200);
     expect(
