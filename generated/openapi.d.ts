@@ -2279,6 +2279,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calls/bigbluebutton/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Create BigBlueButton video call
+         * @description A link to a new BigBlueButton meeting named `meeting_name`: this server's
+         *     `/calls/bigbluebutton/join?bigbluebutton=…`, signed so that it cannot be altered to enter
+         *     another meeting on the same BigBlueButton server. Opening it creates the meeting on the
+         *     BigBlueButton server (its API calls carry sha256 checksums made with the server's shared
+         *     secret) and joins it, as moderator for the caller and as viewer for anyone else. With
+         *     `voice_only`, cameras are disabled for everyone but the moderator, who may turn them on.
+         *
+         *     Zulip makes the link even when the server has no BigBlueButton and refuses only when the
+         *     link is opened ("BigBlueButton is not configured."); this server refuses at once with the
+         *     same text, so that no client posts a link that cannot work.
+         *
+         *     **Changes**: `voice_only` and the moderator role for the caller alone are new in Zulip
+         *     10.0 (feature level 337).
+         */
+        get: operations["create-big-blue-button-video-call"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user_uploads": {
         parameters: {
             query?: never;
@@ -11870,6 +11902,65 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-big-blue-button-video-call": {
+        parameters: {
+            query: {
+                /**
+                 * @description The name of the meeting.
+                 * @example test_channel meeting
+                 */
+                meeting_name: string;
+                /**
+                 * @description Whether the call starts with cameras disabled for everyone.
+                 * @example true
+                 */
+                voice_only?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "url": "/calls/bigbluebutton/join?bigbluebutton=eyJtZWV0aW5nX2lkIjoiemVyIn0.c2lnbmF0dXJl"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The signed join link, relative to the server. */
+                        url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A parameter is missing or not valid, or the server has no BigBlueButton. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "BigBlueButton is not configured.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

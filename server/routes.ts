@@ -54,7 +54,7 @@ import {
 } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
-import { createVideoCall } from "./handlers/video-calls.ts";
+import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -220,6 +220,7 @@ export const handlers = {
   "register-client-device": registerClientDevice,
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
+  "create-big-blue-button-video-call": createBigBlueButtonVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,
   "deactivate-user": deactivateUser,

@@ -323,6 +323,12 @@ export const rows: Row[] = [
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
   },
+  {
+    // The matrix's server has no BigBlueButton.
+    op: "GET /calls/bigbluebutton/create",
+    req: () => ({ query: { meeting_name: "matrix meeting" } }),
+    expect: by({ [`${everyone} other`]: bad("BigBlueButton is not configured.") }),
+  },
 ];
 
 /** The custom emoji the removal row made last (named in the other organization's refusal). */
