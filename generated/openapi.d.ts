@@ -68,6 +68,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev_fetch_api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch an API key (development only)
+         * @description The API key of any active user of the organization, without a password, so that a client
+         *     can be tried against a development server (Zulip's `DevAuthBackend`). Only when the server
+         *     is started with `DEV_LOGIN=true`; otherwise every request answers Zulip's
+         *     "DevAuthBackend not enabled." No authentication is needed.
+         */
+        post: operations["dev-fetch-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -5596,6 +5619,108 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
+        };
+    };
+    "dev-fetch-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "iago@zulip.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The email address of the user whose API key to fetch. */
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv",
+                     *       "email": "iago@zulip.com",
+                     *       "user_id": 5
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's API key. */
+                        api_key: string;
+                        /** @description The user's email address (the real one), to use with the API key. */
+                        email: string;
+                        /** @description The user's ID. */
+                        user_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description Development login is off on this server, `username` is missing, or it is not an email
+             *     address.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            /**
+             * @description No active user has this email address (`AUTHENTICATION_FAILED`), the user is
+             *     deactivated (`USER_DEACTIVATED`) or the organization is (`REALM_DEACTIVATED`).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Your username or password is incorrect",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "AUTHENTICATION_FAILED" | "USER_DEACTIVATED" | "REALM_DEACTIVATED";
+                    } & components["schemas"]["JsonError"];
+                };
+            };
+            /** @description The request's host names no organization on this server. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Invalid subdomain",
+                     *       "code": "NONEXISTENT_SUBDOMAIN"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        code?: "NONEXISTENT_SUBDOMAIN";
+                    } & components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-queue": {

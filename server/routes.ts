@@ -54,6 +54,7 @@ import {
 } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
+import { devFetchApiKey } from "./handlers/dev-login.ts";
 import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
@@ -220,6 +221,7 @@ export const handlers = {
   "register-client-device": registerClientDevice,
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
+  "dev-fetch-api-key": devFetchApiKey,
   "create-big-blue-button-video-call": createBigBlueButtonVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,

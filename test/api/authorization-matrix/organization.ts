@@ -42,6 +42,14 @@ export const rows: Row[] = [
     }),
   },
   {
+    // Development login is off on the matrix's server (DEV_LOGIN's default).
+    op: "POST /dev_fetch_api_key",
+    req: ({ fx }) => ({ body: { username: fx.server.creds.users.iago!.email } }),
+    expect: by({
+      [`${everyone} other deactivated foreignHost anonymous`]: bad("DevAuthBackend not enabled."),
+    }),
+  },
+  {
     op: "POST /register",
     req: () => ({ body: { event_types: ["message"] } }),
     expect: by({ [`${everyone} other`]: ok }),
