@@ -2260,6 +2260,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export/realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all data exports
+         * @description The organization's public and standard data exports, administrators only. This server
+         *     cannot make exports yet (see `POST /export/realm`), so the list is always empty.
+         *
+         *     **Changes**: Prior to Zulip 10.0 (feature level 304), only public data exports could be
+         *     fetched using this endpoint.
+         */
+        get: operations["get-realm-exports"];
+        put?: never;
+        /**
+         * Create a data export
+         * @description Ask for a public (`export_type` 1) or standard (2) data export of the organization,
+         *     administrators only.
+         *
+         *     This server cannot make data exports yet, so every request an administrator makes gets
+         *     Zulip's answer for an organization too large to export by request: "Please request a
+         *     manual export from" the server's administrator (`ZULIP_ADMINISTRATOR`). Nothing is
+         *     recorded and no event is sent.
+         *
+         *     **Changes**: `export_type` is new in Zulip 10.0 (feature level 304).
+         */
+        post: operations["export-realm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get data export consent state
+         * @description Whether each active human user of the organization consents to administrators exporting
+         *     their private data (their `allow_private_data_export` setting), administrators only.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 295).
+         */
+        get: operations["get-realm-export-consents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/calls/videoprovider/create": {
         parameters: {
             query?: never;
@@ -11982,6 +12041,187 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "exports": []
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The organization's data exports (none on this server). */
+                        exports: {
+                            id: number;
+                            acting_user_id: number;
+                            export_time: number;
+                            deleted_timestamp: number | null;
+                            failed_timestamp: number | null;
+                            export_url: string | null;
+                            pending: boolean;
+                            /** @enum {integer} */
+                            export_type: 1 | 2;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "export-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "export_type": 2
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description 1 for a public export, 2 for a standard export (with the private data of the
+                     *     users who consented to it).
+                     * @default 1
+                     * @enum {integer}
+                     */
+                    export_type?: 1 | 2;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (never on this server). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the data export. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description The caller is not an administrator, `export_type` is not 1 or 2, or (always, here)
+             *     the export must be made by the server's administrator.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-export-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "export_consents": [
+                     *         {
+                     *           "user_id": 11,
+                     *           "consented": true
+                     *         },
+                     *         {
+                     *           "user_id": 6,
+                     *           "consented": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        export_consents: {
+                            /** @description The user's ID. */
+                            user_id: number;
+                            /** @description Whether the user allows their private data to be exported. */
+                            consented: boolean;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -55,6 +55,7 @@ import {
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { devFetchApiKey } from "./handlers/dev-login.ts";
+import { exportRealm, getRealmExportConsents, getRealmExports } from "./handlers/export.ts";
 import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
@@ -222,6 +223,9 @@ export const handlers = {
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
   "dev-fetch-api-key": devFetchApiKey,
+  "get-realm-exports": getRealmExports,
+  "export-realm": exportRealm,
+  "get-realm-export-consents": getRealmExportConsents,
   "create-big-blue-button-video-call": createBigBlueButtonVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,

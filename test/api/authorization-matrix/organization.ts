@@ -332,6 +332,28 @@ export const rows: Row[] = [
     expect: by({ [`${everyone} other`]: ok }),
   },
   {
+    op: "GET /export/realm",
+    req: () => ({}),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    // No export can be made here: administrators are sent to the server's administrator.
+    op: "POST /export/realm",
+    req: () => ({ body: { export_type: 1 } }),
+    expect: (fx) =>
+      by({
+        "owner admin other": bad(
+          `Please request a manual export from ${fx.server.deps.config.zulipAdministrator}.`,
+        ),
+        "mod member guest bot": ADMIN_ONLY,
+      }),
+  },
+  {
+    op: "GET /export/realm/consents",
+    req: () => ({}),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
     // The matrix's server has no BigBlueButton.
     op: "GET /calls/bigbluebutton/create",
     req: () => ({ query: { meeting_name: "matrix meeting" } }),
