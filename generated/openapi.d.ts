@@ -2260,6 +2260,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/playgrounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a code playground
+         * @description Add a code playground, administrators only: a place code blocks of a language can be
+         *     opened in. The fields are stripped of surrounding whitespace, then checked as Zulip's
+         *     `RealmPlayground.full_clean` does: the language at most 40 characters of letters, digits
+         *     and `_+-./#` ("Invalid characters in pygments language"), `url_template` a valid RFC 6570
+         *     template ("Invalid URL template.") whose only variable is `code` ("Missing the required
+         *     variable "code" in the URL template", ""code" should be the only variable present in the
+         *     URL template"), and no other playground with the same name and language. Everyone gets a
+         *     `realm_playgrounds` event with the whole new list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 49); `url_template` replaced `url_prefix` in
+         *     Zulip 8.0 (feature level 196).
+         */
+        post: operations["add-code-playground"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/playgrounds/{playground_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the playground.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a code playground
+         * @description Remove a code playground, administrators only ("Invalid playground" for an ID the
+         *     organization has none of). Everyone gets a `realm_playgrounds` event with the whole new
+         *     list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 49).
+         */
+        delete: operations["remove-code-playground"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/export/realm": {
         parameters: {
             query?: never;
@@ -3929,6 +3989,25 @@ export interface components {
             date_created: number;
         };
         /**
+         * @description A code playground of the organization (Zulip's RealmPlayground).
+         * @example {
+         *       "id": 1,
+         *       "name": "Python playground",
+         *       "pygments_language": "Python",
+         *       "url_template": "https://python.example.com?code={code}"
+         *     }
+         */
+        RealmPlayground: {
+            /** @description The ID of the playground. */
+            id: number;
+            /** @description The name shown in the code block's playground menu. */
+            name: string;
+            /** @description The language of the code blocks it opens (a Pygments lexer name). */
+            pygments_language: string;
+            /** @description An RFC 6570 URL template whose one variable, `code`, is the block's code. */
+            url_template: string;
+        };
+        /**
          * heartbeat
          * @description Sent when nothing else happened for a while (`EVENT_HEARTBEAT_MS`), so that the long-poll
          *     ends before proxies time it out. Clients skip it.
@@ -4942,6 +5021,17 @@ export interface components {
             realm_linkifiers: components["schemas"]["Linkifier"][];
         };
         /**
+         * realm_playgrounds
+         * @description The organization's code playgrounds changed (one added or removed): the whole new list. To
+         *     everyone in the organization.
+         */
+        RealmPlaygroundsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_playgrounds";
+            realm_playgrounds: components["schemas"]["RealmPlayground"][];
+        };
+        /**
          * reaction_add
          * @description A user added an emoji reaction to a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
@@ -5134,7 +5224,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -6104,6 +6194,8 @@ export interface operations {
                         drafts?: components["schemas"]["StoredDraft"][];
                         /** @description (`saved_snippets`) The user's saved snippets, oldest first. */
                         saved_snippets?: components["schemas"]["SavedSnippet"][];
+                        /** @description (`realm_playgrounds`) The organization's code playgrounds. */
+                        realm_playgrounds?: components["schemas"]["RealmPlayground"][];
                         /**
                          * @description Whether the user has completed the video-call provider's OAuth flow, so
                          *     that `POST /calls/videoprovider/create` can work.
@@ -12037,6 +12129,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Python playground",
+                 *       "pygments_language": "Python",
+                 *       "url_template": "https://python.example.com?code={code}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The name shown in the code block's playground menu. */
+                    name: string;
+                    /** @description The language of the code blocks it opens (a Pygments lexer name). */
+                    pygments_language: string;
+                    /** @description An RFC 6570 URL template with `code` as its only variable. */
+                    url_template: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the new playground. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description The caller is not an administrator, a field is missing or not valid, or the
+             *     organization has a playground of this name and language.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the playground.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or no such playground. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Invalid playground",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -55,6 +55,7 @@ import {
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { devFetchApiKey } from "./handlers/dev-login.ts";
+import { addCodePlayground, removeCodePlayground } from "./handlers/playgrounds.ts";
 import { exportRealm, getRealmExportConsents, getRealmExports } from "./handlers/export.ts";
 import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
 import {
@@ -223,6 +224,8 @@ export const handlers = {
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
   "dev-fetch-api-key": devFetchApiKey,
+  "add-code-playground": addCodePlayground,
+  "remove-code-playground": removeCodePlayground,
   "get-realm-exports": getRealmExports,
   "export-realm": exportRealm,
   "get-realm-export-consents": getRealmExportConsents,

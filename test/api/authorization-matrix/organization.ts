@@ -249,6 +249,26 @@ export const rows: Row[] = [
     }),
   },
   {
+    op: "POST /realm/playgrounds",
+    req: ({ fx }) => ({
+      body: {
+        name: `Matrix ${fx.next()}`,
+        pygments_language: "Python",
+        url_template: "https://python.example.com?code={code}",
+      },
+    }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "DELETE /realm/playgrounds/{playground_id}",
+    req: async ({ fx }) => ({ path: { playground_id: await make.playground(fx) } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": ADMIN_ONLY,
+      other: bad("Invalid playground"),
+    }),
+  },
+  {
     op: "GET /realm/emoji",
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
