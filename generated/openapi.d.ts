@@ -2260,6 +2260,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/test_welcome_bot_custom_message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test welcome bot custom message
+         * @description Send the caller, an administrator, Welcome Bot's custom message with this text as a
+         *     preview of what new users will receive (the same direct message Welcome Bot sends a user
+         *     who joins). Empty text is refused ("Message must not be empty").
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 416).
+         */
+        post: operations["test-welcome-bot-custom-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/realm/playgrounds": {
         parameters: {
             query?: never;
@@ -11847,6 +11871,15 @@ export interface operations {
                      */
                     enable_spectator_access?: boolean;
                     /**
+                     * @description The organization's custom message, in Zulip Markdown, that Welcome Bot sends new
+                     *     users after its welcome message (at most 8000 characters; empty for none). An
+                     *     invitation may replace it. Reported by register as
+                     *     `realm_welcome_message_custom_text`.
+                     *
+                     *     **Changes**: New in Zulip 11.0 (feature level 416).
+                     */
+                    welcome_message_custom_text?: string;
+                    /**
                      * @description Who may see users' real email addresses: 1 everyone, 2 members (not guests), 3
                      *     administrators, 4 nobody, 5 moderators and administrators. This server keeps one
                      *     organization-wide value; Zulip moved this setting to each user (with an organization
@@ -11884,6 +11917,8 @@ export interface operations {
                         description?: "updated";
                         /** @constant */
                         empty_topic_display_name?: "updated";
+                        /** @constant */
+                        welcome_message_custom_text?: "updated";
                         allow_message_editing?: boolean;
                         /** @description `null` for no limit. */
                         message_content_edit_limit_seconds?: number | null;
@@ -12123,6 +12158,60 @@ export interface operations {
         responses: {
             200: components["responses"]["Success"];
             /** @description The device is not one of the caller's, or a parameter is missing or invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "test-welcome-bot-custom-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "welcome_message_custom_text": "Welcome to Zulip! We're excited to have you on board."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The custom message to preview, in Zulip Markdown (at most 8000 characters). */
+                    welcome_message_custom_text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "message_id": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the direct message Welcome Bot sent the caller. */
+                        message_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator, or the text is empty or too long. */
             400: {
                 headers: {
                     [name: string]: unknown;

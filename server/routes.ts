@@ -35,7 +35,7 @@ import {
   getScheduledMessages,
   updateScheduledMessage,
 } from "./handlers/scheduled-messages.ts";
-import { updateRealm } from "./handlers/realm.ts";
+import { testWelcomeBotCustomMessage, updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
@@ -224,6 +224,7 @@ export const handlers = {
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
   "dev-fetch-api-key": devFetchApiKey,
+  "test-welcome-bot-custom-message": testWelcomeBotCustomMessage,
   "add-code-playground": addCodePlayground,
   "remove-code-playground": removeCodePlayground,
   "get-realm-exports": getRealmExports,

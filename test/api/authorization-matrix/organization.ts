@@ -78,6 +78,11 @@ export const rows: Row[] = [
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
   },
   {
+    op: "POST /realm/test_welcome_bot_custom_message",
+    req: () => ({ body: { welcome_message_custom_text: "Welcome, matrix." } }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
     op: "GET /user_groups",
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
