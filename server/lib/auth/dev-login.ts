@@ -4,17 +4,17 @@
  * EmailAuthBackend's, in its order, without the password and its rate limit.
  */
 import type { Realm, UserProfile } from "../../db/index.ts";
-import type { RequestContext } from "../../context.ts";
+import type { PublicContext } from "../../context.ts";
 import { AuthenticationFailedError, JsonableError } from "../../errors.ts";
 import { findUserForLogin } from "../users/users.ts";
 
 /** check_dev_auth_backend: this server is never "production" to Zulip's first test. */
-export function checkDevAuthBackend(ctx: Pick<RequestContext, "config">): void {
+export function checkDevAuthBackend(ctx: Pick<PublicContext, "config">): void {
   if (!ctx.config.devLogin) throw new JsonableError("DevAuthBackend not enabled.");
 }
 
 export async function authenticateDevUser(
-  ctx: Pick<RequestContext, "db">,
+  ctx: Pick<PublicContext, "db">,
   realm: Realm,
   username: string,
 ): Promise<UserProfile> {
