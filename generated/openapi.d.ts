@@ -68,6 +68,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev_fetch_api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch an API key (development only)
+         * @description The API key of any active user of the organization, without a password, so that a client
+         *     can be tried against a development server (Zulip's `DevAuthBackend`). Only when the server
+         *     is started with `DEV_LOGIN=true`; otherwise every request answers Zulip's
+         *     "DevAuthBackend not enabled." No authentication is needed.
+         */
+        post: operations["dev-fetch-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -2238,6 +2261,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/test_welcome_bot_custom_message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test welcome bot custom message
+         * @description Send the caller, an administrator, Welcome Bot's custom message with this text as a
+         *     preview of what new users will receive (the same direct message Welcome Bot sends a user
+         *     who joins). Empty text is refused ("Message must not be empty").
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 416).
+         */
+        post: operations["test-welcome-bot-custom-message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/playgrounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a code playground
+         * @description Add a code playground, administrators only: a place code blocks of a language can be
+         *     opened in. The fields are stripped of surrounding whitespace, then checked as Zulip's
+         *     `RealmPlayground.full_clean` does: the language at most 40 characters of letters, digits
+         *     and `_+-./#` ("Invalid characters in pygments language"), `url_template` a valid RFC 6570
+         *     template ("Invalid URL template.") whose only variable is `code` ("Missing the required
+         *     variable "code" in the URL template", ""code" should be the only variable present in the
+         *     URL template"), and no other playground with the same name and language. Everyone gets a
+         *     `realm_playgrounds` event with the whole new list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 49); `url_template` replaced `url_prefix` in
+         *     Zulip 8.0 (feature level 196).
+         */
+        post: operations["add-code-playground"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/realm/playgrounds/{playground_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the playground.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a code playground
+         * @description Remove a code playground, administrators only ("Invalid playground" for an ID the
+         *     organization has none of). Everyone gets a `realm_playgrounds` event with the whole new
+         *     list.
+         *
+         *     **Changes**: New in Zulip 4.0 (feature level 49).
+         */
+        delete: operations["remove-code-playground"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all data exports
+         * @description The organization's public and standard data exports, administrators only. This server
+         *     cannot make exports yet (see `POST /export/realm`), so the list is always empty.
+         *
+         *     **Changes**: Prior to Zulip 10.0 (feature level 304), only public data exports could be
+         *     fetched using this endpoint.
+         */
+        get: operations["get-realm-exports"];
+        put?: never;
+        /**
+         * Create a data export
+         * @description Ask for a public (`export_type` 1) or standard (2) data export of the organization,
+         *     administrators only.
+         *
+         *     This server cannot make data exports yet, so every request an administrator makes gets
+         *     Zulip's answer for an organization too large to export by request: "Please request a
+         *     manual export from" the server's administrator (`ZULIP_ADMINISTRATOR`). Nothing is
+         *     recorded and no event is sent.
+         *
+         *     **Changes**: `export_type` is new in Zulip 10.0 (feature level 304).
+         */
+        post: operations["export-realm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get data export consent state
+         * @description Whether each active human user of the organization consents to administrators exporting
+         *     their private data (their `allow_private_data_export` setting), administrators only.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 295).
+         */
+        get: operations["get-realm-export-consents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/calls/videoprovider/create": {
         parameters: {
             query?: never;
@@ -2274,6 +2440,38 @@ export interface paths {
          *     **Changes**: New in feature level 493.
          */
         post: operations["create-video-call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calls/bigbluebutton/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Create BigBlueButton video call
+         * @description A link to a new BigBlueButton meeting named `meeting_name`: this server's
+         *     `/calls/bigbluebutton/join?bigbluebutton=…`, signed so that it cannot be altered to enter
+         *     another meeting on the same BigBlueButton server. Opening it creates the meeting on the
+         *     BigBlueButton server (its API calls carry sha256 checksums made with the server's shared
+         *     secret) and joins it, as moderator for the caller and as viewer for anyone else. With
+         *     `voice_only`, cameras are disabled for everyone but the moderator, who may turn them on.
+         *
+         *     Zulip makes the link even when the server has no BigBlueButton and refuses only when the
+         *     link is opened ("BigBlueButton is not configured."); this server refuses at once with the
+         *     same text, so that no client posts a link that cannot work.
+         *
+         *     **Changes**: `voice_only` and the moderator role for the caller alone are new in Zulip
+         *     10.0 (feature level 337).
+         */
+        get: operations["create-big-blue-button-video-call"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3816,6 +4014,25 @@ export interface components {
             date_created: number;
         };
         /**
+         * @description A code playground of the organization (Zulip's RealmPlayground).
+         * @example {
+         *       "id": 1,
+         *       "name": "Python playground",
+         *       "pygments_language": "Python",
+         *       "url_template": "https://python.example.com?code={code}"
+         *     }
+         */
+        RealmPlayground: {
+            /** @description The ID of the playground. */
+            id: number;
+            /** @description The name shown in the code block's playground menu. */
+            name: string;
+            /** @description The language of the code blocks it opens (a Pygments lexer name). */
+            pygments_language: string;
+            /** @description An RFC 6570 URL template whose one variable, `code`, is the block's code. */
+            url_template: string;
+        };
+        /**
          * heartbeat
          * @description Sent when nothing else happened for a while (`EVENT_HEARTBEAT_MS`), so that the long-poll
          *     ends before proxies time it out. Clients skip it.
@@ -4852,6 +5069,17 @@ export interface components {
             realm_linkifiers: components["schemas"]["Linkifier"][];
         };
         /**
+         * realm_playgrounds
+         * @description The organization's code playgrounds changed (one added or removed): the whole new list. To
+         *     everyone in the organization.
+         */
+        RealmPlaygroundsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_playgrounds";
+            realm_playgrounds: components["schemas"]["RealmPlayground"][];
+        };
+        /**
          * reaction_add
          * @description A user added an emoji reaction to a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
@@ -5044,7 +5272,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -5590,6 +5818,108 @@ export interface operations {
             };
         };
     };
+    "dev-fetch-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "iago@zulip.com"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The email address of the user whose API key to fetch. */
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv",
+                     *       "email": "iago@zulip.com",
+                     *       "user_id": 5
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The user's API key. */
+                        api_key: string;
+                        /** @description The user's email address (the real one), to use with the API key. */
+                        email: string;
+                        /** @description The user's ID. */
+                        user_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description Development login is off on this server, `username` is missing, or it is not an email
+             *     address.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            /**
+             * @description No active user has this email address (`AUTHENTICATION_FAILED`), the user is
+             *     deactivated (`USER_DEACTIVATED`) or the organization is (`REALM_DEACTIVATED`).
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Your username or password is incorrect",
+                     *       "code": "AUTHENTICATION_FAILED"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code?: "AUTHENTICATION_FAILED" | "USER_DEACTIVATED" | "REALM_DEACTIVATED";
+                    } & components["schemas"]["JsonError"];
+                };
+            };
+            /** @description The request's host names no organization on this server. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Invalid subdomain",
+                     *       "code": "NONEXISTENT_SUBDOMAIN"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        code?: "NONEXISTENT_SUBDOMAIN";
+                    } & components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "register-queue": {
         parameters: {
             query?: never;
@@ -5916,6 +6246,8 @@ export interface operations {
                         drafts?: components["schemas"]["StoredDraft"][];
                         /** @description (`saved_snippets`) The user's saved snippets, oldest first. */
                         saved_snippets?: components["schemas"]["SavedSnippet"][];
+                        /** @description (`realm_playgrounds`) The organization's code playgrounds. */
+                        realm_playgrounds?: components["schemas"]["RealmPlayground"][];
                         /**
                          * @description Whether the user has completed the video-call provider's OAuth flow, so
                          *     that `POST /calls/videoprovider/create` can work.
@@ -11576,6 +11908,15 @@ export interface operations {
                      */
                     enable_spectator_access?: boolean;
                     /**
+                     * @description The organization's custom message, in Zulip Markdown, that Welcome Bot sends new
+                     *     users after its welcome message (at most 8000 characters; empty for none). An
+                     *     invitation may replace it. Reported by register as
+                     *     `realm_welcome_message_custom_text`.
+                     *
+                     *     **Changes**: New in Zulip 11.0 (feature level 416).
+                     */
+                    welcome_message_custom_text?: string;
+                    /**
                      * @description Who may see users' real email addresses: 1 everyone, 2 members (not guests), 3
                      *     administrators, 4 nobody, 5 moderators and administrators. This server keeps one
                      *     organization-wide value; Zulip moved this setting to each user (with an organization
@@ -11613,6 +11954,8 @@ export interface operations {
                         description?: "updated";
                         /** @constant */
                         empty_topic_display_name?: "updated";
+                        /** @constant */
+                        welcome_message_custom_text?: "updated";
                         allow_message_editing?: boolean;
                         /** @description `null` for no limit. */
                         message_content_edit_limit_seconds?: number | null;
@@ -11866,6 +12209,341 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "test-welcome-bot-custom-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "welcome_message_custom_text": "Welcome to Zulip! We're excited to have you on board."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The custom message to preview, in Zulip Markdown (at most 8000 characters). */
+                    welcome_message_custom_text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "message_id": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the direct message Welcome Bot sent the caller. */
+                        message_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator, or the text is empty or too long. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Python playground",
+                 *       "pygments_language": "Python",
+                 *       "url_template": "https://python.example.com?code={code}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The name shown in the code block's playground menu. */
+                    name: string;
+                    /** @description The language of the code blocks it opens (a Pygments lexer name). */
+                    pygments_language: string;
+                    /** @description An RFC 6570 URL template with `code` as its only variable. */
+                    url_template: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the new playground. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description The caller is not an administrator, a field is missing or not valid, or the
+             *     organization has a playground of this name and language.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-code-playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the playground.
+                 * @example 1
+                 */
+                playground_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or no such playground. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Invalid playground",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "exports": []
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The organization's data exports (none on this server). */
+                        exports: {
+                            id: number;
+                            acting_user_id: number;
+                            export_time: number;
+                            deleted_timestamp: number | null;
+                            failed_timestamp: number | null;
+                            export_url: string | null;
+                            pending: boolean;
+                            /** @enum {integer} */
+                            export_type: 1 | 2;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "export-realm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "export_type": 2
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description 1 for a public export, 2 for a standard export (with the private data of the
+                     *     users who consented to it).
+                     * @default 1
+                     * @enum {integer}
+                     */
+                    export_type?: 1 | 2;
+                };
+            };
+        };
+        responses: {
+            /** @description Success (never on this server). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "id": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The ID of the data export. */
+                        id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description The caller is not an administrator, `export_type` is not 1 or 2, or (always, here)
+             *     the export must be made by the server's administrator.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-realm-export-consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "export_consents": [
+                     *         {
+                     *           "user_id": 11,
+                     *           "consented": true
+                     *         },
+                     *         {
+                     *           "user_id": 6,
+                     *           "consented": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        export_consents: {
+                            /** @description The user's ID. */
+                            user_id: number;
+                            /** @description Whether the user allows their private data to be exported. */
+                            consented: boolean;
+                        }[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description The caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Must be an organization administrator",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "create-video-call": {
         parameters: {
             query?: never;
@@ -11908,6 +12586,65 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-big-blue-button-video-call": {
+        parameters: {
+            query: {
+                /**
+                 * @description The name of the meeting.
+                 * @example test_channel meeting
+                 */
+                meeting_name: string;
+                /**
+                 * @description Whether the call starts with cameras disabled for everyone.
+                 * @example true
+                 */
+                voice_only?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "url": "/calls/bigbluebutton/join?bigbluebutton=eyJtZWV0aW5nX2lkIjoiemVyIn0.c2lnbmF0dXJl"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The signed join link, relative to the server. */
+                        url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description A parameter is missing or not valid, or the server has no BigBlueButton. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "BigBlueButton is not configured.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };

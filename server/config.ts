@@ -80,6 +80,13 @@ export interface Config {
   emailUseSsl: boolean;
   /** The address of Zulip's FromAddress.NOREPLY ("Zulip" is its display name). */
   noreplyEmailAddress: string;
+  /** Zulip's ZULIP_ADMINISTRATOR (FromAddress.SUPPORT): whom users are told to ask for help. */
+  zulipAdministrator: string;
+  /**
+   * Zulip's DevAuthBackend: POST /dev_fetch_api_key gives any active user's API key without a
+   * password. Development servers only; off by default.
+   */
+  devLogin: boolean;
   /** Longest time between two looks for due email (other processes queue it too). */
   emailDeliveryIntervalMs: number;
   /** Zulip's RATE_LIMITING: off, no request is limited and no X-RateLimit-* header is sent. */
@@ -317,6 +324,9 @@ export function configFromEnv(
     emailUseSsl,
     noreplyEmailAddress:
       env.NOREPLY_EMAIL_ADDRESS?.trim() || `noreply@${hostWithoutPort(externalHost)}`,
+    zulipAdministrator:
+      env.ZULIP_ADMINISTRATOR?.trim() || `zulip-admin@${hostWithoutPort(externalHost)}`,
+    devLogin: flag(env, "DEV_LOGIN", false),
     // As scheduled messages: this process's own mail wakes its loop at commit.
     emailDeliveryIntervalMs: ms("EMAIL_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
     rateLimiting: flag(env, "RATE_LIMITING", true),

@@ -35,7 +35,7 @@ import {
   getScheduledMessages,
   updateScheduledMessage,
 } from "./handlers/scheduled-messages.ts";
-import { updateRealm } from "./handlers/realm.ts";
+import { testWelcomeBotCustomMessage, updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
@@ -54,7 +54,10 @@ import {
 } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
-import { createVideoCall } from "./handlers/video-calls.ts";
+import { devFetchApiKey } from "./handlers/dev-login.ts";
+import { addCodePlayground, removeCodePlayground } from "./handlers/playgrounds.ts";
+import { exportRealm, getRealmExportConsents, getRealmExports } from "./handlers/export.ts";
+import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -220,6 +223,14 @@ export const handlers = {
   "register-client-device": registerClientDevice,
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
+  "dev-fetch-api-key": devFetchApiKey,
+  "test-welcome-bot-custom-message": testWelcomeBotCustomMessage,
+  "add-code-playground": addCodePlayground,
+  "remove-code-playground": removeCodePlayground,
+  "get-realm-exports": getRealmExports,
+  "export-realm": exportRealm,
+  "get-realm-export-consents": getRealmExportConsents,
+  "create-big-blue-button-video-call": createBigBlueButtonVideoCall,
   "upload-file": uploadFile,
   "get-file-temporary-url": getFileTemporaryUrl,
   "deactivate-user": deactivateUser,

@@ -5,6 +5,7 @@
  */
 import { doSetVideoCallProviderToken } from "../actions/users/video-calls.ts";
 import type { RequestContext } from "../context.ts";
+import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import {
   BIG_BLUE_BUTTON,
@@ -28,7 +29,10 @@ import {
 export const createVideoCall: Handler<"create-video-call"> = async (_input, ctx) => {
   const provider = ctx.realm.videoChatProvider;
   if (OAUTH_PROVIDERS.has(provider)) return { url: await oauthMeeting(ctx) };
-  if (provider === BIG_BLUE_BUTTON) return { url: await bigBlueButtonLink(ctx) };
+  if (provider === BIG_BLUE_BUTTON) {
+    if (!bigBlueButtonConfigured(ctx)) throw notConfigured("BigBlueButton");
+    return { url: await bigBlueButtonLink(ctx, `${ctx.realm.name} meeting`, false) };
+  }
   const jitsiServer = ctx.realm.jitsiServerUrl ?? ctx.config.jitsiServerUrl;
   if (provider === JITSI_MEET && jitsiServer) return { url: jitsiMeetingUrl(jitsiServer) };
   // Disabled (0), or a provider this server has no integration for.
@@ -85,17 +89,35 @@ async function oauthMeeting(ctx: RequestContext): Promise<string> {
 }
 
 /**
+ * GET /calls/bigbluebutton/create (get_bigbluebutton_url): Zulip signs the link whatever the
+ * server's settings and refuses only at the join page; we refuse at once, with the join page's
+ * text, so that no client posts a link that cannot work.
+ */
+export const createBigBlueButtonVideoCall: Handler<"create-big-blue-button-video-call"> = async (
+  { query },
+  ctx,
+) => {
+  if (!bigBlueButtonConfigured(ctx)) throw new JsonableError("BigBlueButton is not configured.");
+  return { url: await bigBlueButtonLink(ctx, query.meeting_name, query.voice_only ?? false) };
+};
+
+const bigBlueButtonConfigured = (ctx: RequestContext) =>
+  Boolean(ctx.config.bigBlueButtonUrl && ctx.config.bigBlueButtonSecret);
+
+/**
  * get_bigbluebutton_url: a link to this server's join page carrying the meeting, signed so that
  * nobody can alter it to enter another meeting on the same BigBlueButton server; the caller is
  * its moderator.
  */
-async function bigBlueButtonLink(ctx: RequestContext): Promise<string> {
-  if (!ctx.config.bigBlueButtonUrl || !ctx.config.bigBlueButtonSecret)
-    throw notConfigured("BigBlueButton");
+async function bigBlueButtonLink(
+  ctx: RequestContext,
+  name: string,
+  voiceOnly: boolean,
+): Promise<string> {
   const signed = await signObject(ctx.db, "bigbluebutton", {
     meeting_id: bigBlueButtonMeetingId(),
-    name: `${ctx.realm.name} meeting`,
-    lock_settings_disable_cam: false,
+    name,
+    lock_settings_disable_cam: voiceOnly,
     moderator: ctx.user.id,
   });
   return `/calls/bigbluebutton/join?bigbluebutton=${signed}`;

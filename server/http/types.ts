@@ -36,7 +36,11 @@ export interface Input<K extends OperationId> {
  * Operations that need no authentication (`security: []` in the spec). The generated types do
  * not carry `security`, so the list is written here and checked against the spec by a test.
  */
-export const PUBLIC_OPERATIONS = ["get-server-settings", "fetch-api-key"] as const;
+export const PUBLIC_OPERATIONS = [
+  "get-server-settings",
+  "fetch-api-key",
+  "dev-fetch-api-key",
+] as const;
 type PublicOperation = (typeof PUBLIC_OPERATIONS)[number];
 
 export type Handler<K extends OperationId> = (

@@ -231,3 +231,86 @@ describe("PATCH /realm", () => {
     expect(Object.keys(data).sort()).toEqual(["msg", "result"]);
   });
 });
+
+describe("welcome_message_custom_text", () => {
+  const user = (name: string) => server.creds.users[name]!;
+  const basic = (name: string) =>
+    "Basic " + Buffer.from(`${user(name).email}:${user(name).api_key}`).toString("base64");
+
+  it("is set through PATCH /realm (zulip-js's query string), echoed as updated and registered", async () => {
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/realm?welcome_message_custom_text=Read+the+%2A%2Arules%2A%2A.`,
+      { method: "PATCH", headers: { Authorization: basic("iago") } },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ welcome_message_custom_text: "updated" });
+    expect((await realmRow()).welcomeMessageCustomText).toBe("Read the **rules**.");
+    const state = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm"] } }),
+    );
+    expect(state).toMatchObject({ realm_welcome_message_custom_text: "Read the **rules**." });
+    await expectError(
+      patch("iago", { welcome_message_custom_text: "x".repeat(8001) }),
+      400,
+      "welcome_message_custom_text is too long (limit: 8000 characters)",
+    );
+  });
+});
+
+describe("POST /realm/test_welcome_bot_custom_message", () => {
+  it("sends the administrator Welcome Bot's custom message and answers its id", async () => {
+    const { message_id } = await expectSuccess(
+      server.as("iago").POST("/realm/test_welcome_bot_custom_message", {
+        body: { welcome_message_custom_text: "Welcome to **Zulip**!" },
+      }),
+    );
+    const { message } = await expectSuccess(
+      server.as("iago").GET("/messages/{message_id}", {
+        params: { path: { message_id }, query: { apply_markdown: false } },
+      }),
+    );
+    expect(message).toMatchObject({
+      content: "Welcome to **Zulip**!",
+      sender_email: "welcome-bot@zulip.com",
+      type: "private",
+    });
+    expect(
+      Array.isArray(message.display_recipient) && message.display_recipient.map((r) => r.id).sort(),
+    ).toContain(server.creds.users.iago!.user_id);
+  });
+
+  it("takes a form body with + for spaces", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v1/realm/test_welcome_bot_custom_message`, {
+      method: "POST",
+      headers: {
+        Authorization:
+          "Basic " +
+          Buffer.from(
+            `${server.creds.users.desdemona!.email}:${server.creds.users.desdemona!.api_key}`,
+          ).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "welcome_message_custom_text=Hello+there",
+    });
+    expect(response.status).toBe(200);
+    const { message_id } = (await response.json()) as { message_id: number };
+    const row = await server.db.message.findUniqueOrThrow({ where: { id: message_id } });
+    expect(row.content).toBe("Hello there");
+  });
+
+  it("refuses an empty or too long text and a non-administrator, sending nothing", async () => {
+    const before = await server.db.message.count();
+    const send = (as: string, text: string) =>
+      server.as(as).POST("/realm/test_welcome_bot_custom_message", {
+        body: { welcome_message_custom_text: text },
+      });
+    await expectError(send("iago", ""), 400, "Message must not be empty");
+    await expectError(
+      send("iago", "x".repeat(8001)),
+      400,
+      "welcome_message_custom_text is too long (limit: 8000 characters)",
+    );
+    await expectError(send("hamlet", "Hi"), 400, "Must be an organization administrator");
+    expect(await server.db.message.count()).toBe(before);
+  });
+});

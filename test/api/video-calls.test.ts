@@ -492,6 +492,71 @@ describe("BigBlueButton", () => {
   });
 });
 
+describe("GET /calls/bigbluebutton/create", () => {
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+  const params = (search: string) => Object.fromEntries(new URLSearchParams(search.slice(1)));
+
+  it("gives a signed link to a meeting of that name, voice-only when asked, whatever the provider", async () => {
+    await setProvider(JITSI);
+    const { url } = await expectSuccess(
+      server.as("hamlet").GET("/calls/bigbluebutton/create", {
+        params: { query: { meeting_name: "Verona standup", voice_only: true } },
+      }),
+    );
+    expect(url).toMatch(/^\/calls\/bigbluebutton\/join\?bigbluebutton=[\w-]+\.[\w-]+$/);
+    const join = await get(url, { Authorization: basic("hamlet") });
+    expect(join.status).toBe(302);
+    const created = fake.to("/bigbluebutton/api/create").at(-1)!;
+    const query = created.search.slice(1);
+    const at = query.lastIndexOf("&checksum=");
+    expect(query.slice(at + "&checksum=".length)).toBe(
+      sha256("create" + query.slice(0, at) + BBB_SECRET),
+    );
+    expect(params(created.search)).toMatchObject({
+      name: "Verona standup",
+      lockSettingsDisableCam: "true",
+    });
+    const location = new URL(join.headers.get("location")!);
+    expect(params(location.search)).toMatchObject({ role: "MODERATOR", fullName: "King Hamlet" });
+  });
+
+  it("takes what zulip-js sends: the query string, a boolean as JSON text, + for spaces", async () => {
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/calls/bigbluebutton/create?meeting_name=Team+call&voice_only=false`,
+      { headers: { Authorization: basic("othello") } },
+    );
+    expect(response.status).toBe(200);
+    const { url } = (await response.json()) as { url: string };
+    await get(url, { Authorization: basic("othello") });
+    expect(params(fake.to("/bigbluebutton/api/create").at(-1)!.search)).toMatchObject({
+      name: "Team call",
+      lockSettingsDisableCam: "false",
+    });
+  });
+
+  it("refuses without a meeting name, and when the server has no BigBlueButton", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v1/calls/bigbluebutton/create`, {
+      headers: { Authorization: basic("hamlet") },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ msg: "Missing 'meeting_name' argument" });
+    const saved = server.deps.config.bigBlueButtonUrl;
+    server.deps.config.bigBlueButtonUrl = undefined;
+    try {
+      // Zulip's text, which its join page gives; Zulip's create signs a link regardless.
+      await expectError(
+        server.as("hamlet").GET("/calls/bigbluebutton/create", {
+          params: { query: { meeting_name: "x" } },
+        }),
+        400,
+        "BigBlueButton is not configured.",
+      );
+    } finally {
+      server.deps.config.bigBlueButtonUrl = saved;
+    }
+  });
+});
+
 describe("settings", () => {
   it("default to Zoom's URLs with no credentials, the public Jitsi server, no BigBlueButton", () => {
     expect(configFromEnv({})).toMatchObject({

@@ -230,6 +230,7 @@ export interface RealmChanges {
   moderation_request_channel_id?: number;
   topics_policy?: "allow_empty_topic" | "disable_empty_topic";
   empty_topic_display_name?: string;
+  welcome_message_custom_text?: string;
   enable_spectator_access?: boolean;
   email_address_visibility?: number;
 }
@@ -290,6 +291,13 @@ export async function doUpdateRealm(
   ) {
     data.emptyTopicDisplayName = changes.empty_topic_display_name.trim();
     echoed.empty_topic_display_name = "updated";
+  }
+  if (
+    changes.welcome_message_custom_text !== undefined &&
+    changes.welcome_message_custom_text !== realm.welcomeMessageCustomText
+  ) {
+    data.welcomeMessageCustomText = changes.welcome_message_custom_text;
+    echoed.welcome_message_custom_text = "updated";
   }
   for (const [setting, field] of Object.entries(TIME_LIMITS)) {
     const value = changes[setting as keyof typeof TIME_LIMITS];

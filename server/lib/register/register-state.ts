@@ -47,6 +47,7 @@ import { userAlertWords } from "../users/alert-words.ts";
 import { mutedUsers } from "../users/muted-users.ts";
 import { registerDrafts } from "../messages/drafts.ts";
 import { savedSnippetDicts } from "../users/saved-snippets.ts";
+import { realmPlaygrounds } from "../realm/playgrounds.ts";
 import { userSettingsState } from "../users/user-settings.ts";
 import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "../users/presence.ts";
 
@@ -189,6 +190,7 @@ export async function fetchInitialState(
   if (want("muted_topics")) state.muted_topics = await mutedTopics(db, user.id, emptyTopicName);
   if (want("alert_words")) state.alert_words = await userAlertWords(db, user.id);
   if (want("realm_emoji")) state.realm_emoji = await realmEmojiDicts(db, realm.id);
+  if (want("realm_playgrounds")) state.realm_playgrounds = await realmPlaygrounds(db, realm.id);
   if (want("realm_linkifiers"))
     state.realm_linkifiers = await registerLinkifiers(db, realm.id, capabilities);
   if (want("realm_domains")) state.realm_domains = await realmDomains(db, realm.id);

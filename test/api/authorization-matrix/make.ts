@@ -120,6 +120,19 @@ export async function linkifier(fx: Fixtures) {
   return created.id;
 }
 
+export async function playground(fx: Fixtures) {
+  const created = await expectSuccess(
+    fx.as("iago").POST("/realm/playgrounds", {
+      body: {
+        name: `Matrix ${fx.next()}`,
+        pygments_language: "Python",
+        url_template: "https://python.example.com?code={code}",
+      },
+    }),
+  );
+  return created.id;
+}
+
 /** A custom emoji uploaded by `author`; its name. */
 export async function emoji(fx: Fixtures, author = "hamlet") {
   const name = `matrix_${fx.next()}`;

@@ -42,6 +42,14 @@ export const rows: Row[] = [
     }),
   },
   {
+    // Development login is off on the matrix's server (DEV_LOGIN's default).
+    op: "POST /dev_fetch_api_key",
+    req: ({ fx }) => ({ body: { username: fx.server.creds.users.iago!.email } }),
+    expect: by({
+      [`${everyone} other deactivated foreignHost anonymous`]: bad("DevAuthBackend not enabled."),
+    }),
+  },
+  {
     op: "POST /register",
     req: () => ({ body: { event_types: ["message"] } }),
     expect: by({ [`${everyone} other`]: ok }),
@@ -67,6 +75,11 @@ export const rows: Row[] = [
   {
     op: "PATCH /realm",
     req: () => ({ body: { description: "The matrix." } }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "POST /realm/test_welcome_bot_custom_message",
+    req: () => ({ body: { welcome_message_custom_text: "Welcome, matrix." } }),
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
   },
   {
@@ -241,6 +254,26 @@ export const rows: Row[] = [
     }),
   },
   {
+    op: "POST /realm/playgrounds",
+    req: ({ fx }) => ({
+      body: {
+        name: `Matrix ${fx.next()}`,
+        pygments_language: "Python",
+        url_template: "https://python.example.com?code={code}",
+      },
+    }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "DELETE /realm/playgrounds/{playground_id}",
+    req: async ({ fx }) => ({ path: { playground_id: await make.playground(fx) } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": ADMIN_ONLY,
+      other: bad("Invalid playground"),
+    }),
+  },
+  {
     op: "GET /realm/emoji",
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
@@ -322,6 +355,34 @@ export const rows: Row[] = [
     op: "POST /calls/videoprovider/create",
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    op: "GET /export/realm",
+    req: () => ({}),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    // No export can be made here: administrators are sent to the server's administrator.
+    op: "POST /export/realm",
+    req: () => ({ body: { export_type: 1 } }),
+    expect: (fx) =>
+      by({
+        "owner admin other": bad(
+          `Please request a manual export from ${fx.server.deps.config.zulipAdministrator}.`,
+        ),
+        "mod member guest bot": ADMIN_ONLY,
+      }),
+  },
+  {
+    op: "GET /export/realm/consents",
+    req: () => ({}),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    // The matrix's server has no BigBlueButton.
+    op: "GET /calls/bigbluebutton/create",
+    req: () => ({ query: { meeting_name: "matrix meeting" } }),
+    expect: by({ [`${everyone} other`]: bad("BigBlueButton is not configured.") }),
   },
 ];
 
