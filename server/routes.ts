@@ -115,6 +115,12 @@ import {
   editSavedSnippet,
   getSavedSnippets,
 } from "./handlers/saved-snippets.ts";
+import {
+  addNavigationView,
+  editNavigationView,
+  getNavigationViews,
+  removeNavigationView,
+} from "./handlers/navigation-views.ts";
 import { updateSettings } from "./handlers/settings.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
@@ -163,6 +169,10 @@ export const handlers = {
   "create-saved-snippet": createSavedSnippet,
   "edit-saved-snippet": editSavedSnippet,
   "delete-saved-snippet": deleteSavedSnippet,
+  "get-navigation-views": getNavigationViews,
+  "add-navigation-view": addNavigationView,
+  "edit-navigation-view": editNavigationView,
+  "remove-navigation-view": removeNavigationView,
   "update-settings": updateSettings,
   "create-channel": createChannel,
   "get-streams": getStreams,

@@ -252,6 +252,18 @@ describe("events against Zulip's schema", () => {
         body: { invitee_emails: "schema-invitee@zulip.com", stream_ids: [] },
       }),
     );
+    // Navigation views: added, updated, removed.
+    const views = server.as("iago");
+    await expectSuccess(
+      views.POST("/navigation_views", {
+        body: { fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" },
+      }),
+    );
+    const fragment = { path: { fragment: "narrow/is/alerted" } };
+    await expectSuccess(
+      views.PATCH("/navigation_views/{fragment}", { params: fragment, body: { is_pinned: false } }),
+    );
+    await expectSuccess(views.DELETE("/navigation_views/{fragment}", { params: fragment }));
 
     const received: Schemas["Event"][] = [];
     for (const [who, queue_id] of Object.entries(queues))
@@ -288,6 +300,9 @@ describe("events against Zulip's schema", () => {
         "invites_changed",
         "message",
         "muted_topics",
+        "navigation_view add",
+        "navigation_view remove",
+        "navigation_view update",
         "presence",
         "realm update_dict",
         "realm_bot add",
