@@ -82,6 +82,7 @@ import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import {
   createChannelFolder,
   getChannelFolders,
+  patchChannelFolders,
   updateChannelFolder,
 } from "./handlers/channel-folders.ts";
 import { addDefaultStream, removeDefaultStream } from "./handlers/default-streams.ts";
@@ -186,6 +187,7 @@ export const handlers = {
   subscribe,
   unsubscribe,
   "create-channel-folder": createChannelFolder,
+  "patch-channel-folders": patchChannelFolders,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
   "add-default-stream": addDefaultStream,

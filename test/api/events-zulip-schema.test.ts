@@ -201,6 +201,9 @@ describe("events against Zulip's schema", () => {
       }),
     );
     await expectSuccess(
+      server.as("iago").PATCH("/channel_folders", { body: { order: [folder.channel_folder_id] } }),
+    );
+    await expectSuccess(
       server.as("iago").POST("/realm/profile_fields", {
         body: { name: "Desk", field_type: 1 },
       }),
@@ -292,6 +295,7 @@ describe("events against Zulip's schema", () => {
       [
         "attachment add",
         "channel_folder add",
+        "channel_folder reorder",
         "channel_folder update",
         "custom_profile_fields",
         "default_streams",
