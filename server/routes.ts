@@ -52,7 +52,7 @@ import {
   registerPushDevice,
   removeClientDevice,
 } from "./handlers/push.ts";
-import { setTypingStatus } from "./handlers/typing.ts";
+import { setTypingStatus, setTypingStatusForMessageEdit } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { createVideoCall } from "./handlers/video-calls.ts";
 import {
@@ -151,6 +151,7 @@ export const handlers = {
   "get-events": getEvents,
   "delete-queue": deleteQueue,
   "set-typing-status": setTypingStatus,
+  "set-typing-status-for-message-edit": setTypingStatusForMessageEdit,
   "get-messages": getMessages,
   "send-message": sendMessage,
   "check-messages-match-narrow": checkMessagesMatchNarrow,

@@ -255,6 +255,14 @@ describe("events against Zulip's schema", () => {
         body: { invitee_emails: "schema-invitee@zulip.com", stream_ids: [] },
       }),
     );
+    // Typing an edit of hamlet's message.
+    for (const op of ["start", "stop"] as const)
+      await expectSuccess(
+        server.as("hamlet").POST("/messages/{message_id}/typing", {
+          params: { path: { message_id: messageId } },
+          body: { op },
+        }),
+      );
     // Navigation views: added, updated, removed.
     const views = server.as("iago");
     await expectSuccess(
@@ -324,6 +332,8 @@ describe("events against Zulip's schema", () => {
         "subscription peer_remove",
         "subscription remove",
         "subscription update",
+        "typing_edit_message start",
+        "typing_edit_message stop",
         "update_message",
         "user_group add",
         "user_group add_members",

@@ -126,8 +126,13 @@ export const rows: Row[] = [
     // Every folder of the caller's organization, reversed (the other organization has its own).
     op: "PATCH /channel_folders",
     req: async ({ fx, caller }) => {
+      const realmId =
+        caller === "other"
+          ? (await fx.server.db.userProfile.findUniqueOrThrow({ where: { id: fx.otherOrg.id } }))
+              .realmId
+          : fx.realmId;
       const folders = await fx.server.db.channelFolder.findMany({
-        where: { realmId: caller === "other" ? fx.otherOrg.id : fx.realmId },
+        where: { realmId },
         select: { id: true },
       });
       return { body: { order: folders.map((f) => f.id).reverse() } };
