@@ -255,11 +255,16 @@ describe("events against Zulip's schema", () => {
         body: { invitee_emails: "schema-invitee@zulip.com", stream_ids: [] },
       }),
     );
-    // Typing an edit of hamlet's message.
+    // Typing an edit of a fresh message of hamlet's.
+    const typed = await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "edit typing", content: "typed" },
+      }),
+    );
     for (const op of ["start", "stop"] as const)
       await expectSuccess(
         server.as("hamlet").POST("/messages/{message_id}/typing", {
-          params: { path: { message_id: messageId } },
+          params: { path: { message_id: typed.id } },
           body: { op },
         }),
       );
