@@ -231,6 +231,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/messages/{message_id}/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the message whose edit is being typed.
+                 * @example 47
+                 */
+                message_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set "typing" status for message editing
+         * @description Tell who would be notified of an edit of a message's content that the caller started
+         *     (`op=start`) or stopped (`op=stop`) typing it. The caller must be allowed to edit the
+         *     message's content (as `PATCH /messages/{message_id}`, with no grace period on the time
+         *     limit) and have typing notifications of the message's kind on. A
+         *     `typing_edit_message` event goes to the channel's active subscribers (none in a
+         *     channel too big for typing notifications) or the direct message's participants, among
+         *     them those who receive typing notifications (`receives_typing_notifications`).
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 351; this path since feature level 361).
+         */
+        post: operations["set-typing-status-for-message-edit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/messages": {
         parameters: {
             query?: never;
@@ -881,6 +915,75 @@ export interface paths {
         patch: operations["edit-saved-snippet"];
         trace?: never;
     };
+    "/navigation_views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all navigation views
+         * @description The caller's navigation views, oldest first (Zulip's `get_navigation_views_for_user`).
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 390).
+         */
+        get: operations["get-navigation-views"];
+        put?: never;
+        /**
+         * Add a navigation view
+         * @description Configure a built-in navigation view (`inbox`, `recent`, `feed`, `drafts`,
+         *     `narrow/has/reaction/sender/me`, `narrow/is/mentioned`, `narrow/is/starred`), which
+         *     takes no name, or add a custom one, which needs one. `fragment` and `name` are
+         *     stripped of surrounding whitespace; neither may be used by another of the caller's
+         *     views. The caller's clients learn of it through a `navigation_view` event (op `add`).
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 390).
+         */
+        post: operations["add-navigation-view"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/navigation_views/{fragment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The view's URL hash, its identifier (with its slashes percent-encoded, `%2F`).
+                 * @example narrow/is/alerted
+                 */
+                fragment: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a navigation view
+         * @description Remove one of the caller's navigation views. The caller's clients learn of it through
+         *     a `navigation_view` event (op `remove`).
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 390).
+         */
+        delete: operations["remove-navigation-view"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a navigation view
+         * @description Pin or unpin one of the caller's navigation views, or rename a custom one (to a name
+         *     none of the caller's views has). The caller's clients learn of it through a
+         *     `navigation_view` event (op `update`) whose `data` holds the fields given.
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 390).
+         */
+        patch: operations["edit-navigation-view"];
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -1241,7 +1344,17 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Reorder channel folders
+         * @description Administrators only. `order` lists the IDs of the organization's channel folders,
+         *     archived ones included, in their new order; each folder's `order` becomes its (last)
+         *     position in the list. Every folder of the organization must be in the list ("Invalid
+         *     order mapping."); IDs of no folder are ignored. Everyone gets a `channel_folder` event
+         *     (op `reorder`) with the list as sent.
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 414).
+         */
+        patch: operations["patch-channel-folders"];
         trace?: never;
     };
     "/channel_folders/{channel_folder_id}": {
@@ -4033,6 +4146,23 @@ export interface components {
             url_template: string;
         };
         /**
+         * @description A user's setting for a navigation view of the left sidebar (Zulip's
+         *     NavigationView.to_api_dict): a built-in view (`name` null) or a custom one.
+         * @example {
+         *       "fragment": "narrow/is/alerted",
+         *       "is_pinned": true,
+         *       "name": "Alert words"
+         *     }
+         */
+        NavigationView: {
+            /** @description The view's URL hash, which identifies it among the user's views. */
+            fragment: string;
+            /** @description Whether the view is pinned in the sidebar (else in the "More views" menu). */
+            is_pinned: boolean;
+            /** @description The name of a custom view; null for a built-in one. */
+            name: string | null;
+        };
+        /**
          * heartbeat
          * @description Sent when nothing else happened for a while (`EVENT_HEARTBEAT_MS`), so that the long-poll
          *     ends before proxies time it out. Clients skip it.
@@ -4620,6 +4750,18 @@ export interface components {
             };
         };
         /**
+         * channel_folder reorder
+         * @description The channel folders were reordered; `order` is the list of folder IDs as sent.
+         */
+        ChannelFolderReorderEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "channel_folder";
+            /** @enum {string} */
+            op: "reorder";
+            order: number[];
+        };
+        /**
          * custom_profile_fields
          * @description The organization's custom profile fields changed; every field, in order.
          */
@@ -4884,6 +5026,47 @@ export interface components {
             op: "remove";
             saved_snippet_id: number;
         };
+        /**
+         * navigation_view add
+         * @description A navigation view was configured, to the user's clients.
+         */
+        NavigationViewAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "add";
+            navigation_view: components["schemas"]["NavigationView"];
+        };
+        /**
+         * navigation_view update
+         * @description A navigation view changed, to the user's clients: `data` holds the fields the request gave
+         *     (possibly none).
+         */
+        NavigationViewUpdateEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "update";
+            fragment: string;
+            data: {
+                name?: string;
+                is_pinned?: boolean;
+            };
+        };
+        /**
+         * navigation_view remove
+         * @description A navigation view was removed, to the user's clients.
+         */
+        NavigationViewRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "navigation_view";
+            /** @enum {string} */
+            op: "remove";
+            fragment: string;
+        };
         /** @description A user in a `typing` event. */
         TypingUser: {
             user_id: number;
@@ -4940,6 +5123,56 @@ export interface components {
              *     clients without the `empty_topic_name` capability.
              */
             topic?: string;
+        };
+        /**
+         * typing_edit_message start
+         * @description A user started typing an edit of a message's content, to who would be notified of
+         *     the edit and receives typing notifications. `recipient` is the channel and topic, or the
+         *     direct message's participants told.
+         */
+        TypingEditMessageStartEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "typing_edit_message";
+            /** @enum {string} */
+            op: "start";
+            sender_id: number;
+            message_id: number;
+            recipient: {
+                /** @enum {string} */
+                type: "channel";
+                channel_id: number;
+                topic: string;
+            } | {
+                /** @enum {string} */
+                type: "direct";
+                user_ids: number[];
+            };
+        };
+        /**
+         * typing_edit_message stop
+         * @description A user stopped typing an edit of a message's content, to who would be notified of
+         *     the edit and receives typing notifications. `recipient` is the channel and topic, or the
+         *     direct message's participants told.
+         */
+        TypingEditMessageStopEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "typing_edit_message";
+            /** @enum {string} */
+            op: "stop";
+            sender_id: number;
+            message_id: number;
+            recipient: {
+                /** @enum {string} */
+                type: "channel";
+                channel_id: number;
+                topic: string;
+            } | {
+                /** @enum {string} */
+                type: "direct";
+                user_ids: number[];
+            };
         };
         /**
          * presence
@@ -5272,7 +5505,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -6248,6 +6481,8 @@ export interface operations {
                         saved_snippets?: components["schemas"]["SavedSnippet"][];
                         /** @description (`realm_playgrounds`) The organization's code playgrounds. */
                         realm_playgrounds?: components["schemas"]["RealmPlayground"][];
+                        /** @description (`navigation_views`) The user's navigation views, oldest first. */
+                        navigation_views?: components["schemas"]["NavigationView"][];
                         /**
                          * @description Whether the user has completed the video-call provider's OAuth flow, so
                          *     that `POST /calls/videoprovider/create` can work.
@@ -6480,6 +6715,51 @@ export interface operations {
              * @description The notification was refused: a missing or invalid parameter, an unknown user or
              *     channel, or typing notifications turned off by the caller.
              */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "set-typing-status-for-message-edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the message whose edit is being typed.
+                 * @example 47
+                 */
+                message_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "op": "start"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description Whether the caller started or stopped typing the edit.
+                     * @enum {string}
+                     */
+                    op: "start" | "stop";
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The message is not accessible or not editable, or typing notifications are off. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8305,6 +8585,191 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-navigation-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "navigation_views": [
+                     *         {
+                     *           "fragment": "narrow/is/alerted",
+                     *           "is_pinned": true,
+                     *           "name": "Alert words"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The caller's navigation views. */
+                        navigation_views: components["schemas"]["NavigationView"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-navigation-view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fragment": "narrow/is/alerted",
+                 *       "is_pinned": true,
+                 *       "name": "Alert words"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The view's URL hash, its identifier. */
+                    fragment: string;
+                    /** @description Whether the view is pinned in the sidebar. */
+                    is_pinned: boolean;
+                    /** @description The name of a custom view; not allowed for a built-in one. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A field is missing or blank, a name is wrong for the view, or the view exists. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-navigation-view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The view's URL hash, its identifier (with its slashes percent-encoded, `%2F`).
+                 * @example narrow/is/alerted
+                 */
+                fragment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The caller has no navigation view with this fragment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Navigation view does not exist.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "edit-navigation-view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The view's URL hash, its identifier (with its slashes percent-encoded, `%2F`).
+                 * @example narrow/is/alerted
+                 */
+                fragment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_pinned": false
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Whether the view is pinned in the sidebar. */
+                    is_pinned?: boolean;
+                    /** @description The new name of a custom view. */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A blank name, a name for a built-in view, or a name already taken. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Built-in views cannot have a custom name.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The caller has no navigation view with this fragment. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Navigation view does not exist.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "update-settings": {
         parameters: {
             query?: never;
@@ -9739,6 +10204,46 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "patch-channel-folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "order": [
+                 *         3,
+                 *         1,
+                 *         2
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The IDs of all the organization's channel folders, in the new order. */
+                    order: number[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description A parameter is missing or invalid, or the caller is not an administrator. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -52,7 +52,7 @@ import {
   registerPushDevice,
   removeClientDevice,
 } from "./handlers/push.ts";
-import { setTypingStatus } from "./handlers/typing.ts";
+import { setTypingStatus, setTypingStatusForMessageEdit } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { devFetchApiKey } from "./handlers/dev-login.ts";
 import { addCodePlayground, removeCodePlayground } from "./handlers/playgrounds.ts";
@@ -85,6 +85,7 @@ import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import {
   createChannelFolder,
   getChannelFolders,
+  patchChannelFolders,
   updateChannelFolder,
 } from "./handlers/channel-folders.ts";
 import { addDefaultStream, removeDefaultStream } from "./handlers/default-streams.ts";
@@ -118,6 +119,12 @@ import {
   editSavedSnippet,
   getSavedSnippets,
 } from "./handlers/saved-snippets.ts";
+import {
+  addNavigationView,
+  editNavigationView,
+  getNavigationViews,
+  removeNavigationView,
+} from "./handlers/navigation-views.ts";
 import { updateSettings } from "./handlers/settings.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
@@ -147,6 +154,7 @@ export const handlers = {
   "get-events": getEvents,
   "delete-queue": deleteQueue,
   "set-typing-status": setTypingStatus,
+  "set-typing-status-for-message-edit": setTypingStatusForMessageEdit,
   "get-messages": getMessages,
   "send-message": sendMessage,
   "check-messages-match-narrow": checkMessagesMatchNarrow,
@@ -166,6 +174,10 @@ export const handlers = {
   "create-saved-snippet": createSavedSnippet,
   "edit-saved-snippet": editSavedSnippet,
   "delete-saved-snippet": deleteSavedSnippet,
+  "get-navigation-views": getNavigationViews,
+  "add-navigation-view": addNavigationView,
+  "edit-navigation-view": editNavigationView,
+  "remove-navigation-view": removeNavigationView,
   "update-settings": updateSettings,
   "create-channel": createChannel,
   "get-streams": getStreams,
@@ -179,6 +191,7 @@ export const handlers = {
   subscribe,
   unsubscribe,
   "create-channel-folder": createChannelFolder,
+  "patch-channel-folders": patchChannelFolders,
   "get-channel-folders": getChannelFolders,
   "update-channel-folder": updateChannelFolder,
   "add-default-stream": addDefaultStream,

@@ -1,6 +1,10 @@
-/** POST /channel_folders/create, GET /channel_folders, PATCH /channel_folders/{channel_folder_id}. */
+/**
+ * POST /channel_folders/create, GET and PATCH (reorder) /channel_folders,
+ * PATCH /channel_folders/{channel_folder_id}.
+ */
 import {
   doCreateChannelFolder,
+  doReorderChannelFolders,
   doUpdateChannelFolder,
 } from "../actions/channels/channel-folders.ts";
 import type { Handler } from "../http/types.ts";
@@ -26,5 +30,10 @@ export const updateChannelFolder: Handler<"update-channel-folder"> = async (
     description: body.description,
     isArchived: body.is_archived,
   });
+  return {};
+};
+
+export const patchChannelFolders: Handler<"patch-channel-folders"> = async ({ body }, ctx) => {
+  await doReorderChannelFolders(ctx, body.order);
   return {};
 };

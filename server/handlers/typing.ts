@@ -1,6 +1,7 @@
 /** Typing notifications (zerver/views/typing.py send_notification_backend): checks in Zulip's order. */
 import {
   checkSendChannelTypingNotification,
+  checkSendMessageEditTypingNotification,
   checkSendTypingNotification,
 } from "../actions/messages/typing.ts";
 import { JsonableError } from "../errors.ts";
@@ -27,5 +28,14 @@ export const setTypingStatus: Handler<"set-typing-status"> = async ({ body }, ct
       throw new JsonableError("User has disabled typing notifications for direct messages");
     await checkSendTypingNotification(ctx, body.to, body.op);
   }
+  return {};
+};
+
+/** POST /messages/{message_id}/typing (send_message_edit_notification_backend). */
+export const setTypingStatusForMessageEdit: Handler<"set-typing-status-for-message-edit"> = async (
+  { path, body },
+  ctx,
+) => {
+  await checkSendMessageEditTypingNotification(ctx, path.message_id, body.op);
   return {};
 };

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { type Body, untyped } from "../helpers/builders.ts";
+import { asUser, type Body, openQueue, untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const create = (as: string, body: Body<"/channel_folders/create", "post">) =>
@@ -187,5 +187,71 @@ describe("PATCH /channel_folders/{channel_folder_id}", () => {
     expect(state.channel_folders.map((f: any) => f.name)).toEqual(
       expect.arrayContaining(["Frontend", "Backend"]),
     );
+  });
+});
+
+describe("PATCH /channel_folders", () => {
+  const allIds = async () => (await list("iago", true)).map((f) => f.id);
+  const reorder = (as: string, order: number[]) =>
+    server.as(as).PATCH("/channel_folders", { body: { order } });
+
+  it("reorders every folder, archived ones too, and tells everyone with the list as sent", async () => {
+    await expectSuccess(create("iago", { name: "Reorder A", description: "" }));
+    const { channel_folder_id: archived } = await expectSuccess(
+      create("iago", { name: "Reorder B", description: "" }),
+    );
+    await expectSuccess(update("iago", archived, { is_archived: true }));
+    const queue = await openQueue(asUser(server, "hamlet"), { event_types: ["channel_folder"] });
+    const reversed = (await allIds()).reverse();
+    // An ID of no folder is ignored, and stays in the event.
+    const sent = [...reversed, 99999];
+    await expectSuccess(reorder("iago", sent));
+    expect(await allIds()).toEqual(reversed);
+    const listed = await list("hamlet", true);
+    expect(listed.map((f) => f.order)).toEqual(reversed.map((_, i) => i));
+    expect(await queue.nextEvents()).toEqual([
+      { id: expect.any(Number), type: "channel_folder", op: "reorder", order: sent },
+    ]);
+    const state = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["channel_folder"] } }),
+    );
+    expect(state.channel_folders!.map((f) => f.id)).toEqual(reversed);
+  });
+
+  it("refuses non-administrators and a list missing a folder, changing nothing", async () => {
+    const before = await allIds();
+    await expectError(
+      reorder("hamlet", [...before].reverse()),
+      400,
+      "Must be an organization administrator",
+    );
+    await expectError(reorder("iago", before.slice(1)), 400, "Invalid order mapping.");
+    await expectError(
+      server.as("iago").PATCH("/channel_folders", { body: untyped({}) }),
+      400,
+      "Missing 'order' argument",
+    );
+    expect(await allIds()).toEqual(before);
+  });
+
+  it("takes order as JSON text in a form body and in zulip-js's query string", async () => {
+    const iago = server.creds.users.iago!;
+    const send = (query: string, body: string) =>
+      fetch(`${server.baseUrl}/api/v1/channel_folders${query}`, {
+        method: "PATCH",
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${iago.email}:${iago.api_key}`).toString("base64"),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body,
+      });
+    const ids = await allIds();
+    const swapped = [...ids.slice(1), ids[0]!];
+    expect((await send("", `order=${encodeURIComponent(JSON.stringify(swapped))}`)).status).toBe(
+      200,
+    );
+    expect(await allIds()).toEqual(swapped);
+    expect((await send(`?order=${encodeURIComponent(JSON.stringify(ids))}`, "")).status).toBe(200);
+    expect(await allIds()).toEqual(ids);
   });
 });

@@ -201,6 +201,9 @@ describe("events against Zulip's schema", () => {
       }),
     );
     await expectSuccess(
+      server.as("iago").PATCH("/channel_folders", { body: { order: [folder.channel_folder_id] } }),
+    );
+    await expectSuccess(
       server.as("iago").POST("/realm/profile_fields", {
         body: { name: "Desk", field_type: 1 },
       }),
@@ -252,6 +255,31 @@ describe("events against Zulip's schema", () => {
         body: { invitee_emails: "schema-invitee@zulip.com", stream_ids: [] },
       }),
     );
+    // Typing an edit of a fresh message of hamlet's.
+    const typed = await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "edit typing", content: "typed" },
+      }),
+    );
+    for (const op of ["start", "stop"] as const)
+      await expectSuccess(
+        server.as("hamlet").POST("/messages/{message_id}/typing", {
+          params: { path: { message_id: typed.id } },
+          body: { op },
+        }),
+      );
+    // Navigation views: added, updated, removed.
+    const views = server.as("iago");
+    await expectSuccess(
+      views.POST("/navigation_views", {
+        body: { fragment: "narrow/is/alerted", is_pinned: true, name: "Alerts" },
+      }),
+    );
+    const fragment = { path: { fragment: "narrow/is/alerted" } };
+    await expectSuccess(
+      views.PATCH("/navigation_views/{fragment}", { params: fragment, body: { is_pinned: false } }),
+    );
+    await expectSuccess(views.DELETE("/navigation_views/{fragment}", { params: fragment }));
 
     const received: Schemas["Event"][] = [];
     for (const [who, queue_id] of Object.entries(queues))
@@ -280,6 +308,7 @@ describe("events against Zulip's schema", () => {
       [
         "attachment add",
         "channel_folder add",
+        "channel_folder reorder",
         "channel_folder update",
         "custom_profile_fields",
         "default_streams",
@@ -288,6 +317,9 @@ describe("events against Zulip's schema", () => {
         "invites_changed",
         "message",
         "muted_topics",
+        "navigation_view add",
+        "navigation_view remove",
+        "navigation_view update",
         "presence",
         "realm update_dict",
         "realm_bot add",
@@ -305,6 +337,8 @@ describe("events against Zulip's schema", () => {
         "subscription peer_remove",
         "subscription remove",
         "subscription update",
+        "typing_edit_message start",
+        "typing_edit_message stop",
         "update_message",
         "user_group add",
         "user_group add_members",

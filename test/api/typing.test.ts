@@ -579,3 +579,144 @@ describe("deactivated users", () => {
     void queue;
   });
 });
+
+describe("POST /messages/{message_id}/typing", () => {
+  const editTyping = (as: string, messageId: number, op: "start" | "stop") =>
+    server.as(as).POST("/messages/{message_id}/typing", {
+      params: { path: { message_id: messageId } },
+      body: { op },
+    });
+  async function editQueue(as: string) {
+    const { queue_id } = await expectSuccess(
+      server.as(as).POST("/register", { body: { event_types: ["typing_edit_message"] } }),
+    );
+    return queue_id!;
+  }
+  const send = async (as: string, body: Body<"/messages", "post">) =>
+    (await expectSuccess(server.as(as).POST("/messages", { body }))).id;
+
+  it("channel: to the subscribers who receive typing notifications, with the topic", async () => {
+    const messageId = await send("hamlet", {
+      type: "stream",
+      to: "Denmark",
+      topic: "edit typing",
+      content: "x",
+    });
+    await setUser("othello", { receivesTypingNotifications: false });
+    const queues = {
+      hamlet: await editQueue("hamlet"),
+      othello: await editQueue("othello"),
+      iago: await editQueue("iago"),
+    };
+    const subscribed = await server.db.subscription.count({
+      where: {
+        userProfileId: id("iago"),
+        recipient: { stream: { id: channel("Denmark") } },
+        active: true,
+      },
+    });
+    for (const op of ["start", "stop"] as const)
+      await expectSuccess(editTyping("hamlet", messageId, op));
+    await setUser("othello", { receivesTypingNotifications: true });
+    const expected = (op: string, n: number) => ({
+      id: n,
+      type: "typing_edit_message",
+      op,
+      sender_id: id("hamlet"),
+      message_id: messageId,
+      recipient: { type: "channel", channel_id: channel("Denmark"), topic: "edit typing" },
+    });
+    expect(await eventsOf("hamlet", queues.hamlet)).toEqual([
+      expected("start", 0),
+      expected("stop", 1),
+    ]);
+    expect(await eventsOf("othello", queues.othello)).toEqual([]);
+    expect(await eventsOf("iago", queues.iago)).toHaveLength(subscribed ? 2 : 0);
+  });
+
+  it("direct: to the participants, naming those told", async () => {
+    const messageId = await send("hamlet", { type: "direct", to: [id("cordelia")], content: "x" });
+    const queues = {
+      hamlet: await editQueue("hamlet"),
+      cordelia: await editQueue("cordelia"),
+      iago: await editQueue("iago"),
+    };
+    await expectSuccess(editTyping("hamlet", messageId, "start"));
+    const event = {
+      id: 0,
+      type: "typing_edit_message",
+      op: "start",
+      sender_id: id("hamlet"),
+      message_id: messageId,
+      recipient: { type: "direct", user_ids: [id("hamlet"), id("cordelia")].sort((a, b) => a - b) },
+    };
+    expect(await eventsOf("hamlet", queues.hamlet)).toEqual([event]);
+    expect(await eventsOf("cordelia", queues.cordelia)).toEqual([event]);
+    expect(await eventsOf("iago", queues.iago)).toEqual([]);
+  });
+
+  it("refuses what Zulip refuses, with its texts", async () => {
+    const messageId = await send("hamlet", {
+      type: "stream",
+      to: "Verona",
+      topic: "edit typing",
+      content: "x",
+    });
+    await expectError(
+      editTyping("othello", messageId, "start"),
+      400,
+      "You don't have permission to edit this message",
+    );
+    await expectError(editTyping("hamlet", 2 ** 31 + 7, "start"), 400, "Invalid message(s)");
+    const direct = await send("hamlet", {
+      type: "direct",
+      to: [id("cordelia")],
+      content: "private",
+    });
+    await expectError(editTyping("othello", direct, "start"), 400, "Invalid message(s)");
+    await expectError(
+      server.as("hamlet").POST("/messages/{message_id}/typing", {
+        params: { path: { message_id: messageId } },
+        body: untyped({ op: "typing" }),
+      }),
+      400,
+      "Invalid op",
+    );
+    await setUser("hamlet", { sendStreamTypingNotifications: false });
+    await expectError(
+      editTyping("hamlet", messageId, "start"),
+      400,
+      "User has disabled typing notifications for channel messages",
+    );
+    await setUser("hamlet", {
+      sendStreamTypingNotifications: true,
+      sendPrivateTypingNotifications: false,
+    });
+    await expectError(
+      editTyping("hamlet", direct, "stop"),
+      400,
+      "User has disabled typing notifications for direct messages",
+    );
+    await setUser("hamlet", { sendPrivateTypingNotifications: true });
+  });
+
+  it("takes a form body as the clients send it", async () => {
+    const messageId = await send("hamlet", {
+      type: "stream",
+      to: "Verona",
+      topic: "edit typing",
+      content: "x",
+    });
+    const hamlet = server.creds.users.hamlet!;
+    const response = await fetch(`${server.baseUrl}/api/v1/messages/${messageId}/typing`, {
+      method: "POST",
+      headers: {
+        Authorization:
+          "Basic " + Buffer.from(`${hamlet.email}:${hamlet.api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "op=start",
+    });
+    expect(response.status).toBe(200);
+  });
+});

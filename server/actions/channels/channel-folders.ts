@@ -94,3 +94,31 @@ export async function doUpdateChannelFolder(
     );
   });
 }
+
+/**
+ * try_reorder_realm_channel_folders: each folder's order becomes its (last) position in `order`;
+ * every folder, archived ones too, must be listed; IDs of no folder are ignored. One UPDATE for
+ * all of them; the event carries the list as sent.
+ */
+export async function doReorderChannelFolders(ctx: RequestContext, order: number[]) {
+  requireAdmin(ctx);
+  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+    const position = new Map(order.map((id, i) => [id, i]));
+    const folders = await tx.channelFolder.findMany({
+      where: { realmId: ctx.realm.id },
+      select: { id: true },
+    });
+    if (folders.some((f) => !position.has(f.id))) throw new JsonableError("Invalid order mapping.");
+    if (folders.length) {
+      const ids = folders.map((f) => f.id);
+      await tx.$executeRaw`
+        UPDATE channel_folder f SET "order" = m.ord
+        FROM unnest(${ids}::int[], ${ids.map((id) => position.get(id)!)}::int[]) AS m(id, ord)
+        WHERE f.id = m.id`;
+    }
+    events.add(
+      { type: "channel_folder", op: "reorder", order },
+      await activeUserIds(tx, ctx.realm.id),
+    );
+  });
+}

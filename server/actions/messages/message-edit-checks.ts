@@ -78,6 +78,24 @@ export interface EditPlan {
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const secondsSince = (ctx: RequestContext, d: Date) => (ctx.now().getTime() - d.getTime()) / 1000;
 
+/**
+ * validate_user_can_edit_message: editing must be on, the caller the sender, and the content
+ * time limit (plus `bufferSeconds`) not passed.
+ */
+export function checkContentEditable(
+  ctx: RequestContext,
+  message: { senderId: number; dateSent: Date },
+  bufferSeconds: number,
+) {
+  if (!ctx.realm.allowMessageEditing)
+    throw new JsonableError("Your organization has turned off message editing");
+  if (message.senderId !== ctx.user.id)
+    throw new JsonableError("You don't have permission to edit this message");
+  const limit = ctx.realm.messageContentEditLimitSeconds;
+  if (limit !== null && secondsSince(ctx, message.dateSent) > limit + bufferSeconds)
+    throw new JsonableError("The time limit for editing this message has passed");
+}
+
 /** Every check of check_update_message, in its order; reads only. */
 export async function checkEdit(ctx: RequestContext, input: MessageEditInput): Promise<EditPlan> {
   const { realm, user } = ctx;
@@ -85,15 +103,7 @@ export async function checkEdit(ctx: RequestContext, input: MessageEditInput): P
     change: true,
   });
 
-  if (input.content !== undefined) {
-    if (!realm.allowMessageEditing)
-      throw new JsonableError("Your organization has turned off message editing");
-    if (message.senderId !== user.id)
-      throw new JsonableError("You don't have permission to edit this message");
-    const limit = realm.messageContentEditLimitSeconds;
-    if (limit !== null && secondsSince(ctx, message.dateSent) > limit + EDIT_LIMIT_BUFFER_SECONDS)
-      throw new JsonableError("The time limit for editing this message has passed");
-  }
+  if (input.content !== undefined) checkContentEditable(ctx, message, EDIT_LIMIT_BUFFER_SECONDS);
 
   let topic: string | undefined;
   if (input.topic !== undefined) {

@@ -6,7 +6,10 @@
  */
 import type { RequestContext } from "../../context.ts";
 import type { ChannelRow } from "../../lib/channels/channels.ts";
-import { typingRecipients } from "../../lib/messages/typing.ts";
+import { JsonableError } from "../../errors.ts";
+import { accessMessage } from "../../lib/messages/messages.ts";
+import { editTypingRecipients, typingRecipients } from "../../lib/messages/typing.ts";
+import { checkContentEditable } from "./message-edit-checks.ts";
 import { checkMaySendToChannel } from "./messages.ts";
 import { logEvents } from "../transaction.ts";
 
@@ -57,4 +60,44 @@ export async function checkSendChannelTypingNotification(
     topic,
   };
   await logEvents(ctx, ctx.realm.id, [{ event, users: stream.subscriberIds }]);
+}
+
+/**
+ * send_message_edit_notification_backend: the caller may modify the message and edit its
+ * content (no time-limit buffer), has the typing notifications of its kind on; then a
+ * `typing_edit_message` event to who would be told of the edit and receives typing
+ * notifications (nobody in a channel bigger than MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS).
+ */
+export async function checkSendMessageEditTypingNotification(
+  ctx: RequestContext,
+  messageId: number,
+  op: TypingOp,
+): Promise<void> {
+  const { message } = await accessMessage(ctx.db, ctx.user, messageId, ctx.realm, {
+    change: true,
+  });
+  checkContentEditable(ctx, message, 0);
+  const channel = message.isChannelMessage;
+  if (channel && !ctx.user.sendStreamTypingNotifications)
+    throw new JsonableError("User has disabled typing notifications for channel messages");
+  if (!channel && !ctx.user.sendPrivateTypingNotifications)
+    throw new JsonableError("User has disabled typing notifications for direct messages");
+  const { userIds, total } = await editTypingRecipients(ctx.db, message);
+  let recipient;
+  if (channel) {
+    if (total > ctx.config.maxStreamSizeForTypingNotifications) return;
+    const stream = await ctx.db.stream.findFirstOrThrow({
+      where: { recipientId: message.recipientId },
+      select: { id: true },
+    });
+    recipient = { type: "channel", channel_id: stream.id, topic: message.subject };
+  } else recipient = { type: "direct", user_ids: userIds };
+  const event = {
+    type: "typing_edit_message",
+    op,
+    sender_id: ctx.user.id,
+    message_id: message.id,
+    recipient,
+  };
+  await logEvents(ctx, ctx.realm.id, [{ event, users: userIds }]);
 }

@@ -48,6 +48,7 @@ import { mutedUsers } from "../users/muted-users.ts";
 import { registerDrafts } from "../messages/drafts.ts";
 import { savedSnippetDicts } from "../users/saved-snippets.ts";
 import { realmPlaygrounds } from "../realm/playgrounds.ts";
+import { navigationViewDicts } from "../users/navigation-views.ts";
 import { userSettingsState } from "../users/user-settings.ts";
 import { presenceResponse, PRESENCE_REGISTER_SETTINGS } from "../users/presence.ts";
 
@@ -219,6 +220,7 @@ export async function fetchInitialState(
   if (want("default_streams")) state.realm_default_streams = await defaultChannelIds(db, realm.id);
   if (want("drafts")) state.drafts = await registerDrafts(db, user);
   if (want("saved_snippets")) state.saved_snippets = await savedSnippetDicts(db, user.id);
+  if (want("navigation_views")) state.navigation_views = await navigationViewDicts(db, user.id);
   if (want("user_topic")) {
     const topics = await db.userTopic.findMany({ where: { userProfileId: user.id } });
     state.user_topics = topics.map((t) => ({

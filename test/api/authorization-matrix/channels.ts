@@ -123,6 +123,23 @@ export const rows: Row[] = [
     expect: by({ [`${everyone} other`]: ok }),
   },
   {
+    // Every folder of the caller's organization, reversed (the other organization has its own).
+    op: "PATCH /channel_folders",
+    req: async ({ fx, caller }) => {
+      const realmId =
+        caller === "other"
+          ? (await fx.server.db.userProfile.findUniqueOrThrow({ where: { id: fx.otherOrg.id } }))
+              .realmId
+          : fx.realmId;
+      const folders = await fx.server.db.channelFolder.findMany({
+        where: { realmId },
+        select: { id: true },
+      });
+      return { body: { order: folders.map((f) => f.id).reverse() } };
+    },
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
     op: "PATCH /channel_folders/{channel_folder_id}",
     req: async ({ fx }) => ({
       path: { channel_folder_id: await make.channelFolder(fx) },

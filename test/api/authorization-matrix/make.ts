@@ -64,6 +64,17 @@ export async function savedSnippet(fx: Fixtures, owner: string) {
   return created.saved_snippet_id;
 }
 
+/** A custom navigation view of `owner`; its fragment. */
+export async function navigationView(fx: Fixtures, owner: string) {
+  const fragment = `narrow/channel/${fx.next()}-matrix`;
+  await expectSuccess(
+    fx.as(owner).POST("/navigation_views", {
+      body: { fragment, is_pinned: true, name: `matrix ${fragment}` },
+    }),
+  );
+  return fragment;
+}
+
 export const scheduledBody = (fx: Fixtures) => ({
   type: "stream" as const,
   to: fx.sid("Verona"),

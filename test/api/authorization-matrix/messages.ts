@@ -55,6 +55,16 @@ export const rows: Row[] = [
     }),
   },
   {
+    // hamlet's message: only its sender (the member) may type an edit of it.
+    op: "POST /messages/{message_id}/typing",
+    req: async ({ fx }) => ({ ...msg(await make.message(fx)), body: { op: "start" } }),
+    expect: by({
+      member: ok,
+      "owner admin mod guest bot": bad("You don't have permission to edit this message"),
+      other: INVALID_MESSAGE,
+    }),
+  },
+  {
     op: "GET /messages/{message_id}/history",
     req: async ({ fx }) => msg(await make.message(fx)),
     expect: by({ "owner admin mod member guest bot": ok, other: INVALID_MESSAGE }),

@@ -1,6 +1,6 @@
 /**
  * Rows: users and bots, their settings, status, presence, alert words, mutes, custom profile
- * fields, API keys and saved snippets.
+ * fields, API keys, saved snippets and navigation views.
  */
 import * as make from "./make.ts";
 import {
@@ -310,6 +310,37 @@ export const rows: Row[] = [
     expect: by({
       "owner admin mod member guest bot": ok,
       other: err(404, "Saved snippet does not exist."),
+    }),
+  },
+  {
+    op: "GET /navigation_views",
+    req: () => ({}),
+    expect: by({ "owner admin mod member guest bot other": ok }),
+  },
+  {
+    op: "POST /navigation_views",
+    req: ({ fx }) => ({
+      body: { fragment: `narrow/is/matrix${fx.next()}`, is_pinned: false, name: `v${fx.next()}` },
+    }),
+    expect: by({ "owner admin mod member guest bot other": ok }),
+  },
+  {
+    op: "PATCH /navigation_views/{fragment}",
+    req: async ({ fx, actor }) => ({
+      path: { fragment: await make.navigationView(fx, actor) },
+      body: { is_pinned: false },
+    }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: err(404, "Navigation view does not exist."),
+    }),
+  },
+  {
+    op: "DELETE /navigation_views/{fragment}",
+    req: async ({ fx, actor }) => ({ path: { fragment: await make.navigationView(fx, actor) } }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: err(404, "Navigation view does not exist."),
     }),
   },
 ];
