@@ -41,6 +41,7 @@ import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import { createSubmessage } from "./handlers/submessages.ts";
 import {
   deactivateCustomEmoji,
   getCustomEmoji,
@@ -245,6 +246,7 @@ export const handlers = {
   "remove-linkifier": removeLinkifier,
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
+  "create-submessage": createSubmessage,
   "get-custom-emoji": getCustomEmoji,
   "upload-custom-emoji": uploadCustomEmoji,
   "deactivate-custom-emoji": deactivateCustomEmoji,
