@@ -12,6 +12,7 @@ import { JsonableError } from "../../errors.ts";
 import { messageEventRecipientIds } from "../../lib/access/messages.ts";
 import { accessMessage } from "../../lib/messages/messages.ts";
 import { checkSubmessage, pythonJson, type WidgetContent } from "../../lib/messages/submessages.ts";
+import { refuseNul } from "../../lib/text.ts";
 import { inRawTransaction } from "../transaction.ts";
 
 export async function checkAddSubmessage(
@@ -24,6 +25,8 @@ export async function checkAddSubmessage(
     change: true,
   });
   checkSubmessage(message, related.submessages, ctx.user.id, content);
+  // PostgreSQL text cannot hold NUL (content with one is never JSON, so only msg_type can).
+  refuseNul(msgType, "msg_type");
   await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const [row] = await tx.$queryRaw<{ id: number | null }[]>`
       WITH m AS (SELECT id FROM message WHERE id = ${message.id} FOR UPDATE),
