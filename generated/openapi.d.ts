@@ -2154,6 +2154,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mobile_push/test_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to mobile device(s)
+         * @description Send a test push notification to one of the caller's devices registered with a legacy token
+         *     (`token`), or to all of them. This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the request
+         *     succeeds, as on a Zulip server without push notifications configured, and nothing is sent.
+         *
+         *     **Changes**: New in Zulip 8.0 (feature level 217).
+         */
+        post: operations["test-notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/apns_device_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an APNs device token
+         * @description Register an iOS device's APNs token for (legacy, non-E2EE) mobile push notifications; adding
+         *     it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-apns-token"];
+        /**
+         * Remove an APNs device token
+         * @description Remove one of the caller's APNs tokens (`POST /users/me/apns_device_token`).
+         */
+        delete: operations["remove-apns-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/android_gcm_reg_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an FCM registration token
+         * @description Register an Android device's FCM registration token for (legacy, non-E2EE) mobile push
+         *     notifications; adding it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-fcm-token"];
+        /**
+         * Remove an FCM registration token
+         * @description Remove one of the caller's FCM registration tokens (`POST /users/me/android_gcm_reg_id`).
+         */
+        delete: operations["remove-fcm-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mobile_push/register": {
         parameters: {
             query?: never;
@@ -11780,6 +11861,189 @@ export interface operations {
                     } & components["schemas"]["JsonError"];
                 };
             };
+        };
+    };
+    "test-notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The token of the device to notify; without it, every device of the caller. */
+                    token?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee",
+                 *       "appid": "org.zulip.Zulip"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                    /** @description The ID of the iOS app making the request (`org.zulip.Zulip`). */
+                    appid: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-push-device": {

@@ -52,6 +52,11 @@ import {
   registerClientDevice,
   registerPushDevice,
   removeClientDevice,
+  addApnsToken,
+  removeApnsToken,
+  addFcmToken,
+  removeFcmToken,
+  testNotify,
 } from "./handlers/push.ts";
 import { setTypingStatus } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -247,6 +252,11 @@ export const handlers = {
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
   "create-submessage": createSubmessage,
+  "add-apns-token": addApnsToken,
+  "remove-apns-token": removeApnsToken,
+  "add-fcm-token": addFcmToken,
+  "remove-fcm-token": removeFcmToken,
+  "test-notify": testNotify,
   "get-custom-emoji": getCustomEmoji,
   "upload-custom-emoji": uploadCustomEmoji,
   "deactivate-custom-emoji": deactivateCustomEmoji,
