@@ -115,7 +115,7 @@ describe("POST /submessage", () => {
       content,
       message_id: messageId,
       sender_id: id("othello"),
-      id: events[0]!.type === "submessage" ? events[0]!.submessage_id : -1,
+      id: events[0]!.type === "submessage" ? events[0].submessage_id : -1,
     });
   });
 
