@@ -2291,6 +2291,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mobile_push/test_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to mobile device(s)
+         * @description Send a test push notification to one of the caller's devices registered with a legacy token
+         *     (`token`), or to all of them. This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the request
+         *     succeeds, as on a Zulip server without push notifications configured, and nothing is sent.
+         *
+         *     **Changes**: New in Zulip 8.0 (feature level 217).
+         */
+        post: operations["test-notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/apns_device_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an APNs device token
+         * @description Register an iOS device's APNs token for (legacy, non-E2EE) mobile push notifications; adding
+         *     it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-apns-token"];
+        /**
+         * Remove an APNs device token
+         * @description Remove one of the caller's APNs tokens (`POST /users/me/apns_device_token`).
+         */
+        delete: operations["remove-apns-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/android_gcm_reg_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an FCM registration token
+         * @description Register an Android device's FCM registration token for (legacy, non-E2EE) mobile push
+         *     notifications; adding it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-fcm-token"];
+        /**
+         * Remove an FCM registration token
+         * @description Remove one of the caller's FCM registration tokens (`POST /users/me/android_gcm_reg_id`).
+         */
+        delete: operations["remove-fcm-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mobile_push/register": {
         parameters: {
             query?: never;
@@ -3137,6 +3218,38 @@ export interface paths {
          *     `reaction` event with op `remove`.
          */
         delete: operations["remove-reaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a submessage (widget data) to a message
+         * @description Attach a submessage to a message: the experimental API behind widgets such as `/poll`
+         *     and `/todo`. Clients send votes, new poll options, new tasks, struck tasks and title
+         *     changes this way, as `msg_type: "widget"` with the widget event as JSON text in `content`.
+         *
+         *     The caller must be able to read the message. Only its sender may attach the first
+         *     submessage; once the sender has attached one (a `/poll` or `/todo` message gets its
+         *     widget submessage when sent), anyone who can read the message may attach more. For a
+         *     poll or todo message, `content` must be one of that widget's events (Zulip's
+         *     `validate_poll_data` and `validate_todo_data`, with their texts); only the sender may
+         *     change a poll's question or a todo list's title.
+         *
+         *     Everyone who has the message gets a `submessage` event; fetched messages carry their
+         *     submessages in order.
+         */
+        post: operations["create-submessage"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5391,7 +5504,8 @@ export interface components {
         };
         /**
          * realm_emoji_update
-         * @description The organization's custom emoji changed (one was added or deactivated); to every active user,
+         * @description The organization's custom emoji changed (one was added or deactivated); to every active user
+         *     whose queue did not declare `individual_emoji_changes`,
          *     with the whole set by ID, deactivated ones included.
          */
         RealmEmojiUpdateEvent: {
@@ -5403,6 +5517,56 @@ export interface components {
             realm_emoji: {
                 [key: string]: components["schemas"]["RealmEmoji"];
             };
+        };
+        /**
+         * realm_emoji_add
+         * @description A custom emoji was added; to every active user's queues that declared the
+         *     `individual_emoji_changes` capability (others get `op: "update"` with the whole set).
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 491).
+         */
+        RealmEmojiAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "add";
+            emoji: components["schemas"]["RealmEmoji"];
+        };
+        /**
+         * realm_emoji_update_one
+         * @description A custom emoji changed (it was deactivated); to every active user's queues that declared the
+         *     `individual_emoji_changes` capability (others get `op: "update"` with the whole set).
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 491).
+         */
+        RealmEmojiUpdateOneEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update_one";
+            /** @description The emoji's ID. */
+            emoji_id: string;
+            /** @description The fields that changed. */
+            data: {
+                deactivated?: boolean;
+            };
+        };
+        /**
+         * submessage
+         * @description A submessage (widget data: a vote, a new option or task, …) was added to a message; sent to
+         *     everyone who has the message.
+         */
+        SubmessageEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "submessage";
+            msg_type: string;
+            content: string;
+            message_id: number;
+            sender_id: number;
+            submessage_id: number;
         };
         /**
          * update_message_flags add
@@ -5505,7 +5669,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -6264,6 +6428,14 @@ export interface operations {
                         empty_topic_name?: boolean;
                         /** @description Presence data and events use the modern, user-ID keyed format. */
                         simplified_presence_events?: boolean;
+                        /**
+                         * @description Custom emoji changes arrive one emoji at a time (`realm_emoji` with
+                         *     `op: "add"` and `op: "update_one"`) instead of the whole set
+                         *     (`op: "update"`).
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 491).
+                         */
+                        individual_emoji_changes?: boolean;
                     } & {
                         [key: string]: boolean;
                     };
@@ -12578,6 +12750,189 @@ export interface operations {
             };
         };
     };
+    "test-notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The token of the device to notify; without it, every device of the caller. */
+                    token?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee",
+                 *       "appid": "org.zulip.Zulip"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                    /** @description The ID of the iOS app making the request (`org.zulip.Zulip`). */
+                    appid: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "register-push-device": {
         parameters: {
             query?: never;
@@ -14231,6 +14586,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 1,
+                 *       "msg_type": "widget",
+                 *       "content": "{\"type\":\"vote\",\"key\":\"canned,0\",\"vote\":1}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The message to attach the submessage to. */
+                    message_id: number;
+                    /** @description The submessage's type; clients send `widget`. */
+                    msg_type: string;
+                    /** @description The submessage's content, JSON text. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, the caller may not attach
+             *     the first submessage, the content is not JSON, or it is not valid for the message's
+             *     widget.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -41,6 +41,7 @@ import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
 import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import { createSubmessage } from "./handlers/submessages.ts";
 import {
   deactivateCustomEmoji,
   getCustomEmoji,
@@ -51,6 +52,11 @@ import {
   registerClientDevice,
   registerPushDevice,
   removeClientDevice,
+  addApnsToken,
+  removeApnsToken,
+  addFcmToken,
+  removeFcmToken,
+  testNotify,
 } from "./handlers/push.ts";
 import { setTypingStatus, setTypingStatusForMessageEdit } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -269,6 +275,12 @@ export const handlers = {
   "remove-linkifier": removeLinkifier,
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
+  "create-submessage": createSubmessage,
+  "add-apns-token": addApnsToken,
+  "remove-apns-token": removeApnsToken,
+  "add-fcm-token": addFcmToken,
+  "remove-fcm-token": removeFcmToken,
+  "test-notify": testNotify,
   "get-custom-emoji": getCustomEmoji,
   "upload-custom-emoji": uploadCustomEmoji,
   "deactivate-custom-emoji": deactivateCustomEmoji,
