@@ -885,6 +885,58 @@ export interface paths {
         patch: operations["update-settings"];
         trace?: never;
     };
+    "/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update notification settings (deprecated)
+         * @deprecated
+         * @description Zulip's deprecated alias of `PATCH /settings` from before the notification settings were merged
+         *     into it (zerver/urls.py), still called by python-zulip-api's
+         *     `update_notification_settings`. The same action as
+         *     `PATCH /settings`, with the same checks, texts and events, but it takes only the notification
+         *     settings (those with a legacy `update_global_notifications` event);
+         *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
+         */
+        patch: operations["update-notification-settings"];
+        trace?: never;
+    };
+    "/settings/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update display settings (deprecated)
+         * @deprecated
+         * @description Zulip's deprecated alias of `PATCH /settings` from before the display settings were merged
+         *     into it (zerver/urls.py), still called by python-zulip-api's
+         *     `update_display_settings`. The same action as
+         *     `PATCH /settings`, with the same checks, texts and events, but it takes only the display
+         *     settings (those with a legacy `update_display_settings` event);
+         *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
+         */
+        patch: operations["update-display-settings"];
+        trace?: never;
+    };
     "/channels/create": {
         parameters: {
             query?: never;
@@ -5022,6 +5074,196 @@ export interface components {
          */
         Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
+         * @description Whether the user is configured to receive typing notifications from other users.
+         *     The server will only deliver typing notifications events to users who for whom this
+         *     is enabled.
+         * @example true
+         */
+        receives_typing_notifications: boolean;
+        /**
+         * @description Enable visual desktop notifications for channel messages.
+         * @example true
+         */
+        enable_stream_desktop_notifications: boolean;
+        /**
+         * @description Enable email notifications for channel messages.
+         * @example true
+         */
+        enable_stream_email_notifications: boolean;
+        /**
+         * @description Enable mobile notifications for channel messages.
+         * @example true
+         */
+        enable_stream_push_notifications: boolean;
+        /**
+         * @description Enable audible desktop notifications for channel messages.
+         * @example true
+         */
+        enable_stream_audible_notifications: boolean;
+        /**
+         * @description Notification sound name.
+         * @example ding
+         */
+        notification_sound: string;
+        /**
+         * @description Enable visual desktop notifications for direct messages and @-mentions.
+         * @example true
+         */
+        enable_desktop_notifications: boolean;
+        /**
+         * @description Enable audible desktop notifications for direct messages and
+         *     @-mentions.
+         * @example true
+         */
+        enable_sounds: boolean;
+        /**
+         * @description The duration (in seconds) for which the server should wait to batch
+         *     email notifications before sending them.
+         * @example 120
+         */
+        email_notifications_batching_period_seconds: number;
+        /**
+         * @description Enable email notifications for direct messages and @-mentions received
+         *     when the user is offline.
+         * @example true
+         */
+        enable_offline_email_notifications: boolean;
+        /**
+         * @description Enable mobile notification for direct messages and @-mentions received
+         *     when the user is offline.
+         * @example true
+         */
+        enable_offline_push_notifications: boolean;
+        /**
+         * @description Enable mobile notification for direct messages and @-mentions received
+         *     when the user is online.
+         * @example true
+         */
+        enable_online_push_notifications: boolean;
+        /**
+         * @description Enable digest emails when the user is away.
+         * @example true
+         */
+        enable_digest_emails: boolean;
+        /**
+         * @description Enable marketing emails. Has no function outside Zulip Cloud.
+         * @example true
+         */
+        enable_marketing_emails: boolean;
+        /**
+         * @description Enable email notifications for new logins to account.
+         * @example true
+         */
+        enable_login_emails: boolean;
+        /**
+         * @description Include the message's content in email notifications for new messages.
+         * @example true
+         */
+        message_content_in_email_notifications: boolean;
+        /**
+         * @description Include content of direct messages in desktop notifications.
+         * @example true
+         */
+        pm_content_in_desktop_notifications: boolean;
+        /**
+         * @description Whether wildcard mentions (E.g. @**all**) should send notifications
+         *     like a personal mention.
+         * @example true
+         */
+        wildcard_mentions_notify: boolean;
+        /**
+         * @description Unread count badge (appears in desktop sidebar and browser tab)
+         * @example 1
+         * @enum {integer}
+         */
+        desktop_icon_count_display: 1 | 2 | 3 | 4;
+        /**
+         * @description Whether to include organization name in subject of message notification
+         *     emails
+         * @example 1
+         * @enum {integer}
+         */
+        realm_name_in_email_notifications_policy: 1 | 2 | 3;
+        /**
+         * @description Display the presence status to other users when online.
+         * @example true
+         */
+        presence_enabled: boolean;
+        /**
+         * @description Whether time should be displayed in 24-hour notation
+         * @example true
+         */
+        twenty_four_hour_time: boolean;
+        /**
+         * @description Whether clients should display the number of starred
+         *     messages
+         * @example true
+         */
+        starred_message_counts: boolean;
+        /**
+         * @description Whether to use the maximum available screen width on wide screens.
+         * @example true
+         */
+        fluid_layout_width: boolean;
+        /**
+         * @description This setting is reserved for use to control variations in Zulip's design
+         *     to help visually impaired users.
+         * @example true
+         */
+        high_contrast_mode: boolean;
+        /**
+         * @description Controls which color theme
+         * @example 1
+         * @enum {integer}
+         */
+        color_scheme: 1 | 2 | 3;
+        /**
+         * @description Whether to translate emoticons to emoji
+         * @example true
+         */
+        translate_emoticons: boolean;
+        /**
+         * @description What default language
+         * @example en
+         */
+        default_language: string;
+        /**
+         * @description The home view
+         * @example all_messages
+         * @enum {string}
+         */
+        web_home_view: "recent_topics" | "inbox" | "all_messages";
+        /**
+         * @description Whether the users list on left sidebar in narrow windows.
+         * @example true
+         */
+        left_side_userlist: boolean;
+        /**
+         * @description The user's configured emoji set
+         * @example google
+         * @enum {string}
+         */
+        emojiset: "google" | "twitter" | "text" | "google-blob";
+        /**
+         * @description Whether to hide inactive channels
+         * @example 1
+         * @enum {integer}
+         */
+        demote_inactive_streams: 1 | 2 | 3;
+        /**
+         * @description Whether pressing Enter in the compose box sends a message
+         *     (or saves a message edit).
+         * @example true
+         */
+        enter_sends: boolean;
+        /**
+         * @description A boolean parameter to control whether synchronizing drafts is enabled for
+         *     the user. When synchronization is disabled, all drafts stored in the server
+         *     will be automatically deleted from the server.
+         * @example true
+         */
+        enable_drafts_synchronization: boolean;
+        /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
          *     `link_url`). Email invitations and links are numbered separately, so an `id` is unique only
@@ -5113,6 +5355,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description A setting or the password change was refused. */
+        400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JsonError"];
+            };
+        };
         /** @description Success. */
         Success: {
             headers: {
@@ -8362,6 +8613,82 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-notification-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    receives_typing_notifications?: components["schemas"]["receives_typing_notifications"];
+                    enable_stream_desktop_notifications?: components["schemas"]["enable_stream_desktop_notifications"];
+                    enable_stream_email_notifications?: components["schemas"]["enable_stream_email_notifications"];
+                    enable_stream_push_notifications?: components["schemas"]["enable_stream_push_notifications"];
+                    enable_stream_audible_notifications?: components["schemas"]["enable_stream_audible_notifications"];
+                    notification_sound?: components["schemas"]["notification_sound"];
+                    enable_desktop_notifications?: components["schemas"]["enable_desktop_notifications"];
+                    enable_sounds?: components["schemas"]["enable_sounds"];
+                    email_notifications_batching_period_seconds?: components["schemas"]["email_notifications_batching_period_seconds"];
+                    enable_offline_email_notifications?: components["schemas"]["enable_offline_email_notifications"];
+                    enable_offline_push_notifications?: components["schemas"]["enable_offline_push_notifications"];
+                    enable_online_push_notifications?: components["schemas"]["enable_online_push_notifications"];
+                    enable_digest_emails?: components["schemas"]["enable_digest_emails"];
+                    enable_marketing_emails?: components["schemas"]["enable_marketing_emails"];
+                    enable_login_emails?: components["schemas"]["enable_login_emails"];
+                    message_content_in_email_notifications?: components["schemas"]["message_content_in_email_notifications"];
+                    pm_content_in_desktop_notifications?: components["schemas"]["pm_content_in_desktop_notifications"];
+                    wildcard_mentions_notify?: components["schemas"]["wildcard_mentions_notify"];
+                    desktop_icon_count_display?: components["schemas"]["desktop_icon_count_display"];
+                    realm_name_in_email_notifications_policy?: components["schemas"]["realm_name_in_email_notifications_policy"];
+                    presence_enabled?: components["schemas"]["presence_enabled"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-display-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    twenty_four_hour_time?: components["schemas"]["twenty_four_hour_time"];
+                    starred_message_counts?: components["schemas"]["starred_message_counts"];
+                    fluid_layout_width?: components["schemas"]["fluid_layout_width"];
+                    high_contrast_mode?: components["schemas"]["high_contrast_mode"];
+                    color_scheme?: components["schemas"]["color_scheme"];
+                    translate_emoticons?: components["schemas"]["translate_emoticons"];
+                    default_language?: components["schemas"]["default_language"];
+                    web_home_view?: components["schemas"]["web_home_view"];
+                    left_side_userlist?: components["schemas"]["left_side_userlist"];
+                    emojiset?: components["schemas"]["emojiset"];
+                    demote_inactive_streams?: components["schemas"]["demote_inactive_streams"];
+                    enter_sends?: components["schemas"]["enter_sends"];
+                    enable_drafts_synchronization?: components["schemas"]["enable_drafts_synchronization"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];

@@ -115,7 +115,11 @@ import {
   editSavedSnippet,
   getSavedSnippets,
 } from "./handlers/saved-snippets.ts";
-import { updateSettings } from "./handlers/settings.ts";
+import {
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateSettings,
+} from "./handlers/settings.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
 import {
@@ -164,6 +168,8 @@ export const handlers = {
   "edit-saved-snippet": editSavedSnippet,
   "delete-saved-snippet": deleteSavedSnippet,
   "update-settings": updateSettings,
+  "update-notification-settings": updateNotificationSettings,
+  "update-display-settings": updateDisplaySettings,
   "create-channel": createChannel,
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,

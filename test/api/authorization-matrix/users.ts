@@ -130,6 +130,16 @@ export const rows: Row[] = [
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
+    op: "PATCH /settings/notifications",
+    req: () => ({ body: { enable_sounds: true } }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    op: "PATCH /settings/display",
+    req: () => ({ body: { enter_sends: true } }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
     op: "GET /bots",
     req: () => ({}),
     expect: by({ "owner admin mod member bot other": ok, guest: NOT_GUEST }),
