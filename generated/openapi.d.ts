@@ -1519,7 +1519,21 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a user by email
+         * @description `PATCH /users/{user_id}` with the user named by email address (Zulip's
+         *     `update_user_by_email_api`): the same parameters, checks, texts, events and action. The
+         *     address is looked up as for `GET /users/{email}` (the API email, the dummy
+         *     `user<user_id>@<realm host>` address, or the real address when the caller may see it),
+         *     else "No such user"; then, as by ID, "Insufficient permission" unless the caller is an
+         *     administrator (or the bot's owner). Deactivated users and bots may be changed.
+         *
+         *     This path shares its template with `PATCH /users/{user_id}`: a numeric segment is a user ID,
+         *     answered exactly as `PATCH /users/{user_id}` answers it.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 313).
+         */
+        patch: operations["update-user-by-email"];
         trace?: never;
     };
     "/users/{user_id}": {
@@ -5517,7 +5531,47 @@ export interface components {
          */
         AllowEmptyTopicName: boolean;
     };
-    requestBodies: never;
+    requestBodies: {
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Hamlet of Denmark",
+                 *       "role": 300,
+                 *       "profile_data": [
+                 *         {
+                 *           "id": 4,
+                 *           "value": "0"
+                 *         },
+                 *         {
+                 *           "id": 5,
+                 *           "value": [
+                 *             12
+                 *           ]
+                 *         },
+                 *         {
+                 *           "id": 6,
+                 *           "value": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The user's new full name (at most 100 characters). */
+                    full_name?: string;
+                    /**
+                     * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
+                     * @enum {integer}
+                     */
+                    role?: 100 | 200 | 300 | 400 | 600;
+                    /** @description New values for the user's custom profile fields. */
+                    profile_data?: components["schemas"]["ProfileDataUpdate"][];
+                    /** @description The user's new email address. */
+                    new_email?: string;
+                };
+            };
+        };
+    };
     headers: {
         /**
          * @description The most requests (for POST /fetch_api_key: failed attempts) the applied rate limit allows in
@@ -10333,6 +10387,41 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-user-by-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's real email address (works only if the caller may see it), the dummy API
+                 *     address `user<user_id>@<realm host>` (works for every user; legacy), or the user's ID
+                 *     (digits only).
+                 * @example hamlet@zulip.com
+                 */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["requestBody"];
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description No user has this address (or the caller may not see the real address it names), the
+             *     caller lacks permission, or a value is invalid: the texts of `PATCH /users/{user_id}`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -38,7 +38,14 @@ import {
 import { updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
-import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
+import {
+  createUser,
+  getOwnUser,
+  getUserByEmail,
+  getUsers,
+  updateUser,
+  updateUserByEmail,
+} from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import { addReaction, removeReaction } from "./handlers/reactions.ts";
 import {
@@ -194,6 +201,7 @@ export const handlers = {
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
   "update-user": updateUser,
+  "update-user-by-email": updateUserByEmail,
   "create-user": createUser,
   "update-status-for-user": updateStatusForUser,
   "update-status": updateStatus,

@@ -99,6 +99,16 @@ export const rows: Row[] = [
     expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
   },
   {
+    // The other organization's user finds no one by this address.
+    op: "PATCH /users/{email}",
+    req: async ({ fx }) => {
+      const id = await make.user(fx);
+      const { email } = await fx.server.db.userProfile.findUniqueOrThrow({ where: { id } });
+      return { path: { email }, body: { full_name: `Renamed ${fx.next()}` } };
+    },
+    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
+  },
+  {
     op: "POST /users/{user_id}/reactivate",
     req: async ({ fx }) => ({ path: { user_id: await make.user(fx, false) } }),
     expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
