@@ -12,6 +12,7 @@ import { requestCounter } from "./http/auth.ts";
 import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
+import { getAttachments, removeAttachment } from "./handlers/attachments.ts";
 import {
   createInviteLink,
   getInvites,
@@ -174,6 +175,8 @@ export const handlers = {
   "create-saved-snippet": createSavedSnippet,
   "edit-saved-snippet": editSavedSnippet,
   "delete-saved-snippet": deleteSavedSnippet,
+  "get-attachments": getAttachments,
+  "remove-attachment": removeAttachment,
   "update-settings": updateSettings,
   "update-notification-settings": updateNotificationSettings,
   "update-display-settings": updateDisplaySettings,

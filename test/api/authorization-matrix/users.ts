@@ -140,6 +140,17 @@ export const rows: Row[] = [
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
+    op: "GET /attachments",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    // Each caller deletes a file of its own; the other organization's user finds none of ours.
+    op: "DELETE /attachments/{attachment_id}",
+    req: async ({ fx, actor }) => ({ path: { attachment_id: await make.attachment(fx, actor) } }),
+    expect: by({ [everyone]: ok, other: bad("Invalid attachment") }),
+  },
+  {
     op: "PATCH /settings/notifications",
     req: () => ({ body: { enable_sounds: true } }),
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
