@@ -697,7 +697,10 @@ describe("python-zulip-api 0.9.1's calls, as its call_endpoint encodes them", ()
   // string, every other method as a form body (requests writes spaces as '+').
   const encode = (request: Record<string, unknown>) =>
     new URLSearchParams(
-      Object.entries(request).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+      Object.entries(request).map(([k, v]): [string, string] => [
+        k,
+        typeof v === "string" ? v : JSON.stringify(v),
+      ]),
     ).toString();
   const py = (method: string, url: string, as: string, request: Record<string, unknown> = {}) => {
     const headers = { "User-Agent": "ZulipPython/0.9.1", ...FORM };
