@@ -356,14 +356,14 @@ describe("PATCH /settings/notifications and /settings/display (Zulip's deprecate
   });
 
   it("changes a notification setting with its events, and ignores a display setting", async () => {
-    const events = await queueOf("cordelia", { event_types: ["user_settings"] });
+    const events = await queueOf("prospero", { event_types: ["user_settings"] });
     const response = await fetch(`${server.baseUrl}/api/v1/settings/notifications`, {
       method: "PATCH",
       headers: {
         Authorization:
           "Basic " +
           Buffer.from(
-            `${server.creds.users.cordelia!.email}:${server.creds.users.cordelia!.api_key}`,
+            `${server.creds.users.prospero!.email}:${server.creds.users.prospero!.api_key}`,
           ).toString("base64"),
         "Content-Type": "application/x-www-form-urlencoded",
       },
@@ -379,7 +379,7 @@ describe("PATCH /settings/notifications and /settings/display (Zulip's deprecate
       { type: "user_settings", op: "update", property: "notification_sound", value: "ding" },
       { type: "user_settings", op: "update", property: "enable_sounds", value: false },
     ]);
-    const state = await register("cordelia", { fetch_event_types: ["user_settings"] });
+    const state = await register("prospero", { fetch_event_types: ["user_settings"] });
     expect(state.user_settings).toMatchObject({
       enable_sounds: false,
       notification_sound: "ding",
@@ -390,18 +390,18 @@ describe("PATCH /settings/notifications and /settings/display (Zulip's deprecate
   it("changes display settings with PATCH's checks and texts, and refuses bots", async () => {
     await expectSuccess(
       server
-        .as("cordelia")
+        .as("prospero")
         .PATCH("/settings/display", { body: { color_scheme: 3, emojiset: "text" } }),
     );
-    const state = await register("cordelia", { fetch_event_types: ["user_settings"] });
+    const state = await register("prospero", { fetch_event_types: ["user_settings"] });
     expect(state.user_settings).toMatchObject({ color_scheme: 3, emojiset: "text" });
     await expectError(
-      server.as("cordelia").PATCH("/settings/display", { body: { default_language: "xx" } }),
+      server.as("prospero").PATCH("/settings/display", { body: { default_language: "xx" } }),
       400,
       "Invalid default_language",
     );
     await expectError(
-      server.as("cordelia").PATCH("/settings/notifications", {
+      server.as("prospero").PATCH("/settings/notifications", {
         body: { email_notifications_batching_period_seconds: 0 },
       }),
       400,
