@@ -132,6 +132,7 @@ export interface paths {
          *     | `custom_profile_fields` | | `fields` (every field of the organization, as `GET /realm/profile_fields`) | everyone, when a field is created, changed, deleted or reordered |
          *     | `realm_user` | `update` | `person`: `user_id`, `custom_profile_field` (`id`, `value` (null when cleared), `rendered_value` for text fields) | everyone, per changed value |
          *     | `realm_user` | `add` | `person` (a user object; `delivery_email` null for those who may not see it) | everyone, when a user is created |
+         *     | `realm_user` | `add`, `remove` | `add`: `person`, a user object; `remove`: `person` with `user_id` and `full_name` `Unknown user` | a guest restricted by `can_access_all_users_group`, as they come to share, or stop sharing, a channel with the user |
          *     | `realm_user` | `update` | `person`: `user_id` with `role`, or `full_name`, or `delivery_email`, or `avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`, or `new_email` (`PATCH /users/{user_id}`; a role change also sends the system groups' `user_group` `remove_members` / `add_members`, and the user `stream` `create` with `peer_add` / `delete` for the channels the role shows or hides) | everyone; `delivery_email` only to those who may see it |
          *     | `realm_bot` | `update` | `bot`: `user_id` with `full_name` or `avatar_url` | the bot's owner and the administrators |
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
@@ -4237,6 +4238,11 @@ export interface components {
             /** @enum {string} */
             op: "add";
             person: components["schemas"]["User"];
+            /**
+             * @description Present (true) when `person` is the "Unknown user" placeholder: a guest whom the
+             *     organization's `can_access_all_users_group` leaves out learns only that a user joined.
+             */
+            inaccessible_user?: boolean;
         };
         /**
          * realm_user update
@@ -4287,6 +4293,24 @@ export interface components {
             } | {
                 user_id: number;
                 is_active: boolean;
+            };
+        };
+        /**
+         * realm_user remove
+         * @description To a guest who lost access to a user (the organization's `can_access_all_users_group` leaves
+         *     guests out, and the guest no longer shares a channel, a direct-message group or a direct
+         *     message with them): the user, as the placeholder the guest now sees them as.
+         */
+        RealmUserRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_user";
+            /** @enum {string} */
+            op: "remove";
+            person: {
+                user_id: number;
+                /** @description Always `Unknown user`. */
+                full_name: string;
             };
         };
         /**
@@ -5156,7 +5180,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -6033,7 +6057,11 @@ export interface operations {
                         user_settings_object?: boolean;
                         /** @description The client understands linkifiers given as RFC 6570 URL templates. */
                         linkifier_url_template?: boolean;
-                        /** @description The server may omit inactive users from `realm_users`. */
+                        /**
+                         * @description The client copes with users missing from `realm_users`: users the caller may
+                         *     not access (`can_access_all_users_group`) are left out instead of shown as
+                         *     "Unknown user".
+                         */
                         user_list_incomplete?: boolean;
                         /** @description Deactivated user groups are included in the state and events. */
                         include_deactivated_groups?: boolean;
@@ -12074,6 +12102,15 @@ export interface operations {
                     /** @description Who may upload custom emoji. */
                     can_add_custom_emoji_group?: components["schemas"]["GroupSettingUpdateValue"];
                     /**
+                     * @description Who may access every user of the organization: `role:everyone` or `role:members`
+                     *     only (another group gives "'can_access_all_users_group' setting cannot be set to
+                     *     '<group>' group.", an anonymous group "'can_access_all_users_group' must be a
+                     *     system user group."). With `role:members`, a guest accesses only themselves, bots
+                     *     and the users they share a channel or direct-message group with; the others are
+                     *     shown as "Unknown user".
+                     */
+                    can_access_all_users_group?: components["schemas"]["GroupSettingUpdateValue"];
+                    /**
                      * @description How long after sending a message its sender may delete it, in seconds (at least
                      *     1); `unlimited` (or `null`) for no limit. Values as for
                      *     `message_content_edit_limit_seconds`. Changing it needs
@@ -12158,6 +12195,7 @@ export interface operations {
                         can_delete_any_message_group?: components["schemas"]["GroupSettingValue"];
                         can_delete_own_message_group?: components["schemas"]["GroupSettingValue"];
                         can_add_custom_emoji_group?: components["schemas"]["GroupSettingValue"];
+                        can_access_all_users_group?: components["schemas"]["GroupSettingValue"];
                         /** @description `null` for no limit. */
                         message_content_delete_limit_seconds?: number | null;
                         enable_read_receipts?: boolean;

@@ -54,6 +54,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
   ["test/api/push.test.ts", "both", "bigint device ids and bytes (push keys)"],
   ["test/api/search.test.ts", "both", "full-text search (tsvector, GIN)"],
   ["test/api/access-truth-table.test.ts", "both", "the access rules' SQL against their predicates"],
+  [
+    "test/api/user-access-truth-table.test.ts",
+    "both",
+    "the user-access rule's SQL against its predicate",
+  ],
   ["test/api/events.test.ts", "both", "long-polls woken in-process vs through NOTIFY"],
   ["test/api/email-delivery.test.ts", "both", "the outbox loop woken by a commit"],
   ["test/api/scheduled-messages.test.ts", "both", "the delivery loop's locks and clock"],

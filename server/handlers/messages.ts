@@ -3,6 +3,7 @@ import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
 import { buildMessageDicts } from "../lib/messages/message-dicts.ts";
+import { hiddenSenders } from "../lib/access/users.ts";
 import {
   fetchMessageRange,
   fetchMessagesById,
@@ -72,7 +73,16 @@ export const getMessage: Handler<"get-message"> = async ({ path, query }, ctx) =
     allowEmptyTopicName: query.allow_empty_topic_name ?? false,
     clientGravatar: false,
   };
-  const [dict] = await buildMessageDicts(ctx.db, ctx.realm, [{ message, flags }], options, related);
+  const inaccessibleSenders = await hiddenSenders(ctx.db, ctx.user, ctx.realm, ctx.config, [
+    message.senderId,
+  ]);
+  const [dict] = await buildMessageDicts(
+    ctx.db,
+    ctx.realm,
+    [{ message, flags }],
+    { ...options, inaccessibleSenders },
+    related,
+  );
   return { message: dict!, raw_content: message.content };
 };
 
@@ -146,6 +156,13 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     allowEmptyTopicName: query.allow_empty_topic_name ?? false,
     clientGravatar: query.client_gravatar ?? true,
     viewer: ctx.user,
+    inaccessibleSenders: await hiddenSenders(
+      ctx.db,
+      ctx.user,
+      ctx.realm,
+      ctx.config,
+      rows.map((r) => r.message.senderId),
+    ),
   });
   // A search's results carry their highlighted matches (Zulip's search_fields).
   const messages = dicts.map((dict, i) => ({ ...dict, ...rows[i]!.search }));

@@ -12,7 +12,8 @@ import {
 } from "../lib/access/subscriptions.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
 import { accessChannels } from "../lib/access/channels.ts";
-import { accessUserById, requireMemberOrAdmin } from "../lib/users/users.ts";
+import { requireMemberOrAdmin } from "../lib/users/users.ts";
+import { accessUserForRead } from "../lib/access/users.ts";
 import { channelCreation } from "../http/channel-creation.ts";
 
 /** GET /users/me/subscriptions (list_subscriptions_backend). */
@@ -110,8 +111,7 @@ export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
  */
 export const getSubscriptionStatus: Handler<"get-subscription-status"> = async ({ path }, ctx) => {
   // Bots too since feature level 458 (before, "No such user").
-  const target = await accessUserById(ctx.db, ctx.user, path.user_id, {
-    forAdmin: false,
+  const target = await accessUserForRead(ctx.db, ctx.user, ctx.realm, path.user_id, {
     allowBots: true,
   });
   const stream = await accessChannel(

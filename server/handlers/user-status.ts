@@ -1,12 +1,13 @@
 /** User statuses (zerver/views/presence.py get_status_backend, update_user_status_backend, update_user_status_admin). */
 import { doUpdateUserStatus } from "../actions/users/user-status.ts";
 import type { Handler } from "../http/types.ts";
+import { accessUserForRead } from "../lib/access/users.ts";
 import { checkStatusText, checkUpdateUserStatus, userStatus } from "../lib/users/user-status.ts";
 import { accessUserById, humanUsersOnly } from "../lib/users/users.ts";
 
 /** GET /users/{user_id}/status: any active human user's status, only its set fields. */
 export const getUserStatus: Handler<"get-user-status"> = async ({ path }, ctx) => {
-  const target = await accessUserById(ctx.db, ctx.user, path.user_id, { forAdmin: false });
+  const target = await accessUserForRead(ctx.db, ctx.user, ctx.realm, path.user_id, {});
   return { status: await userStatus(ctx.db, target.id) };
 };
 

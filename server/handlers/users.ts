@@ -1,26 +1,39 @@
 import { doCreateUserByAdmin, doUpdateUser } from "../actions/users/users.ts";
 import type { Handler } from "../http/types.ts";
+import {
+  accessUserForRead,
+  checkAccessible,
+  formatForViewer,
+  userAccessSql,
+  viewerAccess,
+} from "../lib/access/users.ts";
 import { fakeEmailDomain } from "../lib/realm/realm.ts";
 import {
   accessUserByEmail,
-  accessUserById,
   loadOwnUserExtras,
   profileDataOf,
   realmUsers,
   toApiUser,
 } from "../lib/users/users.ts";
 
-/** GET /users: every user of the organization, deactivated ones and bots included. */
+/**
+ * GET /users: every user of the organization, deactivated ones and bots included; those the
+ * caller may not access (lib/access/users.ts) as "Unknown user".
+ */
 export const getUsers: Handler<"get-users"> = async ({ query }, ctx) => {
   const withProfile = query.include_custom_profile_fields ?? false;
+  const access = await viewerAccess(ctx.db, ctx.user, ctx.realm);
   const users = await realmUsers(ctx.db, ctx.realm.id, {
     ids: query.user_ids,
     profileData: withProfile,
+    accessible: userAccessSql(access, "u"),
   });
   const profileData = withProfile ? profileDataOf(users) : undefined;
   return {
-    members: users.map((u) =>
-      toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }),
+    members: await formatForViewer(
+      users,
+      (u) => toApiUser(u, ctx.user, { clientGravatar: query.client_gravatar ?? true, profileData }),
+      () => fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
     ),
   };
 };
@@ -41,8 +54,7 @@ export const getOwnUser: Handler<"get-own-user"> = async (_input, ctx) => {
  */
 export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query }, ctx) => {
   const target = /^[0-9]+$/.test(path.email)
-    ? await accessUserById(ctx.db, ctx.user, Number(path.email), {
-        forAdmin: false,
+    ? await accessUserForRead(ctx.db, ctx.user, ctx.realm, Number(path.email), {
         allowBots: true,
         allowDeactivated: true,
       })
@@ -53,6 +65,8 @@ export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query
         path.email,
         await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
       );
+  // access_user_by_email ends in access_user_common, as by id (checked above).
+  if (!/^[0-9]+$/.test(path.email)) await checkAccessible(ctx.db, ctx.user, ctx.realm, target);
   // The values come with the user's row, in one statement.
   const profileData = query.include_custom_profile_fields
     ? profileDataOf(await realmUsers(ctx.db, ctx.realm.id, { ids: [target.id], profileData: true }))

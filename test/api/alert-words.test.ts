@@ -10,6 +10,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { asUser, sendToChannel, untyped } from "../helpers/builders.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { formOf, realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 const words = (as: string) => server.as(as).GET("/users/me/alert_words");
@@ -34,19 +35,6 @@ const alerts = async (content: string) =>
       (await sendToChannel(othello(), { to: "Scotland", topic: "alerts", content })).id,
     )
   ).includes("has_alert_word");
-
-/** Basic auth for a form body sent over HTTP as python-zulip-api sends it. */
-function formRequest(as: string, method: string, path: string, body?: string) {
-  const { email, api_key } = server.creds.users[as]!;
-  return fetch(`${server.baseUrl}/api/v1${path}`, {
-    method,
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-    },
-    body,
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
-}
 
 describe("alert words", () => {
   it("starts empty, adds stripped words case-insensitively, removes them case-insensitively, with events and register state", async () => {
@@ -105,20 +93,23 @@ describe("alert words", () => {
   });
 
   it("takes form bodies with a JSON list and '+' for spaces, as python-zulip-api sends them", async () => {
-    const body = new URLSearchParams({
-      alert_words: JSON.stringify(["red alert", "Blue"]),
-    }).toString();
-    expect(body).toContain("red+alert");
-    expect(await formRequest("prospero", "POST", "/users/me/alert_words", body)).toMatchObject({
+    const words = ["red alert", "Blue"];
+    expect(formOf({ alert_words: words })).toContain("red+alert");
+    expect(
+      await realClient(server, "prospero", "POST", "/users/me/alert_words", { alert_words: words }),
+    ).toMatchObject({
       status: 200,
       body: { result: "success", alert_words: ["red alert", "Blue"] },
     });
-    const del = new URLSearchParams({ alert_words: '["RED ALERT"]' }).toString();
-    expect(await formRequest("prospero", "DELETE", "/users/me/alert_words", del)).toMatchObject({
+    expect(
+      await realClient(server, "prospero", "DELETE", "/users/me/alert_words", {
+        alert_words: ["RED ALERT"],
+      }),
+    ).toMatchObject({
       status: 200,
       body: { result: "success", alert_words: ["Blue"] },
     });
-    const get = await formRequest("prospero", "GET", "/users/me/alert_words");
+    const get = await realClient(server, "prospero", "GET", "/users/me/alert_words");
     expect(get.body.alert_words).toEqual(["Blue"]);
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { asUser, openQueue, untyped } from "../helpers/builders.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 
@@ -23,19 +24,6 @@ const remove = (as: string, id: number) =>
   });
 const list = async (as: string) =>
   (await expectSuccess(server.as(as).GET("/saved_snippets"))).saved_snippets;
-
-/** A request as python-zulip-api sends it: Basic auth, form body or query string. */
-function rawRequest(as: string, method: string, path: string, body?: string) {
-  const { email, api_key } = server.creds.users[as]!;
-  return fetch(`${server.baseUrl}/api/v1${path}`, {
-    method,
-    headers: {
-      Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-    },
-    body,
-  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
-}
 
 describe("saved snippets", () => {
   it("creates (stripped), lists, edits and deletes, with an event each and register state", async () => {
@@ -120,18 +108,23 @@ describe("saved snippets", () => {
   });
 
   it("takes python-zulip-api's form body, + for spaces, and PATCH parameters in the query string", async () => {
-    const made = await rawRequest(
-      "aaron",
-      "POST",
-      "/saved_snippets",
-      "title=Hello+there&content=Hi+%F0%9F%91%8B",
-    );
+    const made = await realClient(server, "aaron", "POST", "/saved_snippets", {
+      title: "Hello there",
+      content: "Hi 👋",
+    });
     expect(made).toMatchObject({ status: 200, body: { result: "success" } });
     const id = made.body.saved_snippet_id as number;
-    const patched = await rawRequest("aaron", "PATCH", `/saved_snippets/${id}?title=Query+title`);
+    const patched = await realClient(
+      server,
+      "aaron",
+      "PATCH",
+      `/saved_snippets/${id}`,
+      { title: "Query title" },
+      { inQuery: true },
+    );
     expect(patched).toMatchObject({ status: 200, body: { result: "success" } });
     expect(await list("aaron")).toMatchObject([{ id, title: "Query title", content: "Hi 👋" }]);
-    const deleted = await rawRequest("aaron", "DELETE", `/saved_snippets/${id}`);
+    const deleted = await realClient(server, "aaron", "DELETE", `/saved_snippets/${id}`);
     expect(deleted).toMatchObject({ status: 200, body: { result: "success" } });
   });
 });

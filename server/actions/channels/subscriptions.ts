@@ -16,6 +16,7 @@ import {
   type SubscriptionResult,
 } from "./subscription-messages.ts";
 import { inTransaction } from "../transaction.ts";
+import { watchUserAccess } from "../users/user-access.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
 const COLORS = [
@@ -102,6 +103,7 @@ export async function bulkAddSubscriptions(
   const realmId = ctx.realm.id;
   const pairs = pairsOf(streams, users);
   const audience = await metadataAudience(tx, realmId, streams);
+  const access = await watchUserAccess({ tx, events }, ctx.realm, users, recipientsOf(streams));
   const added = await insertSubscriptions(tx, realmId, pairs);
   const addedSet = new Set(added.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
   for (const [u, s] of pairs)
@@ -117,6 +119,9 @@ export async function bulkAddSubscriptions(
     changed.map((s) => s.id),
   );
   const subscribers = await subscribersOf(tx, changed);
+  // Restricted guests learn of the users they now share a channel with, before the subscription
+  // events name them (send_user_creation_events_on_adding_subscriptions comes first in Zulip).
+  await access({ tx, events });
   const newByUser = new Map<number, number[]>();
   for (const [u, id] of result.subscribed) newByUser.set(u, [...(newByUser.get(u) ?? []), id]);
   const dicts = await subscriptionDicts(
@@ -250,6 +255,7 @@ export async function bulkRemoveSubscriptions(
   const notSubscribed: [number, number][] = [];
   const users = [...new Set(userIds)];
   if (streams.length === 0 || users.length === 0) return { removed, notSubscribed };
+  const access = await watchUserAccess({ tx, events }, ctx.realm, users, recipientsOf(streams));
   const rows = await tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
     UPDATE subscription SET active = false
     WHERE user_profile_id = ANY(${users}::int[]) AND recipient_id = ANY(${streams.map((s) => s.recipientId)}::int[]) AND active
@@ -301,8 +307,13 @@ export async function bulkRemoveSubscriptions(
         peers,
       );
   }
+  // Restricted guests see the users they no longer share anything with leave, and the reverse.
+  await access({ tx, events });
   return { removed, notSubscribed };
 }
+
+const recipientsOf = (streams: SubscribedChannel[]) =>
+  streams.flatMap((s) => (s.recipientId === null ? [] : [s.recipientId]));
 
 /**
  * POST /users/me/subscriptions and POST /channels/create, once their checks passed: creates the

@@ -224,6 +224,7 @@ export interface RealmChanges {
   can_delete_any_message_group?: GroupSettingUpdate;
   can_delete_own_message_group?: GroupSettingUpdate;
   can_add_custom_emoji_group?: GroupSettingUpdate;
+  can_access_all_users_group?: GroupSettingUpdate;
   message_content_delete_limit_seconds?: TimeLimit;
   enable_read_receipts?: boolean;
   moderation_request_channel_id?: number;

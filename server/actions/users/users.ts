@@ -23,11 +23,13 @@ import {
   checkRoleChange,
   findUserByDeliveryEmail,
   gravatarUrl,
+  isGuest,
   isRealmAdmin,
   Role,
   toApiUser,
   activeViewers,
 } from "../../lib/users/users.ts";
+import { inaccessibleUser, restrictedGuestIds } from "../../lib/access/users.ts";
 import type { AppDeps, RequestContext } from "../../context.ts";
 import type { PendingEvents, UnitOfWork } from "../../events/index.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
@@ -117,7 +119,25 @@ export async function doCreateUser(
   });
   if (events) {
     events.invalidate(`groups:${realm.id}`);
-    const viewers = (await activeViewers(tx, realm.id)).filter((v) => v.id !== user.id);
+    let viewers = (await activeViewers(tx, realm.id)).filter((v) => v.id !== user.id);
+    // Guests whom can_access_all_users_group leaves out learn only that somebody joined
+    // (notify_created_user); they learn who once they share a conversation (actions/users/user-access.ts).
+    const restricted =
+      !user.isBot && viewers.some((v) => isGuest(v))
+        ? await restrictedGuestIds(tx, realm)
+        : new Set<number>();
+    if (restricted.size) {
+      viewers = viewers.filter((v) => !restricted.has(v.id));
+      events.add(
+        {
+          type: "realm_user",
+          op: "add",
+          person: inaccessibleUser(user.id, fakeEmailDomain),
+          inaccessible_user: true,
+        },
+        [...restricted],
+      );
+    }
     const person = toApiUser(user, user, { clientGravatar: false });
     const seeing = viewers.filter((v) => canSeeDeliveryEmail(v, user)).map((v) => v.id);
     const others = viewers.filter((v) => !canSeeDeliveryEmail(v, user)).map((v) => v.id);

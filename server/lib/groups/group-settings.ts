@@ -127,6 +127,7 @@ export const REALM_GROUP_SETTINGS = define("realm", {
     allowEveryoneGroup: true,
     // Zulip's web app relies on members always seeing every user.
     allowedSystemGroups: [EVERYONE, MEMBERS],
+    offered: true,
   },
   can_add_custom_emoji_group: {
     field: "canAddCustomEmojiGroupId",

@@ -5,7 +5,7 @@
  * check costs no query once they are known. Entries are dropped through lib/caches.ts: a change
  * of memberships or group settings names `groups:<realm id>`, a change of a user `user:<id>`.
  */
-import type { Db, UserProfile } from "../../db/index.ts";
+import { Prisma, type Db, type UserProfile } from "../../db/index.ts";
 import { perClientCache } from "../caches.ts";
 import {
   CHANNEL_GROUP_SETTINGS,
@@ -149,4 +149,18 @@ export async function groupMembers(
     FROM user_group_membership m JOIN g ON m.user_group_id = g.id JOIN user_profile u ON u.id = m.user_profile_id
     WHERE u.is_active AND u.realm_id = ${realmId}::int`;
   return new Set(rows.map((r) => Number(r.id)));
+}
+
+/**
+ * The engine's membership test as SQL, for a set-based read over many users: whether the user
+ * whose id is `userId` (a column) belongs to group `groupId`, directly or through subgroups (the
+ * recursion readMembership runs for one user).
+ */
+export function inGroupSql(userId: Prisma.Sql, groupId: number): Prisma.Sql {
+  return Prisma.sql`EXISTS (
+    WITH RECURSIVE gm(id) AS (
+      SELECT user_group_id FROM user_group_membership WHERE user_profile_id = ${userId}
+      UNION
+      SELECT ggm.supergroup_id FROM group_group_membership ggm JOIN gm ON ggm.subgroup_id = gm.id)
+    SELECT 1 FROM gm WHERE gm.id = ${groupId}::int)`;
 }

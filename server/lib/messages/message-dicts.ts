@@ -10,7 +10,8 @@ import { flagsToList } from "./flags.ts";
 import { RecipientType } from "../recipients.ts";
 import { topicForClient } from "./topics.ts";
 import { compiledLinkifiers, topicLinksOf } from "../realm/linkifiers.ts";
-import { canSeeDeliveryEmail, gravatarUrl } from "../users/users.ts";
+import { canSeeDeliveryEmail, dummyEmail, gravatarUrl } from "../users/users.ts";
+import { INACCESSIBLE_USER_AVATAR, INACCESSIBLE_USER_NAME } from "../access/users.ts";
 
 export interface MessageDictOptions {
   applyMarkdown: boolean;
@@ -18,6 +19,11 @@ export interface MessageDictOptions {
   clientGravatar: boolean;
   /** With client_gravatar, avatar_url is null for senders whose real email the viewer may see. */
   viewer?: Pick<UserProfile, "id" | "role">;
+  /**
+   * Senders the viewer may not access (lib/access/users.ts inaccessibleUserIds): their messages
+   * show Zulip's "Unknown user" placeholder instead (MessageDict's inaccessible sender).
+   */
+  inaccessibleSenders?: { ids: Set<number>; fakeEmailDomain: string };
 }
 
 export interface MessageRow {
@@ -167,6 +173,9 @@ export async function buildMessageDicts(
   return rows.map(({ message: m, flags }) => {
     const recipient = recipientById.get(m.recipientId)!;
     const sender = users.get(m.senderId)!;
+    const hidden = options.inaccessibleSenders?.ids.has(m.senderId)
+      ? options.inaccessibleSenders
+      : undefined;
     const isStream = recipient.type === RecipientType.STREAM;
     const participantIds = isStream ? [] : participantsOf(m);
     // message_edit_history_visibility_policy 2 ("moves only") hides content edits.
@@ -187,10 +196,17 @@ export async function buildMessageDicts(
         contentType: options.applyMarkdown ? "text/html" : "text/x-markdown",
         source: m.content,
         recipientId: m.recipientId,
-        sender,
+        sender: hidden
+          ? {
+              id: sender.id,
+              email: dummyEmail(sender.id, hidden.fakeEmailDomain),
+              fullName: INACCESSIBLE_USER_NAME,
+            }
+          : sender,
         realmStr: realm.stringId,
-        avatarUrl:
-          options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender)
+        avatarUrl: hidden
+          ? INACCESSIBLE_USER_AVATAR
+          : options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender)
             ? null
             : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
         client: clients.get(m.sendingClientId) ?? "Internal",

@@ -27,6 +27,8 @@ import { listChannelFolders } from "../channels/channel-folders.ts";
 import { defaultChannelIds } from "../channels/default-streams.ts";
 import { registerLinkifiers } from "../realm/linkifiers.ts";
 import { ownedBotDicts } from "../users/bots.ts";
+import { formatForViewer, userAccessSql, viewerAccess } from "../access/users.ts";
+import { fakeEmailDomain } from "../realm/realm.ts";
 import { realmUserStatuses } from "../users/user-status.ts";
 import { userDevices } from "../push/push-devices.ts";
 import { fillNotificationSettings, registerDefaults } from "./register-defaults.ts";
@@ -131,13 +133,26 @@ export async function fetchInitialState(
   if (want("realm_user")) {
     // Zulip's register includes every human's custom profile values (in the same statement).
     // Active and deactivated users in one statement (Zulip's realm_users / realm_non_active_users).
-    const users = await realmUsers(db, realm.id, { profileData: true });
+    // Users the caller may not access (lib/access/users.ts) are "Unknown user" placeholders, or
+    // left out for clients with `user_list_incomplete` (get_users_for_api, get_raw_user_data).
+    const access = await viewerAccess(db, user, realm);
+    const users = await realmUsers(db, realm.id, {
+      profileData: true,
+      accessible: userAccessSql(access, "u"),
+    });
     const profileData = profileDataOf(users);
     const format = (u: (typeof users)[number]) =>
       toApiUser(u, user, { clientGravatar, profileData });
+    // As Zulip splits them by the dicts' is_active, a placeholder (always active) is in realm_users.
+    const dicts = await formatForViewer(
+      users,
+      format,
+      () => fakeEmailDomain(db, realm, ctx.config),
+      capabilities.user_list_incomplete === true,
+    );
     Object.assign(state, {
-      realm_users: users.filter((u) => u.isActive).map(format),
-      realm_non_active_users: users.filter((u) => !u.isActive).map(format),
+      realm_users: dicts.filter((u) => u.is_active),
+      realm_non_active_users: dicts.filter((u) => !u.is_active),
       // Zulip's system bots live in an internal realm; here they are the organization's own
       // users (in realm_users), so there is no cross-realm bot to list.
       cross_realm_bots: [],
