@@ -9359,6 +9359,7 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -9831,6 +9832,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enable_sounds": false,
+                 *       "notification_sound": "ding"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     receives_typing_notifications?: components["schemas"]["receives_typing_notifications"];
                     enable_stream_desktop_notifications?: components["schemas"]["enable_stream_desktop_notifications"];
@@ -9873,6 +9880,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "color_scheme": 2
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     twenty_four_hour_time?: components["schemas"]["twenty_four_hour_time"];
                     starred_message_counts?: components["schemas"]["starred_message_counts"];
