@@ -217,7 +217,12 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
   }
 
   /** What a delivery checks before the message: the organization, the owner, the time. */
-  private async checkSender(tx: UnitOfWork["tx"], realm: Realm, row: ScheduledMessageRow, now: Date) {
+  private async checkSender(
+    tx: UnitOfWork["tx"],
+    realm: Realm,
+    row: ScheduledMessageRow,
+    now: Date,
+  ) {
     if (realm.deactivated) throw new InactiveSenderError("This organization has been deactivated");
     const sender = await tx.userProfile.findUniqueOrThrow({ where: { id: row.senderId } });
     if (!sender.isActive) throw new InactiveSenderError("Account is deactivated");

@@ -95,11 +95,7 @@ export async function doDeleteReminder(ctx: RequestContext, id: number): Promise
 }
 
 /** get_reminder_formatted_content: why, who said it where (a link), and a quote of it. */
-export function reminderContent(
-  reminded: ReportedMessage,
-  note: string,
-  url: string,
-): string {
+export function reminderContent(reminded: ReportedMessage, note: string, url: string): string {
   const { message, sender, participants, link } = reminded;
   const what = link.kind === "channel" ? "message" : "direct message";
   let content = note

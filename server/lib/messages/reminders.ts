@@ -62,13 +62,10 @@ export async function listReminders(
   return rows.map(toApiReminder);
 }
 
-
 /** normalize_note_text: trailing whitespace and leading newlines go; then the length is checked. */
 export function normalizeNote(note: string): string {
   const body = note.replace(/\s+$/u, "").replace(/^\n+/, "");
   if ([...body].length > MAX_REMINDER_NOTE_LENGTH)
-    throw new JsonableError(
-      `Maximum reminder note length: ${MAX_REMINDER_NOTE_LENGTH} characters`,
-    );
+    throw new JsonableError(`Maximum reminder note length: ${MAX_REMINDER_NOTE_LENGTH} characters`);
   return body;
 }
