@@ -126,6 +126,7 @@ import {
   removeNavigationView,
 } from "./handlers/navigation-views.ts";
 import { updateSettings } from "./handlers/settings.ts";
+import { updateRealmUserSettingsDefaults } from "./handlers/realm-user-settings-defaults.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
 import {
@@ -179,6 +180,7 @@ export const handlers = {
   "edit-navigation-view": editNavigationView,
   "remove-navigation-view": removeNavigationView,
   "update-settings": updateSettings,
+  "update-realm-user-settings-defaults": updateRealmUserSettingsDefaults,
   "create-channel": createChannel,
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,
