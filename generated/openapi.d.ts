@@ -984,6 +984,60 @@ export interface paths {
         patch: operations["edit-navigation-view"];
         trace?: never;
     };
+    "/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get attachments
+         * @description The files the caller uploaded (Zulip's `list_by_user`), oldest first, each with the
+         *     messages that link it, and the bytes the whole organization's uploads take.
+         *
+         *     **Changes**: `create_time` is in seconds (feature level 443; milliseconds before) and
+         *     `message_ids` replaced `messages` (feature level 472), as in the `attachment` events.
+         */
+        get: operations["get-attachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The attachment's ID (from `GET /attachments`).
+                 * @example 1
+                 */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Delete a file the caller uploaded (Zulip's `remove`): the file leaves the upload store,
+         *     messages that linked it keep their text but the link no longer serves it, and the
+         *     caller's clients get an `attachment` event (op `remove`) with the organization's
+         *     `upload_space_used` after the removal. Another user's file, or an unknown ID, is "Invalid
+         *     attachment".
+         */
+        delete: operations["remove-attachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings": {
         parameters: {
             query?: never;
@@ -1010,6 +1064,58 @@ export interface paths {
          *     then the password change, then the rest.
          */
         patch: operations["update-settings"];
+        trace?: never;
+    };
+    "/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update notification settings (deprecated)
+         * @deprecated
+         * @description Zulip's deprecated alias of `PATCH /settings` from before the notification settings were merged
+         *     into it (zerver/urls.py), still called by python-zulip-api's
+         *     `update_notification_settings`. The same action as
+         *     `PATCH /settings`, with the same checks, texts and events, but it takes only the notification
+         *     settings (those with a legacy `update_global_notifications` event);
+         *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
+         */
+        patch: operations["update-notification-settings"];
+        trace?: never;
+    };
+    "/settings/display": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update display settings (deprecated)
+         * @deprecated
+         * @description Zulip's deprecated alias of `PATCH /settings` from before the display settings were merged
+         *     into it (zerver/urls.py), still called by python-zulip-api's
+         *     `update_display_settings`. The same action as
+         *     `PATCH /settings`, with the same checks, texts and events, but it takes only the display
+         *     settings (those with a legacy `update_display_settings` event);
+         *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
+         */
+        patch: operations["update-display-settings"];
         trace?: never;
     };
     "/channels/create": {
@@ -1604,7 +1710,21 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a user by email
+         * @description `PATCH /users/{user_id}` with the user named by email address (Zulip's
+         *     `update_user_by_email_api`): the same parameters, checks, texts, events and action. The
+         *     address is looked up as for `GET /users/{email}` (the API email, the dummy
+         *     `user<user_id>@<realm host>` address, or the real address when the caller may see it),
+         *     else "No such user"; then, as by ID, "Insufficient permission" unless the caller is an
+         *     administrator (or the bot's owner). Deactivated users and bots may be changed.
+         *
+         *     This path shares its template with `PATCH /users/{user_id}`: a numeric segment is a user ID,
+         *     answered exactly as `PATCH /users/{user_id}` answers it.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 313).
+         */
+        patch: operations["update-user-by-email"];
         trace?: never;
     };
     "/users/{user_id}": {
@@ -2286,6 +2406,87 @@ export interface paths {
          */
         post: operations["e2ee-test-notify"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mobile_push/test_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to mobile device(s)
+         * @description Send a test push notification to one of the caller's devices registered with a legacy token
+         *     (`token`), or to all of them. This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the request
+         *     succeeds, as on a Zulip server without push notifications configured, and nothing is sent.
+         *
+         *     **Changes**: New in Zulip 8.0 (feature level 217).
+         */
+        post: operations["test-notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/apns_device_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an APNs device token
+         * @description Register an iOS device's APNs token for (legacy, non-E2EE) mobile push notifications; adding
+         *     it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-apns-token"];
+        /**
+         * Remove an APNs device token
+         * @description Remove one of the caller's APNs tokens (`POST /users/me/apns_device_token`).
+         */
+        delete: operations["remove-apns-token"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/android_gcm_reg_id": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an FCM registration token
+         * @description Register an Android device's FCM registration token for (legacy, non-E2EE) mobile push
+         *     notifications; adding it again refreshes it.
+         *
+         *     This server has no push notification service configured (no bouncer, no APNs or FCM
+         *     credentials): the token is stored, as Zulip stores it, and nothing is sent to it.
+         */
+        post: operations["add-fcm-token"];
+        /**
+         * Remove an FCM registration token
+         * @description Remove one of the caller's FCM registration tokens (`POST /users/me/android_gcm_reg_id`).
+         */
+        delete: operations["remove-fcm-token"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3171,6 +3372,38 @@ export interface paths {
          *     `reaction` event with op `remove`.
          */
         delete: operations["remove-reaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a submessage (widget data) to a message
+         * @description Attach a submessage to a message: the experimental API behind widgets such as `/poll`
+         *     and `/todo`. Clients send votes, new poll options, new tasks, struck tasks and title
+         *     changes this way, as `msg_type: "widget"` with the widget event as JSON text in `content`.
+         *
+         *     The caller must be able to read the message. Only its sender may attach the first
+         *     submessage; once the sender has attached one (a `/poll` or `/todo` message gets its
+         *     widget submessage when sent), anyone who can read the message may attach more. For a
+         *     poll or todo message, `content` must be one of that widget's events (Zulip's
+         *     `validate_poll_data` and `validate_todo_data`, with their texts); only the sender may
+         *     change a poll's question or a todo list's title.
+         *
+         *     Everyone who has the message gets a `submessage` event; fetched messages carry their
+         *     submessages in order.
+         */
+        post: operations["create-submessage"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4924,6 +5157,22 @@ export interface components {
             upload_space_used: number;
         };
         /**
+         * attachment remove
+         * @description The user deleted a file they had uploaded (DELETE /attachments/{attachment_id}).
+         */
+        AttachmentRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "attachment";
+            /** @enum {string} */
+            op: "remove";
+            attachment: {
+                id: number;
+            };
+            /** @description The bytes the organization's uploads take after the removal. */
+            upload_space_used: number;
+        };
+        /**
          * @description A message the user scheduled that has not been sent yet (including one whose delivery
          *     failed: `failed` is then true until the user edits it with a new delivery time).
          * @example {
@@ -5439,7 +5688,8 @@ export interface components {
         };
         /**
          * realm_emoji_update
-         * @description The organization's custom emoji changed (one was added or deactivated); to every active user,
+         * @description The organization's custom emoji changed (one was added or deactivated); to every active user
+         *     whose queue did not declare `individual_emoji_changes`,
          *     with the whole set by ID, deactivated ones included.
          */
         RealmEmojiUpdateEvent: {
@@ -5451,6 +5701,56 @@ export interface components {
             realm_emoji: {
                 [key: string]: components["schemas"]["RealmEmoji"];
             };
+        };
+        /**
+         * realm_emoji_add
+         * @description A custom emoji was added; to every active user's queues that declared the
+         *     `individual_emoji_changes` capability (others get `op: "update"` with the whole set).
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 491).
+         */
+        RealmEmojiAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "add";
+            emoji: components["schemas"]["RealmEmoji"];
+        };
+        /**
+         * realm_emoji_update_one
+         * @description A custom emoji changed (it was deactivated); to every active user's queues that declared the
+         *     `individual_emoji_changes` capability (others get `op: "update"` with the whole set).
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 491).
+         */
+        RealmEmojiUpdateOneEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_emoji";
+            /** @enum {string} */
+            op: "update_one";
+            /** @description The emoji's ID. */
+            emoji_id: string;
+            /** @description The fields that changed. */
+            data: {
+                deactivated?: boolean;
+            };
+        };
+        /**
+         * submessage
+         * @description A submessage (widget data: a vote, a new option or task, …) was added to a message; sent to
+         *     everyone who has the message.
+         */
+        SubmessageEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "submessage";
+            msg_type: string;
+            content: string;
+            message_id: number;
+            sender_id: number;
+            submessage_id: number;
         };
         /**
          * update_message_flags add
@@ -5553,7 +5853,197 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        /**
+         * @description Whether the user is configured to receive typing notifications from other users.
+         *     The server will only deliver typing notifications events to users who for whom this
+         *     is enabled.
+         * @example true
+         */
+        receives_typing_notifications: boolean;
+        /**
+         * @description Enable visual desktop notifications for channel messages.
+         * @example true
+         */
+        enable_stream_desktop_notifications: boolean;
+        /**
+         * @description Enable email notifications for channel messages.
+         * @example true
+         */
+        enable_stream_email_notifications: boolean;
+        /**
+         * @description Enable mobile notifications for channel messages.
+         * @example true
+         */
+        enable_stream_push_notifications: boolean;
+        /**
+         * @description Enable audible desktop notifications for channel messages.
+         * @example true
+         */
+        enable_stream_audible_notifications: boolean;
+        /**
+         * @description Notification sound name.
+         * @example ding
+         */
+        notification_sound: string;
+        /**
+         * @description Enable visual desktop notifications for direct messages and @-mentions.
+         * @example true
+         */
+        enable_desktop_notifications: boolean;
+        /**
+         * @description Enable audible desktop notifications for direct messages and
+         *     @-mentions.
+         * @example true
+         */
+        enable_sounds: boolean;
+        /**
+         * @description The duration (in seconds) for which the server should wait to batch
+         *     email notifications before sending them.
+         * @example 120
+         */
+        email_notifications_batching_period_seconds: number;
+        /**
+         * @description Enable email notifications for direct messages and @-mentions received
+         *     when the user is offline.
+         * @example true
+         */
+        enable_offline_email_notifications: boolean;
+        /**
+         * @description Enable mobile notification for direct messages and @-mentions received
+         *     when the user is offline.
+         * @example true
+         */
+        enable_offline_push_notifications: boolean;
+        /**
+         * @description Enable mobile notification for direct messages and @-mentions received
+         *     when the user is online.
+         * @example true
+         */
+        enable_online_push_notifications: boolean;
+        /**
+         * @description Enable digest emails when the user is away.
+         * @example true
+         */
+        enable_digest_emails: boolean;
+        /**
+         * @description Enable marketing emails. Has no function outside Zulip Cloud.
+         * @example true
+         */
+        enable_marketing_emails: boolean;
+        /**
+         * @description Enable email notifications for new logins to account.
+         * @example true
+         */
+        enable_login_emails: boolean;
+        /**
+         * @description Include the message's content in email notifications for new messages.
+         * @example true
+         */
+        message_content_in_email_notifications: boolean;
+        /**
+         * @description Include content of direct messages in desktop notifications.
+         * @example true
+         */
+        pm_content_in_desktop_notifications: boolean;
+        /**
+         * @description Whether wildcard mentions (E.g. @**all**) should send notifications
+         *     like a personal mention.
+         * @example true
+         */
+        wildcard_mentions_notify: boolean;
+        /**
+         * @description Unread count badge (appears in desktop sidebar and browser tab)
+         * @example 1
+         * @enum {integer}
+         */
+        desktop_icon_count_display: 1 | 2 | 3 | 4;
+        /**
+         * @description Whether to include organization name in subject of message notification
+         *     emails
+         * @example 1
+         * @enum {integer}
+         */
+        realm_name_in_email_notifications_policy: 1 | 2 | 3;
+        /**
+         * @description Display the presence status to other users when online.
+         * @example true
+         */
+        presence_enabled: boolean;
+        /**
+         * @description Whether time should be displayed in 24-hour notation
+         * @example true
+         */
+        twenty_four_hour_time: boolean;
+        /**
+         * @description Whether clients should display the number of starred
+         *     messages
+         * @example true
+         */
+        starred_message_counts: boolean;
+        /**
+         * @description Whether to use the maximum available screen width on wide screens.
+         * @example true
+         */
+        fluid_layout_width: boolean;
+        /**
+         * @description This setting is reserved for use to control variations in Zulip's design
+         *     to help visually impaired users.
+         * @example true
+         */
+        high_contrast_mode: boolean;
+        /**
+         * @description Controls which color theme
+         * @example 1
+         * @enum {integer}
+         */
+        color_scheme: 1 | 2 | 3;
+        /**
+         * @description Whether to translate emoticons to emoji
+         * @example true
+         */
+        translate_emoticons: boolean;
+        /**
+         * @description What default language
+         * @example en
+         */
+        default_language: string;
+        /**
+         * @description The home view
+         * @example all_messages
+         * @enum {string}
+         */
+        web_home_view: "recent_topics" | "inbox" | "all_messages";
+        /**
+         * @description Whether the users list on left sidebar in narrow windows.
+         * @example true
+         */
+        left_side_userlist: boolean;
+        /**
+         * @description The user's configured emoji set
+         * @example google
+         * @enum {string}
+         */
+        emojiset: "google" | "twitter" | "text" | "google-blob";
+        /**
+         * @description Whether to hide inactive channels
+         * @example 1
+         * @enum {integer}
+         */
+        demote_inactive_streams: 1 | 2 | 3;
+        /**
+         * @description Whether pressing Enter in the compose box sends a message
+         *     (or saves a message edit).
+         * @example true
+         */
+        enter_sends: boolean;
+        /**
+         * @description A boolean parameter to control whether synchronizing drafts is enabled for
+         *     the user. When synchronization is disabled, all drafts stored in the server
+         *     will be automatically deleted from the server.
+         * @example true
+         */
+        enable_drafts_synchronization: boolean;
         /**
          * @description A pending invitation (Zulip's `Invite`): an email invitation (`is_multiuse` false, with `email`
          *     and `notify_referrer_on_join`) or a reusable invitation link (`is_multiuse` true, with
@@ -5646,6 +6136,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description A setting or the password change was refused. */
+        400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JsonError"];
+            };
+        };
         /** @description Success. */
         Success: {
             headers: {
@@ -5799,7 +6298,47 @@ export interface components {
          */
         AllowEmptyTopicName: boolean;
     };
-    requestBodies: never;
+    requestBodies: {
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "full_name": "Hamlet of Denmark",
+                 *       "role": 300,
+                 *       "profile_data": [
+                 *         {
+                 *           "id": 4,
+                 *           "value": "0"
+                 *         },
+                 *         {
+                 *           "id": 5,
+                 *           "value": [
+                 *             12
+                 *           ]
+                 *         },
+                 *         {
+                 *           "id": 6,
+                 *           "value": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The user's new full name (at most 100 characters). */
+                    full_name?: string;
+                    /**
+                     * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
+                     * @enum {integer}
+                     */
+                    role?: 100 | 200 | 300 | 400 | 600;
+                    /** @description New values for the user's custom profile fields. */
+                    profile_data?: components["schemas"]["ProfileDataUpdate"][];
+                    /** @description The user's new email address. */
+                    new_email?: string;
+                };
+            };
+        };
+    };
     headers: {
         /**
          * @description The most requests (for POST /fetch_api_key: failed attempts) the applied rate limit allows in
@@ -6312,6 +6851,14 @@ export interface operations {
                         empty_topic_name?: boolean;
                         /** @description Presence data and events use the modern, user-ID keyed format. */
                         simplified_presence_events?: boolean;
+                        /**
+                         * @description Custom emoji changes arrive one emoji at a time (`realm_emoji` with
+                         *     `op: "add"` and `op: "update_one"`) instead of the whole set
+                         *     (`op: "update"`).
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 491).
+                         */
+                        individual_emoji_changes?: boolean;
                     } & {
                         [key: string]: boolean;
                     };
@@ -8667,6 +9214,7 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -8815,6 +9363,88 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "attachments": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "notes.txt",
+                     *           "path_id": "2/ab/notes.txt",
+                     *           "size": 1024,
+                     *           "create_time": 1700000000,
+                     *           "message_ids": [
+                     *             42
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "upload_space_used": 1024
+                     *     }
+                     */
+                    "application/json": {
+                        attachments: components["schemas"]["Attachment"][];
+                        /** @description The bytes all files uploaded in the organization take. */
+                        upload_space_used: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-attachment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The attachment's ID (from `GET /attachments`).
+                 * @example 1
+                 */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller uploaded no attachment with this ID. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Invalid attachment",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -9235,6 +9865,82 @@ export interface operations {
                     "application/json": components["schemas"]["JsonError"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-notification-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    receives_typing_notifications?: components["schemas"]["receives_typing_notifications"];
+                    enable_stream_desktop_notifications?: components["schemas"]["enable_stream_desktop_notifications"];
+                    enable_stream_email_notifications?: components["schemas"]["enable_stream_email_notifications"];
+                    enable_stream_push_notifications?: components["schemas"]["enable_stream_push_notifications"];
+                    enable_stream_audible_notifications?: components["schemas"]["enable_stream_audible_notifications"];
+                    notification_sound?: components["schemas"]["notification_sound"];
+                    enable_desktop_notifications?: components["schemas"]["enable_desktop_notifications"];
+                    enable_sounds?: components["schemas"]["enable_sounds"];
+                    email_notifications_batching_period_seconds?: components["schemas"]["email_notifications_batching_period_seconds"];
+                    enable_offline_email_notifications?: components["schemas"]["enable_offline_email_notifications"];
+                    enable_offline_push_notifications?: components["schemas"]["enable_offline_push_notifications"];
+                    enable_online_push_notifications?: components["schemas"]["enable_online_push_notifications"];
+                    enable_digest_emails?: components["schemas"]["enable_digest_emails"];
+                    enable_marketing_emails?: components["schemas"]["enable_marketing_emails"];
+                    enable_login_emails?: components["schemas"]["enable_login_emails"];
+                    message_content_in_email_notifications?: components["schemas"]["message_content_in_email_notifications"];
+                    pm_content_in_desktop_notifications?: components["schemas"]["pm_content_in_desktop_notifications"];
+                    wildcard_mentions_notify?: components["schemas"]["wildcard_mentions_notify"];
+                    desktop_icon_count_display?: components["schemas"]["desktop_icon_count_display"];
+                    realm_name_in_email_notifications_policy?: components["schemas"]["realm_name_in_email_notifications_policy"];
+                    presence_enabled?: components["schemas"]["presence_enabled"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["400"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-display-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    twenty_four_hour_time?: components["schemas"]["twenty_four_hour_time"];
+                    starred_message_counts?: components["schemas"]["starred_message_counts"];
+                    fluid_layout_width?: components["schemas"]["fluid_layout_width"];
+                    high_contrast_mode?: components["schemas"]["high_contrast_mode"];
+                    color_scheme?: components["schemas"]["color_scheme"];
+                    translate_emoticons?: components["schemas"]["translate_emoticons"];
+                    default_language?: components["schemas"]["default_language"];
+                    web_home_view?: components["schemas"]["web_home_view"];
+                    left_side_userlist?: components["schemas"]["left_side_userlist"];
+                    emojiset?: components["schemas"]["emojiset"];
+                    demote_inactive_streams?: components["schemas"]["demote_inactive_streams"];
+                    enter_sends?: components["schemas"]["enter_sends"];
+                    enable_drafts_synchronization?: components["schemas"]["enable_drafts_synchronization"];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["400"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
@@ -10919,6 +11625,41 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-user-by-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The user's real email address (works only if the caller may see it), the dummy API
+                 *     address `user<user_id>@<realm host>` (works for every user; legacy), or the user's ID
+                 *     (digits only).
+                 * @example hamlet@zulip.com
+                 */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["requestBody"];
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description No user has this address (or the caller may not see the real address it names), the
+             *     caller lacks permission, or a value is invalid: the texts of `PATCH /users/{user_id}`.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -12623,6 +13364,189 @@ export interface operations {
                     } & components["schemas"]["JsonError"];
                 };
             };
+        };
+    };
+    "test-notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The token of the device to notify; without it, every device of the caller. */
+                    token?: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee",
+                 *       "appid": "org.zulip.Zulip"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                    /** @description The ID of the iOS app making the request (`org.zulip.Zulip`). */
+                    appid: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-apns-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "c0ffee"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's APNs token, in hexadecimal. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "add-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "remove-fcm-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "FCM-token"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The device's FCM registration token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The token is empty, too long or malformed, unknown, or the caller is a bot. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
         };
     };
     "register-push-device": {
@@ -14654,6 +15578,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-submessage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 1,
+                 *       "msg_type": "widget",
+                 *       "content": "{\"type\":\"vote\",\"key\":\"canned,0\",\"vote\":1}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The message to attach the submessage to. */
+                    message_id: number;
+                    /** @description The submessage's type; clients send `widget`. */
+                    msg_type: string;
+                    /** @description The submessage's content, JSON text. */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description The message does not exist or the caller may not read it, the caller may not attach
+             *     the first submessage, the content is not JSON, or it is not valid for the message's
+             *     widget.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

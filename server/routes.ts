@@ -12,6 +12,7 @@ import { requestCounter } from "./http/auth.ts";
 import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
+import { getAttachments, removeAttachment } from "./handlers/attachments.ts";
 import {
   createInviteLink,
   getInvites,
@@ -38,9 +39,17 @@ import {
 import { testWelcomeBotCustomMessage, updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
-import { createUser, getOwnUser, getUserByEmail, getUsers, updateUser } from "./handlers/users.ts";
+import {
+  createUser,
+  getOwnUser,
+  getUserByEmail,
+  getUsers,
+  updateUser,
+  updateUserByEmail,
+} from "./handlers/users.ts";
 import { getUserStatus, updateStatus, updateStatusForUser } from "./handlers/user-status.ts";
 import { addReaction, removeReaction } from "./handlers/reactions.ts";
+import { createSubmessage } from "./handlers/submessages.ts";
 import {
   deactivateCustomEmoji,
   getCustomEmoji,
@@ -51,6 +60,11 @@ import {
   registerClientDevice,
   registerPushDevice,
   removeClientDevice,
+  addApnsToken,
+  removeApnsToken,
+  addFcmToken,
+  removeFcmToken,
+  testNotify,
 } from "./handlers/push.ts";
 import { setTypingStatus, setTypingStatusForMessageEdit } from "./handlers/typing.ts";
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
@@ -125,7 +139,11 @@ import {
   getNavigationViews,
   removeNavigationView,
 } from "./handlers/navigation-views.ts";
-import { updateSettings } from "./handlers/settings.ts";
+import {
+  updateDisplaySettings,
+  updateNotificationSettings,
+  updateSettings,
+} from "./handlers/settings.ts";
 import { updateRealmUserSettingsDefaults } from "./handlers/realm-user-settings-defaults.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
@@ -179,7 +197,11 @@ export const handlers = {
   "add-navigation-view": addNavigationView,
   "edit-navigation-view": editNavigationView,
   "remove-navigation-view": removeNavigationView,
+  "get-attachments": getAttachments,
+  "remove-attachment": removeAttachment,
   "update-settings": updateSettings,
+  "update-notification-settings": updateNotificationSettings,
+  "update-display-settings": updateDisplaySettings,
   "update-realm-user-settings-defaults": updateRealmUserSettingsDefaults,
   "create-channel": createChannel,
   "get-streams": getStreams,
@@ -206,6 +228,7 @@ export const handlers = {
   "get-own-user": getOwnUser,
   "get-user-by-email": getUserByEmail,
   "update-user": updateUser,
+  "update-user-by-email": updateUserByEmail,
   "create-user": createUser,
   "update-status-for-user": updateStatusForUser,
   "update-status": updateStatus,
@@ -271,6 +294,12 @@ export const handlers = {
   "remove-linkifier": removeLinkifier,
   "add-reaction": addReaction,
   "remove-reaction": removeReaction,
+  "create-submessage": createSubmessage,
+  "add-apns-token": addApnsToken,
+  "remove-apns-token": removeApnsToken,
+  "add-fcm-token": addFcmToken,
+  "remove-fcm-token": removeFcmToken,
+  "test-notify": testNotify,
   "get-custom-emoji": getCustomEmoji,
   "upload-custom-emoji": uploadCustomEmoji,
   "deactivate-custom-emoji": deactivateCustomEmoji,

@@ -79,6 +79,9 @@ function capability(name: string): Prisma.Sql {
  * - the legacy settings events only without `user_settings_object`;
  * - a group's deactivation as `update` with `include_deactivated_groups`, as `remove` without;
  * - `realm_linkifiers` only with `linkifier_url_template` (level 176: URL templates);
+ * - custom emoji changes one at a time (`realm_emoji` `add`, `update_one`) with
+ *   `individual_emoji_changes`, the whole set (`realm_emoji` `update`) without (level 491;
+ *   Zulip's process_realm_emoji_event);
  * - a channel's archiving as `update` `is_archived` with `archived_channels`, as `delete` (marked
  *   `for_archiving`) without; its unarchiving likewise as `update` or `create` (`for_unarchiving`);
  * - messages matching the queue's narrow (narrow_predicate.py build_narrow_predicate: a topic
@@ -91,6 +94,7 @@ const ACCEPTS = Prisma.sql`
   AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND ${capability("user_settings_object")})
   AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND ${capability("include_deactivated_groups")})
   AND NOT (l.type = 'realm_linkifiers' AND NOT ${capability("linkifier_url_template")})
+  AND NOT (l.type = 'realm_emoji' AND (l.event ->> 'op' = 'update') = ${capability("individual_emoji_changes")})
   AND NOT (l.type = 'stream' AND l.event ->> 'op' = 'update' AND l.event ->> 'property' = 'is_archived'
            AND NOT ${capability("archived_channels")})
   AND NOT (l.type = 'stream' AND ${capability("archived_channels")}

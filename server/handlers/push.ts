@@ -1,7 +1,9 @@
 /**
  * Client devices and E2EE mobile push (zerver/views/devices.py register_device,
  * zerver/views/push_notifications.py register_push_device and
- * send_e2ee_test_push_notification_api), with Zulip's checks in Zulip's order.
+ * send_e2ee_test_push_notification_api), and the legacy tokens (add_apns_device_token,
+ * add_android_reg_id, remove_*, send_test_push_notification_api), with Zulip's checks in
+ * Zulip's order.
  */
 import {
   doRegisterClientDevice,
@@ -10,6 +12,11 @@ import {
   doSendE2eeTestNotification,
   type DeviceChange,
 } from "../actions/push/push-devices.ts";
+import {
+  doAddPushDeviceToken,
+  doRemovePushDeviceToken,
+  doSendTestPushNotification,
+} from "../actions/push/push-tokens.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { pushServiceNotConfigured, usesNotificationBouncer } from "../lib/push/push-bouncer.ts";
@@ -20,6 +27,12 @@ import {
   registeredDevices,
   samePushKey,
 } from "../lib/push/push-devices.ts";
+import {
+  checkAppId,
+  testNotificationTokens,
+  TokenKind,
+  validateToken,
+} from "../lib/push/push-tokens.ts";
 import { humanUsersOnly } from "../lib/users/users.ts";
 
 /** POST /register_client_device. */
@@ -118,5 +131,45 @@ export const e2eeTestNotify: Handler<"e2ee-test-notify"> = async ({ body }, ctx)
   if (devices.length === 0)
     throw new JsonableError("No active registered push device", { code: "NO_ACTIVE_PUSH_DEVICE" });
   await doSendE2eeTestNotification(ctx, devices);
+  return {};
+};
+
+/** POST /users/me/apns_device_token. */
+export const addApnsToken: Handler<"add-apns-token"> = async ({ body }, ctx) => {
+  humanUsersOnly(ctx.user);
+  const appId = checkAppId(body.appid);
+  validateToken(body.token, TokenKind.APNS);
+  await doAddPushDeviceToken(ctx, body.token, TokenKind.APNS, appId);
+  return {};
+};
+
+/** DELETE /users/me/apns_device_token. */
+export const removeApnsToken: Handler<"remove-apns-token"> = async ({ body }, ctx) => {
+  humanUsersOnly(ctx.user);
+  validateToken(body.token, TokenKind.APNS);
+  await doRemovePushDeviceToken(ctx, body.token, TokenKind.APNS);
+  return {};
+};
+
+/** POST /users/me/android_gcm_reg_id. */
+export const addFcmToken: Handler<"add-fcm-token"> = async ({ body }, ctx) => {
+  humanUsersOnly(ctx.user);
+  validateToken(body.token, TokenKind.FCM);
+  await doAddPushDeviceToken(ctx, body.token, TokenKind.FCM, null);
+  return {};
+};
+
+/** DELETE /users/me/android_gcm_reg_id. */
+export const removeFcmToken: Handler<"remove-fcm-token"> = async ({ body }, ctx) => {
+  humanUsersOnly(ctx.user);
+  validateToken(body.token, TokenKind.FCM);
+  await doRemovePushDeviceToken(ctx, body.token, TokenKind.FCM);
+  return {};
+};
+
+/** POST /mobile_push/test_notification: to the token named, or to every legacy token. */
+export const testNotify: Handler<"test-notify"> = async ({ body }, ctx) => {
+  humanUsersOnly(ctx.user);
+  doSendTestPushNotification(ctx, await testNotificationTokens(ctx.db, ctx.user.id, body?.token));
   return {};
 };

@@ -1,21 +1,24 @@
-/** PATCH /settings (zerver/views/user_settings.py json_change_settings): not for bots. */
+/**
+ * PATCH /settings (zerver/views/user_settings.py json_change_settings): not for bots. Its
+ * deprecated aliases PATCH /settings/notifications and /settings/display take only the settings
+ * of their legacy group (the table's `legacy`); the spec lists the same ones.
+ */
 import { doChangeSettings } from "../actions/users/user-settings.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { checkPasswordStrength, verifyPassword } from "../lib/auth/passwords.ts";
 import {
   checkSettingValues,
+  legacySettings,
   USER_SETTINGS,
   type SettingValue,
+  type UserSetting,
 } from "../lib/users/user-settings.ts";
 import { humanUsersOnly, isRealmAdmin } from "../lib/users/users.ts";
 
 export const updateSettings: Handler<"update-settings"> = async ({ body }, ctx) => {
   humanUsersOnly(ctx.user);
-  const sent = (body ?? {}) as Record<string, unknown>;
-  const settings = new Map<string, SettingValue>();
-  for (const s of USER_SETTINGS)
-    if (sent[s.name] !== undefined) settings.set(s.name, sent[s.name] as SettingValue);
+  const settings = sentSettings(body, USER_SETTINGS);
   checkSettingValues(settings);
 
   const { new_password: newPassword, old_password: oldPassword, email, full_name } = body ?? {};
@@ -38,3 +41,32 @@ export const updateSettings: Handler<"update-settings"> = async ({ body }, ctx) 
   await doChangeSettings(ctx, { newPassword, fullName: nameChange, settings });
   return {};
 };
+
+function sentSettings(body: object | undefined, table: readonly UserSetting[]) {
+  const sent = (body ?? {}) as Record<string, unknown>;
+  const settings = new Map<string, SettingValue>();
+  for (const s of table)
+    if (sent[s.name] !== undefined) settings.set(s.name, sent[s.name] as SettingValue);
+  return settings;
+}
+
+/** The aliases: the same checks and action as PATCH /settings, over one legacy group. */
+async function changeLegacyGroup(
+  body: object | undefined,
+  ctx: Parameters<typeof updateSettings>[1],
+  group: NonNullable<UserSetting["legacy"]>,
+) {
+  humanUsersOnly(ctx.user);
+  const settings = sentSettings(body, legacySettings(group));
+  checkSettingValues(settings);
+  await doChangeSettings(ctx, { settings });
+  return {};
+}
+
+export const updateNotificationSettings: Handler<"update-notification-settings"> = (
+  { body },
+  ctx,
+) => changeLegacyGroup(body, ctx, "notification");
+
+export const updateDisplaySettings: Handler<"update-display-settings"> = ({ body }, ctx) =>
+  changeLegacyGroup(body, ctx, "display");

@@ -79,14 +79,37 @@ export const getUserByEmail: Handler<"get-user-by-email"> = async ({ path, query
   };
 };
 
+type UpdateBody = Parameters<Handler<"update-user">>[0]["body"];
+const userUpdate = (body: UpdateBody) => ({
+  fullName: body?.full_name,
+  role: body?.role,
+  profileData: body?.profile_data,
+  newEmail: body?.new_email,
+});
+
 /** PATCH /users/{user_id} (update_user_backend). */
 export const updateUser: Handler<"update-user"> = async ({ path, body }, ctx) => {
-  await doUpdateUser(ctx, path.user_id, {
-    fullName: body?.full_name,
-    role: body?.role,
-    profileData: body?.profile_data,
-    newEmail: body?.new_email,
-  });
+  await doUpdateUser(ctx, path.user_id, userUpdate(body));
+  return {};
+};
+
+/**
+ * PATCH /users/{email} (update_user_by_email_api, feature level 313): the address looked up as
+ * GET /users/{email} does; a numeric segment is a user ID (the paths share their template).
+ */
+export const updateUserByEmail: Handler<"update-user-by-email"> = async ({ path, body }, ctx) => {
+  const id = /^[0-9]+$/.test(path.email)
+    ? Number(path.email)
+    : (
+        await accessUserByEmail(
+          ctx.db,
+          ctx.realm,
+          ctx.user,
+          path.email,
+          await fakeEmailDomain(ctx.db, ctx.realm, ctx.config),
+        )
+      ).id;
+  await doUpdateUser(ctx, id, userUpdate(body));
   return {};
 };
 

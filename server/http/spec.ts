@@ -77,7 +77,7 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
   // rewrites `/json` to it before the validator sees the request).
   validatorDoc.servers = doc.servers.slice(0, 1);
   prepareQueryParams(validatorDoc);
-  const renames = mergeIdenticalTemplates(validatorDoc);
+  const { renames, servedBy } = mergeIdenticalTemplates(validatorDoc);
   const operations = new Map<string, OperationInfo>();
   const byRoute = new Map<string, OperationInfo>();
   for (const [routePath, item] of Object.entries<any>(validatorDoc.paths)) {
@@ -97,6 +97,19 @@ export function loadSpec(path = SPEC_PATH): LoadedSpec {
       operations.set(info.operationId, info);
       byRoute.set(`${method.toUpperCase()} ${routePath}`, info);
     }
+  }
+  for (const [operationId, { method, target }] of servedBy) {
+    const { specPath, names } = renames.get(operationId)!;
+    const info = describeOperation(
+      doc,
+      doc.paths[specPath],
+      doc.paths[specPath][method],
+      method,
+      specPath,
+      target,
+    );
+    info.pathParamRenames = names;
+    operations.set(operationId, info);
   }
   const basePath = new URL(doc.servers[0].url).pathname.replace(/\/$/, "");
   const loaded = { doc, basePath, validatorDoc, operations, byRoute };
@@ -252,11 +265,13 @@ function prepareQueryParams(doc: any) {
  * the segment is numeric. OpenAPI calls such templates identical and the validator matches
  * only the first, so the validator gets one path item holding every method, each operation's
  * path parameters renamed to the shared template's names. The route wrapper renames them back.
+ * When both have the same method, the email operation must name the ID one in
+ * `x-numeric-segment-operation` and answer numeric segments as it does.
  */
-function mergeIdenticalTemplates(
-  doc: any,
-): Map<string, { specPath: string; names: Record<string, string> }> {
+function mergeIdenticalTemplates(doc: any) {
   const renames = new Map<string, { specPath: string; names: Record<string, string> }>();
+  /** Operations without a route: the operation of the same method at `target` serves them. */
+  const servedBy = new Map<string, { method: string; target: string }>();
   const shapeOf = (p: string) => p.replace(/\{[^}]+\}/g, "{}");
   const paramNames = (p: string) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   const firstByShape = new Map<string, string>();
@@ -272,7 +287,8 @@ function mergeIdenticalTemplates(
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;
-      if (doc.paths[target][method])
+      const served = doc.paths[target][method]?.["x-numeric-segment-operation"] === op.operationId;
+      if (doc.paths[target][method] && !served)
         throw new Error(`${method} ${path} clashes with ${method} ${target}`);
       const names: Record<string, string> = {};
       const rename = (p: any) => {
@@ -288,7 +304,11 @@ function mergeIdenticalTemplates(
         ...op,
         parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map(rename),
       };
-      doc.paths[target][method] = merged;
+      // An operation on an email segment that names the ID operation it also serves (Zulip's
+      // PATCH /users/{email} beside /users/{user_id}) takes every segment: its handler treats a
+      // numeric one as the ID, with the same body, so the ID operation keeps no route of its own.
+      if (served) servedBy.set(op.operationId, { method, target });
+      else doc.paths[target][method] = merged;
       renames.set(op.operationId, { specPath: path, names });
     }
     // Path-level parameters of the target apply to every method; move them onto its own operations.
@@ -303,5 +323,5 @@ function mergeIdenticalTemplates(
     }
     delete doc.paths[path];
   }
-  return renames;
+  return { renames, servedBy };
 }

@@ -224,11 +224,19 @@ describe("events against Zulip's schema", () => {
     );
     const form = new FormData();
     form.append("file", new Blob(["schema"], { type: "text/plain" }), "schema.txt");
-    await expectSuccess(
+    const { url: uploaded } = await expectSuccess(
       server.as("hamlet").POST("/user_uploads", {
         body: form,
         bodySerializer: (b: unknown) => b,
         headers: { "Content-Type": null },
+      }),
+    );
+    const attachment = await server.db.attachment.findUniqueOrThrow({
+      where: { pathId: uploaded.slice("/user_uploads/".length) },
+    });
+    await expectSuccess(
+      server.as("hamlet").DELETE("/attachments/{attachment_id}", {
+        params: { path: { attachment_id: attachment.id } },
       }),
     );
     const { scheduled_message_id } = await expectSuccess(
@@ -310,6 +318,7 @@ describe("events against Zulip's schema", () => {
     expect([...byKey.keys()].sort()).toEqual(
       [
         "attachment add",
+        "attachment remove",
         "channel_folder add",
         "channel_folder reorder",
         "channel_folder update",

@@ -572,3 +572,119 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
     );
   });
 });
+
+/**
+ * Legacy (non-E2EE) push tokens. This server has no push bouncer for them (and no APNs or FCM
+ * credentials), so it answers as a Zulip server without push notifications configured:
+ * add_push_device_token stores the token, remove_push_device_token refuses an unknown one
+ * ("Token does not exist"), and a test notification succeeds with nothing sent (Zulip drops it:
+ * "APNs: Dropping a notification because nothing configured").
+ */
+describe("legacy push tokens (no push notifications configured)", () => {
+  beforeEach(() => {
+    server.deps.config.pushNotificationBouncerUrl = undefined;
+  });
+  const tokens = (who: string) =>
+    server.db.pushDeviceToken.findMany({
+      where: { userProfileId: id(who) },
+      orderBy: { id: "asc" },
+      select: { kind: true, token: true, iosAppId: true },
+    });
+  const addApns = (who: string, token: string, appid = "org.zulip.Zulip") =>
+    server.as(who).POST("/users/me/apns_device_token", { body: { token, appid } });
+  const addFcm = (who: string, token: string) =>
+    server.as(who).POST("/users/me/android_gcm_reg_id", { body: { token } });
+
+  it("stores APNs and FCM tokens once each, with the app ID; removes them", async () => {
+    await expectSuccess(addApns("cordelia", "c0ffee"));
+    await expectSuccess(addApns("cordelia", "c0ffee"));
+    await expectSuccess(addFcm("cordelia", "fcm-token-1"));
+    expect(await tokens("cordelia")).toEqual([
+      { kind: 1, token: "c0ffee", iosAppId: "org.zulip.Zulip" },
+      { kind: 2, token: "fcm-token-1", iosAppId: null },
+    ]);
+    // The kind counts: an FCM token is not removed as an APNs one.
+    await expectError(
+      server.as("cordelia").DELETE("/users/me/apns_device_token", { body: { token: "fcm" } }),
+      400,
+      "Invalid APNS token",
+    );
+    await expectSuccess(
+      server.as("cordelia").DELETE("/users/me/apns_device_token", { body: { token: "c0ffee" } }),
+    );
+    await expectError(
+      server.as("cordelia").DELETE("/users/me/apns_device_token", { body: { token: "c0ffee" } }),
+      400,
+      "Token does not exist",
+    );
+    await expectSuccess(
+      server.as("cordelia").DELETE("/users/me/android_gcm_reg_id", {
+        body: { token: "fcm-token-1" },
+      }),
+    );
+    await expectError(
+      server.as("cordelia").DELETE("/users/me/android_gcm_reg_id", {
+        body: { token: "fcm-token-1" },
+      }),
+      400,
+      "Token does not exist",
+    );
+    expect(await tokens("cordelia")).toEqual([]);
+    expect(relay.requests).toEqual([]);
+  });
+
+  it("refuses Zulip's bad tokens, app IDs and bots", async () => {
+    await expectError(addApns("hamlet", ""), 400, "Empty or invalid length token");
+    await expectError(addFcm("hamlet", "x".repeat(4097)), 400, "Empty or invalid length token");
+    await expectError(addApns("hamlet", "not hex"), 400, "Invalid APNS token");
+    await expectError(addApns("hamlet", "c0ffee", "org.zulip/evil"), 400, "Invalid app ID");
+    await expectError(
+      server.as("hamlet").POST("/users/me/apns_device_token", {
+        body: untyped({ token: "c0ffee" }),
+      }),
+      400,
+      "Missing 'appid' argument",
+    );
+    const bot = Object.keys(server.creds.bots)[0]!;
+    await expectError(addFcm(bot, "t"), 400, "This endpoint does not accept bot requests.");
+    expect(await tokens("hamlet")).toEqual([]);
+  });
+
+  it("test notification: succeeds with nothing sent; an unknown token is not recognized", async () => {
+    await expectSuccess(server.as("othello").POST("/mobile_push/test_notification", {}));
+    await expectSuccess(addFcm("othello", "fcm-othello"));
+    await expectSuccess(
+      server.as("othello").POST("/mobile_push/test_notification", {
+        body: { token: "fcm-othello" },
+      }),
+    );
+    await expectError(
+      server.as("othello").POST("/mobile_push/test_notification", { body: { token: "nope" } }),
+      400,
+      "Device not recognized",
+    );
+    expect(relay.requests).toEqual([]);
+  });
+
+  it("as zulip-flutter and zulip-mobile send them: form bodies", async () => {
+    const { email, api_key } = server.creds.users.iago!;
+    const call = (method: string, path: string, body: Record<string, string>) =>
+      fetch(`${server.baseUrl}/api/v1${path}`, {
+        method,
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${email}:${api_key}`).toString("base64")}`,
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams(body).toString(),
+      });
+    const token = "fcm token:with+plus";
+    expect((await call("POST", "/users/me/android_gcm_reg_id", { token })).status).toBe(200);
+    expect(await tokens("iago")).toEqual([{ kind: 2, token, iosAppId: null }]);
+    const apns = { token: "ab cd", appid: "org.zulip.Zulip" };
+    expect((await call("POST", "/users/me/apns_device_token", apns)).status).toBe(200);
+    expect((await call("DELETE", "/users/me/android_gcm_reg_id", { token })).status).toBe(200);
+    expect(await tokens("iago")).toEqual([
+      { kind: 1, token: "ab cd", iosAppId: "org.zulip.Zulip" },
+    ]);
+  });
+});

@@ -691,3 +691,81 @@ describe("a client that goes away mid-body", () => {
     }
   });
 });
+
+describe("python-zulip-api 0.9.1's calls, as its call_endpoint encodes them", () => {
+  // call_endpoint: values that are not strings become JSON text; GET sends them in the query
+  // string, every other method as a form body (requests writes spaces as '+').
+  const encode = (request: Record<string, unknown>) =>
+    new URLSearchParams(
+      Object.entries(request).map(([k, v]): [string, string] => [
+        k,
+        typeof v === "string" ? v : JSON.stringify(v),
+      ]),
+    ).toString();
+  const py = (method: string, url: string, as: string, request: Record<string, unknown> = {}) => {
+    const headers = { "User-Agent": "ZulipPython/0.9.1", ...FORM };
+    return method === "GET"
+      ? send({
+          method,
+          path: `/${url}${Object.keys(request).length ? `?${encode(request)}` : ""}`,
+          as,
+          headers,
+        })
+      : send({ method, path: `/${url}`, as, headers, body: encode(request) });
+  };
+
+  it("get_attachments and a removal of one", async () => {
+    const upload = new FormData();
+    upload.append("file", new Blob(["py"], { type: "text/plain" }), "py.txt");
+    const { url } = await expectSuccess(
+      server.as("iago").POST("/user_uploads", {
+        body: upload,
+        bodySerializer: (b: unknown) => b,
+        headers: { "Content-Type": null },
+      }),
+    );
+    const listed = await py("GET", "attachments", "iago");
+    expect(listed.status).toBe(200);
+    const mine = listed.body.attachments.find(
+      (a: { path_id: string }) => `/user_uploads/${a.path_id}` === url,
+    );
+    expect(mine).toMatchObject({ name: "py.txt", size: 2, message_ids: [] });
+    expect(typeof listed.body.upload_space_used).toBe("number");
+    expect((await py("DELETE", `attachments/${mine.id}`, "iago")).body).toEqual({
+      result: "success",
+      msg: "",
+    });
+  });
+
+  it("update_notification_settings and update_display_settings", async () => {
+    const notifications = await py("PATCH", "settings/notifications", "cordelia", {
+      enable_offline_push_notifications: false,
+      enable_sounds: true,
+      notification_sound: "ding",
+    });
+    expect(notifications).toEqual({ status: 200, body: { result: "success", msg: "" } });
+    const display = await py("PATCH", "settings/display", "cordelia", {
+      left_side_userlist: true,
+      emojiset: "google",
+      default_language: "en",
+    });
+    expect(display).toEqual({ status: 200, body: { result: "success", msg: "" } });
+    const user = await server.db.userProfile.findUniqueOrThrow({
+      where: { id: server.creds.users.cordelia!.user_id },
+    });
+    expect(user).toMatchObject({
+      enableOfflinePushNotifications: false,
+      notificationSound: "ding",
+      leftSideUserlist: true,
+    });
+  });
+
+  it("get_stream_email_address and add_default_stream", async () => {
+    const verona = server.creds.channels.Verona!.stream_id;
+    const email = await py("GET", `streams/${verona}/email_address`, "hamlet");
+    expect(email.status).toBe(200);
+    expect(typeof email.body.email).toBe("string");
+    const added = await py("POST", "default_streams", "iago", { stream_id: verona });
+    expect(added).toEqual({ status: 200, body: { result: "success", msg: "" } });
+  });
+});

@@ -216,3 +216,44 @@ describe("deactivating", () => {
     expect((await byName("own_1")).map((e) => e.deactivated)).toEqual([true, false]);
   });
 });
+
+describe("individual_emoji_changes (feature level 491)", () => {
+  it("a queue that declares it gets each emoji as it is added or deactivated; one without, the whole set", async () => {
+    const granular = await queueOf(server, "hamlet", ["realm_emoji"], {
+      individual_emoji_changes: true,
+    });
+    const legacy = await queueOf(server, "othello", ["realm_emoji"]);
+    await uploaded("iago", "granular");
+    const [emoji] = await byName("granular");
+    await expectSuccess(remove("iago", "granular"));
+    expect(await granular()).toEqual([
+      { type: "realm_emoji", op: "add", emoji },
+      { type: "realm_emoji", op: "update_one", emoji_id: emoji!.id, data: { deactivated: true } },
+    ]);
+    const whole = await legacy();
+    expect(whole.map((e) => e.type === "realm_emoji" && e.op)).toEqual(["update", "update"]);
+    expect(whole[1]).toEqual({ type: "realm_emoji", op: "update", realm_emoji: await list() });
+  });
+
+  it("the capability as zulip-flutter sends it: JSON text in a form body; event ids without gaps", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v1/register`, {
+      method: "POST",
+      headers: {
+        Authorization: basic("cordelia"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        event_types: JSON.stringify(["realm_emoji"]),
+        client_capabilities: JSON.stringify({ individual_emoji_changes: true }),
+      }).toString(),
+    });
+    const { queue_id } = (await response.json()) as { queue_id: string };
+    await uploaded("iago", "flutter_one");
+    const { events } = await expectSuccess(
+      server.as("cordelia").GET("/events", {
+        params: { query: { queue_id, last_event_id: -1, dont_block: true } },
+      }),
+    );
+    expect(events.map((e) => [e.id, e.type === "realm_emoji" && e.op])).toEqual([[0, "add"]]);
+  });
+});

@@ -340,3 +340,77 @@ describe("PATCH /settings: as clients send it", () => {
     });
   });
 });
+
+describe("PATCH /settings/notifications and /settings/display (Zulip's deprecated aliases)", () => {
+  const aliases = [
+    ["/settings/notifications", "settings_notifications", "notification"],
+    ["/settings/display", "settings_display", "display"],
+  ] as const;
+
+  it.each(aliases)("%s takes exactly its legacy group of the settings table", (_p, key, group) => {
+    const doc = parse(readFileSync("openapi/paths/settings.yaml", "utf8"));
+    const props = doc[key].patch.requestBody.content["application/x-www-form-urlencoded"].schema
+      .properties as Record<string, unknown>;
+    const names = USER_SETTINGS.filter((s) => s.legacy === group).map((s) => s.name);
+    expect(Object.keys(props).sort()).toEqual(names.sort());
+  });
+
+  it("changes a notification setting with its events, and ignores a display setting", async () => {
+    const events = await queueOf("prospero", { event_types: ["user_settings"] });
+    const response = await fetch(`${server.baseUrl}/api/v1/settings/notifications`, {
+      method: "PATCH",
+      headers: {
+        Authorization:
+          "Basic " +
+          Buffer.from(
+            `${server.creds.users.prospero!.email}:${server.creds.users.prospero!.api_key}`,
+          ).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "enable_sounds=false&notification_sound=ding&enter_sends=true",
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      result: "success",
+      msg: "",
+      ignored_parameters_unsupported: ["enter_sends"],
+    });
+    expect(await events()).toEqual([
+      { type: "user_settings", op: "update", property: "notification_sound", value: "ding" },
+      { type: "user_settings", op: "update", property: "enable_sounds", value: false },
+    ]);
+    const state = await register("prospero", { fetch_event_types: ["user_settings"] });
+    expect(state.user_settings).toMatchObject({
+      enable_sounds: false,
+      notification_sound: "ding",
+      enter_sends: false,
+    });
+  });
+
+  it("changes display settings with PATCH's checks and texts, and refuses bots", async () => {
+    await expectSuccess(
+      server
+        .as("prospero")
+        .PATCH("/settings/display", { body: { color_scheme: 3, emojiset: "text" } }),
+    );
+    const state = await register("prospero", { fetch_event_types: ["user_settings"] });
+    expect(state.user_settings).toMatchObject({ color_scheme: 3, emojiset: "text" });
+    await expectError(
+      server.as("prospero").PATCH("/settings/display", { body: { default_language: "xx" } }),
+      400,
+      "Invalid default_language",
+    );
+    await expectError(
+      server.as("prospero").PATCH("/settings/notifications", {
+        body: { email_notifications_batching_period_seconds: 0 },
+      }),
+      400,
+      "Invalid email batching period: 0 seconds",
+    );
+    await expectError(
+      server.as("default-bot").PATCH("/settings/display", { body: { color_scheme: 2 } }),
+      400,
+      "This endpoint does not accept bot requests.",
+    );
+  });
+});

@@ -379,7 +379,7 @@ describe("POST /user_uploads", () => {
       where: { realmId: server.creds.realm.id },
       _sum: { size: true },
     });
-    expect(events[0]!.type === "attachment" && events[0].upload_space_used).toBe(total._sum.size);
+    expect(events[0]!.type === "attachment" && events[0]!.upload_space_used).toBe(total._sum.size);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { untyped } from "../helpers/builders.ts";
 
 const server = useTestServer();
 
@@ -175,5 +176,66 @@ describe("GET /users and GET /users/me", () => {
       bot_type: 1,
       bot_owner_id: server.creds.users.hamlet!.user_id,
     });
+  });
+});
+
+describe("PATCH /users/{email} (update_user_by_email_api, feature level 313)", () => {
+  const patchByEmail = (as: string, email: string, body: Record<string, unknown>) =>
+    server.as(as).PATCH("/users/{email}", { params: { path: { email } }, body });
+  const nameOf = async (id: number) =>
+    (await server.db.userProfile.findUniqueOrThrow({ where: { id } })).fullName;
+
+  it("changes the user named by real, API or dummy address with PATCH /users/{user_id}'s action", async () => {
+    const cordelia = server.creds.users.cordelia!.user_id;
+    await expectSuccess(
+      patchByEmail("iago", "cordelia@zulip.com", { full_name: "Cordelia, Lear's daughter" }),
+    );
+    expect(await nameOf(cordelia)).toBe("Cordelia, Lear's daughter");
+    // A numeric segment is a user ID, as for GET.
+    await expectSuccess(patchByEmail("iago", String(cordelia), { full_name: "Cordelia Lear" }));
+    expect(await nameOf(cordelia)).toBe("Cordelia Lear");
+  });
+
+  it("answers Zulip's texts: no such user, insufficient permission, a refused value", async () => {
+    await expectError(
+      patchByEmail("iago", "nobody@zulip.com", { full_name: "X Y" }),
+      400,
+      "No such user",
+    );
+    await expectError(
+      patchByEmail("hamlet", "cordelia@zulip.com", { full_name: "X Y" }),
+      400,
+      "Insufficient permission",
+    );
+    await expectError(
+      patchByEmail("iago", "cordelia@zulip.com", { full_name: "a" }),
+      400,
+      "Name too short!",
+    );
+    await expectError(
+      patchByEmail("iago", "cordelia@zulip.com", { role: untyped(7) }),
+      400,
+      "Invalid role: Value error, Not in the list of possible values",
+    );
+  });
+
+  it("reads a form body with the role as JSON text and the address percent-encoded", async () => {
+    const cred = server.creds.users.iago!;
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/users/${encodeURIComponent("othello@zulip.com")}`,
+      {
+        method: "PATCH",
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: "role=300&full_name=Othello+the+Moor",
+      },
+    );
+    expect(await response.json()).toEqual({ result: "success", msg: "" });
+    const othello = await server.db.userProfile.findUniqueOrThrow({
+      where: { id: server.creds.users.othello!.user_id },
+    });
+    expect([othello.role, othello.fullName]).toEqual([300, "Othello the Moor"]);
   });
 });

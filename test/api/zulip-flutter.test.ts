@@ -1,7 +1,8 @@
 /**
  * What Zulip's mobile app (zulip-flutter) sends and decodes: register with its
  * client_capabilities (form body, JSON text for the object, as lib/api/core.dart encodes it),
- * the emoji data at `server_emoji_data_url` (lib/model/emoji.dart ServerEmojiData), …
+ * the emoji data at `server_emoji_data_url` (lib/model/emoji.dart ServerEmojiData), polls voted on
+ * through POST /submessage (lib/api/route/submessage.dart), logging out (remove_client_device), …
  */
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
@@ -140,5 +141,101 @@ describe("long-lived queues (idle_queue_timeout)", () => {
       expect(status).toBe(400);
       expect(body.result).toBe("error");
     }
+  });
+});
+
+describe("a poll, voted on as zulip-flutter votes (lib/api/route/submessage.dart)", () => {
+  it("the /poll message's widget, a vote through POST /submessage, the event in a second queue and GET /messages", async () => {
+    const watcher = await registerAsFlutter("othello");
+    expect(watcher.status).toBe(200);
+    const sent = await flutter("POST", "messages", "hamlet", {
+      type: "stream",
+      to: server.creds.channels.Verona!.stream_id,
+      topic: "flutter poll",
+      content: "/poll Lunch?\nPizza\nSalad",
+    });
+    const messageId = sent.body.id as number;
+    // zulip-flutter's PollWidget: the option key is "canned,<index>" for the question's options.
+    const vote = { type: "vote", key: "canned,1", vote: 1 };
+    const voted = await flutter("POST", "submessage", "cordelia", {
+      message_id: messageId,
+      msg_type: "widget",
+      content: JSON.stringify(vote),
+    });
+    expect(voted).toEqual({ status: 200, body: { result: "success", msg: "" } });
+
+    const { events } = await expectSuccess(
+      server.as("othello").GET("/events", {
+        params: { query: { queue_id: watcher.body.queue_id, last_event_id: -1, dont_block: true } },
+      }),
+    );
+    const message = events.find((e) => e.type === "message");
+    expect(
+      message?.type === "message" && JSON.parse(message.message.submessages[0]!.content),
+    ).toEqual({
+      widget_type: "poll",
+      extra_data: { question: "Lunch?", options: ["Pizza", "Salad"] },
+    });
+    expect(events.filter((e) => e.type === "submessage")).toEqual([
+      {
+        id: expect.any(Number),
+        type: "submessage",
+        msg_type: "widget",
+        message_id: messageId,
+        submessage_id: expect.any(Number),
+        sender_id: server.creds.users.cordelia!.user_id,
+        content: JSON.stringify(vote),
+      },
+    ]);
+    const { messages } = await expectSuccess(
+      server.as("othello").GET("/messages", {
+        params: { query: { anchor: messageId, num_before: 0, num_after: 0 } },
+      }),
+    );
+    expect(messages[0]!.submessages.map((s) => [s.sender_id, s.msg_type])).toEqual([
+      [server.creds.users.hamlet!.user_id, "widget"],
+      [server.creds.users.cordelia!.user_id, "widget"],
+    ]);
+    expect(JSON.parse(messages[0]!.submessages[1]!.content)).toEqual(vote);
+  });
+});
+
+describe("logging out as zulip-flutter does", () => {
+  it("removes its device (POST /remove_client_device) and its queue; the device is gone", async () => {
+    const device = await flutter("POST", "register_client_device", "iago", {});
+    expect(device.status).toBe(200);
+    const queue = await registerAsFlutter("iago");
+    const other = await registerAsFlutter("iago");
+    const removed = await flutter("POST", "remove_client_device", "iago", {
+      device_id: device.body.device_id,
+    });
+    expect(removed).toEqual({ status: 200, body: { result: "success", msg: "" } });
+    const deleted = await flutter(
+      "DELETE",
+      `events?queue_id=${encodeURIComponent(queue.body.queue_id)}`,
+      "iago",
+      {},
+    );
+    expect(deleted.status).toBe(200);
+    await expectError(
+      server.as("iago").GET("/events", {
+        params: { query: { queue_id: queue.body.queue_id, last_event_id: -1, dont_block: true } },
+      }),
+      400,
+      `Bad event queue ID: ${queue.body.queue_id}`,
+    );
+    // The user's other clients hear of it, and the device can no longer be removed.
+    const { events } = await expectSuccess(
+      server.as("iago").GET("/events", {
+        params: { query: { queue_id: other.body.queue_id, last_event_id: -1, dont_block: true } },
+      }),
+    );
+    expect(events.filter((e) => e.type === "device")).toEqual([
+      { id: expect.any(Number), type: "device", op: "remove", device_id: device.body.device_id },
+    ]);
+    const again = await flutter("POST", "remove_client_device", "iago", {
+      device_id: device.body.device_id,
+    });
+    expect(again).toMatchObject({ status: 400, body: { msg: "Invalid `device_id`" } });
   });
 });

@@ -42,6 +42,8 @@ import { inRawTransaction } from "../transaction.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import { realmHost, realmUrl } from "../../lib/realm/realm.ts";
 import { claimAttachments } from "../../lib/uploads/attachments.ts";
+import { widgetFor } from "../../lib/messages/submessages.ts";
+import { doAddWidgetSubmessage } from "./submessages.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
@@ -508,6 +510,16 @@ export async function doSendMessage(
     participants,
     recipientId,
   });
+  // A `/poll` or `/todo` message gets its widget now, and the message event carries it.
+  const widget = widgetFor(request.content);
+  if (widget)
+    dict.submessages = [
+      await doAddWidgetSubmessage(
+        tx,
+        { realmId: realm.id, messageId: message.id, senderId: sender.id },
+        widget,
+      ),
+    ];
   const userData = new Map(
     userIds.map((id) => [
       id,

@@ -1,7 +1,7 @@
 /**
  * Adding and deactivating custom emoji (zerver/actions/realm_emoji.py check_add_realm_emoji,
  * do_remove_realm_emoji). One transaction writes the row, places the image in the upload store
- * (lib/uploads/upload-storage.ts) under its hashed file name, records the audit row and sends `realm_emoji` (the whole set) to
+ * (lib/uploads/upload-storage.ts) under its hashed file name, records the audit row and sends `realm_emoji` (the whole set, or the one emoji) to
  * every active user; if anything fails the image is removed again. Images are stored as
  * uploaded: Zulip resizes them to 64×64 with PIL, and this server has no image library.
  */
@@ -62,7 +62,10 @@ export async function doRemoveRealmEmoji(ctx: RequestContext, emojiId: number): 
   });
 }
 
-/** The audit row (with the whole set, as Zulip's) and the `realm_emoji` event to every active user. */
+/**
+ * The audit row (with the whole set, as Zulip's) and the `realm_emoji` event to every active
+ * user: the whole set, or (`individual_emoji_changes`) the one emoji added or deactivated.
+ */
 async function notifyRealmEmoji(
   ctx: RequestContext,
   { tx, events }: UnitOfWork,
@@ -80,8 +83,14 @@ async function notifyRealmEmoji(
       extraData: { realm_emoji: realmEmoji, [key]: realmEmoji[String(emojiId)] },
     },
   });
+  // Both forms are logged; each queue takes the one its client asked for (events/queues.ts).
+  const userIds = await activeUserIds(tx, ctx.realm.id);
+  events.add({ type: "realm_emoji", op: "update", realm_emoji: realmEmoji }, userIds);
+  const emoji = realmEmoji[String(emojiId)]!;
   events.add(
-    { type: "realm_emoji", op: "update", realm_emoji: realmEmoji },
-    await activeUserIds(tx, ctx.realm.id),
+    key === "added_emoji"
+      ? { type: "realm_emoji", op: "add", emoji }
+      : { type: "realm_emoji", op: "update_one", emoji_id: emoji.id, data: { deactivated: true } },
+    userIds,
   );
 }

@@ -178,3 +178,44 @@ export async function reconcileMessageAttachments(
     message_ids: [],
   }));
 }
+
+/**
+ * GET /attachments (Zulip's user_attachments): the user's uploads, oldest first, each with the
+ * messages that link it, and the organization's upload space, in one statement.
+ */
+export async function userAttachments(
+  db: Db,
+  user: Pick<UserProfile, "id" | "realmId">,
+): Promise<{ attachments: DetachedUpload[]; uploadSpaceUsed: number }> {
+  const rows = await db.$queryRaw<
+    {
+      id: number | null;
+      name: string;
+      path_id: string;
+      size: number;
+      create_time: bigint;
+      message_ids: number[];
+      used: bigint;
+    }[]
+  >`
+    SELECT a.id, a.file_name AS name, a.path_id, a.size,
+      floor(extract(epoch FROM a.create_time))::bigint AS create_time,
+      COALESCE((SELECT array_agg(am.message_id ORDER BY am.message_id) FROM attachment_message am WHERE am.attachment_id = a.id), '{}') AS message_ids,
+      used.total AS used
+    FROM (SELECT COALESCE(sum(size), 0)::bigint AS total FROM attachment WHERE realm_id = ${user.realmId}) used
+    LEFT JOIN attachment a ON a.owner_id = ${user.id} AND a.realm_id = ${user.realmId}
+    ORDER BY a.id`;
+  return {
+    attachments: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({
+        id: r.id!,
+        name: r.name,
+        path_id: r.path_id,
+        size: r.size,
+        create_time: Number(r.create_time),
+        message_ids: r.message_ids,
+      })),
+    uploadSpaceUsed: Number(rows[0]?.used ?? 0),
+  };
+}

@@ -129,6 +129,10 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   bool("web_navigate_to_sent_message", "webNavigateToSentMessage"),
 ]; // prettier-ignore
 
+/** The settings of one legacy group: what PATCH /settings/display or /settings/notifications takes. */
+export const legacySettings = (group: NonNullable<UserSetting["legacy"]>) =>
+  USER_SETTINGS.filter((s) => s.legacy === group);
+
 const BY_NAME = new Map(USER_SETTINGS.map((s) => [s.name, s]));
 
 /** The settings an organization sets defaults for (Zulip's RealmUserDefault, as its view takes them). */

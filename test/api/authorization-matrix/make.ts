@@ -189,3 +189,12 @@ export async function queue(fx: Fixtures, owner: string) {
   );
   return queue_id!;
 }
+
+/** A file uploaded by `owner`, linked from no message; its attachment ID. */
+export async function attachment(fx: Fixtures, owner: string) {
+  const { url } = await expectSuccess(
+    fx.as(owner).POST("/user_uploads", multipart({ file: new Blob([PNG], { type: "image/png" }) })),
+  );
+  const pathId = url.slice("/user_uploads/".length);
+  return (await fx.server.db.attachment.findUniqueOrThrow({ where: { pathId } })).id;
+}

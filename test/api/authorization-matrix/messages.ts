@@ -1,4 +1,5 @@
 /** Rows: messages, their flags, reactions, edits, reports, topics, typing, drafts, scheduling. */
+import { sendToChannel } from "../../helpers/builders.ts";
 import * as make from "./make.ts";
 import { bad, by, err, ok, ADMIN_ONLY, type Row } from "./matrix.ts";
 
@@ -137,6 +138,20 @@ export const rows: Row[] = [
       });
       if (response.status !== 200) throw new Error(`${actor} could not react`);
       return { ...msg(id), body: { emoji_name: "smile" } };
+    },
+    expect: by({ "owner admin mod member guest bot": ok, other: INVALID_MESSAGE }),
+  },
+  {
+    // A vote on hamlet's poll: anyone who may read the message.
+    op: "POST /submessage",
+    req: async ({ fx }) => {
+      const poll = await sendToChannel(fx.as("hamlet"), {
+        to: "Verona",
+        topic: "matrix",
+        content: "/poll matrix?\nyes",
+      });
+      const content = '{"type":"vote","key":"canned,0","vote":1}';
+      return { body: { message_id: poll.id, msg_type: "widget", content } };
     },
     expect: by({ "owner admin mod member guest bot": ok, other: INVALID_MESSAGE }),
   },

@@ -17,6 +17,7 @@ import {
 } from "./matrix.ts";
 
 const everyone = "owner admin mod member guest bot";
+const NO_TOKEN = bad("Token does not exist");
 const INVALID_GROUP = bad("Invalid user group");
 const NO_INVITATION = bad("No such invitation");
 const BAD_QUEUE = (id: string) => bad(`Bad event queue ID: ${id}`);
@@ -356,6 +357,47 @@ export const rows: Row[] = [
       "owner admin mod member guest other": bad("No active registered push device"),
       bot: NO_BOTS,
     }),
+  },
+  {
+    // Legacy push tokens: the caller's own (none configured: stored, nothing sent); another
+    // organization's user names hamlet's.
+    op: "POST /users/me/apns_device_token",
+    req: ({ fx }) => ({
+      body: { token: `c0ffee${String(fx.next()).padStart(8, "0")}`, appid: "org.zulip.Zulip" },
+    }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    op: "DELETE /users/me/apns_device_token",
+    req: async ({ fx, actor }) => {
+      const token = `beef${String(fx.next()).padStart(8, "0")}`;
+      await fx.as(actor === "other" ? "hamlet" : actor).POST("/users/me/apns_device_token", {
+        body: { token, appid: "org.zulip.Zulip" },
+      });
+      return { body: { token } };
+    },
+    expect: by({ "owner admin mod member guest": ok, bot: NO_BOTS, other: NO_TOKEN }),
+  },
+  {
+    op: "POST /users/me/android_gcm_reg_id",
+    req: ({ fx }) => ({ body: { token: `fcm-${fx.next()}` } }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    op: "DELETE /users/me/android_gcm_reg_id",
+    req: async ({ fx, actor }) => {
+      const token = `fcm-${fx.next()}`;
+      await fx.as(actor === "other" ? "hamlet" : actor).POST("/users/me/android_gcm_reg_id", {
+        body: { token },
+      });
+      return { body: { token } };
+    },
+    expect: by({ "owner admin mod member guest": ok, bot: NO_BOTS, other: NO_TOKEN }),
+  },
+  {
+    op: "POST /mobile_push/test_notification",
+    req: () => ({}),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
     op: "POST /calls/videoprovider/create",

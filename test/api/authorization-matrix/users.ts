@@ -99,6 +99,16 @@ export const rows: Row[] = [
     expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
   },
   {
+    // The other organization's user finds no one by this address.
+    op: "PATCH /users/{email}",
+    req: async ({ fx }) => {
+      const id = await make.user(fx);
+      const { email } = await fx.server.db.userProfile.findUniqueOrThrow({ where: { id } });
+      return { path: { email }, body: { full_name: `Renamed ${fx.next()}` } };
+    },
+    expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
+  },
+  {
     op: "POST /users/{user_id}/reactivate",
     req: async ({ fx }) => ({ path: { user_id: await make.user(fx, false) } }),
     expect: by({ "owner admin": ok, "mod member guest bot": INSUFFICIENT, other: NO_SUCH_USER }),
@@ -126,6 +136,27 @@ export const rows: Row[] = [
   },
   {
     op: "PATCH /settings",
+    req: () => ({ body: { enter_sends: true } }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    op: "GET /attachments",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    // Each caller deletes a file of its own; the other organization's user finds none of ours.
+    op: "DELETE /attachments/{attachment_id}",
+    req: async ({ fx, actor }) => ({ path: { attachment_id: await make.attachment(fx, actor) } }),
+    expect: by({ [everyone]: ok, other: bad("Invalid attachment") }),
+  },
+  {
+    op: "PATCH /settings/notifications",
+    req: () => ({ body: { enable_sounds: true } }),
+    expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    op: "PATCH /settings/display",
     req: () => ({ body: { enter_sends: true } }),
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
