@@ -17,10 +17,14 @@ export const defaultValue = (row: RealmUserDefault, field: string) =>
 
 /** Register's `realm_user_settings_defaults`: the stored defaults, by Zulip property name. */
 export function userSettingsDefaultsState(row: RealmUserDefault): Record<string, SettingValue> {
-  return Object.fromEntries(REALM_DEFAULT_SETTINGS.map((s) => [s.name, defaultValue(row, s.field)]));
+  return Object.fromEntries(
+    REALM_DEFAULT_SETTINGS.map((s) => [s.name, defaultValue(row, s.field)]),
+  );
 }
 
 /** copy_default_settings: the new user's columns for every setting the organization defaults. */
 export function newUserSettings(row: RealmUserDefault): Record<string, SettingValue> {
-  return Object.fromEntries(REALM_DEFAULT_SETTINGS.map((s) => [s.field, defaultValue(row, s.field)]));
+  return Object.fromEntries(
+    REALM_DEFAULT_SETTINGS.map((s) => [s.field, defaultValue(row, s.field)]),
+  );
 }
