@@ -781,6 +781,80 @@ export interface paths {
         patch: operations["update-scheduled-message"];
         trace?: never;
     };
+    "/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get reminders
+         * @description The caller's reminders that have not been sent, in the order of their delivery times.
+         *     Reminders whose delivery failed are included, with `failed: true`. Scheduled messages
+         *     are not listed here, nor reminders in `GET /scheduled_messages`.
+         *
+         *     Clients keep this list up to date with the `reminders` events (op `add`, `remove`), and
+         *     get it at registration as the `reminders` state.
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 399).
+         */
+        get: operations["get-reminders"];
+        put?: never;
+        /**
+         * Create a message reminder
+         * @description Schedule a reminder about a message the caller can see, to be sent to the caller at
+         *     `scheduled_delivery_timestamp`. The reminder is checked as a direct message from the
+         *     caller to themself and stored with its content: a link to the message, its sender, and
+         *     a quote of it (a poll or todo list is named instead of quoted), after the note if any.
+         *     The checks come in this order: the delivery time must be in the future ("Scheduled
+         *     delivery time must be in the future."), the message must be accessible ("Invalid
+         *     message(s)"), and the note may have at most 1000 characters.
+         *
+         *     The caller's clients hear of it through a `reminders` event (op `add`). At its time the
+         *     notification bot sends the content to the caller as a direct message, and the caller's
+         *     clients get a `reminders` event (op `remove`).
+         *
+         *     **Changes**: `note` is new in Zulip 11.0 (feature level 415). New in Zulip 11.0 (feature
+         *     level 381).
+         */
+        post: operations["create-message-reminder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reminders/{reminder_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the reminder (its `reminder_id`).
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a reminder
+         * @description Delete a reminder of the caller, so that it is not sent. The caller's clients hear of it
+         *     through a `reminders` event (op `remove`). A reminder of another user, or a scheduled
+         *     message, is treated as missing.
+         *
+         *     **Changes**: New in Zulip 11.0 (feature level 399).
+         */
+        delete: operations["delete-reminder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drafts": {
         parameters: {
             query?: never;
@@ -5252,6 +5326,67 @@ export interface components {
             scheduled_message_id: number;
         };
         /**
+         * @description A reminder the user scheduled that has not been sent yet (including one whose delivery
+         *     failed, with `failed` true).
+         * @example {
+         *       "reminder_id": 27,
+         *       "type": "private",
+         *       "to": [
+         *         9
+         *       ],
+         *       "content": "You requested a reminder for the following message.",
+         *       "rendered_content": "<p>You requested a reminder for the following message.</p>",
+         *       "scheduled_delivery_timestamp": 3165826990,
+         *       "failed": false,
+         *       "reminder_target_message_id": 42
+         *     }
+         */
+        Reminder: {
+            /** @description The reminder's ID; the message gets a different ID once it is sent. */
+            reminder_id: number;
+            /**
+             * @description Always `private`.
+             * @enum {string}
+             */
+            type: "private";
+            /** @description The ID of the user who scheduled the reminder, to whom it will be sent. */
+            to: number[];
+            /** @description The reminder's Markdown content. */
+            content: string;
+            /** @description The content rendered to HTML when the reminder was scheduled. */
+            rendered_content: string;
+            /** @description When the reminder will be sent, as UNIX time in UTC seconds. */
+            scheduled_delivery_timestamp: number;
+            /** @description Whether the server tried to send the reminder and failed. */
+            failed: boolean;
+            /** @description The ID of the message the reminder is about. */
+            reminder_target_message_id: number;
+        };
+        /**
+         * reminders add
+         * @description The user scheduled reminders.
+         */
+        RemindersAddEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "add";
+            reminders: components["schemas"]["Reminder"][];
+        };
+        /**
+         * reminders remove
+         * @description One of the user's reminders was deleted or sent.
+         */
+        RemindersRemoveEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "reminders";
+            /** @enum {string} */
+            op: "remove";
+            reminder_id: number;
+        };
+        /**
          * drafts add
          * @description Drafts were created, to the user's clients.
          */
@@ -5853,7 +5988,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -8720,6 +8855,155 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "get-reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "reminders": [
+                     *         {
+                     *           "reminder_id": 27,
+                     *           "type": "private",
+                     *           "to": [
+                     *             9
+                     *           ],
+                     *           "content": "You requested a reminder for the following message.",
+                     *           "rendered_content": "<p>You requested a reminder for the following message.</p>",
+                     *           "scheduled_delivery_timestamp": 3165826990,
+                     *           "failed": false,
+                     *           "reminder_target_message_id": 42
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        reminders: components["schemas"]["Reminder"][];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-message-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message_id": 42,
+                 *       "scheduled_delivery_timestamp": 5681662420,
+                 *       "note": "This is a reminder note."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The ID of the message the reminder is about. */
+                    message_id: number;
+                    /** @description When to send the reminder, as UNIX time in UTC seconds. */
+                    scheduled_delivery_timestamp: number;
+                    /**
+                     * @description A note shown in the notification bot's message (at most 1000 characters;
+                     *     trailing whitespace and leading newlines are removed).
+                     */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "reminder_id": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The reminder's ID; the message gets a different ID once it is sent. */
+                        reminder_id: number;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description The reminder was refused: a missing or invalid parameter, a delivery time in the past,
+             *     a message the caller cannot see, or a note that is too long.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-reminder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the reminder (its `reminder_id`).
+                 * @example 1
+                 */
+                reminder_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description The caller has no reminder with this ID. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Reminder does not exist",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "get-drafts": {
         parameters: {
             query?: never;
@@ -9407,6 +9691,7 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
@@ -9879,6 +10164,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enable_sounds": false,
+                 *       "notification_sound": "ding"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     receives_typing_notifications?: components["schemas"]["receives_typing_notifications"];
                     enable_stream_desktop_notifications?: components["schemas"]["enable_stream_desktop_notifications"];
@@ -9921,6 +10212,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "twenty_four_hour_time": true,
+                 *       "color_scheme": 2
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     twenty_four_hour_time?: components["schemas"]["twenty_four_hour_time"];
                     starred_message_counts?: components["schemas"]["starred_message_counts"];

@@ -36,6 +36,7 @@ import {
   getScheduledMessages,
   updateScheduledMessage,
 } from "./handlers/scheduled-messages.ts";
+import { createMessageReminder, deleteReminder, getReminders } from "./handlers/reminders.ts";
 import { testWelcomeBotCustomMessage, updateRealm } from "./handlers/realm.ts";
 import { getServerSettings } from "./handlers/server-settings.ts";
 import { getFileTemporaryUrl, uploadFile } from "./handlers/uploads.ts";
@@ -185,6 +186,9 @@ export const handlers = {
   "get-scheduled-messages": getScheduledMessages,
   "update-scheduled-message": updateScheduledMessage,
   "delete-scheduled-message": deleteScheduledMessage,
+  "create-message-reminder": createMessageReminder,
+  "get-reminders": getReminders,
+  "delete-reminder": deleteReminder,
   "edit-draft": editDraft,
   "get-drafts": getDrafts,
   "create-drafts": createDrafts,

@@ -26,7 +26,6 @@ import { RecipientType } from "../lib/recipients.ts";
 import {
   directRecipientUserIds,
   SCHEDULED_MESSAGE_COLUMNS,
-  SEND_LATER,
   toApiScheduledMessage,
   type ScheduledMessageRow,
 } from "../lib/messages/scheduled-messages.ts";
@@ -40,6 +39,7 @@ import {
   notificationBot,
   type InternalSender,
 } from "../actions/messages/internal-send.ts";
+import { REMIND } from "../lib/messages/reminders.ts";
 import { globalTimeSyntax } from "../lib/messages/message-links.ts";
 import { inTransaction } from "../actions/transaction.ts";
 import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
@@ -103,7 +103,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
 
   protected async nextDueAt(): Promise<Date | null> {
     const [row] = await this.deps.db.$queryRaw<{ next: Date | null }[]>`
-      SELECT min(scheduled_timestamp) AS next FROM scheduled_message WHERE NOT delivered AND NOT failed AND delivery_type = ${SEND_LATER}`;
+      SELECT min(scheduled_timestamp) AS next FROM scheduled_message WHERE NOT delivered AND NOT failed`;
     return row?.next ?? null;
   }
 
@@ -115,7 +115,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
       // The partial index on due rows serves this (scheduled_message_due_idx).
       const due = await this.deps.db.$queryRaw<{ id: number; realmId: number }[]>`
         SELECT id, realm_id AS "realmId" FROM scheduled_message
-        WHERE NOT delivered AND NOT failed AND delivery_type = ${SEND_LATER} AND scheduled_timestamp <= ${now} AND id <> ALL (${tried}::int[])
+        WHERE NOT delivered AND NOT failed AND scheduled_timestamp <= ${now} AND id <> ALL (${tried}::int[])
         ORDER BY scheduled_timestamp, id LIMIT ${BATCH}`;
       for (const candidate of due) {
         if (this.stopped) return report;
@@ -144,7 +144,8 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
           FOR UPDATE OF sm SKIP LOCKED`;
         if (!row) return "skipped";
         try {
-          await this.send({ tx, events }, realm, row, now);
+          if (row.deliveryType === REMIND) await this.remind({ tx, events }, realm, row, now, bot);
+          else await this.send({ tx, events }, realm, row, now);
           return "delivered";
         } catch (err) {
           // The checks write nothing before they refuse, so the row (still locked) is failed here.
@@ -189,11 +190,37 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
     return bot;
   }
 
-  /** send_scheduled_message: the message checked again as its sender at delivery time. */
-  private async send(
+  /**
+   * A reminder (delivery type REMIND): the notification bot sends its stored content to its
+   * owner, and the owner's clients drop it from their reminders.
+   */
+  private async remind(
     { tx, events }: UnitOfWork,
     realm: Realm,
-    row: ScheduledMessageRow & { clientName: string },
+    row: ScheduledMessageRow,
+    now: Date,
+    bot: InternalSender,
+  ) {
+    await this.checkSender(tx, realm, row, now);
+    const message = await internalSendMessage(
+      { tx, events },
+      {
+        deps: this.deps,
+        realm,
+        sender: bot,
+        target: { kind: "direct", userIds: [row.senderId] },
+        content: row.content,
+      },
+    );
+    await this.markDelivered(tx, row.id, message.id, now);
+    events.add({ type: "reminders", op: "remove", reminder_id: row.id }, [row.senderId]);
+  }
+
+  /** What a delivery checks before the message: the organization, the owner, the time. */
+  private async checkSender(
+    tx: UnitOfWork["tx"],
+    realm: Realm,
+    row: ScheduledMessageRow,
     now: Date,
   ) {
     if (realm.deactivated) throw new InactiveSenderError("This organization has been deactivated");
@@ -201,6 +228,24 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
     if (!sender.isActive) throw new InactiveSenderError("Account is deactivated");
     if (now.getTime() > row.scheduledTimestamp.getTime() + LATE_CUTOFF_MS)
       throw new JsonableError("Message could not be sent at the scheduled time.");
+    return sender;
+  }
+
+  private async markDelivered(tx: UnitOfWork["tx"], id: number, messageId: number, now: Date) {
+    await tx.$executeRaw`
+      UPDATE scheduled_message
+      SET delivered = true, delivered_message_id = ${messageId}, attempts = attempts + 1, claimed_at = ${now}, claimed_by = ${this.processId}
+      WHERE id = ${id}`;
+  }
+
+  /** send_scheduled_message: the message checked again as its sender at delivery time. */
+  private async send(
+    { tx, events }: UnitOfWork,
+    realm: Realm,
+    row: ScheduledMessageRow & { clientName: string },
+    now: Date,
+  ) {
+    const sender = await this.checkSender(tx, realm, row, now);
     const target: MessageTarget =
       row.recipientType === RecipientType.STREAM
         ? { kind: "channel", streamId: row.recipientTypeId, topic: row.subject }
@@ -223,10 +268,7 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
       row.sendingClientId,
     );
     const message = await doSendMessage({ tx, events }, request);
-    await tx.$executeRaw`
-      UPDATE scheduled_message
-      SET delivered = true, delivered_message_id = ${message.id}, attempts = attempts + 1, claimed_at = ${now}, claimed_by = ${this.processId}
-      WHERE id = ${row.id}`;
+    await this.markDelivered(tx, row.id, message.id, now);
     events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [
       row.senderId,
     ]);
@@ -247,7 +289,8 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
       UPDATE scheduled_message
       SET failed = true, failure_message = ${reason}, attempts = attempts + 1, claimed_at = ${this.deps.now()}, claimed_by = ${this.processId}
       WHERE id = ${row.id}`;
-    if (!bot || bot.bot.id === row.senderId) return;
+    // A reminder that failed stays in its owner's list with `failed`; it has no notice.
+    if (!bot || bot.bot.id === row.senderId || row.deliveryType === REMIND) return;
     events.add(
       {
         type: "scheduled_messages",

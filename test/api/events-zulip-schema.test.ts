@@ -261,6 +261,25 @@ describe("events against Zulip's schema", () => {
         params: { path: { scheduled_message_id } },
       }),
     );
+    // A reminder about that message's channel, made and deleted.
+    const reminded = await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "channel", to: "Verona", topic: "reminded", content: "remind me" },
+      }),
+    );
+    const { reminder_id } = await expectSuccess(
+      server.as("hamlet").POST("/reminders", {
+        body: {
+          message_id: reminded.id,
+          scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86400,
+        },
+      }),
+    );
+    await expectSuccess(
+      server.as("hamlet").DELETE("/reminders/{reminder_id}", {
+        params: { path: { reminder_id } },
+      }),
+    );
     await expectSuccess(
       server.as("iago").POST("/invites", {
         body: { invitee_emails: "schema-invitee@zulip.com", stream_ids: [] },
@@ -340,6 +359,8 @@ describe("events against Zulip's schema", () => {
         "realm_user add",
         "realm_user update",
         "realm_user_settings_defaults update",
+        "reminders add",
+        "reminders remove",
         "scheduled_messages add",
         "scheduled_messages remove",
         "scheduled_messages update",

@@ -95,10 +95,10 @@ export async function doReportMessage(
   });
 }
 
-type Person = { id: number; fullName: string };
+export type Person = { id: number; fullName: string };
 
 /** What the report says of the message: who sent it, where, and to whom. */
-interface ReportedMessage {
+export interface ReportedMessage {
   message: Message;
   sender: Person;
   link: LinkedMessage;
@@ -106,7 +106,7 @@ interface ReportedMessage {
   participants: Person[];
 }
 
-function reportedMessage(message: Message, related: Related): ReportedMessage {
+export function reportedMessage(message: Message, related: Related): ReportedMessage {
   const users = new Map(related.users.map((u) => [u.id, { id: u.id, fullName: u.fullName }]));
   const sender = users.get(message.senderId)!;
   const recipient = related.recipients.find((r) => r.id === message.recipientId)!;
@@ -137,14 +137,14 @@ function reportedMessage(message: Message, related: Related): ReportedMessage {
 }
 
 /** get_user_mentions_for_display: "A", "A and B", "A, B, and C". */
-function mentionList(users: Person[]): string {
+export function mentionList(users: Person[]): string {
   const mentions = users.map(silentMentionSyntax);
   if (mentions.length <= 2) return mentions.join(" and ");
   return `${mentions.slice(0, -1).join(", ")}, and ${mentions.at(-1)}`;
 }
 
 /** truncate_content, in code points as Python counts. */
-function truncate(content: string, maxLength: number, notice: string): string {
+export function truncate(content: string, maxLength: number, notice: string): string {
   const chars = [...content];
   return chars.length > maxLength
     ? chars.slice(0, maxLength - notice.length).join("") + notice
@@ -152,7 +152,7 @@ function truncate(content: string, maxLength: number, notice: string): string {
 }
 
 /** get_unused_fence: a backtick fence longer than any the content opens a line with. */
-function unusedFence(content: string): string {
+export function unusedFence(content: string): string {
   let length = 3;
   for (const match of content.matchAll(/^ {0,3}(`{3,})/gm))
     length = Math.max(length, match[1]!.length + 1);

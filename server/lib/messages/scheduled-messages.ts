@@ -36,12 +36,15 @@ export interface ScheduledMessageRow {
   hasAttachment: boolean;
   /** A direct-message group's members (the sender included), in increasing order; else []. */
   groupMemberIds: number[];
+  /** SEND_LATER or REMIND (lib/messages/reminders.ts); read by delivery only. */
+  deliveryType?: number;
 }
 
 export const SCHEDULED_MESSAGE_COLUMNS = Prisma.sql`sm.id, sm.realm_id AS "realmId", sm.sender_id AS "senderId", sm.recipient_id AS "recipientId",
   r.type AS "recipientType", r.type_id AS "recipientTypeId", sm.stream_id AS "streamId", sm.subject, sm.content,
   sm.rendered_content AS "renderedContent", sm.sending_client_id AS "sendingClientId", sm.scheduled_timestamp AS "scheduledTimestamp",
   sm.read_by_sender AS "readBySender", sm.delivered, sm.failed, sm.failure_message AS "failureMessage", sm.has_attachment AS "hasAttachment",
+  sm.delivery_type AS "deliveryType",
   CASE WHEN r.type = ${RecipientType.DIRECT_MESSAGE_GROUP}
        THEN ARRAY(SELECT s.user_profile_id FROM subscription s WHERE s.recipient_id = r.id ORDER BY s.user_profile_id)
        ELSE '{}'::int[] END AS "groupMemberIds"`;

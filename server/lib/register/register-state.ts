@@ -24,6 +24,7 @@ import {
   toApiUser,
 } from "../users/users.ts";
 import { customProfileFieldTypes, realmFields } from "../users/custom-profile-fields.ts";
+import { listReminders } from "../messages/reminders.ts";
 import { listScheduledMessages } from "../messages/scheduled-messages.ts";
 import { gatherSubscriptions, type IncludeSubscribers } from "../channels/subscriptions.ts";
 import { visibleChannels } from "../channels/channels.ts";
@@ -241,6 +242,7 @@ export async function fetchInitialState(
     }));
   }
   if (want("scheduled_messages")) state.scheduled_messages = await listScheduledMessages(db, user);
+  if (want("reminders")) state.reminders = await listReminders(db, user);
   if (want("has_videoprovider_token")) {
     state.has_videoprovider_token =
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;

@@ -90,6 +90,20 @@ export async function scheduled(fx: Fixtures, owner: string) {
   return created.scheduled_message_id;
 }
 
+/** A reminder of `owner` about a new Verona message. */
+export async function reminder(fx: Fixtures, owner: string) {
+  const messageId = await message(fx);
+  const created = await expectSuccess(
+    fx.as(owner).POST("/reminders", {
+      body: {
+        message_id: messageId,
+        scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+      },
+    }),
+  );
+  return created.reminder_id;
+}
+
 /** An email invitation sent by iago. */
 export async function invite(fx: Fixtures) {
   const email = `invited${fx.next()}@example.com`;

@@ -198,6 +198,34 @@ export const rows: Row[] = [
       }),
   },
   {
+    op: "GET /reminders",
+    req: () => ({}),
+    expect: by({ "owner admin mod member guest bot other": ok }),
+  },
+  {
+    op: "POST /reminders",
+    req: async ({ fx }) => ({
+      body: {
+        message_id: await make.message(fx),
+        scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+      },
+    }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: INVALID_MESSAGE,
+    }),
+  },
+  {
+    op: "DELETE /reminders/{reminder_id}",
+    req: async ({ fx, actor }) => ({
+      path: { reminder_id: await make.reminder(fx, actor) },
+    }),
+    expect: by({
+      "owner admin mod member guest bot": ok,
+      other: err(404, "Reminder does not exist"),
+    }),
+  },
+  {
     op: "DELETE /scheduled_messages/{scheduled_message_id}",
     req: async ({ fx, actor }) => ({
       path: { scheduled_message_id: await make.scheduled(fx, actor) },
