@@ -2712,6 +2712,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/realm/user_settings_defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update realm-level defaults of user settings
+         * @description Change the organization's defaults for new users' personal settings (Zulip's
+         *     `update_realm_user_settings_defaults`), administrators only ("Must be an organization
+         *     administrator"). Users who join afterwards (sign-up, invitations, `POST /users`, the
+         *     `create-user` command) start with these values; existing users keep theirs. Every setting of
+         *     [update-settings](#operation/update-settings) is supported except `default_language`,
+         *     `timezone`, `enable_login_emails`, `enable_marketing_emails` and `allow_private_data_export`,
+         *     which are each user's own.
+         *
+         *     Checks: each parameter's type and allowed values (which the request validation makes before
+         *     anything else, where Zulip checks the caller first), then that the caller is an administrator,
+         *     then `notification_sound` and `email_notifications_batching_period_seconds`. Each
+         *     setting whose value changes sends everyone in the organization a
+         *     `realm_user_settings_defaults` event (op `update`, with `property` and `value`).
+         *
+         *     **Changes**: New in Zulip 5.0 (feature level 96).
+         */
+        patch: operations["update-realm-user-settings-defaults"];
+        trace?: never;
+    };
     "/realm/playgrounds": {
         parameters: {
             query?: never;
@@ -5177,6 +5211,20 @@ export interface components {
             language_name?: string;
         };
         /**
+         * realm_user_settings_defaults update
+         * @description One of the organization's defaults for new users' settings changed
+         *     (PATCH /realm/user_settings_defaults), to everyone in the organization.
+         */
+        RealmUserSettingsDefaultsEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_user_settings_defaults";
+            /** @enum {string} */
+            op: "update";
+            property: string;
+            value: boolean | number | string;
+        };
+        /**
          * update_display_settings
          * @deprecated
          * @description A display setting changed, to the user; sent with `user_settings` to clients without the
@@ -5979,7 +6027,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -14128,6 +14176,382 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-realm-user-settings-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "left_side_userlist": true,
+                 *       "emojiset": "google"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description Whether time should be displayed in 24-hour notation
+                     * @example true
+                     */
+                    twenty_four_hour_time?: boolean;
+                    /**
+                     * @description Whether or not to mark messages as read when the user scrolls through their
+                     *     feed.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    web_mark_read_on_scroll_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Web/desktop app setting controlling the default navigation
+                     *     behavior when clicking on a channel link.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    web_channel_default_view?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether clients should display the number of starred
+                     *     messages
+                     * @example true
+                     */
+                    starred_message_counts?: boolean;
+                    /**
+                     * @description Whether the user is configured to receive typing notifications from other users.
+                     *     The server will only deliver typing notifications events to users who for whom this
+                     *     is enabled.
+                     * @example true
+                     */
+                    receives_typing_notifications?: boolean;
+                    /**
+                     * @description Whether the user should be shown an alert, offering to update their
+                     *     profile time zone
+                     * @example true
+                     */
+                    web_suggest_update_timezone?: boolean;
+                    /**
+                     * @description Whether to use the maximum available screen width on wide screens.
+                     * @example true
+                     */
+                    fluid_layout_width?: boolean;
+                    /**
+                     * @description This setting is reserved for use to control variations in Zulip's design
+                     *     to help visually impaired users.
+                     * @example true
+                     */
+                    high_contrast_mode?: boolean;
+                    /**
+                     * @description User-configured primary `font-size` for the web application, in pixels.
+                     * @example 14
+                     */
+                    web_font_size_px?: number;
+                    /**
+                     * @description User-configured primary `line-height` for the web application, in percent, so a
+                     *     value of 120 represents a `line-height` of 1.2.
+                     * @example 122
+                     */
+                    web_line_height_percent?: number;
+                    /**
+                     * @description Controls which color theme
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    color_scheme?: 1 | 2 | 3;
+                    /**
+                     * @description A boolean parameter to control whether synchronizing drafts is enabled for
+                     *     the user. When synchronization is disabled, all drafts stored in the server
+                     *     will be automatically deleted from the server.
+                     * @example true
+                     */
+                    enable_drafts_synchronization?: boolean;
+                    /**
+                     * @description Whether to translate emoticons to emoji
+                     * @example true
+                     */
+                    translate_emoticons?: boolean;
+                    /**
+                     * @description Whether to display the names of reacting users on a message.
+                     * @example false
+                     */
+                    display_emoji_reaction_users?: boolean;
+                    /**
+                     * @description The home view
+                     * @example all_messages
+                     * @enum {string}
+                     */
+                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    /**
+                     * @description Whether the escape key navigates to the
+                     *     configured home view
+                     * @example true
+                     */
+                    web_escape_navigates_to_home_view?: boolean;
+                    /**
+                     * @description Whether the inbox view groups channels by their channel folders.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 431).
+                     * @example true
+                     */
+                    web_inbox_show_channel_folders?: boolean;
+                    /**
+                     * @description Whether the users list on left sidebar in narrow windows.
+                     * @example true
+                     */
+                    left_side_userlist?: boolean;
+                    /**
+                     * @description The user's configured emoji set
+                     * @example google
+                     * @enum {string}
+                     */
+                    emojiset?: "google" | "twitter" | "text" | "google-blob";
+                    /**
+                     * @description Whether to hide inactive channels
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    demote_inactive_streams?: 1 | 2 | 3;
+                    /**
+                     * @description The style selected by the user for the right sidebar user list.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    user_list_style?: 1 | 2 | 3;
+                    /**
+                     * @description Controls how animated images should be played in the message feed in the web/desktop application.
+                     * @example on_hover
+                     * @enum {string}
+                     */
+                    web_animate_image_previews?: "always" | "on_hover" | "never";
+                    /**
+                     * @description Configuration for which channels should be displayed with a numeric unread count in the left sidebar.
+                     *     Channels that do not have an unread count will have a simple dot indicator for whether there are any
+                     *     unread messages.
+                     * @example 2
+                     * @enum {integer}
+                     */
+                    web_stream_unreads_count_display_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Controls whether user wants AI features like topic summarization to
+                     *     be hidden in all Zulip clients.
+                     */
+                    hide_ai_features?: boolean;
+                    /**
+                     * @description Determines whether the web/desktop application's left sidebar displays
+                     *     any channel folders configured by the organization.
+                     * @example true
+                     */
+                    web_left_sidebar_show_channel_folders?: boolean;
+                    /**
+                     * @description Determines whether the web/desktop application's left sidebar displays
+                     *     the unread message count summary.
+                     * @example true
+                     */
+                    web_left_sidebar_unreads_count_summary?: boolean;
+                    /**
+                     * @description Enable visual desktop notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable email notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_email_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_push_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for channel messages.
+                     * @example true
+                     */
+                    enable_stream_audible_notifications?: boolean;
+                    /**
+                     * @description Notification sound name.
+                     * @example ding
+                     */
+                    notification_sound?: string;
+                    /**
+                     * @description Enable visual desktop notifications for direct messages and @-mentions.
+                     * @example true
+                     */
+                    enable_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for direct messages and
+                     *     @-mentions.
+                     * @example true
+                     */
+                    enable_sounds?: boolean;
+                    /**
+                     * @description The duration (in seconds) for which the server should wait to batch
+                     *     email notifications before sending them.
+                     * @example 120
+                     */
+                    email_notifications_batching_period_seconds?: number;
+                    /**
+                     * @description Enable email notifications for direct messages and @-mentions received
+                     *     when the user is offline.
+                     * @example true
+                     */
+                    enable_offline_email_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notification for direct messages and @-mentions received
+                     *     when the user is offline.
+                     * @example true
+                     */
+                    enable_offline_push_notifications?: boolean;
+                    /**
+                     * @description Enable mobile notification for direct messages and @-mentions received
+                     *     when the user is online.
+                     * @example true
+                     */
+                    enable_online_push_notifications?: boolean;
+                    /**
+                     * @description Enable visual desktop notifications for messages sent to followed topics.
+                     * @example true
+                     */
+                    enable_followed_topic_desktop_notifications?: boolean;
+                    /**
+                     * @description Enable email notifications for messages sent to followed topics.
+                     * @example true
+                     */
+                    enable_followed_topic_email_notifications?: boolean;
+                    /**
+                     * @description Enable push notifications for messages sent to followed topics.
+                     * @example false
+                     */
+                    enable_followed_topic_push_notifications?: boolean;
+                    /**
+                     * @description Enable audible desktop notifications for messages sent to followed topics.
+                     * @example false
+                     */
+                    enable_followed_topic_audible_notifications?: boolean;
+                    /**
+                     * @description Enable digest emails when the user is away.
+                     * @example true
+                     */
+                    enable_digest_emails?: boolean;
+                    /**
+                     * @description Include the message's content in email notifications for new messages.
+                     * @example true
+                     */
+                    message_content_in_email_notifications?: boolean;
+                    /**
+                     * @description Include content of direct messages in desktop notifications.
+                     * @example true
+                     */
+                    pm_content_in_desktop_notifications?: boolean;
+                    /**
+                     * @description Whether wildcard mentions (E.g. @**all**) should send notifications
+                     *     like a personal mention.
+                     * @example true
+                     */
+                    wildcard_mentions_notify?: boolean;
+                    /**
+                     * @description Whether wildcard mentions (e.g., @**all**) in messages sent to followed topics
+                     *     should send notifications like a personal mention.
+                     * @example true
+                     */
+                    enable_followed_topic_wildcard_mentions_notify?: boolean;
+                    /**
+                     * @description Unread count badge (appears in desktop sidebar and browser tab)
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    desktop_icon_count_display?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether to include organization name in subject of message notification
+                     *     emails
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    realm_name_in_email_notifications_policy?: 1 | 2 | 3;
+                    /**
+                     * @description Which topics to follow automatically
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    automatically_follow_topics_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Which topics to unmute automatically in muted channels
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    automatically_unmute_topics_in_muted_streams_policy?: 1 | 2 | 3 | 4;
+                    /**
+                     * @description Whether the server will automatically mark the user as following
+                     *     topics where the user is mentioned.
+                     * @example true
+                     */
+                    automatically_follow_topics_where_mentioned?: boolean;
+                    /**
+                     * @description Controls whether the resolved-topic notices are marked as read.
+                     * @example except_followed
+                     * @enum {string}
+                     */
+                    resolved_topic_notice_auto_read_policy?: "always" | "except_followed" | "never";
+                    /**
+                     * @description Display the presence status to other users when online.
+                     * @example true
+                     */
+                    presence_enabled?: boolean;
+                    /**
+                     * @description Whether pressing Enter in the compose box sends a message
+                     *     (or saves a message edit).
+                     * @example true
+                     */
+                    enter_sends?: boolean;
+                    /**
+                     * @description Whether typing notifications
+                     * @example true
+                     */
+                    send_private_typing_notifications?: boolean;
+                    /**
+                     * @description Whether typing notifications
+                     * @example true
+                     */
+                    send_stream_typing_notifications?: boolean;
+                    /**
+                     * @description Whether other users are allowed to see whether you've
+                     *     read messages.
+                     * @example true
+                     */
+                    send_read_receipts?: boolean;
+                    /**
+                     * @description The policypermission-level this user has selected for which other
+                     *     usershelp-email-visibility in this organization can see their real
+                     *     email address.
+                     * @example 1
+                     * @enum {integer}
+                     */
+                    email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description Web/desktop app setting for whether the user's view should
+                     *     automatically go to the conversation where they sent a message.
+                     * @example true
+                     */
+                    web_navigate_to_sent_message?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not an administrator, or a setting was refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -146,6 +146,7 @@ import {
   updateNotificationSettings,
   updateSettings,
 } from "./handlers/settings.ts";
+import { updateRealmUserSettingsDefaults } from "./handlers/realm-user-settings-defaults.ts";
 import { getStreamTopics } from "./handlers/topics.ts";
 import { renderMessage } from "./handlers/message-render.ts";
 import {
@@ -209,6 +210,7 @@ export const handlers = {
   "update-settings": updateSettings,
   "update-notification-settings": updateNotificationSettings,
   "update-display-settings": updateDisplaySettings,
+  "update-realm-user-settings-defaults": updateRealmUserSettingsDefaults,
   "create-channel": createChannel,
   "get-streams": getStreams,
   "get-stream-by-id": getStreamById,

@@ -151,6 +151,9 @@ describe("events against Zulip's schema", () => {
     await expectSuccess(
       server.as("iago").PATCH("/realm", { body: { message_content_edit_limit_seconds: 1200 } }),
     );
+    await expectSuccess(
+      server.as("iago").PATCH("/realm/user_settings_defaults", { body: { enter_sends: true } }),
+    );
     const group = await expectSuccess(
       server.as("iago").POST("/user_groups/create", {
         body: { name: "schema", description: "", members: [userId("hamlet")] },
@@ -355,6 +358,7 @@ describe("events against Zulip's schema", () => {
         "realm_bot update",
         "realm_user add",
         "realm_user update",
+        "realm_user_settings_defaults update",
         "reminders add",
         "reminders remove",
         "scheduled_messages add",

@@ -134,6 +134,10 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
   await tx.groupGroupMembership.createMany({
     data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })),
   });
+  // Its defaults for new users' settings start at Zulip's (the columns' defaults).
+  await tx.realmUserDefault.create({
+    data: { realmId, emailAddressVisibility: input.emailAddressVisibility ?? 1 },
+  });
   return tx.realm.findUniqueOrThrow({ where: { id: realmId } });
 }
 

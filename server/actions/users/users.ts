@@ -3,6 +3,10 @@
  * the personal recipient that direct messages to them use, their stored API email (a dummy
  * address when their real one is hidden), and their role's system-group membership.
  */
+import {
+  newUserSettings,
+  realmUserDefaults,
+} from "../../lib/realm/realm-user-settings-defaults.ts";
 import { Prisma, type Realm, type Tx, type UserProfile } from "../../db/index.ts";
 import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
 import { checkEmailAllowedForRealm, isValidEmail } from "../../lib/email/addresses.ts";
@@ -97,6 +101,8 @@ export async function doCreateUser(
         passwordHash: input.passwordHash ?? null,
         timezone: input.timezone ?? "",
         emailAddressVisibility: realm.emailAddressVisibility,
+        // copy_default_settings: a human takes the organization's defaults (bots keep Zulip's).
+        ...(input.isBot ? {} : newUserSettings(await realmUserDefaults(tx, realm.id))),
       },
     })
     .catch((e: unknown) => {

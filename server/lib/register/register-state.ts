@@ -2,6 +2,10 @@
  * The initial state POST /register returns (zerver/lib/events.py fetch_initial_state_data),
  * section by section, each fetched only when the client asked for its event type.
  */
+import {
+  realmUserDefaults,
+  userSettingsDefaultsState,
+} from "../realm/realm-user-settings-defaults.ts";
 import { unixSeconds } from "../time.ts";
 import type { RequestContext } from "../../context.ts";
 import {
@@ -173,6 +177,12 @@ export async function fetchInitialState(
       is_guest: user.role === Role.GUEST,
     });
   }
+  // The stored defaults over the static ones (which add the choices and the settings without one).
+  if (want("realm_user_settings_defaults"))
+    state.realm_user_settings_defaults = {
+      ...(state.realm_user_settings_defaults as object),
+      ...userSettingsDefaultsState(await realmUserDefaults(db, realm.id)),
+    };
   if (want("realm_bot")) state.realm_bots = await ownedBotDicts(db, user);
   if (want("message")) {
     const last = await db.userMessage.findFirst({

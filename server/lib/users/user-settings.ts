@@ -23,6 +23,12 @@ export interface UserSetting {
    * `update_global_notifications` (display_settings_legacy / notification_settings_legacy).
    */
   legacy?: "display" | "notification";
+  /**
+   * false for the settings an organization has no default for (not among the parameters of
+   * Zulip's update_realm_user_settings_defaults): the time zone and language come from the new
+   * user, the login and marketing emails and the private data export are the user's own choice.
+   */
+  realmDefault?: false;
 }
 
 /** UserProfile.EMOJISET_CHOICES, in Zulip's order (register's emojiset_choices). */
@@ -70,7 +76,7 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   { name: "color_scheme", kind: "int", field: "colorScheme", choices: ONE_TO_THREE, legacy: "display" },
   bool("translate_emoticons", "translateEmoticons", "display"),
   bool("display_emoji_reaction_users", "displayEmojiReactionUsers"),
-  { name: "default_language", kind: "string", field: "defaultLanguage", legacy: "display" },
+  { name: "default_language", kind: "string", field: "defaultLanguage", legacy: "display", realmDefault: false },
   { name: "web_home_view", kind: "string", field: "webHomeView", choices: ["recent_topics", "inbox", "all_messages"], legacy: "display" },
   bool("web_escape_navigates_to_home_view", "webEscapeNavigatesToHomeView"),
   bool("web_inbox_show_channel_folders", "webInboxShowChannelFolders"),
@@ -83,7 +89,7 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   bool("hide_ai_features", "hideAiFeatures"),
   bool("web_left_sidebar_show_channel_folders", "webLeftSidebarShowChannelFolders"),
   bool("web_left_sidebar_unreads_count_summary", "webLeftSidebarUnreadsCountSummary"),
-  { name: "timezone", kind: "string", field: "timezone" },
+  { name: "timezone", kind: "string", field: "timezone", realmDefault: false },
   bool("enter_sends", "enterSends", "display"),
   bool("enable_drafts_synchronization", "enableDraftsSynchronization", "display"),
   bool("enable_stream_desktop_notifications", "enableStreamDesktopNotifications", "notification"),
@@ -102,8 +108,8 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   bool("enable_offline_push_notifications", "enableOfflinePushNotifications", "notification"),
   bool("enable_online_push_notifications", "enableOnlinePushNotifications", "notification"),
   bool("enable_digest_emails", "enableDigestEmails", "notification"),
-  bool("enable_marketing_emails", "enableMarketingEmails", "notification"),
-  bool("enable_login_emails", "enableLoginEmails", "notification"),
+  { ...bool("enable_marketing_emails", "enableMarketingEmails", "notification"), realmDefault: false },
+  { ...bool("enable_login_emails", "enableLoginEmails", "notification"), realmDefault: false },
   bool("message_content_in_email_notifications", "messageContentInEmailNotifications", "notification"),
   bool("pm_content_in_desktop_notifications", "pmContentInDesktopNotifications", "notification"),
   bool("wildcard_mentions_notify", "wildcardMentionsNotify", "notification"),
@@ -118,7 +124,7 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   bool("send_private_typing_notifications", "sendPrivateTypingNotifications"),
   bool("send_stream_typing_notifications", "sendStreamTypingNotifications"),
   bool("send_read_receipts", "sendReadReceipts"),
-  bool("allow_private_data_export", "allowPrivateDataExport"),
+  { ...bool("allow_private_data_export", "allowPrivateDataExport"), realmDefault: false },
   { name: "email_address_visibility", kind: "int", field: "emailAddressVisibility", choices: [1, 2, 3, 4, 5] },
   bool("web_navigate_to_sent_message", "webNavigateToSentMessage"),
 ]; // prettier-ignore
@@ -128,6 +134,9 @@ export const legacySettings = (group: NonNullable<UserSetting["legacy"]>) =>
   USER_SETTINGS.filter((s) => s.legacy === group);
 
 const BY_NAME = new Map(USER_SETTINGS.map((s) => [s.name, s]));
+
+/** The settings an organization sets defaults for (Zulip's RealmUserDefault, as its view takes them). */
+export const REALM_DEFAULT_SETTINGS = USER_SETTINGS.filter((s) => s.realmDefault !== false);
 export const userSetting = (name: string) => BY_NAME.get(name);
 
 export type SettingValue = boolean | number | string;

@@ -275,6 +275,12 @@ export const rows: Row[] = [
     }),
   },
   {
+    // The value is Zulip's default: the row changes nothing other tests would notice.
+    op: "PATCH /realm/user_settings_defaults",
+    req: () => ({ body: { starred_message_counts: true } }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
     op: "GET /realm/emoji",
     req: () => ({}),
     expect: by({ [`${everyone} other`]: ok }),
