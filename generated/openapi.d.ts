@@ -919,6 +919,45 @@ export interface paths {
         patch: operations["edit-draft"];
         trace?: never;
     };
+    "/bot_storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a bot's storage
+         * @description The calling bot's stored key-value pairs: those of `keys`, or all of them. A key it does
+         *     not hold is refused ("Key does not exist."). Bots only.
+         *
+         *     Not in Zulip's OpenAPI document: written from Zulip's `zerver/views/storage.py`.
+         */
+        get: operations["get-bot-storage"];
+        /**
+         * Update a bot's storage
+         * @description Store key-value pairs in the calling bot's storage, replacing the values of keys it
+         *     already holds. Keys and values are strings; the bot's keys and values together may take
+         *     at most 10,000,000 characters (Zulip's `USER_STATE_SIZE_LIMIT`): a request that would
+         *     exceed it changes nothing. Bots only ("Must be a bot user").
+         *
+         *     Not in Zulip's OpenAPI document: written from Zulip's `zerver/views/storage.py`.
+         */
+        put: operations["update-bot-storage"];
+        post?: never;
+        /**
+         * Remove from a bot's storage
+         * @description Remove the given keys from the calling bot's storage, or every key when `keys` is absent.
+         *     If any of `keys` is not held, nothing is removed ("Key does not exist."). Bots only.
+         *
+         *     Not in Zulip's OpenAPI document: written from Zulip's `zerver/views/storage.py`.
+         */
+        delete: operations["remove-bot-storage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/saved_snippets": {
         parameters: {
             query?: never;
@@ -9259,6 +9298,113 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-bot-storage": {
+        parameters: {
+            query?: {
+                /** @description The keys to read. Absent means every key. */
+                keys?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "storage": {
+                     *         "key 1": "value 1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The keys asked for (or all) and their values. */
+                        storage: {
+                            [key: string]: string;
+                        };
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    "update-bot-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "storage": {
+                 *         "key 1": "value 1"
+                 *       }
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The keys and the string values to store under them. */
+                    storage: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            /** @description The caller is not a bot, a value is not a string, or the storage would exceed its limit. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"] | components["schemas"]["MissingArgumentError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+        };
+    };
+    "remove-bot-storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "key 1"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description The keys to remove. Absent means every key. */
+                    keys?: string[];
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
         };
     };
     "get-saved-snippets": {

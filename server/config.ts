@@ -52,6 +52,8 @@ export interface Config {
   pgliteFsync: boolean;
   /** Largest file POST /user_uploads accepts, in MiB (Zulip's MAX_FILE_UPLOAD_SIZE). */
   maxFileUploadSizeMib: number;
+  /** Characters of keys and values one bot may keep in its storage (Zulip's USER_STATE_SIZE_LIMIT). */
+  botStorageSizeLimit: number;
   /** Largest custom emoji image POST /realm/emoji/{name} accepts, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB). */
   maxEmojiFileSizeMib: number;
   /** Whether organizations may have web-public channels (Zulip's WEB_PUBLIC_STREAMS_ENABLED; off by default, as in production). */
@@ -288,6 +290,14 @@ export function configFromEnv(
     // rarely on the embedded database, which no other process writes (its own wake the loop).
     scheduledDeliveryIntervalMs: ms("SCHEDULED_DELIVERY_INTERVAL_MS", databaseUrl ? 1000 : 60_000),
     pgliteFsync: pgliteFsyncFromEnv(env),
+    botStorageSizeLimit: integer(
+      env,
+      "USER_STATE_SIZE_LIMIT",
+      10_000_000,
+      1,
+      1_000_000_000,
+      "a whole number of characters",
+    ),
     maxFileUploadSizeMib: integer(
       env,
       "MAX_FILE_UPLOAD_SIZE",

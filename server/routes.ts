@@ -12,6 +12,7 @@ import { requestCounter } from "./http/auth.ts";
 import { countStatements } from "./db/statements.ts";
 import type { Handler, HandlerMap } from "./http/types.ts";
 import { fetchApiKey } from "./handlers/api-keys.ts";
+import { getBotStorage, removeBotStorage, updateBotStorage } from "./handlers/bot-storage.ts";
 import { getAttachments, removeAttachment } from "./handlers/attachments.ts";
 import {
   createInviteLink,
@@ -193,6 +194,9 @@ export const handlers = {
   "get-drafts": getDrafts,
   "create-drafts": createDrafts,
   "delete-draft": deleteDraft,
+  "update-bot-storage": updateBotStorage,
+  "get-bot-storage": getBotStorage,
+  "remove-bot-storage": removeBotStorage,
   "get-saved-snippets": getSavedSnippets,
   "create-saved-snippet": createSavedSnippet,
   "edit-saved-snippet": editSavedSnippet,

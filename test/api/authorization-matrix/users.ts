@@ -161,6 +161,21 @@ export const rows: Row[] = [
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
   },
   {
+    op: "PUT /bot_storage",
+    req: ({ fx }) => ({ body: { storage: { [`key ${fx.next()}`]: "value" } } }),
+    expect: by({ bot: ok, "owner admin mod member guest other": bad("Must be a bot user") }),
+  },
+  {
+    op: "GET /bot_storage",
+    req: () => ({}),
+    expect: by({ bot: ok, "owner admin mod member guest other": bad("Must be a bot user") }),
+  },
+  {
+    op: "DELETE /bot_storage",
+    req: () => ({}),
+    expect: by({ bot: ok, "owner admin mod member guest other": bad("Must be a bot user") }),
+  },
+  {
     op: "GET /bots",
     req: () => ({}),
     expect: by({ "owner admin mod member bot other": ok, guest: NOT_GUEST }),
