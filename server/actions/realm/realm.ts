@@ -394,6 +394,22 @@ export async function doUpdateRealm(
         FROM old WHERE u.id = old.id
         RETURNING u.id, old.email AS old_email, u.email AS new_email`;
       events.invalidate(`users:${realm.id}`);
+      // New users take the policy too: it is also the organization's default for them
+      // (RealmUserDefault, PATCH /realm/user_settings_defaults), kept equal here.
+      const defaults = await tx.realmUserDefault.updateMany({
+        where: { realmId: realm.id, emailAddressVisibility: { not: visibility } },
+        data: { emailAddressVisibility: visibility },
+      });
+      if (defaults.count > 0)
+        events.add(
+          {
+            type: "realm_user_settings_defaults",
+            op: "update",
+            property: "email_address_visibility",
+            value: visibility,
+          },
+          recipients,
+        );
       for (const u of changed.sort((a, b) => a.id - b.id))
         if (u.new_email !== u.old_email)
           events.add(
