@@ -32,12 +32,24 @@ describe("x-zulip-requires-role: administrator", () => {
     "%s refuses a member before reading its parameters",
     async (_id, op) => {
       const params = { name: 7, bogus: "[" };
-      const member = await realClient(server, "hamlet", op.method.toUpperCase(), pathOf(op.specPath), params);
+      const member = await realClient(
+        server,
+        "hamlet",
+        op.method.toUpperCase(),
+        pathOf(op.specPath),
+        params,
+      );
       expect(member).toMatchObject({
         status: 400,
         body: { msg: "Must be an organization administrator", code: "UNAUTHORIZED_PRINCIPAL" },
       });
-      const admin = await realClient(server, "iago", op.method.toUpperCase(), pathOf(op.specPath), params);
+      const admin = await realClient(
+        server,
+        "iago",
+        op.method.toUpperCase(),
+        pathOf(op.specPath),
+        params,
+      );
       expect(admin.body.msg).not.toBe("Must be an organization administrator");
     },
   );
