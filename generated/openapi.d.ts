@@ -116,6 +116,8 @@ export interface paths {
          *     `max_channel_folder_description_length` are new in feature level 389.
          *     `server_report_message_types` is new in feature level 435.
          *     `has_videoprovider_token` is new in feature level 493.
+         *     `realm_is_zephyr_mirror_realm` was removed in Zulip 12.0 (feature level 426), `push_devices`
+         *     in feature level 468.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -5787,6 +5789,8 @@ export interface components {
          * reaction_add
          * @description A user added an emoji reaction to a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
+         *
+         *     **Changes**: The deprecated `user` object was removed in Zulip 12.0 (feature level 484).
          */
         ReactionAddEvent: {
             id: number;
@@ -5795,15 +5799,6 @@ export interface components {
             /** @enum {string} */
             op: "add";
             user_id: number;
-            /**
-             * @deprecated
-             * @description The reacting user (use `user_id`).
-             */
-            user: {
-                user_id: number;
-                email: string;
-                full_name: string;
-            };
             message_id: number;
             emoji_name: string;
             emoji_code: string;
@@ -5814,6 +5809,8 @@ export interface components {
          * reaction_remove
          * @description A user removed an emoji reaction from a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
+         *
+         *     **Changes**: The deprecated `user` object was removed in Zulip 12.0 (feature level 484).
          */
         ReactionRemoveEvent: {
             id: number;
@@ -5822,15 +5819,6 @@ export interface components {
             /** @enum {string} */
             op: "remove";
             user_id: number;
-            /**
-             * @deprecated
-             * @description The reacting user (use `user_id`).
-             */
-            user: {
-                user_id: number;
-                email: string;
-                full_name: string;
-            };
             message_id: number;
             emoji_name: string;
             emoji_code: string;
@@ -6562,7 +6550,8 @@ export interface operations {
                      *         "apple": false,
                      *         "azuread": false,
                      *         "remoteuser": false,
-                     *         "openid connect": false
+                     *         "openid connect": false,
+                     *         "discord": false
                      *       },
                      *       "external_authentication_methods": [],
                      *       "zulip_feature_level": 496,
@@ -6601,6 +6590,12 @@ export interface operations {
                             azuread: boolean;
                             remoteuser: boolean;
                             "openid connect": boolean;
+                            /**
+                             * @description Discord OAuth; never offered here.
+                             *
+                             *     **Changes**: New in Zulip 12.0 (feature level 488).
+                             */
+                            discord: boolean;
                         };
                         /**
                          * @description The enabled external (single sign-on) authentication methods, in the order
@@ -7278,6 +7273,56 @@ export interface operations {
                         realm_topics_policy?: "allow_empty_topic" | "disable_empty_topic";
                         /** @description Whether logged-out visitors may view web-public channels. */
                         realm_enable_spectator_access?: boolean;
+                        /**
+                         * @description (`realm`) The organization's UUID, with which clients may compute Jdenticon
+                         *     avatars themselves.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 466).
+                         */
+                        realm_uuid?: string;
+                        /**
+                         * @description (`realm`) Whether the organization's security model lets its owners access
+                         *     all private content. Always `false` here: this server offers no full data
+                         *     export without consent.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 438).
+                         */
+                        realm_owner_full_content_access?: boolean;
+                        /**
+                         * @description (`realm`) The highest rating of GIFs the GIF pickers may offer.
+                         *
+                         *     **Changes**: Before Zulip 12.0 (feature level 453), this was called
+                         *     `realm_giphy_rating`.
+                         */
+                        realm_gif_rating_policy?: number;
+                        /**
+                         * @description (`realm`) The values `gif_rating_policy` may take, with their names; empty
+                         *     here, as no GIF provider is configured.
+                         *
+                         *     **Changes**: Renamed from `giphy_rating_options` to `gif_rating_options` in
+                         *     Zulip 12.0 (feature level 442), then to `gif_rating_policy_options` (feature
+                         *     level 453).
+                         */
+                        gif_rating_policy_options?: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                            };
+                        };
+                        /** @description (`giphy`) The GIPHY API key; `""` as no GIF provider is configured. */
+                        giphy_api_key?: string;
+                        /**
+                         * @description (`tenor`) The Tenor API key; `""` as no GIF provider is configured.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 442).
+                         */
+                        tenor_api_key?: string;
+                        /**
+                         * @description (`klipy`) The KLIPY API key; `""` as no GIF provider is configured.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 486).
+                         */
+                        klipy_api_key?: string;
                     } & {
                         [key: string]: unknown;
                     }) & components["schemas"]["JsonSuccessBase"];
