@@ -1170,9 +1170,10 @@ export interface paths {
          * Update settings
          * @description Change the caller's own settings (Zulip's `json_change_settings`): their name, their password
          *     (with the old one), and any of their personal settings. Each setting that changes sends a
-         *     `user_settings` event (op `update`) to the caller, and for settings older than Zulip 5.0 the
-         *     legacy `update_display_settings` or `update_global_notifications` event for clients without
-         *     the `user_settings_object` capability. Not for bots.
+         *     `user_settings` event (op `update`) to the caller. Not for bots.
+         *
+         *     **Changes**: The legacy `update_display_settings` and `update_global_notifications` events
+         *     are no longer sent since Zulip 12.0 (feature level 439).
          *
          *     Checks in Zulip's order: each parameter's type and allowed values, `timezone`, then
          *     `default_language`, `notification_sound` and `email_notifications_batching_period_seconds`,
@@ -1201,7 +1202,7 @@ export interface paths {
          *     into it (zerver/urls.py), still called by python-zulip-api's
          *     `update_notification_settings`. The same action as
          *     `PATCH /settings`, with the same checks, texts and events, but it takes only the notification
-         *     settings (those with a legacy `update_global_notifications` event);
+         *     settings (those fetched in register as `update_global_notifications`);
          *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
          */
         patch: operations["update-notification-settings"];
@@ -1227,7 +1228,7 @@ export interface paths {
          *     into it (zerver/urls.py), still called by python-zulip-api's
          *     `update_display_settings`. The same action as
          *     `PATCH /settings`, with the same checks, texts and events, but it takes only the display
-         *     settings (those with a legacy `update_display_settings` event);
+         *     settings (those fetched in register as `update_display_settings`);
          *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
          */
         patch: operations["update-display-settings"];
@@ -5227,37 +5228,6 @@ export interface components {
             value: boolean | number | string;
         };
         /**
-         * update_display_settings
-         * @deprecated
-         * @description A display setting changed, to the user; sent with `user_settings` to clients without the
-         *     `user_settings_object` capability.
-         */
-        UpdateDisplaySettingsEvent: {
-            id: number;
-            /** @enum {string} */
-            type: "update_display_settings";
-            /** @description The user's email. */
-            user: string;
-            setting_name: string;
-            setting: boolean | number | string;
-            language_name?: string;
-        };
-        /**
-         * update_global_notifications
-         * @deprecated
-         * @description A notification setting changed, to the user; sent with `user_settings` to clients without
-         *     the `user_settings_object` capability.
-         */
-        UpdateGlobalNotificationsEvent: {
-            id: number;
-            /** @enum {string} */
-            type: "update_global_notifications";
-            /** @description The user's email. */
-            user: string;
-            notification_name: string;
-            setting: boolean | number | string;
-        };
-        /**
          * attachment add
          * @description The user uploaded a file.
          */
@@ -6015,7 +5985,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -6171,11 +6141,15 @@ export interface components {
          */
         default_language: string;
         /**
-         * @description The home view
+         * @description The home view: `recent` (the recent conversations view), `inbox` or
+         *     `all_messages`.
+         *
+         *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+         *     view was `recent_topics`.
          * @example all_messages
          * @enum {string}
          */
-        web_home_view: "recent_topics" | "inbox" | "all_messages";
+        web_home_view: "recent" | "inbox" | "all_messages";
         /**
          * @description Whether the users list on left sidebar in narrow windows.
          * @example true
@@ -10049,11 +10023,15 @@ export interface operations {
                      */
                     default_language?: string;
                     /**
-                     * @description The home view
+                     * @description The home view: `recent` (the recent conversations view), `inbox` or
+                     *     `all_messages`.
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+                     *     view was `recent_topics`.
                      * @example all_messages
                      * @enum {string}
                      */
-                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    web_home_view?: "recent" | "inbox" | "all_messages";
                     /**
                      * @description Whether the escape key navigates to the
                      *     configured home view
@@ -14328,11 +14306,15 @@ export interface operations {
                      */
                     display_emoji_reaction_users?: boolean;
                     /**
-                     * @description The home view
+                     * @description The home view: `recent` (the recent conversations view), `inbox` or
+                     *     `all_messages`.
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+                     *     view was `recent_topics`.
                      * @example all_messages
                      * @enum {string}
                      */
-                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    web_home_view?: "recent" | "inbox" | "all_messages";
                     /**
                      * @description Whether the escape key navigates to the
                      *     configured home view
