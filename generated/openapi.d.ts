@@ -2494,8 +2494,11 @@ export interface paths {
          *
          *     This server offers the subset of Zulip's settings that the API it serves depends on: message
          *     editing, deleting and moving, wildcard mentions, message reports, read receipts, custom emoji,
-         *     empty topics, spectator access and email visibility, plus the organization's name and
-         *     description.
+         *     empty topics, spectator access and email visibility, channel event messages, the GIF rating
+         *     and the size of media previews, plus the organization's name and description.
+         *
+         *     `send_channel_events_messages`, `gif_rating_policy` and `media_preview_size` are announced
+         *     as Zulip's do_set_realm_property announces them: a `realm` event with op `update`.
          */
         patch: operations["update-realm"];
         trace?: never;
@@ -7248,6 +7251,21 @@ export interface operations {
                         /** @description Whether logged-out visitors may view web-public channels. */
                         realm_enable_spectator_access?: boolean;
                         /**
+                         * @description (`realm`) Whether Notification Bot posts channel events (a channel's creation,
+                         *     archiving, renaming, …) in the channel's "channel events" topic.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 434).
+                         */
+                        realm_send_channel_events_messages?: boolean;
+                        /**
+                         * @description (`realm`) The height of image and video previews in messages, in percent of
+                         *     the default size.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 469).
+                         * @enum {integer}
+                         */
+                        realm_media_preview_size?: 100 | 150 | 200;
+                        /**
                          * @description (`realm`) The organization's UUID, with which clients may compute Jdenticon
                          *     avatars themselves.
                          *
@@ -7263,15 +7281,15 @@ export interface operations {
                          */
                         realm_owner_full_content_access?: boolean;
                         /**
-                         * @description (`realm`) The highest rating of GIFs the GIF pickers may offer.
+                         * @description (`realm`) The highest rating of GIFs the GIF pickers may offer (an `id` of
+                         *     `gif_rating_policy_options`).
                          *
                          *     **Changes**: Before Zulip 12.0 (feature level 453), this was called
                          *     `realm_giphy_rating`.
                          */
                         realm_gif_rating_policy?: number;
                         /**
-                         * @description (`realm`) The values `gif_rating_policy` may take, with their names; empty
-                         *     here, as no GIF provider is configured.
+                         * @description (`realm`) The values `gif_rating_policy` may take, by key, with their names.
                          *
                          *     **Changes**: Renamed from `giphy_rating_options` to `gif_rating_options` in
                          *     Zulip 12.0 (feature level 442), then to `gif_rating_policy_options` (feature
@@ -13685,6 +13703,31 @@ export interface operations {
                      * @enum {integer}
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description Whether Notification Bot posts channel events (a channel's creation, archiving,
+                     *     renaming, …) in the channel's "channel events" topic. Reported by register as
+                     *     `realm_send_channel_events_messages`.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 434).
+                     */
+                    send_channel_events_messages?: boolean;
+                    /**
+                     * @description The highest rating of GIFs the GIF pickers may offer: an `id` of register's
+                     *     `gif_rating_policy_options` (0 turns GIFs off). Another number gives "Invalid
+                     *     gif_rating_policy <value>".
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 453), this was `giphy_rating`
+                     *     (which this server never took).
+                     */
+                    gif_rating_policy?: number;
+                    /**
+                     * @description The height of image and video previews in messages, in percent of the default
+                     *     size.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 469).
+                     * @enum {integer}
+                     */
+                    media_preview_size?: 100 | 150 | 200;
                 };
             };
         };
@@ -13740,6 +13783,10 @@ export interface operations {
                         enable_spectator_access?: boolean;
                         /** @enum {integer} */
                         email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                        send_channel_events_messages?: boolean;
+                        gif_rating_policy?: number;
+                        /** @enum {integer} */
+                        media_preview_size?: 100 | 150 | 200;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };

@@ -47,6 +47,8 @@ const NEWER_THAN_DOCUMENT = [
   "tenor_api_key", // register, level 442
   "realm_gif_rating_policy", // register, level 453 (was realm_giphy_rating)
   "gif_rating_policy_options", // register, level 453 (was giphy_rating_options)
+  "realm_send_channel_events_messages", // register, level 434
+  "realm_media_preview_size", // register, level 469
   "realm_uuid", // register, level 466
   "klipy_api_key", // register, level 486
 ];
@@ -111,8 +113,10 @@ describe("POST /register against Zulip's register schema", () => {
     expect(state).toMatchObject({
       realm_uuid: realm.uuid,
       realm_owner_full_content_access: false,
-      realm_gif_rating_policy: realm.giphyRating,
-      gif_rating_policy_options: {},
+      realm_gif_rating_policy: realm.gifRatingPolicy,
+      gif_rating_policy_options: expect.objectContaining({ g: { name: expect.any(String), id: 2 } }),
+      realm_media_preview_size: 100,
+      realm_send_channel_events_messages: true,
       giphy_api_key: "",
       tenor_api_key: "",
       klipy_api_key: "",

@@ -5,6 +5,7 @@
  * then overwrites them with real data: a field is never missing, whatever is implemented.
  */
 import { GROUP_SETTINGS } from "../groups/group-settings.ts";
+import { GIF_RATING_POLICY_OPTIONS } from "../realm/realm.ts";
 
 /** Zulip's UserBaseSettings defaults (zerver/models/users.py), as register's `user_settings`. */
 export const USER_SETTINGS_DEFAULTS = {
@@ -163,9 +164,8 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       password_min_length: 6,
       password_max_length: 100,
       password_min_guesses: 10000,
-      // Realm.GIF_RATING_POLICY_OPTIONS is offered only with a GIF provider; this server has none.
       // Was giphy_rating_options before level 442, gif_rating_options before 453.
-      gif_rating_policy_options: {},
+      gif_rating_policy_options: GIF_RATING_POLICY_OPTIONS,
       // No data export consents here: the organization's owners never get everyone's private
       // content (Realm.owner_full_content_access, set only by a server administrator; level 438).
       realm_owner_full_content_access: false,

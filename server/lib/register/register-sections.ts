@@ -48,7 +48,11 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_video_chat_provider: realm.videoChatProvider,
     realm_jitsi_server_url: realm.jitsiServerUrl,
     // realm_giphy_rating before level 453: the rating applies to every GIF provider.
-    realm_gif_rating_policy: realm.giphyRating,
+    realm_gif_rating_policy: realm.gifRatingPolicy,
+    // Level 469: previews' height, in percent of the default.
+    realm_media_preview_size: realm.mediaPreviewSize,
+    // Level 434: whether Notification Bot posts channel events (creation, archiving, …).
+    realm_send_channel_events_messages: realm.sendChannelEventsMessages,
     // Level 466: lets clients draw Jdenticon avatars themselves.
     realm_uuid: realm.uuid,
     realm_waiting_period_threshold: realm.waitingPeriodThreshold,
