@@ -219,6 +219,48 @@ describe("PATCH /settings: events and register", () => {
     await expectSuccess(patch("prospero", { web_home_view: "inbox" }));
   });
 
+  it("web_inbox_show_channel_folders (feature level 431): PATCH /settings, its event, register and the organization default", async () => {
+    const own = await queueOf("prospero", { event_types: ["user_settings"] });
+    await expectSuccess(patch("prospero", { web_inbox_show_channel_folders: false }));
+    expect(await own()).toEqual([
+      {
+        type: "user_settings",
+        op: "update",
+        property: "web_inbox_show_channel_folders",
+        value: false,
+      },
+    ]);
+    const state = await register("prospero", {
+      fetch_event_types: ["user_settings", "realm_user_settings_defaults"],
+    });
+    expect((state.user_settings as Record<string, unknown>).web_inbox_show_channel_folders).toBe(
+      false,
+    );
+    expect(state.realm_user_settings_defaults).toMatchObject({
+      web_inbox_show_channel_folders: true,
+    });
+    const admin = await queueOf("iago", { event_types: ["realm_user_settings_defaults"] });
+    await expectSuccess(
+      server.as("iago").PATCH("/realm/user_settings_defaults", {
+        body: { web_inbox_show_channel_folders: false },
+      }),
+    );
+    expect(await admin()).toEqual([
+      {
+        type: "realm_user_settings_defaults",
+        op: "update",
+        property: "web_inbox_show_channel_folders",
+        value: false,
+      },
+    ]);
+    await expectSuccess(
+      server.as("iago").PATCH("/realm/user_settings_defaults", {
+        body: { web_inbox_show_channel_folders: true },
+      }),
+    );
+    await expectSuccess(patch("prospero", { web_inbox_show_channel_folders: true }));
+  });
+
   it("sends nothing for a value that does not change", async () => {
     const next = await queueOf("iago", { event_types: ["user_settings"] });
     await expectSuccess(patch("iago", { enter_sends: false, emojiset: "google" }));
