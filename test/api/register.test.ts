@@ -114,7 +114,9 @@ describe("POST /register against Zulip's register schema", () => {
       realm_uuid: realm.uuid,
       realm_owner_full_content_access: false,
       realm_gif_rating_policy: realm.gifRatingPolicy,
-      gif_rating_policy_options: expect.objectContaining({ g: { name: expect.any(String), id: 2 } }),
+      gif_rating_policy_options: expect.objectContaining({
+        g: { name: expect.any(String), id: 2 },
+      }),
       realm_media_preview_size: 100,
       realm_send_channel_events_messages: true,
       giphy_api_key: "",

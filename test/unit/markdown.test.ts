@@ -478,11 +478,7 @@ const ZULIP_FIXTURES: Array<[name: string, input: string, expected: string]> = [
     // Feature level 451: an invalid time is its escaped text, no longer a timestamp-error span.
     "<p>&lt;time:&lt;alert(1)&gt;&gt;</p>",
   ],
-  [
-    "timestamp_incorrect",
-    "<time:**hello world**>",
-    "<p>&lt;time:**hello world**&gt;</p>",
-  ],
+  ["timestamp_incorrect", "<time:**hello world**>", "<p>&lt;time:**hello world**&gt;</p>"],
   [
     "timestamp_unix",
     "Let's meet at <time:1496701800>.",

@@ -451,10 +451,7 @@ export async function doUpdateRealm(
     for (const [property, value] of Object.entries(echoed)) {
       if (groupUpdates.some(({ setting }) => setting.name === property)) continue;
       if (property in PROPERTIES) {
-        events.add(
-          { type: "realm", op: "update", property, value: value as boolean | number },
-          recipients,
-        );
+        events.add({ type: "realm", op: "update", property, value }, recipients);
         continue;
       }
       const eventValue = value === "updated" ? changes[property as "name"] : value;
