@@ -3402,7 +3402,12 @@ export interface paths {
          *     "Invalid URL template." (not an RFC 6570 template), "Bad regular expression: …", "Group
          *     'x' in URL template is not present in linkifier pattern.", "Group 'x' in linkifier pattern
          *     is not present in URL template.", and "Realm filter with this Realm and Pattern already
-         *     exists.". Everyone gets a `realm_linkifiers` event.
+         *     exists."; between the pattern and the groups, the reverse-linkification fields: a
+         *     `reverse_template` without `example_input`, "Example input does not match the linkifier
+         *     pattern.", the reverse template's own errors ("Invalid auto-conversion field: missing '}'
+         *     character.", "… empty field name.", "Group 'x' in auto-conversion field is not present in
+         *     linkifier pattern.") and "Example text does not match auto-conversion field."; then each
+         *     alternative URL template as the URL template. Everyone gets a `realm_linkifiers` event.
          */
         post: operations["add-linkifier"];
         delete?: never;
@@ -5750,7 +5755,10 @@ export interface components {
          * @example {
          *       "id": 1,
          *       "pattern": "#(?P<id>[0-9]+)",
-         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+         *       "example_input": "#2468",
+         *       "reverse_template": "#{id}",
+         *       "alternative_url_templates": []
          *     }
          */
         Linkifier: {
@@ -5760,6 +5768,22 @@ export interface components {
             pattern: string;
             /** @description The RFC 6570 URL template its matches link to, one variable per named group. */
             url_template: string;
+            /**
+             * @description A sample text the pattern matches, or null. **Changes**: New in Zulip 12.0 (feature level
+             *     471).
+             */
+            example_input: string | null;
+            /**
+             * @description A template with `{group}` fields (`{{` and `}}` for literal braces) that turns a URL
+             *     matching the URL template back into the linkified text, or null. **Changes**: New in
+             *     Zulip 12.0 (feature level 471).
+             */
+            reverse_template: string | null;
+            /**
+             * @description More RFC 6570 URL templates, used only to turn pasted URLs back into the pattern's text;
+             *     they link nothing. **Changes**: New in Zulip 12.0 (feature level 478).
+             */
+            alternative_url_templates: string[];
         };
         /**
          * realm_linkifiers
@@ -6294,7 +6318,7 @@ export interface components {
             status: "active" | "idle" | "offline";
             timestamp: number;
         };
-        /** @description A linkifier's pattern and URL template, as sent. */
+        /** @description A linkifier's pattern and URL template, as sent, with its reverse-linkification fields. */
         LinkifierInput: {
             /**
              * @description The regular expression, in re2 syntax (Zulip's): named groups as `(?P<name>…)`, no
@@ -6307,6 +6331,24 @@ export interface components {
              *     `https://github.com/zulip/zulip/issues/{id}`.
              */
             url_template: string;
+            /**
+             * @description A sample text the pattern must match ("Example input does not match the linkifier
+             *     pattern."). Stripped; an empty value stores null (on `PATCH`, how to clear it); left out
+             *     on `PATCH`, it is kept. **Changes**: New in Zulip 12.0 (feature level 471).
+             */
+            example_input?: string;
+            /**
+             * @description A template with `{group}` fields (`{{`/`}}` for literal braces) that, filled from the
+             *     example's match, must give the example back. Needs `example_input`. Stripped; empty stores
+             *     null; left out on `PATCH`, it is kept. **Changes**: New in Zulip 12.0 (feature level 471).
+             */
+            reverse_template?: string;
+            /**
+             * @description More RFC 6570 URL templates for reverse linkification only, each checked as
+             *     `url_template` is. Left out: none on `POST`, kept on `PATCH`. **Changes**: New in Zulip
+             *     12.0 (feature level 478).
+             */
+            alternative_url_templates?: string[];
         };
     };
     responses: {
@@ -15769,7 +15811,10 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "pattern": "#(?P<id>[0-9]+)",
-                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                     *           "example_input": "#2468",
+                     *           "reverse_template": "#{id}",
+                     *           "alternative_url_templates": []
                      *         }
                      *       ]
                      *     }
@@ -15827,7 +15872,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "pattern": "#(?P<id>[0-9]+)",
-                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                 *       "example_input": "#2468",
+                 *       "reverse_template": "#{id}"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
@@ -15899,7 +15946,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "pattern": "#(?P<id>[0-9]+)",
-                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                 *       "example_input": "#2468",
+                 *       "reverse_template": "#{id}"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
