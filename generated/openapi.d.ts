@@ -2939,6 +2939,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calls/webex/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a Webex video call
+         * @description Create a Webex meeting with the user's Webex token and return its link (Zulip's
+         *     `POST /calls/webex/create`), whatever the organization's `video_chat_provider`. Needs the
+         *     server's OAuth provider to be Webex (`VIDEO_PROVIDER_NAME=Webex`) with its credentials
+         *     ("Webex credentials have not been configured" otherwise), and the user to have completed
+         *     its OAuth flow (`has_webex_token` in `POST /register`, and the event of that name): else
+         *     "Invalid Webex access token" (`INVALID_VIDEO_CALL_PROVIDER_TOKEN`; a token the provider
+         *     refuses and that cannot be refreshed is forgotten). "Failed to create Webex call" when
+         *     Webex refuses or cannot be reached. `POST /calls/videoprovider/create`, this server's
+         *     provider-neutral path, does the same for whichever provider the organization uses.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 493).
+         */
+        post: operations["create-webex-video-call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user_uploads": {
         parameters: {
             query?: never;
@@ -5716,6 +5746,20 @@ export interface components {
             value: boolean;
         };
         /**
+         * has_webex_token
+         * @description Whether the user holds a Webex token (has completed the Webex OAuth flow) changed, as the
+         *     register field of that name; to the user. Sent beside `has_videoprovider_token` when the
+         *     server's OAuth provider is Webex.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 493).
+         */
+        HasWebexTokenEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "has_webex_token";
+            value: boolean;
+        };
+        /**
          * device (update)
          * @description One of the user's devices (POST /register_client_device) changed: its push key, its pending or
          *     registered push token, or the push bouncer's verdict on its registration. Only the changed
@@ -6051,7 +6095,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["HasWebexTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -7301,6 +7345,14 @@ export interface operations {
                          *     **Changes**: New in feature level 493.
                          */
                         has_videoprovider_token?: boolean;
+                        /**
+                         * @description (`has_webex_token`) Whether the user holds a Webex token, so that
+                         *     `POST /calls/webex/create` can work: false unless the server's OAuth video
+                         *     provider is Webex.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 493).
+                         */
+                        has_webex_token?: boolean;
                         realm_allow_message_editing?: boolean;
                         /** @description Time limit for editing message content; `null` for no limit. */
                         realm_message_content_edit_limit_seconds?: number | null;
@@ -13704,6 +13756,16 @@ export interface operations {
                      * @enum {integer}
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description The video-call provider of the compose box's call button: an `id` of register's
+                     *     `realm_available_video_chat_providers` (0 none, 1 Jitsi Meet, and those the
+                     *     server has credentials for: 3 Zoom, 4 BigBlueButton, 8 Webex); any other value
+                     *     gives "Invalid video_chat_provider <value>". Everyone gets a `realm` `update`
+                     *     event with `property: "video_chat_provider"`.
+                     *
+                     *     **Changes**: Webex (8) is new in Zulip 12.0 (feature level 493).
+                     */
+                    video_chat_provider?: number;
                 };
             };
         };
@@ -13735,6 +13797,7 @@ export interface operations {
                         empty_topic_display_name?: "updated";
                         /** @constant */
                         welcome_message_custom_text?: "updated";
+                        video_chat_provider?: number;
                         allow_message_editing?: boolean;
                         /** @description `null` for no limit. */
                         message_content_edit_limit_seconds?: number | null;
@@ -14983,6 +15046,48 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "create-webex-video-call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "url": "https://meet.webex.com/meet/j.php?MTID=m0123456789abcdef"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The URL of the new Webex meeting. */
+                        url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Webex is not configured, the user's token is missing or invalid, or Webex refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

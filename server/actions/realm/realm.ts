@@ -27,6 +27,7 @@ import {
   type GroupSettingValue,
 } from "../../lib/groups/user-groups.ts";
 import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../../lib/realm/realm.ts";
+import { availableVideoChatProviders } from "../../lib/realm/video-calls.ts";
 import { can } from "../../lib/groups/permissions.ts";
 import { activeUserIds, EmailVisibility, Role } from "../../lib/users/users.ts";
 import type { ZulipEvent } from "../../events/index.ts";
@@ -237,7 +238,11 @@ export interface RealmChanges {
   welcome_message_custom_text?: string;
   enable_spectator_access?: boolean;
   email_address_visibility?: number;
+  video_chat_provider?: number;
 }
+
+/** Settings of Realm.property_types that Zulip announces with a plain `update` event. */
+const UPDATE_EVENT = new Set(["video_chat_provider"]);
 
 const TIME_LIMITS = {
   message_content_edit_limit_seconds: "messageContentEditLimitSeconds",
@@ -319,6 +324,16 @@ export async function doUpdateRealm(
     if (value !== undefined && value !== realm[field]) {
       (data as Record<string, unknown>)[field] = value;
       echoed[setting] = value;
+    }
+  }
+  if (changes.video_chat_provider !== undefined) {
+    // update_realm: only a provider the server offers (Realm.VIDEO_CHAT_PROVIDERS).
+    const value = changes.video_chat_provider;
+    const offered = Object.values(availableVideoChatProviders(ctx.config)).map((p) => p.id);
+    if (!offered.includes(value)) throw new JsonableError(`Invalid video_chat_provider ${value}`);
+    if (value !== realm.videoChatProvider) {
+      data.videoChatProvider = value;
+      echoed.video_chat_provider = value;
     }
   }
   if (changes.moderation_request_channel_id !== undefined) {
@@ -429,6 +444,10 @@ export async function doUpdateRealm(
     for (const [property, value] of Object.entries(echoed)) {
       if (groupUpdates.some(({ setting }) => setting.name === property)) continue;
       const eventValue = value === "updated" ? changes[property as "name"] : value;
+      if (UPDATE_EVENT.has(property)) {
+        events.add({ type: "realm", op: "update", property, value: eventValue }, recipients);
+        continue;
+      }
       events.add(
         { type: "realm", op: "update_dict", property: "default", data: { [property]: eventValue } },
         recipients,
