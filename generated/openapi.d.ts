@@ -10376,6 +10376,33 @@ export interface operations {
                      * @example true
                      */
                     web_navigate_to_sent_message?: boolean;
+                    /**
+                     * @description Change the settings sent for other users instead of the caller
+                     *     (administrators only: "Must be an organization administrator"): the users of
+                     *     `user_ids` and the members of `group_ids` ("Either user_ids or group_ids must be
+                     *     provided."; "Invalid user group ID: <id>", "Invalid user ID: <id>"),
+                     *     deactivated ones included and bots left out. `email`, `new_password`,
+                     *     `timezone` and the security-sensitive settings (`allow_private_data_export`,
+                     *     `email_address_visibility`, `enable_digest_emails`, `enable_login_emails`,
+                     *     `enable_marketing_emails`, `presence_enabled`,
+                     *     `send_private_typing_notifications`, `send_read_receipts`,
+                     *     `send_stream_typing_notifications`) give "Cannot change this setting for
+                     *     other users."; `full_name` is ignored. Each changed user gets the events of
+                     *     their own change.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 444).
+                     */
+                    target_users?: {
+                        /** @description Users to change (each must be in the organization). */
+                        user_ids?: number[];
+                        /** @description User groups whose members (through subgroups too) to change. */
+                        group_ids?: number[];
+                        /**
+                         * @description Leave out, for each setting, the users who have ever changed it
+                         *     themselves.
+                         */
+                        skip_if_already_edited: boolean;
+                    };
                 };
             };
         };
