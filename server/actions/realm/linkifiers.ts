@@ -65,6 +65,8 @@ async function check(ctx: RequestContext, tx: Tx, input: Checked, exceptId?: num
   checkLinkifier(input.pattern, input.urlTemplate, input);
   // PostgreSQL cannot store a NUL (Zulip's database would fail too): refused as in names.
   refuseNul(input.pattern, "linkifier pattern");
+  for (const text of [input.exampleInput, input.reverseTemplate, ...input.alternativeUrlTemplates])
+    if (text !== null) refuseNul(text, "linkifier");
   const same = await tx.realmFilter.findFirst({
     where: { realmId: ctx.realm.id, pattern: input.pattern, NOT: { id: exceptId } },
     select: { id: true },
