@@ -2960,6 +2960,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calls/webex/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a Webex video call
+         * @description Create a Webex meeting with the user's Webex token and return its link (Zulip's
+         *     `POST /calls/webex/create`), whatever the organization's `video_chat_provider`. Needs the
+         *     server's OAuth provider to be Webex (`VIDEO_PROVIDER_NAME=Webex`) with its credentials
+         *     ("Webex credentials have not been configured" otherwise), and the user to have completed
+         *     its OAuth flow (`has_webex_token` in `POST /register`, and the event of that name): else
+         *     "Invalid Webex access token" (`INVALID_VIDEO_CALL_PROVIDER_TOKEN`; a token the provider
+         *     refuses and that cannot be refreshed is forgotten). "Failed to create Webex call" when
+         *     Webex refuses or cannot be reached. `POST /calls/videoprovider/create`, this server's
+         *     provider-neutral path, does the same for whichever provider the organization uses.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 493).
+         */
+        post: operations["create-webex-video-call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user_uploads": {
         parameters: {
             query?: never;
@@ -3423,7 +3453,12 @@ export interface paths {
          *     "Invalid URL template." (not an RFC 6570 template), "Bad regular expression: …", "Group
          *     'x' in URL template is not present in linkifier pattern.", "Group 'x' in linkifier pattern
          *     is not present in URL template.", and "Realm filter with this Realm and Pattern already
-         *     exists.". Everyone gets a `realm_linkifiers` event.
+         *     exists."; between the pattern and the groups, the reverse-linkification fields: a
+         *     `reverse_template` without `example_input`, "Example input does not match the linkifier
+         *     pattern.", the reverse template's own errors ("Invalid auto-conversion field: missing '}'
+         *     character.", "… empty field name.", "Group 'x' in auto-conversion field is not present in
+         *     linkifier pattern.") and "Example text does not match auto-conversion field."; then each
+         *     alternative URL template as the URL template. Everyone gets a `realm_linkifiers` event.
          */
         post: operations["add-linkifier"];
         delete?: never;
@@ -5701,6 +5736,20 @@ export interface components {
             value: boolean;
         };
         /**
+         * has_webex_token
+         * @description Whether the user holds a Webex token (has completed the Webex OAuth flow) changed, as the
+         *     register field of that name; to the user. Sent beside `has_videoprovider_token` when the
+         *     server's OAuth provider is Webex.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 493).
+         */
+        HasWebexTokenEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "has_webex_token";
+            value: boolean;
+        };
+        /**
          * device (update)
          * @description One of the user's devices (POST /register_client_device) changed: its push key, its pending or
          *     registered push token, or the push bouncer's verdict on its registration. Only the changed
@@ -5740,7 +5789,10 @@ export interface components {
          * @example {
          *       "id": 1,
          *       "pattern": "#(?P<id>[0-9]+)",
-         *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+         *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+         *       "example_input": "#2468",
+         *       "reverse_template": "#{id}",
+         *       "alternative_url_templates": []
          *     }
          */
         Linkifier: {
@@ -5750,6 +5802,22 @@ export interface components {
             pattern: string;
             /** @description The RFC 6570 URL template its matches link to, one variable per named group. */
             url_template: string;
+            /**
+             * @description A sample text the pattern matches, or null. **Changes**: New in Zulip 12.0 (feature level
+             *     471).
+             */
+            example_input: string | null;
+            /**
+             * @description A template with `{group}` fields (`{{` and `}}` for literal braces) that turns a URL
+             *     matching the URL template back into the linkified text, or null. **Changes**: New in
+             *     Zulip 12.0 (feature level 471).
+             */
+            reverse_template: string | null;
+            /**
+             * @description More RFC 6570 URL templates, used only to turn pasted URLs back into the pattern's text;
+             *     they link nothing. **Changes**: New in Zulip 12.0 (feature level 478).
+             */
+            alternative_url_templates: string[];
         };
         /**
          * realm_linkifiers
@@ -6003,7 +6071,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["HasWebexTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -6274,7 +6342,7 @@ export interface components {
             status: "active" | "idle" | "offline";
             timestamp: number;
         };
-        /** @description A linkifier's pattern and URL template, as sent. */
+        /** @description A linkifier's pattern and URL template, as sent, with its reverse-linkification fields. */
         LinkifierInput: {
             /**
              * @description The regular expression, in re2 syntax (Zulip's): named groups as `(?P<name>…)`, no
@@ -6287,6 +6355,24 @@ export interface components {
              *     `https://github.com/zulip/zulip/issues/{id}`.
              */
             url_template: string;
+            /**
+             * @description A sample text the pattern must match ("Example input does not match the linkifier
+             *     pattern."). Stripped; an empty value stores null (on `PATCH`, how to clear it); left out
+             *     on `PATCH`, it is kept. **Changes**: New in Zulip 12.0 (feature level 471).
+             */
+            example_input?: string;
+            /**
+             * @description A template with `{group}` fields (`{{`/`}}` for literal braces) that, filled from the
+             *     example's match, must give the example back. Needs `example_input`. Stripped; empty stores
+             *     null; left out on `PATCH`, it is kept. **Changes**: New in Zulip 12.0 (feature level 471).
+             */
+            reverse_template?: string;
+            /**
+             * @description More RFC 6570 URL templates for reverse linkification only, each checked as
+             *     `url_template` is. Left out: none on `POST`, kept on `PATCH`. **Changes**: New in Zulip
+             *     12.0 (feature level 478).
+             */
+            alternative_url_templates?: string[];
         };
     };
     responses: {
@@ -7246,6 +7332,14 @@ export interface operations {
                          *     **Changes**: New in feature level 493.
                          */
                         has_videoprovider_token?: boolean;
+                        /**
+                         * @description (`has_webex_token`) Whether the user holds a Webex token, so that
+                         *     `POST /calls/webex/create` can work: false unless the server's OAuth video
+                         *     provider is Webex.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 493).
+                         */
+                        has_webex_token?: boolean;
                         realm_allow_message_editing?: boolean;
                         /** @description Time limit for editing message content; `null` for no limit. */
                         realm_message_content_edit_limit_seconds?: number | null;
@@ -10338,6 +10432,33 @@ export interface operations {
                      * @example true
                      */
                     web_navigate_to_sent_message?: boolean;
+                    /**
+                     * @description Change the settings sent for other users instead of the caller
+                     *     (administrators only: "Must be an organization administrator"): the users of
+                     *     `user_ids` and the members of `group_ids` ("Either user_ids or group_ids must be
+                     *     provided."; "Invalid user group ID: <id>", "Invalid user ID: <id>"),
+                     *     deactivated ones included and bots left out. `email`, `new_password`,
+                     *     `timezone` and the security-sensitive settings (`allow_private_data_export`,
+                     *     `email_address_visibility`, `enable_digest_emails`, `enable_login_emails`,
+                     *     `enable_marketing_emails`, `presence_enabled`,
+                     *     `send_private_typing_notifications`, `send_read_receipts`,
+                     *     `send_stream_typing_notifications`) give "Cannot change this setting for
+                     *     other users."; `full_name` is ignored. Each changed user gets the events of
+                     *     their own change.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 444).
+                     */
+                    target_users?: {
+                        /** @description Users to change (each must be in the organization). */
+                        user_ids?: number[];
+                        /** @description User groups whose members (through subgroups too) to change. */
+                        group_ids?: number[];
+                        /**
+                         * @description Leave out, for each setting, the users who have ever changed it
+                         *     themselves.
+                         */
+                        skip_if_already_edited: boolean;
+                    };
                 };
             };
         };
@@ -13839,6 +13960,16 @@ export interface operations {
                      * @enum {integer}
                      */
                     media_preview_size?: 100 | 150 | 200;
+                    /**
+                     * @description The video-call provider of the compose box's call button: an `id` of register's
+                     *     `realm_available_video_chat_providers` (0 none, 1 Jitsi Meet, and those the
+                     *     server has credentials for: 3 Zoom, 4 BigBlueButton, 8 Webex); any other value
+                     *     gives "Invalid video_chat_provider <value>". Everyone gets a `realm` `update`
+                     *     event with `property: "video_chat_provider"`.
+                     *
+                     *     **Changes**: Webex (8) is new in Zulip 12.0 (feature level 493).
+                     */
+                    video_chat_provider?: number;
                 };
             };
         };
@@ -13870,6 +14001,7 @@ export interface operations {
                         empty_topic_display_name?: "updated";
                         /** @constant */
                         welcome_message_custom_text?: "updated";
+                        video_chat_provider?: number;
                         allow_message_editing?: boolean;
                         /** @description `null` for no limit. */
                         message_content_edit_limit_seconds?: number | null;
@@ -15129,6 +15261,48 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    "create-webex-video-call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "url": "https://meet.webex.com/meet/j.php?MTID=m0123456789abcdef"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The URL of the new Webex meeting. */
+                        url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Webex is not configured, the user's token is missing or invalid, or Webex refused. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     "upload-file": {
         parameters: {
             query?: never;
@@ -15954,7 +16128,10 @@ export interface operations {
                      *         {
                      *           "id": 1,
                      *           "pattern": "#(?P<id>[0-9]+)",
-                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                     *           "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                     *           "example_input": "#2468",
+                     *           "reverse_template": "#{id}",
+                     *           "alternative_url_templates": []
                      *         }
                      *       ]
                      *     }
@@ -16012,7 +16189,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "pattern": "#(?P<id>[0-9]+)",
-                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                 *       "example_input": "#2468",
+                 *       "reverse_template": "#{id}"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];
@@ -16084,7 +16263,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "pattern": "#(?P<id>[0-9]+)",
-                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}"
+                 *       "url_template": "https://github.com/zulip/zulip/issues/{id}",
+                 *       "example_input": "#2468",
+                 *       "reverse_template": "#{id}"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["LinkifierInput"];

@@ -73,7 +73,11 @@ import { getPresence, getUserPresence, updatePresence } from "./handlers/presenc
 import { devFetchApiKey } from "./handlers/dev-login.ts";
 import { addCodePlayground, removeCodePlayground } from "./handlers/playgrounds.ts";
 import { exportRealm, getRealmExportConsents, getRealmExports } from "./handlers/export.ts";
-import { createBigBlueButtonVideoCall, createVideoCall } from "./handlers/video-calls.ts";
+import {
+  createBigBlueButtonVideoCall,
+  createVideoCall,
+  createWebexVideoCall,
+} from "./handlers/video-calls.ts";
 import {
   createCustomProfileField,
   deleteCustomProfileField,
@@ -271,6 +275,7 @@ export const handlers = {
   "register-client-device": registerClientDevice,
   "remove-client-device": removeClientDevice,
   "create-video-call": createVideoCall,
+  "create-webex-video-call": createWebexVideoCall,
   "dev-fetch-api-key": devFetchApiKey,
   "test-welcome-bot-custom-message": testWelcomeBotCustomMessage,
   "add-code-playground": addCodePlayground,

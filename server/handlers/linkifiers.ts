@@ -12,15 +12,22 @@ export const getLinkifiers: Handler<"get-linkifiers"> = async (_req, ctx) => ({
   linkifiers: await realmLinkifiers(ctx.db, ctx.realm.id),
 });
 
+type Body = Parameters<Handler<"add-linkifier">>[0]["body"];
+
+const input = (body: Body) => ({
+  pattern: body.pattern,
+  urlTemplate: body.url_template,
+  exampleInput: body.example_input,
+  reverseTemplate: body.reverse_template,
+  alternativeUrlTemplates: body.alternative_url_templates,
+});
+
 export const addLinkifier: Handler<"add-linkifier"> = async ({ body }, ctx) => ({
-  id: await doAddLinkifier(ctx, { pattern: body.pattern, urlTemplate: body.url_template }),
+  id: await doAddLinkifier(ctx, input(body)),
 });
 
 export const updateLinkifier: Handler<"update-linkifier"> = async ({ path, body }, ctx) => {
-  await doUpdateLinkifier(ctx, path.filter_id, {
-    pattern: body.pattern,
-    urlTemplate: body.url_template,
-  });
+  await doUpdateLinkifier(ctx, path.filter_id, input(body));
   return {};
 };
 

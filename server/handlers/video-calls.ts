@@ -13,6 +13,7 @@ import {
   OAUTH_PROVIDERS,
   OAUTH_TOKEN_KEY,
   VIDEO_CHAT_PROVIDERS,
+  WEBEX,
   bigBlueButtonMeetingId,
   callFailed,
   configuredOAuth,
@@ -20,6 +21,7 @@ import {
   invalidToken,
   jitsiMeetingUrl,
   notConfigured,
+  oauthProviderId,
   requestToken,
   signObject,
   storedToken,
@@ -41,6 +43,15 @@ export const createVideoCall: Handler<"create-video-call"> = async (_input, ctx)
       ? "Video call provider"
       : (VIDEO_CHAT_PROVIDERS[provider] ?? "Video call provider"),
   );
+};
+
+/**
+ * POST /calls/webex/create (level 493): the OAuth meeting, when the server's provider is Webex,
+ * whatever the organization's video_chat_provider.
+ */
+export const createWebexVideoCall: Handler<"create-webex-video-call"> = async (_input, ctx) => {
+  if (oauthProviderId(ctx.config) !== WEBEX) throw notConfigured("Webex");
+  return { url: await oauthMeeting(ctx) };
 };
 
 /**

@@ -12,6 +12,8 @@ import { sendToChannel } from "../helpers/builders.ts";
 
 const server = useTestServer();
 const ISSUES = "https://github.com/zulip/zulip/issues/{id}";
+/** A linkifier object without reverse-linkification fields (levels 471 and 478). */
+const plain = { example_input: null, reverse_template: null, alternative_url_templates: [] };
 const add = (as: string, pattern: string, url_template: string) =>
   server.as(as).POST("/realm/filters", { body: { pattern, url_template } });
 const list = async () =>
@@ -45,7 +47,7 @@ describe("linkifiers", () => {
     // Zulip sends realm_linkifiers only to clients that know URL templates (level 176).
     const legacyEvents = await queueOf(server, "hamlet", ["realm_linkifiers"]);
     const { id } = await expectSuccess(add("iago", "  #(?P<id>[0-9]+) ", ` ${ISSUES}`));
-    const first = { id, pattern: "#(?P<id>[0-9]+)", url_template: ISSUES };
+    const first = { id, pattern: "#(?P<id>[0-9]+)", url_template: ISSUES, ...plain };
     expect(await list()).toEqual([first]);
     expect(await registered({ linkifier_url_template: true })).toEqual([first]);
     // Zulip leaves them out for clients that do not know URL templates.
@@ -70,6 +72,7 @@ describe("linkifiers", () => {
         id: second,
         pattern: "JIRA-(?P<key>[0-9]+)",
         url_template: "https://jira.example.com/{key}",
+        ...plain,
       },
       first,
     ];
@@ -245,5 +248,149 @@ describe("linkifiers", () => {
     expect((await list()).map((l) => l.url_template)).toEqual([
       "https://tickets.example.com/view?n={n}",
     ]);
+  });
+});
+
+describe("reverse linkification fields (feature levels 471 and 478)", () => {
+  const IDS = "#(?P<id>[0-9]+)";
+  const post = (body: Record<string, unknown>) =>
+    server.as("iago").POST("/realm/filters", {
+      body: { pattern: IDS, url_template: ISSUES, ...body },
+    });
+  const patch = (filter_id: number, body: Record<string, unknown>) =>
+    server.as("iago").PATCH("/realm/filters/{filter_id}", {
+      params: { path: { filter_id } },
+      body: { pattern: IDS, url_template: ISSUES, ...body },
+    });
+  const remove = (filter_id: number) =>
+    server.as("iago").DELETE("/realm/filters/{filter_id}", { params: { path: { filter_id } } });
+
+  it("stores, sends and clears example_input, reverse_template and alternative_url_templates", async () => {
+    const events = await queueOf(server, "hamlet", ["realm_linkifiers"], {
+      linkifier_url_template: true,
+    });
+    const { id } = await expectSuccess(
+      post({
+        example_input: " #2468 ",
+        reverse_template: "#{id}",
+        alternative_url_templates: ["https://github.com/zulip/zulip/pull/{id}"],
+      }),
+    );
+    const full = {
+      id,
+      pattern: IDS,
+      url_template: ISSUES,
+      example_input: "#2468",
+      reverse_template: "#{id}",
+      alternative_url_templates: ["https://github.com/zulip/zulip/pull/{id}"],
+    };
+    expect((await list()).filter((l) => l.id === id)).toEqual([full]);
+    expect(
+      (await registered({ linkifier_url_template: true })).filter((l: any) => l.id === id),
+    ).toEqual([full]);
+    // Left out on PATCH: kept.
+    await expectSuccess(patch(id, {}));
+    expect((await list()).filter((l) => l.id === id)).toEqual([full]);
+    // An empty text clears (Zulip: "pass an empty string during PATCH to set … back to null").
+    await expectSuccess(patch(id, { reverse_template: "", alternative_url_templates: [] }));
+    expect((await list()).filter((l) => l.id === id)).toEqual([
+      { ...full, reverse_template: null, alternative_url_templates: [] },
+    ]);
+    await expectSuccess(patch(id, { example_input: " " }));
+    expect((await list()).filter((l) => l.id === id)).toEqual([
+      { id, pattern: IDS, url_template: ISSUES, ...plain },
+    ]);
+    const sent = (await events()).map((e: any) => e.realm_linkifiers.find((l: any) => l.id === id));
+    expect(sent).toEqual([
+      full,
+      full,
+      { ...full, reverse_template: null, alternative_url_templates: [] },
+      { id, pattern: IDS, url_template: ISSUES, ...plain },
+    ]);
+    await expectSuccess(remove(id));
+  });
+
+  it("refuses with Zulip's texts, changing nothing", async () => {
+    const before = await list();
+    await expectError(
+      post({ example_input: "no number" }),
+      400,
+      "Example input does not match the linkifier pattern.",
+    );
+    await expectError(
+      post({ example_input: "#12", reverse_template: "#{id" }),
+      400,
+      "Invalid auto-conversion field: missing '}' character.",
+    );
+    await expectError(
+      post({ example_input: "#12", reverse_template: "#{}" }),
+      400,
+      "Invalid auto-conversion field: empty field name.",
+    );
+    await expectError(
+      post({ example_input: "#12", reverse_template: "#{num}" }),
+      400,
+      "Group 'num' in auto-conversion field is not present in linkifier pattern.",
+    );
+    await expectError(
+      post({ example_input: "#12", reverse_template: "issue {id}" }),
+      400,
+      "Example text does not match auto-conversion field.",
+    );
+    await expectError(
+      post({ alternative_url_templates: ["https://x.example/{id"] }),
+      400,
+      "Invalid URL template.",
+    );
+    await expectError(
+      post({ alternative_url_templates: ["https://x.example/{other}"] }),
+      400,
+      "Group 'other' in URL template is not present in linkifier pattern.",
+    );
+    // `{{` and `}}` are literal braces.
+    const { id } = await expectSuccess(
+      server.as("iago").POST("/realm/filters", {
+        body: {
+          pattern: "\\{(?P<id>[0-9]+)\\}",
+          url_template: ISSUES,
+          example_input: "{7}",
+          reverse_template: "{{{id}}}",
+        },
+      }),
+    );
+    await expectError(
+      patch(id, { reverse_template: "#{id}" }),
+      400,
+      "Example input does not match the linkifier pattern.",
+    );
+    expect((await list()).find((l) => l.id === id)?.reverse_template).toBe("{{{id}}}");
+    await expectSuccess(remove(id));
+    expect(await list()).toEqual(before);
+  });
+
+  it("takes a form body with the list as JSON text", async () => {
+    const { email, api_key } = server.creds.users["iago"]!;
+    const response = await fetch(`${server.baseUrl}/api/v1/realm/filters`, {
+      method: "POST",
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${email}:${api_key}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({
+        pattern: "U(?P<n>[0-9]+)",
+        url_template: "https://tickets.example.com/view?n={n}",
+        example_input: "U12",
+        reverse_template: "U{n}",
+        alternative_url_templates: JSON.stringify(["https://old.example.com/{n}"]),
+      }).toString(),
+    });
+    const body = (await response.json()) as { id: number };
+    expect(response.status).toBe(200);
+    expect((await list()).find((l) => l.id === body.id)).toMatchObject({
+      example_input: "U12",
+      reverse_template: "U{n}",
+      alternative_url_templates: ["https://old.example.com/{n}"],
+    });
+    await expectSuccess(remove(body.id));
   });
 });

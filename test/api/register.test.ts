@@ -38,6 +38,7 @@ async function eventsOf(as: string, queueId: string): Promise<any[]> {
 const NEWER_THAN_DOCUMENT = [
   "server_report_message_types", // register, level 435
   "has_videoprovider_token", // register, level 493
+  "has_webex_token", // register, level 493
   "devices", // register, level 468 (POST /register_client_device)
   "idle_queue_timeout_secs", // register, level 481
   "web_inbox_show_channel_folders", // user settings, level 431

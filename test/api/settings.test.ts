@@ -37,7 +37,7 @@ describe("the settings table", () => {
     const props = doc.settings.patch.requestBody.content["application/x-www-form-urlencoded"].schema
       .properties as Record<string, { type: string; enum?: unknown[] }>;
     const names = Object.keys(props).filter(
-      (n) => !["full_name", "email", "old_password", "new_password"].includes(n),
+      (n) => !["full_name", "email", "old_password", "new_password", "target_users"].includes(n),
     );
     expect(names.sort()).toEqual(USER_SETTINGS.map((s) => s.name).sort());
     for (const s of USER_SETTINGS) {

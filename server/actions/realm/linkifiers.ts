@@ -5,7 +5,12 @@
  */
 import type { RequestContext } from "../../context.ts";
 import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
-import { checkLinkifier, realmLinkifiers } from "../../lib/realm/linkifiers.ts";
+import {
+  checkLinkifier,
+  optionalText,
+  realmLinkifiers,
+  type ReverseFields,
+} from "../../lib/realm/linkifiers.ts";
 import { isStorableId } from "../../lib/ids.ts";
 import { refuseNul } from "../../lib/text.ts";
 import { activeUserIds, isRealmAdmin } from "../../lib/users/users.ts";
@@ -26,16 +31,42 @@ async function notify(ctx: RequestContext, { tx, events }: UnitOfWork) {
   );
 }
 
+/** What POST and PATCH send; left out on PATCH, a reverse-linkification field is kept. */
+export interface LinkifierInput {
+  pattern: string;
+  urlTemplate: string;
+  exampleInput?: string;
+  reverseTemplate?: string;
+  alternativeUrlTemplates?: string[];
+}
+
+type Checked = { pattern: string; urlTemplate: string } & ReverseFields;
+
+/** The values to store: stripped, empty text as null, and what PATCH left out as it was. */
+function normalized(raw: LinkifierInput, before?: ReverseFields): Checked {
+  return {
+    pattern: raw.pattern.trim(),
+    urlTemplate: raw.urlTemplate.trim(),
+    exampleInput:
+      raw.exampleInput === undefined
+        ? (before?.exampleInput ?? null)
+        : optionalText(raw.exampleInput),
+    reverseTemplate:
+      raw.reverseTemplate === undefined
+        ? (before?.reverseTemplate ?? null)
+        : optionalText(raw.reverseTemplate),
+    alternativeUrlTemplates:
+      raw.alternativeUrlTemplates?.map((t) => t.trim()) ?? before?.alternativeUrlTemplates ?? [],
+  };
+}
+
 /** full_clean's checks, then validate_unique (the pattern, within the organization). */
-async function check(
-  ctx: RequestContext,
-  tx: Tx,
-  input: { pattern: string; urlTemplate: string },
-  exceptId?: number,
-) {
-  checkLinkifier(input.pattern, input.urlTemplate);
+async function check(ctx: RequestContext, tx: Tx, input: Checked, exceptId?: number) {
+  checkLinkifier(input.pattern, input.urlTemplate, input);
   // PostgreSQL cannot store a NUL (Zulip's database would fail too): refused as in names.
   refuseNul(input.pattern, "linkifier pattern");
+  for (const text of [input.exampleInput, input.reverseTemplate, ...input.alternativeUrlTemplates])
+    if (text !== null) refuseNul(text, "linkifier");
   const same = await tx.realmFilter.findFirst({
     where: { realmId: ctx.realm.id, pattern: input.pattern, NOT: { id: exceptId } },
     select: { id: true },
@@ -44,12 +75,9 @@ async function check(
 }
 
 /** do_add_linkifier: stripped, last in the order. */
-export async function doAddLinkifier(
-  ctx: RequestContext,
-  raw: { pattern: string; urlTemplate: string },
-): Promise<number> {
+export async function doAddLinkifier(ctx: RequestContext, raw: LinkifierInput): Promise<number> {
   requireAdmin(ctx);
-  const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
+  const input = normalized(raw);
   return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await check(ctx, tx, input);
     const last = await tx.realmFilter.aggregate({
@@ -61,6 +89,9 @@ export async function doAddLinkifier(
         realmId: ctx.realm.id,
         pattern: input.pattern,
         urlTemplate: input.urlTemplate,
+        exampleInput: input.exampleInput,
+        reverseTemplate: input.reverseTemplate,
+        alternativeUrlTemplates: input.alternativeUrlTemplates,
         order: last._max.order === null ? 0 : last._max.order + 1,
       },
     });
@@ -77,21 +108,17 @@ async function findLinkifier(ctx: RequestContext, tx: Tx, id: number) {
   return row;
 }
 
-/** do_update_linkifier: both fields replaced, the position kept. */
+/** do_update_linkifier: pattern and template replaced, the position kept. */
 export async function doUpdateLinkifier(
   ctx: RequestContext,
   id: number,
-  raw: { pattern: string; urlTemplate: string },
+  raw: LinkifierInput,
 ): Promise<void> {
   requireAdmin(ctx);
-  const input = { pattern: raw.pattern.trim(), urlTemplate: raw.urlTemplate.trim() };
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-    await findLinkifier(ctx, tx, id);
+    const input = normalized(raw, await findLinkifier(ctx, tx, id));
     await check(ctx, tx, input, id);
-    await tx.realmFilter.update({
-      where: { id },
-      data: { pattern: input.pattern, urlTemplate: input.urlTemplate },
-    });
+    await tx.realmFilter.update({ where: { id }, data: input });
     await notify(ctx, { tx, events });
   });
 }

@@ -32,6 +32,7 @@ import {
   realmUrl,
   SUBDOMAIN_IN_USE,
 } from "../../lib/realm/realm.ts";
+import { availableVideoChatProviders } from "../../lib/realm/video-calls.ts";
 import { can } from "../../lib/groups/permissions.ts";
 import { activeUserIds, EmailVisibility, Role } from "../../lib/users/users.ts";
 import type { ZulipEvent } from "../../events/index.ts";
@@ -245,6 +246,7 @@ export interface RealmChanges {
   send_channel_events_messages?: boolean;
   gif_rating_policy?: number;
   media_preview_size?: number;
+  video_chat_provider?: number;
 }
 
 const TIME_LIMITS = {
@@ -271,6 +273,7 @@ const PROPERTIES = {
   send_channel_events_messages: "sendChannelEventsMessages",
   gif_rating_policy: "gifRatingPolicy",
   media_preview_size: "mediaPreviewSize",
+  video_chat_provider: "videoChatProvider",
 } as const;
 
 /** Settings announced together in one `update_dict` event, as Zulip groups them. */
@@ -336,6 +339,13 @@ export async function doUpdateRealm(
   const gif = changes.gif_rating_policy;
   if (gif !== undefined && !Object.values(GIF_RATING_POLICY_OPTIONS).some((o) => o.id === gif))
     throw new JsonableError(`Invalid gif_rating_policy ${gif}`);
+  // update_realm: only a provider the server offers (Realm.VIDEO_CHAT_PROVIDERS).
+  const provider = changes.video_chat_provider;
+  if (
+    provider !== undefined &&
+    !Object.values(availableVideoChatProviders(ctx.config)).some((p) => p.id === provider)
+  )
+    throw new JsonableError(`Invalid video_chat_provider ${provider}`);
   for (const [setting, field] of [...Object.entries(SIMPLE), ...Object.entries(PROPERTIES)]) {
     const value = changes[setting as keyof typeof SIMPLE | keyof typeof PROPERTIES];
     if (value !== undefined && value !== realm[field as keyof typeof realm]) {

@@ -23,6 +23,7 @@ import {
   EmailVisibility,
   gravatarUrl,
 } from "../../lib/users/users.ts";
+import { selfEditedUserIds } from "../../lib/users/target-users.ts";
 import { USER_SETTING_CHANGED, OLD_VALUE, NEW_VALUE } from "./user-status.ts";
 import { inTransaction } from "../transaction.ts";
 import { presenceEnabledChanged } from "./presence.ts";
@@ -160,4 +161,60 @@ async function emailVisibilityChanged(
       },
       all,
     );
+}
+
+/**
+ * An administrator's bulk change (PATCH /settings `target_users`, bulk_change_user_setting):
+ * per setting, the targets whose value differs (less those who chose it themselves, with
+ * `skipIfAlreadyEdited`) change at once; each gets the events of their own change, and the
+ * audit log names the administrator. A fixed number of statements per setting, whatever the
+ * number of users.
+ */
+export async function doBulkChangeSettings(
+  ctx: RequestContext,
+  userIds: number[],
+  settings: Map<string, SettingValue>,
+  skipIfAlreadyEdited: boolean,
+): Promise<void> {
+  const { realm } = ctx;
+  await inTransaction(ctx, realm.id, async ({ tx, events }) => {
+    for (const [name, value] of settings) {
+      const setting = userSetting(name)!;
+      const skipped = skipIfAlreadyEdited
+        ? await selfEditedUserIds(tx, userIds, name, USER_SETTING_CHANGED)
+        : new Set<number>();
+      const eligible = userIds.filter((id) => !skipped.has(id));
+      if (eligible.length === 0) continue;
+      const users = await tx.userProfile.findMany({
+        where: { id: { in: eligible }, realmId: realm.id, NOT: { [setting.field]: value } },
+      });
+      if (users.length === 0) continue;
+      const ids = users.map((u) => u.id);
+      await tx.userProfile.updateMany({
+        where: { id: { in: ids } },
+        data: { [setting.field]: value },
+      });
+      const now = ctx.now();
+      await tx.realmAuditLog.createMany({
+        data: users.map((u) => ({
+          realmId: realm.id,
+          actingUserId: ctx.user.id,
+          modifiedUserId: u.id,
+          eventType: USER_SETTING_CHANGED,
+          eventTime: now,
+          extraData: {
+            [OLD_VALUE]: settingValue(u, setting),
+            [NEW_VALUE]: value,
+            property: name,
+          },
+        })),
+      });
+      if (name === "enable_drafts_synchronization" && value === false)
+        await tx.draft.deleteMany({ where: { userProfileId: { in: ids } } });
+      for (const u of users) {
+        events.invalidate(`user:${u.id}`);
+        events.add(settingChangeEvent(setting, value), [u.id]);
+      }
+    }
+  });
 }

@@ -23,6 +23,9 @@ export interface LinkifierDict {
   id: number;
   pattern: string;
   url_template: string;
+  example_input: string | null;
+  reverse_template: string | null;
+  alternative_url_templates: string[];
 }
 interface Loaded {
   dicts: LinkifierDict[];
@@ -52,7 +55,14 @@ async function loaded(db: Db, realmId: number, cacheDb?: Db): Promise<Loaded> {
     orderBy: [{ order: "asc" }, { id: "asc" }],
   });
   const value: Loaded = {
-    dicts: rows.map((r) => ({ id: r.id, pattern: r.pattern, url_template: r.urlTemplate })),
+    dicts: rows.map((r) => ({
+      id: r.id,
+      pattern: r.pattern,
+      url_template: r.urlTemplate,
+      example_input: r.exampleInput,
+      reverse_template: r.reverseTemplate,
+      alternative_url_templates: r.alternativeUrlTemplates,
+    })),
     compiled: rows.flatMap((r) => compileLinkifier(r) ?? []),
   };
   if (cache && cache.generation === generation) cache.realms.set(realmId, value);
@@ -101,15 +111,42 @@ export function topicLinksOf(linkifiers: readonly CompiledLinkifier[], topic: st
   return topicLinks(linkifiers, topic, webLinks);
 }
 
+/** The reverse-linkification fields (feature levels 471 and 478), already normalized. */
+export interface ReverseFields {
+  exampleInput: string | null;
+  reverseTemplate: string | null;
+  alternativeUrlTemplates: string[];
+}
+
+/** normalize_optional_text: stripped, and empty means none. */
+export function optionalText(value: string | null | undefined): string | null {
+  const stripped = value?.trim();
+  return stripped ? stripped : null;
+}
+
 /**
  * RealmFilter.full_clean: the URL template first ("Invalid URL template."), then the pattern
- * ("Bad regular expression: …"), then the pattern's groups against the template's variables.
+ * ("Bad regular expression: …"), the example and reverse template, then the pattern's groups
+ * against the template's variables; the alternative URL templates last, each as the URL template.
  */
-export function checkLinkifier(pattern: string, urlTemplate: string): void {
+export function checkLinkifier(
+  pattern: string,
+  urlTemplate: string,
+  reverse?: ReverseFields,
+): void {
   if (!isValidUrlTemplate(urlTemplate)) throw new JsonableError("Invalid URL template.");
   const translated = translatePattern(pattern);
   if ("error" in translated) throw new JsonableError(`Bad regular expression: ${translated.error}`);
   const groups = new Set(groupNames(translated.source));
+  if (reverse) checkReverse(translated.source, groups, reverse);
+  checkTemplateGroups(groups, urlTemplate);
+  for (const alternative of reverse?.alternativeUrlTemplates ?? []) {
+    if (!isValidUrlTemplate(alternative)) throw new JsonableError("Invalid URL template.");
+    checkTemplateGroups(groups, alternative);
+  }
+}
+
+function checkTemplateGroups(groups: Set<string>, urlTemplate: string) {
   const variables = templateVariables(urlTemplate);
   const missingInPattern = [...variables].filter((v) => !groups.has(v)).sort();
   if (missingInPattern.length)
@@ -121,4 +158,46 @@ export function checkLinkifier(pattern: string, urlTemplate: string): void {
     throw new JsonableError(
       `Group '${missingInTemplate[0]}' in linkifier pattern is not present in URL template.`,
     );
+}
+
+/** The example must match the pattern (searched anywhere), and the reverse template give it back. */
+function checkReverse(source: string, groups: Set<string>, reverse: ReverseFields) {
+  const { exampleInput, reverseTemplate } = reverse;
+  // Zulip's MissingDependentParameterError(required "Example text", set "auto-conversion field").
+  if (reverseTemplate !== null && exampleInput === null)
+    throw new JsonableError("Example text is required when auto-conversion field is set.");
+  if (exampleInput === null) return;
+  const match = new RegExp(source, "u").exec(exampleInput);
+  if (!match) throw new JsonableError("Example input does not match the linkifier pattern.");
+  if (reverseTemplate === null) return;
+  if (expandReverseTemplate(reverseTemplate, match, groups) !== exampleInput)
+    throw new JsonableError("Example text does not match auto-conversion field.");
+}
+
+/** expand_reverse_template: `{{`/`}}` are literal braces, `{name}` a group of the match. */
+function expandReverseTemplate(template: string, match: RegExpExecArray, groups: Set<string>) {
+  let out = "";
+  let i = 0;
+  while (i < template.length) {
+    if (template.startsWith("{{", i) || template.startsWith("}}", i)) {
+      out += template[i];
+      i += 2;
+    } else if (template[i] === "{") {
+      const end = template.indexOf("}", i + 1);
+      if (end === -1)
+        throw new JsonableError("Invalid auto-conversion field: missing '}' character.");
+      const name = template.slice(i + 1, end);
+      if (!name) throw new JsonableError("Invalid auto-conversion field: empty field name.");
+      if (!groups.has(name))
+        throw new JsonableError(
+          `Group '${name}' in auto-conversion field is not present in linkifier pattern.`,
+        );
+      out += match.groups?.[name] ?? "";
+      i = end + 1;
+    } else {
+      out += template[i];
+      i += 1;
+    }
+  }
+  return out;
 }

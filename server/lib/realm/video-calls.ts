@@ -12,7 +12,11 @@ import { signingKey } from "../uploads/uploads.ts";
 
 export const TIMEOUT_MS = 5000;
 
-/** Realm.VIDEO_CHAT_PROVIDERS: id → name (2 was Google Hangouts, since removed). */
+/**
+ * Realm.VIDEO_CHAT_PROVIDERS' ids → names (Zulip 12): 2 was Google Hangouts, since removed; 5 is
+ * Zoom's server-to-server integration, 6 Constructor Groups and 7 Nextcloud Talk, none of which
+ * this server has.
+ */
 export const VIDEO_CHAT_PROVIDERS: Record<number, string> = {
   0: "None",
   1: "Jitsi Meet",
@@ -23,10 +27,43 @@ export const VIDEO_CHAT_PROVIDERS: Record<number, string> = {
   7: "Nextcloud Talk",
   8: "Webex",
 };
+export const DISABLED = 0;
 export const JITSI_MEET = 1;
+export const ZOOM = 3;
 export const BIG_BLUE_BUTTON = 4;
+export const WEBEX = 8;
 /** The user-OAuth providers (Zoom's user integration, Webex): served by the configured OAuth provider. */
-export const OAUTH_PROVIDERS = new Set([3, 8]);
+export const OAUTH_PROVIDERS = new Set([ZOOM, WEBEX]);
+
+type ProvidersConfig = Pick<Config, "videoProvider" | "bigBlueButtonUrl" | "bigBlueButtonSecret">;
+
+/** Which of Zoom (3) and Webex (8) the server's one OAuth provider is: Webex when so named. */
+export function oauthProviderId(config: Pick<Config, "videoProvider">): number {
+  return config.videoProvider.name.trim().toLowerCase() === "webex" ? WEBEX : ZOOM;
+}
+
+/**
+ * Realm.VIDEO_CHAT_PROVIDERS as Zulip builds it: none and Jitsi Meet always, the others only when
+ * the server has their credentials (register's `realm_available_video_chat_providers`, and the
+ * values PATCH /realm accepts for `video_chat_provider`).
+ */
+export function availableVideoChatProviders(
+  config: ProvidersConfig,
+): Record<string, { name: string; id: number }> {
+  const out: Record<string, { name: string; id: number }> = {
+    disabled: { name: "None", id: DISABLED },
+    jitsi_meet: { name: "Jitsi Meet", id: JITSI_MEET },
+  };
+  const oauth = config.videoProvider;
+  const oauthId = oauthProviderId(config);
+  if (oauth.clientId !== undefined && oauth.clientSecret !== undefined && oauthId === ZOOM)
+    out.zoom = { name: "Zoom", id: ZOOM };
+  if (config.bigBlueButtonUrl && config.bigBlueButtonSecret)
+    out.big_blue_button = { name: "BigBlueButton", id: BIG_BLUE_BUTTON };
+  if (oauth.clientId !== undefined && oauth.clientSecret !== undefined && oauthId === WEBEX)
+    out.webex = { name: "Webex", id: WEBEX };
+  return out;
+}
 
 /** VideoCallProviderToken.provider of the configured OAuth provider's tokens. */
 export const OAUTH_TOKEN_KEY = "oauth";

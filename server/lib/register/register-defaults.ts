@@ -102,12 +102,13 @@ function permissionSettings() {
   return out;
 }
 
-/** Realm.VIDEO_CHAT_PROVIDERS (zerver/models/realms.py). */
+/**
+ * Realm.VIDEO_CHAT_PROVIDERS of a server with no provider credentials (zerver/models/realms.py);
+ * register fills in the configured ones (lib/realm/video-calls.ts availableVideoChatProviders).
+ */
 export const VIDEO_CHAT_PROVIDERS = {
   disabled: { name: "None", id: 0 },
   jitsi_meet: { name: "Jitsi Meet", id: 1 },
-  zoom: { name: "Zoom", id: 5 },
-  big_blue_button: { name: "BigBlueButton", id: 4 },
 };
 
 /**

@@ -4,6 +4,7 @@
  * current user's extras, and the per-user lists (starred, muted, alert words, recent direct
  * conversations, …). Each is one statement, whatever the organization's size.
  */
+import { availableVideoChatProviders } from "../realm/video-calls.ts";
 import type { RequestContext } from "../../context.ts";
 import type { Db, Realm } from "../../db/index.ts";
 import { REALM_GROUP_SETTINGS, type GroupSetting } from "../groups/group-settings.ts";
@@ -46,6 +47,7 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_message_content_allowed_in_email_notifications:
       realm.messageContentAllowedInEmailNotifications,
     realm_video_chat_provider: realm.videoChatProvider,
+    realm_available_video_chat_providers: availableVideoChatProviders(ctx.config),
     realm_jitsi_server_url: realm.jitsiServerUrl,
     // realm_giphy_rating before level 453: the rating applies to every GIF provider.
     realm_gif_rating_policy: realm.gifRatingPolicy,

@@ -2,6 +2,7 @@
  * The initial state POST /register returns (zerver/lib/events.py fetch_initial_state_data),
  * section by section, each fetched only when the client asked for its event type.
  */
+import { oauthProviderId, WEBEX } from "../realm/video-calls.ts";
 import {
   realmUserDefaults,
   userSettingsDefaultsState,
@@ -247,6 +248,10 @@ export async function fetchInitialState(
     state.has_videoprovider_token =
       (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   }
+  if (want("has_webex_token"))
+    state.has_webex_token =
+      oauthProviderId(ctx.config) === WEBEX &&
+      (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
   if (want("user_status")) state.user_status = await realmUserStatuses(db, realm.id);
   if (want("device")) state.devices = await userDevices(db, user.id);
   if (want("realm")) Object.assign(state, PRESENCE_REGISTER_SETTINGS);

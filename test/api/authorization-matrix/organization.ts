@@ -405,6 +405,12 @@ export const rows: Row[] = [
     expect: by({ [`${everyone} other`]: ok }),
   },
   {
+    // This server's OAuth provider is Zoom here: Zulip's answer when Webex has no credentials.
+    op: "POST /calls/webex/create",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: bad("Webex credentials have not been configured") }),
+  },
+  {
     op: "GET /export/realm",
     req: () => ({}),
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
