@@ -4083,8 +4083,9 @@ export interface components {
          *
          *     The operators, each of which may be `negated`:
          *
-         *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public` or
-         *       `web-public`;
+         *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public`,
+         *       `web-public` or `archived` (the messages the user received in archived channels; new in
+         *       feature level 489);
          *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`;
          *     - `dm` (`pm-with`): a direct-message conversation, by its other members (emails or IDs);
          *       `dm-including`: every direct message with a user; `group-pm-with`: the group ones only;

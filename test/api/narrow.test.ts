@@ -43,6 +43,17 @@ const badNarrow = (as: string, narrow: Term[], desc: string) =>
     { code: "BAD_NARROW", desc },
   );
 
+/** GET /messages as a real client sends it: the query string written by hand. */
+async function rawGet(as: string, query: string) {
+  const cred = server.creds.users[as]!;
+  const response = await globalThis.fetch(`${server.baseUrl}/api/v1/messages?${query}`, {
+    headers: {
+      Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+    },
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
+
 /** The handler called directly (no HTTP), with its statements counted (the context's reads are not). */
 async function direct(user: string, query: Query) {
   const realm = (await server.db.realm.findUnique({ where: { id: server.creds.realm.id } }))!;
@@ -480,6 +491,42 @@ describe("narrow operators", () => {
       [{ operator: "streams", operand: "bogus" }],
       "unknown channels operand bogus",
     );
+  });
+
+  it("channels:archived (feature level 489): what the user received in archived channels", async () => {
+    const topic = `archchan${Date.now()}`;
+    const gone = await createChannel(unique("gone"), ["iago", "hamlet"]);
+    const kept = await createChannel(unique("kept"), ["iago", "hamlet"]);
+    const { id: old } = await sendToChannel(server.as("iago"), {
+      to: gone.name,
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: live } = await sendToChannel(server.as("iago"), {
+      to: kept.name,
+      topic,
+      content: `${topic} message`,
+    });
+    await expectSuccess(
+      server
+        .as("iago")
+        .DELETE("/streams/{stream_id}", { params: { path: { stream_id: gone.id } } }),
+    );
+    const t = { operator: "topic", operand: topic };
+    for (const operator of ["channels", "streams"])
+      expect(await ids("hamlet", [{ operator, operand: "archived" }, t])).toEqual([old]);
+    expect(
+      await ids("hamlet", [{ operator: "channels", operand: "archived", negated: true }, t]),
+    ).toEqual([live]);
+    // Othello never received it: the operator reads no history.
+    expect(await ids("othello", [{ operator: "channels", operand: "archived" }, t])).toEqual([]);
+    // A real client's encoding: the narrow as JSON text in the query string.
+    const narrow = JSON.stringify([{ operator: "channels", operand: "archived" }, t]);
+    const body = await rawGet(
+      "hamlet",
+      `anchor=newest&num_before=10&narrow=${encodeURIComponent(narrow)}`,
+    );
+    expect((body.messages as { id: number }[]).map((m) => m.id)).toEqual([old]);
   });
 
   it("sender:me is the caller", async () => {

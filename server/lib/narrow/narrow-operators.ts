@@ -137,6 +137,8 @@ export class ConversationKinds {
 const CHANNELS_OPERANDS = new Map<string, Sql>([
   ["public", accessSql("NARROW_PUBLIC", null, "s")],
   ["web-public", accessSql("NARROW_WEB_PUBLIC", null, "s")],
+  // Feature level 489: the messages the user received in archived channels.
+  ["archived", accessSql("NARROW_ARCHIVED", null, "s")],
 ]);
 
 export function parseTerm(
