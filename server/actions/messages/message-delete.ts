@@ -128,27 +128,21 @@ export async function archiveMessages(
  * `first_message_id` update where its first message went, then one `delete_message` event per
  * channel topic or conversation, in its bulk form, to its recipients; the acting user, when not
  * one of them, gets the event only for the messages they may still read (feature level 457:
- * none, no event).
+ * none, no event). The retention policy has no acting user (feature level 452).
  */
 export async function deleteMessages(
   { tx, events }: UnitOfWork<RawTx>,
   realmId: number,
   target: Prisma.Sql,
-  actingUserId: number,
+  actingUserId: number | null,
+  type: number = ArchiveType.MANUAL,
 ): Promise<number> {
-  const { archived, groups } = await archiveMessages(
-    tx,
-    realmId,
-    target,
-    ArchiveType.MANUAL,
-    true,
-    actingUserId,
-  );
+  const { archived, groups } = await archiveMessages(tx, realmId, target, type, true, actingUserId);
   const firstChanged = new Map<number, { group: DeletedGroup; users: Set<number> }>();
   for (const g of groups) {
     if (!g.first_changed || g.stream_id === null) continue;
     const entry = firstChanged.get(g.stream_id) ?? { group: g, users: new Set<number>() };
-    if (g.actor_ids?.length) entry.users.add(actingUserId);
+    if (actingUserId !== null && g.actor_ids?.length) entry.users.add(actingUserId);
     for (const id of g.user_ids) entry.users.add(id);
     firstChanged.set(g.stream_id, entry);
   }
@@ -176,8 +170,12 @@ export async function deleteMessages(
             message_type: "stream",
           };
     const actorIds = g.actor_ids ?? [];
-    const actorTold = g.user_ids.includes(actingUserId) && actorIds.length === g.ids.length;
     const others = g.user_ids.filter((id) => id !== actingUserId);
+    if (actingUserId === null) {
+      if (others.length) events.add(event(g.ids), others);
+      continue;
+    }
+    const actorTold = g.user_ids.includes(actingUserId) && actorIds.length === g.ids.length;
     if (actorTold) others.push(actingUserId);
     if (others.length) events.add(event(g.ids), others);
     if (!actorTold && actorIds.length) events.add(event(actorIds), [actingUserId]);
