@@ -4086,7 +4086,8 @@ export interface components {
          *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public`,
          *       `web-public` or `archived` (the messages the user received in archived channels; new in
          *       feature level 489);
-         *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`;
+         *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`; `mentions`: a user, by email
+         *       or ID, whom the message mentions by name, not silently (new in feature level 446);
          *     - `dm` (`pm-with`): a direct-message conversation, by its other members (emails or IDs);
          *       `dm-including`: every direct message with a user; `group-pm-with`: the group ones only;
          *     - `search`: words to find in the topic and content (stemmed, in English), and "quoted
@@ -4099,8 +4100,8 @@ export interface components {
          *
          *     The operand's type depends on the operator (Zulip's `NarrowParameter`):
          *
-         *     - `channel`, `stream`, `id`, `sender`, `dm-including`, `group-pm-with`, `with`: a string or an
-         *       integer ID (`id` and `with` take a string of digits too);
+         *     - `channel`, `stream`, `id`, `sender`, `mentions`, `dm-including`, `group-pm-with`, `with`: a
+         *       string or an integer ID (`id` and `with` take a string of digits too);
          *     - `dm`, `pm-with`: a string of comma-separated emails, or a list of user IDs;
          *     - `search`: a non-empty string;
          *     - every other operator: a string.

@@ -529,6 +529,59 @@ describe("narrow operators", () => {
     expect((body.messages as { id: number }[]).map((m) => m.id)).toEqual([old]);
   });
 
+  it("mentions:<user> (feature level 446): a direct, visible personal mention of that user", async () => {
+    const topic = `mentions${Date.now()}`;
+    const send = async (content: string) =>
+      (await sendToChannel(server.as("iago"), { to: "Verona", topic, content })).id;
+    const named = await send("hi @**King Hamlet**");
+    const silent = await send("hi @_**King Hamlet**");
+    const wildcard = await send("hi @**all**");
+    const other = await send("hi @**Othello, the Moor of Venice**");
+    const t = { operator: "topic", operand: topic };
+    // By ID or by email, whoever asks: the mention is in the message itself.
+    for (const as of ["hamlet", "othello"]) {
+      expect(await ids(as, [{ operator: "mentions", operand: uid("hamlet") }, t])).toEqual([named]);
+      expect(await ids(as, [{ operator: "mentions", operand: "hamlet@zulip.com" }, t])).toEqual([
+        named,
+      ]);
+    }
+    expect(
+      await ids("hamlet", [{ operator: "mentions", operand: uid("hamlet"), negated: true }, t]),
+    ).toEqual([silent, wildcard, other]);
+    expect(await ids("hamlet", [{ operator: "mentions", operand: uid("othello") }, t])).toEqual([
+      other,
+    ]);
+    await badNarrow(
+      "hamlet",
+      [{ operator: "mentions", operand: "nobody@zulip.com" }],
+      "unknown user nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "mentions", operand: 9_999_999 }],
+      "unknown user 9999999",
+    );
+    // matches_narrow takes it too.
+    const { messages } = await expectSuccess(
+      server.as("hamlet").GET("/messages/matches_narrow", {
+        params: {
+          query: {
+            msg_ids: [named, silent],
+            narrow: [{ operator: "mentions", operand: uid("hamlet") }],
+          },
+        },
+      }),
+    );
+    expect(Object.keys(messages)).toEqual([String(named)]);
+    // A real client's encoding.
+    const narrow = JSON.stringify([{ operator: "mentions", operand: "hamlet@zulip.com" }, t]);
+    const body = await rawGet(
+      "othello",
+      `anchor=newest&num_before=10&narrow=${encodeURIComponent(narrow)}`,
+    );
+    expect((body.messages as { id: number }[]).map((m) => m.id)).toEqual([named]);
+  });
+
   it("sender:me is the caller", async () => {
     const topic = unique("sender me");
     const { id: mine } = await sendToChannel(server.as("aaron"), {

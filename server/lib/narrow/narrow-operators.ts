@@ -200,6 +200,20 @@ export function parseTerm(
         },
       };
     }
+    case "mentions": {
+      // Feature level 446: a direct, visible personal mention of the user, which is what sets
+      // `mentioned` on their own row (silent, wildcard and group mentions set other bits or none).
+      const mentioned = lookups.user(operand as string | number);
+      return {
+        term,
+        build: (r) => {
+          const u = mentioned(r);
+          if (!u) throw new BadNarrowError(`unknown user ${String(operand)}`);
+          return Prisma.sql`EXISTS (SELECT 1 FROM user_message mum WHERE mum.user_profile_id = ${u.id}
+            AND mum.message_id = m.id AND ${flagCondition(flagTest(FLAG_BITS.mentioned, true), false, Prisma.raw("mum.flags"))})`;
+        },
+      };
+    }
     case "id": {
       // Zulip's by_id: digits, and no more than the largest possible message id.
       if (!/^\d+$/.test(String(operand)) || Number(operand) > MAX_MESSAGE_ID)
