@@ -277,9 +277,9 @@ export interface paths {
          * @description Fetch messages that match a narrow (with an empty `narrow`, the caller's combined feed),
          *     sorted by message ID. The messages are chosen in one of two ways:
          *
-         *     - **A range**: an `anchor` (a message ID, or `newest`, `oldest` or `first_unread` for the
-         *       server to compute one), with up to `num_before` matching messages before it and up to
-         *       `num_after` after it.
+         *     - **A range**: an `anchor` (a message ID, or `newest`, `oldest`, `first_unread` or `date`
+         *       for the server to compute one), with up to `num_before` matching messages before it and
+         *       up to `num_after` after it.
          *     - **A list**: `message_ids`, the IDs wanted. The response holds those that exist, that the
          *       caller may see and that match the narrow.
          *
@@ -7553,7 +7553,9 @@ export interface operations {
                  *     - `newest`: the most recent matching message;
                  *     - `oldest`: the oldest matching message;
                  *     - `first_unread`: the oldest unread matching message, or the most recent matching
-                 *       message when none is unread.
+                 *       message when none is unread;
+                 *     - `date`: the first matching message sent at or after `anchor_date`, or the most recent
+                 *       matching message when there is none.
                  *
                  *     The anchor message need not exist or match the narrow. Any integer is accepted, however
                  *     many digits it has (Zulip's `int()`): a negative one is taken as 0 and one above
@@ -7561,10 +7563,21 @@ export interface operations {
                  *     Anything else is refused with "Invalid anchor".
                  *     Required unless `message_ids` is sent; must not be sent with `message_ids`.
                  *
-                 *     **Changes**: The string values are new in Zulip 3.0 (feature level 1).
+                 *     **Changes**: `date` is new in Zulip 12.0 (feature level 445). The string values are new
+                 *     in Zulip 3.0 (feature level 1).
                  * @example newest
                  */
-                anchor?: ("newest" | "oldest" | "first_unread") | number;
+                anchor?: ("newest" | "oldest" | "first_unread" | "date") | number;
+                /**
+                 * @description With `anchor=date`, the date and time to anchor at, in ISO 8601 (`2024-01-02`,
+                 *     `2024-01-02T15:04:05`, `2024-01-02T15:04:05+01:00`); a date or time without a time
+                 *     zone is in UTC. Required with `anchor=date` ("Missing 'anchor_date' argument."), ignored
+                 *     otherwise; a value that is not such a date is refused with "Invalid anchor_date".
+                 *
+                 *     **Changes**: New in Zulip 12.0 (feature level 445).
+                 * @example 2024-01-02T00:00:00Z
+                 */
+                anchor_date?: string;
                 /**
                  * @deprecated
                  * @description `true` is the same as `anchor=first_unread`, and `anchor` is then ignored.

@@ -10,6 +10,7 @@ import { countStatements } from "../../server/db/statements.ts";
 import { getMessages } from "../../server/handlers/messages.ts";
 import { FLAG_BITS, flagsOf } from "../../server/lib/messages/messages.ts";
 import { compileNarrow } from "../../server/lib/narrow/narrow.ts";
+import { firstMessageAtSql } from "../../server/lib/messages/message-fetch.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import {
@@ -1193,6 +1194,80 @@ describe("anchors", () => {
       400,
       "Too many messages requested (maximum 5000).",
     );
+  });
+});
+
+describe("anchor=date (feature level 445)", () => {
+  it("anchors at the narrow's first message sent at or after the date, in UTC without a zone", async () => {
+    const topic = `bydate${Date.now()}`;
+    const send = async () =>
+      (await sendToChannel(server.as("iago"), { to: "Verona", topic, content: "dated" })).id;
+    const [m1, m2, m3] = [await send(), await send(), await send()];
+    const at = (iso: string) => new Date(iso);
+    for (const [id, date] of [
+      [m1, "2001-01-01T00:00:00Z"],
+      [m2, "2001-06-01T00:00:00Z"],
+      [m3, "2002-01-01T00:00:00Z"],
+    ] as const)
+      await server.db.message.update({ where: { id }, data: { dateSent: at(date) } });
+    const narrow = [{ operator: "topic", operand: topic }];
+    const byDate = (anchor_date: string, num_before = 1, num_after = 1) =>
+      fetch("hamlet", { anchor: "date", anchor_date, num_before, num_after, narrow });
+
+    const middle = await byDate("2001-03-01");
+    expect(middle).toMatchObject({ anchor: m2, found_anchor: true });
+    expect(middle.messages.map((m) => m.id)).toEqual([m1, m2, m3]);
+    // At the very instant, and the same instant written in another zone.
+    expect((await byDate("2001-06-01")).anchor).toBe(m2);
+    expect((await byDate("2001-06-01T01:30:00+01:30")).anchor).toBe(m2);
+    expect((await byDate("2001-06-01T00:00:01")).anchor).toBe(m3);
+    expect((await byDate("1990-01-01", 0, 1)).anchor).toBe(m1);
+    // Nothing at or after it: the anchor of "newest".
+    const late = await byDate("2100-01-01", 2, 0);
+    expect(late).toMatchObject({ anchor: 10_000_000_000_000_000, found_newest: true });
+    expect(late.messages.map((m) => m.id)).toEqual([m2, m3]);
+
+    await expectError(
+      get("hamlet", { anchor: "date", num_before: 1, narrow }),
+      400,
+      "Missing 'anchor_date' argument.",
+    );
+    for (const bad of ["yesterday", "2001-02-30", "2001-01-01T25:00", ""])
+      await expectError(
+        get("hamlet", { anchor: "date", anchor_date: bad, num_before: 1, narrow }),
+        400,
+        "Invalid anchor_date",
+      );
+    // A real client's query string: `+` for the space between date and time.
+    const body = await rawGet(
+      "hamlet",
+      `anchor=date&anchor_date=2001-03-01+00:00:00&num_before=0&num_after=1&narrow=${encodeURIComponent(JSON.stringify(narrow))}`,
+    );
+    expect(body).toMatchObject({ result: "success", anchor: m2 });
+  });
+
+  it("finds the date through the (realm_id, date_sent) index", async () => {
+    const realmId = server.creds.realm.id;
+    const { id: seed } = await sendToChannel(server.as("iago"), {
+      to: "Verona",
+      topic: "many dates",
+      content: "x",
+    });
+    await server.db.$executeRawUnsafe(
+      `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message, date_sent)
+       SELECT realm_id, sender_id, recipient_id, subject, 'copy ' || n, rendered_content, sending_client_id, true, now() - n * interval '1 hour'
+       FROM message m, generate_series(1, 4000) AS n WHERE m.id = ${seed}`,
+    );
+    await server.db.$executeRawUnsafe("ANALYZE message");
+    const date = new Date(Date.now() - 1000 * 3_600_000);
+    const lines = (
+      await server.db.$queryRaw<
+        { "QUERY PLAN": string }[]
+      >`EXPLAIN SELECT ${firstMessageAtSql(realmId, date)}`
+    ).map((r) => r["QUERY PLAN"]);
+    if (process.env.SHOW_PLANS) console.log(lines.join("\n"));
+    expect(lines.join("\n")).toContain("message_realm_id_date_sent_idx");
+    expect(lines.join("\n")).not.toContain("Seq Scan on message");
   });
 });
 
