@@ -124,6 +124,19 @@ describe("uploaded media (feature levels 437, 467, 495)", () => {
     expect(await rendered("[x.mp4](https://example.com/x.mp4)")).not.toContain(
       "message_inline_video",
     );
+    // The organization's inline_image_preview off: no preview (image_preview_enabled).
+    await server.db.realm.update({
+      where: { id: server.creds.realm.id },
+      data: { inlineImagePreview: false },
+    });
+    try {
+      expect(await rendered(`[clip.mov](${mov})`)).toBe(`<p><a href="${mov}">clip.mov</a></p>`);
+    } finally {
+      await server.db.realm.update({
+        where: { id: server.creds.realm.id },
+        data: { inlineImagePreview: true },
+      });
+    }
     // A real client's form body, `+` for spaces.
     const { email, api_key } = server.creds.users["hamlet"]!;
     const response = await fetch(`${server.baseUrl}/api/v1/messages/render`, {

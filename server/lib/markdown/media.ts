@@ -106,6 +106,7 @@ function linkedVideos(inline: Token): { href: string; title: string | null; alon
  * a list item; none in a quote) for each distinct uploaded video it links, in order.
  */
 export function addVideoPreviews(state: StateCore): void {
+  if (!getCtx(state.env).mediaPreviews) return;
   const tokens = state.tokens;
   const seen = new Set<string>();
   let quoteDepth = 0;
