@@ -4675,6 +4675,10 @@ export interface components {
          * @description Messages were deleted (or moved somewhere the user may not follow them). Clients with the
          *     `bulk_message_deletion` capability get `message_ids`; the others one event per message with
          *     `message_id`.
+         *
+         *     **Changes**: In Zulip 12.0 (feature level 457), the user who deletes messages gets the event
+         *     only if they may still read some of them, and then only with those. Since feature level 452,
+         *     messages removed by the organization's or the channel's retention policy send it too.
          */
         DeleteMessageEvent: {
             id: number;
