@@ -1487,7 +1487,22 @@ export interface paths {
         delete: operations["unsubscribe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update subscriptions
+         * @description Subscribe the caller to the channels in `add` and unsubscribe them from those in `delete`,
+         *     in one transaction (Zulip's `update_subscriptions_backend`, which runs the subscribe view,
+         *     then the unsubscribe view, and merges their answers). `add` works as `subscriptions` in
+         *     `POST /users/me/subscriptions` for the caller alone, creating the channels that do not exist
+         *     with that operation's defaults; `delete` as `subscriptions` in
+         *     `DELETE /users/me/subscriptions`. Any error undoes the whole request.
+         *
+         *     With neither list (or both empty): "Nothing to do. Specify at least one of "add" or
+         *     "delete".". Guests cannot use it, even only to unsubscribe ("Not allowed for guest users").
+         *
+         *     **Changes**: Before Zulip 10.0 (feature level 362), subscriptions in archived channels
+         *     could not be modified.
+         */
+        patch: operations["update-subscriptions"];
         trace?: never;
     };
     "/default_streams": {
@@ -11260,6 +11275,102 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "Verona"
+                 *         },
+                 *         {
+                 *           "name": "Denmark",
+                 *           "color": "#e79ab5",
+                 *           "description": "A Scandinavian country"
+                 *         }
+                 *       ],
+                 *       "delete": [
+                 *         "testing-help"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The channels to subscribe to, by name (stripped), each with an optional
+                     *     description (for a channel this request creates) and the caller's colour for it.
+                     */
+                    add?: {
+                        name: string;
+                        description?: string;
+                        color?: string;
+                    }[];
+                    /** @description The channels to unsubscribe from, by name. */
+                    delete?: string[];
+                };
+            };
+        };
+        responses: {
+            /**
+             * @description The subscribe view's answer (`subscribed` and `already_subscribed`, channel names by user
+             *     ID as a string) and the unsubscribe view's (`removed` and `not_removed`).
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscribed: {
+                            [key: string]: string[];
+                        };
+                        already_subscribed: {
+                            [key: string]: string[];
+                        };
+                        removed: string[];
+                        not_removed: string[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description Nothing to do, a parameter is invalid, a channel cannot be accessed, created or found, or
+             *     the caller is a guest.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Nothing to do. Specify at least one of \"add\" or \"delete\".",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description A channel to create has the name of an existing one the caller cannot see. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };

@@ -96,6 +96,7 @@ import {
   getSubscriptionStatus,
   subscribe,
   unsubscribe,
+  updateSubscriptions,
 } from "./handlers/subscriptions.ts";
 import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import {
@@ -222,6 +223,7 @@ export const handlers = {
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,
+  "update-subscriptions": updateSubscriptions,
   "create-channel-folder": createChannelFolder,
   "patch-channel-folders": patchChannelFolders,
   "get-channel-folders": getChannelFolders,
