@@ -279,9 +279,9 @@ export interface paths {
          * @description Fetch messages that match a narrow (with an empty `narrow`, the caller's combined feed),
          *     sorted by message ID. The messages are chosen in one of two ways:
          *
-         *     - **A range**: an `anchor` (a message ID, or `newest`, `oldest` or `first_unread` for the
-         *       server to compute one), with up to `num_before` matching messages before it and up to
-         *       `num_after` after it.
+         *     - **A range**: an `anchor` (a message ID, or `newest`, `oldest`, `first_unread` or `date`
+         *       for the server to compute one), with up to `num_before` matching messages before it and
+         *       up to `num_after` after it.
          *     - **A list**: `message_ids`, the IDs wanted. The response holds those that exist, that the
          *       caller may see and that match the narrow.
          *
@@ -4139,9 +4139,11 @@ export interface components {
          *
          *     The operators, each of which may be `negated`:
          *
-         *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public` or
-         *       `web-public`;
-         *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`;
+         *     - `channel` (`stream`): a channel, by name or ID; `channels` (`streams`): `public`,
+         *       `web-public` or `archived` (the messages the user received in archived channels; new in
+         *       feature level 489);
+         *     - `topic` (`subject`); `sender`: a user, by email or ID, or `me`; `mentions`: a user, by email
+         *       or ID, whom the message mentions by name, not silently (new in feature level 446);
          *     - `dm` (`pm-with`): a direct-message conversation, by its other members (emails or IDs);
          *       `dm-including`: every direct message with a user; `group-pm-with`: the group ones only;
          *     - `search`: words to find in the topic and content (stemmed, in English), and "quoted
@@ -4154,8 +4156,8 @@ export interface components {
          *
          *     The operand's type depends on the operator (Zulip's `NarrowParameter`):
          *
-         *     - `channel`, `stream`, `id`, `sender`, `dm-including`, `group-pm-with`, `with`: a string or an
-         *       integer ID (`id` and `with` take a string of digits too);
+         *     - `channel`, `stream`, `id`, `sender`, `mentions`, `dm-including`, `group-pm-with`, `with`: a
+         *       string or an integer ID (`id` and `with` take a string of digits too);
          *     - `dm`, `pm-with`: a string of comma-separated emails, or a list of user IDs;
          *     - `search`: a non-empty string;
          *     - every other operator: a string.
@@ -4729,6 +4731,10 @@ export interface components {
          * @description Messages were deleted (or moved somewhere the user may not follow them). Clients with the
          *     `bulk_message_deletion` capability get `message_ids`; the others one event per message with
          *     `message_id`.
+         *
+         *     **Changes**: In Zulip 12.0 (feature level 457), the user who deletes messages gets the event
+         *     only if they may still read some of them, and then only with those. Since feature level 452,
+         *     messages removed by the organization's or the channel's retention policy send it too.
          */
         DeleteMessageEvent: {
             id: number;
@@ -7697,7 +7703,9 @@ export interface operations {
                  *     - `newest`: the most recent matching message;
                  *     - `oldest`: the oldest matching message;
                  *     - `first_unread`: the oldest unread matching message, or the most recent matching
-                 *       message when none is unread.
+                 *       message when none is unread;
+                 *     - `date`: the first matching message sent at or after `anchor_date`, or the most recent
+                 *       matching message when there is none.
                  *
                  *     The anchor message need not exist or match the narrow. Any integer is accepted, however
                  *     many digits it has (Zulip's `int()`): a negative one is taken as 0 and one above
@@ -7705,10 +7713,21 @@ export interface operations {
                  *     Anything else is refused with "Invalid anchor".
                  *     Required unless `message_ids` is sent; must not be sent with `message_ids`.
                  *
-                 *     **Changes**: The string values are new in Zulip 3.0 (feature level 1).
+                 *     **Changes**: `date` is new in Zulip 12.0 (feature level 445). The string values are new
+                 *     in Zulip 3.0 (feature level 1).
                  * @example newest
                  */
-                anchor?: ("newest" | "oldest" | "first_unread") | number;
+                anchor?: ("newest" | "oldest" | "first_unread" | "date") | number;
+                /**
+                 * @description With `anchor=date`, the date and time to anchor at, in ISO 8601 (`2024-01-02`,
+                 *     `2024-01-02T15:04:05`, `2024-01-02T15:04:05+01:00`); a date or time without a time
+                 *     zone is in UTC. Required with `anchor=date` ("Missing 'anchor_date' argument."), ignored
+                 *     otherwise; a value that is not such a date is refused with "Invalid anchor_date".
+                 *
+                 *     **Changes**: New in Zulip 12.0 (feature level 445).
+                 * @example 2024-01-02T00:00:00Z
+                 */
+                anchor_date?: string;
                 /**
                  * @deprecated
                  * @description `true` is the same as `anchor=first_unread`, and `anchor` is then ignored.

@@ -2,6 +2,7 @@ import { checkSendMessage, type MessageTarget } from "../actions/messages/messag
 import { IncompatibleParametersError, JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { clientNameFromUserAgent } from "../lib/clients.ts";
+import { parseIsoDate } from "../lib/time.ts";
 import { buildMessageDicts } from "../lib/messages/message-dicts.ts";
 import { hiddenSenders } from "../lib/access/users.ts";
 import {
@@ -121,6 +122,12 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
     throw new JsonableError(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
   if (numBefore > 0 && numAfter > 0 && !includeAnchor)
     throw new JsonableError("The anchor can only be excluded at an end of the range");
+  let anchorDate: Date | null = null;
+  if (anchorParam === "date" && query.message_ids === undefined) {
+    if (query.anchor_date === undefined) throw new JsonableError("Missing 'anchor_date' argument.");
+    anchorDate = parseIsoDate(query.anchor_date);
+    if (!anchorDate) throw new JsonableError("Invalid anchor_date");
+  }
 
   const narrow = await compileNarrow(ctx.db, ctx.realm, ctx.user, query.narrow ?? []);
   let rows: FetchedRow[];
@@ -143,7 +150,9 @@ export const getMessages: Handler<"get-messages"> = async ({ query }, ctx) => {
           ? 0
           : anchorParam === "first_unread"
             ? anchorParam
-            : anchorParam!;
+            : anchorParam === "date"
+              ? { date: anchorDate!, realmId: ctx.realm.id }
+              : anchorParam!;
     const fetched = await fetchMessageRange(ctx.db, narrow, { anchor, numBefore, numAfter });
     rows = [
       ...fetched.before,

@@ -3,7 +3,9 @@
  * archive_messages and clean_archived_data crons, and delete_old_unclaimed_attachments):
  * - expired messages (lib/messages/retention.ts) move to the archive in batches, each one statement that
  *   locks its messages SKIP LOCKED, so processes sharing a database archive each message once.
- *   As in Zulip, no event is sent; channels' first_message_id follows.
+ *   Each batch is its own transaction, with a `delete_message` event per channel topic or
+ *   conversation to whoever may still read its messages (feature level 452, as
+ *   do_delete_messages), and channels' first_message_id following.
  * - archive transactions older than ARCHIVED_DATA_VACUUMING_DELAY_DAYS are removed with
  *   everything in them.
  * - uploads no message, scheduled message or archived message links any more, created more
@@ -13,7 +15,8 @@ import type { AppDeps } from "../context.ts";
 import { expiredMessages, realmsWithRetention } from "../lib/messages/retention.ts";
 import { uploadStorage } from "../lib/uploads/upload-storage.ts";
 import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
-import { ArchiveType, archiveMessages } from "../actions/messages/message-delete.ts";
+import { ArchiveType, deleteMessages } from "../actions/messages/message-delete.ts";
+import { inRawTransaction } from "../actions/transaction.ts";
 
 export interface RetentionReport {
   /** Messages this round moved to the archive. */
@@ -24,7 +27,7 @@ export interface RetentionReport {
   filesDeleted: number;
 }
 
-type Deps = Pick<AppDeps, "db" | "log" | "config" | "now">;
+type Deps = Pick<AppDeps, "db" | "log" | "config" | "now" | "events">;
 
 const DAY_MS = 86_400_000;
 
@@ -58,12 +61,14 @@ export class MessageRetention extends DeliveryLoop<RetentionReport> {
       for (const channels of [true, false])
         for (;;) {
           if (this.stopped) return total;
-          const { archived } = await archiveMessages(
-            this.deps.db,
-            realmId,
-            expiredMessages(realmId, channels, now),
-            ArchiveType.RETENTION_POLICY_BASED,
-            false,
+          const archived = await inRawTransaction(this.deps, realmId, (unit) =>
+            deleteMessages(
+              unit,
+              realmId,
+              expiredMessages(realmId, channels, now),
+              null,
+              ArchiveType.RETENTION_POLICY_BASED,
+            ),
           );
           total += archived;
           if (archived === 0) break;

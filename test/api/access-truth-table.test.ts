@@ -95,6 +95,7 @@ const REFERENCE: Record<AccessRuleName, (f: AccessFacts) => boolean> = {
   CHANNEL_HIDES_BOT: (f) => !f.public,
   NARROW_PUBLIC: (f) => f.public && f.historyShared,
   NARROW_WEB_PUBLIC: (f) => f.public && f.historyShared && f.webPublic,
+  NARROW_ARCHIVED: (f) => f.archived,
 };
 const RULES = Object.keys(AccessRule) as AccessRuleName[];
 

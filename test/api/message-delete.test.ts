@@ -4,6 +4,10 @@
  * first_message_id, uploads left unclaimed, topics in batches with `complete`.
  */
 import { describe, expect, it } from "vitest";
+import { doSubscribe } from "../../server/actions/channels/subscriptions.ts";
+import { deleteMessages } from "../../server/actions/messages/message-delete.ts";
+import { inRawTransaction } from "../../server/actions/transaction.ts";
+import { Prisma } from "../../server/db/index.ts";
 import type { RequestInfo } from "../../server/context.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -553,6 +557,67 @@ describe("POST /streams/{stream_id}/delete_topic", () => {
       visibility_policy: 0,
     });
     expect(await server.db.userTopic.count({ where: { topicNameLower: "big topic" } })).toBe(0);
+  });
+
+  // Every endpoint deletes only what its caller may read (access_message, delete_in_topic's own
+  // rows), so the deletion here is the action's, as a deletion that reaches further would call it
+  // (Zulip's deactivation that deletes a user's messages, feature level 459).
+  it("the deleter is told only of the messages they may still read (feature level 457)", async () => {
+    const realmId = server.creds.realm.id;
+    // A private channel with protected history; Iago subscribed after some messages were sent.
+    const make = async (name: string) => {
+      await expectSuccess(
+        server.as("iago").POST("/users/me/subscriptions", {
+          body: {
+            subscriptions: [{ name }],
+            invite_only: true,
+            history_public_to_subscribers: false,
+            principals: [id("hamlet")],
+          },
+        }),
+      );
+      return server.db.stream.findFirstOrThrow({ where: { name } });
+    };
+    const joinIago = (stream: { id: number; recipientId: number | null }) =>
+      server.db.$transaction((tx) => doSubscribe(tx, realmId, stream, [id("iago")]));
+    const send = async (to: string) =>
+      (await sendToChannel(server.as("hamlet"), { to, topic: "t457", content: "x" })).id;
+    const deleteAsIago = (ids: number[]) =>
+      inRawTransaction(server.deps, realmId, (unit) =>
+        deleteMessages(
+          unit,
+          realmId,
+          Prisma.sql`SELECT id FROM message WHERE id = ANY(${ids}::int[]) FOR UPDATE`,
+          id("iago"),
+        ),
+      );
+
+    const partly = await make("protected 457 a");
+    const early = [await send(partly.name), await send(partly.name)];
+    await joinIago(partly);
+    const late = await send(partly.name);
+    const iago = await queue("iago", { bulk_message_deletion: true });
+    const hamlet = await queue("hamlet", { bulk_message_deletion: true });
+    expect(await deleteAsIago([...early, late])).toBe(3);
+    const event = (ids: number[]) => ({
+      type: "delete_message",
+      message_ids: ids,
+      stream_id: partly.id,
+      topic: "t457",
+      message_type: "stream",
+    });
+    expect((await hamlet()).filter((e) => e.type === "delete_message")).toEqual([
+      event([...early, late]),
+    ]);
+    expect((await iago()).filter((e) => e.type === "delete_message")).toEqual([event([late])]);
+
+    // None of them readable: no event for the deleter at all.
+    const none = await make("protected 457 b");
+    const unseen = await send(none.name);
+    await joinIago(none);
+    const iago2 = await queue("iago", { bulk_message_deletion: true });
+    expect(await deleteAsIago([unseen])).toBe(1);
+    expect(await iago2()).toEqual([]);
   });
 
   it("answers complete: false when the time runs out, and the client repeats", async () => {

@@ -10,6 +10,7 @@ import { countStatements } from "../../server/db/statements.ts";
 import { getMessages } from "../../server/handlers/messages.ts";
 import { FLAG_BITS, flagsOf } from "../../server/lib/messages/messages.ts";
 import { compileNarrow } from "../../server/lib/narrow/narrow.ts";
+import { firstMessageAtSql } from "../../server/lib/messages/message-fetch.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import {
@@ -42,6 +43,17 @@ const badNarrow = (as: string, narrow: Term[], desc: string) =>
     `Invalid narrow operator: ${desc}`,
     { code: "BAD_NARROW", desc },
   );
+
+/** GET /messages as a real client sends it: the query string written by hand. */
+async function rawGet(as: string, query: string) {
+  const cred = server.creds.users[as]!;
+  const response = await globalThis.fetch(`${server.baseUrl}/api/v1/messages?${query}`, {
+    headers: {
+      Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+    },
+  });
+  return (await response.json()) as Record<string, unknown>;
+}
 
 /** The handler called directly (no HTTP), with its statements counted (the context's reads are not). */
 async function direct(user: string, query: Query) {
@@ -480,6 +492,95 @@ describe("narrow operators", () => {
       [{ operator: "streams", operand: "bogus" }],
       "unknown channels operand bogus",
     );
+  });
+
+  it("channels:archived (feature level 489): what the user received in archived channels", async () => {
+    const topic = `archchan${Date.now()}`;
+    const gone = await createChannel(unique("gone"), ["iago", "hamlet"]);
+    const kept = await createChannel(unique("kept"), ["iago", "hamlet"]);
+    const { id: old } = await sendToChannel(server.as("iago"), {
+      to: gone.name,
+      topic,
+      content: `${topic} message`,
+    });
+    const { id: live } = await sendToChannel(server.as("iago"), {
+      to: kept.name,
+      topic,
+      content: `${topic} message`,
+    });
+    await expectSuccess(
+      server
+        .as("iago")
+        .DELETE("/streams/{stream_id}", { params: { path: { stream_id: gone.id } } }),
+    );
+    const t = { operator: "topic", operand: topic };
+    for (const operator of ["channels", "streams"])
+      expect(await ids("hamlet", [{ operator, operand: "archived" }, t])).toEqual([old]);
+    expect(
+      await ids("hamlet", [{ operator: "channels", operand: "archived", negated: true }, t]),
+    ).toEqual([live]);
+    // Othello never received it: the operator reads no history.
+    expect(await ids("othello", [{ operator: "channels", operand: "archived" }, t])).toEqual([]);
+    // A real client's encoding: the narrow as JSON text in the query string.
+    const narrow = JSON.stringify([{ operator: "channels", operand: "archived" }, t]);
+    const body = await rawGet(
+      "hamlet",
+      `anchor=newest&num_before=10&narrow=${encodeURIComponent(narrow)}`,
+    );
+    expect((body.messages as { id: number }[]).map((m) => m.id)).toEqual([old]);
+  });
+
+  it("mentions:<user> (feature level 446): a direct, visible personal mention of that user", async () => {
+    const topic = `mentions${Date.now()}`;
+    const send = async (content: string) =>
+      (await sendToChannel(server.as("iago"), { to: "Verona", topic, content })).id;
+    const named = await send("hi @**King Hamlet**");
+    const silent = await send("hi @_**King Hamlet**");
+    const wildcard = await send("hi @**all**");
+    const other = await send("hi @**Othello, the Moor of Venice**");
+    const t = { operator: "topic", operand: topic };
+    // By ID or by email, whoever asks: the mention is in the message itself.
+    for (const as of ["hamlet", "othello"]) {
+      expect(await ids(as, [{ operator: "mentions", operand: uid("hamlet") }, t])).toEqual([named]);
+      expect(await ids(as, [{ operator: "mentions", operand: "hamlet@zulip.com" }, t])).toEqual([
+        named,
+      ]);
+    }
+    expect(
+      await ids("hamlet", [{ operator: "mentions", operand: uid("hamlet"), negated: true }, t]),
+    ).toEqual([silent, wildcard, other]);
+    expect(await ids("hamlet", [{ operator: "mentions", operand: uid("othello") }, t])).toEqual([
+      other,
+    ]);
+    await badNarrow(
+      "hamlet",
+      [{ operator: "mentions", operand: "nobody@zulip.com" }],
+      "unknown user nobody@zulip.com",
+    );
+    await badNarrow(
+      "hamlet",
+      [{ operator: "mentions", operand: 9_999_999 }],
+      "unknown user 9999999",
+    );
+    // matches_narrow takes it too.
+    const { messages } = await expectSuccess(
+      server.as("hamlet").GET("/messages/matches_narrow", {
+        params: {
+          query: {
+            msg_ids: [named, silent],
+            narrow: [{ operator: "mentions", operand: uid("hamlet") }],
+          },
+        },
+      }),
+    );
+    expect(Object.keys(messages)).toEqual([String(named)]);
+    // A real client's encoding.
+    const narrow = JSON.stringify([{ operator: "mentions", operand: "hamlet@zulip.com" }, t]);
+    const body = await rawGet(
+      "othello",
+      `anchor=newest&num_before=10&narrow=${encodeURIComponent(narrow)}`,
+    );
+    expect((body.messages as { id: number }[]).map((m) => m.id)).toEqual([named]);
   });
 
   it("sender:me is the caller", async () => {
@@ -1093,6 +1194,80 @@ describe("anchors", () => {
       400,
       "Too many messages requested (maximum 5000).",
     );
+  });
+});
+
+describe("anchor=date (feature level 445)", () => {
+  it("anchors at the narrow's first message sent at or after the date, in UTC without a zone", async () => {
+    const topic = `bydate${Date.now()}`;
+    const send = async () =>
+      (await sendToChannel(server.as("iago"), { to: "Verona", topic, content: "dated" })).id;
+    const [m1, m2, m3] = [await send(), await send(), await send()];
+    const at = (iso: string) => new Date(iso);
+    for (const [id, date] of [
+      [m1, "2001-01-01T00:00:00Z"],
+      [m2, "2001-06-01T00:00:00Z"],
+      [m3, "2002-01-01T00:00:00Z"],
+    ] as const)
+      await server.db.message.update({ where: { id }, data: { dateSent: at(date) } });
+    const narrow = [{ operator: "topic", operand: topic }];
+    const byDate = (anchor_date: string, num_before = 1, num_after = 1) =>
+      fetch("hamlet", { anchor: "date", anchor_date, num_before, num_after, narrow });
+
+    const middle = await byDate("2001-03-01");
+    expect(middle).toMatchObject({ anchor: m2, found_anchor: true });
+    expect(middle.messages.map((m) => m.id)).toEqual([m1, m2, m3]);
+    // At the very instant, and the same instant written in another zone.
+    expect((await byDate("2001-06-01")).anchor).toBe(m2);
+    expect((await byDate("2001-06-01T01:30:00+01:30")).anchor).toBe(m2);
+    expect((await byDate("2001-06-01T00:00:01")).anchor).toBe(m3);
+    expect((await byDate("1990-01-01", 0, 1)).anchor).toBe(m1);
+    // Nothing at or after it: the anchor of "newest".
+    const late = await byDate("2100-01-01", 2, 0);
+    expect(late).toMatchObject({ anchor: 10_000_000_000_000_000, found_newest: true });
+    expect(late.messages.map((m) => m.id)).toEqual([m2, m3]);
+
+    await expectError(
+      get("hamlet", { anchor: "date", num_before: 1, narrow }),
+      400,
+      "Missing 'anchor_date' argument.",
+    );
+    for (const bad of ["yesterday", "2001-02-30", "2001-01-01T25:00", ""])
+      await expectError(
+        get("hamlet", { anchor: "date", anchor_date: bad, num_before: 1, narrow }),
+        400,
+        "Invalid anchor_date",
+      );
+    // A real client's query string: `+` for the space between date and time.
+    const body = await rawGet(
+      "hamlet",
+      `anchor=date&anchor_date=2001-03-01+00:00:00&num_before=0&num_after=1&narrow=${encodeURIComponent(JSON.stringify(narrow))}`,
+    );
+    expect(body).toMatchObject({ result: "success", anchor: m2 });
+  });
+
+  it("finds the date through the (realm_id, date_sent) index", async () => {
+    const realmId = server.creds.realm.id;
+    const { id: seed } = await sendToChannel(server.as("iago"), {
+      to: "Verona",
+      topic: "many dates",
+      content: "x",
+    });
+    await server.db.$executeRawUnsafe(
+      `INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, sending_client_id, is_channel_message, date_sent)
+       SELECT realm_id, sender_id, recipient_id, subject, 'copy ' || n, rendered_content, sending_client_id, true, now() - n * interval '1 hour'
+       FROM message m, generate_series(1, 4000) AS n WHERE m.id = ${seed}`,
+    );
+    await server.db.$executeRawUnsafe("ANALYZE message");
+    const date = new Date(Date.now() - 1000 * 3_600_000);
+    const lines = (
+      await server.db.$queryRaw<
+        { "QUERY PLAN": string }[]
+      >`EXPLAIN SELECT ${firstMessageAtSql(realmId, date)}`
+    ).map((r) => r["QUERY PLAN"]);
+    if (process.env.SHOW_PLANS) console.log(lines.join("\n"));
+    expect(lines.join("\n")).toContain("message_realm_id_date_sent_idx");
+    expect(lines.join("\n")).not.toContain("Seq Scan on message");
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The message retention policy (zerver/tests/test_retention.py): the organization's and the
  * channels' message_retention_days, direct messages following the organization, each message
- * archived once by loops sharing the database, no events; the archive cleaned after
+ * archived once by loops sharing the database, delete_message events (feature level 452) from the
+ * running loop; the archive cleaned after
  * ARCHIVED_DATA_VACUUMING_DELAY_DAYS and unclaimed uploads deleted after their delay.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -52,7 +53,7 @@ describe("message retention", () => {
     expect(await exists(m)).toBe(true);
   });
 
-  it("a channel's setting overrides the organization's; direct messages follow the organization; no events", async () => {
+  it("a channel's setting overrides the organization's; direct messages follow the organization; events", async () => {
     const { id: verona } = await sendToChannel(server.as("hamlet"), {
       to: "Verona",
       topic: "retention",
@@ -128,17 +129,93 @@ describe("message retention", () => {
       });
       expect(archived.map((a) => a.archiveTransaction.type)).toEqual([1, 1, 1]);
       expect(archived.every((a) => a.userMessages.length > 0)).toBe(true);
-      // Retention sends no events (Zulip's archive_messages neither).
+      // Feature level 452: the recipients are told (Othello's client, without
+      // bulk_message_deletion, one event per message); nothing of what stays.
       const { events } = await expectSuccess(
         server.as("othello").GET("/events", {
           params: { query: { queue_id: queue_id!, last_event_id: -1, dont_block: true } },
         }),
       );
-      expect(events).toEqual([]);
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: "delete_message",
+          message_id: dmOld,
+          message_type: "private",
+        }),
+      );
+      const told = events.flatMap((e) => ("message_id" in e ? [e.message_id] : []));
+      for (const kept of [verona, denmarkRecent, scotlandRecent, dmRecent])
+        expect(told).not.toContain(kept);
     } finally {
       await setRealmRetention(null);
       await setChannelRetention("Verona", null);
       await setChannelRetention("Denmark", null);
+    }
+  });
+
+  it("the running loop sends delete_message, one per channel topic, to who had the messages (feature level 452)", async () => {
+    const send = async (to: string, topic: string) =>
+      (await sendToChannel(server.as("othello"), { to, topic, content: "old" })).id;
+    const a = await send("Venice", "run452");
+    const b = await send("Venice", "run452");
+    const other = await send("Venice", "Run452 other");
+    await backdate([a, b, other], 40);
+    const { queue_id } = await expectSuccess(
+      server.as("prospero").POST("/register", {
+        body: {
+          event_types: ["delete_message"],
+          client_capabilities: { bulk_message_deletion: true },
+        },
+      }),
+    );
+    // Hamlet is not subscribed to Venice: he never had them.
+    const outsider = await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { event_types: ["delete_message"] } }),
+    );
+    await setRealmRetention(30);
+    const running = new MessageRetention(server.deps, { intervalMs: 50 });
+    loops.push(running);
+    try {
+      running.start();
+      const seen: unknown[] = [];
+      let last = -1;
+      const deadline = Date.now() + 20_000;
+      while (seen.length < 2 && Date.now() < deadline) {
+        const { events } = await expectSuccess(
+          server.as("prospero").GET("/events", {
+            params: { query: { queue_id: queue_id!, last_event_id: last } },
+          }),
+        );
+        for (const e of events) {
+          last = Math.max(last, e.id);
+          if (e.type === "delete_message" && "topic" in e && e.topic?.startsWith("run452"))
+            seen.push({ ...e, id: undefined });
+        }
+      }
+      const event = (ids: number[], topic: string) => ({
+        id: undefined,
+        type: "delete_message",
+        message_ids: ids,
+        stream_id: channel("Venice"),
+        topic,
+        message_type: "stream",
+      });
+      expect(seen).toEqual(
+        expect.arrayContaining([event([a, b], "run452"), event([other], "run452 other")]),
+      );
+      expect(seen).toHaveLength(2);
+      expect(await exists(a)).toBe(false);
+      const { events: outsiderEvents } = await expectSuccess(
+        server.as("hamlet").GET("/events", {
+          params: { query: { queue_id: outsider.queue_id!, last_event_id: -1, dont_block: true } },
+        }),
+      );
+      expect(
+        outsiderEvents.filter((e) => "message_id" in e && [a, b, other].includes(e.message_id!)),
+      ).toEqual([]);
+    } finally {
+      await running.stop();
+      await setRealmRetention(null);
     }
   });
 

@@ -15,7 +15,11 @@ import { checkCanDeleteMessage } from "../../lib/messages/message-delete.ts";
 import { isStorableText } from "../../lib/text.ts";
 import { namesEmptyTopic, TopicVisibility } from "../../lib/messages/topics.ts";
 import { messageEventRecipientsSql } from "../../lib/access/messages.ts";
-import { subscribersNeedRows, type AccessChannel } from "../../lib/access/channels.ts";
+import {
+  messageAccessSql,
+  subscribersNeedRows,
+  type AccessChannel,
+} from "../../lib/access/channels.ts";
 import { unixSeconds } from "../../lib/time.ts";
 import { isRealmAdmin } from "../../lib/users/users.ts";
 import { JsonableError } from "../../errors.ts";
@@ -40,6 +44,8 @@ interface DeletedGroup {
   first_message_id: number | null;
   first_changed: boolean;
   user_ids: number[];
+  /** The messages of the group the acting user may read (feature level 457); null without one. */
+  actor_ids: number[] | null;
 }
 
 /**
@@ -48,7 +54,8 @@ interface DeletedGroup {
  * everything that hangs on them, then the messages' deletion (the rest follows by its foreign
  * keys' ON DELETE CASCADE). Channels whose first message went get their next one. With `notify`,
  * answers who is told of each (channel, topic) or conversation's deletion: those who may still read
- * its messages (event_recipient_ids_for_action_on_messages, lib/access/messages.ts).
+ * its messages (event_recipient_ids_for_action_on_messages, lib/access/messages.ts), and which
+ * of them `actingUserId` may read (read before the deletion, in the statement's snapshot).
  */
 export async function archiveMessages(
   tx: RawTx,
@@ -56,7 +63,17 @@ export async function archiveMessages(
   target: Prisma.Sql,
   type: number,
   notify: boolean,
+  actingUserId: number | null = null,
 ): Promise<{ archived: number; groups: DeletedGroup[] }> {
+  const actorIds =
+    actingUserId === null
+      ? Prisma.sql`NULL::int[]`
+      : Prisma.sql`ARRAY(SELECT x FROM unnest(g.ids) x JOIN user_profile act_u ON act_u.id = ${actingUserId}::int
+          WHERE COALESCE(${messageAccessSql(
+            { alias: "act_u" },
+            Prisma.sql`EXISTS (SELECT 1 FROM user_message act_um WHERE act_um.user_profile_id = act_u.id AND act_um.message_id = x)`,
+            { stream: "s" },
+          )}, FALSE))`;
   const [row] = await tx.$queryRaw<{ archived: number; groups: unknown }[]>`
     WITH target AS (${target}),
     t AS (SELECT m.* FROM message m WHERE m.id IN (SELECT id FROM target)),
@@ -96,7 +113,8 @@ export async function archiveMessages(
       COALESCE((SELECT json_agg(json_build_object(
         'ids', g.ids, 'topic', g.topic, 'stream_id', s.id, 'name', s.name,
         'first_message_id', f.first_message_id, 'first_changed', f.id IS NOT NULL,
-        'user_ids', ARRAY(${messageEventRecipientsSql(Prisma.sql`g.ids`, Prisma.sql`g.recipient_id`, Prisma.sql`g.is_channel_message`)})))
+        'user_ids', ARRAY(${messageEventRecipientsSql(Prisma.sql`g.ids`, Prisma.sql`g.recipient_id`, Prisma.sql`g.is_channel_message`)}),
+        'actor_ids', ${actorIds}))
         FROM groups g LEFT JOIN stream s ON g.is_channel_message AND s.recipient_id = g.recipient_id
         LEFT JOIN first f ON f.id = s.id), '[]'::json) AS groups`;
   const groups = (
@@ -108,19 +126,23 @@ export async function archiveMessages(
 /**
  * Archives the selected messages and tells who had them (do_delete_messages): a channel's
  * `first_message_id` update where its first message went, then one `delete_message` event per
- * channel topic or conversation, in its bulk form, to its recipients and the acting user.
+ * channel topic or conversation, in its bulk form, to its recipients; the acting user, when not
+ * one of them, gets the event only for the messages they may still read (feature level 457:
+ * none, no event). The retention policy has no acting user (feature level 452).
  */
 export async function deleteMessages(
   { tx, events }: UnitOfWork<RawTx>,
   realmId: number,
   target: Prisma.Sql,
-  actingUserId: number,
+  actingUserId: number | null,
+  type: number = ArchiveType.MANUAL,
 ): Promise<number> {
-  const { archived, groups } = await archiveMessages(tx, realmId, target, ArchiveType.MANUAL, true);
+  const { archived, groups } = await archiveMessages(tx, realmId, target, type, true, actingUserId);
   const firstChanged = new Map<number, { group: DeletedGroup; users: Set<number> }>();
   for (const g of groups) {
     if (!g.first_changed || g.stream_id === null) continue;
-    const entry = firstChanged.get(g.stream_id) ?? { group: g, users: new Set([actingUserId]) };
+    const entry = firstChanged.get(g.stream_id) ?? { group: g, users: new Set<number>() };
+    if (actingUserId !== null && g.actor_ids?.length) entry.users.add(actingUserId);
     for (const id of g.user_ids) entry.users.add(id);
     firstChanged.set(g.stream_id, entry);
   }
@@ -137,17 +159,26 @@ export async function deleteMessages(
       [...users],
     );
   for (const g of groups) {
-    const event =
+    const event = (ids: number[]) =>
       g.stream_id === null
-        ? { type: "delete_message", message_ids: g.ids, message_type: "private" }
+        ? { type: "delete_message", message_ids: ids, message_type: "private" }
         : {
             type: "delete_message",
-            message_ids: g.ids,
+            message_ids: ids,
             stream_id: g.stream_id,
             topic: g.topic,
             message_type: "stream",
           };
-    events.add(event, [...new Set([...g.user_ids, actingUserId])]);
+    const actorIds = g.actor_ids ?? [];
+    const others = g.user_ids.filter((id) => id !== actingUserId);
+    if (actingUserId === null) {
+      if (others.length) events.add(event(g.ids), others);
+      continue;
+    }
+    const actorTold = g.user_ids.includes(actingUserId) && actorIds.length === g.ids.length;
+    if (actorTold) others.push(actingUserId);
+    if (others.length) events.add(event(g.ids), others);
+    if (!actorTold && actorIds.length) events.add(event(actorIds), [actingUserId]);
   }
   return archived;
 }

@@ -261,6 +261,7 @@ export async function markdownContext(
     // Links into the organization itself are made relative, as Zulip renders them.
     realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
     linkifiers: await compiledLinkifiers(ctx.db, ctx.realm.id, ctx.cacheDb),
+    mediaPreviews: ctx.realm.inlineImagePreview,
     usersByName,
     usersById: new Map(users.map((u) => [u.id, u])),
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),

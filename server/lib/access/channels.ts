@@ -102,13 +102,15 @@ const CHANNEL_ADMIN = or("realmAdmin", and("nonGuest", "inAdminGroup"));
  * Rules of the channel alone. A message goes to the queues registered with all_public_streams
  * when its channel is not invite-only (Stream.is_public). The narrow `channels:public` names
  * the channels whose messages any member may read with no subscription (get_public_streams_queryset),
- * `channels:web-public` those of them that are web-public.
+ * `channels:web-public` those of them that are web-public, `channels:archived` the archived ones
+ * (read only through the user's own rows: it grants no history).
  */
 const CHANNEL_ALL_PUBLIC_QUEUES: Formula = "public";
 /** A bot whose default channel is private is heard of by its owner alone, not the administrators (bot_owner_user_ids). */
 const CHANNEL_HIDES_BOT = not("public");
 const NARROW_PUBLIC = and("public", "historyShared");
 const NARROW_WEB_PUBLIC = and(NARROW_PUBLIC, "webPublic");
+const NARROW_ARCHIVED: Formula = "archived";
 
 export const AccessRule = {
   CHANNEL_PUBLIC,
@@ -125,6 +127,7 @@ export const AccessRule = {
   CHANNEL_HIDES_BOT,
   NARROW_PUBLIC,
   NARROW_WEB_PUBLIC,
+  NARROW_ARCHIVED,
 } as const;
 export type AccessRuleName = keyof typeof AccessRule;
 

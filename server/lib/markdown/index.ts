@@ -10,7 +10,8 @@
  *
  * Zulip dialect summary (what differs from CommonMark):
  * - a single newline is a <br>; trailing spaces are kept; no setext headings,
- *   no reference links, no raw HTML, no backslash escapes, no `![img](...)`;
+ *   no reference links, no raw HTML, no backslash escapes; `![img](...)` only for
+ *   uploaded images (media.ts, with the inline previews of uploaded videos);
  * - `*x*`, `**x**`, `***x***`, `~~x~~` follow Zulip's regexes (single-line,
  *   `_` is never emphasis); link text is literal (no emphasis inside);
  * - fenced blocks (``` / ~~~) start at column 0, are closed by the identical

@@ -18,6 +18,7 @@ import {
 } from "./blocks.ts";
 import { renderCodeBlock, renderFence, renderMath } from "./code.ts";
 import { coreZulip } from "./core.ts";
+import { addVideoPreviews, renderInlineImage, zulipImageRule } from "./media.ts";
 import { renderEmoji } from "./emoji.ts";
 import { ruleDel, ruleStar } from "./emphasis.ts";
 import {
@@ -77,7 +78,6 @@ md.inline.ruler.disable([
   "escape",
   "strikethrough",
   "emphasis",
-  "image",
   "autolink",
   "html_inline",
 ]);
@@ -91,7 +91,13 @@ md.inline.ruler.after("zulip_channel_link", "zulip_star", ruleStar);
 md.inline.ruler.after("zulip_star", "zulip_del", ruleDel);
 md.inline.ruler.after("zulip_del", "zulip_timestamp", ruleTimestamp);
 
+md.inline.ruler.at(
+  "image",
+  zulipImageRule(md.inline.ruler.__rules__.find((r) => r.name === "image")!.fn),
+);
+
 md.core.ruler.push("zulip", coreZulip);
+md.core.ruler.push("zulip_video", addVideoPreviews);
 
 // ---------------------------------------------------------------------------
 // Renderer rules
@@ -120,5 +126,6 @@ const renderRules: Record<string, RendererRule> = {
   zulip_message_link: renderChannelLink,
   zulip_emoji: renderEmoji,
   zulip_time: renderTimestamp,
+  image: renderInlineImage,
 };
 Object.assign(md.renderer.rules, renderRules);

@@ -35,6 +35,11 @@ export interface MarkdownContext {
    * `<realm>/#…` and `<realm>/user_uploads/…` are made relative, as Zulip does.
    */
   realmUrl?: string;
+  /**
+   * Optional: inline previews of linked media (Zulip's image_preview_enabled: the organization's
+   * inline_image_preview for messages; off for descriptions, which render with no previews).
+   */
+  mediaPreviews?: boolean;
   /** Optional: the organization's linkifiers, in order (markdown/linkifiers.ts). */
   linkifiers?: readonly CompiledLinkifier[];
   /** Optional: custom (realm) emoji by name, rendered as `<img class="emoji">`. */

@@ -15,8 +15,11 @@ import { matchColumns, searchMatch, type SearchMatch } from "../narrow/search.ts
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 
 export interface RangeRequest {
-  /** A message id (possibly beyond any id, as "newest" is), or the first unread message of the narrow. */
-  anchor: number | "first_unread";
+  /**
+   * A message id (possibly beyond any id, as "newest" is), the first unread message of the
+   * narrow, or its first message sent at or after a date (anchor=date, feature level 445).
+   */
+  anchor: number | "first_unread" | { date: Date; realmId: number };
   numBefore: number;
   numAfter: number;
 }
@@ -92,8 +95,30 @@ function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): 
 }
 
 /**
- * The messages around an anchor, in one statement: the anchor (a constant, or the first unread
- * message through the unread partial index) in a one-row CTE, and the before, at and after
+ * The organization's first message sent at or after the date, as a scalar subquery: two descents
+ * of the (realm_id, date_sent) index (the earliest such time, then the lowest id sent then).
+ */
+export function firstMessageAtSql(realmId: number, date: Date): Prisma.Sql {
+  return Prisma.sql`(SELECT min(d.id) FROM message d WHERE d.realm_id = ${realmId}::int AND d.date_sent = (
+    SELECT min(e.date_sent) FROM message e WHERE e.realm_id = ${realmId}::int AND e.date_sent >= ${date}))`;
+}
+
+/**
+ * anchor=date: the narrow's first message at or after the first message of the organization
+ * sent at or after the date (found through the (realm_id, date_sent) index; ids grow with
+ * sending time), else the anchor of "newest".
+ */
+function dateAnchor(narrow: CompiledNarrow, at: { date: Date; realmId: number }): Prisma.Sql {
+  const { from, id, where } = narrow;
+  const first = firstMessageAtSql(at.realmId, at.date);
+  const bound = narrow.history ? Prisma.empty : Prisma.sql` AND m.id >= ${first}`;
+  return Prisma.sql`COALESCE((SELECT ${id} FROM ${from} WHERE ${where} AND ${id} >= ${first}${bound}
+    ORDER BY ${id} LIMIT 1)::bigint, ${LARGER_THAN_MAX_MESSAGE_ID}::bigint)`;
+}
+
+/**
+ * The messages around an anchor, in one statement: the anchor (a constant, the first unread
+ * message through the unread partial index, or the first at a date) in a one-row CTE, and the before, at and after
  * ranges as a UNION ALL of index scans, each ordered from the anchor outwards and limited.
  * Message ids are 32-bit: an anchor beyond them (as "newest" is) has nothing at or after it.
  */
@@ -103,19 +128,22 @@ export async function fetchMessageRange(
   request: RangeRequest,
 ): Promise<FetchedRange> {
   const { numBefore, numAfter } = request;
-  const mayHaveLater = request.anchor === "first_unread" || request.anchor <= MAX_MESSAGE_ID;
+  const computed = typeof request.anchor !== "number";
+  const mayHaveLater = computed || (request.anchor as number) <= MAX_MESSAGE_ID;
   const ranges: Prisma.Sql[] = [];
   if (numBefore > 0) ranges.push(rangeSelect(narrow, -1, numBefore));
   if (mayHaveLater) ranges.push(rangeSelect(narrow, 0, null));
   if (numAfter > 0 && mayHaveLater) ranges.push(rangeSelect(narrow, 1, numAfter));
-  if (request.anchor !== "first_unread" && ranges.length === 0)
+  if (typeof request.anchor === "number" && ranges.length === 0)
     return { anchor: request.anchor, before: [], anchorMessage: null, after: [] };
 
   const unread = narrow.unread;
   const anchor =
     request.anchor === "first_unread"
       ? Prisma.sql`COALESCE((SELECT ${unread.id} FROM ${unread.from} WHERE ${unread.where} ORDER BY ${unread.id} LIMIT 1)::bigint, ${LARGER_THAN_MAX_MESSAGE_ID}::bigint)`
-      : Prisma.sql`${request.anchor}::bigint`;
+      : typeof request.anchor === "number"
+        ? Prisma.sql`${request.anchor}::bigint`
+        : dateAnchor(narrow, request.anchor);
   // MATERIALIZED: the first unread message is looked up once, not once per range the CTE
   // would otherwise be inlined into. LEFT JOIN LATERAL: the anchor comes back even when no
   // message matches.

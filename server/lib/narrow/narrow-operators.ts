@@ -137,6 +137,8 @@ export class ConversationKinds {
 const CHANNELS_OPERANDS = new Map<string, Sql>([
   ["public", accessSql("NARROW_PUBLIC", null, "s")],
   ["web-public", accessSql("NARROW_WEB_PUBLIC", null, "s")],
+  // Feature level 489: the messages the user received in archived channels.
+  ["archived", accessSql("NARROW_ARCHIVED", null, "s")],
 ]);
 
 export function parseTerm(
@@ -195,6 +197,20 @@ export function parseTerm(
           const u = sender(r);
           if (!u) throw new BadNarrowError(`unknown user ${String(operand)}`);
           return Prisma.sql`m.sender_id = ${u.id}`;
+        },
+      };
+    }
+    case "mentions": {
+      // Feature level 446: a direct, visible personal mention of the user, which is what sets
+      // `mentioned` on their own row (silent, wildcard and group mentions set other bits or none).
+      const mentioned = lookups.user(operand as string | number);
+      return {
+        term,
+        build: (r) => {
+          const u = mentioned(r);
+          if (!u) throw new BadNarrowError(`unknown user ${String(operand)}`);
+          return Prisma.sql`EXISTS (SELECT 1 FROM user_message mum WHERE mum.user_profile_id = ${u.id}
+            AND mum.message_id = m.id AND ${flagCondition(flagTest(FLAG_BITS.mentioned, true), false, Prisma.raw("mum.flags"))})`;
         },
       };
     }
