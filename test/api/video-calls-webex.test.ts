@@ -9,22 +9,13 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { startFakeVideoProvider } from "../helpers/video-provider.ts";
+import { fakeProviderConfig, startFakeVideoProvider } from "../helpers/video-provider.ts";
 
 const fake = await startFakeVideoProvider();
 afterAll(() => fake.close());
 
 const server = useTestServer({
-  videoProvider: {
-    name: "Webex",
-    clientId: fake.clientId,
-    clientSecret: fake.clientSecret,
-    authorizeUrl: `${fake.baseUrl}/oauth/authorize`,
-    tokenUrl: `${fake.baseUrl}/oauth/token`,
-    meetingUrl: `${fake.baseUrl}/v2/users/me/meetings`,
-    joinUrlField: "join_url",
-    scope: "meeting:write",
-  },
+  videoProvider: fakeProviderConfig(fake, "Webex"),
 });
 
 const user = (name: string) => server.creds.users[name]!;

@@ -12,23 +12,14 @@ import { configFromEnv } from "../../server/config.ts";
 import { signObject } from "../../server/lib/realm/video-calls.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { startFakeVideoProvider } from "../helpers/video-provider.ts";
+import { fakeProviderConfig, startFakeVideoProvider } from "../helpers/video-provider.ts";
 
 const fake = await startFakeVideoProvider();
 afterAll(() => fake.close());
 const BBB_SECRET = "bbb-shared-secret";
 
 const server = useTestServer({
-  videoProvider: {
-    name: "Zoom",
-    clientId: fake.clientId,
-    clientSecret: fake.clientSecret,
-    authorizeUrl: `${fake.baseUrl}/oauth/authorize`,
-    tokenUrl: `${fake.baseUrl}/oauth/token`,
-    meetingUrl: `${fake.baseUrl}/v2/users/me/meetings`,
-    joinUrlField: "join_url",
-    scope: "meeting:write",
-  },
+  videoProvider: fakeProviderConfig(fake, "Zoom"),
   bigBlueButtonUrl: `${fake.baseUrl}/bigbluebutton/`,
   bigBlueButtonSecret: BBB_SECRET,
 });

@@ -164,3 +164,17 @@ export async function startFakeVideoProvider(): Promise<FakeVideoProvider> {
   fake.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
 }
+
+/** The server's provider setting for the fake provider, as Zoom or Webex name it. */
+export function fakeProviderConfig(fake: FakeVideoProvider, name: "Zoom" | "Webex") {
+  return {
+    name,
+    clientId: fake.clientId,
+    clientSecret: fake.clientSecret,
+    authorizeUrl: `${fake.baseUrl}/oauth/authorize`,
+    tokenUrl: `${fake.baseUrl}/oauth/token`,
+    meetingUrl: `${fake.baseUrl}/v2/users/me/meetings`,
+    joinUrlField: "join_url",
+    scope: "meeting:write",
+  };
+}

@@ -1,6 +1,6 @@
 /** Rows: channels, subscriptions and their properties, channel folders, topics' visibility. */
 import * as make from "./make.ts";
-import { bad, by, ok, ADMIN_ONLY, NOT_GUEST, type Row } from "./matrix.ts";
+import { bad, by, ok, ADMIN_ONLY, NOT_GUEST, type Fixtures, type Row } from "./matrix.ts";
 
 const INVALID_CHANNEL = bad("Invalid channel ID");
 const NO_SUCH_USER = bad("No such user");
@@ -11,6 +11,17 @@ const ADMINISTER = bad("You do not have permission to administer this channel.")
 /** The name of the channel the unsubscribe row made last (named in the other organization's refusal). */
 let unsubscribed = "";
 const everyone = "owner admin mod member guest bot";
+
+/** A new channel of iago's and the actor's, for the actor to leave; its name is kept for the refusal. */
+async function channelToLeave(fx: Fixtures, actor: string) {
+  const id = await make.channel(fx, ["iago", actor]);
+  const { name } = await fx.server.db.stream.findUniqueOrThrow({
+    where: { id },
+    select: { name: true },
+  });
+  unsubscribed = name;
+  return name;
+}
 
 export const rows: Row[] = [
   {
@@ -85,11 +96,7 @@ export const rows: Row[] = [
   {
     op: "DELETE /users/me/subscriptions",
     req: async ({ fx, actor }) => {
-      const id = await make.channel(fx, ["iago", actor]);
-      const { name } = (await fx.server.db.stream.findUniqueOrThrow({ where: { id } })) as {
-        name: string;
-      };
-      unsubscribed = name;
+      const name = await channelToLeave(fx, actor);
       return { body: { subscriptions: [name] } };
     },
     expect: () => by({ [everyone]: ok, other: bad(`Channel(s) (${unsubscribed}) do not exist`) }),
@@ -100,11 +107,7 @@ export const rows: Row[] = [
     // such channel to leave.
     op: "PATCH /users/me/subscriptions",
     req: async ({ fx, actor }) => {
-      const id = await make.channel(fx, ["iago", actor]);
-      const { name } = (await fx.server.db.stream.findUniqueOrThrow({ where: { id } })) as {
-        name: string;
-      };
-      unsubscribed = name;
+      const name = await channelToLeave(fx, actor);
       return { body: { add: [{ name: "Venice" }], delete: [name] } };
     },
     expect: () =>
