@@ -94,6 +94,7 @@ import {
 import {
   getSubscriptions,
   getSubscriptionStatus,
+  getUserChannels,
   subscribe,
   unsubscribe,
 } from "./handlers/subscriptions.ts";
@@ -127,7 +128,7 @@ import {
   reactivateUser,
   regenerateApiKey,
 } from "./handlers/user-deactivation.ts";
-import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
+import { createBot, deactivateBot, getBotApiKey, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import {
   createSavedSnippet,
@@ -287,6 +288,7 @@ export const handlers = {
   "get-bots": getBots,
   "update-bot": updateBot,
   "deactivate-bot": deactivateBot,
+  "get-bot-api-key": getBotApiKey,
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
@@ -295,6 +297,7 @@ export const handlers = {
   "get-stream-topics": getStreamTopics,
   "render-message": renderMessage,
   "get-subscription-status": getSubscriptionStatus,
+  "get-user-channels": getUserChannels,
   "get-linkifiers": getLinkifiers,
   "reorder-linkifiers": reorderLinkifiers,
   "add-linkifier": addLinkifier,

@@ -138,3 +138,9 @@ export const deactivateBot: Handler<"deactivate-bot"> = async ({ path }, ctx) =>
   await doDeactivateUser(ctx, ctx.realm, bot);
   return {};
 };
+
+/** GET /bots/{bot_id}/api_key (get_bot_api_key_backend, feature level 463): access_bot_by_id's checks. */
+export const getBotApiKey: Handler<"get-bot-api-key"> = async ({ path }, ctx) => {
+  const bot = await accessBotById(ctx.db, ctx.user, path.bot_id);
+  return { api_key: bot.apiKey };
+};

@@ -125,9 +125,8 @@ describe("DELETE /users/{user_id}", () => {
       stream_ids: [verona],
       user_ids: [user.id],
     });
-    expect(await poll(server.as("iago"), iago)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: false } },
-    ]);
+    // Feature level 474: a bot's deactivation reaches its administrators through realm_user only.
+    expect(await poll(server.as("iago"), iago)).toEqual([]);
 
     const { members } = await expectSuccess(
       server.as("iago").GET("/users", { params: { query: { user_ids: [user.id, bot.id] } } }),
@@ -232,9 +231,8 @@ describe("POST /users/{user_id}/reactivate", () => {
     const ownerQueue = await register(client, ["realm_bot"]);
     await expectSuccess(reactivate(client, bot.id));
     await expectSuccess(me(bot.client));
-    expect(await poll(client, ownerQueue)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: true } },
-    ]);
+    // Feature level 474: no realm_bot update for a reactivation.
+    expect(await poll(client, ownerQueue)).toEqual([]);
   });
 
   it("gives a bot whose owner is deactivated to whoever reactivates it", async () => {

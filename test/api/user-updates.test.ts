@@ -104,13 +104,8 @@ describe("PATCH /users/{user_id}: who may change whom", () => {
         person: { user_id: id("default-bot"), full_name: "Renamed Bot" },
       }),
     );
-    expect(events).toContainEqual(
-      expect.objectContaining({
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: id("default-bot"), full_name: "Renamed Bot" },
-      }),
-    );
+    // Feature level 474: no realm_bot update for a bot's name.
+    expect(events.filter((e) => e.type === "realm_bot")).toEqual([]);
     await expectError(
       patch("hamlet", id("default-bot"), { role: 200 }),
       400,
@@ -463,7 +458,7 @@ describe("PATCH /users/{user_id}: new_email", () => {
     await expectError(server.as("cordelia").GET("/users/me"), 401, "Invalid API key");
   });
 
-  it("changes a bot's address: its API email too, and its owner hears of the new avatar", async () => {
+  it("changes a bot's address: its API email too, and its owner hears of the new avatar through realm_user", async () => {
     const bot = id("default-bot");
     const owner = await listen("hamlet", ["realm_user", "realm_bot"]);
     await expectSuccess(patch("desdemona", bot, { new_email: "renamed-bot@zulip.com" }));
@@ -472,11 +467,15 @@ describe("PATCH /users/{user_id}: new_email", () => {
       email: "renamed-bot@zulip.com",
     });
     const events = await owner();
+    // Feature level 474: the avatar through realm_user only.
+    expect(events.filter((e) => e.type === "realm_bot")).toEqual([]);
     expect(events).toContainEqual(
       expect.objectContaining({
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: bot, avatar_url: expect.stringContaining("secure.gravatar.com") },
+        type: "realm_user",
+        person: expect.objectContaining({
+          user_id: bot,
+          avatar_url: expect.stringContaining("secure.gravatar.com"),
+        }),
       }),
     );
     expect(events).toContainEqual(

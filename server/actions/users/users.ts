@@ -11,7 +11,6 @@ import { Prisma, type Realm, type Tx, type UserProfile } from "../../db/index.ts
 import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
 import { checkEmailAllowedForRealm, isValidEmail } from "../../lib/email/addresses.ts";
 import { generateApiKey, hashPassword, passwordStrengthProblem } from "../../lib/auth/passwords.ts";
-import { botOwnerUserIds } from "../../lib/users/bots.ts";
 import { subscriberLists } from "../../lib/channels/subscriptions.ts";
 import { RecipientType } from "../../lib/recipients.ts";
 import {
@@ -249,11 +248,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
         { type: "realm_user", op: "update", person },
         (await audience()).map((v) => v.id),
       );
-      if (user.isBot)
-        events.add(
-          { type: "realm_bot", op: "update", bot: person },
-          (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
-        );
+      // No `realm_bot` `update` for a bot's name since feature level 474.
     }
 
     // Zulip's order: after full_name, before new_email.
@@ -397,16 +392,8 @@ async function changeDeliveryEmail(
     { type: "realm_user", op: "update", person: { user_id: user.id, delivery_email: newEmail } },
     viewers.filter((v) => canSeeDeliveryEmail(v, updated)).map((v) => v.id),
   );
-  // notify_avatar_url_change: the Gravatar follows the address (a bot's owners hear of it too).
-  if (updated.avatarSource === "G" && updated.isBot)
-    events.add(
-      {
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: user.id, avatar_url: gravatarUrl(newEmail, updated.avatarVersion) },
-      },
-      (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
-    );
+  // notify_avatar_url_change: the Gravatar follows the address (for bots too only through
+  // `realm_user` since feature level 474).
   if (updated.avatarSource === "G")
     events.add(
       {
