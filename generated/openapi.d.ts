@@ -3069,6 +3069,10 @@ export interface paths {
          * @description Replace the caller's API key with a new one (Zulip's `regenerate_api_key`). The old key
          *     answers 401 "Invalid API key" at once, in every server process. Bots may not ("This
          *     endpoint does not accept bot requests.").
+         *
+         *     **Changes**: Since Zulip 12.0 (feature level 492) the user's E2EE push device
+         *     registrations are removed too (each such device gets `device` `remove`), stopping E2EE
+         *     push notifications to them.
          */
         post: operations["regenerate-api-key"];
         delete?: never;

@@ -336,6 +336,45 @@ describe("POST /users/me/api_key/regenerate", () => {
     expect(renewed.user_id).toBe(user.id);
   });
 
+  it("removes the user's E2EE push registrations with device events (feature level 492)", async () => {
+    const { user, client } = await newUser();
+    const realmId = server.creds.realm.id;
+    const device = (data: { pushKeyId?: bigint; pendingPushTokenId?: bigint }) =>
+      server.db.pushDevice.create({ data: { realmId, userProfileId: user.id, ...data } });
+    const registered = await device({ pushKeyId: 7n, pendingPushTokenId: 11n });
+    const pending = await device({ pendingPushTokenId: 12n });
+    const bare = await device({});
+    const others = await device({ pushKeyId: 8n });
+    await server.db.pushDevice.update({
+      where: { id: others.id },
+      data: { userProfileId: server.creds.users.othello!.user_id },
+    });
+    const queue = await register(client, ["device"]);
+    // A real client's POST, no body (python-zulip-api's regenerate call).
+    const response = await fetch(`${server.baseUrl}/api/v1/users/me/api_key/regenerate`, {
+      method: "POST",
+      headers: {
+        Authorization:
+          "Basic " + Buffer.from(`${user.deliveryEmail}:${user.apiKey}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "",
+    });
+    expect(response.status).toBe(200);
+    const { api_key } = (await response.json()) as { api_key: string };
+    const left = await server.db.pushDevice.findMany({
+      where: { id: { in: [registered.id, pending.id, bare.id, others.id] } },
+      select: { id: true },
+    });
+    expect(left.map((d) => d.id).sort((a, b) => a - b)).toEqual([bare.id, others.id]);
+    // The queue outlives the key (it is the user's); it hears of each removal.
+    expect(await poll(server.client(user.deliveryEmail, api_key), queue)).toMatchObject([
+      { type: "device", op: "remove", device_id: registered.id },
+      { type: "device", op: "remove", device_id: pending.id },
+    ]);
+    await expectError(me(client), 401, "Invalid API key");
+  });
+
   it("is for humans only", async () => {
     await expectError(
       server.as("default-bot").POST("/users/me/api_key/regenerate"),

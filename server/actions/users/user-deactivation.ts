@@ -85,11 +85,22 @@ export async function doReactivateUser(
   });
 }
 
-/** A new API key for the user; the old one stops working in every process once this commits. */
+/**
+ * A new API key for the user; the old one stops working in every process once this commits.
+ * Since feature level 492 the user's E2EE push registrations go with it (the devices that
+ * registered them did so with the old key): each device with one is removed, with `device`
+ * `remove` to the user, in one statement.
+ */
 export async function doRegenerateApiKey(deps: Deps, realm: Realm, user: UserProfile) {
   const apiKey = generateApiKey();
   await inTransaction(deps, realm.id, async ({ tx, events }) => {
     await tx.userProfile.update({ where: { id: user.id }, data: { apiKey } });
+    const removed = await tx.$queryRaw<{ id: number }[]>`
+      DELETE FROM push_device WHERE user_profile_id = ${user.id}
+        AND (push_key_id IS NOT NULL OR push_token_id IS NOT NULL OR pending_push_token_id IS NOT NULL)
+      RETURNING id`;
+    for (const { id } of removed.sort((a, b) => a.id - b.id))
+      events.add({ type: "device", op: "remove", device_id: id }, [user.id]);
     // Drops the cached user under the old key (lib/auth/identity.ts keeps one key per user).
     events.invalidate(`user:${user.id}`);
   });
