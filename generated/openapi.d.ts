@@ -3149,12 +3149,17 @@ export interface paths {
         head?: never;
         /**
          * Update a bot
-         * @description Change a bot's name, role, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
+         * @description Change a bot's name, address, role, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
          *     the organization's administrators may ("No such bot", "Insufficient permission"); guests
          *     may not. A bot with the `can_create_users` permission is administered only by owners.
          *
          *     - `full_name`: as for user names; the bot's own name again changes nothing; another active
          *       user's name gives "Name is already in use.".
+         *     - `short_name` (feature level 447): the bot's address becomes `<short_name>-bot@<bot domain>`
+         *       as at creation ("Bad name or username" when blank or not a valid address, "Username
+         *       already in use" when another user or bot has it; its own again changes nothing). Sends
+         *       `realm_user` `update` with `delivery_email` to those who may see it, the new Gravatar
+         *       and `new_email` to everyone.
          *     - `role`: as for users (`PATCH /users/{user_id}`): only owners give or take the owner role
          *       ("Must be an organization owner"), and other changes need an administrator ("Must be an
          *       organization administrator"). Sends `realm_user` `update` with `role` and the system-group
@@ -15376,6 +15381,8 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     full_name?: string;
+                    /** @description A new address for the bot, `<short_name>-bot@<bot domain>` (feature level 447). */
+                    short_name?: string;
                     /**
                      * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
                      * @enum {integer}

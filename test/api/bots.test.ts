@@ -444,6 +444,66 @@ describe("PATCH /bots/{bot_id}", () => {
     expect(bots.map((b) => b.username)).toContain("owned-bot@zulip.testserver");
   });
 
+  it("changes a bot's address with short_name (feature level 447)", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Postbox Bot", short_name: "postbox" }),
+    );
+    await expectSuccess(create("hamlet", { full_name: "Parcel Bot", short_name: "parcel" }));
+    await expectError(
+      patch("hamlet", bot.user_id, { short_name: "  " }),
+      400,
+      "Bad name or username",
+    );
+    await expectError(
+      patch("hamlet", bot.user_id, { short_name: "parcel" }),
+      400,
+      "Username already in use",
+    );
+    await expectError(
+      patch("othello", bot.user_id, { short_name: "mine" }),
+      400,
+      "Insufficient permission",
+    );
+    const othello = await register("othello", ["realm_user"]);
+    // Its own address again changes nothing.
+    await expectSuccess(patch("hamlet", bot.user_id, { short_name: "postbox" }));
+    expect(await poll("othello", othello)).toEqual([]);
+    await expectSuccess(patch("hamlet", bot.user_id, { short_name: "courier" }));
+    expect(
+      await server.db.userProfile.findUniqueOrThrow({ where: { id: bot.user_id } }),
+    ).toMatchObject({
+      email: "courier-bot@zulip.testserver",
+      deliveryEmail: "courier-bot@zulip.testserver",
+    });
+    const events = await poll("othello", othello);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: bot.user_id, new_email: "courier-bot@zulip.testserver" },
+      }),
+    );
+    // The bot goes on with its key under its new address.
+    expect((await expectSuccess(botClient("courier", bot.api_key).GET("/users/me"))).email).toBe(
+      "courier-bot@zulip.testserver",
+    );
+    // zulip-js sends PATCH parameters in the query string, `+` for spaces.
+    const cred = server.creds.users.hamlet!;
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/bots/${bot.user_id}?short_name=+missive+`,
+      {
+        method: "PATCH",
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+        },
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(
+      (await server.db.userProfile.findUniqueOrThrow({ where: { id: bot.user_id } })).email,
+    ).toBe("missive-bot@zulip.testserver");
+  });
+
   it("changes default channels ('' for none) and all-public-streams", async () => {
     const bot = await expectSuccess(
       create("hamlet", { full_name: "Stream Bot", short_name: "stream" }),

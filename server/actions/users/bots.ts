@@ -10,7 +10,7 @@ import { botDict, botOwnerUserIds, botRow, type BotRow } from "../../lib/users/b
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import { activeUserIds, isRealmAdmin, Role, activeViewers } from "../../lib/users/users.ts";
 import { inTransaction } from "../transaction.ts";
-import { changeUserRole, doCreateUser } from "./users.ts";
+import { changeDeliveryEmail, changeUserRole, doCreateUser } from "./users.ts";
 
 type Deps = Pick<AppDeps, "db" | "events" | "config">;
 type Channel = { id: number; name: string } | null;
@@ -98,6 +98,8 @@ export async function addBotOwnerEvents(
 
 export interface BotChanges {
   fullName?: string;
+  /** A new address from `short_name` (feature level 447), checked free; `domain` the bots' domain. */
+  email?: { email: string; domain: string };
   /** A new role, its permission already checked (checkRoleChange). */
   role?: number;
   owner?: UserProfile;
@@ -109,7 +111,7 @@ export interface BotChanges {
 
 /**
  * PATCH /bots/{bot_id} once its checks passed: every change in one transaction, each with its
- * events in Zulip's order (name, role, owner, default channels, all public channels).
+ * events in Zulip's order (name, address, role, owner, default channels, all public channels).
  */
 export async function doUpdateBot(
   deps: Pick<AppDeps, "db" | "events">,
@@ -144,6 +146,17 @@ export async function doUpdateBot(
       events.add(
         { type: "realm_user", op: "update", person: { user_id: bot.id, full_name: fullName } },
         await activeUserIds(tx, realm.id),
+      );
+    // A new address (short_name): as an administrator's change of a user's address
+    // (`realm_user` `update` with `delivery_email`, the Gravatar and `new_email`).
+    if (changes.email)
+      await changeDeliveryEmail(
+        { tx, events },
+        realm,
+        bot,
+        changes.email.email,
+        changes.email.domain,
+        await activeViewers(tx, realm.id),
       );
     // Zulip's order: the name, then the role (do_change_user_role, as for users), then the owner.
     if (changes.role !== undefined && changes.role !== bot.role) {

@@ -358,7 +358,7 @@ async function visibleChannelRows(tx: Tx, realm: Realm, user: UserProfile) {
  * the new address to those who may see it, the Gravatar that follows it to everyone, and the new
  * API email to everyone when the address is the API email.
  */
-async function changeDeliveryEmail(
+export async function changeDeliveryEmail(
   { tx, events }: UnitOfWork,
   realm: Realm,
   user: UserProfile,
