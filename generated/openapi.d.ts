@@ -1739,6 +1739,10 @@ export interface paths {
          * @description Create a new user account in the organization, with a password, subscribed to the
          *     organization's default channels. Returns the new user's ID.
          *
+         *     The user's `date_joined` is the creation time until their first login (`POST
+         *     /fetch_api_key` or the login form), which moves it to that time, with `realm_user` `update`
+         *     (`date_joined`) to everyone (feature level 475).
+         *
          *     Only organization administrators who also have the `can_create_users` special permission
          *     (granted by the server's administrators, e.g. with `manage change-user-role`) may do this.
          *     Checks, in Zulip's order: administrator ("Must be an organization administrator"),
@@ -4941,6 +4945,9 @@ export interface components {
                 user_id: number;
                 email: string;
                 timezone: string;
+            } | {
+                user_id: number;
+                date_joined: string;
             } | {
                 user_id: number;
                 bot_owner_id: number;

@@ -691,4 +691,35 @@ describe("POST /users", () => {
     expect(key.user_id).toBe(user_id);
     await expectError(create("iago", valid), 400, "Email 'romeo@zulip.com' already in use");
   });
+
+  it("moves date_joined to the first login, with a realm_user update (feature level 475)", async () => {
+    const password = "another long password";
+    const { user_id } = await expectSuccess(
+      create("iago", { email: "juliet@zulip.com", password, full_name: "Juliet Capulet" }),
+    );
+    const created = (await expectSuccess(byId("othello", user_id))).user.date_joined;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const events = await listen("othello", ["realm_user"]);
+    // python-zulip-api's fetch_api_key: a form body.
+    const login = () =>
+      fetch(`${server.baseUrl}/api/v1/fetch_api_key`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: `username=juliet%40zulip.com&password=${password.replaceAll(" ", "+")}`,
+      });
+    expect((await login()).status).toBe(200);
+    const joined = (await expectSuccess(byId("othello", user_id))).user.date_joined;
+    expect(new Date(joined).getTime()).toBeGreaterThan(new Date(created).getTime());
+    expect((await events()).filter((e) => e.op === "update")).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id, date_joined: joined },
+      }),
+    ]);
+    // Only the first login moves it.
+    expect((await login()).status).toBe(200);
+    expect((await expectSuccess(byId("othello", user_id))).user.date_joined).toBe(joined);
+    expect((await events()).filter((e) => e.op === "update")).toHaveLength(1);
+  });
 });

@@ -31,6 +31,8 @@ import {
   Role,
   toApiUser,
   activeViewers,
+  activeUserIds,
+  isoFormat,
 } from "../../lib/users/users.ts";
 import { inaccessibleUser, restrictedGuestIds } from "../../lib/access/users.ts";
 import type { AppDeps, RequestContext } from "../../context.ts";
@@ -65,6 +67,8 @@ export interface NewUser {
   botType?: number | null;
   botOwnerId?: number | null;
   timezone?: string;
+  /** Created by the API (POST /users): date_joined moves to the first login (feature level 475). */
+  joinedAtLogin?: boolean;
 }
 
 /**
@@ -99,6 +103,7 @@ export async function doCreateUser(
         apiKey: generateApiKey(),
         passwordHash: input.passwordHash ?? null,
         timezone: input.timezone ?? "",
+        joinedAtLogin: input.joinedAtLogin ?? false,
         emailAddressVisibility: realm.emailAddressVisibility,
         // copy_default_settings: a human takes the organization's defaults (bots keep Zulip's).
         ...(input.isBot ? {} : newUserSettings(await realmUserDefaults(tx, realm.id))),
@@ -438,6 +443,35 @@ export async function doCreateUserByAdmin(
     fullName,
     role: Role.MEMBER,
     passwordHash: await hashPassword(input.password),
+    joinedAtLogin: true,
   });
   return user.id;
+}
+
+/**
+ * A successful login (POST /fetch_api_key, the login form): for a user created by the API whose
+ * first login this is, date_joined becomes now, with `realm_user` `update` to everyone (feature
+ * level 475). Nothing to do, and no statement, for anyone else.
+ */
+export async function doRecordLogin(
+  deps: Pick<AppDeps, "db" | "events">,
+  user: Pick<UserProfile, "id" | "realmId" | "joinedAtLogin">,
+): Promise<void> {
+  if (!user.joinedAtLogin) return;
+  await inTransaction(deps, user.realmId, async ({ tx, events }) => {
+    const [row] = await tx.$queryRaw<{ date_joined: Date }[]>`
+      UPDATE user_profile SET date_joined = now(), date_joined_at_login = false
+      WHERE id = ${user.id} AND date_joined_at_login RETURNING date_joined`;
+    // A concurrent login already moved it.
+    if (!row) return;
+    events.invalidate(`user:${user.id}`);
+    events.add(
+      {
+        type: "realm_user",
+        op: "update",
+        person: { user_id: user.id, date_joined: isoFormat(row.date_joined) },
+      },
+      await activeUserIds(tx, user.realmId),
+    );
+  });
 }
