@@ -116,6 +116,8 @@ export interface paths {
          *     `max_channel_folder_description_length` are new in feature level 389.
          *     `server_report_message_types` is new in feature level 435.
          *     `has_videoprovider_token` is new in feature level 493.
+         *     `realm_is_zephyr_mirror_realm` was removed in Zulip 12.0 (feature level 426), `push_devices`
+         *     in feature level 468.
          */
         post: operations["register-queue"];
         delete?: never;
@@ -1167,9 +1169,10 @@ export interface paths {
          * Update settings
          * @description Change the caller's own settings (Zulip's `json_change_settings`): their name, their password
          *     (with the old one), and any of their personal settings. Each setting that changes sends a
-         *     `user_settings` event (op `update`) to the caller, and for settings older than Zulip 5.0 the
-         *     legacy `update_display_settings` or `update_global_notifications` event for clients without
-         *     the `user_settings_object` capability. Not for bots.
+         *     `user_settings` event (op `update`) to the caller. Not for bots.
+         *
+         *     **Changes**: The legacy `update_display_settings` and `update_global_notifications` events
+         *     are no longer sent since Zulip 12.0 (feature level 439).
          *
          *     Checks in Zulip's order: each parameter's type and allowed values, `timezone`, then
          *     `default_language`, `notification_sound` and `email_notifications_batching_period_seconds`,
@@ -1198,7 +1201,7 @@ export interface paths {
          *     into it (zerver/urls.py), still called by python-zulip-api's
          *     `update_notification_settings`. The same action as
          *     `PATCH /settings`, with the same checks, texts and events, but it takes only the notification
-         *     settings (those with a legacy `update_global_notifications` event);
+         *     settings (those fetched in register as `update_global_notifications`);
          *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
          */
         patch: operations["update-notification-settings"];
@@ -1224,7 +1227,7 @@ export interface paths {
          *     into it (zerver/urls.py), still called by python-zulip-api's
          *     `update_display_settings`. The same action as
          *     `PATCH /settings`, with the same checks, texts and events, but it takes only the display
-         *     settings (those with a legacy `update_display_settings` event);
+         *     settings (those fetched in register as `update_display_settings`);
          *     any other parameter is answered in `ignored_parameters_unsupported`. Not for bots.
          */
         patch: operations["update-display-settings"];
@@ -1486,7 +1489,22 @@ export interface paths {
         delete: operations["unsubscribe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update subscriptions
+         * @description Subscribe the caller to the channels in `add` and unsubscribe them from those in `delete`,
+         *     in one transaction (Zulip's `update_subscriptions_backend`, which runs the subscribe view,
+         *     then the unsubscribe view, and merges their answers). `add` works as `subscriptions` in
+         *     `POST /users/me/subscriptions` for the caller alone, creating the channels that do not exist
+         *     with that operation's defaults; `delete` as `subscriptions` in
+         *     `DELETE /users/me/subscriptions`. Any error undoes the whole request.
+         *
+         *     With neither list (or both empty): "Nothing to do. Specify at least one of "add" or
+         *     "delete".". Guests cannot use it, even only to unsubscribe ("Not allowed for guest users").
+         *
+         *     **Changes**: Before Zulip 10.0 (feature level 362), subscriptions in archived channels
+         *     could not be modified.
+         */
+        patch: operations["update-subscriptions"];
         trace?: never;
     };
     "/default_streams": {
@@ -2494,8 +2512,11 @@ export interface paths {
          *
          *     This server offers the subset of Zulip's settings that the API it serves depends on: message
          *     editing, deleting and moving, wildcard mentions, message reports, read receipts, custom emoji,
-         *     empty topics, spectator access and email visibility, plus the organization's name and
-         *     description.
+         *     empty topics, spectator access and email visibility, channel event messages, the GIF rating
+         *     and the size of media previews, plus the organization's name and description.
+         *
+         *     `send_channel_events_messages`, `gif_rating_policy` and `media_preview_size` are announced
+         *     as Zulip's do_set_realm_property announces them: a `realm` event with op `update`.
          */
         patch: operations["update-realm"];
         trace?: never;
@@ -5295,37 +5316,6 @@ export interface components {
             value: boolean | number | string;
         };
         /**
-         * update_display_settings
-         * @deprecated
-         * @description A display setting changed, to the user; sent with `user_settings` to clients without the
-         *     `user_settings_object` capability.
-         */
-        UpdateDisplaySettingsEvent: {
-            id: number;
-            /** @enum {string} */
-            type: "update_display_settings";
-            /** @description The user's email. */
-            user: string;
-            setting_name: string;
-            setting: boolean | number | string;
-            language_name?: string;
-        };
-        /**
-         * update_global_notifications
-         * @deprecated
-         * @description A notification setting changed, to the user; sent with `user_settings` to clients without
-         *     the `user_settings_object` capability.
-         */
-        UpdateGlobalNotificationsEvent: {
-            id: number;
-            /** @enum {string} */
-            type: "update_global_notifications";
-            /** @description The user's email. */
-            user: string;
-            notification_name: string;
-            setting: boolean | number | string;
-        };
-        /**
          * attachment add
          * @description The user uploaded a file.
          */
@@ -5857,6 +5847,8 @@ export interface components {
          * reaction_add
          * @description A user added an emoji reaction to a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
+         *
+         *     **Changes**: The deprecated `user` object was removed in Zulip 12.0 (feature level 484).
          */
         ReactionAddEvent: {
             id: number;
@@ -5865,15 +5857,6 @@ export interface components {
             /** @enum {string} */
             op: "add";
             user_id: number;
-            /**
-             * @deprecated
-             * @description The reacting user (use `user_id`).
-             */
-            user: {
-                user_id: number;
-                email: string;
-                full_name: string;
-            };
             message_id: number;
             emoji_name: string;
             emoji_code: string;
@@ -5884,6 +5867,8 @@ export interface components {
          * reaction_remove
          * @description A user removed an emoji reaction from a message; sent to those who may read the message and
          *     have it (its channel's subscribers, and users with a row for it).
+         *
+         *     **Changes**: The deprecated `user` object was removed in Zulip 12.0 (feature level 484).
          */
         ReactionRemoveEvent: {
             id: number;
@@ -5892,15 +5877,6 @@ export interface components {
             /** @enum {string} */
             op: "remove";
             user_id: number;
-            /**
-             * @deprecated
-             * @description The reacting user (use `user_id`).
-             */
-            user: {
-                user_id: number;
-                email: string;
-                full_name: string;
-            };
             message_id: number;
             emoji_name: string;
             emoji_code: string;
@@ -6097,7 +6073,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["UpdateDisplaySettingsEvent"] | components["schemas"]["UpdateGlobalNotificationsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -6253,11 +6229,15 @@ export interface components {
          */
         default_language: string;
         /**
-         * @description The home view
+         * @description The home view: `recent` (the recent conversations view), `inbox` or
+         *     `all_messages`.
+         *
+         *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+         *     view was `recent_topics`.
          * @example all_messages
          * @enum {string}
          */
-        web_home_view: "recent_topics" | "inbox" | "all_messages";
+        web_home_view: "recent" | "inbox" | "all_messages";
         /**
          * @description Whether the users list on left sidebar in narrow windows.
          * @example true
@@ -6632,7 +6612,8 @@ export interface operations {
                      *         "apple": false,
                      *         "azuread": false,
                      *         "remoteuser": false,
-                     *         "openid connect": false
+                     *         "openid connect": false,
+                     *         "discord": false
                      *       },
                      *       "external_authentication_methods": [],
                      *       "zulip_feature_level": 496,
@@ -6671,6 +6652,12 @@ export interface operations {
                             azuread: boolean;
                             remoteuser: boolean;
                             "openid connect": boolean;
+                            /**
+                             * @description Discord OAuth; never offered here.
+                             *
+                             *     **Changes**: New in Zulip 12.0 (feature level 488).
+                             */
+                            discord: boolean;
                         };
                         /**
                          * @description The enabled external (single sign-on) authentication methods, in the order
@@ -7348,6 +7335,71 @@ export interface operations {
                         realm_topics_policy?: "allow_empty_topic" | "disable_empty_topic";
                         /** @description Whether logged-out visitors may view web-public channels. */
                         realm_enable_spectator_access?: boolean;
+                        /**
+                         * @description (`realm`) Whether Notification Bot posts channel events (a channel's creation,
+                         *     archiving, renaming, …) in the channel's "channel events" topic.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 434).
+                         */
+                        realm_send_channel_events_messages?: boolean;
+                        /**
+                         * @description (`realm`) The height of image and video previews in messages, in percent of
+                         *     the default size.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 469).
+                         * @enum {integer}
+                         */
+                        realm_media_preview_size?: 100 | 150 | 200;
+                        /**
+                         * @description (`realm`) The organization's UUID, with which clients may compute Jdenticon
+                         *     avatars themselves.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 466).
+                         */
+                        realm_uuid?: string;
+                        /**
+                         * @description (`realm`) Whether the organization's security model lets its owners access
+                         *     all private content. Always `false` here: this server offers no full data
+                         *     export without consent.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 438).
+                         */
+                        realm_owner_full_content_access?: boolean;
+                        /**
+                         * @description (`realm`) The highest rating of GIFs the GIF pickers may offer (an `id` of
+                         *     `gif_rating_policy_options`).
+                         *
+                         *     **Changes**: Before Zulip 12.0 (feature level 453), this was called
+                         *     `realm_giphy_rating`.
+                         */
+                        realm_gif_rating_policy?: number;
+                        /**
+                         * @description (`realm`) The values `gif_rating_policy` may take, by key, with their names.
+                         *
+                         *     **Changes**: Renamed from `giphy_rating_options` to `gif_rating_options` in
+                         *     Zulip 12.0 (feature level 442), then to `gif_rating_policy_options` (feature
+                         *     level 453).
+                         */
+                        gif_rating_policy_options?: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                            };
+                        };
+                        /** @description (`giphy`) The GIPHY API key; `""` as no GIF provider is configured. */
+                        giphy_api_key?: string;
+                        /**
+                         * @description (`tenor`) The Tenor API key; `""` as no GIF provider is configured.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 442).
+                         */
+                        tenor_api_key?: string;
+                        /**
+                         * @description (`klipy`) The KLIPY API key; `""` as no GIF provider is configured.
+                         *
+                         *     **Changes**: New in Zulip 12.0 (feature level 486).
+                         */
+                        klipy_api_key?: string;
                     } & {
                         [key: string]: unknown;
                     }) & components["schemas"]["JsonSuccessBase"];
@@ -10074,11 +10126,15 @@ export interface operations {
                      */
                     default_language?: string;
                     /**
-                     * @description The home view
+                     * @description The home view: `recent` (the recent conversations view), `inbox` or
+                     *     `all_messages`.
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+                     *     view was `recent_topics`.
                      * @example all_messages
                      * @enum {string}
                      */
-                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    web_home_view?: "recent" | "inbox" | "all_messages";
                     /**
                      * @description Whether the escape key navigates to the
                      *     configured home view
@@ -11311,6 +11367,102 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "update-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         {
+                 *           "name": "Verona"
+                 *         },
+                 *         {
+                 *           "name": "Denmark",
+                 *           "color": "#e79ab5",
+                 *           "description": "A Scandinavian country"
+                 *         }
+                 *       ],
+                 *       "delete": [
+                 *         "testing-help"
+                 *       ]
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The channels to subscribe to, by name (stripped), each with an optional
+                     *     description (for a channel this request creates) and the caller's colour for it.
+                     */
+                    add?: {
+                        name: string;
+                        description?: string;
+                        color?: string;
+                    }[];
+                    /** @description The channels to unsubscribe from, by name. */
+                    delete?: string[];
+                };
+            };
+        };
+        responses: {
+            /**
+             * @description The subscribe view's answer (`subscribed` and `already_subscribed`, channel names by user
+             *     ID as a string) and the unsubscribe view's (`removed` and `not_removed`).
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscribed: {
+                            [key: string]: string[];
+                        };
+                        already_subscribed: {
+                            [key: string]: string[];
+                        };
+                        removed: string[];
+                        not_removed: string[];
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /**
+             * @description Nothing to do, a parameter is invalid, a channel cannot be accessed, created or found, or
+             *     the caller is a guest.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Nothing to do. Specify at least one of \"add\" or \"delete\".",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description A channel to create has the name of an existing one the caller cannot see. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             429: components["responses"]["RateLimited"];
         };
     };
@@ -13732,6 +13884,31 @@ export interface operations {
                      * @enum {integer}
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                    /**
+                     * @description Whether Notification Bot posts channel events (a channel's creation, archiving,
+                     *     renaming, …) in the channel's "channel events" topic. Reported by register as
+                     *     `realm_send_channel_events_messages`.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 434).
+                     */
+                    send_channel_events_messages?: boolean;
+                    /**
+                     * @description The highest rating of GIFs the GIF pickers may offer: an `id` of register's
+                     *     `gif_rating_policy_options` (0 turns GIFs off). Another number gives "Invalid
+                     *     gif_rating_policy <value>".
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 453), this was `giphy_rating`
+                     *     (which this server never took).
+                     */
+                    gif_rating_policy?: number;
+                    /**
+                     * @description The height of image and video previews in messages, in percent of the default
+                     *     size.
+                     *
+                     *     **Changes**: New in Zulip 12.0 (feature level 469).
+                     * @enum {integer}
+                     */
+                    media_preview_size?: 100 | 150 | 200;
                 };
             };
         };
@@ -13787,6 +13964,10 @@ export interface operations {
                         enable_spectator_access?: boolean;
                         /** @enum {integer} */
                         email_address_visibility?: 1 | 2 | 3 | 4 | 5;
+                        send_channel_events_messages?: boolean;
+                        gif_rating_policy?: number;
+                        /** @enum {integer} */
+                        media_preview_size?: 100 | 150 | 200;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
@@ -14353,11 +14534,15 @@ export interface operations {
                      */
                     display_emoji_reaction_users?: boolean;
                     /**
-                     * @description The home view
+                     * @description The home view: `recent` (the recent conversations view), `inbox` or
+                     *     `all_messages`.
+                     *
+                     *     **Changes**: Before Zulip 12.0 (feature level 454), the recent conversations
+                     *     view was `recent_topics`.
                      * @example all_messages
                      * @enum {string}
                      */
-                    web_home_view?: "recent_topics" | "inbox" | "all_messages";
+                    web_home_view?: "recent" | "inbox" | "all_messages";
                     /**
                      * @description Whether the escape key navigates to the
                      *     configured home view

@@ -97,6 +97,7 @@ import {
   getUserChannels,
   subscribe,
   unsubscribe,
+  updateSubscriptions,
 } from "./handlers/subscriptions.ts";
 import { archiveStream, updateStream } from "./handlers/channel-settings.ts";
 import {
@@ -223,6 +224,7 @@ export const handlers = {
   "get-subscriptions": getSubscriptions,
   subscribe,
   unsubscribe,
+  "update-subscriptions": updateSubscriptions,
   "create-channel-folder": createChannelFolder,
   "patch-channel-folders": patchChannelFolders,
   "get-channel-folders": getChannelFolders,

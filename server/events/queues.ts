@@ -76,7 +76,6 @@ function capability(name: string): Prisma.Sql {
  * capabilities), beyond the user and realm:
  * - its event types; `muted_topics` not when the queue also takes `user_topic`;
  * - channel typing notifications only with `stream_typing_notifications`;
- * - the legacy settings events only without `user_settings_object`;
  * - a group's deactivation as `update` with `include_deactivated_groups`, as `remove` without;
  * - `realm_linkifiers` only with `linkifier_url_template` (level 176: URL templates);
  * - custom emoji changes one at a time (`realm_emoji` `add`, `update_one`) with
@@ -91,7 +90,6 @@ function capability(name: string): Prisma.Sql {
 const ACCEPTS = Prisma.sql`
   (q.event_types IS NULL OR (l.type = ANY (q.event_types) AND NOT (l.type = 'muted_topics' AND 'user_topic' = ANY (q.event_types))))
   AND NOT (l.type = 'typing' AND l.event ? 'stream_id' AND NOT ${capability("stream_typing_notifications")})
-  AND NOT (l.type IN ('update_display_settings', 'update_global_notifications') AND ${capability("user_settings_object")})
   AND NOT (l.type = 'user_group' AND l.event ->> 'op' = 'remove' AND ${capability("include_deactivated_groups")})
   AND NOT (l.type = 'realm_linkifiers' AND NOT ${capability("linkifier_url_template")})
   AND NOT (l.type = 'realm_emoji' AND (l.event ->> 'op' = 'update') = ${capability("individual_emoji_changes")})

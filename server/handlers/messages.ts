@@ -51,13 +51,19 @@ export const sendMessage: Handler<"send-message"> = async ({ body }, ctx) => {
     body.queue_id !== undefined && body.local_id !== undefined
       ? { queueId: body.queue_id, localId: body.local_id }
       : undefined;
-  return checkSendMessage(ctx, {
+  const { id, automaticNewVisibilityPolicy } = await checkSendMessage(ctx, {
     target,
     content: body.content,
     clientName: clientNameFromUserAgent(ctx.userAgent),
     readBySender: body.read_by_sender,
     localEcho,
   });
+  return {
+    id,
+    ...(automaticNewVisibilityPolicy === undefined
+      ? {}
+      : { automatic_new_visibility_policy: automaticNewVisibilityPolicy as 2 | 3 }),
+  };
 };
 
 /** GET /messages/{message_id} (zerver/views/message_edit.py json_fetch_raw_message). */

@@ -23,6 +23,8 @@ export const getServerSettings: Handler<"get-server-settings"> = async (_input, 
       azuread: false,
       remoteuser: false,
       "openid connect": false,
+      // Feature level 488; no external method is offered, so none is in the list below either.
+      discord: false,
     },
     external_authentication_methods: [],
     zulip_feature_level: ZULIP_FEATURE_LEVEL,

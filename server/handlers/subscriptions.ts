@@ -1,17 +1,20 @@
-/** GET, POST and DELETE /users/me/subscriptions (zerver/views/streams.py). */
-import type { ChannelCreation } from "../actions/channels/channels.ts";
-import { doAddSubscriptions, doRemoveSubscriptions } from "../actions/channels/subscriptions.ts";
+/** GET, POST, PATCH and DELETE /users/me/subscriptions (zerver/views/streams.py). */
+import {
+  doAddSubscriptions,
+  doRemoveSubscriptions,
+  doUpdateSubscriptions,
+  type SubscribedChannel,
+  type SubscriptionResult,
+} from "../actions/channels/subscriptions.ts";
 import { accessPrincipals } from "../actions/channels/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { gatherSubscriptions, subscribedChannelIdsFor } from "../lib/channels/subscriptions.ts";
 import {
-  canAddSubscribers,
-  canRemoveSubscribers,
-  channelsByName,
-} from "../lib/access/subscriptions.ts";
+  channelsToUnsubscribe,
+  checkSubscriptionAdds,
+} from "../lib/channels/subscription-requests.ts";
 import { accessChannel } from "../lib/channels/channels.ts";
-import { accessChannels } from "../lib/access/channels.ts";
 import { requireMemberOrAdmin } from "../lib/users/users.ts";
 import { accessUserForRead } from "../lib/access/users.ts";
 import { channelCreation } from "../http/channel-creation.ts";
@@ -26,40 +29,69 @@ export const getSubscriptions: Handler<"get-subscriptions"> = async ({ query }, 
 export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   requireMemberOrAdmin(ctx.user);
   const principals = (body.principals ?? []) as (number | string)[];
-  const subscribingOthers = principals.length > 0;
-  const users = subscribingOthers ? await accessPrincipals(ctx, principals) : [ctx.user];
-  const othersThanSelf = users.some((u) => u.id !== ctx.user.id);
-  const requested = body.subscriptions.map((s) => ({ ...s, name: s.name.trim() }));
-  const existing = await channelsByName(
-    ctx.db,
-    ctx.realm.id,
-    requested.map((s) => s.name),
-  );
-  const { accessible: authorized, inaccessible: unauthorized } = await accessChannels(
-    ctx.db,
-    ctx.user,
-    existing.values(),
-  );
-  if (unauthorized.length > 0 && body.authorization_errors_fatal !== false)
-    throw new JsonableError(`Unable to access channel (${unauthorized[0]!.name}).`);
-  if (othersThanSelf)
-    for (const stream of authorized)
-      if (!(await canAddSubscribers(ctx, stream)))
-        throw new JsonableError("Insufficient permission");
-  const toCreate: ChannelCreation[] = [];
-  const seen = new Set<string>();
-  for (const s of requested) {
-    if (existing.has(s.name.toLowerCase()) || seen.has(s.name.toLowerCase())) continue;
-    seen.add(s.name.toLowerCase());
-    toCreate.push(channelCreation(s.name, s.description, body));
-  }
+  const users = principals.length > 0 ? await accessPrincipals(ctx, principals) : [ctx.user];
+  const fatal = body.authorization_errors_fatal !== false;
+  const adds = await checkSubscriptionAdds(ctx, users, body.subscriptions, fatal);
   const { streams, result } = await doAddSubscriptions(ctx, {
-    existing: authorized,
-    create: toCreate,
+    existing: adds.authorized,
+    create: adds.missing.map((s) => channelCreation(s.name, s.description, body)),
     users,
     sendNewSubscriptionMessages: body.send_new_subscription_messages !== false,
     announce: body.announce ?? false,
+    colors: adds.colors,
   });
+  return {
+    ...subscribedAnswer(streams, result),
+    ...(fatal ? {} : { unauthorized: adds.unauthorized.map((s) => s.name) }),
+  };
+};
+
+/** DELETE /users/me/subscriptions (remove_subscriptions_backend). */
+export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
+  const principals = (body.principals ?? []) as (number | string)[];
+  const users = principals.length > 0 ? await accessPrincipals(ctx, principals) : [ctx.user];
+  const streams = await channelsToUnsubscribe(ctx, ctx.db, users, body.subscriptions);
+  const outcome = await doRemoveSubscriptions(
+    ctx,
+    streams,
+    users.map((u) => u.id),
+  );
+  return removedAnswer(streams, outcome);
+};
+
+/**
+ * PATCH /users/me/subscriptions (update_subscriptions_backend): the caller subscribes to `add`
+ * (creating the channels that do not exist, with the defaults of POST /users/me/subscriptions) and
+ * unsubscribes from `delete`, in one transaction; the answer has both views' fields. Guests cannot
+ * use it, even only to unsubscribe, since Zulip runs the subscribe view first.
+ */
+export const updateSubscriptions: Handler<"update-subscriptions"> = async ({ body }, ctx) => {
+  const add = body?.add ?? [];
+  const remove = body?.delete ?? [];
+  if (add.length === 0 && remove.length === 0)
+    throw new JsonableError('Nothing to do. Specify at least one of "add" or "delete".');
+  requireMemberOrAdmin(ctx.user);
+  const adds = await checkSubscriptionAdds(ctx, [ctx.user], add, true);
+  const { added, removed, removedFrom } = await doUpdateSubscriptions(
+    ctx,
+    {
+      existing: adds.authorized,
+      create: adds.missing.map((s) => channelCreation(s.name, s.description, {})),
+      users: [ctx.user],
+      sendNewSubscriptionMessages: true,
+      announce: false,
+      colors: adds.colors,
+    },
+    remove,
+  );
+  return {
+    ...subscribedAnswer(added.streams, added.result),
+    ...removedAnswer(removedFrom, removed),
+  };
+};
+
+/** add_subscriptions_backend's answer: channel names by subscriber id. */
+function subscribedAnswer(streams: SubscribedChannel[], result: SubscriptionResult) {
   const names = new Map(streams.map((s) => [s.id, s.name]));
   const byUser = (pairs: [number, number][]) => {
     const out: Record<string, string[]> = {};
@@ -69,41 +101,20 @@ export const subscribe: Handler<"subscribe"> = async ({ body }, ctx) => {
   return {
     subscribed: byUser(result.subscribed),
     already_subscribed: byUser(result.alreadySubscribed),
-    ...(body.authorization_errors_fatal === false
-      ? { unauthorized: unauthorized.map((s) => s.name) }
-      : {}),
   };
-};
+}
 
-/** DELETE /users/me/subscriptions (remove_subscriptions_backend). */
-export const unsubscribe: Handler<"unsubscribe"> = async ({ body }, ctx) => {
-  const principals = (body.principals ?? []) as (number | string)[];
-  const users = principals.length > 0 ? await accessPrincipals(ctx, principals) : [ctx.user];
-  // Bots a user owns are theirs to unsubscribe (user_directly_controls_user).
-  const others = users.some(
-    (u) => u.id !== ctx.user.id && !(u.isBot && u.botOwnerId === ctx.user.id),
-  );
-  const names = body.subscriptions.map((n) => n.trim());
-  const found = await channelsByName(ctx.db, ctx.realm.id, names);
-  const missing = names.filter((n) => !found.has(n.toLowerCase()));
-  if (missing.length > 0)
-    throw new JsonableError(`Channel(s) (${missing.join(", ")}) do not exist`);
-  const streams = [...found.values()];
-  if (others)
-    for (const stream of streams)
-      if (!(await canRemoveSubscribers(ctx, stream)))
-        throw new JsonableError("Insufficient permission");
-  const { removed, notSubscribed } = await doRemoveSubscriptions(
-    ctx,
-    streams,
-    users.map((u) => u.id),
-  );
+/** remove_subscriptions_backend's answer: channel names, one per (user, channel) pair. */
+function removedAnswer(
+  streams: SubscribedChannel[],
+  outcome: { removed: [number, number][]; notSubscribed: [number, number][] },
+) {
   const name = (id: number) => streams.find((s) => s.id === id)!.name;
   return {
-    removed: removed.map(([, id]) => name(id)),
-    not_removed: notSubscribed.map(([, id]) => name(id)),
+    removed: outcome.removed.map(([, id]) => name(id)),
+    not_removed: outcome.notSubscribed.map(([, id]) => name(id)),
   };
-};
+}
 
 /**
  * GET /users/{user_id}/subscriptions/{stream_id} (get_subscription_backend): the user first,

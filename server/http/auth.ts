@@ -10,6 +10,7 @@ import type { NextFunction, Request, Response } from "express";
 import {
   CsrfFailedError,
   JsonableError,
+  OrganizationAdministratorRequiredError,
   SessionRequiredError,
   UnauthorizedError,
 } from "../errors.ts";
@@ -20,7 +21,8 @@ import type { RateLimitStatus } from "../lib/auth/rate-limit.ts";
 import { NO_ORGANIZATION } from "../lib/realm/realm.ts";
 import { cookieValue, SESSION_COOKIE, sessionByKey, tokensEqual } from "../lib/auth/sessions.ts";
 import { viaJson } from "./json-prefix.ts";
-import { operationFor, type LoadedSpec } from "./spec.ts";
+import { operationFor, type LoadedSpec, type OperationInfo } from "./spec.ts";
+import { isRealmAdmin } from "../lib/users/users.ts";
 import { countStatements, type StatementCounter } from "../db/statements.ts";
 
 export const API_KEY_FORMAT = /^[A-Za-z0-9]{32}$/;
@@ -62,6 +64,7 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       if (!op?.requiresAuth) return next();
       if (viaJson(req)) {
         req.zulip = { host, ...(await checkSession(deps, req, host)) };
+        checkRole(op, req.zulip.user!);
         return next();
       }
       const header = req.headers.authorization;
@@ -69,11 +72,18 @@ export function authMiddleware(spec: LoadedSpec, deps: AppDeps) {
       const { username, password } = parseBasicAuth(header);
       if (!API_KEY_FORMAT.test(password)) throw new UnauthorizedError("Malformed API key");
       req.zulip = { host, ...(await checkApiKey(deps, host, username, password)) };
+      checkRole(op, req.zulip.user!);
       next();
     } catch (err) {
       next(await withOrganizationHint(deps, req, err));
     }
   }
+}
+
+/** require_realm_admin, for operations whose Zulip view has the decorator. */
+function checkRole(op: OperationInfo, user: Pick<UserProfile, "role">): void {
+  if (op.requiresRole === "administrator" && !isRealmAdmin(user))
+    throw new OrganizationAdministratorRequiredError();
 }
 
 /**

@@ -48,6 +48,12 @@ export interface OperationInfo {
   enumErrors: Map<string, string>;
   hasRequestBody: boolean;
   requiresAuth: boolean;
+  /**
+   * The role Zulip's view decorator demands (`x-zulip-requires-role: administrator` for
+   * `require_realm_admin`), checked right after authentication and so before any parameter, as
+   * the decorator wraps the view's parameter parsing.
+   */
+  requiresRole: "administrator" | null;
 }
 
 export interface ClampedParam {
@@ -230,6 +236,7 @@ function describeOperation(
     enumErrors: new Map(Object.entries<string>(op["x-zulip-enum-error"] ?? {})),
     hasRequestBody: Boolean(body),
     requiresAuth: security.length > 0,
+    requiresRole: op["x-zulip-requires-role"] ?? null,
   };
 }
 

@@ -152,6 +152,15 @@ describe("events against Zulip's schema", () => {
     await expectSuccess(
       server.as("iago").PATCH("/realm", { body: { message_content_edit_limit_seconds: 1200 } }),
     );
+    // A property_types setting: op `update` (media_preview_size is level 469's).
+    await expectSuccess(server.as("iago").PATCH("/realm", { body: { media_preview_size: 150 } }));
+    // A reaction, without the `user` object since level 484.
+    await expectSuccess(
+      server.as("iago").POST("/messages/{message_id}/reactions", {
+        params: { path: { message_id: messageId } },
+        body: { emoji_name: "octopus" },
+      }),
+    );
     await expectSuccess(
       server.as("iago").PATCH("/realm/user_settings_defaults", { body: { enter_sends: true } }),
     );
@@ -353,6 +362,8 @@ describe("events against Zulip's schema", () => {
         "navigation_view remove",
         "navigation_view update",
         "presence",
+        "reaction add",
+        "realm update",
         "realm update_dict",
         "realm_bot add",
         "realm_bot delete",

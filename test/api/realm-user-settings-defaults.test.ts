@@ -66,7 +66,7 @@ describe("PATCH /realm/user_settings_defaults", () => {
       {
         left_side_userlist: true,
         web_font_size_px: 18,
-        web_home_view: "recent_topics",
+        web_home_view: "recent",
         notification_sound: "ding",
         default_language: "de",
       },
@@ -78,7 +78,7 @@ describe("PATCH /realm/user_settings_defaults", () => {
     expect(await stored(realmId)).toMatchObject({
       leftSideUserlist: true,
       webFontSizePx: 18,
-      webHomeView: "recent_topics",
+      webHomeView: "recent",
       notificationSound: "ding",
     });
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { type Body, untyped } from "../helpers/builders.ts";
+import { asUser, type Body, openQueue, untyped } from "../helpers/builders.ts";
+import { realClient } from "../helpers/real-client.ts";
 
 const server = useTestServer();
 
@@ -312,5 +313,110 @@ describe("POST /realm/test_welcome_bot_custom_message", () => {
     );
     await expectError(send("hamlet", "Hi"), 400, "Must be an organization administrator");
     expect(await server.db.message.count()).toBe(before);
+  });
+});
+
+describe("Zulip 12 organization settings: send_channel_events_messages (434), gif_rating_policy (453), media_preview_size (469)", () => {
+  const state = async () =>
+    (await expectSuccess(
+      server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm"] } }),
+    )) as Record<string, unknown>;
+
+  it("are in register, change through PATCH /realm with an `update` event each, and echo", async () => {
+    expect(await state()).toMatchObject({
+      realm_send_channel_events_messages: true,
+      realm_gif_rating_policy: 2,
+      realm_media_preview_size: 100,
+    });
+    const queue = await openQueue(asUser(server, "hamlet"), { event_types: ["realm"] });
+    const echoed = await expectSuccess(
+      patch("iago", {
+        send_channel_events_messages: false,
+        gif_rating_policy: 4,
+        media_preview_size: 150,
+      }),
+    );
+    expect(echoed).toMatchObject({
+      send_channel_events_messages: false,
+      gif_rating_policy: 4,
+      media_preview_size: 150,
+    });
+    const events = (await queue.nextEvents()).map(({ id: _id, ...e }) => e);
+    expect(events).toEqual([
+      { type: "realm", op: "update", property: "send_channel_events_messages", value: false },
+      { type: "realm", op: "update", property: "gif_rating_policy", value: 4 },
+      { type: "realm", op: "update", property: "media_preview_size", value: 150 },
+    ]);
+    expect(await state()).toMatchObject({
+      realm_send_channel_events_messages: false,
+      realm_gif_rating_policy: 4,
+      realm_media_preview_size: 150,
+    });
+    // The same values again change nothing and send nothing.
+    expect(
+      await expectSuccess(patch("iago", { gif_rating_policy: 4, media_preview_size: 150 })),
+    ).not.toHaveProperty("gif_rating_policy");
+    expect(await queue.nextEvents()).toEqual([]);
+  });
+
+  it("send_channel_events_messages off: no Notification Bot notice for a new channel", async () => {
+    await expectSuccess(patch("iago", { send_channel_events_messages: false }));
+    const { id } = await expectSuccess(
+      server.as("iago").POST("/channels/create", {
+        body: { name: "quiet channel", subscribers: [server.creds.users.iago!.user_id] },
+      }),
+    );
+    const stream = await server.db.stream.findUniqueOrThrow({ where: { id } });
+    expect(await server.db.message.count({ where: { recipientId: stream.recipientId! } })).toBe(0);
+    await expectSuccess(patch("iago", { send_channel_events_messages: true }));
+  });
+
+  it("refuses values outside Zulip's, and non-administrators, changing nothing", async () => {
+    const before = await realmRow();
+    await expectError(
+      patch("iago", {
+        send_channel_events_messages: !before.sendChannelEventsMessages,
+        gif_rating_policy: 9,
+      }),
+      400,
+      "Invalid gif_rating_policy 9",
+    );
+    await expectError(
+      patch("iago", { media_preview_size: untyped(120) }),
+      400,
+      "Invalid media_preview_size: Value error, Not in the list of possible values",
+    );
+    await expectError(
+      patch("hamlet", { media_preview_size: 200 }),
+      400,
+      "Must be an organization administrator",
+    );
+    const after = await realmRow();
+    expect([
+      after.sendChannelEventsMessages,
+      after.gifRatingPolicy,
+      after.mediaPreviewSize,
+    ]).toEqual([before.sendChannelEventsMessages, before.gifRatingPolicy, before.mediaPreviewSize]);
+  });
+
+  it("takes a form body with JSON values, and zulip-js's query string; not the old giphy_rating", async () => {
+    const form = await realClient(server, "iago", "PATCH", "/realm", {
+      media_preview_size: 200,
+      send_channel_events_messages: true,
+      giphy_rating: 1,
+    });
+    expect(form.status).toBe(200);
+    expect(form.body.ignored_parameters_unsupported).toEqual(["giphy_rating"]);
+    const query = await realClient(
+      server,
+      "iago",
+      "PATCH",
+      "/realm",
+      { gif_rating_policy: 0, media_preview_size: 100 },
+      { inQuery: true },
+    );
+    expect(query.status).toBe(200);
+    expect(await realmRow()).toMatchObject({ gifRatingPolicy: 0, mediaPreviewSize: 100 });
+    await expectSuccess(patch("iago", { gif_rating_policy: 2 }));
   });
 });

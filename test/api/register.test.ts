@@ -43,12 +43,28 @@ const NEWER_THAN_DOCUMENT = [
   "web_inbox_show_channel_folders", // user settings, level 431
   "can_create_topic_group", // channels
   "is_imported_stub", // users
+  "realm_owner_full_content_access", // register, level 438
+  "tenor_api_key", // register, level 442
+  "realm_gif_rating_policy", // register, level 453 (was realm_giphy_rating)
+  "gif_rating_policy_options", // register, level 453 (was giphy_rating_options)
+  "realm_send_channel_events_messages", // register, level 434
+  "realm_media_preview_size", // register, level 469
+  "realm_uuid", // register, level 466
+  "klipy_api_key", // register, level 486
 ];
 const violations = (state: State) =>
   zulipViolations("register_queue_200_response", state).filter(
     (v) =>
       !NEWER_THAN_DOCUMENT.some((p) => v.endsWith(`must NOT have additional properties: ${p}`)),
   );
+
+/** Fields of the document that Zulip no longer sends, with the level that removed or renamed them. */
+const REMOVED_AFTER_DOCUMENT = new Set([
+  "realm_is_zephyr_mirror_realm", // level 426
+  "realm_giphy_rating", // level 453: realm_gif_rating_policy
+  "giphy_rating_options", // level 453: gif_rating_policy_options
+  "push_devices", // level 468
+]);
 
 /** Fields Zulip sends only in some organizations or requests. */
 const CONDITIONAL = new Set([
@@ -82,9 +98,37 @@ describe("POST /register against Zulip's register schema", () => {
   it("has every top-level field of Zulip's schema when everything is fetched", async () => {
     const state = await register("hamlet");
     const missing = Object.keys(zulipProperties("register_queue_200_response")).filter(
-      (key) => !CONDITIONAL.has(key) && !(key in state),
+      (key) => !CONDITIONAL.has(key) && !REMOVED_AFTER_DOCUMENT.has(key) && !(key in state),
     );
     expect(missing).toEqual([]);
+    // Nor does it send what Zulip 12 removed or renamed.
+    expect(Object.keys(state).filter((key) => REMOVED_AFTER_DOCUMENT.has(key))).toEqual([]);
+  });
+
+  it("sends Zulip 12's new realm fields (levels 427, 438, 442, 453, 466, 486)", async () => {
+    const state = await register("hamlet", {
+      fetch_event_types: ["realm", "giphy", "tenor", "klipy"],
+    });
+    const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
+    expect(state).toMatchObject({
+      realm_uuid: realm.uuid,
+      realm_owner_full_content_access: false,
+      realm_gif_rating_policy: realm.gifRatingPolicy,
+      gif_rating_policy_options: expect.objectContaining({
+        g: { name: expect.any(String), id: 2 },
+      }),
+      realm_media_preview_size: 100,
+      realm_send_channel_events_messages: true,
+      giphy_api_key: "",
+      tenor_api_key: "",
+      klipy_api_key: "",
+    });
+    // A channel's creator default goes by its level-427 name.
+    const supported = state.server_supported_permission_settings;
+    expect(supported.stream.can_administer_channel_group.default_group_name).toBe(
+      "channel_creator",
+    );
+    expect(JSON.stringify(supported)).not.toContain("stream_creator_or_nobody");
   });
 
   it("sends the personal settings only in user_settings with user_settings_object", async () => {

@@ -19,4 +19,10 @@ describe("GET /server_settings", () => {
     });
     expect(data.realm_description).toBe("<p>The Zulip development environment.</p>");
   });
+
+  it("lists Discord among the authentication methods, disabled (feature level 488)", async () => {
+    const data = await expectSuccess(server.client().GET("/server_settings"));
+    expect(data.authentication_methods.discord).toBe(false);
+    expect(data.external_authentication_methods).toEqual([]);
+  });
 });

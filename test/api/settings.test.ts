@@ -1,6 +1,6 @@
 /**
  * PATCH /settings (zerver/tests/test_settings.py, test_events.py's user_settings checks): each
- * validation text, each event with its legacy twin, register's `user_settings` and legacy copies
+ * validation text, each event (no legacy twins since level 439), register's `user_settings` and legacy copies
  * after a change, the name and password changes, and a form-encoded request as clients send it.
  */
 import { describe, expect, it } from "vitest";
@@ -60,6 +60,11 @@ describe("PATCH /settings: validation", () => {
       { web_home_view: "stream" },
       "Invalid web_home_view: Value error, Not in the list of possible values",
     ],
+    // Feature level 454 renamed the value to "recent".
+    [
+      { web_home_view: "recent_topics" },
+      "Invalid web_home_view: Value error, Not in the list of possible values",
+    ],
     [{ web_animate_image_previews: "sometimes" }, "Invalid web_animate_image_previews"],
     [
       { email_address_visibility: 6 },
@@ -117,7 +122,7 @@ describe("PATCH /settings: validation", () => {
 });
 
 describe("PATCH /settings: events and register", () => {
-  it("sends user_settings and the legacy display event, with language_name, and register shows the new values", async () => {
+  it("sends user_settings, with language_name, and register shows the new values", async () => {
     const modern = await queueOf("othello", {
       event_types: ["user_settings", "update_display_settings", "update_global_notifications"],
       client_capabilities: { user_settings_object: true },
@@ -153,10 +158,11 @@ describe("PATCH /settings: events and register", () => {
     expect(state).not.toHaveProperty("color_scheme");
   });
 
-  it("logs the legacy events Zulip sends for settings older than feature level 89", async () => {
+  it("sends no legacy settings event to any queue (feature level 439), and keeps the legacy register copies", async () => {
     const legacy = await queueOf("cordelia", {
       event_types: ["user_settings", "update_display_settings", "update_global_notifications"],
     });
+    const everything = await queueOf("cordelia", {});
     await expectSuccess(
       patch("cordelia", {
         enable_sounds: false,
@@ -164,25 +170,16 @@ describe("PATCH /settings: events and register", () => {
         send_read_receipts: false,
       }),
     );
-    const events = await legacy();
-    const email = server.creds.users.cordelia!.email;
-    expect(events).toContainEqual({
-      type: "update_global_notifications",
-      user: email,
-      notification_name: "enable_sounds",
-      setting: false,
-    });
-    expect(events).toContainEqual({
-      type: "update_display_settings",
-      user: email,
-      setting_name: "high_contrast_mode",
-      setting: true,
-    });
-    // A modern setting has no legacy event.
-    expect(events.filter((e) => e.type !== "user_settings").length).toBe(2);
-    expect(events.filter((e) => e.type === "user_settings").map((e) => e.property)).toEqual(
-      expect.arrayContaining(["enable_sounds", "high_contrast_mode", "send_read_receipts"]),
-    );
+    for (const events of [await legacy(), await everything()]) {
+      expect(events.map((e) => e.type)).toEqual([
+        "user_settings",
+        "user_settings",
+        "user_settings",
+      ]);
+      expect(events.map((e) => e.property)).toEqual(
+        expect.arrayContaining(["enable_sounds", "high_contrast_mode", "send_read_receipts"]),
+      );
+    }
     // Register without user_settings_object: the legacy top-level copies.
     const state = await register("cordelia", {
       fetch_event_types: ["update_display_settings", "update_global_notifications"],
@@ -193,14 +190,87 @@ describe("PATCH /settings: events and register", () => {
     expect(state).not.toHaveProperty("send_read_receipts");
   });
 
+  it('web_home_view: the recent conversations view is "recent" (feature level 454), stored values migrated', async () => {
+    const next = await queueOf("prospero", { event_types: ["user_settings"] });
+    await expectSuccess(patch("prospero", { web_home_view: "recent" }));
+    expect(await next()).toEqual([
+      { type: "user_settings", op: "update", property: "web_home_view", value: "recent" },
+    ]);
+    const state = await register("prospero", { fetch_event_types: ["user_settings"] });
+    expect((state.user_settings as Record<string, unknown>).web_home_view).toBe("recent");
+    await expectSuccess(patch("prospero", { web_home_view: "inbox" }));
+    // A value stored before level 454 becomes "recent" through the migration's SQL.
+    await server.db.userProfile.update({
+      where: { id: id("prospero") },
+      data: { webHomeView: "recent_topics" },
+    });
+    const sql = readFileSync(
+      new URL(
+        "../../prisma/migrations/20261129063700_web_home_view_recent/migration.sql",
+        import.meta.url,
+      ),
+      "utf8",
+    );
+    const statements = sql.replace(/--.*$/gm, "").split(";");
+    for (const statement of statements.map((t) => t.trim()))
+      if (statement) await server.db.$executeRawUnsafe(statement);
+    const user = await server.db.userProfile.findUniqueOrThrow({ where: { id: id("prospero") } });
+    expect(user.webHomeView).toBe("recent");
+    await expectSuccess(patch("prospero", { web_home_view: "inbox" }));
+  });
+
+  it("web_inbox_show_channel_folders (feature level 431): PATCH /settings, its event, register and the organization default", async () => {
+    const own = await queueOf("prospero", { event_types: ["user_settings"] });
+    await expectSuccess(patch("prospero", { web_inbox_show_channel_folders: false }));
+    expect(await own()).toEqual([
+      {
+        type: "user_settings",
+        op: "update",
+        property: "web_inbox_show_channel_folders",
+        value: false,
+      },
+    ]);
+    const state = await register("prospero", {
+      fetch_event_types: ["user_settings", "realm_user_settings_defaults"],
+    });
+    expect((state.user_settings as Record<string, unknown>).web_inbox_show_channel_folders).toBe(
+      false,
+    );
+    expect(state.realm_user_settings_defaults).toMatchObject({
+      web_inbox_show_channel_folders: true,
+    });
+    const admin = await queueOf("iago", { event_types: ["realm_user_settings_defaults"] });
+    await expectSuccess(
+      server.as("iago").PATCH("/realm/user_settings_defaults", {
+        body: { web_inbox_show_channel_folders: false },
+      }),
+    );
+    expect(await admin()).toEqual([
+      {
+        type: "realm_user_settings_defaults",
+        op: "update",
+        property: "web_inbox_show_channel_folders",
+        value: false,
+      },
+    ]);
+    await expectSuccess(
+      server.as("iago").PATCH("/realm/user_settings_defaults", {
+        body: { web_inbox_show_channel_folders: true },
+      }),
+    );
+    await expectSuccess(patch("prospero", { web_inbox_show_channel_folders: true }));
+  });
+
   it("sends nothing for a value that does not change", async () => {
     const next = await queueOf("iago", { event_types: ["user_settings"] });
     await expectSuccess(patch("iago", { enter_sends: false, emojiset: "google" }));
     expect(await next()).toEqual([]);
   });
 
-  it("tells everyone of a time zone change, and the user the legacy display event", async () => {
-    const own = await queueOf("aaron", { event_types: ["update_display_settings", "realm_user"] });
+  it("tells everyone of a time zone change, and the user by user_settings alone", async () => {
+    const own = await queueOf("aaron", {
+      event_types: ["user_settings", "update_display_settings", "realm_user"],
+    });
     const other = await queueOf("iago", { event_types: ["realm_user"] });
     await expectSuccess(patch("aaron", { timezone: "Asia/Kolkata" }));
     const person = {
@@ -209,12 +279,10 @@ describe("PATCH /settings: events and register", () => {
       timezone: "Asia/Kolkata",
     };
     expect(await other()).toContainEqual({ type: "realm_user", op: "update", person });
-    expect(await own()).toContainEqual({
-      type: "update_display_settings",
-      user: server.creds.users.aaron!.email,
-      setting_name: "timezone",
-      setting: "Asia/Kolkata",
-    });
+    expect(await own()).toEqual([
+      { type: "user_settings", op: "update", property: "timezone", value: "Asia/Kolkata" },
+      { type: "realm_user", op: "update", person },
+    ]);
   });
 
   it("turning draft synchronization off deletes the drafts without events", async () => {

@@ -17,6 +17,7 @@ import {
 } from "./subscription-messages.ts";
 import { inTransaction } from "../transaction.ts";
 import { watchUserAccess } from "../users/user-access.ts";
+import { channelsToUnsubscribe } from "../../lib/channels/subscription-requests.ts";
 
 /** Zulip's palette for new subscriptions (a few of its STREAM_ASSIGNMENT_COLORS). */
 const COLORS = [
@@ -62,11 +63,22 @@ type Channel = { id: number; recipientId: number | null };
 const pairsOf = <S extends Channel>(streams: S[], users: number[]) =>
   streams.flatMap((s) => users.map((u) => [u, s] as const));
 
-async function insertSubscriptions(tx: Tx, realmId: number, pairs: (readonly [number, Channel])[]) {
+/** The colour asked for in the request (bulk_add_subscriptions's color_map), else one of the palette. */
+const colorOf = (u: number, s: Channel & { name?: string }, asked?: ReadonlyMap<string, string>) =>
+  (s.name !== undefined ? asked?.get(s.name.toLowerCase()) : undefined) ??
+  COLORS[(u + s.id) % COLORS.length]!;
+
+async function insertSubscriptions(
+  tx: Tx,
+  realmId: number,
+  pairs: (readonly [number, Channel & { name?: string }])[],
+  colors?: ReadonlyMap<string, string>,
+) {
+  // A reactivated subscription keeps its colour; only new rows take the one asked for.
   return tx.$queryRaw<{ user_profile_id: number; recipient_id: number }[]>`
     INSERT INTO subscription (realm_id, user_profile_id, recipient_id, color, active, is_user_active)
     SELECT ${realmId}, p.user_id, p.recipient_id, p.color, true, u.is_active
-    FROM unnest(${pairs.map(([u]) => u)}::int[], ${pairs.map(([, s]) => s.recipientId)}::int[], ${pairs.map(([u, s]) => COLORS[(u + s.id) % COLORS.length]!)}::text[])
+    FROM unnest(${pairs.map(([u]) => u)}::int[], ${pairs.map(([, s]) => s.recipientId)}::int[], ${pairs.map(([u, s]) => colorOf(u, s, colors))}::text[])
       AS p(user_id, recipient_id, color)
     JOIN user_profile u ON u.id = p.user_id
     ON CONFLICT (user_profile_id, recipient_id) DO UPDATE SET active = true WHERE subscription.active = false
@@ -96,6 +108,7 @@ export async function bulkAddSubscriptions(
   ctx: Actor,
   streams: SubscribedChannel[],
   userIds: number[],
+  colors?: ReadonlyMap<string, string>,
 ): Promise<SubscriptionResult> {
   const result: SubscriptionResult = { subscribed: [], alreadySubscribed: [] };
   const users = [...new Set(userIds)];
@@ -104,7 +117,7 @@ export async function bulkAddSubscriptions(
   const pairs = pairsOf(streams, users);
   const audience = await metadataAudience(tx, realmId, streams);
   const access = await watchUserAccess({ tx, events }, ctx.realm, users, recipientsOf(streams));
-  const added = await insertSubscriptions(tx, realmId, pairs);
+  const added = await insertSubscriptions(tx, realmId, pairs, colors);
   const addedSet = new Set(added.map((r) => `${r.user_profile_id}:${r.recipient_id}`));
   for (const [u, s] of pairs)
     (addedSet.has(`${u}:${s.recipientId}`) ? result.subscribed : result.alreadySubscribed).push([
@@ -315,44 +328,61 @@ export async function bulkRemoveSubscriptions(
 const recipientsOf = (streams: SubscribedChannel[]) =>
   streams.flatMap((s) => (s.recipientId === null ? [] : [s.recipientId]));
 
+/** What a subscribe request adds once its checks passed (SubscriptionAdds, with the channels to create made ChannelCreation). */
+export interface AddSubscriptionsInput {
+  existing: SubscribedChannel[];
+  create: ChannelCreation[];
+  users: Principal[];
+  sendNewSubscriptionMessages: boolean;
+  announce: boolean;
+  /** The colour asked for each channel, by lower-case name. */
+  colors?: ReadonlyMap<string, string>;
+}
+
 /**
- * POST /users/me/subscriptions and POST /channels/create, once their checks passed: creates the
- * channels to create, subscribes the users to them and to the existing ones, and sends Notification
- * Bot's messages about it (send_messages_for_new_subscribers), in one transaction.
+ * Creates the channels to create, subscribes the users to them and to the existing ones, and sends
+ * Notification Bot's messages about it (send_messages_for_new_subscribers), in the caller's
+ * transaction.
+ */
+async function addSubscriptions(
+  { tx, events }: UnitOfWork,
+  ctx: RequestContext,
+  bot: Awaited<ReturnType<typeof notificationBot>>,
+  input: AddSubscriptionsInput,
+) {
+  const created = await doCreateChannels({ tx, events }, ctx, input.create);
+  const streams: SubscribedChannel[] = [...input.existing, ...created];
+  const result = await bulkAddSubscriptions(
+    { tx, events },
+    ctx,
+    streams,
+    input.users.map((u) => u.id),
+    input.colors,
+  );
+  if (input.sendNewSubscriptionMessages)
+    await doSendNewSubscriptionMessages(
+      { tx, events },
+      ctx,
+      bot,
+      input.users,
+      result,
+      created,
+      streams,
+    );
+  await doAnnounceNewChannels({ tx, events }, ctx, bot, created, { announce: input.announce });
+  return { streams, created, result };
+}
+
+/**
+ * POST /users/me/subscriptions and POST /channels/create, once their checks passed:
+ * addSubscriptions in a transaction of its own.
  */
 export async function doAddSubscriptions(
   ctx: RequestContext,
-  input: {
-    existing: SubscribedChannel[];
-    create: ChannelCreation[];
-    users: Principal[];
-    sendNewSubscriptionMessages: boolean;
-    announce: boolean;
-  },
+  input: AddSubscriptionsInput,
 ): Promise<{ streams: SubscribedChannel[]; created: Stream[]; result: SubscriptionResult }> {
   const bot = await notificationBot(ctx, ctx.realm);
-  return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-    const created = await doCreateChannels({ tx, events }, ctx, input.create);
-    const streams: SubscribedChannel[] = [...input.existing, ...created];
-    const result = await bulkAddSubscriptions(
-      { tx, events },
-      ctx,
-      streams,
-      input.users.map((u) => u.id),
-    );
-    if (input.sendNewSubscriptionMessages)
-      await doSendNewSubscriptionMessages(
-        { tx, events },
-        ctx,
-        bot,
-        input.users,
-        result,
-        created,
-        streams,
-      );
-    await doAnnounceNewChannels({ tx, events }, ctx, bot, created, { announce: input.announce });
-    return { streams, created, result };
-  });
+  return inTransaction(ctx, ctx.realm.id, (uow) => addSubscriptions(uow, ctx, bot, input));
 }
 
 /** DELETE /users/me/subscriptions, once its checks passed: bulkRemoveSubscriptions in a transaction of its own. */
@@ -364,4 +394,24 @@ export function doRemoveSubscriptions(
   return inTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
     bulkRemoveSubscriptions({ tx, events }, ctx, streams, userIds),
   );
+}
+
+/**
+ * PATCH /users/me/subscriptions (update_subscriptions_backend): the caller's additions, then their
+ * removals, in one transaction, as Zulip's compose_views runs the two views. The removals are
+ * checked after the additions are made, so a channel this request creates can be left in it, and
+ * a failed check undoes the additions.
+ */
+export async function doUpdateSubscriptions(
+  ctx: RequestContext,
+  add: AddSubscriptionsInput,
+  remove: string[],
+) {
+  const bot = await notificationBot(ctx, ctx.realm);
+  return inTransaction(ctx, ctx.realm.id, async (uow) => {
+    const added = await addSubscriptions(uow, ctx, bot, add);
+    const gone = await channelsToUnsubscribe(ctx, uow.tx, [ctx.user], remove);
+    const removed = await bulkRemoveSubscriptions(uow, ctx, gone, [ctx.user.id]);
+    return { added, removed, removedFrom: gone };
+  });
 }

@@ -44,6 +44,13 @@ import { realmHost, realmUrl } from "../../lib/realm/realm.ts";
 import { claimAttachments } from "../../lib/uploads/attachments.ts";
 import { widgetFor } from "../../lib/messages/submessages.ts";
 import { doAddWidgetSubmessage } from "./submessages.ts";
+import { autoSetTopicVisibility, type AutomaticChange } from "../channels/user-topics.ts";
+import {
+  dependsOnInitiation,
+  mayChangeVisibility,
+  policyForSendMessage,
+} from "../../lib/messages/topic-visibility.ts";
+import { TopicVisibility } from "../../lib/messages/topics.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
@@ -448,7 +455,7 @@ export async function checkWildcardMention(
 export async function doSendMessage(
   { tx, events }: UnitOfWork<RawTx>,
   request: SendMessageRequest,
-): Promise<{ id: number }> {
+): Promise<{ id: number; automaticNewVisibilityPolicy?: number }> {
   const { realm, sender, stream, rendered } = request;
   let recipientId: number;
   let userIds: number[];
@@ -478,7 +485,7 @@ export async function doSendMessage(
   const flags = userIds.map((id) => flagsFor(id).toString());
   // Users who muted the sender get the message read (Zulip's muted_sender_user_ids, part of
   // mark_as_read_user_ids): found and applied in the same statement.
-  const [message] = await tx.$queryRaw<[{ id: number; muted_by: number[] }]>`
+  const [message] = await tx.$queryRaw<[{ id: number; muted_by: number[] } & SenderTopicFacts]>`
     WITH mu AS (SELECT user_profile_id FROM muted_user WHERE muted_user_id = ${sender.id}),
     m AS (
       INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
@@ -490,8 +497,11 @@ export async function doSendMessage(
       INSERT INTO user_message (user_profile_id, message_id, flags)
       SELECT u, m.id, CASE WHEN u IN (SELECT user_profile_id FROM mu) THEN f | ${FLAG_BITS.read} ELSE f END
       FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
-    SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by FROM m`;
+    SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by, ${senderTopicSql(request, recipientId)} FROM m`;
   const mutedBy = new Set(message.muted_by.map(Number));
+  const automaticNewVisibilityPolicy = stream
+    ? await followOnSend({ tx, events }, request, stream, userIds, message)
+    : undefined;
   if (stream && stream.firstMessageId === null)
     await tx.$executeRaw`UPDATE stream SET first_message_id = ${message.id} WHERE id = ${stream.id}`;
   // Links to uploads claim them; has_attachment then says whether any was claimed.
@@ -537,14 +547,86 @@ export async function doSendMessage(
     userData,
     { allPublic: stream !== null && channelAllows("CHANNEL_ALL_PUBLIC_QUEUES", stream) },
   );
-  return { id: message.id };
+  return { id: message.id, automaticNewVisibilityPolicy };
+}
+
+/** What the sending statement reads of the sender's view of the topic, before the message is in it. */
+interface SenderTopicFacts {
+  /** The sender's policy for the topic (null: none, INHERIT). */
+  sender_policy: number | null;
+  /** Whether the sender muted the channel (null: not subscribed). */
+  channel_muted: boolean | null;
+  /** Whether the sender could see an earlier message in the topic; read only for ON_INITIATION. */
+  topic_existed: boolean | null;
+}
+
+/**
+ * The columns of SenderTopicFacts, read in the statement that inserts the message: its other
+ * reads do not see the row it inserts, so "an earlier message" is any message found. Nulls when
+ * no automatic policy can apply (a direct message, a bot, both settings "never").
+ */
+function senderTopicSql(request: SendMessageRequest, recipientId: number) {
+  const { sender, stream, realm } = request;
+  if (!stream || !mayChangeVisibility(sender))
+    return Prisma.sql`NULL::int AS sender_policy, NULL::bool AS channel_muted, NULL::bool AS topic_existed`;
+  const lower = request.topic.toLowerCase();
+  const policy = Prisma.sql`(SELECT visibility_policy FROM user_topic
+    WHERE user_profile_id = ${sender.id} AND stream_id = ${stream.id} AND topic_name_lower = ${lower})`;
+  // The sender's own view: with protected history, only the messages they received.
+  const earlier = stream.historyPublicToSubscribers
+    ? Prisma.sql`SELECT 1 FROM message o WHERE o.realm_id = ${realm.id} AND o.recipient_id = ${recipientId}
+        AND lower(o.subject) = lower(${request.topic})`
+    : Prisma.sql`SELECT 1 FROM message o JOIN user_message um ON um.message_id = o.id AND um.user_profile_id = ${sender.id}
+        WHERE o.realm_id = ${realm.id} AND o.recipient_id = ${recipientId} AND lower(o.subject) = lower(${request.topic})`;
+  return Prisma.sql`${policy} AS sender_policy,
+    (SELECT is_muted FROM subscription WHERE user_profile_id = ${sender.id} AND recipient_id = ${recipientId}) AS channel_muted,
+    CASE WHEN ${dependsOnInitiation(sender)} AND ${policy} IS NULL THEN EXISTS (${earlier}) END AS topic_existed`;
+}
+
+/**
+ * do_send_messages's automatic visibility changes for a channel message: the sender's, by their
+ * automatic follow and unmute settings, and FOLLOWED for each human recipient personally mentioned
+ * who has `automatically_follow_topics_where_mentioned` (not over a muted or followed topic). One
+ * statement when anything changes; the sender's new policy, for the answer.
+ */
+async function followOnSend(
+  uow: UnitOfWork<RawTx>,
+  request: SendMessageRequest,
+  stream: ChannelRow,
+  recipients: number[],
+  facts: SenderTopicFacts,
+): Promise<number | undefined> {
+  const { sender } = request;
+  const changes: AutomaticChange[] = [];
+  if (mayChangeVisibility(sender)) {
+    const policy = policyForSendMessage(
+      sender,
+      facts.channel_muted === true,
+      facts.sender_policy === null ? TopicVisibility.INHERIT : Number(facts.sender_policy),
+      facts.topic_existed === true,
+    );
+    if (policy !== null) changes.push({ userId: sender.id, policy, mention: false });
+  }
+  const receiving = new Set(recipients);
+  for (const id of request.rendered.mentionedUserIds)
+    if (receiving.has(id) && !changes.some((c) => c.userId === id))
+      changes.push({ userId: id, policy: TopicVisibility.FOLLOWED, mention: true });
+  if (changes.length === 0) return undefined;
+  const changed = await autoSetTopicVisibility(
+    uow,
+    request.realm.id,
+    { streamId: stream.id, recipientId: stream.recipientId, topic: request.topic },
+    changes,
+    request.sentAt,
+  );
+  return changed.get(sender.id);
 }
 
 /** Check and send, in one transaction (Zulip's check_send_message). */
 export async function checkSendMessage(
   ctx: RequestContext,
   input: SendMessageInput,
-): Promise<{ id: number }> {
+): Promise<{ id: number; automaticNewVisibilityPolicy?: number }> {
   const request = await checkMessage(ctx, input);
   return inRawTransaction(ctx, ctx.realm.id, ({ tx, events }) =>
     doSendMessage({ tx, events }, request),

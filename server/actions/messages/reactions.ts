@@ -92,7 +92,10 @@ export async function checkRemoveReaction(
   });
 }
 
-/** notify_reaction_update: Zulip's event, with the legacy `user` object, to those who hear of the message's changes. */
+/**
+ * notify_reaction_update: Zulip's event, to those who hear of the message's changes; without the
+ * deprecated `user` object since feature level 484 (clients read `user_id`).
+ */
 async function notifyReactionUpdate(
   ctx: RequestContext,
   { tx, events }: UnitOfWork<RawTx>,
@@ -111,7 +114,6 @@ async function notifyReactionUpdate(
       type: "reaction",
       op,
       user_id: ctx.user.id,
-      user: { user_id: ctx.user.id, email: ctx.user.email, full_name: ctx.user.fullName },
       message_id: message.id,
       emoji_name: emoji.emojiName,
       emoji_code: emoji.emojiCode,

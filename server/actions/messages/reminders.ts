@@ -6,9 +6,7 @@
  */
 import type { Message } from "../../db/index.ts";
 import type { RequestContext } from "../../context.ts";
-import { ResourceNotFoundError } from "../../errors.ts";
 import { clientIdFor } from "../../lib/clients.ts";
-import { isStorableId } from "../../lib/ids.ts";
 import {
   messageLinkSyntax,
   messageLinkUrl,
@@ -27,7 +25,7 @@ import {
   unusedFence,
   type ReportedMessage,
 } from "./message-reports.ts";
-import { checkDeliveryTime } from "./scheduled-messages.ts";
+import { checkDeliveryTime, deleteOwnScheduledRow } from "./scheduled-messages.ts";
 import { inTransaction } from "../transaction.ts";
 
 export interface ReminderInput {
@@ -83,13 +81,7 @@ export async function scheduleReminder(ctx: RequestContext, input: ReminderInput
 /** DELETE /reminders/{id} (access_reminder, do_delete_reminder). */
 export async function doDeleteReminder(ctx: RequestContext, id: number): Promise<void> {
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-    const deleted = isStorableId(id)
-      ? await tx.$queryRaw<{ id: number }[]>`
-          DELETE FROM scheduled_message
-          WHERE id = ${id} AND sender_id = ${ctx.user.id} AND realm_id = ${ctx.realm.id} AND delivery_type = ${REMIND}
-          RETURNING id`
-      : [];
-    if (!deleted[0]) throw new ResourceNotFoundError("Reminder does not exist");
+    await deleteOwnScheduledRow(tx, ctx, id, REMIND, "Reminder does not exist");
     events.add({ type: "reminders", op: "remove", reminder_id: id }, [ctx.user.id]);
   });
 }

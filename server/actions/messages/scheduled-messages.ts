@@ -279,16 +279,30 @@ export async function checkEditScheduledMessage(
   scheduledMessageChanged(deliverAt);
 }
 
+/**
+ * Deletes the caller's own scheduled row of this delivery type (a scheduled message or a
+ * reminder), else the feature's 404; in the caller's transaction.
+ */
+export async function deleteOwnScheduledRow(
+  tx: Tx,
+  ctx: Pick<RequestContext, "user" | "realm">,
+  id: number,
+  deliveryType: number,
+  notFound: string,
+): Promise<void> {
+  const deleted = isStorableId(id)
+    ? await tx.$queryRaw<{ id: number }[]>`
+        DELETE FROM scheduled_message
+        WHERE id = ${id} AND sender_id = ${ctx.user.id} AND realm_id = ${ctx.realm.id} AND delivery_type = ${deliveryType}
+        RETURNING id`
+    : [];
+  if (!deleted[0]) throw new ResourceNotFoundError(notFound);
+}
+
 /** DELETE /scheduled_messages/{id} (delete_scheduled_message); a message already sent can be deleted too, as in Zulip. */
 export async function doDeleteScheduledMessage(ctx: RequestContext, id: number): Promise<void> {
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-    const deleted = isStorableId(id)
-      ? await tx.$queryRaw<{ id: number }[]>`
-          DELETE FROM scheduled_message
-          WHERE id = ${id} AND sender_id = ${ctx.user.id} AND realm_id = ${ctx.realm.id} AND delivery_type = ${SEND_LATER}
-          RETURNING id`
-      : [];
-    if (!deleted[0]) throw new ResourceNotFoundError("Scheduled message does not exist");
+    await deleteOwnScheduledRow(tx, ctx, id, SEND_LATER, "Scheduled message does not exist");
     events.add({ type: "scheduled_messages", op: "remove", scheduled_message_id: id }, [
       ctx.user.id,
     ]);

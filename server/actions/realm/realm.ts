@@ -26,7 +26,12 @@ import {
   deleteAnonymousGroups,
   type GroupSettingValue,
 } from "../../lib/groups/user-groups.ts";
-import { fakeEmailDomain, realmUrl, SUBDOMAIN_IN_USE } from "../../lib/realm/realm.ts";
+import {
+  fakeEmailDomain,
+  GIF_RATING_POLICY_OPTIONS,
+  realmUrl,
+  SUBDOMAIN_IN_USE,
+} from "../../lib/realm/realm.ts";
 import { can } from "../../lib/groups/permissions.ts";
 import { activeUserIds, EmailVisibility, Role } from "../../lib/users/users.ts";
 import type { ZulipEvent } from "../../events/index.ts";
@@ -237,6 +242,9 @@ export interface RealmChanges {
   welcome_message_custom_text?: string;
   enable_spectator_access?: boolean;
   email_address_visibility?: number;
+  send_channel_events_messages?: boolean;
+  gif_rating_policy?: number;
+  media_preview_size?: number;
 }
 
 const TIME_LIMITS = {
@@ -254,6 +262,16 @@ const DELETE_POLICY = [
 ] as const;
 
 type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
+
+/**
+ * Settings announced one by one in an `update` event (property, value), as Zulip's
+ * do_set_realm_property announces its property_types settings.
+ */
+const PROPERTIES = {
+  send_channel_events_messages: "sendChannelEventsMessages",
+  gif_rating_policy: "gifRatingPolicy",
+  media_preview_size: "mediaPreviewSize",
+} as const;
 
 /** Settings announced together in one `update_dict` event, as Zulip groups them. */
 const SIMPLE = {
@@ -314,9 +332,13 @@ export async function doUpdateRealm(
       echoed[setting] = limit;
     }
   }
-  for (const [setting, field] of Object.entries(SIMPLE)) {
-    const value = changes[setting as keyof typeof SIMPLE];
-    if (value !== undefined && value !== realm[field]) {
+  // The ids of Realm.GIF_RATING_POLICY_OPTIONS (media_preview_size's values the spec checks).
+  const gif = changes.gif_rating_policy;
+  if (gif !== undefined && !Object.values(GIF_RATING_POLICY_OPTIONS).some((o) => o.id === gif))
+    throw new JsonableError(`Invalid gif_rating_policy ${gif}`);
+  for (const [setting, field] of [...Object.entries(SIMPLE), ...Object.entries(PROPERTIES)]) {
+    const value = changes[setting as keyof typeof SIMPLE | keyof typeof PROPERTIES];
+    if (value !== undefined && value !== realm[field as keyof typeof realm]) {
       (data as Record<string, unknown>)[field] = value;
       echoed[setting] = value;
     }
@@ -428,6 +450,10 @@ export async function doUpdateRealm(
     });
     for (const [property, value] of Object.entries(echoed)) {
       if (groupUpdates.some(({ setting }) => setting.name === property)) continue;
+      if (property in PROPERTIES) {
+        events.add({ type: "realm", op: "update", property, value }, recipients);
+        continue;
+      }
       const eventValue = value === "updated" ? changes[property as "name"] : value;
       events.add(
         { type: "realm", op: "update_dict", property: "default", data: { [property]: eventValue } },

@@ -9,7 +9,7 @@ import type { UnitOfWork } from "../../events/index.ts";
 import { hashPassword } from "../../lib/auth/passwords.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import {
-  settingChangeEvents,
+  settingChangeEvent,
   settingValue,
   userSetting,
   type SettingValue,
@@ -83,7 +83,7 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
       })),
     });
     for (const { setting, value } of changed) {
-      for (const event of settingChangeEvents(user, setting, value)) events.add(event, [user.id]);
+      events.add(settingChangeEvent(setting, value), [user.id]);
       if (setting.name === "timezone")
         events.add(
           {

@@ -19,7 +19,7 @@ export async function channelsByName(
   );
 }
 
-const administers = (ctx: Pick<RequestContext, "db" | "user">, stream: ChannelRow) =>
+const administers = (ctx: { db: Db; user: RequestContext["user"] }, stream: ChannelRow) =>
   canAdministerChannel(ctx.db, ctx.user, stream);
 
 /** Adding others: the organization's or the channel's can_add_subscribers_group, or administering it. */
@@ -37,7 +37,7 @@ export async function canAddSubscribers(
 
 /** Removing others: the channel's can_remove_subscribers_group, or administering it. */
 export async function canRemoveSubscribers(
-  ctx: Pick<RequestContext, "db" | "user">,
+  ctx: { db: Db; user: RequestContext["user"] },
   stream: ChannelRow,
 ) {
   return (

@@ -7,6 +7,7 @@ import type { Realm, UserProfile } from "../../db/index.ts";
 import type { PublicContext } from "../../context.ts";
 import { AuthenticationFailedError, JsonableError } from "../../errors.ts";
 import { findUserForLogin } from "../users/users.ts";
+import { checkAccountForLogin } from "./login.ts";
 
 /** check_dev_auth_backend: this server is never "production" to Zulip's first test. */
 export function checkDevAuthBackend(ctx: Pick<PublicContext, "config">): void {
@@ -19,13 +20,7 @@ export async function authenticateDevUser(
   username: string,
 ): Promise<UserProfile> {
   const user = await findUserForLogin(ctx.db, realm.id, username);
-  if (user && !user.isActive)
-    throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
-  if (user && realm.deactivated)
-    throw new AuthenticationFailedError(
-      "This organization has been deactivated",
-      "REALM_DEACTIVATED",
-    );
+  checkAccountForLogin(user, realm);
   if (!user) throw new AuthenticationFailedError();
   return user;
 }

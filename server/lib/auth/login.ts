@@ -40,6 +40,21 @@ export async function authenticateByPassword(
       "PASSWORD_AUTH_DISABLED",
     );
   const user = await findUserForLogin(deps.db, realm.id, username);
+  checkAccountForLogin(user, realm);
+  const ok = await verifyPassword(password, user?.passwordHash);
+  if (!user || !ok) throw new AuthenticationFailedError();
+  if (hit) report(await giveBack(deps.db, hit));
+  return user;
+}
+
+/**
+ * The account checks of every login backend (EmailAuthBackend, DevAuthBackend), in Zulip's order
+ * and before the password is looked at: a deactivated account, then a deactivated organization.
+ */
+export function checkAccountForLogin(
+  user: Pick<UserProfile, "isActive"> | null,
+  realm: Pick<Realm, "deactivated">,
+): void {
   if (user && !user.isActive)
     throw new AuthenticationFailedError("Account is deactivated", "USER_DEACTIVATED");
   if (user && realm.deactivated)
@@ -47,8 +62,4 @@ export async function authenticateByPassword(
       "This organization has been deactivated",
       "REALM_DEACTIVATED",
     );
-  const ok = await verifyPassword(password, user?.passwordHash);
-  if (!user || !ok) throw new AuthenticationFailedError();
-  if (hit) report(await giveBack(deps.db, hit));
-  return user;
 }

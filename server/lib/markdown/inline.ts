@@ -182,7 +182,7 @@ export const ruleTimestamp: InlineRule = (state, silent) => {
 export const renderTimestamp: RendererRule = (tokens, idx) => {
   const token = tokens[idx]!;
   const iso = (token.meta as { iso: string | null }).iso;
-  if (iso === null)
-    return `<span class="timestamp-error">Invalid time format: ${escapeText(token.content)}</span>`;
+  // An invalid time stays the text it was, escaped (level 451; a `timestamp-error` span before).
+  if (iso === null) return escapeText(`<time:${token.content}>`);
   return `<time datetime="${iso}">${escapeText(token.content)}</time>`;
 };

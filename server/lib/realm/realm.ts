@@ -186,3 +186,16 @@ export const SUBDOMAIN_IN_USE = "Subdomain already in use. Please choose a diffe
 /** What requests get before any organization exists (a new install): what to run. */
 export const NO_ORGANIZATION =
   "This server has no organization yet: create one with `npm run manage -- create-realm` (or `npm run manage -- populate-db` for the development organization).";
+
+/**
+ * Realm.GIF_RATING_POLICY_OPTIONS (GIPHY_RATING_OPTIONS before feature level 453): the values of
+ * `gif_rating_policy`, the highest rating of GIFs any GIF picker offers.
+ */
+export const GIF_RATING_POLICY_OPTIONS = {
+  disabled: { name: "GIPHY integration disabled", id: 0 },
+  y: { name: "Allow GIFs rated Y (Very young audience)", id: 1 },
+  g: { name: "Allow GIFs rated G (General audience)", id: 2 },
+  pg: { name: "Allow GIFs rated PG (Parental guidance)", id: 3 },
+  "pg-13": { name: "Allow GIFs rated PG-13 (Parental guidance - under 13)", id: 4 },
+  r: { name: "Allow GIFs rated R (Restricted)", id: 5 },
+};

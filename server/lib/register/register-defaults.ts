@@ -4,7 +4,8 @@
  * it (zerver/lib/events.py fetch_initial_state_data). fetchInitialState lays these down first,
  * then overwrites them with real data: a field is never missing, whatever is implemented.
  */
-import { GROUP_SETTINGS, type GroupSetting } from "../groups/group-settings.ts";
+import { GROUP_SETTINGS } from "../groups/group-settings.ts";
+import { GIF_RATING_POLICY_OPTIONS } from "../realm/realm.ts";
 
 /** Zulip's UserBaseSettings defaults (zerver/models/users.py), as register's `user_settings`. */
 export const USER_SETTINGS_DEFAULTS = {
@@ -86,15 +87,15 @@ type UserSettings = typeof USER_SETTINGS_DEFAULTS;
 function permissionSettings() {
   const kinds = { realm: "realm", channel: "stream", group: "group" } as const;
   const out: Record<string, Record<string, unknown>> = { realm: {}, stream: {}, group: {} };
-  const groupName = (d: GroupSetting["default"]) =>
-    d === "channel_creator" || d === "group_creator" ? "role:nobody" : d;
   for (const s of GROUP_SETTINGS)
     out[kinds[s.kind]]![s.name] = {
       require_system_group: s.requireSystemGroup,
       allow_internet_group: s.allowInternetGroup,
       allow_nobody_group: s.allowNobodyGroup,
       allow_everyone_group: s.allowEveryoneGroup,
-      default_group_name: groupName(s.default),
+      // Creator defaults go by Zulip's names: `channel_creator` (was `stream_creator_or_nobody`
+      // before level 427) and `group_creator`.
+      default_group_name: s.default,
       default_for_system_groups: s.defaultForSystemGroups ?? null,
       allowed_system_groups: s.allowedSystemGroups,
     };
@@ -152,7 +153,6 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
       realm_presence_disabled: false,
       settings_send_digest_emails: false,
-      realm_is_zephyr_mirror_realm: false,
       realm_email_auth_enabled: true,
       realm_push_notifications_enabled_end_timestamp: null,
       realm_upload_quota_mib: null,
@@ -164,7 +164,11 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       password_min_length: 6,
       password_max_length: 100,
       password_min_guesses: 10000,
-      giphy_rating_options: {},
+      // Was giphy_rating_options before level 442, gif_rating_options before 453.
+      gif_rating_policy_options: GIF_RATING_POLICY_OPTIONS,
+      // No data export consents here: the organization's owners never get everyone's private
+      // content (Realm.owner_full_content_access, set only by a server administrator; level 438).
+      realm_owner_full_content_access: false,
       max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
       max_logo_file_size_mib: 5,
@@ -209,8 +213,10 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
     user_settings: { user_settings: { ...USER_SETTINGS_DEFAULTS } },
     user_topic: { user_topics: [] },
     video_calls: { has_zoom_token: false },
+    // No GIF provider is configured: every provider's key is empty (Tenor level 442, KLIPY 486).
     giphy: { giphy_api_key: "" },
-    push_device: { push_devices: {} },
+    tenor: { tenor_api_key: "" },
+    klipy: { klipy_api_key: "" },
   };
 }
 

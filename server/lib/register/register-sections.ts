@@ -47,7 +47,14 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
       realm.messageContentAllowedInEmailNotifications,
     realm_video_chat_provider: realm.videoChatProvider,
     realm_jitsi_server_url: realm.jitsiServerUrl,
-    realm_giphy_rating: realm.giphyRating,
+    // realm_giphy_rating before level 453: the rating applies to every GIF provider.
+    realm_gif_rating_policy: realm.gifRatingPolicy,
+    // Level 469: previews' height, in percent of the default.
+    realm_media_preview_size: realm.mediaPreviewSize,
+    // Level 434: whether Notification Bot posts channel events (creation, archiving, …).
+    realm_send_channel_events_messages: realm.sendChannelEventsMessages,
+    // Level 466: lets clients draw Jdenticon avatars themselves.
+    realm_uuid: realm.uuid,
     realm_waiting_period_threshold: realm.waitingPeriodThreshold,
     realm_default_code_block_language: realm.defaultCodeBlockLanguage,
     realm_message_content_delete_limit_seconds: realm.messageContentDeleteLimitSeconds,

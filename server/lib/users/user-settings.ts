@@ -2,7 +2,7 @@
  * A user's personal settings (Zulip's UserBaseSettings.property_types, zerver/models/users.py):
  * ONE table naming each setting, its type, the values it may take and its column. It drives
  * PATCH /settings (what is changed and checked), the register `user_settings` object and its
- * legacy top-level copies, and the `user_settings` events with their legacy twins.
+ * legacy top-level copies, and the `user_settings` events.
  */
 import type { UserProfile } from "../../db/index.ts";
 import type { ZulipEvent } from "../../events/log.ts";
@@ -18,9 +18,11 @@ export interface UserSetting {
   /** The values it may take (Zulip's check_int_in / check_string_in / Literal), when limited. */
   choices?: readonly (number | string)[];
   /**
-   * Settings older than feature level 89 also have a legacy event and top-level register copy
-   * for clients without the `user_settings_object` capability: `update_display_settings` or
-   * `update_global_notifications` (display_settings_legacy / notification_settings_legacy).
+   * Settings older than feature level 89 also have a top-level register copy for clients without
+   * the `user_settings_object` capability, fetched as `update_display_settings` or
+   * `update_global_notifications` (display_settings_legacy / notification_settings_legacy), and
+   * a deprecated PATCH /settings/display or /settings/notifications alias. Their legacy events
+   * are no longer sent (feature level 439).
    */
   legacy?: "display" | "notification";
   /**
@@ -77,7 +79,8 @@ export const USER_SETTINGS: readonly UserSetting[] = [
   bool("translate_emoticons", "translateEmoticons", "display"),
   bool("display_emoji_reaction_users", "displayEmojiReactionUsers"),
   { name: "default_language", kind: "string", field: "defaultLanguage", legacy: "display", realmDefault: false },
-  { name: "web_home_view", kind: "string", field: "webHomeView", choices: ["recent_topics", "inbox", "all_messages"], legacy: "display" },
+  // "recent" was "recent_topics" before level 454 (stored values moved by a migration).
+  { name: "web_home_view", kind: "string", field: "webHomeView", choices: ["recent", "inbox", "all_messages"], legacy: "display" },
   bool("web_escape_navigates_to_home_view", "webEscapeNavigatesToHomeView"),
   bool("web_inbox_show_channel_folders", "webInboxShowChannelFolders"),
   bool("left_side_userlist", "leftSideUserlist", "display"),
@@ -191,36 +194,14 @@ export function languageName(code: string): string {
 }
 
 /**
- * The events of one setting's change (do_change_user_setting), all to the user: `user_settings`,
- * then the legacy `update_global_notifications` / `update_display_settings` (which the queue
- * gives only to clients without the `user_settings_object` capability).
+ * The event of one setting's change (do_change_user_setting), to the user: `user_settings`. The
+ * legacy `update_global_notifications` / `update_display_settings` twins are no longer sent to
+ * any client (feature level 439).
  */
-export function settingChangeEvents(
-  user: Pick<UserProfile, "email">,
-  s: UserSetting,
-  value: SettingValue,
-): ZulipEvent[] {
+export function settingChangeEvent(s: UserSetting, value: SettingValue): ZulipEvent {
   const language =
     s.name === "default_language" ? { language_name: languageName(String(value)) } : {};
-  const events: ZulipEvent[] = [
-    { type: "user_settings", op: "update", property: s.name, value, ...language },
-  ];
-  if (s.legacy === "notification")
-    events.push({
-      type: "update_global_notifications",
-      user: user.email,
-      notification_name: s.name,
-      setting: value,
-    });
-  if (s.legacy === "display" || s.name === "timezone")
-    events.push({
-      type: "update_display_settings",
-      user: user.email,
-      setting_name: s.name,
-      setting: value,
-      ...language,
-    });
-  return events;
+  return { type: "user_settings", op: "update", property: s.name, value, ...language };
 }
 
 /**

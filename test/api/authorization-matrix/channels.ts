@@ -95,6 +95,26 @@ export const rows: Row[] = [
     expect: () => by({ [everyone]: ok, other: bad(`Channel(s) (${unsubscribed}) do not exist`) }),
   },
   {
+    // Joins Venice and leaves a channel made for the actor; the guest is refused even though he
+    // only could leave (Zulip runs the subscribe view first), and the other organization has no
+    // such channel to leave.
+    op: "PATCH /users/me/subscriptions",
+    req: async ({ fx, actor }) => {
+      const id = await make.channel(fx, ["iago", actor]);
+      const { name } = (await fx.server.db.stream.findUniqueOrThrow({ where: { id } })) as {
+        name: string;
+      };
+      unsubscribed = name;
+      return { body: { add: [{ name: "Venice" }], delete: [name] } };
+    },
+    expect: () =>
+      by({
+        "owner admin mod member bot": ok,
+        guest: bad("Not allowed for guest users"),
+        other: bad(`Channel(s) (${unsubscribed}) do not exist`),
+      }),
+  },
+  {
     op: "POST /channel_folders/create",
     req: ({ fx }) => ({ body: { name: `folder ${fx.next()}`, description: "" } }),
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
