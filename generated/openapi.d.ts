@@ -159,13 +159,12 @@ export interface paths {
          *     | `realm_user` | `add` | `person` (a user object; `delivery_email` null for those who may not see it) | everyone, when a user is created |
          *     | `realm_user` | `add`, `remove` | `add`: `person`, a user object; `remove`: `person` with `user_id` and `full_name` `Unknown user` | a guest restricted by `can_access_all_users_group`, as they come to share, or stop sharing, a channel with the user |
          *     | `realm_user` | `update` | `person`: `user_id` with `role`, or `full_name`, or `delivery_email`, or `avatar_source`, `avatar_url`, `avatar_url_medium`, `avatar_version`, or `new_email` (`PATCH /users/{user_id}`; a role change also sends the system groups' `user_group` `remove_members` / `add_members`, and the user `stream` `create` with `peer_add` / `delete` for the channels the role shows or hides) | everyone; `delivery_email` only to those who may see it |
-         *     | `realm_bot` | `update` | `bot`: `user_id` with `full_name` or `avatar_url` | the bot's owner and the administrators |
          *     | `user_group` | `add`, `update`, `add_members`, `remove_members`, `add_subgroups`, `remove_subgroups` | `group` / `group_id` with `data`, `user_ids` or `direct_subgroup_ids` | everyone |
          *     | `user_topic` | | `stream_id`, `topic_name`, `last_updated`, `visibility_policy` | the user |
          *     | `muted_topics` | | `muted_topics` (`[channel name, topic, timestamp]`) | the user, when muting changes (legacy) |
          *     | `realm_user` | `update` | `person`: `user_id` with `is_active` (deactivation, reactivation), `full_name` or `bot_owner_id` (bots) | everyone |
-         *     | `realm_bot` | `add` | `bot`: `email`, `user_id`, `full_name`, `bot_type`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`, `avatar_url`, `services`, `owner_id` | the bot's owner and the administrators (only the owner when a default channel is private) |
-         *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`full_name`, `owner_id`, `is_active`, `api_key`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`) | as for `add` |
+         *     | `realm_bot` | `add` | `bot`: `user_id`, `default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`, `services` (feature level 474: the rest is in the user object) | the bot's owner and the administrators (only the owner when a default channel is private) |
+         *     | `realm_bot` | `update` | `bot`: `user_id` with the changed field (`default_sending_stream`, `default_events_register_stream`, `default_all_public_streams`); no longer for names, avatars, emails, owners or (de)activation (feature level 474) | as for `add` |
          *     | `realm_bot` | `delete` | `bot`: `user_id` | a bot's previous owner, when it changes owner |
          *     | `invites_changed` | | none (fetch `GET /invites` again) | the administrators, and the invitation's creator, when an invitation is sent, revoked or used, or a link created or revoked (not when one is resent, as in Zulip) |
          *     | `user_status` | | `user_id` and the fields that changed: `status_text`, `emoji_name` with `emoji_code` and `reaction_type` (`""` and `unicode_emoji` when the emoji is removed), `away` | everyone |
@@ -1758,6 +1757,10 @@ export interface paths {
          * @description Create a new user account in the organization, with a password, subscribed to the
          *     organization's default channels. Returns the new user's ID.
          *
+         *     The user's `date_joined` is the creation time until their first login (`POST
+         *     /fetch_api_key` or the login form), which moves it to that time, with `realm_user` `update`
+         *     (`date_joined`) to everyone (feature level 475).
+         *
          *     Only organization administrators who also have the `can_create_users` special permission
          *     (granted by the server's administrators, e.g. with `manage change-user-role`) may do this.
          *     Checks, in Zulip's order: administrator ("Must be an organization administrator"),
@@ -3121,6 +3124,10 @@ export interface paths {
          * @description Replace the caller's API key with a new one (Zulip's `regenerate_api_key`). The old key
          *     answers 401 "Invalid API key" at once, in every server process. Bots may not ("This
          *     endpoint does not accept bot requests.").
+         *
+         *     **Changes**: Since Zulip 12.0 (feature level 492) the user's E2EE push device
+         *     registrations are removed too (each such device gets `device` `remove`), stopping E2EE
+         *     push notifications to them.
          */
         post: operations["regenerate-api-key"];
         delete?: never;
@@ -3189,37 +3196,72 @@ export interface paths {
          * Deactivate a bot
          * @description Deactivate a bot (its owner or an administrator; "No such bot", "Insufficient
          *     permission"). As for users: its API key stops working at once, its event queues are
-         *     deleted, everyone gets `realm_user` `update` with `is_active: false`, and those who
-         *     administer it `realm_bot` `update` with `is_active: false`.
+         *     deleted and everyone gets `realm_user` `update` with `is_active: false` (no `realm_bot`
+         *     `update` since feature level 474).
          */
         delete: operations["deactivate-bot"];
         options?: never;
         head?: never;
         /**
          * Update a bot
-         * @description Change a bot's name, role, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
+         * @description Change a bot's name, address, role, owner or default channels (Zulip's `patch_bot_backend`). Its owner and
          *     the organization's administrators may ("No such bot", "Insufficient permission"); guests
          *     may not. A bot with the `can_create_users` permission is administered only by owners.
          *
          *     - `full_name`: as for user names; the bot's own name again changes nothing; another active
          *       user's name gives "Name is already in use.".
+         *     - `short_name` (feature level 447): the bot's address becomes `<short_name>-bot@<bot domain>`
+         *       as at creation ("Bad name or username" when blank or not a valid address, "Username
+         *       already in use" when another user or bot has it; its own again changes nothing). Sends
+         *       `realm_user` `update` with `delivery_email` to those who may see it, the new Gravatar
+         *       and `new_email` to everyone.
          *     - `role`: as for users (`PATCH /users/{user_id}`): only owners give or take the owner role
          *       ("Must be an organization owner"), and other changes need an administrator ("Must be an
          *       organization administrator"). Sends `realm_user` `update` with `role` and the system-group
          *       `user_group` events.
          *     - `bot_owner_id`: "Failed to change owner, no such user", "…, user is deactivated",
          *       "…, bots can't own other bots". The previous owner gets `realm_bot` `delete` (unless an
-         *       administrator), the new one `realm_bot` `add` (unless an administrator), the others who
-         *       administer the bot `realm_bot` `update` with `owner_id`, and everyone `realm_user`
-         *       `update` with `bot_owner_id`.
+         *       administrator), the new one `realm_bot` `add` (unless an administrator), and everyone
+         *       `realm_user` `update` with `bot_owner_id` (no `realm_bot` `update` since feature level
+         *       474).
          *     - `default_sending_stream`, `default_events_register_stream`: a channel name the caller may
          *       access, or "" for none.
          *
-         *     Each change sends `realm_bot` `update` with the changed field to the bot's owner and the
-         *     administrators (only its owner when a default channel is private); a new name also sends
-         *     `realm_user` `update` to everyone.
+         *     A change of a default channel sends `realm_bot` `update` with the changed field to the bot's
+         *     owner and the administrators (only its owner when a default channel is private); a new
+         *     name sends `realm_user` `update` to everyone (and, since feature level 474, no `realm_bot`
+         *     `update`).
          */
         patch: operations["update-bot"];
+        trace?: never;
+    };
+    "/bots/{bot_id}/api_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a bot's API key
+         * @description A bot's API key (Zulip's `get_bot_api_key_backend`, feature level 463; bot objects lost
+         *     `api_key` at level 474). Only the bot's owner and the organization's administrators may
+         *     ("No such bot", "Insufficient permission", as `access_bot_by_id`). A bot that may create
+         *     users is only for organization owners.
+         */
+        get: operations["get-bot-api-key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users/me/presence": {
@@ -3399,6 +3441,39 @@ export interface paths {
          *     user".
          */
         get: operations["get-subscription-status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{user_id}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's subscribed channels
+         * @description The IDs of the channels a user or bot is subscribed to (Zulip's `get_user_channels`),
+         *     limited to those whose subscribers the caller may see: metadata access to the channel,
+         *     and, for a guest, a subscription of their own or a web-public channel. Administrators see
+         *     every channel the user is subscribed to. A user who does not exist gives "No such user", a
+         *     deactivated one "User is deactivated", as for `GET /users/{user_id}/subscriptions/{stream_id}`.
+         *
+         *     **Changes**: New in Zulip 12.0 (feature level 440); bots answered for since feature level
+         *     458.
+         */
+        get: operations["get-user-channels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4527,21 +4602,16 @@ export interface components {
         };
         /**
          * @description A bot as its owner and the organization's administrators see it (`realm_bots` in the
-         *     register state, `realm_bot` `add` events). `owner_id` is absent from the event of a bot
-         *     without an owner.
+         *     register state, `realm_bot` `add` events). Since feature level 474 it holds only what the
+         *     user object (`realm_users`, `realm_user` events) does not: no `api_key` (`GET
+         *     /bots/{bot_id}/api_key`), `avatar_url`, `bot_type`, `email`, `full_name`, `is_active` or
+         *     `owner_id`.
          */
         Bot: {
-            email: string;
             user_id: number;
-            full_name: string;
-            bot_type: number | null;
-            is_active: boolean;
-            api_key: string;
             default_sending_stream: string | null;
             default_events_register_stream: string | null;
             default_all_public_streams: boolean;
-            owner_id?: number | null;
-            avatar_url: string;
             /** @description Always empty (outgoing webhook and embedded bots are not offered). */
             services: Record<string, never>[];
         };
@@ -4939,6 +5009,9 @@ export interface components {
                 timezone: string;
             } | {
                 user_id: number;
+                date_joined: string;
+            } | {
+                user_id: number;
                 bot_owner_id: number;
             } | {
                 user_id: number;
@@ -4996,7 +5069,9 @@ export interface components {
         };
         /**
          * realm_bot update
-         * @description A bot changed; `bot` holds its `user_id` and the fields that changed.
+         * @description A bot's default channels changed; `bot` holds its `user_id` and the field that changed.
+         *     Since feature level 474, name, avatar, email, owner and (de)activation changes reach clients
+         *     through `realm_user` `update` only.
          */
         RealmBotUpdateEvent: {
             id: number;
@@ -5006,14 +5081,9 @@ export interface components {
             op: "update";
             bot: {
                 user_id: number;
-                full_name?: string;
-                api_key?: string;
                 default_sending_stream?: string | null;
                 default_events_register_stream?: string | null;
                 default_all_public_streams?: boolean;
-                avatar_url?: string;
-                owner_id?: number | null;
-                is_active?: boolean;
                 services?: Record<string, never>[];
             };
         };
@@ -7272,7 +7342,7 @@ export interface operations {
                          * @description (`realm_bot`) The bots the user administers: every bot of the organization
                          *     for an administrator, else the user's own, deactivated ones included.
                          */
-                        realm_bots?: WithRequired<components["schemas"]["Bot"], "owner_id">[];
+                        realm_bots?: components["schemas"]["Bot"][];
                         /** @description (`custom_profile_fields`) The organization's custom profile fields, in their `order`. */
                         custom_profile_fields?: components["schemas"]["CustomProfileField"][];
                         /**
@@ -15696,6 +15766,8 @@ export interface operations {
                  */
                 "application/x-www-form-urlencoded": {
                     full_name?: string;
+                    /** @description A new address for the bot, `<short_name>-bot@<bot domain>` (feature level 447). */
+                    short_name?: string;
                     /**
                      * @description 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest.
                      * @enum {integer}
@@ -15752,6 +15824,53 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-bot-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The bot's user ID.
+                 * @example 31
+                 */
+                bot_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "api_key": "hkA04ZYcqXKalvYMA8OeXSfzUOLrtbZv"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The bot's API key. */
+                        api_key: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description No such bot, or the caller may not administer it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -16116,6 +16235,49 @@ export interface operations {
                     "application/json": {
                         /** @description Whether the user is subscribed to the channel. */
                         is_subscribed: boolean;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "get-user-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The target user's ID.
+                 * @example 12
+                 */
+                user_id: components["parameters"]["UserIdInPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "subscribed_channel_ids": [
+                     *         3,
+                     *         5,
+                     *         10
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The channels' IDs, ascending. */
+                        subscribed_channel_ids: number[];
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
@@ -16755,6 +16917,3 @@ export interface operations {
         };
     };
 }
-type WithRequired<T, K extends keyof T> = T & {
-    [P in K]-?: T[P];
-};

@@ -98,6 +98,7 @@ import {
 import {
   getSubscriptions,
   getSubscriptionStatus,
+  getUserChannels,
   subscribe,
   unsubscribe,
   updateSubscriptions,
@@ -132,7 +133,7 @@ import {
   reactivateUser,
   regenerateApiKey,
 } from "./handlers/user-deactivation.ts";
-import { createBot, deactivateBot, getBots, updateBot } from "./handlers/bots.ts";
+import { createBot, deactivateBot, getBotApiKey, getBots, updateBot } from "./handlers/bots.ts";
 import { createDrafts, deleteDraft, editDraft, getDrafts } from "./handlers/drafts.ts";
 import {
   createSavedSnippet,
@@ -294,6 +295,7 @@ export const handlers = {
   "get-bots": getBots,
   "update-bot": updateBot,
   "deactivate-bot": deactivateBot,
+  "get-bot-api-key": getBotApiKey,
   "update-presence": updatePresence,
   "get-user-presence": getUserPresence,
   "get-presence": getPresence,
@@ -302,6 +304,7 @@ export const handlers = {
   "get-stream-topics": getStreamTopics,
   "render-message": renderMessage,
   "get-subscription-status": getSubscriptionStatus,
+  "get-user-channels": getUserChannels,
   "get-linkifiers": getLinkifiers,
   "reorder-linkifiers": reorderLinkifiers,
   "add-linkifier": addLinkifier,

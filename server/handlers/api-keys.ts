@@ -2,6 +2,7 @@ import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
 import { INVALID_EMAIL, isValidEmail } from "../lib/email/addresses.ts";
 import { authenticateByPassword } from "../lib/auth/login.ts";
+import { doRecordLogin } from "../actions/users/users.ts";
 import { rateLimitHeaders, strictest, type RateLimitStatus } from "../lib/auth/rate-limit.ts";
 import { NO_ORGANIZATION, resolveRealm } from "../lib/realm/realm.ts";
 
@@ -20,5 +21,6 @@ export const fetchApiKey: Handler<"fetch-api-key"> = async ({ body }, ctx) => {
   const report = (status: RateLimitStatus) =>
     Object.assign(ctx.responseHeaders ?? {}, rateLimitHeaders(strictest(status, ctx.rateLimit)!));
   const user = await authenticateByPassword(ctx, realm, username, body.password, report);
+  await doRecordLogin(ctx, user);
   return { api_key: user.apiKey, email: user.deliveryEmail, user_id: user.id };
 };

@@ -104,6 +104,18 @@ export const updateBot: Handler<"update-bot"> = async ({ path, body }, ctx) => {
       changes.fullName = fullName;
     }
   }
+  if (body.short_name !== undefined) {
+    // Feature level 447: the address as add_bot_backend builds it; the bot's own again changes nothing.
+    const shortName = body.short_name.trim();
+    const domain = await fakeEmailDomain(ctx.db, ctx.realm, ctx.config);
+    const email = shortName === "" ? null : botEmail(shortName, domain);
+    if (email === null) throw new JsonableError("Bad name or username");
+    if (email.toLowerCase() !== bot.deliveryEmail.toLowerCase()) {
+      if (await findUserByDeliveryEmail(ctx.db, ctx.realm.id, email))
+        throw new JsonableError("Username already in use");
+      changes.email = { email, domain };
+    }
+  }
   if (body.role !== undefined && body.role !== bot.role) {
     checkRoleChange(ctx.user, bot.role, body.role);
     changes.role = body.role;
@@ -137,4 +149,10 @@ export const deactivateBot: Handler<"deactivate-bot"> = async ({ path }, ctx) =>
   const bot = await accessBotById(ctx.db, ctx.user, path.bot_id);
   await doDeactivateUser(ctx, ctx.realm, bot);
   return {};
+};
+
+/** GET /bots/{bot_id}/api_key (get_bot_api_key_backend, feature level 463): access_bot_by_id's checks. */
+export const getBotApiKey: Handler<"get-bot-api-key"> = async ({ path }, ctx) => {
+  const bot = await accessBotById(ctx.db, ctx.user, path.bot_id);
+  return { api_key: bot.apiKey };
 };

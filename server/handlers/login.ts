@@ -16,6 +16,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import type { AppDeps } from "../context.ts";
 import type { Realm } from "../db/index.ts";
 import { doCreateSession, doDeleteSession } from "../actions/auth/sessions.ts";
+import { doRecordLogin } from "../actions/users/users.ts";
 import { AuthenticationFailedError, RateLimitedError } from "../errors.ts";
 import { isValidEmail } from "../lib/email/addresses.ts";
 import { authenticateByPassword } from "../lib/auth/login.ts";
@@ -113,6 +114,7 @@ export function loginRoutes(deps: AppDeps) {
       if (!(e instanceof AuthenticationFailedError)) throw e;
       return again(e.code === "AUTHENTICATION_FAILED" ? WRONG_CREDENTIALS : e.message);
     }
+    await doRecordLogin(deps, user);
     const { key } = await doCreateSession(deps, user);
     setCookie(res, req, SESSION_COOKIE, key, SESSION_COOKIE_AGE_SECONDS);
     res.set("Cache-Control", "no-store").redirect(302, next);

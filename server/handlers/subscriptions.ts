@@ -9,7 +9,7 @@ import {
 import { accessPrincipals } from "../actions/channels/subscription-messages.ts";
 import { JsonableError } from "../errors.ts";
 import type { Handler } from "../http/types.ts";
-import { gatherSubscriptions } from "../lib/channels/subscriptions.ts";
+import { gatherSubscriptions, subscribedChannelIdsFor } from "../lib/channels/subscriptions.ts";
 import {
   channelsToUnsubscribe,
   checkSubscriptionAdds,
@@ -132,4 +132,15 @@ export const getSubscriptionStatus: Handler<"get-subscription-status"> = async (
     { requireContentAccess: false },
   );
   return { is_subscribed: stream.subscriberIds.includes(target.id) };
+};
+
+/**
+ * GET /users/{user_id}/channels (get_user_channels, feature level 440; bots too since 458): the
+ * user's channels whose subscribers the caller may see.
+ */
+export const getUserChannels: Handler<"get-user-channels"> = async ({ path }, ctx) => {
+  const target = await accessUserForRead(ctx.db, ctx.user, ctx.realm, path.user_id, {
+    allowBots: true,
+  });
+  return { subscribed_channel_ids: await subscribedChannelIdsFor(ctx.db, ctx.user, target.id) };
 };

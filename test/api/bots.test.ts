@@ -1,5 +1,6 @@
 /**
- * Bots: POST /bots, GET /bots, PATCH and DELETE /bots/{bot_id}, and register's realm_bots
+ * Bots: POST /bots, GET /bots, PATCH and DELETE /bots/{bot_id}, GET /bots/{bot_id}/api_key,
+ * and register's realm_bots
  * (zerver/tests/test_bots.py): Zulip's checks and texts, the bot's address and fields, and the
  * `realm_bot` events to the bot's owner and the administrators.
  */
@@ -45,7 +46,7 @@ async function setRealmGroup(
 }
 
 describe("POST /bots", () => {
-  it("creates a bot owned by its creator, and tells its administrators with its key", async () => {
+  it("creates a bot owned by its creator, and tells its administrators (no key since level 474)", async () => {
     const queues = {
       hamlet: await register("hamlet", ["realm_bot"]),
       iago: await register("iago", ["realm_bot"]),
@@ -76,23 +77,17 @@ describe("POST /bots", () => {
     const added = {
       type: "realm_bot",
       op: "add",
+      // Feature level 474: only what the user object lacks.
       bot: {
-        email: "hambot-bot@zulip.testserver",
         user_id: bot.user_id,
-        full_name: "Hambot",
-        bot_type: 1,
-        is_active: true,
-        api_key: bot.api_key,
         default_sending_stream: null,
         default_events_register_stream: null,
         default_all_public_streams: false,
-        avatar_url: bot.avatar_url,
         services: [],
-        owner_id: id("hamlet"),
       },
     };
     for (const who of ["hamlet", "iago", "desdemona"] as const)
-      expect(await poll(who, queues[who])).toMatchObject([added]);
+      expect(await poll(who, queues[who])).toEqual([expect.objectContaining(added)]);
     const toOthello = await poll("othello", queues.othello);
     expect(toOthello.map((e) => [e.type, e.op])).toEqual([["realm_user", "add"]]);
     expect(toOthello[0].person).toMatchObject({ user_id: bot.user_id, is_bot: true });
@@ -382,7 +377,7 @@ describe("PATCH /bots/{bot_id}", () => {
     expect(row.role).toBe(200);
   });
 
-  it("renames a bot with realm_user and realm_bot updates", async () => {
+  it("renames a bot with a realm_user update only (feature level 474)", async () => {
     const bot = await expectSuccess(
       create("hamlet", { full_name: "Name Bot", short_name: "name" }),
     );
@@ -398,12 +393,10 @@ describe("PATCH /bots/{bot_id}", () => {
         person: { user_id: bot.user_id, full_name: "Renamed Bot" },
       },
     ]);
-    expect(await poll("iago", iago)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.user_id, full_name: "Renamed Bot" } },
-    ]);
+    expect(await poll("iago", iago)).toEqual([]);
   });
 
-  it("changes the owner, with delete/add/update events as Zulip sends them", async () => {
+  it("changes the owner, with delete/add events as Zulip sends them (no update since level 474)", async () => {
     const bot = await expectSuccess(
       create("hamlet", { full_name: "Owned Bot", short_name: "owned" }),
     );
@@ -431,11 +424,9 @@ describe("PATCH /bots/{bot_id}", () => {
       { type: "realm_bot", op: "delete", bot: { user_id: bot.user_id } },
     ]);
     expect(await poll("othello", queues.othello)).toMatchObject([
-      { type: "realm_bot", op: "add", bot: { user_id: bot.user_id, owner_id: id("othello") } },
+      { type: "realm_bot", op: "add", bot: { user_id: bot.user_id } },
     ]);
-    expect(await poll("iago", queues.iago)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.user_id, owner_id: id("othello") } },
-    ]);
+    expect(await poll("iago", queues.iago)).toEqual([]);
     expect(await poll("cordelia", queues.cordelia)).toMatchObject([
       {
         type: "realm_user",
@@ -451,6 +442,66 @@ describe("PATCH /bots/{bot_id}", () => {
     );
     const { bots } = await expectSuccess(server.as("othello").GET("/bots"));
     expect(bots.map((b) => b.username)).toContain("owned-bot@zulip.testserver");
+  });
+
+  it("changes a bot's address with short_name (feature level 447)", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Postbox Bot", short_name: "postbox" }),
+    );
+    await expectSuccess(create("hamlet", { full_name: "Parcel Bot", short_name: "parcel" }));
+    await expectError(
+      patch("hamlet", bot.user_id, { short_name: "  " }),
+      400,
+      "Bad name or username",
+    );
+    await expectError(
+      patch("hamlet", bot.user_id, { short_name: "parcel" }),
+      400,
+      "Username already in use",
+    );
+    await expectError(
+      patch("othello", bot.user_id, { short_name: "mine" }),
+      400,
+      "Insufficient permission",
+    );
+    const othello = await register("othello", ["realm_user"]);
+    // Its own address again changes nothing.
+    await expectSuccess(patch("hamlet", bot.user_id, { short_name: "postbox" }));
+    expect(await poll("othello", othello)).toEqual([]);
+    await expectSuccess(patch("hamlet", bot.user_id, { short_name: "courier" }));
+    expect(
+      await server.db.userProfile.findUniqueOrThrow({ where: { id: bot.user_id } }),
+    ).toMatchObject({
+      email: "courier-bot@zulip.testserver",
+      deliveryEmail: "courier-bot@zulip.testserver",
+    });
+    const events = await poll("othello", othello);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id: bot.user_id, new_email: "courier-bot@zulip.testserver" },
+      }),
+    );
+    // The bot goes on with its key under its new address.
+    expect((await expectSuccess(botClient("courier", bot.api_key).GET("/users/me"))).email).toBe(
+      "courier-bot@zulip.testserver",
+    );
+    // zulip-js sends PATCH parameters in the query string, `+` for spaces.
+    const cred = server.creds.users.hamlet!;
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/bots/${bot.user_id}?short_name=+missive+`,
+      {
+        method: "PATCH",
+        headers: {
+          Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+        },
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(
+      (await server.db.userProfile.findUniqueOrThrow({ where: { id: bot.user_id } })).email,
+    ).toBe("missive-bot@zulip.testserver");
   });
 
   it("changes default channels ('' for none) and all-public-streams", async () => {
@@ -488,6 +539,41 @@ describe("PATCH /bots/{bot_id}", () => {
   });
 });
 
+describe("GET /bots/{bot_id}/api_key (feature level 463)", () => {
+  const apiKey = (as: string, botId: number) =>
+    server.as(as).GET("/bots/{bot_id}/api_key", { params: { path: { bot_id: botId } } });
+
+  it("gives the bot's owner and administrators its key, and no one else", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Keyed Bot", short_name: "keyed" }),
+    );
+    expect(await expectSuccess(apiKey("hamlet", bot.user_id))).toMatchObject({
+      api_key: bot.api_key,
+    });
+    expect((await expectSuccess(apiKey("iago", bot.user_id))).api_key).toBe(bot.api_key);
+    await expectError(apiKey("othello", bot.user_id), 400, "Insufficient permission");
+    await expectError(apiKey("hamlet", id("othello")), 400, "No such bot");
+    await expectError(apiKey("hamlet", 999_999), 400, "No such bot");
+    // The key it gives works.
+    const { api_key } = await expectSuccess(apiKey("hamlet", bot.user_id));
+    await expectSuccess(botClient("keyed", api_key).GET("/users/me"));
+  });
+
+  it("answers curl's plain GET", async () => {
+    const bot = await expectSuccess(
+      create("hamlet", { full_name: "Curl Bot", short_name: "curlkey" }),
+    );
+    const cred = server.creds.users.hamlet!;
+    const response = await fetch(`${server.baseUrl}/api/v1/bots/${bot.user_id}/api_key`, {
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ result: "success", msg: "", api_key: bot.api_key });
+  });
+});
+
 describe("DELETE /bots/{bot_id}", () => {
   it("deactivates a bot: its key refused, its administrators told", async () => {
     const bot = await expectSuccess(
@@ -504,8 +590,7 @@ describe("DELETE /bots/{bot_id}", () => {
     );
     expect(await poll("hamlet", hamlet)).toMatchObject([
       { type: "realm_user", op: "update", person: { user_id: bot.user_id, is_active: false } },
-      { type: "realm_bot", op: "update", bot: { user_id: bot.user_id, is_active: false } },
-    ]);
+    ]); // Feature level 474: and no realm_bot update.
     const { bots } = await expectSuccess(server.as("hamlet").GET("/bots"));
     expect(bots.map((b) => b.username)).not.toContain("doomed-bot@zulip.testserver");
   });
@@ -562,21 +647,30 @@ describe("POST /register realm_bots", () => {
           server.as(as).POST("/register", { body: { fetch_event_types: ["realm_bot"] } }),
         )
       ).realm_bots as any[];
-    const admin = await state("iago");
+    const admin = (await state("iago")).map((b) => b.user_id);
     const own = await state("hamlet");
-    expect(admin.map((b) => b.email)).toEqual(
+    const botIds = await server.db.userProfile.findMany({
+      where: { realmId: server.creds.realm.id, isBot: true },
+      select: { id: true, email: true, botOwnerId: true },
+    });
+    const byEmail = (e: string) => botIds.find((b) => b.email === e)!.id;
+    expect(admin).toEqual(
       expect.arrayContaining([
-        "doomed-bot@zulip.testserver",
-        "admin-bot@zulip.testserver",
-        "hambot-bot@zulip.testserver",
+        byEmail("doomed-bot@zulip.testserver"),
+        byEmail("admin-bot@zulip.testserver"),
+        byEmail("hambot-bot@zulip.testserver"),
       ]),
     );
-    expect(own.every((b) => b.owner_id === id("hamlet"))).toBe(true);
-    expect(own.find((b) => b.email === "doomed-bot@zulip.testserver")).toMatchObject({
-      is_active: false,
-      bot_type: 1,
+    const hamlets = botIds.filter((b) => b.botOwnerId === id("hamlet")).map((b) => b.id);
+    expect(own.map((b) => b.user_id).sort()).toEqual(hamlets.sort());
+    // Feature level 474: only what the user object lacks; a deactivated bot still listed.
+    expect(own.find((b) => b.user_id === byEmail("doomed-bot@zulip.testserver"))).toEqual({
+      user_id: byEmail("doomed-bot@zulip.testserver"),
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
       services: [],
     });
-    expect(own.map((b) => b.email)).not.toContain("admin-bot@zulip.testserver");
+    expect(own.map((b) => b.user_id)).not.toContain(byEmail("admin-bot@zulip.testserver"));
   });
 });

@@ -138,7 +138,8 @@ describe("events against Zulip's schema", () => {
     await expectSuccess(
       server.as("hamlet").PATCH("/bots/{bot_id}", {
         params: { path: { bot_id: bot.user_id } },
-        body: { full_name: "Schema Bot 2" },
+        // Since feature level 474 the name sends no realm_bot update; a default setting does.
+        body: { full_name: "Schema Bot 2", default_all_public_streams: true },
       }),
     );
     await expectSuccess(

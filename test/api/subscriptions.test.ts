@@ -412,6 +412,73 @@ describe("GET /users/{user_id}/subscriptions/{stream_id}", () => {
   });
 });
 
+describe("GET /users/{user_id}/channels (feature levels 440, 458)", () => {
+  const channelsOf = (as: string, userId: number) =>
+    server.as(as).GET("/users/{user_id}/channels", { params: { path: { user_id: userId } } });
+  const ownIds = async (as: string) =>
+    (
+      await expectSuccess(server.as(as).GET("/users/me/subscriptions", { params: { query: {} } }))
+    ).subscriptions
+      .map((s) => s.stream_id)
+      .sort((a, b) => a - b);
+
+  it("lists a user's channels, limited to those whose subscribers the caller may see", async () => {
+    const { id: secret } = await expectSuccess(
+      server.as("iago").POST("/channels/create", {
+        body: {
+          name: "user channels secret",
+          subscribers: [id("iago"), id("hamlet")],
+          invite_only: true,
+        },
+      }),
+    );
+    const hamlets = await ownIds("hamlet");
+    expect(hamlets).toContain(secret);
+    // The user themselves and an administrator who is not subscribed see every one.
+    expect(
+      (await expectSuccess(channelsOf("hamlet", id("hamlet")))).subscribed_channel_ids,
+    ).toEqual(hamlets);
+    expect(
+      (await expectSuccess(channelsOf("desdemona", id("hamlet")))).subscribed_channel_ids,
+    ).toEqual(hamlets);
+    // A member who may not see the private channel's subscribers does not learn of it.
+    expect(
+      (await expectSuccess(channelsOf("othello", id("hamlet")))).subscribed_channel_ids,
+    ).toEqual(hamlets.filter((c) => c !== secret));
+    // A guest: only channels they are subscribed to themselves (or web-public ones).
+    const guests = await ownIds("polonius");
+    const seen = (await expectSuccess(channelsOf("polonius", id("hamlet")))).subscribed_channel_ids;
+    const webPublic = (
+      await server.db.stream.findMany({ where: { isWebPublic: true }, select: { id: true } })
+    ).map((s) => s.id);
+    expect(seen).toEqual(hamlets.filter((c) => guests.includes(c) || webPublic.includes(c)));
+    await expectError(channelsOf("hamlet", 999_999), 400, "No such user");
+  });
+
+  it("answers for a bot (feature level 458) to a plain GET, as curl sends it", async () => {
+    await expectSuccess(
+      subscribe("iago", { subscriptions: [{ name: "Rome" }], principals: [id("default-bot")] }),
+    );
+    const rome = (await server.db.stream.findFirstOrThrow({ where: { name: "Rome" } })).id;
+    const cred = server.creds.users.hamlet!;
+    const response = await fetch(`${server.baseUrl}/api/v1/users/${id("default-bot")}/channels`, {
+      headers: {
+        Authorization: "Basic " + Buffer.from(`${cred.email}:${cred.api_key}`).toString("base64"),
+      },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { result: string; subscribed_channel_ids: number[] };
+    expect(body.result).toBe("success");
+    expect(body.subscribed_channel_ids).toContain(rome);
+    await expectSuccess(
+      unsubscribe("iago", { subscriptions: ["Rome"], principals: [id("default-bot")] }),
+    );
+    expect(
+      (await expectSuccess(channelsOf("hamlet", id("default-bot")))).subscribed_channel_ids,
+    ).not.toContain(rome);
+  });
+});
+
 describe("register", () => {
   it("carries subscriptions, unsubscribed and never_subscribed", async () => {
     await expectSuccess(subscribe("cordelia", { subscriptions: [{ name: "Scotland" }] }));

@@ -125,9 +125,8 @@ describe("DELETE /users/{user_id}", () => {
       stream_ids: [verona],
       user_ids: [user.id],
     });
-    expect(await poll(server.as("iago"), iago)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: false } },
-    ]);
+    // Feature level 474: a bot's deactivation reaches its administrators through realm_user only.
+    expect(await poll(server.as("iago"), iago)).toEqual([]);
 
     const { members } = await expectSuccess(
       server.as("iago").GET("/users", { params: { query: { user_ids: [user.id, bot.id] } } }),
@@ -232,9 +231,8 @@ describe("POST /users/{user_id}/reactivate", () => {
     const ownerQueue = await register(client, ["realm_bot"]);
     await expectSuccess(reactivate(client, bot.id));
     await expectSuccess(me(bot.client));
-    expect(await poll(client, ownerQueue)).toMatchObject([
-      { type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: true } },
-    ]);
+    // Feature level 474: no realm_bot update for a reactivation.
+    expect(await poll(client, ownerQueue)).toEqual([]);
   });
 
   it("gives a bot whose owner is deactivated to whoever reactivates it", async () => {
@@ -336,6 +334,45 @@ describe("POST /users/me/api_key/regenerate", () => {
     await expectError(me(client), 401, "Invalid API key");
     const renewed = await expectSuccess(me(server.client(user.deliveryEmail, api_key)));
     expect(renewed.user_id).toBe(user.id);
+  });
+
+  it("removes the user's E2EE push registrations with device events (feature level 492)", async () => {
+    const { user, client } = await newUser();
+    const realmId = server.creds.realm.id;
+    const device = (data: { pushKeyId?: bigint; pendingPushTokenId?: bigint }) =>
+      server.db.pushDevice.create({ data: { realmId, userProfileId: user.id, ...data } });
+    const registered = await device({ pushKeyId: 7n, pendingPushTokenId: 11n });
+    const pending = await device({ pendingPushTokenId: 12n });
+    const bare = await device({});
+    const others = await device({ pushKeyId: 8n });
+    await server.db.pushDevice.update({
+      where: { id: others.id },
+      data: { userProfileId: server.creds.users.othello!.user_id },
+    });
+    const queue = await register(client, ["device"]);
+    // A real client's POST, no body (python-zulip-api's regenerate call).
+    const response = await fetch(`${server.baseUrl}/api/v1/users/me/api_key/regenerate`, {
+      method: "POST",
+      headers: {
+        Authorization:
+          "Basic " + Buffer.from(`${user.deliveryEmail}:${user.apiKey}`).toString("base64"),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "",
+    });
+    expect(response.status).toBe(200);
+    const { api_key } = (await response.json()) as { api_key: string };
+    const left = await server.db.pushDevice.findMany({
+      where: { id: { in: [registered.id, pending.id, bare.id, others.id] } },
+      select: { id: true },
+    });
+    expect(left.map((d) => d.id).sort((a, b) => a - b)).toEqual([bare.id, others.id]);
+    // The queue outlives the key (it is the user's); it hears of each removal.
+    expect(await poll(server.client(user.deliveryEmail, api_key), queue)).toMatchObject([
+      { type: "device", op: "remove", device_id: registered.id },
+      { type: "device", op: "remove", device_id: pending.id },
+    ]);
+    await expectError(me(client), 401, "Invalid API key");
   });
 
   it("is for humans only", async () => {

@@ -104,13 +104,8 @@ describe("PATCH /users/{user_id}: who may change whom", () => {
         person: { user_id: id("default-bot"), full_name: "Renamed Bot" },
       }),
     );
-    expect(events).toContainEqual(
-      expect.objectContaining({
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: id("default-bot"), full_name: "Renamed Bot" },
-      }),
-    );
+    // Feature level 474: no realm_bot update for a bot's name.
+    expect(events.filter((e) => e.type === "realm_bot")).toEqual([]);
     await expectError(
       patch("hamlet", id("default-bot"), { role: 200 }),
       400,
@@ -463,7 +458,7 @@ describe("PATCH /users/{user_id}: new_email", () => {
     await expectError(server.as("cordelia").GET("/users/me"), 401, "Invalid API key");
   });
 
-  it("changes a bot's address: its API email too, and its owner hears of the new avatar", async () => {
+  it("changes a bot's address: its API email too, and its owner hears of the new avatar through realm_user", async () => {
     const bot = id("default-bot");
     const owner = await listen("hamlet", ["realm_user", "realm_bot"]);
     await expectSuccess(patch("desdemona", bot, { new_email: "renamed-bot@zulip.com" }));
@@ -472,11 +467,15 @@ describe("PATCH /users/{user_id}: new_email", () => {
       email: "renamed-bot@zulip.com",
     });
     const events = await owner();
+    // Feature level 474: the avatar through realm_user only.
+    expect(events.filter((e) => e.type === "realm_bot")).toEqual([]);
     expect(events).toContainEqual(
       expect.objectContaining({
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: bot, avatar_url: expect.stringContaining("secure.gravatar.com") },
+        type: "realm_user",
+        person: expect.objectContaining({
+          user_id: bot,
+          avatar_url: expect.stringContaining("secure.gravatar.com"),
+        }),
       }),
     );
     expect(events).toContainEqual(
@@ -691,5 +690,36 @@ describe("POST /users", () => {
     );
     expect(key.user_id).toBe(user_id);
     await expectError(create("iago", valid), 400, "Email 'romeo@zulip.com' already in use");
+  });
+
+  it("moves date_joined to the first login, with a realm_user update (feature level 475)", async () => {
+    const password = "another long password";
+    const { user_id } = await expectSuccess(
+      create("iago", { email: "juliet@zulip.com", password, full_name: "Juliet Capulet" }),
+    );
+    const created = (await expectSuccess(byId("othello", user_id))).user.date_joined;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const events = await listen("othello", ["realm_user"]);
+    // python-zulip-api's fetch_api_key: a form body.
+    const login = () =>
+      fetch(`${server.baseUrl}/api/v1/fetch_api_key`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: `username=juliet%40zulip.com&password=${password.replaceAll(" ", "+")}`,
+      });
+    expect((await login()).status).toBe(200);
+    const joined = (await expectSuccess(byId("othello", user_id))).user.date_joined;
+    expect(new Date(joined).getTime()).toBeGreaterThan(new Date(created).getTime());
+    expect((await events()).filter((e) => e.op === "update")).toEqual([
+      expect.objectContaining({
+        type: "realm_user",
+        op: "update",
+        person: { user_id, date_joined: joined },
+      }),
+    ]);
+    // Only the first login moves it.
+    expect((await login()).status).toBe(200);
+    expect((await expectSuccess(byId("othello", user_id))).user.date_joined).toBe(joined);
+    expect((await events()).filter((e) => e.op === "update")).toHaveLength(1);
   });
 });

@@ -10,7 +10,7 @@ import { botDict, botOwnerUserIds, botRow, type BotRow } from "../../lib/users/b
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import { activeUserIds, isRealmAdmin, Role, activeViewers } from "../../lib/users/users.ts";
 import { inTransaction } from "../transaction.ts";
-import { changeUserRole, doCreateUser } from "./users.ts";
+import { changeDeliveryEmail, changeUserRole, doCreateUser } from "./users.ts";
 
 type Deps = Pick<AppDeps, "db" | "events" | "config">;
 type Channel = { id: number; name: string } | null;
@@ -65,9 +65,9 @@ export async function doCreateBot(
 
 /**
  * send_bot_owner_update_events: the previous owner loses the bot (`realm_bot` `delete`) and the new
- * one gains it (`add`), unless they are administrators, who see every bot and get `update` with
- * `owner_id` as the bot's other administrators do; everyone gets `realm_user` `update` with
- * `bot_owner_id`. Uses `tx` only.
+ * one gains it (`add`), unless they are administrators, who see every bot; everyone gets
+ * `realm_user` `update` with `bot_owner_id` (no `realm_bot` `update` with `owner_id` since
+ * feature level 474). Uses `tx` only.
  */
 export async function addBotOwnerEvents(
   { tx, events }: UnitOfWork,
@@ -76,7 +76,6 @@ export async function addBotOwnerEvents(
   newOwner: Pick<UserProfile, "id" | "role">,
   previousOwnerId: number | null,
 ) {
-  const audience = new Set((await botOwnerUserIds(tx, realmId, [botId])).get(botId));
   const previous =
     previousOwnerId === null
       ? null
@@ -86,18 +85,11 @@ export async function addBotOwnerEvents(
         });
   if (previous && !isRealmAdmin(previous)) {
     events.add({ type: "realm_bot", op: "delete", bot: { user_id: botId } }, [previous.id]);
-    audience.delete(previous.id);
   }
-  if (!isRealmAdmin(newOwner)) {
+  if (!isRealmAdmin(newOwner))
     events.add({ type: "realm_bot", op: "add", bot: botDict(await botRow(tx, botId)) }, [
       newOwner.id,
     ]);
-    audience.delete(newOwner.id);
-  }
-  events.add(
-    { type: "realm_bot", op: "update", bot: { user_id: botId, owner_id: newOwner.id } },
-    audience,
-  );
   events.add(
     { type: "realm_user", op: "update", person: { user_id: botId, bot_owner_id: newOwner.id } },
     await activeUserIds(tx, realmId),
@@ -106,6 +98,8 @@ export async function addBotOwnerEvents(
 
 export interface BotChanges {
   fullName?: string;
+  /** A new address from `short_name` (feature level 447), checked free; `domain` the bots' domain. */
+  email?: { email: string; domain: string };
   /** A new role, its permission already checked (checkRoleChange). */
   role?: number;
   owner?: UserProfile;
@@ -117,7 +111,7 @@ export interface BotChanges {
 
 /**
  * PATCH /bots/{bot_id} once its checks passed: every change in one transaction, each with its
- * events in Zulip's order (name, role, owner, default channels, all public channels).
+ * events in Zulip's order (name, address, role, owner, default channels, all public channels).
  */
 export async function doUpdateBot(
   deps: Pick<AppDeps, "db" | "events">,
@@ -147,13 +141,23 @@ export async function doUpdateBot(
         { type: "realm_bot", op: "update", bot: { user_id: bot.id, ...fields } },
         await audience(),
       );
-    if (fullName !== undefined) {
+    // A new name: `realm_user` only (no `realm_bot` `update` since feature level 474).
+    if (fullName !== undefined)
       events.add(
         { type: "realm_user", op: "update", person: { user_id: bot.id, full_name: fullName } },
         await activeUserIds(tx, realm.id),
       );
-      await update({ full_name: fullName });
-    }
+    // A new address (short_name): as an administrator's change of a user's address
+    // (`realm_user` `update` with `delivery_email`, the Gravatar and `new_email`).
+    if (changes.email)
+      await changeDeliveryEmail(
+        { tx, events },
+        realm,
+        bot,
+        changes.email.email,
+        changes.email.domain,
+        await activeViewers(tx, realm.id),
+      );
     // Zulip's order: the name, then the role (do_change_user_role, as for users), then the owner.
     if (changes.role !== undefined && changes.role !== bot.role) {
       await changeUserRole(

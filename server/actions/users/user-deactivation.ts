@@ -7,7 +7,6 @@
 import type { Realm, UserProfile } from "../../db/index.ts";
 import type { AppDeps } from "../../context.ts";
 import { deleteUserQueues } from "../../events/queues.ts";
-import { botOwnerUserIds } from "../../lib/users/bots.ts";
 import { generateApiKey } from "../../lib/auth/passwords.ts";
 import { activeUserIds } from "../../lib/users/users.ts";
 import { addBotOwnerEvents } from "./bots.ts";
@@ -20,7 +19,7 @@ type Deps = Pick<AppDeps, "db" | "events">;
  * Deactivates the user and, for a human, their active bots (Zulip deactivates the bots first, so
  * their events come first). Their event queues are deleted; subscriptions and group memberships
  * stay (inactive users count in neither), and `realm_user` `update` `is_active: false` goes to
- * everyone still active, `realm_bot` `update` to those who administer each bot.
+ * everyone still active.
  */
 export async function doDeactivateUser(deps: Deps, realm: Realm, target: UserProfile) {
   await inTransaction(deps, realm.id, async ({ tx, events }) => {
@@ -36,31 +35,20 @@ export async function doDeactivateUser(deps: Deps, realm: Realm, target: UserPro
     await deleteUserQueues(tx, ids);
     await setSubscriptionsUserActive({ tx, events }, realm.id, ids, false);
     const everyone = await activeUserIds(tx, realm.id);
-    const bots = rows.filter((r) => r.is_bot).map((r) => r.id);
-    const botAudience = bots.length
-      ? await botOwnerUserIds(tx, realm.id, bots)
-      : new Map<number, number[]>();
-    for (const id of ordered) {
+    // Bots too only through `realm_user` (no `realm_bot` `update` since feature level 474).
+    for (const id of ordered)
       events.add(
         { type: "realm_user", op: "update", person: { user_id: id, is_active: false } },
         everyone,
       );
-      const administrators = botAudience.get(id);
-      if (administrators)
-        events.add(
-          { type: "realm_bot", op: "update", bot: { user_id: id, is_active: false } },
-          administrators,
-        );
-    }
     // Group member lists leave inactive users out.
     events.invalidate(`groups:${realm.id}`);
   });
 }
 
 /**
- * Reactivates a user or bot: `realm_user` `update` `is_active: true` to everyone, for a bot
- * `realm_bot` `update` (a bot whose owner is deactivated gets `actor` as its owner, with the
- * owner-change events), `peer_add` for the channels it is still subscribed to and `user_group`
+ * Reactivates a user or bot: `realm_user` `update` `is_active: true` to everyone (a bot whose
+ * owner is deactivated gets `actor` as its owner, with the owner-change events), `peer_add` for the channels it is still subscribed to and `user_group`
  * `add_members` for its named groups.
  */
 export async function doReactivateUser(
@@ -82,14 +70,8 @@ export async function doReactivateUser(
       { type: "realm_user", op: "update", person: { user_id: target.id, is_active: true } },
       everyone,
     );
-    if (target.isBot) {
-      events.add(
-        { type: "realm_bot", op: "update", bot: { user_id: target.id, is_active: true } },
-        (await botOwnerUserIds(tx, realm.id, [target.id])).get(target.id)!,
-      );
-      if (ownerChanged)
-        await addBotOwnerEvents({ tx, events }, realm.id, target.id, actor, target.botOwnerId);
-    }
+    if (ownerChanged)
+      await addBotOwnerEvents({ tx, events }, realm.id, target.id, actor, target.botOwnerId);
     await setSubscriptionsUserActive({ tx, events }, realm.id, [target.id], true);
     const groups = await tx.$queryRaw<{ id: number }[]>`
       SELECT m.user_group_id AS id FROM user_group_membership m JOIN named_user_group n ON n.id = m.user_group_id
@@ -103,11 +85,22 @@ export async function doReactivateUser(
   });
 }
 
-/** A new API key for the user; the old one stops working in every process once this commits. */
+/**
+ * A new API key for the user; the old one stops working in every process once this commits.
+ * Since feature level 492 the user's E2EE push registrations go with it (the devices that
+ * registered them did so with the old key): each device with one is removed, with `device`
+ * `remove` to the user, in one statement.
+ */
 export async function doRegenerateApiKey(deps: Deps, realm: Realm, user: UserProfile) {
   const apiKey = generateApiKey();
   await inTransaction(deps, realm.id, async ({ tx, events }) => {
     await tx.userProfile.update({ where: { id: user.id }, data: { apiKey } });
+    const removed = await tx.$queryRaw<{ id: number }[]>`
+      DELETE FROM push_device WHERE user_profile_id = ${user.id}
+        AND (push_key_id IS NOT NULL OR push_token_id IS NOT NULL OR pending_push_token_id IS NOT NULL)
+      RETURNING id`;
+    for (const { id } of removed.sort((a, b) => a.id - b.id))
+      events.add({ type: "device", op: "remove", device_id: id }, [user.id]);
     // Drops the cached user under the old key (lib/auth/identity.ts keeps one key per user).
     events.invalidate(`user:${user.id}`);
   });

@@ -11,7 +11,6 @@ import { Prisma, type Realm, type Tx, type UserProfile } from "../../db/index.ts
 import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
 import { checkEmailAllowedForRealm, isValidEmail } from "../../lib/email/addresses.ts";
 import { generateApiKey, hashPassword, passwordStrengthProblem } from "../../lib/auth/passwords.ts";
-import { botOwnerUserIds } from "../../lib/users/bots.ts";
 import { subscriberLists } from "../../lib/channels/subscriptions.ts";
 import { RecipientType } from "../../lib/recipients.ts";
 import {
@@ -32,6 +31,8 @@ import {
   Role,
   toApiUser,
   activeViewers,
+  activeUserIds,
+  isoFormat,
 } from "../../lib/users/users.ts";
 import { inaccessibleUser, restrictedGuestIds } from "../../lib/access/users.ts";
 import type { AppDeps, RequestContext } from "../../context.ts";
@@ -66,6 +67,8 @@ export interface NewUser {
   botType?: number | null;
   botOwnerId?: number | null;
   timezone?: string;
+  /** Created by the API (POST /users): date_joined moves to the first login (feature level 475). */
+  joinedAtLogin?: boolean;
 }
 
 /**
@@ -100,6 +103,7 @@ export async function doCreateUser(
         apiKey: generateApiKey(),
         passwordHash: input.passwordHash ?? null,
         timezone: input.timezone ?? "",
+        joinedAtLogin: input.joinedAtLogin ?? false,
         emailAddressVisibility: realm.emailAddressVisibility,
         // copy_default_settings: a human takes the organization's defaults (bots keep Zulip's).
         ...(input.isBot ? {} : newUserSettings(await realmUserDefaults(tx, realm.id))),
@@ -249,11 +253,7 @@ export async function doUpdateUser(ctx: RequestContext, targetId: number, input:
         { type: "realm_user", op: "update", person },
         (await audience()).map((v) => v.id),
       );
-      if (user.isBot)
-        events.add(
-          { type: "realm_bot", op: "update", bot: person },
-          (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
-        );
+      // No `realm_bot` `update` for a bot's name since feature level 474.
     }
 
     // Zulip's order: after full_name, before new_email.
@@ -363,7 +363,7 @@ async function visibleChannelRows(tx: Tx, realm: Realm, user: UserProfile) {
  * the new address to those who may see it, the Gravatar that follows it to everyone, and the new
  * API email to everyone when the address is the API email.
  */
-async function changeDeliveryEmail(
+export async function changeDeliveryEmail(
   { tx, events }: UnitOfWork,
   realm: Realm,
   user: UserProfile,
@@ -397,16 +397,8 @@ async function changeDeliveryEmail(
     { type: "realm_user", op: "update", person: { user_id: user.id, delivery_email: newEmail } },
     viewers.filter((v) => canSeeDeliveryEmail(v, updated)).map((v) => v.id),
   );
-  // notify_avatar_url_change: the Gravatar follows the address (a bot's owners hear of it too).
-  if (updated.avatarSource === "G" && updated.isBot)
-    events.add(
-      {
-        type: "realm_bot",
-        op: "update",
-        bot: { user_id: user.id, avatar_url: gravatarUrl(newEmail, updated.avatarVersion) },
-      },
-      (await botOwnerUserIds(tx, realm.id, [user.id])).get(user.id)!,
-    );
+  // notify_avatar_url_change: the Gravatar follows the address (for bots too only through
+  // `realm_user` since feature level 474).
   if (updated.avatarSource === "G")
     events.add(
       {
@@ -451,6 +443,35 @@ export async function doCreateUserByAdmin(
     fullName,
     role: Role.MEMBER,
     passwordHash: await hashPassword(input.password),
+    joinedAtLogin: true,
   });
   return user.id;
+}
+
+/**
+ * A successful login (POST /fetch_api_key, the login form): for a user created by the API whose
+ * first login this is, date_joined becomes now, with `realm_user` `update` to everyone (feature
+ * level 475). Nothing to do, and no statement, for anyone else.
+ */
+export async function doRecordLogin(
+  deps: Pick<AppDeps, "db" | "events">,
+  user: Pick<UserProfile, "id" | "realmId" | "joinedAtLogin">,
+): Promise<void> {
+  if (!user.joinedAtLogin) return;
+  await inTransaction(deps, user.realmId, async ({ tx, events }) => {
+    const [row] = await tx.$queryRaw<{ date_joined: Date }[]>`
+      UPDATE user_profile SET date_joined = now(), date_joined_at_login = false
+      WHERE id = ${user.id} AND date_joined_at_login RETURNING date_joined`;
+    // A concurrent login already moved it.
+    if (!row) return;
+    events.invalidate(`user:${user.id}`);
+    events.add(
+      {
+        type: "realm_user",
+        op: "update",
+        person: { user_id: user.id, date_joined: isoFormat(row.date_joined) },
+      },
+      await activeUserIds(tx, user.realmId),
+    );
+  });
 }

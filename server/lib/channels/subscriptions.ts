@@ -13,7 +13,7 @@ import {
 } from "./channels.ts";
 import { userGroupIds } from "../groups/permissions.ts";
 import { RecipientType } from "../recipients.ts";
-import { accessFacts, allows } from "../access/channels.ts";
+import { accessFacts, accessSql, allows, type Reader } from "../access/channels.ts";
 
 /** Channels with at least this many subscribers may get `partial_subscribers` (include_subscribers=partial). */
 const PARTIAL_SUBSCRIBERS_THRESHOLD = 250;
@@ -225,4 +225,22 @@ export async function subscribedRecipientIds(db: Db, userId: number): Promise<Se
       })
     ).map((s) => s.recipientId),
   );
+}
+
+/**
+ * GET /users/{user_id}/channels (get_user_channels, feature level 440): the channels `targetId`
+ * is subscribed to whose subscribers `viewer` may see (the access rule's CHANNEL_SUBSCRIBERS),
+ * ascending, in one statement.
+ */
+export async function subscribedChannelIdsFor(
+  db: Db,
+  viewer: Reader,
+  targetId: number,
+): Promise<number[]> {
+  const rows = await db.$queryRaw<{ id: number }[]>`
+    SELECT s.id FROM subscription sub JOIN stream s ON s.recipient_id = sub.recipient_id
+    WHERE sub.user_profile_id = ${targetId} AND sub.active AND s.realm_id = ${viewer.realmId}
+      AND ${accessSql("CHANNEL_SUBSCRIBERS", viewer, "s")}
+    ORDER BY s.id`;
+  return rows.map((r) => r.id);
 }

@@ -68,31 +68,24 @@ export async function ownedBotDicts(db: Db, user: Pick<UserProfile, "id" | "real
       ? Prisma.sql`u.realm_id = ${user.realmId}`
       : Prisma.sql`u.bot_owner_id = ${user.id}`,
   );
-  return rows.map((b) => ({
-    ...botDict(b),
-    owner_id: b.botOwnerId,
-  }));
+  return rows.map(botDict);
 }
 
 export const botAvatarUrl = (b: Pick<BotRow, "deliveryEmail" | "avatarVersion">) =>
   gravatarUrl(b.deliveryEmail, b.avatarVersion);
 
-/** created_bot_event's `bot` (owner_id only when the bot has an owner). */
+/**
+ * created_bot_event's `bot`: since feature level 474 only what the user object lacks (no API
+ * key, avatar, type, email, name, activity or owner; those come with `realm_user`).
+ */
 export function botDict(b: BotRow) {
   return {
-    email: b.email,
     user_id: b.id,
-    full_name: b.fullName,
-    bot_type: b.botType,
-    is_active: b.isActive,
-    api_key: b.apiKey,
     default_sending_stream: b.defaultSendingStream,
     default_events_register_stream: b.defaultEventsRegisterStream,
     default_all_public_streams: b.defaultAllStreams,
-    avatar_url: botAvatarUrl(b),
     // Outgoing webhook and embedded bots, which have services, are not offered.
     services: [] as unknown[],
-    ...(b.botOwnerId !== null ? { owner_id: b.botOwnerId } : {}),
   };
 }
 

@@ -220,4 +220,9 @@ export const rows: Row[] = [
     req: ({ fx }) => ({ path: { user_id: fx.uid("hamlet"), stream_id: fx.sid("Verona") } }),
     expect: by({ [everyone]: ok, other: NO_SUCH_USER }),
   },
+  {
+    op: "GET /users/{user_id}/channels",
+    req: ({ fx }) => ({ path: { user_id: fx.uid("hamlet") } }),
+    expect: by({ [everyone]: ok, other: NO_SUCH_USER }),
+  },
 ];

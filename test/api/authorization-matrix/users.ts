@@ -212,6 +212,16 @@ export const rows: Row[] = [
     }),
   },
   {
+    // access_bot_by_id: the bot's owner (hamlet) and administrators only.
+    op: "GET /bots/{bot_id}/api_key",
+    req: async ({ fx }) => ({ path: { bot_id: await make.bot(fx) } }),
+    expect: by({
+      "owner admin member": ok,
+      "mod guest bot": INSUFFICIENT,
+      other: bad("No such bot"),
+    }),
+  },
+  {
     op: "POST /users/me/presence",
     req: () => ({ body: { status: "active" } }),
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
