@@ -11,15 +11,8 @@ import {
   checkChannelFolderName,
 } from "../../lib/channels/channel-folders.ts";
 import { refuseNul } from "../../lib/text.ts";
-import { activeUserIds, isRealmAdmin } from "../../lib/users/users.ts";
+import { activeUserIds, requireRealmAdmin } from "../../lib/users/users.ts";
 import { inTransaction } from "../transaction.ts";
-
-function requireAdmin(ctx: RequestContext) {
-  if (!isRealmAdmin(ctx.user))
-    throw new JsonableError("Must be an organization administrator", {
-      code: "UNAUTHORIZED_PRINCIPAL",
-    });
-}
 
 const rendered = (description: string) => (description ? renderMarkdown(description).html : "");
 
@@ -28,7 +21,7 @@ export async function doCreateChannelFolder(
   ctx: RequestContext,
   input: { name: string; description: string },
 ): Promise<number> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const name = await checkChannelFolderName(tx, ctx.realm.id, input.name);
     refuseNul(input.description, "channel folder description");
@@ -60,7 +53,7 @@ export async function doUpdateChannelFolder(
   folderId: number,
   input: { name?: string; description?: string; isArchived?: boolean },
 ) {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const folder = await accessChannelFolder(tx, ctx.realm.id, folderId);
     const data: Record<string, unknown> = {};
@@ -101,7 +94,7 @@ export async function doUpdateChannelFolder(
  * all of them; the event carries the list as sent.
  */
 export async function doReorderChannelFolders(ctx: RequestContext, order: number[]) {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const position = new Map(order.map((id, i) => [id, i]));
     const folders = await tx.channelFolder.findMany({

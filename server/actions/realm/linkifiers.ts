@@ -4,7 +4,7 @@
  * event with the whole new list, and drops every process's cached list (`linkifiers:<realm>`).
  */
 import type { RequestContext } from "../../context.ts";
-import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
+import { JsonableError } from "../../errors.ts";
 import {
   checkLinkifier,
   optionalText,
@@ -13,14 +13,10 @@ import {
 } from "../../lib/realm/linkifiers.ts";
 import { isStorableId } from "../../lib/ids.ts";
 import { refuseNul } from "../../lib/text.ts";
-import { activeUserIds, isRealmAdmin } from "../../lib/users/users.ts";
+import { activeUserIds, requireRealmAdmin } from "../../lib/users/users.ts";
 import type { Tx } from "../../db/index.ts";
 import { inTransaction } from "../transaction.ts";
 import type { UnitOfWork } from "../../events/index.ts";
-
-function requireAdmin(ctx: RequestContext) {
-  if (!isRealmAdmin(ctx.user)) throw new OrganizationAdministratorRequiredError();
-}
 
 /** notify_linkifiers: the list as it is now, to every active user; the caches dropped. */
 async function notify(ctx: RequestContext, { tx, events }: UnitOfWork) {
@@ -76,7 +72,7 @@ async function check(ctx: RequestContext, tx: Tx, input: Checked, exceptId?: num
 
 /** do_add_linkifier: stripped, last in the order. */
 export async function doAddLinkifier(ctx: RequestContext, raw: LinkifierInput): Promise<number> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   const input = normalized(raw);
   return inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await check(ctx, tx, input);
@@ -114,7 +110,7 @@ export async function doUpdateLinkifier(
   id: number,
   raw: LinkifierInput,
 ): Promise<void> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const input = normalized(raw, await findLinkifier(ctx, tx, id));
     await check(ctx, tx, input, id);
@@ -125,7 +121,7 @@ export async function doUpdateLinkifier(
 
 /** do_remove_linkifier. */
 export async function doRemoveLinkifier(ctx: RequestContext, id: number): Promise<void> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     await findLinkifier(ctx, tx, id);
     await tx.realmFilter.delete({ where: { id } });
@@ -135,7 +131,7 @@ export async function doRemoveLinkifier(ctx: RequestContext, id: number): Promis
 
 /** check_reorder_linkifiers: every linkifier exactly once; nothing to do for none. */
 export async function doReorderLinkifiers(ctx: RequestContext, ids: number[]): Promise<void> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   if (new Set(ids).size < ids.length)
     throw new JsonableError("The ordered list must not contain duplicated linkifiers");
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {

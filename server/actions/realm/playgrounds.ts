@@ -7,7 +7,7 @@ import type { RequestContext } from "../../context.ts";
 import { JsonableError } from "../../errors.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import { isStorableId } from "../../lib/ids.ts";
-import { requireRealmAdmin } from "../../lib/realm/export.ts";
+import { requireRealmAdmin } from "../../lib/users/users.ts";
 import {
   PLAYGROUND_EXISTS,
   checkPlayground,

@@ -5,7 +5,7 @@
  * `realm_user_settings_defaults` event, all in one transaction.
  */
 import type { RequestContext } from "../../context.ts";
-import { requireRealmAdmin } from "../../lib/realm/export.ts";
+import { requireRealmAdmin } from "../../lib/users/users.ts";
 import { defaultValue, realmUserDefaults } from "../../lib/realm/realm-user-settings-defaults.ts";
 import { userSetting, type SettingValue } from "../../lib/users/user-settings.ts";
 import { activeUserIds } from "../../lib/users/users.ts";

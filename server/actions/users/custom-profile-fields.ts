@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from "../../context.ts";
 import { Prisma, type Realm, type Tx, type UserProfile } from "../../db/index.ts";
-import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
+import { JsonableError } from "../../errors.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import {
   accessField,
@@ -25,12 +25,13 @@ import {
 } from "../../lib/users/custom-profile-fields.ts";
 import { renderMarkdown } from "../../lib/markdown/index.ts";
 import { isStorableId } from "../../lib/ids.ts";
-import { activeUserIds, isRealmAdmin, humanUsersOnly } from "../../lib/users/users.ts";
+import {
+  activeUserIds,
+  humanUsersOnly,
+  isRealmAdmin,
+  requireRealmAdmin,
+} from "../../lib/users/users.ts";
 import { inTransaction } from "../transaction.ts";
-
-function requireAdmin(ctx: RequestContext) {
-  if (!isRealmAdmin(ctx.user)) throw new OrganizationAdministratorRequiredError();
-}
 
 const duplicateLabel = () => new JsonableError("A field with that label already exists.");
 
@@ -99,7 +100,7 @@ export async function doCreateCustomProfileField(
   ctx: RequestContext,
   input: NewField,
 ): Promise<number> {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   const realmId = ctx.realm.id;
   return inTransaction(ctx, realmId, async ({ tx, events }) => {
     if (input.displayInProfileSummary) await refuseSummaryOverLimit(tx, realmId);
@@ -145,7 +146,7 @@ export async function doUpdateCustomProfileField(
   fieldId: number,
   changes: FieldChanges,
 ) {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   const realmId = ctx.realm.id;
   await inTransaction(ctx, realmId, async ({ tx, events }) => {
     const field = await accessField(tx, realmId, fieldId);
@@ -194,7 +195,7 @@ export async function doUpdateCustomProfileField(
 
 /** do_remove_realm_custom_profile_field: the field and every value of it. */
 export async function doDeleteCustomProfileField(ctx: RequestContext, fieldId: number) {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const field = await accessField(tx, ctx.realm.id, fieldId);
     await tx.customProfileField.delete({ where: { id: field.id } });
@@ -207,7 +208,7 @@ export async function doDeleteCustomProfileField(ctx: RequestContext, fieldId: n
  * `order`; every field must be listed. One UPDATE for all of them.
  */
 export async function doReorderCustomProfileFields(ctx: RequestContext, order: number[]) {
-  requireAdmin(ctx);
+  requireRealmAdmin(ctx.user);
   await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
     const position = new Map(order.map((id, i) => [id, i]));
     const fields = await tx.customProfileField.findMany({

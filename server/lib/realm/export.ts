@@ -4,14 +4,8 @@
  * users' consents are read as Zulip reads them.
  */
 import type { Config } from "../../config.ts";
-import type { Db, UserProfile } from "../../db/index.ts";
-import { JsonableError, OrganizationAdministratorRequiredError } from "../../errors.ts";
-import { isRealmAdmin } from "../users/users.ts";
-
-/** require_realm_admin. */
-export function requireRealmAdmin(user: Pick<UserProfile, "role">): void {
-  if (!isRealmAdmin(user)) throw new OrganizationAdministratorRequiredError();
-}
+import type { Db } from "../../db/index.ts";
+import { JsonableError } from "../../errors.ts";
 
 /**
  * export_realm's refusal of an export too large to make on request. Zulip's other refusals

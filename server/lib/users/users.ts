@@ -32,6 +32,13 @@ export const EmailVisibility = {
 } as const;
 
 export const isRealmAdmin = (u: Pick<UserProfile, "role">) => u.role <= Role.ADMINISTRATOR;
+/**
+ * require_realm_admin, for actions that other code than a request may call (a request's role is
+ * checked before its parameters, from the spec's `x-zulip-requires-role`).
+ */
+export function requireRealmAdmin(user: Pick<UserProfile, "role">): void {
+  if (!isRealmAdmin(user)) throw new OrganizationAdministratorRequiredError();
+}
 export const isModeratorOrAbove = (u: Pick<UserProfile, "role">) => u.role <= Role.MODERATOR;
 export const isGuest = (u: Pick<UserProfile, "role">) => u.role === Role.GUEST;
 
