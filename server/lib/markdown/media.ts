@@ -14,11 +14,10 @@
 import type { RendererRule, StateCore, StateInline, Token } from "markdown-it";
 import { escapeAttr } from "./text.ts";
 import { getCtx, type ZulipEnv } from "./types.ts";
-import { rewriteLocalLink } from "./urls.ts";
+import { IMAGE_EXTENSIONS, rewriteLocalLink } from "./urls.ts";
 
 type InlineRule = (state: StateInline, silent: boolean) => boolean;
 
-const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".webp"];
 /** Zulip's is_video: the types its guess_type gives video/mp4, video/quicktime, video/webm. */
 const VIDEO_EXTENSIONS = [".mp4", ".m4v", ".mov", ".qt", ".webm"];
 

@@ -108,7 +108,8 @@ export const WEB_LINK_RE: RegExp = (() => {
   return new RegExp(String.raw`(?<![^\s'"(,:<])(?:${url})(?=[!:;?),.'">]*(?:$|\s))`, "gu");
 })();
 
-const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".webp"];
+/** The extensions Zulip counts as images (has_image, image syntax). */
+export const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".webp"];
 
 /** Zulip makes links into the realm itself (narrows, uploads) relative. */
 export function rewriteLocalLink(href: string, realmUrl: string | undefined): string {
