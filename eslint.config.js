@@ -36,6 +36,7 @@ export default tseslint.config(
             "client/build.mjs",
             "server/tools/build.mjs",
             "web/build.mjs",
+            "web/i18n-extract.mjs",
           ],
         },
         tsconfigRootDir: import.meta.dirname,

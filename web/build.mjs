@@ -8,8 +8,9 @@
  *   node web/build.mjs --if-stale  only when a source is newer than the manifest
  *   node web/build.mjs --report    also print each output's size, raw and gzipped
  *
- * The first load must stay within BUDGET_GZIP bytes of JavaScript, gzipped, all chunks counted
- * (test/web/bundle-size.test.ts fails past it; the build prints the figure).
+ * The first screen (the entry and the chunks it imports statically) must stay within
+ * BUDGET_GZIP bytes of JavaScript, gzipped, and the whole app (every page's chunk too) within
+ * BUDGET_TOTAL_GZIP (test/web/bundle-size.test.ts fails past either; the build prints both).
  */
 import {
   existsSync,
@@ -31,6 +32,7 @@ const MANIFEST = path.join(DIST, "manifest.json");
 /** Served at /static/web/<file>. */
 const PUBLIC_PATH = "/static/web/";
 export const BUDGET_GZIP = 100 * 1024;
+export const BUDGET_TOTAL_GZIP = 150 * 1024;
 
 /** Every file the bundle reads: this app's sources and the typed client's. */
 function sources() {
@@ -96,19 +98,23 @@ export async function build({ report = false } = {}) {
     sizes: {},
   };
   let gzipTotal = 0;
+  let gzipFirst = 0;
+  const first = new Set([manifest.entry, ...manifest.preload]);
   for (const file of Object.keys(outputs)) {
     const bytes = readFileSync(path.join(WEB, file));
     const gzip = gzipSync(bytes, { level: 9 }).length;
     manifest.sizes[rel(file)] = { bytes: bytes.length, gzip };
     if (js.includes(file)) gzipTotal += gzip;
+    if (first.has(rel(file))) gzipFirst += gzip;
   }
   manifest.jsGzipTotal = gzipTotal;
+  manifest.jsGzipFirstScreen = gzipFirst;
   writeFileSync(MANIFEST, JSON.stringify(manifest, null, 2) + "\n");
   if (report)
     for (const [file, s] of Object.entries(manifest.sizes))
       console.log(`${file}  ${s.bytes} B, ${s.gzip} B gzipped`);
   console.log(
-    `web app built: ${(gzipTotal / 1024).toFixed(1)} kB of JavaScript gzipped (budget ${BUDGET_GZIP / 1024} kB)`,
+    `web app built: ${(gzipFirst / 1024).toFixed(1)} kB of JavaScript gzipped for the first screen (budget ${BUDGET_GZIP / 1024} kB), ${(gzipTotal / 1024).toFixed(1)} kB in all (budget ${BUDGET_TOTAL_GZIP / 1024} kB)`,
   );
   return manifest;
 }

@@ -1,6 +1,7 @@
 /**
- * The web app's first load stays within its budget: at most 100 kB of JavaScript, gzipped, all
- * chunks counted (web/build.mjs measures each output of the build with gzip -9 and writes the
+ * The web app stays within its budgets (issue 33): at most 100 kB of JavaScript, gzipped, for the
+ * first screen (the entry and the chunks it imports statically), 150 kB in all, every page's
+ * chunk counted (web/build.mjs measures each output of the build with gzip -9 and writes the
  * figures into web/dist/manifest.json, which test/helpers/global-setup.ts keeps current).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { describe, expect, it } from "vitest";
 
 const DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
 const BUDGET = 100 * 1024;
+const BUDGET_TOTAL = 150 * 1024;
 
 interface Manifest {
   entry: string;
@@ -17,13 +19,14 @@ interface Manifest {
   preload: string[];
   sizes: Record<string, { bytes: number; gzip: number }>;
   jsGzipTotal: number;
+  jsGzipFirstScreen: number;
 }
 
 describe("the web app's bundle", () => {
   const manifest = JSON.parse(readFileSync(`${DIST}manifest.json`, "utf8")) as Manifest;
   const fileOf = (url: string) => `${DIST}assets/${url.replace(/^\/static\/web\//, "")}`;
 
-  it(`is at most ${BUDGET / 1024} kB of JavaScript gzipped, every chunk counted`, () => {
+  it(`is at most ${BUDGET / 1024} kB of JavaScript gzipped for the first screen, ${BUDGET_TOTAL / 1024} kB in all`, () => {
     const scripts = Object.keys(manifest.sizes).filter((f) => f.endsWith(".js"));
     expect(scripts).toContain(manifest.entry);
     // Measured again here, not taken from the manifest's word.
@@ -32,10 +35,16 @@ describe("the web app's bundle", () => {
       0,
     );
     expect(total).toBe(manifest.jsGzipTotal);
-    console.log(
-      `web app: ${(total / 1024).toFixed(1)} kB of JavaScript gzipped in ${scripts.length} file(s)`,
+    const first = [manifest.entry, ...manifest.preload].reduce(
+      (sum, f) => sum + gzipSync(readFileSync(fileOf(f)), { level: 9 }).length,
+      0,
     );
-    expect(total).toBeLessThanOrEqual(BUDGET);
+    expect(first).toBe(manifest.jsGzipFirstScreen);
+    console.log(
+      `web app: ${(first / 1024).toFixed(1)} kB of JavaScript gzipped for the first screen, ${(total / 1024).toFixed(1)} kB in ${scripts.length} file(s)`,
+    );
+    expect(first).toBeLessThanOrEqual(BUDGET);
+    expect(total).toBeLessThanOrEqual(BUDGET_TOTAL);
   });
 
   it("names every asset by its content's hash, and every asset the page loads exists", () => {

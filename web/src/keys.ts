@@ -16,10 +16,31 @@ function typingInField(e: KeyboardEvent): boolean {
   return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
 }
 
+type KeyHandler = (e: KeyboardEvent) => boolean | void;
+const bindings = new Map<string, KeyHandler>();
+
+/**
+ * A feature's shortcut: `combo` is the key as KeyboardEvent.key names it ("i", "?", "*"), after
+ * "ctrl+" (Ctrl or Cmd) or "alt+" where held. The handler returns false when it does not apply
+ * (then the key does what it would otherwise). Keys typed in a field never reach it.
+ */
+export function bindKey(combo: string, handler: KeyHandler) {
+  bindings.set(combo, handler);
+}
+
+function comboOf(e: KeyboardEvent): string {
+  return `${e.ctrlKey || e.metaKey ? "ctrl+" : ""}${e.altKey ? "alt+" : ""}${e.key}`;
+}
+
 export function installKeys() {
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
-    if (typingInField(e)) return;
+    if (e.defaultPrevented || typingInField(e)) return;
+    const bound = bindings.get(comboOf(e));
+    if (bound && bound(e) !== false) {
+      e.preventDefault();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     // Enter on a focused link or button is theirs.
     const tag = (e.target as HTMLElement | null)?.tagName;
     if (e.key === "Enter" && (tag === "A" || tag === "BUTTON")) return;

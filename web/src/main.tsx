@@ -13,6 +13,9 @@ import { startPresence } from "./state/presence.ts";
 import { listFor } from "./state/messages.ts";
 import { listenToHash, view } from "./state/view.ts";
 import { App } from "./ui/App.tsx";
+// Features' state, registered with the event loop (onRegister/onEvent) before it starts. Their
+// pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
+import "./state/emoji.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

@@ -37,6 +37,26 @@ import {
 } from "./unread.ts";
 
 export const queueId = signal<string | undefined>(undefined);
+
+type RegisterHandler = (state: Record<string, unknown>, again: boolean) => void;
+type EventHandler = (event: ZulipEvent) => void;
+const registerHandlers: RegisterHandler[] = [];
+const eventHandlers = new Map<string, EventHandler[]>();
+
+/**
+ * A feature's share of each registration: `handler` reads the register state's sections it keeps
+ * (`again` is true when a lost queue was replaced). Called inside the same batch as the core's.
+ */
+export function onRegister(handler: RegisterHandler) {
+  registerHandlers.push(handler);
+}
+
+/** A feature's handler of one event type, called after the core's own (if any), in its batch. */
+export function onEvent(type: string, handler: EventHandler) {
+  const list = eventHandlers.get(type);
+  if (list) list.push(handler);
+  else eventHandlers.set(type, [handler]);
+}
 /** undefined while connected; otherwise when the next attempt is due (ms since the epoch). */
 export const connection = signal<{ retryAt: number; error: string } | undefined>(undefined);
 /** Bumped at each registration: the view reloads its list from the server. */
@@ -80,6 +100,7 @@ export function startEvents(onFirst: () => void) {
         );
         queueId.value = state.queue_id ?? undefined;
         connection.value = undefined;
+        for (const h of registerHandlers) h(state, registeredOnce);
         if (registeredOnce) {
           dropLists();
           resetTopics();
@@ -101,7 +122,10 @@ export function startEvents(onFirst: () => void) {
     try {
       for await (const event of loop) {
         if (connection.value) connection.value = undefined;
-        batch(() => apply(event));
+        batch(() => {
+          apply(event);
+          for (const h of eventHandlers.get(event.type) ?? []) h(event);
+        });
       }
     } catch (err) {
       if (err instanceof ZulipApiError && err.status === 401) toLogin();

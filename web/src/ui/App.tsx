@@ -6,15 +6,17 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { csrfToken } from "../api.ts";
+import { t } from "../i18n.ts";
 import { encodeHashComponent, narrowTitle } from "../narrow.ts";
 import { me, names, realm } from "../state/model.ts";
 import { registrations } from "../state/events.ts";
 import { counts } from "../state/unread.ts";
-import { view } from "../state/view.ts";
+import { page, view, type PageName } from "../state/view.ts";
 import { Banner } from "./Banner.tsx";
 import { Compose, TypingNotice } from "./Compose.tsx";
 import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
+import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
 
 declare global {
@@ -49,11 +51,27 @@ function Search() {
   );
 }
 
+/** The title's first part while a page is shown (Zulip's words for its views). */
+function pageTitle(name: PageName): string {
+  const titles: Record<PageName, string> = {
+    inbox: t("Inbox"),
+    recent: t("Recent conversations"),
+    channels: t("Channels"),
+    drafts: t("Drafts"),
+    scheduled: t("Scheduled messages"),
+    settings: t("Settings"),
+    organization: t("Organization settings"),
+    user: t("User profile"),
+  };
+  return titles[name];
+}
+
 export function App({ ready }: { ready: boolean }) {
   const v = view.value;
+  const p = page.value;
   const total = counts.value.total;
   void ready;
-  const title = narrowTitle(v.narrow, names);
+  const title = p ? pageTitle(p.name) : narrowTitle(v.narrow, names);
   useEffect(() => {
     document.title = `${total > 0 ? `(${total}) ` : ""}${title} - ${realm.value.name || "Zulip"}`;
     window.electron_bridge?.send_event?.("total_unread_count", total);
@@ -77,9 +95,13 @@ export function App({ ready }: { ready: boolean }) {
       <LeftSidebar />
       <main class="middle">
         <Banner />
-        <Feed key={`${feedKey(v)}|${registrations.value}`} v={v} />
-        <TypingNotice />
-        {ready && <Compose />}
+        {p && <PageHost page={p} />}
+        {/* The feed stays mounted under a page: going back to it shows it as it was. */}
+        <div class="feed-area" hidden={p !== undefined}>
+          <Feed key={`${feedKey(v)}|${registrations.value}`} v={v} />
+          <TypingNotice />
+          {ready && <Compose />}
+        </div>
       </main>
       <RightSidebar />
     </div>

@@ -8,7 +8,9 @@ import { hashOf, narrowKey, sortedIds, type Narrow } from "../narrow.ts";
 import { displayTopic, me, names, recentDms, subscriptions, users } from "../state/model.ts";
 import { loadTopics, sortedTopics, topics } from "../state/topics.ts";
 import { counts } from "../state/unread.ts";
-import { view } from "../state/view.ts";
+import { t } from "../i18n.ts";
+import { page, pageHash, view, type PageName } from "../state/view.ts";
+import { preloadPage } from "./PageHost.tsx";
 
 /** Topics listed under the channel being viewed before "more topics". */
 const TOPICS_SHOWN = 8;
@@ -31,7 +33,7 @@ function SidebarLink({
   count: number;
   children?: preact.ComponentChildren;
 }) {
-  const current = narrowKey(view.value.narrow) === narrowKey(narrow);
+  const current = !page.value && narrowKey(view.value.narrow) === narrowKey(narrow);
   return (
     <a
       href={hashOf({ narrow }, names)}
@@ -45,6 +47,26 @@ function SidebarLink({
       {count > 0 && " "}
       {count > 0 && <span class="count">{count}</span>}
     </a>
+  );
+}
+
+/** A link to a page (Inbox, Recent conversations, Drafts...), its chunk fetched on hover. */
+function PageLink({ name, label, count = 0 }: { name: PageName; label: string; count?: number }) {
+  const current = page.value?.name === name;
+  return (
+    <li>
+      <a
+        href={pageHash({ name, section: "" })}
+        aria-label={count > 0 ? `${label}, ${count} unread` : label}
+        aria-current={current ? "page" : undefined}
+        class={current ? "current" : undefined}
+        onMouseEnter={() => void preloadPage(name).catch(() => {})}
+      >
+        <span class="name">{label}</span>
+        {count > 0 && " "}
+        {count > 0 && <span class="count">{count}</span>}
+      </a>
+    </li>
   );
 }
 
@@ -75,9 +97,13 @@ export function LeftSidebar() {
     <div class="left-sidebar">
       <nav aria-label="Views">
         <ul>
+          <PageLink name="inbox" label={t("Inbox")} count={c.total} />
+          <PageLink name="recent" label={t("Recent conversations")} />
           <Item narrow={{ kind: "all" }} name="All messages" count={c.total} />
           <Item narrow={{ kind: "mentioned" }} name="Mentions" count={c.mentions} />
           <Item narrow={{ kind: "starred" }} name="Starred messages" count={0} />
+          <PageLink name="drafts" label={t("Drafts")} />
+          <PageLink name="scheduled" label={t("Scheduled messages")} />
         </ul>
       </nav>
       <nav aria-label="Channels">
