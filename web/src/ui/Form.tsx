@@ -158,13 +158,15 @@ export type SaveState =
 export function SaveStatus({ state }: { state: SaveState }) {
   if (state.kind === "error")
     return (
-      <p class="save-status error" role="alert">
+      <p class="save-status error" role="alert" aria-label={state.message}>
         {state.message}
       </p>
     );
+  const text = state.kind === "saving" ? t("Saving…") : state.kind === "saved" ? t("Saved") : "";
+  // Named by its text as well (a status takes no name from its content).
   return (
-    <p class="save-status" role="status">
-      {state.kind === "saving" ? t("Saving…") : state.kind === "saved" ? t("Saved") : ""}
+    <p class="save-status" role="status" aria-label={text || undefined}>
+      {text}
     </p>
   );
 }

@@ -107,7 +107,7 @@ function ApiKey({ onClose }: { onClose: () => void }) {
             required
           />
           {error && (
-            <p class="save-status error" role="alert">
+            <p class="save-status error" role="alert" aria-label={error}>
               {error}
             </p>
           )}
@@ -119,12 +119,12 @@ function ApiKey({ onClose }: { onClose: () => void }) {
         </form>
       ) : (
         <div>
-          <p>{t("Your API key:")}</p>
-          <p class="settings-key" aria-label={t("Your API key")}>
-            {key}
-          </p>
+          <label class="form-field">
+            <span>{t("Your API key")}</span>
+            <input class="settings-key" type="text" readOnly value={key} />
+          </label>
           {error && (
-            <p class="save-status error" role="alert">
+            <p class="save-status error" role="alert" aria-label={error}>
               {error}
             </p>
           )}
