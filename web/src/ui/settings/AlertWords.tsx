@@ -15,9 +15,8 @@ export function AlertWordsSection() {
   return (
     <div>
       <p class="form-hint">
-        {t(
-          "Alert words allow you to be notified as if you were @-mentioned when certain words or phrases are used in Zulip. Alert words are not case sensitive.",
-        )}
+        {t("You are notified as if @-mentioned when these words or phrases are used.")}{" "}
+        {t("Alert words are not case sensitive.")}
       </p>
       <form
         class="settings-row"
