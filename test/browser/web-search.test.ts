@@ -203,4 +203,100 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
     );
     expect(await feedName(hamlet)).toBe(`Search results for ${query}`);
   });
+
+  it("? opens the keyboard shortcuts, which list every shortcut; i, q and p work", async () => {
+    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await hamlet.keyboard.press("?");
+    const dialog = await byRole(hamlet, "dialog", "Keyboard shortcuts");
+    const text = (await dialog.evaluate((d) => d.textContent)) ?? "";
+    for (const words of [
+      "Inbox",
+      "Recent conversations",
+      "Reply to message",
+      "Next unread topic",
+      "Filter channels",
+      "Next unread direct message conversation",
+      "First message",
+      "Show keyboard shortcuts",
+    ])
+      expect(text).toContain(words);
+    const keys = await dialog.$$eval("kbd", (els) => els.map((e) => e.textContent));
+    for (const k of ["i", "t", "r", "n", "p", "q", "/", "?", "Esc", "Home", "End"])
+      expect(keys).toContain(k);
+    expect(await axeSerious(hamlet, "the keyboard shortcuts dialog")).toEqual([]);
+    shots.push(await screenshot(hamlet, "keyboard-shortcuts-dark"));
+    await hamlet.evaluate(() => delete document.documentElement.dataset.theme);
+    shots.push(await screenshot(hamlet, "keyboard-shortcuts"));
+    await hamlet.keyboard.press("Escape");
+    await waitForNoRole(hamlet, "dialog", "Keyboard shortcuts");
+
+    // i: Inbox; q: the channel filter, which filters the sidebar.
+    await hamlet.keyboard.press("i");
+    await hamlet.waitForFunction(() => location.hash === "#inbox");
+    await hamlet.keyboard.press("q");
+    expect(await hamlet.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Filter channels",
+    );
+    await hamlet.keyboard.type("ver");
+    const channelLinks = () =>
+      hamlet.$$eval("::-p-aria([name='Channels'][role='navigation']) a", (els) =>
+        els.map((e) => e.getAttribute("aria-label") ?? ""),
+      );
+    await hamlet.waitForFunction(
+      () => !document.querySelector("nav[aria-label=Channels]")?.textContent?.includes("Denmark"),
+    );
+    const left = await channelLinks();
+    expect(left.some((name) => name.startsWith("Verona"))).toBe(true);
+    expect(left.some((name) => name.startsWith("Denmark"))).toBe(false);
+    await hamlet.keyboard.press("Escape");
+    await hamlet.waitForFunction(() =>
+      document.querySelector("nav[aria-label=Channels]")?.textContent?.includes("Denmark"),
+    );
+
+    // p: the unread direct message from Othello.
+    await hamlet.keyboard.press("p");
+    await waitForFeed(hamlet, "Messages with Othello, the Moor of Venice");
+  });
+
+  it("on a phone-sized screen nothing scrolls sideways, and the sidebars open from the top bar", async () => {
+    await othello.setViewport({ width: 375, height: 740 });
+    const noSideways = () =>
+      othello.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    await waitForFeed(othello, "All messages");
+    expect(await noSideways()).toBe(true);
+    const channels = await byRole(othello, "button", "Show channels");
+    expect(await channels.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("false");
+    // The sidebars are out of view until asked for.
+    expect(await othello.$("::-p-aria([name='Verona'][role='link'])")).toBeNull();
+    shots.push(await screenshot(othello, "phone-feed"));
+    await channels.click();
+    expect(await channels.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("true");
+    await (await byRole(othello, "link", "Verona")).click();
+    await waitForFeed(othello, "#Verona");
+    await waitForNoRole(othello, "link", "Verona");
+    expect(await channels.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("false");
+    expect(await noSideways()).toBe(true);
+    shots.push(await screenshot(othello, "phone-channel"));
+
+    await (await byRole(othello, "button", "Show people")).click();
+    await byRole(othello, "link", /King Hamlet/.source, 100).catch(() => undefined);
+    shots.push(await screenshot(othello, "phone-people"));
+    await othello.keyboard.press("Escape");
+    expect(
+      await (
+        await byRole(othello, "button", "Show people")
+      ).evaluate((b) => b.getAttribute("aria-expanded")),
+    ).toBe("false");
+
+    // The other views fit too: search results, a page, and in the dark theme.
+    await typeSearch(othello, `${WORD}`);
+    await othello.keyboard.press("Enter");
+    await waitForFeed(othello, `Search results for ${WORD}`);
+    expect(await noSideways()).toBe(true);
+    await othello.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+    shots.push(await screenshot(othello, "phone-search-dark"));
+    await othello.evaluate(() => (location.hash = "#inbox"));
+    await othello.waitForFunction(() => location.hash === "#inbox");
+    expect(await noSideways()).toBe(true);
+  });
 });
