@@ -224,9 +224,10 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
     for (const k of ["i", "t", "r", "n", "p", "q", "/", "?", "Esc", "Home", "End"])
       expect(keys).toContain(k);
     expect(await axeSerious(hamlet, "the keyboard shortcuts dialog")).toEqual([]);
+    shots.push(await screenshot(hamlet, "keyboard-shortcuts"));
+    await hamlet.evaluate(() => (document.documentElement.dataset.theme = "dark"));
     shots.push(await screenshot(hamlet, "keyboard-shortcuts-dark"));
     await hamlet.evaluate(() => delete document.documentElement.dataset.theme);
-    shots.push(await screenshot(hamlet, "keyboard-shortcuts"));
     await hamlet.keyboard.press("Escape");
     await waitForNoRole(hamlet, "dialog", "Keyboard shortcuts");
 
@@ -253,7 +254,17 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
       document.querySelector("nav[aria-label=Channels]")?.textContent?.includes("Denmark"),
     );
 
-    // p: the unread direct message from Othello.
+    // p: an unread direct message from Othello (sent now: the feed read the first one).
+    await expectSuccess(
+      server.as("othello").POST("/messages", {
+        body: {
+          type: "direct",
+          to: [server.creds.users.hamlet!.user_id],
+          content: "Are you there?",
+        },
+      }),
+    );
+    await byRole(hamlet, "link", "Othello, the Moor of Venice, 1 unread");
     await hamlet.keyboard.press("p");
     await waitForFeed(hamlet, "Messages with Othello, the Moor of Venice");
   });
