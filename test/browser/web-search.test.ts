@@ -133,9 +133,7 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
     expect((await options(hamlet))[0]).toContain("Unread messages");
     // Tab completes the box with the suggestion, without searching.
     await hamlet.keyboard.press("Tab");
-    expect(await hamlet.$eval("input[type=search]", (e) => (e as HTMLInputElement).value)).toBe(
-      "is:unread ",
-    );
+    expect(await hamlet.$eval("input[type=search]", (e) => e.value)).toBe("is:unread ");
     await hamlet.keyboard.press("Escape");
   });
 
@@ -184,9 +182,7 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
     await waitForFeed(hamlet, title);
     await hamlet.waitForSelector("[role=feed] article mark");
     expect((await articles(hamlet)).length).toBe(2);
-    expect(await hamlet.$eval("input[type=search]", (e) => (e as HTMLInputElement).value)).toBe(
-      query,
-    );
+    expect(await hamlet.$eval("input[type=search]", (e) => e.value)).toBe(query);
   });
 
   it("-topic: leaves a topic out", async () => {

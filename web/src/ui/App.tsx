@@ -37,7 +37,10 @@ declare global {
  */
 const drawer = signal<"left" | "right" | undefined>(undefined);
 window.addEventListener("hashchange", () => (drawer.value = undefined));
-window.addEventListener("open-drawer", (e) => (drawer.value = (e as CustomEvent).detail));
+window.addEventListener(
+  "open-drawer",
+  (e) => (drawer.value = (e as CustomEvent<"left" | "right">).detail),
+);
 bindKey("Escape", () => {
   if (!drawer.value) return false;
   drawer.value = undefined;

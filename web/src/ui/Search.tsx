@@ -25,8 +25,8 @@ const SHOWN = 8;
 
 /** The model's names, with the look-ups from names and emails the search box needs. */
 export const directory: Directory = {
-  channelName: names.channelName,
-  userName: names.userName,
+  channelName: (id) => names.channelName(id),
+  userName: (id) => names.userName(id),
   get myId() {
     return me.value.id;
   },
