@@ -16,6 +16,7 @@ import { Banner } from "./Banner.tsx";
 import { Compose, TypingNotice } from "./Compose.tsx";
 import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
+import { ActionDialogs } from "./MessageActions.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
 
@@ -104,6 +105,7 @@ export function App({ ready }: { ready: boolean }) {
         </div>
       </main>
       <RightSidebar />
+      <ActionDialogs />
     </div>
   );
 }
