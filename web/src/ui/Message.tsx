@@ -130,7 +130,7 @@ function Reactions({ m }: { m: Msg }) {
     void toggleReaction(m, {
       name: r.emoji_name,
       code: r.emoji_code,
-      type: r.reaction_type as "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji",
+      type: r.reaction_type,
     }).catch(() => {});
   };
   return (
