@@ -3,13 +3,12 @@
  * "Edit" (my own messages, within the limit), "Star"/"Unstar", and the "Message actions" menu
  * with Zulip's items, each offered only where the register's settings allow it (the same rules
  * the server applies, state/permissions.ts). The dialogs of the actions are drawn once, by
- * ActionDialogs; the shortcuts (e, m, :, +, Ctrl+S, >, Shift+U) act on the selected message.
+ * ActionDialogs; the shortcuts (ui/messageKeys.ts) act on the selected message.
  */
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { api, call, errorText } from "../api.ts";
 import { t } from "../i18n.ts";
-import { bindKey } from "../keys.ts";
 import {
   actionDialog,
   deleteMessage,
@@ -36,7 +35,6 @@ import {
   canSeeHistory,
   readReceiptsEnabled,
 } from "../state/permissions.ts";
-import { selectedId } from "../state/view.ts";
 import type { Msg } from "../types.ts";
 import { Confirm, Dialog } from "./Dialog.tsx";
 import { EditHistory } from "./EditHistory.tsx";
@@ -52,7 +50,7 @@ function say(text: string) {
   noticeTimer = setTimeout(() => (notice.value = undefined), 3000);
 }
 
-function report(p: Promise<unknown>) {
+export function report(p: Promise<unknown>) {
   p.catch((err: unknown) => say(errorText(err)));
 }
 
@@ -356,52 +354,3 @@ export function ActionDialogs() {
     </>
   );
 }
-
-function selected(): Msg | undefined {
-  const id = selectedId.value;
-  return id === undefined ? undefined : store.get(id);
-}
-
-function onSelected(action: (m: Msg) => void) {
-  return () => {
-    const m = selected();
-    if (!m || actionDialog.value) return false;
-    action(m);
-    return true;
-  };
-}
-
-bindKey(
-  "e",
-  onSelected((m) => {
-    if (canEditContent(m)) editing.value = m.id;
-    else openAction("source", m.id);
-  }),
-);
-bindKey("m", () => {
-  const m = selected();
-  if (!m || !(canMoveTopic(m) || canMoveChannel(m))) return false;
-  openAction("move", m.id);
-});
-bindKey(
-  ":",
-  onSelected((m) => openAction("emoji", m.id)),
-);
-bindKey(
-  "+",
-  onSelected((m) =>
-    report(toggleReaction(m, { name: "+1", code: "1f44d", type: "unicode_emoji" })),
-  ),
-);
-bindKey(
-  "ctrl+s",
-  onSelected((m) => report(toggleStar(m))),
-);
-bindKey(
-  ">",
-  onSelected((m) => report(quoteAndReply(m))),
-);
-bindKey(
-  "U",
-  onSelected((m) => report(markUnreadFrom(m.id))),
-);
