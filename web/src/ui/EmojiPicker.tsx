@@ -3,6 +3,7 @@
  * prefix of any word), then "Frequently used" (my reactions in this browser and Zulip's
  * defaults), the organization's custom emoji, and every emoji; a grid of buttons named by the
  * emoji's name, moved through with the arrow keys. Enter in the search box picks the first match.
+ * The list of all emoji is drawn a page at a time, as it is scrolled.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
@@ -10,6 +11,9 @@ import { frequentEmoji, type EmojiRef } from "../state/edit.ts";
 import { customEmoji, emojiChar, matchEmoji, unicodeEmoji, type Emoji } from "../state/emoji.ts";
 import { Dialog } from "./Dialog.tsx";
 import "./EmojiPicker.css";
+
+/** Emoji drawn at a time in the list of all of them (about 1,900). */
+const PAGE = 200;
 
 function Glyph({ e }: { e: EmojiRef & { url?: string } }) {
   if (e.type === "realm_emoji") {
@@ -64,6 +68,8 @@ export function EmojiPicker({
   const [query, setQuery] = useState("");
   const [all, setAll] = useState<Emoji[] | undefined>(undefined);
   const [failed, setFailed] = useState(false);
+  /** How many of "All emoji" are drawn: more as the list is scrolled near its end. */
+  const [shown, setShown] = useState(PAGE);
   const root = useRef<HTMLDivElement>(null);
   useEffect(() => {
     unicodeEmoji().then(setAll, () => setFailed(true));
@@ -78,7 +84,7 @@ export function EmojiPicker({
     : [
         { title: t("Frequently used"), list: frequentEmoji() },
         ...(custom.length ? [{ title: t("Custom emoji"), list: [...custom] }] : []),
-        { title: t("All emoji"), list: all ?? [] },
+        { title: t("All emoji"), list: (all ?? []).slice(0, shown) },
       ];
   const first = sections[0]?.list[0];
   return (
@@ -116,7 +122,14 @@ export function EmojiPicker({
             {t("Could not load the emoji.")}
           </p>
         )}
-        <div class="emoji-sections">
+        <div
+          class="emoji-sections"
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            if (all && shown < all.length && el.scrollHeight - el.scrollTop - el.clientHeight < 300)
+              setShown(shown + PAGE);
+          }}
+        >
           {sections.map((s) => (
             <section key={s.title} aria-label={s.title}>
               <h3>{s.title}</h3>
