@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
@@ -148,6 +148,9 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
     await send("move1", "to move", "Please move me");
     await send("move2", "to move", "Move me too");
     await send("resolve", "resolve me", "Resolve this topic");
+    await expectSuccess(
+      server.as("iago").PATCH("/realm", { body: { enable_read_receipts: true } }),
+    );
     await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
     await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
     browser = await launchBrowser();
@@ -158,7 +161,8 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
     for (const p of [hamlet, othello]) {
       p.on("pageerror", (e) => console.error("page error:", e));
       p.on("console", (m) => {
-        if (m.type() === "error" && !m.text().includes("ERR_NAME_NOT_RESOLVED")) console.error("console:", m.text());
+        if (m.type() === "error" && !m.text().includes("ERR_NAME_NOT_RESOLVED"))
+          console.error("console:", m.text());
       });
       // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
       await p.setBypassCSP(true);
@@ -168,6 +172,15 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
       logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
     ]);
     await Promise.all([waitForFeed(hamlet, "All messages"), waitForFeed(othello, "All messages")]);
+  });
+  // A test that fails leaves no dialog open (a modal one makes the rest of the page inert).
+  afterEach(async () => {
+    for (const page of [hamlet, othello]) {
+      if (await page?.$("[role=menu]")) await page.keyboard.press("Escape");
+      await page?.evaluate(() =>
+        document.querySelectorAll("dialog[open]").forEach((d) => (d as HTMLDialogElement).close()),
+      );
+    }
   });
   afterAll(async () => {
     await browser?.close();

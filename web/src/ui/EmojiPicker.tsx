@@ -15,6 +15,14 @@ import "./EmojiPicker.css";
 /** Emoji drawn at a time in the list of all of them (about 1,900). */
 const PAGE = 200;
 
+/** A match by one of its aliases is named (and picked) by that alias, as typed: "tada", not "party". */
+function named(e: Emoji, query: string): Emoji {
+  const q = query.toLowerCase().replace(/ /g, "_");
+  if (e.name.startsWith(q)) return e;
+  const alias = e.aliases.find((a) => a.startsWith(q));
+  return alias ? { ...e, name: alias } : e;
+}
+
 function Glyph({ e }: { e: EmojiRef & { url?: string } }) {
   if (e.type === "realm_emoji") {
     const url = e.url ?? customEmoji.value.find((c) => c.code === e.code)?.url;
@@ -80,7 +88,12 @@ export function EmojiPicker({
   const custom = customEmoji.value;
   const q = query.trim();
   const sections: { title: string; list: (EmojiRef & { url?: string })[] }[] = q
-    ? [{ title: t("Search results"), list: matchEmoji([...custom, ...(all ?? [])], q, 80) }]
+    ? [
+        {
+          title: t("Search results"),
+          list: matchEmoji([...custom, ...(all ?? [])], q, 80).map((e) => named(e, q)),
+        },
+      ]
     : [
         { title: t("Frequently used"), list: frequentEmoji() },
         ...(custom.length ? [{ title: t("Custom emoji"), list: [...custom] }] : []),
