@@ -316,7 +316,8 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
     await choose(hamlet, "First action message", "Copy link to message");
     // The notice is a live region (role=status), which takes no name from its text.
     await hamlet.waitForFunction(
-      () => document.querySelector("[role=status]")?.textContent === "Copied!",
+      () =>
+        [...document.querySelectorAll("[role=status]")].some((e) => e.textContent === "Copied!"),
       { timeout: 5000 },
     );
     const link = await hamlet.evaluate(() => navigator.clipboard.readText());
