@@ -159,6 +159,8 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
     hamlet = await hc.newPage();
     othello = await (await browser.createBrowserContext()).newPage();
     for (const p of [hamlet, othello]) {
+      // A loaded machine (the suite's helpers share two CPUs) can take long to log in.
+      p.setDefaultNavigationTimeout(90_000);
       p.on("pageerror", (e) => console.error("page error:", e));
       p.on("console", (m) => {
         if (m.type() === "error" && !m.text().includes("ERR_NAME_NOT_RESOLVED"))
