@@ -315,6 +315,8 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
   });
 
   it("copies a link to the message", async () => {
+    // The clipboard is written by the focused page only.
+    await hamlet.bringToFront();
     await choose(hamlet, "First action message", "Copy link to message");
     // The notice is a live region (role=status), which takes no name from its text.
     await hamlet.waitForFunction(

@@ -54,9 +54,28 @@ export function report(p: Promise<unknown>) {
   p.catch((err: unknown) => say(errorText(err)));
 }
 
+/** The Clipboard API where the page has it (a secure context), else a selected textarea's copy. */
+function copyText(text: string): Promise<void> {
+  if (navigator.clipboard)
+    return navigator.clipboard.writeText(text).catch(() => copyByCommand(text));
+  return copyByCommand(text);
+}
+function copyByCommand(text: string): Promise<void> {
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.append(area);
+  area.select();
+  const ok = document.execCommand("copy");
+  area.remove();
+  return ok ? Promise.resolve() : Promise.reject(new Error("copy refused"));
+}
+
 async function copyLink(m: Msg) {
   try {
-    await navigator.clipboard.writeText(messageLink(m));
+    await copyText(messageLink(m));
     say(t("Copied!"));
   } catch {
     say(t("Could not copy the link."));
