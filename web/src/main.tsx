@@ -7,6 +7,7 @@ import { render } from "preact";
 import { signal } from "@preact/signals";
 import "./styles.css";
 import { installKeys } from "./keys.ts";
+import "./ui/messageKeys.ts";
 import { setQueueIdSource } from "./state/compose.ts";
 import { queueId, startEvents } from "./state/events.ts";
 import { startPresence } from "./state/presence.ts";
@@ -18,6 +19,7 @@ import { App } from "./ui/App.tsx";
 import "./state/emoji.ts";
 import "./state/settings.ts";
 import "./state/theme.ts";
+import "./state/permissions.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

@@ -18,6 +18,7 @@ import { Banner } from "./Banner.tsx";
 import { Compose, TypingNotice } from "./Compose.tsx";
 import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
+import { ActionDialogs } from "./MessageActions.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
 import { KeyboardHelp } from "./KeyboardHelp.tsx";
@@ -136,6 +137,7 @@ export function App({ ready }: { ready: boolean }) {
         />
       )}
       <KeyboardHelp />
+      <ActionDialogs />
     </div>
   );
 }
