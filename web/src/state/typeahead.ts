@@ -56,8 +56,8 @@ onEvent("user_group", (event) => {
 interface IndexedUser {
   user: User;
   name: string;
-  /** Where each word of the name after the first starts (the text after a space). */
-  words: string[];
+  /** The name's words, each after a space: " othello the moor of venice". */
+  words: string;
   email: string;
 }
 
@@ -79,14 +79,36 @@ function userIndex(): IndexedUser[] {
     next.push({
       user: u,
       name,
-      words: name.split(/[\s,.()-]+/).filter(Boolean),
+      words: " " + name.split(/[\s,.()-]+/).join(" "),
       email: (u.delivery_email ?? u.email).toLowerCase(),
     });
   }
-  next.sort((a, b) => a.name.localeCompare(b.name));
+  next.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   index = next;
   nameCounts = counts;
+  lastQuery = undefined;
   return index;
+}
+
+/** Builds the people index ahead of the first keypress (a field that offers people got the focus). */
+export function warmUserIndex() {
+  userIndex();
+}
+
+/** The last query's matches: a longer query (the next keypress) searches only among them. */
+let lastQuery: string | undefined;
+let lastHits: IndexedUser[] = [];
+
+function hitsFor(q: string): IndexedUser[] {
+  const all = userIndex();
+  const pool = lastQuery !== undefined && q.startsWith(lastQuery) ? lastHits : all;
+  const word = " " + q;
+  const hits: IndexedUser[] = [];
+  for (const e of pool)
+    if (e.name.startsWith(q) || e.words.includes(word) || e.email.startsWith(q)) hits.push(e);
+  lastQuery = q;
+  lastHits = hits;
+  return hits;
 }
 
 /**
@@ -105,18 +127,13 @@ export function matchUsers(
   const prefix: User[] = [];
   const word: User[] = [];
   const email: User[] = [];
-  for (const entry of userIndex()) {
+  for (const entry of hitsFor(q)) {
     const id = entry.user.user_id;
     if (options.exclude?.has(id)) continue;
-    let hit = 0;
-    if (!q || entry.name.startsWith(q)) hit = 1;
-    else if (entry.words.some((w) => w.startsWith(q)) || entry.name.includes(" " + q)) hit = 2;
-    else if (entry.email.startsWith(q)) hit = 3;
-    if (!hit) continue;
     if (rank.has(id)) preferred.push(entry);
-    else if (hit === 1) {
+    else if (entry.name.startsWith(q)) {
       if (prefix.length < limit) prefix.push(entry.user);
-    } else if (hit === 2) {
+    } else if (entry.words.includes(" " + q)) {
       if (word.length < limit) word.push(entry.user);
     } else if (email.length < limit) email.push(entry.user);
   }

@@ -20,7 +20,7 @@ import { compose, draft, openCompose, sendMessage, type Target } from "../state/
 import { customEmoji, emojiChar, matchEmoji, unicodeEmoji, type Emoji } from "../state/emoji.ts";
 import { listFor, store } from "../state/messages.ts";
 import { dmKey, me, realm, recentDms, subscriptions, users } from "../state/model.ts";
-import { loadTopics } from "../state/topics.ts";
+import { loadTopics, topics } from "../state/topics.ts";
 import {
   channelByName,
   matchChannels,
@@ -29,6 +29,7 @@ import {
   matchUsers,
   matchWildcards,
   mentionSyntax,
+  warmUserIndex,
 } from "../state/typeahead.ts";
 import { noteTyping, stopTyping, typingIn } from "../state/typing.ts";
 import { view } from "../state/view.ts";
@@ -216,12 +217,27 @@ function messageSuggestions(
         emojiList = all;
         emojiLoaded();
       });
-    return matchEmoji([...customEmoji.value, ...(emojiList ?? [])], m[1]!, 8).map((e) => ({
-      key: `e${e.type}${e.code}`,
-      value: { insert: `:${e.name}: `, start },
-      label: `:${e.name}:`,
-      icon: e.url ? <img src={e.url} alt="" /> : emojiChar(e.code),
-    }));
+    const q = m[1]!.toLowerCase();
+    // One row per matching name ("thumbs_up" and "thumbs_down" for :thumbs), leaving out a
+    // name that only drops the underscores of another ("thumbsup").
+    const rows: TypeaheadOption<Suggestion>[] = [];
+    for (const e of matchEmoji([...customEmoji.value, ...(emojiList ?? [])], q, 8)) {
+      const names = [e.name, ...e.aliases];
+      const matching = names.filter(
+        (n) => n.startsWith(q) || n.split("_").some((w) => w.startsWith(q)),
+      );
+      for (const name of matching.length ? matching : [e.name]) {
+        if (!name.includes("_") && matching.some((n) => n !== name && n.replace(/_/g, "") === name))
+          continue;
+        rows.push({
+          key: `e${e.type}${e.code}:${name}`,
+          value: { insert: `:${name}: `, start },
+          label: `:${name}:`,
+          icon: e.url ? <img src={e.url} alt="" /> : emojiChar(e.code),
+        });
+      }
+    }
+    return rows;
   }
   return [];
 }
@@ -267,6 +283,8 @@ export function Compose() {
   const content = useRef<HTMLTextAreaElement>(null);
   const topicInput = useRef<HTMLInputElement>(null);
   const toInput = useRef<HTMLInputElement>(null);
+  /** Whether the topic was typed in since the field got the focus (its typeahead is wanted). */
+  const topicTyped = useRef(false);
 
   const messageTypeahead = useTypeahead<Suggestion>(
     "compose-message",
@@ -366,11 +384,6 @@ export function Compose() {
     else if (messageTypeahead.open) messageTypeahead.close();
   };
 
-  // Emoji arriving (their data loads on first use) refresh the open suggestions.
-  useEffect(() => {
-    if (messageTypeahead.open || content.current === document.activeElement) suggest();
-  }, [emojiList]);
-
   const suggestTopics = (text: string) => {
     if (streamId === undefined) return;
     void loadTopics(streamId);
@@ -381,6 +394,15 @@ export function Compose() {
     if (options.length) topicTypeahead.show(options);
     else topicTypeahead.close();
   };
+
+  // Data arriving after the key that asked for it (emoji load on first use, a channel's topics
+  // on first look) refreshes the suggestions of the field being typed in.
+  const knownTopics = topics.value;
+  useEffect(() => {
+    const focused = document.activeElement;
+    if (focused && focused === content.current) suggest();
+    else if (focused && focused === topicInput.current && topicTyped.current) suggestTopics(topic);
+  }, [emojiList, knownTopics]);
 
   const suggestPeople = (text: string) => {
     const { ids, rest } = parseRecipients(text);
@@ -470,10 +492,15 @@ export function Compose() {
                 {...topicTypeahead.fieldProps}
                 onInput={(e) => {
                   setTopic(e.currentTarget.value);
+                  topicTyped.current = true;
                   suggestTopics(e.currentTarget.value);
                 }}
                 onKeyDown={(e) => topicTypeahead.keyDown(e)}
-                onBlur={() => topicTypeahead.close()}
+                onFocus={() => streamId !== undefined && void loadTopics(streamId)}
+                onBlur={() => {
+                  topicTyped.current = false;
+                  topicTypeahead.close();
+                }}
               />
               {topicTypeahead.list}
             </div>
@@ -492,6 +519,7 @@ export function Compose() {
                 suggestPeople(e.currentTarget.value);
               }}
               onKeyDown={(e) => toTypeahead.keyDown(e)}
+              onFocus={warmUserIndex}
               onBlur={() => toTypeahead.close()}
             />
             {toTypeahead.list}
@@ -545,6 +573,7 @@ export function Compose() {
                 suggest();
               }}
               onClick={suggest}
+              onFocus={warmUserIndex}
               onBlur={() => messageTypeahead.close()}
               onKeyDown={(e) => {
                 if (messageTypeahead.keyDown(e)) return;
@@ -593,7 +622,15 @@ export function Compose() {
           <i>I</i>
         </FormatButton>
         <FormatButton label={t("Link")} keys="Ctrl+Shift+L" onClick={() => format("link")}>
-          🔗
+          <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">
+            <path
+              d="M6.5 9.5l3-3M7 4.5l1.2-1.2a2.5 2.5 0 013.5 3.5L10.5 8M9 11.5l-1.2 1.2a2.5 2.5 0 01-3.5-3.5L5.5 8"
+              fill="none"
+              stroke="currentColor"
+              stroke-width="1.5"
+              stroke-linecap="round"
+            />
+          </svg>
         </FormatButton>
         <FormatButton label={t("Code")} onClick={() => format("code")}>
           <code>{"</>"}</code>

@@ -121,7 +121,8 @@ export function useTypeahead<T>(
             )}
             <span class="typeahead-label">{o.label}</span>
             {o.detail && (
-              <span class="typeahead-detail" id={`${listId}-${i}-detail`}>
+              // Heard as the option's description, not part of its name.
+              <span class="typeahead-detail" id={`${listId}-${i}-detail`} aria-hidden="true">
                 {o.detail}
               </span>
             )}
