@@ -20,6 +20,7 @@ import "./state/emoji.ts";
 import "./state/settings.ts";
 import "./state/theme.ts";
 import "./state/permissions.ts";
+import "./state/typeahead.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;
