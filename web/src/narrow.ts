@@ -15,6 +15,7 @@ export type Narrow =
   | { kind: "dm"; userIds: number[] }
   | { kind: "mentioned" }
   | { kind: "starred" }
+  | { kind: "sender"; userId: number }
   | { kind: "search"; query: string };
 
 export interface View {
@@ -57,6 +58,8 @@ export function narrowKey(n: Narrow): string {
       return `d:${sortedIds(n.userIds).join(",")}`;
     case "search":
       return `s:${n.query}`;
+    case "sender":
+      return `from:${n.userId}`;
     default:
       return n.kind;
   }
@@ -98,6 +101,9 @@ export function hashOf(view: View, names: Names): string {
     case "starred":
       hash = `#narrow/is/${n.kind}`;
       break;
+    case "sender":
+      hash = `#narrow/sender/${n.userId}-${(names.userName(n.userId) ?? "unk").replace(/[ "%/<>`\p{C}]+/gu, "-")}`;
+      break;
     case "search":
       hash = `#narrow/search/${encodeHashComponent(n.query)}`;
       break;
@@ -117,6 +123,7 @@ export function parseHash(hash: string): View | undefined {
   let userIds: number[] | undefined;
   let is: string | undefined;
   let search: string | undefined;
+  let sender: number | undefined;
   let near: number | undefined;
   for (let i = 1; i + 1 < parts.length; i += 2) {
     const op = parts[i]!;
@@ -141,6 +148,9 @@ export function parseHash(hash: string): View | undefined {
       case "is":
         is = operand;
         break;
+      case "sender":
+        sender = Number.parseInt(operand, 10);
+        break;
       case "search":
         search = decodeHashComponent(operand);
         break;
@@ -159,6 +169,8 @@ export function parseHash(hash: string): View | undefined {
     narrow =
       topic !== undefined ? { kind: "topic", streamId, topic } : { kind: "channel", streamId };
   else if (userIds?.length) narrow = { kind: "dm", userIds };
+  else if (sender !== undefined && Number.isInteger(sender) && sender > 0)
+    narrow = { kind: "sender", userId: sender };
   else if (is === "mentioned" || is === "starred") narrow = { kind: is };
   else if (is === "dm" || is === "private") return undefined;
   else if (search) narrow = { kind: "search", query: search };
@@ -187,6 +199,8 @@ export function narrowTerms(n: Narrow, myId: number): NarrowTerm[] {
       return [{ operator: "is", operand: n.kind }];
     case "search":
       return [{ operator: "search", operand: n.query }];
+    case "sender":
+      return [{ operator: "sender", operand: n.userId }];
   }
 }
 
@@ -219,6 +233,8 @@ export function matches(n: Narrow, m: Msg, myId: number): boolean | undefined {
       return m.flags.includes("starred");
     case "search":
       return undefined;
+    case "sender":
+      return m.sender_id === n.userId;
   }
 }
 
@@ -246,5 +262,7 @@ export function narrowTitle(n: Narrow, names: Names): string {
       return "Starred messages";
     case "search":
       return `Search results for ${n.query}`;
+    case "sender":
+      return `Messages sent by ${names.userName(n.userId) ?? "unknown user"}`;
   }
 }

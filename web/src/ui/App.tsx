@@ -18,6 +18,9 @@ import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
+import { NotifyBanner } from "./NotifyBanner.tsx";
+import { StatusButton } from "./StatusDialog.tsx";
+import { UserCardHost } from "./UserCard.tsx";
 
 declare global {
   interface Window {
@@ -85,6 +88,7 @@ export function App({ ready }: { ready: boolean }) {
         </a>
         <Search />
         <div class="me">
+          <StatusButton />
           <span>{me.value.fullName}</span>
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
@@ -95,6 +99,7 @@ export function App({ ready }: { ready: boolean }) {
       <LeftSidebar />
       <main class="middle">
         <Banner />
+        <NotifyBanner />
         {p && <PageHost page={p} />}
         {/* The feed stays mounted under a page: going back to it shows it as it was. */}
         <div class="feed-area" hidden={p !== undefined}>
@@ -104,6 +109,7 @@ export function App({ ready }: { ready: boolean }) {
         </div>
       </main>
       <RightSidebar />
+      <UserCardHost />
     </div>
   );
 }
