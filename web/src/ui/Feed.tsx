@@ -273,19 +273,24 @@ export function Feed({ v }: { v: View }) {
       prev?.sender_id !== m.sender_id ||
       m.timestamp - (prev?.timestamp ?? 0) > SAME_RUN_SECONDS;
     const collapsed = muted.has(m.sender_id) && !shownAnyway.has(m.id);
+    const row = (
+      <MessageRow
+        key={m.id}
+        m={m}
+        showSender={showSender}
+        unread={isUnread(m.id)}
+        day={newGroup ? day : undefined}
+        selected={selected === m.id}
+        isEditing={editingId === m.id}
+      />
+    );
     rows.push(
       collapsed ? (
-        <MutedRow key={m.id} m={m} day={newGroup ? day : undefined} />
+        <MutedRow key={m.id} m={m} day={newGroup ? day : undefined}>
+          {row}
+        </MutedRow>
       ) : (
-        <MessageRow
-          key={m.id}
-          m={m}
-          showSender={showSender}
-          unread={isUnread(m.id)}
-          day={newGroup ? day : undefined}
-          selected={selected === m.id}
-          isEditing={editingId === m.id}
-        />
+        row
       ),
     );
     prevKey = key;

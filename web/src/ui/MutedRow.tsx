@@ -1,15 +1,28 @@
 /**
  * A message of a muted user, collapsed as Zulip collapses it: no name, no content, and a button
- * that reveals this one message.
+ * that reveals this one message (its own row then, for the rest of the session).
  */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
 import { t } from "../i18n.ts";
-import { reveal } from "../state/muted-users.ts";
+import { reveal, revealed } from "../state/muted-users.ts";
 import type { Msg } from "../types.ts";
 import { RecipientHeader } from "./RecipientHeader.tsx";
 import { timeOfDay } from "./format.ts";
 import "./MutedRow.css";
 
-export function MutedRow({ m, day }: { m: Msg; day: string | undefined }) {
+export function MutedRow({
+  m,
+  day,
+  children,
+}: {
+  m: Msg;
+  day: string | undefined;
+  /** The message's own row, shown once revealed. */
+  children: ComponentChildren;
+}) {
+  const [open, setOpen] = useState(false);
+  if (open || revealed.value.has(m.id)) return <>{children}</>;
   const time = timeOfDay(m.timestamp);
   return (
     <article aria-label={t("Muted user, {time}", { time })} data-id={m.id}>
@@ -26,7 +39,14 @@ export function MutedRow({ m, day }: { m: Msg; day: string | undefined }) {
           <div class="content">
             <p>
               {t("This message was hidden because you have muted the sender.")}{" "}
-              <button type="button" class="link-button" onClick={() => reveal(m.id)}>
+              <button
+                type="button"
+                class="link-button"
+                onClick={() => {
+                  setOpen(true);
+                  reveal(m.id);
+                }}
+              >
                 {t("Click here to reveal.")}
               </button>
             </p>

@@ -98,7 +98,10 @@ function StatusDialog({ onClose }: { onClose: () => void }) {
                   setText(t(p.text));
                 }}
               >
-                <span aria-hidden="true">{emojiChar(p.emoji_code)}</span> {t(p.text)}
+                <span aria-hidden="true" class="preset-emoji">
+                  {emojiChar(p.emoji_code)}
+                </span>
+                {t(p.text)}
               </button>
             </li>
           ))}
