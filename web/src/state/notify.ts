@@ -163,9 +163,9 @@ function installBridge() {
   });
   b.on_event("show-notification-settings", () => goPage("settings", "notifications"));
   b.set_send_notification_reply_message_supported?.(true);
-  b.on_event("send_notification_reply_message", ((messageId: number, reply: string) => {
+  b.on_event("send_notification_reply_message", (messageId: number, reply: string) => {
     void replyTo(Number(messageId), String(reply));
-  }));
+  });
 }
 
 async function replyTo(messageId: number, reply: string) {
