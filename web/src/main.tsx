@@ -21,6 +21,11 @@ import "./state/settings.ts";
 import "./state/theme.ts";
 import "./state/permissions.ts";
 import "./state/typeahead.ts";
+import "./state/user-topics.ts";
+import "./state/muted-users.ts";
+import "./state/status.ts";
+import "./state/notify.ts";
+import "./state/people-keys.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

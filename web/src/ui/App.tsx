@@ -21,6 +21,9 @@ import { LeftSidebar } from "./LeftSidebar.tsx";
 import { ActionDialogs } from "./MessageActions.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
+import { NotifyBanner } from "./NotifyBanner.tsx";
+import { StatusButton } from "./StatusDialog.tsx";
+import { UserCardHost } from "./UserCard.tsx";
 import { KeyboardHelp } from "./KeyboardHelp.tsx";
 import "./Layout.css";
 import { Search } from "./Search.tsx";
@@ -107,6 +110,7 @@ export function App({ ready }: { ready: boolean }) {
         <Search />
         <DrawerButton side="right" label={t("Show people")} />
         <div class="me">
+          <StatusButton />
           <span>{me.value.fullName}</span>
           <a class="settings-link" href="#settings/profile" aria-label={t("Settings")}>
             ⚙
@@ -120,6 +124,7 @@ export function App({ ready }: { ready: boolean }) {
       <LeftSidebar />
       <main class="middle">
         <Banner />
+        <NotifyBanner />
         {p && <PageHost page={p} />}
         {/* The feed stays mounted under a page: going back to it shows it as it was. */}
         <div class="feed-area" hidden={p !== undefined}>
@@ -129,6 +134,7 @@ export function App({ ready }: { ready: boolean }) {
         </div>
       </main>
       <RightSidebar />
+      <UserCardHost />
       {drawer.value && (
         <div
           class="drawer-backdrop"

@@ -17,6 +17,7 @@ import { selectedId } from "../state/view.ts";
 import type { Msg, Reaction } from "../types.ts";
 import { messageHtml } from "./content.ts";
 import { Avatar } from "./Avatar.tsx";
+import { SenderName } from "./UserCard.tsx";
 import { RecipientHeader } from "./RecipientHeader.tsx";
 import { fullDate, timeOfDay } from "./format.ts";
 import { Toolbar } from "./MessageActions.tsx";
@@ -69,7 +70,7 @@ function MessageView({ m, showSender, unread, selected, isEditing, day }: RowPro
         </div>
         <div class="body">
           <div class="meta">
-            {showSender && <span class="sender">{name}</span>}
+            {showSender && <SenderName userId={m.sender_id} name={name} />}
             <time
               dateTime={new Date(m.timestamp * 1000).toISOString()}
               title={fullDate(m.timestamp)}
