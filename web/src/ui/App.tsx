@@ -86,6 +86,9 @@ export function App({ ready }: { ready: boolean }) {
         <Search />
         <div class="me">
           <span>{me.value.fullName}</span>
+          {me.value.isAdmin && (
+            <a href="#organization/organization-profile">{t("Organization settings")}</a>
+          )}
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
             <button type="submit">Log out</button>
