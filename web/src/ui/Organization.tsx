@@ -83,7 +83,7 @@ export default function OrganizationPage({ section }: PageProps) {
   const current = shown.find((s) => s.key === section || s.also?.includes(section)) ?? shown[0]!;
   const Current = current.Component;
   return (
-    <section class="page org" aria-label={t("Organization settings")}>
+    <div class="page org">
       <h1>{t("Organization settings")}</h1>
       <div class="org-body">
         <nav class="org-nav" aria-label={t("Organization settings sections")}>
@@ -104,6 +104,6 @@ export default function OrganizationPage({ section }: PageProps) {
           <Current section={section} />
         </div>
       </div>
-    </section>
+    </div>
   );
 }

@@ -53,6 +53,7 @@ export function EmojiSection() {
           <span>{t("Emoji image")}</span>
           <input
             type="file"
+            aria-label={t("Emoji image")}
             accept="image/png,image/gif,image/jpeg,image/webp"
             onChange={(e) => setFile(e.currentTarget.files?.[0])}
           />

@@ -139,7 +139,10 @@ export function InvitesSection() {
               const who = i.is_multiuse ? t("Invitation link") : (i.email ?? "");
               return (
                 <tr key={`${i.is_multiuse}-${i.id}`}>
-                  <td>{i.is_multiuse ? <code>{i.link_url}</code> : who}</td>
+                  <td>
+                    {who}
+                    {i.is_multiuse && <code class="org-link">{i.link_url}</code>}
+                  </td>
                   <td>{users.value.get(i.invited_by_user_id)?.full_name ?? ""}</td>
                   <td>{ROLES.find((r) => r.value === i.invited_as)?.label() ?? ""}</td>
                   <td>{expiry(i)}</td>
