@@ -284,9 +284,13 @@ describe.skipIf(!pageTestsHere)(`organization settings pages (${CHROMIUM})`, () 
     await setText(iago, "Emoji name", "yorick_skull");
     const file = path.join(mkdtempSync(path.join(tmpdir(), "org-emoji-")), "skull.png");
     writeFileSync(file, PNG);
-    const input = (await iago.waitForSelector('::-p-aria([name="Emoji image"])', {
-      timeout: 5000,
-    })) as ElementHandle<HTMLInputElement>;
+    // Chromium names a file input's button, not the input: the one file input of the form.
+    const input = (await iago.waitForSelector(
+      'form[aria-label="Add a new emoji"] input[type=file]',
+      {
+        timeout: 5000,
+      },
+    )) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(file);
     await (await byRole(iago, "button", "Add emoji")).click();
     expect(await settled(iago)).toBe("Saved");

@@ -6,7 +6,8 @@
  */
 import { signal } from "@preact/signals";
 import { onEvent, onRegister } from "./events.ts";
-import { me } from "./model.ts";
+import type { User } from "../types.ts";
+import { me, users } from "./model.ts";
 
 export interface UserGroup {
   id: number;
@@ -24,6 +25,8 @@ export type GroupSettingValue = number | { direct_members: number[]; direct_subg
 export const realmSettings = signal<Readonly<Record<string, unknown>>>({});
 export const myRole = signal({ isAdmin: false, isOwner: false });
 export const userGroups = signal<readonly UserGroup[]>([]);
+/** Deactivated users (register `realm_non_active_users`), by id; the active ones are model.users. */
+export const inactiveUsers = signal<ReadonlyMap<number, User>>(new Map());
 
 onRegister((state) => {
   const settings: Record<string, unknown> = {};
@@ -32,6 +35,8 @@ onRegister((state) => {
   realmSettings.value = settings;
   myRole.value = { isAdmin: state.is_admin === true, isOwner: state.is_owner === true };
   userGroups.value = (settings.user_groups as UserGroup[] | undefined) ?? [];
+  const inactive = (settings.non_active_users as User[] | undefined) ?? [];
+  inactiveUsers.value = new Map(inactive.map((u) => [u.user_id, u]));
 });
 
 onEvent("realm", (event) => {
@@ -43,10 +48,23 @@ onEvent("realm", (event) => {
 });
 
 onEvent("realm_user", (event) => {
-  const e = event as { op: string; person?: { user_id: number; role?: number } };
+  const e = event as { op: string; person?: Partial<User> & { user_id: number } };
+  const person = e.person;
+  if (e.op !== "update" || !person) return;
   // My own role changed: the pages show or hide their controls.
-  if (e.op === "update" && e.person?.role !== undefined && e.person.user_id === me.value.id)
-    myRole.value = { isAdmin: e.person.role <= 200, isOwner: e.person.role === 100 };
+  if (person.role !== undefined && person.user_id === me.value.id)
+    myRole.value = { isAdmin: person.role <= 200, isOwner: person.role === 100 };
+  const id = person.user_id;
+  const old = inactiveUsers.value.get(id);
+  if (old && person.is_active === true) {
+    // Reactivated: back among the active users (the core's map updates only those it has).
+    const next = new Map(inactiveUsers.value);
+    next.delete(id);
+    inactiveUsers.value = next;
+    users.value = new Map(users.value).set(id, { ...old, ...person });
+  } else if (old) {
+    inactiveUsers.value = new Map(inactiveUsers.value).set(id, { ...old, ...person });
+  }
 });
 
 function changeGroup(id: number, change: (g: UserGroup) => UserGroup | undefined) {

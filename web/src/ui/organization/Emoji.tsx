@@ -34,7 +34,9 @@ export function EmojiSection() {
             await call(
               api.POST("/realm/emoji/{emoji_name}", {
                 params: { path: { emoji_name: name.trim() } },
+                // The image as multipart: the browser sets the type with its boundary.
                 headers: { "Content-Type": null },
+                body: {},
                 bodySerializer: () => form,
               }),
             );

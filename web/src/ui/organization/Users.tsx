@@ -1,52 +1,49 @@
 /**
- * Users (`#organization/users`, `#organization/deactivated`): every user of the organization from
- * GET /users, filtered by name or email and shown a page at a time (10,000 users stay cheap), with
- * the role select (PATCH /users/{id}), Deactivate (after a confirmation) and, on the deactivated
+ * Users (`#organization/users`, `#organization/deactivated`): every user of the organization, from
+ * the register's state kept current by `realm_user` events (nothing fetched), filtered by name or
+ * email and shown a page at a time (10,000 users stay cheap), with the role select (PATCH /users/{id}), Deactivate (after a confirmation) and, on the deactivated
  * tab, Reactivate. The server's rules (only owners make or unmake owners...) come back as its errors.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
-import { registrations } from "../../state/events.ts";
-import { myRole } from "../../state/org.ts";
+import { users } from "../../state/model.ts";
+import { inactiveUsers, myRole } from "../../state/org.ts";
 import type { User } from "../../types.ts";
 import { Confirm } from "../Dialog.tsx";
 import { ROLES, type Role, Section, StatusText, useStatus } from "./common.tsx";
 
 const PAGE = 50;
+const collator = new Intl.Collator();
 
 export function UsersSection({ section }: { section: string }) {
   const deactivated = section === "deactivated";
-  const [all, setAll] = useState<User[] | undefined>(undefined);
   const [filter, setFilter] = useState("");
   const [start, setStart] = useState(0);
   const [confirming, setConfirming] = useState<User | undefined>(undefined);
   const [status, run] = useStatus();
   const owner = myRole.value.isOwner;
 
-  async function load() {
-    const { members } = await call(api.GET("/users", { params: { query: {} } }));
-    setAll(members.filter((u) => !u.is_bot));
-  }
-  useEffect(() => {
-    void load().catch(() => setAll([]));
-  }, [registrations.value]);
+  // Everyone, from the register's state, kept current by events: nothing to fetch.
+  const all = useMemo(() => {
+    const list = [...users.value.values()];
+    for (const u of inactiveUsers.value.values()) if (!users.value.has(u.user_id)) list.push(u);
+    return list.filter((u) => !u.is_bot);
+  }, [users.value, inactiveUsers.value]);
+  // Bumped when a role change fails: the select shows the role the user still has.
+  const [failures, setFailures] = useState(0);
   useEffect(() => setStart(0), [filter, deactivated]);
 
   const shown = useMemo(() => {
     const q = filter.trim().toLowerCase();
-    return (all ?? [])
+    return all
       .filter((u) => u.is_active !== deactivated)
       .filter(
         (u) => !q || u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q),
       )
-      .sort((a, b) => a.full_name.localeCompare(b.full_name));
+      .sort((a, b) => collator.compare(a.full_name, b.full_name));
   }, [all, filter, deactivated]);
   const page = shown.slice(start, start + PAGE);
-
-  function replace(id: number, change: Partial<User>) {
-    setAll((list) => list?.map((u) => (u.user_id === id ? { ...u, ...change } : u)));
-  }
 
   return (
     <Section title={deactivated ? t("Deactivated users") : t("Users")}>
@@ -67,9 +64,7 @@ export function UsersSection({ section }: { section: string }) {
         onInput={(e) => setFilter(e.currentTarget.value)}
       />
       <StatusText status={status} />
-      {all === undefined ? (
-        <p class="org-note">{t("Loading…")}</p>
-      ) : (
+      {
         <table class="org-table">
           <thead>
             <tr>
@@ -89,12 +84,11 @@ export function UsersSection({ section }: { section: string }) {
                     (ROLES.find((r) => r.value === u.role)?.label() ?? "")
                   ) : (
                     <select
+                      key={failures}
                       aria-label={t("Role of {name}", { name: u.full_name })}
                       value={String(u.role)}
                       onChange={(e) => {
                         const role = Number(e.currentTarget.value) as Role;
-                        const old = u.role;
-                        replace(u.user_id, { role });
                         void run(() =>
                           call(
                             api.PATCH("/users/{user_id}", {
@@ -102,7 +96,7 @@ export function UsersSection({ section }: { section: string }) {
                               body: { role },
                             }),
                           ),
-                        ).then((ok) => ok || replace(u.user_id, { role: old }));
+                        ).then((ok) => ok || setFailures((n) => n + 1));
                       }}
                     >
                       {ROLES.filter((r) => owner || r.value !== 100 || u.role === 100).map((r) => (
@@ -125,7 +119,7 @@ export function UsersSection({ section }: { section: string }) {
                               params: { path: { user_id: u.user_id } },
                             }),
                           ),
-                        ).then((ok) => ok && replace(u.user_id, { is_active: true }))
+                        )
                       }
                     >
                       {t("Reactivate")}
@@ -145,8 +139,8 @@ export function UsersSection({ section }: { section: string }) {
             ))}
           </tbody>
         </table>
-      )}
-      {all !== undefined && (
+      }
+      {
         <div class="org-pager">
           <span>
             {shown.length === 0
@@ -168,7 +162,7 @@ export function UsersSection({ section }: { section: string }) {
             {t("Next")}
           </button>
         </div>
-      )}
+      }
       {confirming && (
         <Confirm
           title={t("Deactivate {name}?", { name: confirming.full_name })}
@@ -179,7 +173,7 @@ export function UsersSection({ section }: { section: string }) {
             const u = confirming;
             void run(() =>
               call(api.DELETE("/users/{user_id}", { params: { path: { user_id: u.user_id } } })),
-            ).then((ok) => ok && replace(u.user_id, { is_active: false }));
+            );
           }}
         >
           {t(
