@@ -294,7 +294,8 @@ describe.skipIf(!pageTestsHere)(`organization settings pages (${CHROMIUM})`, () 
     await input.uploadFile(file);
     await (await byRole(iago, "button", "Add emoji")).click();
     expect(await settled(iago)).toBe("Saved");
-    await byRole(hamlet, "img", ":yorick_skull:");
+    // The emoji's image (Chromium's role for it is "image"), or its cell, by its name.
+    await hamlet.waitForSelector('::-p-aria([name=":yorick_skull:"])', { timeout: 10_000 });
     const { emoji } = await expectSuccess(server.as("hamlet").GET("/realm/emoji"));
     expect(Object.values(emoji).some((e) => e.name === "yorick_skull" && !e.deactivated)).toBe(
       true,
