@@ -26,6 +26,7 @@ import "./state/muted-users.ts";
 import "./state/status.ts";
 import "./state/notify.ts";
 import "./state/people-keys.ts";
+import "./state/org.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

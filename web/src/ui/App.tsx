@@ -115,6 +115,9 @@ export function App({ ready }: { ready: boolean }) {
           <a class="settings-link" href="#settings/profile" aria-label={t("Settings")}>
             ⚙
           </a>
+          {me.value.isAdmin && (
+            <a href="#organization/organization-profile">{t("Organization settings")}</a>
+          )}
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
             <button type="submit">{t("Log out")}</button>
