@@ -27,11 +27,11 @@ export async function axeViolations(
   where: string,
   context?: string,
 ): Promise<AxeViolation[]> {
-  const loaded = await page.evaluate(() => "axe" in window);
+  const loaded = await page.evaluate(() => "axe" in globalThis);
   if (!loaded) await page.addScriptTag({ content: axeSource });
   const results = await page.evaluate(async (ctx) => {
     const axe = (
-      window as unknown as {
+      globalThis as unknown as {
         axe: {
           run(context?: string): Promise<{
             violations: {
