@@ -1,11 +1,12 @@
 /**
  * Zulip's core keyboard shortcuts (help/keyboard-shortcuts.md): j/k and the arrows move the
  * selection, Enter or r replies to it, c starts a new topic, x a new direct message, n goes to
- * the next unread topic, Esc goes back (or cancels what is open), / searches.
+ * the next unread topic, Esc goes to the home view (or cancels what is open), / searches.
  */
 import { openCompose } from "./state/compose.ts";
 import { editing } from "./state/edit.ts";
 import { me } from "./state/model.ts";
+import { atHome, goHome } from "./state/home.ts";
 import { unreadTopicsInOrder } from "./state/unread.ts";
 import { go, view } from "./state/view.ts";
 import { feedControl } from "./ui/Feed.tsx";
@@ -95,7 +96,7 @@ export function installKeys() {
       }
       case "Escape":
         if (editing.value !== undefined) editing.value = undefined;
-        else if (n.kind !== "all" || view.value.near !== undefined) go({ kind: "all" });
+        else if (!atHome()) goHome();
         else return;
         break;
       case "/":

@@ -16,6 +16,9 @@ import { App } from "./ui/App.tsx";
 // Features' state, registered with the event loop (onRegister/onEvent) before it starts. Their
 // pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
 import "./state/emoji.ts";
+import "./state/channels.ts";
+import { goHome } from "./state/home.ts";
+import "./state/recent.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;
@@ -36,6 +39,8 @@ const first = listFor(v.narrow);
 const prefetch = first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
+  // An empty fragment opens the user's home view (web_home_view), known from the register.
+  if (location.hash === "" || location.hash === "#") goHome(true);
   startPresence();
   void prefetch.then(() => first.catchUp());
 });
