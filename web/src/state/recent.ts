@@ -50,7 +50,6 @@ const unmutedTopics = signal<ReadonlySet<string>>(new Set());
 
 let generation = 0;
 
-
 export function topicKey(streamId: number, topic: string): string {
   return `s:${streamId}:${topic.toLowerCase()}`;
 }
