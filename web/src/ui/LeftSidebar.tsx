@@ -107,7 +107,9 @@ export function LeftSidebar() {
         </ul>
       </nav>
       <nav aria-label="Channels">
-        <h2>Channels</h2>
+        <h2>
+          <a href={pageHash({ name: "channels", section: "all" })}>{t("Channels")}</a>
+        </h2>
         <ul>
           {subs.map((s) => {
             const unreadTopics = c.byTopic.get(s.stream_id);
