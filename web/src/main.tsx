@@ -17,6 +17,7 @@ import { App } from "./ui/App.tsx";
 // pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
 import "./state/emoji.ts";
 import "./state/channels.ts";
+import "./state/permissions.ts";
 import { goHome } from "./state/home.ts";
 import "./state/recent.ts";
 
