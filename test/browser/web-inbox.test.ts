@@ -339,6 +339,12 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
       `UPDATE stream SET recipient_id = r.id FROM recipient r
        WHERE r.type = 2 AND r.type_id = stream.id AND stream.recipient_id IS NULL`,
     );
+    // One more through the API, which makes the server's cached channel lists stale too.
+    await expectSuccess(
+      server.as("iago").POST("/channels/create", {
+        body: { name: "bulk channel last", subscribers: [server.creds.users.iago!.user_id!] },
+      }),
+    );
     console.log(`${CHANNELS} channels created in ${Date.now() - started} ms`);
     await hamlet.goto(`${server.baseUrl}/#feed`);
     await waitForFeed(hamlet, "All messages", 30_000);

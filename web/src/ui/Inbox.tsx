@@ -220,18 +220,13 @@ export default function InboxPage(_: PageProps) {
                   {g.color && (
                     <span class="inbox-swatch" style={{ background: g.color }} aria-hidden="true" />
                   )}
-                  <span class="inbox-name">{g.name}</span>
+                  <span class="inbox-name">{g.name}</span>{" "}
                   <span class="inbox-count" aria-hidden="true">
                     {g.count}
                   </span>
                 </button>
                 {g.narrow && (
-                  <a
-                    class="inbox-open"
-                    href={hashOf({ narrow: g.narrow }, names)}
-                    tabIndex={-1}
-                    aria-label={t("Go to #{name}", { name: g.name })}
-                  >
+                  <a class="inbox-open" href={hashOf({ narrow: g.narrow }, names)} tabIndex={-1}>
                     {t("Go to channel")}
                   </a>
                 )}
@@ -245,7 +240,7 @@ export default function InboxPage(_: PageProps) {
                       href={hashOf({ narrow: r.narrow }, names)}
                       aria-label={unreadLabel(r.name, r.count)}
                     >
-                      <span class="inbox-name">{r.name}</span>
+                      <span class="inbox-name">{r.name}</span>{" "}
                       <span class="inbox-count" aria-hidden="true">
                         {r.count}
                       </span>
