@@ -208,7 +208,7 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     await hamlet.keyboard.press("Backspace");
 
     // Enter on the row opens the conversation.
-    (await within(inbox2, "link", "castle news, 1 unread")).focus();
+    await (await within(inbox2, "link", "castle news, 1 unread")).focus();
     await hamlet.keyboard.press("Enter");
     await waitForFeed(hamlet, "#Verona > castle news");
     // Read there, it leaves the inbox.
@@ -271,7 +271,7 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     await audit(hamlet, "Recent conversations");
 
     // Keys: ↓ moves between rows, Enter opens; Escape from a feed goes to the home view.
-    (await within(recent, "link", "battlements")).focus();
+    await (await within(recent, "link", "battlements")).focus();
     await hamlet.keyboard.press("ArrowDown");
     expect(await focusedName(hamlet)).toBe("castle news");
     await hamlet.keyboard.press("Enter");
@@ -346,7 +346,9 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
       }),
     );
     console.log(`${CHANNELS} channels created in ${Date.now() - started} ms`);
-    await hamlet.goto(`${server.baseUrl}/#feed`);
+    // A new register (a same-document navigation would not reload).
+    await hamlet.evaluate(() => (location.hash = "#feed"));
+    await hamlet.reload();
     await waitForFeed(hamlet, "All messages", 30_000);
     const ms = await hamlet.evaluate(async () => {
       const link = [...document.querySelectorAll("a")].find(
