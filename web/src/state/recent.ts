@@ -16,8 +16,6 @@ import { dmMembers, sortedIds } from "../narrow.ts";
 import type { Msg, RecentConversation } from "../types.ts";
 import { onEvent, onRegister } from "./events.ts";
 import { dmKey, me, subscriptions } from "./model.ts";
-import { goPage } from "./view.ts";
-import { bindKey } from "../keys.ts";
 
 /** How many of the newest messages the one fetch reads (Zulip's web app reads far more). */
 export const RECENT_FETCH = 400;
@@ -191,7 +189,3 @@ onEvent("user_topic", (event) => {
   mutedTopics.value = muted;
   unmutedTopics.value = unmuted;
 });
-
-// Zulip's keys for the views: i Inbox, t Recent conversations.
-bindKey("i", () => goPage("inbox"));
-bindKey("t", () => goPage("recent"));
