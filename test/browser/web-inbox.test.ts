@@ -85,7 +85,7 @@ async function within(
     { timeout },
   );
   if (!found) throw new Error(`No ${role} named ${name}`);
-  return found as ElementHandle;
+  return found;
 }
 
 async function goneWithin(scope: ElementHandle, role: string, name: string, timeout = 5000) {
@@ -342,7 +342,7 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     // One more through the API, which makes the server's cached channel lists stale too.
     await expectSuccess(
       server.as("iago").POST("/channels/create", {
-        body: { name: "bulk channel last", subscribers: [server.creds.users.iago!.user_id!] },
+        body: { name: "bulk channel last", subscribers: [server.creds.users.iago!.user_id] },
       }),
     );
     console.log(`${CHANNELS} channels created in ${Date.now() - started} ms`);

@@ -49,7 +49,7 @@ function replace(id: number, change: (c: Channel) => Channel) {
 }
 
 onRegister((state) => {
-  const s = state as Record<string, unknown>;
+  const s = state;
   const next = new Map<number, Channel>();
   for (const name of ["never_subscribed", "unsubscribed", "subscriptions"])
     for (const c of (s[name] as Channel[] | undefined) ?? [])

@@ -110,11 +110,11 @@ function groups(): Group[] {
       .filter((tc) => !isMutedTopic(s.stream_id, tc.topic))
       .filter((tc) => channelMatches || displayTopic(tc.topic).toLowerCase().includes(q))
       .sort((a, b) => b.maxId - a.maxId)
-      .map((tc) => ({
+      .map((tc): Row => ({
         key: `t:${s.stream_id}:${tc.topic.toLowerCase()}`,
         name: displayTopic(tc.topic),
         count: tc.count,
-        narrow: { kind: "topic", streamId: s.stream_id, topic: tc.topic } as Narrow,
+        narrow: { kind: "topic", streamId: s.stream_id, topic: tc.topic },
       }));
     if (!rows.length) continue;
     out.push({
