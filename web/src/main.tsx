@@ -27,6 +27,9 @@ import "./state/status.ts";
 import "./state/notify.ts";
 import "./state/people-keys.ts";
 import "./state/org.ts";
+import "./state/channels.ts";
+import { goHome } from "./state/home.ts";
+import "./state/recent.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;
@@ -47,6 +50,8 @@ const first = listFor(v.narrow);
 const prefetch = first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
+  // An empty fragment opens the user's home view (web_home_view), known from the register.
+  if (location.hash === "" || location.hash === "#") goHome(true);
   startPresence();
   void prefetch.then(() => first.catchUp());
 });

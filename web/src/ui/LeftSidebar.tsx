@@ -110,7 +110,9 @@ export function LeftSidebar() {
         </ul>
       </nav>
       <nav aria-label="Channels">
-        <h2>Channels</h2>
+        <h2>
+          <a href={pageHash({ name: "channels", section: "all" })}>{t("Channels")}</a>
+        </h2>
         {/* `q` focuses it (keys.ts). */}
         <input
           type="search"
