@@ -7,15 +7,16 @@
  *   messages (once per registration, when a view first asks: `loadRecent()`), then live
  *   `message` events. Switching views refetches nothing.
  * - which topics and channels are muted (Zulip leaves them out of Inbox and Recent
- *   conversations): the register's `user_topics` and the subscriptions' `is_muted`, behind
- *   `isMutedTopic`/`isMutedChannel` so that a shared user-topics state can replace them.
+ *   conversations): state/user-topics.ts's one rule, re-exported here under the names the views
+ *   use.
  */
 import { batch, signal } from "@preact/signals";
 import { api, call } from "../api.ts";
 import { dmMembers, sortedIds } from "../narrow.ts";
 import type { Msg, RecentConversation } from "../types.ts";
 import { onEvent, onRegister } from "./events.ts";
-import { dmKey, me, subscriptions } from "./model.ts";
+import { dmKey, me } from "./model.ts";
+import { channelMuted, isTopicMuted } from "./user-topics.ts";
 
 /** How many of the newest messages the one fetch reads (Zulip's web app reads far more). */
 export const RECENT_FETCH = 400;
@@ -41,10 +42,6 @@ export interface Conversation {
 
 export const conversations = signal<ReadonlyMap<string, Conversation>>(new Map());
 export const recentStatus = signal<"idle" | "loading" | "done" | "error">("idle");
-/** Muted topics: `<stream id>:<lower-cased topic>`. */
-const mutedTopics = signal<ReadonlySet<string>>(new Set());
-/** Followed / unmuted topics (policy 2, 3), shown even in a muted channel. */
-const unmutedTopics = signal<ReadonlySet<string>>(new Set());
 
 let generation = 0;
 
@@ -52,35 +49,9 @@ export function topicKey(streamId: number, topic: string): string {
   return `s:${streamId}:${topic.toLowerCase()}`;
 }
 
-export function isMutedChannel(streamId: number): boolean {
-  return subscriptions.value.get(streamId)?.is_muted === true;
-}
-
+export const isMutedChannel = channelMuted;
 /** Whether Zulip hides this topic from Inbox and Recent conversations. */
-export function isMutedTopic(streamId: number, topic: string): boolean {
-  const k = `${streamId}:${topic.toLowerCase()}`;
-  if (mutedTopics.value.has(k)) return true;
-  if (unmutedTopics.value.has(k)) return false;
-  return isMutedChannel(streamId);
-}
-
-interface UserTopic {
-  stream_id: number;
-  topic_name: string;
-  visibility_policy: number;
-}
-
-function setUserTopics(list: readonly UserTopic[]) {
-  const muted = new Set<string>();
-  const unmuted = new Set<string>();
-  for (const u of list) {
-    const k = `${u.stream_id}:${u.topic_name.toLowerCase()}`;
-    if (u.visibility_policy === 1) muted.add(k);
-    else if (u.visibility_policy === 2 || u.visibility_policy === 3) unmuted.add(k);
-  }
-  mutedTopics.value = muted;
-  unmutedTopics.value = unmuted;
-}
+export const isMutedTopic = isTopicMuted;
 
 function noteInto(next: Map<string, Conversation>, m: Msg, myId: number) {
   const isStream = m.type === "stream";
@@ -147,7 +118,6 @@ onRegister((state) => {
   const s = state as {
     user_id?: number;
     recent_private_conversations?: RecentConversation[];
-    user_topics?: UserTopic[];
   };
   const myId = s.user_id ?? me.value.id;
   const next = new Map<string, Conversation>();
@@ -167,7 +137,6 @@ onRegister((state) => {
   }
   conversations.value = next;
   recentStatus.value = "idle";
-  setUserTopics(s.user_topics ?? []);
 });
 
 onEvent("message", (event) => {
@@ -175,17 +144,4 @@ onEvent("message", (event) => {
   const next = new Map(conversations.value);
   noteInto(next, event.message as Msg, me.value.id);
   conversations.value = next;
-});
-
-onEvent("user_topic", (event) => {
-  const e = event as unknown as UserTopic;
-  const k = `${e.stream_id}:${e.topic_name.toLowerCase()}`;
-  const muted = new Set(mutedTopics.value);
-  const unmuted = new Set(unmutedTopics.value);
-  muted.delete(k);
-  unmuted.delete(k);
-  if (e.visibility_policy === 1) muted.add(k);
-  else if (e.visibility_policy === 2 || e.visibility_policy === 3) unmuted.add(k);
-  mutedTopics.value = muted;
-  unmutedTopics.value = unmuted;
 });
