@@ -16,6 +16,9 @@ import { App } from "./ui/App.tsx";
 // Features' state, registered with the event loop (onRegister/onEvent) before it starts. Their
 // pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
 import "./state/emoji.ts";
+import "./state/drafts.ts";
+import "./state/scheduled.ts";
+import "./state/uploads.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

@@ -11,6 +11,7 @@ import { dmKey, me, realm, subscriptions, users } from "../state/model.ts";
 import { noteTyping, stopTyping, typingIn } from "../state/typing.ts";
 import { view } from "../state/view.ts";
 import type { User } from "../types.ts";
+import { ComposeActions } from "./ComposeActions.tsx";
 
 export function targetOfView(v: View): Target | undefined {
   const n = v.narrow;
@@ -232,6 +233,7 @@ export function Compose() {
             }
           }}
         />
+        <ComposeActions target={typingTo()} textarea={content} />
         <button type="submit" class="send">
           Send
         </button>
