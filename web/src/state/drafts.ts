@@ -136,7 +136,10 @@ async function pushToServer(id: string) {
         next.set(id, { ...mine, serverId });
         setDrafts(next);
         // Edited meanwhile: send the newer text.
-        if (mine.content !== d.content || conversationKey(mine.target) !== conversationKey(d.target))
+        if (
+          mine.content !== d.content ||
+          conversationKey(mine.target) !== conversationKey(d.target)
+        )
           void pushToServer(id);
       } else {
         // Deleted meanwhile.
@@ -152,7 +155,11 @@ async function pushToServer(id: string) {
 }
 
 /** Saves `content` as the draft `id` (a new one when undefined) of `target`; returns its id. */
-export function saveDraft(id: string | undefined, target: Conversation | undefined, content: string) {
+export function saveDraft(
+  id: string | undefined,
+  target: Conversation | undefined,
+  content: string,
+) {
   const old = id !== undefined ? drafts.value.get(id) : undefined;
   const draftId = old?.id ?? newId();
   if (old && old.content === content && conversationKey(old.target) === conversationKey(target))

@@ -88,7 +88,7 @@ export function presets(now = new Date()): { label: "tomorrow" | "monday"; at: n
   tomorrow.setDate(now.getDate() + 1);
   tomorrow.setHours(9, 0, 0, 0);
   const monday = new Date(now);
-  monday.setDate(now.getDate() + (((8 - now.getDay()) % 7) || 7));
+  monday.setDate(now.getDate() + ((8 - now.getDay()) % 7 || 7));
   monday.setHours(9, 0, 0, 0);
   return [
     { label: "tomorrow", at: tomorrow.getTime() / 1000 },

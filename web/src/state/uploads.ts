@@ -101,7 +101,9 @@ export function uploadLink(name: string, url: string): string {
 document.addEventListener("click", (e) => {
   if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
   const target = e.target as Element | null;
-  const img = target?.closest?.("img.inline-image, .message_inline_image:not(.message_inline_video) img");
+  const img = target?.closest?.(
+    "img.inline-image, .message_inline_image:not(.message_inline_video) img",
+  );
   if (!(img instanceof HTMLImageElement) || !img.closest("[role=feed]")) return;
   e.preventDefault();
   const link = img.closest("a");

@@ -13,12 +13,7 @@ import { sortedIds } from "../narrow.ts";
 import { compose, draft } from "../state/compose.ts";
 import { conversationKey, deleteDraft, draftFor, saveDraft } from "../state/drafts.ts";
 import { me } from "../state/model.ts";
-import {
-  editingScheduled,
-  editScheduled,
-  presets,
-  scheduleMessage,
-} from "../state/scheduled.ts";
+import { editingScheduled, editScheduled, presets, scheduleMessage } from "../state/scheduled.ts";
 import type { Conversation } from "../state/typing.ts";
 import { dismissUpload, uploadFile, uploadLink, uploads } from "../state/uploads.ts";
 import { view } from "../state/view.ts";
@@ -154,7 +149,8 @@ function ScheduleDialog({
   const choose = async (at: number) => {
     if (!target) return setError(t("Choose who to send the message to first."));
     if (!draft.value.trim()) return setError(t("Write a message first."));
-    if (!(at > Date.now() / 1000)) return setError(t("Scheduled delivery time must be in the future."));
+    if (!(at > Date.now() / 1000))
+      return setError(t("Scheduled delivery time must be in the future."));
     setBusy(true);
     try {
       await scheduleMessage(target, draft.value, at);

@@ -69,7 +69,6 @@ export default function ScheduledPage(_: PageProps) {
                   {m.failed && <p class="failed">{t("This message could not be sent.")}</p>}
                   <div
                     class="content"
-                    // eslint-disable-next-line react/no-danger
                     dangerouslySetInnerHTML={{ __html: postprocess(m.rendered_content) }}
                   />
                   <div class="saved-buttons">
