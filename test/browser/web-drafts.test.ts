@@ -7,7 +7,7 @@
  * fetched by Othello; an image pasted, sent and opened in the lightbox. axe-core on the pages and
  * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { Browser, Page } from "puppeteer-core";
+import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
@@ -56,14 +56,24 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
       (h) => (location.hash = h),
       `#narrow/channel/${verona}-Verona/topic/${topic}`,
     );
-    await hamlet.waitForFunction(
-      (topic) =>
-        document
-          .querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")
-          ?.placeholder.endsWith(`> ${topic}`),
-      {},
-      topic,
-    );
+    try {
+      await hamlet.waitForFunction(
+        (topic) =>
+          document
+            .querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")
+            ?.placeholder.endsWith(`> ${topic}`),
+        {},
+        topic,
+      );
+    } catch (err) {
+      const state = await hamlet.evaluate(() => ({
+        hash: location.hash,
+        placeholder: document.querySelector<HTMLTextAreaElement>("textarea")?.placeholder,
+        body: document.body.innerText.slice(0, 500),
+      }));
+      shots.push(await screenshot(hamlet, `failed-${topic}`));
+      throw new Error(`${String(err)}: ${JSON.stringify(state)}`);
+    }
   };
   const serverDrafts = async () => (await expectSuccess(server.as("hamlet").GET("/drafts"))).drafts;
   const serverScheduled = async () =>
@@ -86,10 +96,15 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     // axe-core is injected as an inline script, which the page's CSP forbids.
     await hamlet.setBypassCSP(true);
     othello = await (await browser.createBrowserContext()).newPage();
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+    await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
+    await logIn(
+      othello,
+      server.baseUrl,
+      "othello@zulip.com",
+      server.creds.users.othello!.password!,
+    );
+    hamlet.setDefaultTimeout(10_000);
+    othello.setDefaultTimeout(10_000);
   });
   afterAll(async () => {
     await browser?.close();
@@ -210,9 +225,13 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
 
   it("uploads a file with the button; Othello sees it in the message and can fetch it", async () => {
     await goTopic("filework");
-    const input = await hamlet.waitForSelector("::-p-aria([name='Upload files'])");
-    const path = `${process.cwd()}/package.json`;
-    await (input as unknown as { uploadFile(p: string): Promise<void> }).uploadFile(path);
+    await hamlet.waitForSelector("::-p-aria([name='Upload files'])");
+    // The file input named "Upload files" (its visible label carries the same tooltip).
+    let input: ElementHandle<HTMLInputElement> | undefined;
+    for (const e of await hamlet.$$("::-p-aria([name='Upload files'])"))
+      if (await e.evaluate((x) => x instanceof HTMLInputElement && x.type === "file"))
+        input = e as ElementHandle<HTMLInputElement>;
+    await input!.uploadFile(`${process.cwd()}/package.json`);
     await hamlet.waitForFunction(() =>
       /\[package\.json\]\(\/user_uploads\/[^)]+\)/.test(
         document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")!.value,

@@ -22,10 +22,10 @@ export function narrowOf(target: Conversation): Narrow {
     : { kind: "channel", streamId: target.streamId };
 }
 
+/** Opens the draft's conversation; the compose box, readdressed by the view, restores the draft. */
 function restore(d: LocalDraft) {
-  if (d.target) go(narrowOf(d.target));
-  else go({ kind: "all" });
-  openCompose(d.target);
+  go(d.target ? narrowOf(d.target) : { kind: "all" });
+  openCompose(undefined);
 }
 
 export default function DraftsPage(_: PageProps) {

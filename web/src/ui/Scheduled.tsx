@@ -33,7 +33,7 @@ function edit(m: ScheduledMessage) {
   const target = targetOf(m);
   editingScheduled.value = m;
   go(narrowOf(target));
-  openCompose(target);
+  openCompose(undefined);
   draft.value = m.content;
 }
 
