@@ -96,6 +96,8 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     // axe-core is injected as an inline script, which the page's CSP forbids.
     await hamlet.setBypassCSP(true);
     othello = await (await browser.createBrowserContext()).newPage();
+    for (const p of [hamlet, othello])
+      p.on("pageerror", (err) => console.error(`page error: ${String(err)}`));
     await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
     await logIn(
       othello,

@@ -48,6 +48,7 @@ export function closeLightbox() {
 export function openLightbox(image: LightboxImage) {
   if (!root) {
     root = document.createElement("div");
+    root.className = "lightbox-root";
     document.body.append(root);
   }
   const opener = document.activeElement as HTMLElement | null;
