@@ -75,6 +75,20 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
       throw new Error(`${String(err)}: ${JSON.stringify(state)}`);
     }
   };
+  /** The button whose accessible name starts with `prefix` (a time in its name varies). */
+  const buttonStarting = async (prefix: string) => {
+    const name = await (
+      await hamlet.waitForFunction(
+        (p) =>
+          [...document.querySelectorAll("button")]
+            .map((b) => b.getAttribute("aria-label") ?? b.textContent ?? "")
+            .find((n) => n.startsWith(p)),
+        {},
+        prefix,
+      )
+    ).jsonValue();
+    return byRole(hamlet, "button", name as string);
+  };
   const serverDrafts = async () => (await expectSuccess(server.as("hamlet").GET("/drafts"))).drafts;
   const serverScheduled = async () =>
     (await expectSuccess(server.as("hamlet").GET("/scheduled_messages"))).scheduled_messages;
@@ -198,9 +212,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     await darkShot("scheduled-page");
 
     // Edit: reopened in the compose box; sending saves the edit.
-    const edit = await hamlet.waitForSelector(
-      "::-p-aria([role='button'][name^='Edit message scheduled for'])",
-    );
+    const edit = await buttonStarting("Edit message scheduled for");
     await edit!.click();
     await hamlet.waitForFunction(
       () =>
@@ -217,9 +229,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     expect(await messageValue()).toBe("");
 
     await (await byRole(hamlet, "link", "Scheduled messages")).click();
-    const del = await hamlet.waitForSelector(
-      "::-p-aria([role='button'][name^='Delete message scheduled for'])",
-    );
+    const del = await buttonStarting("Delete message scheduled for");
     await del!.click();
     await waitForNoRole(hamlet, "article", "#Verona > schedwork");
     expect(await serverScheduled()).toEqual([]);
