@@ -187,10 +187,8 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     await byRole(hamlet, "dialog", "Schedule message");
     await expectAxeClean("the Schedule message dialog");
     shots.push(await screenshot(hamlet, "schedule-dialog"));
-    const tomorrow = await hamlet.waitForSelector(
-      "::-p-aria([role='button'][name^='Tomorrow at'])",
-    );
-    await tomorrow!.click();
+    const tomorrow = await buttonStarting("Tomorrow at");
+    await tomorrow.click();
     await waitForNoRole(hamlet, "dialog", "Schedule message");
     expect(await messageValue()).toBe("");
     const [sched] = await serverScheduled();
@@ -213,7 +211,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
 
     // Edit: reopened in the compose box; sending saves the edit.
     const edit = await buttonStarting("Edit message scheduled for");
-    await edit!.click();
+    await edit.click();
     await hamlet.waitForFunction(
       () =>
         document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")?.value ===
@@ -230,7 +228,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
 
     await (await byRole(hamlet, "link", "Scheduled messages")).click();
     const del = await buttonStarting("Delete message scheduled for");
-    await del!.click();
+    await del.click();
     await waitForNoRole(hamlet, "article", "#Verona > schedwork");
     expect(await serverScheduled()).toEqual([]);
   });
