@@ -235,13 +235,12 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
 
   it("uploads a file with the button; Othello sees it in the message and can fetch it", async () => {
     await goTopic("filework");
-    await hamlet.waitForSelector("::-p-aria([name='Upload files'])");
-    // The file input named "Upload files" (its visible label carries the same tooltip).
-    let input: ElementHandle<HTMLInputElement> | undefined;
-    for (const e of await hamlet.$$("::-p-aria([name='Upload files'])"))
-      if (await e.evaluate((x) => x instanceof HTMLInputElement && x.type === "file"))
-        input = e as ElementHandle<HTMLInputElement>;
-    await input!.uploadFile(`${process.cwd()}/package.json`);
+    // The file input named "Upload files" (or the label it is in, which carries its tooltip).
+    const named = await hamlet.waitForSelector("::-p-aria([name='Upload files'])");
+    const input = (await named!.evaluateHandle((e) =>
+      e instanceof HTMLInputElement ? e : e.querySelector("input[type=file]")!,
+    )) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(`${process.cwd()}/package.json`);
     await hamlet.waitForFunction(() =>
       /\[package\.json\]\(\/user_uploads\/[^)]+\)/.test(
         document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")!.value,
@@ -291,7 +290,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     await hamlet.keyboard.press("Backspace");
     await (await message()).type(`A dot ![dot.png](${url})`);
     await (await message()).press("Enter");
-    const image = await byRole(hamlet, "img", "dot.png");
+    const image = await byRole(hamlet, "image", "dot.png");
     await image.click();
     await byRole(hamlet, "dialog", "dot.png");
     await byRole(hamlet, "link", "Download");
