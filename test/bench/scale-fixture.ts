@@ -2,7 +2,9 @@
  * The benches' organization at scale (`npm run manage -- populate-scale --messages N`): with
  * DATABASE_URL, the database `scale_<N>` on that server, made once and kept for the next run
  * (`fresh` makes it again), shared by bench:scale and bench:web; otherwise embedded PGlite in a
- * temporary DATA_DIR, removed at the end. Gives a connection to it, the environment a server needs
+ * temporary DATA_DIR, removed at the end. `shape` asks for other counts of users and channels than
+ * populate-scale's defaults (the web bench's 10,000 people and 1,000 channels): the database is
+ * then `scale_<N>_u<users>_c<channels>`. Gives a connection to it, the environment a server needs
  * to serve it, and a label for the report.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,16 +22,32 @@ export interface ScaleFixture {
   label: string;
 }
 
+export interface Shape {
+  users?: number;
+  channels?: number;
+}
+
+function shapeArgs(shape: Shape): string[] {
+  return [
+    ...(shape.users ? ["--users", String(shape.users)] : []),
+    ...(shape.channels ? ["--channels", String(shape.channels)] : []),
+  ];
+}
+
 export async function openScaleFixture(
   N: number,
   fresh: boolean,
   tmpPrefix: string,
+  shape: Shape = {},
 ): Promise<ScaleFixture> {
   const adminUrl = process.env.DATABASE_URL || undefined;
   if (adminUrl) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
-    const name = `scale_${N}`;
+    const name =
+      shape.users || shape.channels
+        ? `scale_${N}_u${shape.users ?? "d"}_c${shape.channels ?? "d"}`
+        : `scale_${N}`;
     const exists =
       (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rowCount! > 0;
     const url = new URL(adminUrl);
@@ -57,7 +75,7 @@ export async function openScaleFixture(
       DATA_DIR: mkdtempSync(join(os.tmpdir(), tmpPrefix)),
     };
     onCleanUp(() => rmSync(env.DATA_DIR, { recursive: true, force: true }));
-    if (!filled) await fill(N, env);
+    if (!filled) await fill(N, env, shape);
     else console.log(`using the existing database ${name} (--fresh to make it again)`);
     const db = new pg.Client({ connectionString: env.DATABASE_URL });
     await db.connect();
@@ -71,7 +89,7 @@ export async function openScaleFixture(
   const work = mkdtempSync(join(os.tmpdir(), tmpPrefix));
   onCleanUp(() => rmSync(work, { recursive: true, force: true }));
   const env = { DATABASE_URL: undefined, DATA_DIR: join(work, "data"), PGLITE_FSYNC: "off" };
-  await fill(N, env);
+  await fill(N, env, shape);
   // One process owns a PGlite directory: a bench reads and writes it before the server starts, on
   // a connection closed again.
   const { PGlite } = await import("@electric-sql/pglite");
@@ -84,13 +102,14 @@ export async function openScaleFixture(
   };
 }
 
-async function fill(N: number, env: Record<string, string | undefined>) {
-  console.log(`filling: populate-scale --messages ${N} …`);
+async function fill(N: number, env: Record<string, string | undefined>, shape: Shape) {
+  const extra = shapeArgs(shape);
+  console.log(`filling: populate-scale --messages ${N} ${extra.join(" ")}…`);
   const t0 = performance.now();
   // The first management command migrates the database.
   const out = await run(
     "npm",
-    ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N)],
+    ["run", "--silent", "manage", "--", "populate-scale", "--messages", String(N), ...extra],
     { ...env, LOG_LEVEL: "warn" },
   );
   console.log(out.trimEnd().replace(/^/gm, "  "));

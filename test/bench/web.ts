@@ -24,9 +24,23 @@
  *   them at every change), and at the end the DOM's element count and the JS heap used after a
  *   forced garbage collection (CDP `HeapProfiler.collectGarbage`, then `page.metrics()`).
  *
- * Budgets (exit code 1 when one fails): first messages visible ≤ 1 s after login (median); a
- * narrow switch ≤ 200 ms (p50, first visits and cached ones each); ≤ 400 message rows in the DOM
- * at any time; JS heap ≤ 60 MB after the scroll (the largest over the runs). `--json FILE` writes
+ * - **the views of a working day** (issue 33), each opened from a channel's feed by its fragment,
+ *   as a click on its link does, to the frame after its rows are in view: Inbox, Recent
+ *   conversations, the channel browser (`#channels/all`), and a search (`#narrow/search/deploy`,
+ *   to its first result in view);
+ * - **the typeahead**: "@use" typed into the compose box a key at a time, each from its input
+ *   event to the typeahead's list changing;
+ * - `--session-minutes M`: after the runs, a scripted session of M minutes on one page going round
+ *   the views, the JS heap sampled after a forced garbage collection each minute, and its slope
+ *   after the warm-up (least squares, % of its mean per minute).
+ *
+ * `--users U --channels C` make the fixture with that many people and channels (the database
+ * `scale_<N>_u<U>_c<C>`): issue 33's figures are for 10,000 and 1,000.
+ *
+ * Budgets (exit code 1 when one fails): the first useful screen (the feed's first messages, or the
+ * home view's Inbox rows) ≤ 1.5 s after login (median); a narrow switch and each view ≤ 200 ms
+ * (p50); a typeahead keypress ≤ 16 ms (p50); ≤ 400 message rows in the DOM at any time; JS heap
+ * ≤ 60 MB after the scroll (the largest over the runs); the session's heap slope under 1 %/min. `--json FILE` writes
  * every figure and sample. The server's request log (`responseTime`, `statements` per route and
  * phase) is summed up under the table, to tell the server's share from the browser's.
  *
@@ -60,6 +74,9 @@ const { values: args } = parseArgs({
     json: { type: "string" },
     warmups: { type: "string" },
     server: { type: "string" },
+    users: { type: "string" },
+    channels: { type: "string" },
+    "session-minutes": { type: "string" },
   },
   strict: true,
 });
@@ -70,7 +87,23 @@ const WARMUP = Number(args.warmups ?? 2);
 /** Distinct messages to render while scrolling back. */
 const SCROLL_TARGET = 5000;
 const PASSWORD = "web bench passphrase 42";
-const BUDGET = { loginMs: 1000, switchMs: 200, articles: 400, heapMb: 60 };
+const USERS = args.users ? Number(args.users) : undefined;
+const CHANNELS = args.channels ? Number(args.channels) : undefined;
+/** The scripted session after the runs, for the heap's slope (0: none). */
+const SESSION_MINUTES = Number(args["session-minutes"] ?? 0);
+/** Minutes of the session before its heap samples count (caches filling). */
+const SESSION_WARMUP_MINUTES = Math.min(5, Math.max(1, Math.floor(SESSION_MINUTES / 6)));
+/** A word common in the fixture's messages (populate-scale's vocabulary), for the search. */
+const SEARCH_WORD = "deploy";
+const BUDGET = {
+  loginMs: 1500,
+  switchMs: 200,
+  viewMs: 200,
+  typeaheadMs: 16,
+  articles: 400,
+  heapMb: 60,
+  heapSlopePctPerMin: 1,
+};
 // Compiled, as `npm start` runs it; `--server FILE` runs another entry (a wrapper that imports it).
 const OURS = args.server ?? "dist/server/main.js";
 
@@ -160,7 +193,8 @@ const PAGE_SCRIPT = String.raw`(() => {
   const onChange = () => {
     const n = document.querySelectorAll('[role="feed"] article').length;
     if (n > B.maxArticles) B.maxArticles = n;
-    if (B.first === undefined && feedOf() && B.visibleIn()) {
+    // The first useful screen: the feed's messages, or the home view's page (Inbox by default).
+    if (B.first === undefined && ((feedOf() && B.visibleIn()) || B.pageReady("Inbox") || B.pageReady("Recent conversations"))) {
       const first = (B.first = { seen: epoch(), frame: undefined });
       requestAnimationFrame(() => (first.frame = epoch()));
     }
@@ -258,6 +292,53 @@ const PAGE_SCRIPT = String.raw`(() => {
     }
     return { ms: performance.now() - t0, distinct: seen.size, steps, reachedStart };
   };
+  // A page of the middle column (inbox, recent conversations, channels) in view with content.
+  B.pageReady = (label) => {
+    const section = document.querySelector('main section[aria-label="' + label + '"]');
+    if (!section || section.getBoundingClientRect().height === 0) return null;
+    return section.querySelector('a[href], [role="row"], [role="listitem"], li, button') ? section : null;
+  };
+  // Opens a fragment (as a click on its link does), then waits for ready(): ms to seen and frame.
+  B.open = async (hash, kind, label) => {
+    const t0 = performance.now();
+    location.hash = hash;
+    const ready = kind === "page" ? () => B.pageReady(label) : () => B.visibleIn(label);
+    await B.waitFor(ready, 20000, label);
+    const seen = performance.now() - t0;
+    await frame();
+    return { seen, frame: performance.now() - t0 };
+  };
+  // Types text into the compose box one key at a time; per key, the ms from the input event to
+  // the typeahead's list changing (a MutationObserver callback, before the next frame).
+  B.typeahead = async (text) => {
+    const area = document.querySelector('textarea[aria-label="Message"]');
+    if (!area) throw new Error("no compose box");
+    area.focus();
+    area.value = "";
+    area.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "deleteContentBackward" }));
+    await frame();
+    const times = [];
+    for (const ch of text) {
+      let changed;
+      const seen = new Promise((r) => (changed = r));
+      const mo = new MutationObserver(() => changed(performance.now()));
+      mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      const t0 = performance.now();
+      area.value += ch;
+      area.setSelectionRange(area.value.length, area.value.length);
+      area.dispatchEvent(new InputEvent("input", { bubbles: true, data: ch, inputType: "insertText" }));
+      const t1 = await Promise.race([seen, new Promise((r) => setTimeout(() => r(undefined), 500))]);
+      mo.disconnect();
+      if (t1 !== undefined) times.push(t1 - t0);
+      await frame();
+    }
+    const listbox = document.querySelector('[role="listbox"]');
+    const options = listbox ? listbox.querySelectorAll('[role="option"]').length : 0;
+    area.value = "";
+    area.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "deleteContentBackward" }));
+    area.blur();
+    return { times, options };
+  };
 })();`;
 
 interface PageBench {
@@ -280,6 +361,13 @@ interface PageBench {
   scrollBack(
     target: number,
   ): Promise<{ ms: number; distinct: number; steps: number[]; reachedStart: boolean }>;
+  pageReady(label: string): unknown;
+  open(
+    hash: string,
+    kind: "page" | "feed",
+    label: string,
+  ): Promise<{ seen: number; frame: number }>;
+  typeahead(text: string): Promise<{ times: number[]; options: number }>;
 }
 // The page's global, as the callbacks handed to page.evaluate see it (this program has no DOM lib).
 declare const window: { __bench: PageBench };
@@ -345,6 +433,11 @@ interface RunResult {
     seen: number;
   };
   switches: Switch[];
+  /** Inbox, recent conversations, the channel browser, a search: ms to their frame. */
+  views: Record<ViewName, number>;
+  /** Per keypress of "@use" in the compose box, ms to the typeahead's change. */
+  typeahead: number[];
+  typeaheadOptions: number;
   scroll: {
     ms: number;
     distinct: number;
@@ -359,6 +452,19 @@ interface RunResult {
   chromium: Record<string, number>;
   markedRead: number;
 }
+
+type ViewName = "inbox" | "recent" | "channels" | "search";
+/** Each view: its fragment, and what shows it ready (a page's name, or the feed's). */
+const VIEWS: Record<ViewName, { hash: string; kind: "page" | "feed"; label: string }> = {
+  inbox: { hash: "#inbox", kind: "page", label: "Inbox" },
+  recent: { hash: "#recent", kind: "page", label: "Recent conversations" },
+  channels: { hash: "#channels/all", kind: "page", label: "Channels" },
+  search: {
+    hash: `#narrow/search/${SEARCH_WORD}`,
+    kind: "feed",
+    label: `Search results for ${SEARCH_WORD}`,
+  },
+};
 
 const BLOCKED = ["*/user_uploads/*", "*://secure.gravatar.com/*"];
 
@@ -472,6 +578,28 @@ async function oneRun(
     for (const v of visited) await doSwitch(v.kind, "cached", v.selector, v.label);
     await settle();
 
+    // The views of a working day, each opened from a feed, then back to it.
+    phase = "views";
+    const views = {} as Record<ViewName, number>;
+    for (const [name, v] of Object.entries(VIEWS) as [ViewName, (typeof VIEWS)[ViewName]][]) {
+      const r = await page.evaluate(
+        (h, k, l) => window.__bench.open(h, k, l),
+        v.hash,
+        v.kind,
+        v.label,
+      );
+      views[name] = r.frame;
+      if (v.kind === "feed") await settle();
+      await page.evaluate(
+        (s, l) => window.__bench.switchTo(s, l),
+        channelLink(ctx.big),
+        `#${ctx.big.name}`,
+      );
+      await settle();
+    }
+    phase = "typeahead";
+    const typed = await page.evaluate(() => window.__bench.typeahead("@use"));
+
     // Scrolling back in the biggest channel, from its newest message.
     phase = "scroll";
     await page.evaluate(
@@ -507,6 +635,9 @@ async function oneRun(
         seen: marks.seen,
       },
       switches,
+      views,
+      typeahead: typed.times,
+      typeaheadOptions: typed.options,
       scroll: {
         ms: scroll.ms,
         distinct: scroll.distinct,
@@ -528,6 +659,98 @@ async function oneRun(
   }
 }
 
+/**
+ * The hour of a working day, scripted (`--session-minutes M`): one page, logged in once, going
+ * round the views again and again (inbox, recent conversations, the two channels, a topic, the
+ * channel browser, a search, the typeahead, a scroll back), with the JS heap measured after a
+ * forced garbage collection once a minute. The slope of the heap after the warm-up (least
+ * squares, as a share of its mean per minute) tells a leak from a cache filling.
+ */
+async function session(
+  browser: Browser,
+  base: string,
+  ctx: Awaited<ReturnType<typeof prepare>>,
+  restoreUnread: (ids: number[]) => Promise<void>,
+): Promise<{
+  samples: { minute: number; heapMb: number; domNodes: number }[];
+  slopePct: number;
+  rounds: number;
+}> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const markedRead = new Set<number>();
+  try {
+    await page.evaluateOnNewDocument(PAGE_SCRIPT);
+    const network = await page.createCDPSession();
+    await network.send("Network.enable");
+    await network.send("Network.setBlockedURLs", { urls: BLOCKED });
+    page.on("request", (req) => {
+      if (req.method() !== "POST" || !req.url().includes("/json/messages/flags")) return;
+      const body = new URLSearchParams(req.postData() ?? "");
+      if (body.get("op") === "add" && body.get("flag") === "read")
+        for (const id of JSON.parse(body.get("messages") ?? "[]") as number[]) markedRead.add(id);
+    });
+    phase = "session";
+    await page.goto(`${base}/`);
+    await (await byRole(page, "textbox", "Email")).type(ctx.reader.email);
+    await (await byRole(page, "textbox", "Password")).type(PASSWORD);
+    await Promise.all([page.waitForNavigation(), (await byRole(page, "button", "Log in")).click()]);
+    await page.waitForFunction(() => window.__bench?.first?.frame !== undefined, {
+      timeout: 60_000,
+    });
+    const cdp = await page.createCDPSession();
+    const samples: { minute: number; heapMb: number; domNodes: number }[] = [];
+    const start = performance.now();
+    let nextSample = 0;
+    let rounds = 0;
+    const feed = (c: Channel) => ({
+      hash: `#narrow/channel/${c.id}-${encodeHashComponent(c.name.replace(/ /g, "-"))}`,
+      label: `#${c.name}`,
+    });
+    while (performance.now() - start < SESSION_MINUTES * 60_000) {
+      const steps: { hash: string; kind: "page" | "feed"; label: string }[] = [
+        VIEWS.inbox,
+        { ...feed(ctx.big), kind: "feed" },
+        VIEWS.recent,
+        { ...feed(ctx.middle), kind: "feed" },
+        VIEWS.channels,
+        VIEWS.search,
+        { ...feed(ctx.big), kind: "feed" },
+      ];
+      for (const st of steps) {
+        await page.evaluate((h, k, l) => window.__bench.open(h, k, l), st.hash, st.kind, st.label);
+        await sleep(1500);
+      }
+      await page.evaluate(() => window.__bench.typeahead("@use"));
+      await page.evaluate((n) => window.__bench.scrollBack(n), 600);
+      rounds++;
+      const minute = (performance.now() - start) / 60_000;
+      if (minute >= nextSample) {
+        await cdp.send("HeapProfiler.collectGarbage");
+        const m = await page.metrics();
+        const domNodes = await page.evaluate(() => window.__bench.elements());
+        samples.push({ minute, heapMb: (m.JSHeapUsedSize ?? NaN) / 2 ** 20, domNodes });
+        console.log(
+          `  session ${minute.toFixed(1)} min: heap ${samples.at(-1)!.heapMb.toFixed(1)} MB, ${domNodes} elements, ${rounds} rounds`,
+        );
+        nextSample = Math.floor(minute) + 1;
+      }
+    }
+    const after = samples.filter((x) => x.minute >= SESSION_WARMUP_MINUTES);
+    const n = after.length;
+    const mx = after.reduce((a, x) => a + x.minute, 0) / n;
+    const my = after.reduce((a, x) => a + x.heapMb, 0) / n;
+    const slope =
+      after.reduce((a, x) => a + (x.minute - mx) * (x.heapMb - my), 0) /
+      after.reduce((a, x) => a + (x.minute - mx) ** 2, 0);
+    await sleep(600);
+    await restoreUnread([...markedRead]);
+    return { samples, slopePct: n >= 2 ? (100 * slope) / my : NaN, rounds };
+  } finally {
+    await context.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -535,7 +758,15 @@ async function main(): Promise<number> {
     throw new Error(
       `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
     );
-  const { query, close, env, label } = await openScaleFixture(N, args.fresh ?? false, "web-bench-");
+  const { query, close, env, label } = await openScaleFixture(
+    N,
+    args.fresh ?? false,
+    "web-bench-",
+    {
+      users: USERS,
+      channels: CHANNELS,
+    },
+  );
   const ctx = await prepare(query);
   if (!adminUrl) await close();
   const child = await spawnServer("our server", OURS, {
@@ -593,9 +824,20 @@ async function main(): Promise<number> {
     const warm = i < WARMUP;
     const r = await oneRun(browser, base, ctx, restoreUnread);
     console.log(
-      `${warm ? "warm-up" : "run"} ${warm ? i + 1 : i - WARMUP + 1}: login ${fmt(r.login.inPage)} ms, switches ${r.switches.map((s) => fmt(s.frame)).join(" ")} ms, scroll ${fmt(r.scroll.ms)} ms (${r.scroll.distinct} messages, ${r.scroll.loads} steps), ≤ ${r.maxArticles} articles, ${r.domNodes} elements, heap ${r.heapMb.toFixed(1)} MB (load ${load()})`,
+      `${warm ? "warm-up" : "run"} ${warm ? i + 1 : i - WARMUP + 1}: login ${fmt(r.login.inPage)} ms, switches ${r.switches.map((s) => fmt(s.frame)).join(" ")} ms, views ${Object.entries(
+        r.views,
+      )
+        .map(([k, v]) => `${k} ${fmt(v)}`)
+        .join(
+          ", ",
+        )} ms, typeahead ${r.typeahead.map(fmt).join(" ")} ms (${r.typeaheadOptions} options), scroll ${fmt(r.scroll.ms)} ms (${r.scroll.distinct} messages, ${r.scroll.loads} steps), ≤ ${r.maxArticles} articles, ${r.domNodes} elements, heap ${r.heapMb.toFixed(1)} MB (load ${load()})`,
     );
     if (!warm) results.push(r);
+  }
+  let sessionResult: Awaited<ReturnType<typeof session>> | undefined;
+  if (SESSION_MINUTES > 0) {
+    console.log(`\nscripted session of ${SESSION_MINUTES} min (heap sampled each minute):`);
+    sessionResult = await session(browser, base, ctx, restoreUnread);
   }
   const loadAfter = os.loadavg();
   const benchLines = logLines.filter((l) => l.phase !== "start");
@@ -637,7 +879,7 @@ async function main(): Promise<number> {
       .filter((s) => s.visit === visit && (kind === undefined || s.kind === kind))
       .map((s) => s.frame);
   stat(
-    "login → first messages visible (in page)",
+    "login → first useful screen (in page)",
     results.map((r) => r.login.inPage),
     "ms",
     {
@@ -669,6 +911,21 @@ async function main(): Promise<number> {
   for (const k of ["channel", "topic", "dm"]) stat(`  ${k}`, of("first", k), "ms");
   stat("narrow switch, cached view", of("cached"), "ms", { value: BUDGET.switchMs, on: "p50" });
   for (const k of ["channel", "topic", "dm"]) stat(`  ${k}`, of("cached", k), "ms");
+  for (const name of Object.keys(VIEWS) as ViewName[])
+    stat(
+      name === "search"
+        ? `a search (${SEARCH_WORD}) → results visible`
+        : `open ${VIEWS[name].label} → its rows visible`,
+      results.map((r) => r.views[name]),
+      "ms",
+      { value: BUDGET.viewMs, on: "p50" },
+    );
+  stat(
+    "typeahead: a keypress → its list changed",
+    results.flatMap((r) => r.typeahead),
+    "ms",
+    { value: BUDGET.typeaheadMs, on: "p50" },
+  );
   stat(
     `scroll back ${SCROLL_TARGET.toLocaleString("en")} messages`,
     results.map((r) => r.scroll.ms),
@@ -703,6 +960,23 @@ async function main(): Promise<number> {
     },
   );
 
+  if (sessionResult) {
+    const after = sessionResult.samples.filter((x) => x.minute >= SESSION_WARMUP_MINUTES);
+    stat(
+      `JS heap over a ${SESSION_MINUTES}-min session, after ${SESSION_WARMUP_MINUTES} min`,
+      after.map((x) => x.heapMb),
+      "MB",
+    );
+    const ok = Math.abs(sessionResult.slopePct) < BUDGET.heapSlopePctPerMin;
+    rows.push({
+      label: "  its slope (least squares), % of its mean per minute",
+      p50: `${sessionResult.slopePct.toFixed(2)} %`,
+      p90: "",
+      n: after.length,
+      budget: `|slope| < ${BUDGET.heapSlopePctPerMin} %/min: ${ok ? "" : ""}`.replace(/: $/, ""),
+      ok,
+    });
+  }
   console.log(
     `\n${label}, ${N.toLocaleString("en")} messages; ${version}; ${RUNS} runs after ${WARMUP} warm-ups`,
   );
@@ -763,6 +1037,7 @@ async function main(): Promise<number> {
             rows.map((r) => [r.label.trim(), { p50: r.p50, p90: r.p90, n: r.n, ok: r.ok }]),
           ),
           runsDetail: results,
+          session: sessionResult,
           server: serverRows.map(([key, ls]) => ({
             phase: key.split("\t")[0],
             route: key.split("\t")[1],

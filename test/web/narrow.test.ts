@@ -8,11 +8,18 @@ import {
   decodeHashComponent,
   encodeHashComponent,
   hashOf,
+  matches,
+  narrowOf,
   narrowTerms,
+  narrowTitle,
   parseHash,
+  parseSearch,
+  searchText,
+  type Directory,
   type Names,
   type View,
 } from "../../web/src/narrow.ts";
+import type { Msg } from "../../web/src/types.ts";
 
 const names: Names = {
   channelName: (id) => ({ 9: "Verona", 10: "core team" })[id],
@@ -83,5 +90,123 @@ describe("narrow fragments", () => {
     expect(narrowTerms({ kind: "mentioned" }, 8)).toEqual([
       { operator: "is", operand: "mentioned" },
     ]);
+  });
+});
+
+const dir: Directory = {
+  ...names,
+  channelId: (name) => ({ verona: 9, "core team": 10 })[name.toLowerCase()],
+  userId: (s) =>
+    ({ "hamlet@zulip.com": 8, "othello@zulip.com": 9, "iago@zulip.com": 10 })[s.toLowerCase()],
+  userEmail: (id) => ({ 8: "hamlet@zulip.com", 9: "othello@zulip.com" })[id],
+};
+
+describe("search operators", () => {
+  it("parses Zulip's operators, their synonyms, negation, quotes and + for spaces", () => {
+    expect(
+      parseSearch(
+        'stream:Verona topic:"two words" -from:othello@zulip.com is:Unread has:link hello world',
+        dir,
+      ),
+    ).toEqual({
+      terms: [
+        { operator: "channel", operand: "9" },
+        { operator: "topic", operand: "two words" },
+        { operator: "sender", operand: "9", negated: true },
+        { operator: "is", operand: "unread" },
+        { operator: "has", operand: "link" },
+        { operator: "search", operand: "hello world" },
+      ],
+    });
+    expect(parseSearch("channel:core+team near:42", dir)).toEqual({
+      terms: [{ operator: "channel", operand: "10" }],
+      near: 42,
+    });
+    expect(parseSearch("pm-with:othello@zulip.com,iago@zulip.com", dir).terms).toEqual([
+      { operator: "dm", operand: "9,10" },
+    ]);
+    expect(parseSearch("is:private sender:me", dir).terms).toEqual([
+      { operator: "is", operand: "dm" },
+      { operator: "sender", operand: "me" },
+    ]);
+    // An unknown operator is free text; an unknown channel is sent by name.
+    expect(parseSearch("foo:bar channel:Nowhere", dir).terms).toEqual([
+      { operator: "channel", operand: "Nowhere" },
+      { operator: "search", operand: "foo:bar" },
+    ]);
+  });
+
+  it("gives the simple narrows their own kinds, and any other search a list of terms", () => {
+    expect(narrowOf(parseSearch("channel:Verona", dir).terms)).toEqual({
+      kind: "channel",
+      streamId: 9,
+    });
+    expect(narrowOf(parseSearch("channel:Verona topic:greetings", dir).terms)).toEqual({
+      kind: "topic",
+      streamId: 9,
+      topic: "greetings",
+    });
+    expect(narrowOf(parseSearch("tea time", dir).terms)).toEqual({
+      kind: "search",
+      query: "tea time",
+    });
+    expect(narrowOf(parseSearch("sender:othello@zulip.com", dir).terms)).toEqual({
+      kind: "sender",
+      userId: 9,
+    });
+    expect(narrowOf(parseSearch("-topic:greetings", dir).terms).kind).toBe("terms");
+  });
+
+  it.each<[string, string]>([
+    [
+      "channel:Verona sender:othello@zulip.com word",
+      "#narrow/channel/9-Verona/sender/9-Othello,-the-Moor-of-Venice/search/word",
+    ],
+    ["channel:Verona -topic:greetings", "#narrow/channel/9-Verona/-topic/greetings"],
+    ["is:unread has:image", "#narrow/is/unread/has/image"],
+    ['topic:"a.b c" hello', "#narrow/topic/a.2Eb.20c/search/hello"],
+    ["sender:othello@zulip.com", "#narrow/sender/9-Othello,-the-Moor-of-Venice"],
+  ])("%s is %s, and back", (text, hash) => {
+    const view: View = { narrow: narrowOf(parseSearch(text, dir).terms) };
+    expect(hashOf(view, names)).toBe(hash);
+    expect(parseHash(hash)).toEqual(view);
+    expect(searchText(view.narrow, dir)).toBe(text);
+  });
+
+  it("sends the server ids as numbers, negation as negated", () => {
+    expect(
+      narrowTerms(
+        narrowOf(parseSearch("channel:Verona -sender:othello@zulip.com x", dir).terms),
+        8,
+      ),
+    ).toEqual([
+      { operator: "channel", operand: 9 },
+      { operator: "sender", operand: 9, negated: true },
+      { operator: "search", operand: "x" },
+    ]);
+  });
+
+  it("decides live messages where it can", () => {
+    const msg = {
+      id: 1,
+      type: "stream",
+      stream_id: 9,
+      subject: "greetings",
+      sender_id: 9,
+      sender_email: "othello@zulip.com",
+      flags: [],
+      display_recipient: "Verona",
+    } as unknown as Msg;
+    const n = (text: string) => narrowOf(parseSearch(text, dir).terms);
+    expect(matches(n("channel:Verona -topic:greetings"), msg, 8)).toBe(false);
+    expect(matches(n("channel:Verona -topic:other sender:othello@zulip.com"), msg, 8)).toBe(true);
+    expect(matches(n("channel:Verona hello"), msg, 8)).toBeUndefined();
+    expect(matches(n("channel:Verona hello"), { ...msg, stream_id: 10 }, 8)).toBe(false);
+  });
+
+  it("titles a search by its text", () => {
+    expect(narrowTitle(narrowOf(parseSearch("channel:Verona hello", dir).terms), dir)).toBe(
+      "Search results for channel:Verona hello",
+    );
   });
 });

@@ -4,10 +4,12 @@
  * and the people with their presence on the right. The title carries the unread count, as
  * Zulip's does ("(12) …"), which Zulip's desktop app turns into its badge.
  */
-import { useEffect, useState } from "preact/hooks";
+import { signal } from "@preact/signals";
+import { useEffect } from "preact/hooks";
 import { csrfToken } from "../api.ts";
+import { bindKey } from "../keys.ts";
 import { t } from "../i18n.ts";
-import { encodeHashComponent, narrowTitle } from "../narrow.ts";
+import { narrowTitle } from "../narrow.ts";
 import { me, names, realm } from "../state/model.ts";
 import { registrations } from "../state/events.ts";
 import { counts } from "../state/unread.ts";
@@ -18,6 +20,9 @@ import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
+import { KeyboardHelp } from "./KeyboardHelp.tsx";
+import "./Layout.css";
+import { Search } from "./Search.tsx";
 
 declare global {
   interface Window {
@@ -25,29 +30,43 @@ declare global {
   }
 }
 
-function Search() {
-  const n = view.value.narrow;
-  const [q, setQ] = useState(n.kind === "search" ? n.query : "");
-  useEffect(() => setQ(n.kind === "search" ? n.query : ""), [n]);
+/**
+ * The sidebar shown over the middle column on a small screen (Layout.css: both sidebars at
+ * ≤ 600 px, the people at ≤ 900 px), from the top bar's buttons; following a link, Esc, or a
+ * click beside it closes it.
+ */
+const drawer = signal<"left" | "right" | undefined>(undefined);
+window.addEventListener("hashchange", () => (drawer.value = undefined));
+window.addEventListener(
+  "open-drawer",
+  (e) => (drawer.value = (e as CustomEvent<"left" | "right">).detail),
+);
+bindKey("Escape", () => {
+  if (!drawer.value) return false;
+  drawer.value = undefined;
+});
+
+function DrawerButton({ side, label }: { side: "left" | "right"; label: string }) {
+  const open = drawer.value === side;
   return (
-    <form
-      role="search"
-      class="search"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const text = q.trim();
-        if (text) location.hash = `#narrow/search/${encodeHashComponent(text)}`;
-        (document.activeElement as HTMLElement | null)?.blur();
-      }}
+    <button
+      type="button"
+      class={`drawer-button ${side}`}
+      aria-label={label}
+      aria-expanded={open}
+      onClick={() => (drawer.value = open ? undefined : side)}
     >
-      <input
-        type="search"
-        aria-label="Search"
-        placeholder="Search"
-        value={q}
-        onInput={(e) => setQ(e.currentTarget.value)}
-      />
-    </form>
+      <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
+        {side === "left" ? (
+          <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" stroke-width="2" fill="none" />
+        ) : (
+          <path
+            d="M10 10a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zm-6 7c0-3 2.7-5 6-5s6 2 6 5z"
+            fill="currentColor"
+          />
+        )}
+      </svg>
+    </button>
   );
 }
 
@@ -77,18 +96,20 @@ export function App({ ready }: { ready: boolean }) {
     window.electron_bridge?.send_event?.("total_unread_count", total);
   }, [total, title, realm.value.name]);
   return (
-    <div class="app">
+    <div class="app" data-drawer={drawer.value}>
       <header class="top">
+        <DrawerButton side="left" label={t("Show channels")} />
         <a class="realm" href="#feed">
           <img src="/static/images/realm-icon.svg" alt="" width={24} height={24} />
           <span>{realm.value.name}</span>
         </a>
         <Search />
+        <DrawerButton side="right" label={t("Show people")} />
         <div class="me">
           <span>{me.value.fullName}</span>
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
-            <button type="submit">Log out</button>
+            <button type="submit">{t("Log out")}</button>
           </form>
         </div>
       </header>
@@ -104,6 +125,14 @@ export function App({ ready }: { ready: boolean }) {
         </div>
       </main>
       <RightSidebar />
+      {drawer.value && (
+        <div
+          class="drawer-backdrop"
+          aria-hidden="true"
+          onClick={() => (drawer.value = undefined)}
+        />
+      )}
+      <KeyboardHelp />
     </div>
   );
 }

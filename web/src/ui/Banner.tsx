@@ -1,5 +1,6 @@
 /** The banner while the server cannot be reached: when the next attempt is, and a button to try now. */
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../i18n.ts";
 import { connection, retryNow } from "../state/events.ts";
 
 export function Banner() {
@@ -15,11 +16,15 @@ export function Banner() {
   return (
     <div class="banner" role="alert">
       <span>
-        Unable to connect to the server.{" "}
-        {c.retryAt === 0 ? "" : seconds > 0 ? `Trying again in ${seconds} s…` : "Trying again…"}
+        {t("Unable to connect to the server.")}{" "}
+        {c.retryAt === 0
+          ? ""
+          : seconds > 0
+            ? t("Trying again in {seconds} s…", { seconds })
+            : t("Trying again…")}
       </span>
       <button type="button" onClick={retryNow}>
-        Try now
+        {t("Try now")}
       </button>
     </div>
   );

@@ -3,7 +3,7 @@
  * counts, each with its topics (the channel being viewed: its recent topics; the others: the
  * most recent few with unread messages), most recent first, and the direct-message conversations.
  */
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { hashOf, narrowKey, sortedIds, type Narrow } from "../narrow.ts";
 import { displayTopic, me, names, recentDms, subscriptions, users } from "../state/model.ts";
 import { loadTopics, sortedTopics, topics } from "../state/topics.ts";
@@ -86,9 +86,11 @@ export function LeftSidebar() {
     if (activeStream !== undefined) void loadTopics(activeStream);
   }, [activeStream]);
   void topics.value;
-  const subs = [...subscriptions.value.values()].sort(
-    (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name),
-  );
+  const [filter, setFilter] = useState("");
+  const wanted = filter.trim().toLowerCase();
+  const subs = [...subscriptions.value.values()]
+    .filter((s) => !wanted || s.name.toLowerCase().includes(wanted))
+    .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   const dms = [...recentDms.value.entries()]
     .sort((a, b) => b[1].maxId - a[1].maxId)
     .slice(0, DMS_SHOWN);
@@ -108,6 +110,22 @@ export function LeftSidebar() {
       </nav>
       <nav aria-label="Channels">
         <h2>Channels</h2>
+        {/* `q` focuses it (keys.ts). */}
+        <input
+          type="search"
+          class="channel-filter"
+          data-filter="channels"
+          aria-label={t("Filter channels")}
+          placeholder={t("Filter channels")}
+          value={filter}
+          onInput={(e) => setFilter(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              setFilter("");
+              e.currentTarget.blur();
+            }
+          }}
+        />
         <ul>
           {subs.map((s) => {
             const unreadTopics = c.byTopic.get(s.stream_id);

@@ -12,7 +12,7 @@ import { me, realm, realmEmoji, users } from "../state/model.ts";
 import { editing } from "../state/edit.ts";
 import { selectedId } from "../state/view.ts";
 import type { Msg, Reaction } from "../types.ts";
-import { postprocess } from "./content.ts";
+import { messageHtml } from "./content.ts";
 import { Avatar } from "./Avatar.tsx";
 import { RecipientHeader } from "./RecipientHeader.tsx";
 import { fullDate, timeOfDay } from "./format.ts";
@@ -88,7 +88,7 @@ function MessageView({ m, showSender, unread, selected, isEditing, day }: RowPro
           {isEditing ? (
             <EditBox m={m} />
           ) : (
-            <div class="content" dangerouslySetInnerHTML={{ __html: postprocess(m.content) }} />
+            <div class="content" dangerouslySetInnerHTML={{ __html: messageHtml(m) }} />
           )}
           {m.reactions.length > 0 && <Reactions m={m} />}
         </div>

@@ -5,7 +5,12 @@
  * organization, which open here; `javascript:`, `data:` and `vbscript:` links and sources lose
  * them; and, in depth beside the page's Content-Security-Policy, anything that could run script
  * (script, iframe, object, embed, form elements, event-handler attributes) is dropped.
+ * Search results show the server's highlighting of their matches as <mark>.
  */
+import { isSearch } from "../narrow.ts";
+import { view } from "../state/view.ts";
+import type { Msg } from "../types.ts";
+
 const UNSAFE_PROTOCOL = /^(javascript|data|vbscript):/i;
 const DROPPED = "script,iframe,frame,object,embed,form,base,meta,link,style";
 
@@ -86,4 +91,27 @@ export function postprocess(html: string): string {
   if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(html, out);
   return out;
+}
+
+/**
+ * A search result's HTML: the server's `match_content` (its matches in
+ * `<span class="highlight">`), post-processed, each match a <mark>. Shown only while the view is
+ * a search (a message keeps the `match_content` of the last search that fetched it).
+ */
+export function highlighted(html: string): string {
+  const template = document.createElement("template");
+  template.innerHTML = postprocess(html);
+  for (const span of template.content.querySelectorAll("span.highlight")) {
+    const mark = document.createElement("mark");
+    mark.append(...span.childNodes);
+    span.replaceWith(mark);
+  }
+  return template.innerHTML;
+}
+
+/** A message's HTML as the feed shows it: highlighted in search results. */
+export function messageHtml(m: Msg): string {
+  return m.match_content !== undefined && isSearch(view.peek().narrow)
+    ? highlighted(m.match_content)
+    : postprocess(m.content);
 }
