@@ -328,7 +328,18 @@ export function ComposeActions({
               void uploadAll(files, textarea.current);
             }}
           />
-          <span aria-hidden="true">📎</span>
+          <svg
+            aria-hidden="true"
+            width="16"
+            height="16"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="2"
+            stroke-linecap="round"
+          >
+            <path d="M21 11.5l-8.5 8.5a5 5 0 0 1-7-7L14 4.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4L15.5 7.6" />
+          </svg>
         </label>
         <button
           type="button"
@@ -337,7 +348,19 @@ export function ComposeActions({
           title={t("Schedule message")}
           onClick={() => setScheduling(true)}
         >
-          <span aria-hidden="true">🕘</span>
+          <svg
+            aria-hidden="true"
+            width="16"
+            height="16"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="2"
+            stroke-linecap="round"
+          >
+            <circle cx="12" cy="12" r="9" />
+            <path d="M12 7v5l3 2" />
+          </svg>
         </button>
       </div>
       {scheduling && <ScheduleDialog target={target} onClose={() => setScheduling(false)} />}
