@@ -7,6 +7,7 @@ import { render } from "preact";
 import { signal } from "@preact/signals";
 import "./styles.css";
 import { installKeys } from "./keys.ts";
+import "./ui/messageKeys.ts";
 import { setQueueIdSource } from "./state/compose.ts";
 import { queueId, startEvents } from "./state/events.ts";
 import { startPresence } from "./state/presence.ts";
@@ -16,6 +17,9 @@ import { App } from "./ui/App.tsx";
 // Features' state, registered with the event loop (onRegister/onEvent) before it starts. Their
 // pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
 import "./state/emoji.ts";
+import "./state/settings.ts";
+import "./state/theme.ts";
+import "./state/permissions.ts";
 import "./state/drafts.ts";
 import "./state/scheduled.ts";
 import "./state/uploads.ts";

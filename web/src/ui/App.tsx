@@ -18,6 +18,7 @@ import { Banner } from "./Banner.tsx";
 import { Compose, TypingNotice } from "./Compose.tsx";
 import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
+import { ActionDialogs } from "./MessageActions.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
 import { KeyboardHelp } from "./KeyboardHelp.tsx";
@@ -107,6 +108,9 @@ export function App({ ready }: { ready: boolean }) {
         <DrawerButton side="right" label={t("Show people")} />
         <div class="me">
           <span>{me.value.fullName}</span>
+          <a class="settings-link" href="#settings/profile" aria-label={t("Settings")}>
+            ⚙
+          </a>
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
             <button type="submit">{t("Log out")}</button>
@@ -133,6 +137,7 @@ export function App({ ready }: { ready: boolean }) {
         />
       )}
       <KeyboardHelp />
+      <ActionDialogs />
     </div>
   );
 }
