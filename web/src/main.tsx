@@ -30,6 +30,9 @@ import "./state/org.ts";
 import "./state/channels.ts";
 import { goHome } from "./state/home.ts";
 import "./state/recent.ts";
+import "./state/drafts.ts";
+import "./state/scheduled.ts";
+import "./state/uploads.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;

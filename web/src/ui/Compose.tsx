@@ -37,6 +37,7 @@ import type { User } from "../types.ts";
 import { postprocess } from "./content.ts";
 import { useTypeahead, type TypeaheadOption } from "./Typeahead.tsx";
 import "./Compose.css";
+import { ComposeActions } from "./ComposeActions.tsx";
 
 export function targetOfView(v: View): Target | undefined {
   const n = v.narrow;
@@ -605,6 +606,7 @@ export function Compose() {
           )}
           {messageTypeahead.list}
         </div>
+        <ComposeActions target={typingTo()} textarea={content} />
         <button
           type="submit"
           class="send"
