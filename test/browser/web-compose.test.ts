@@ -363,7 +363,7 @@ describe.skipIf(!pageTestsHere)(`the compose box that helps (${CHROMIUM})`, () =
         });
       };
     });
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${server.baseUrl}/#feed`);
     await waitForFeed(page, "All messages");
     await byRole(page, "textbox", "Message");
     // Typing "@othe" and "@an", five times over: the best of the five per keypress is its cost

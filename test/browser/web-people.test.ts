@@ -224,7 +224,8 @@ describe.skipIf(!pageTestsHere)(`the web app's people and topics (${CHROMIUM})`,
     await (await inside(card, "button", "Mute user")).click();
     await inside(card, "button", "Unmute user");
     await (await inside(card, "button", "Close")).click();
-    await hamlet.keyboard.press("Escape");
+    // Escape goes to the home view (the Inbox): All messages is opened by its link.
+    await (await byRole(hamlet, "link", "All messages")).click();
     await waitForFeed(hamlet, "All messages");
     await send("othello", "plans", "A secret plan from Othello");
     const hidden = await articleWith(

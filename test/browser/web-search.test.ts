@@ -250,7 +250,8 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
       document.querySelector("nav[aria-label=Channels]")?.textContent?.includes("Denmark"),
     );
 
-    // p: an unread direct message from Othello (sent now: the feed read the first one).
+    // p: the unread direct messages from Othello (the first one too: the home view, the Inbox,
+    // shows it without reading it).
     await expectSuccess(
       server.as("othello").POST("/messages", {
         body: {
@@ -260,7 +261,7 @@ describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`
         },
       }),
     );
-    await byRole(hamlet, "link", "Othello, the Moor of Venice, 1 unread");
+    await byRole(hamlet, "link", "Othello, the Moor of Venice, 2 unread");
     await hamlet.keyboard.press("p");
     await waitForFeed(hamlet, "Messages with Othello, the Moor of Venice");
   });

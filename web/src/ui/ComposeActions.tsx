@@ -53,15 +53,21 @@ function useDrafts(target: Conversation | undefined) {
   };
 
   // A new view or a new choice (reply, new topic, drafts' Restore): the old text is saved, and
-  // the new conversation's draft, if any, fills the box.
+  // the new conversation's draft, if any, fills the box. The same conversation chosen again (a
+  // quote and reply into the conversation the box is already addressed to) keeps the text.
+  const addressed = useRef<string | undefined>(undefined);
   useEffect(() => {
+    const next = compose.value.target ?? targetOfView();
+    const nextKey = conversationKey(next);
+    if (addressed.current !== undefined && nextKey === addressed.current) return;
+    addressed.current = nextKey;
     flush();
     if (editingScheduled.value) {
       // The box holds a scheduled message: no draft of it.
       active.current = undefined;
       return;
     }
-    const d = draftFor(compose.value.target ?? targetOfView());
+    const d = draftFor(next);
     active.current = d?.id;
     draft.value = d?.content ?? "";
   }, [compose.value.focusTick, view.value]);
