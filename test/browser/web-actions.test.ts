@@ -8,10 +8,9 @@
  * reaches the other person live in his page. axe-core finds no serious or critical violation on
  * the open menu, the picker and each dialog. Screenshots go to .tmp/screenshots/.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   articleWith,
   byRole,
@@ -39,47 +38,7 @@ async function eventually(check: () => Promise<boolean>, what: string, timeout =
   }
 }
 
-const axeSource = readFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-  "utf8",
-);
-
 /** axe-core on the page as it is: no serious or critical violation. */
-async function audit(page: Page, where: string) {
-  await page.addScriptTag({ content: axeSource });
-  const results = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(): Promise<{
-            violations: {
-              id: string;
-              impact: string;
-              help: string;
-              nodes: { target: string[] }[];
-            }[];
-          }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run();
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
-    }));
-  });
-  if (results.length)
-    console.log(
-      `axe-core on ${where}: ${results.length} violation(s)` +
-        results.map((v) => `\n  [${v.impact}] ${v.id}: ${v.help} (${v.nodes.join("; ")})`).join(""),
-    );
-  expect(
-    results.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
-    `serious or critical violations on ${where}`,
-  ).toEqual([]);
-}
 
 /** The element of this role and name inside `scope`. */
 async function inside(scope: ElementHandle, role: string, name: string): Promise<ElementHandle> {

@@ -6,10 +6,9 @@
  * Send refused). The typeahead's keypress is timed with 10,000 people in the register. axe-core
  * runs with the typeahead open; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   articleWith,
   byRole,
@@ -27,11 +26,6 @@ import { useTestServer } from "../helpers/server.ts";
 
 warnIfNoChromium("test/browser/web-compose.test.ts");
 
-const axeSource = readFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-  "utf8",
-);
-
 /** The message box's text, caret at its end, as typing would leave it (input event included). */
 async function setMessage(page: Page, text: string) {
   const box = await byRole(page, "textbox", "Message");
@@ -46,41 +40,6 @@ async function setMessage(page: Page, text: string) {
 
 async function messageValue(page: Page): Promise<string> {
   return page.$eval("textarea", (e) => e.value);
-}
-
-async function audit(page: Page, where: string) {
-  await page.addScriptTag({ content: axeSource });
-  const results = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(): Promise<{
-            violations: {
-              id: string;
-              impact: string;
-              help: string;
-              nodes: { target: string[] }[];
-            }[];
-          }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run();
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
-    }));
-  });
-  console.log(
-    `axe-core on ${where}: ${results.length} violation(s)` +
-      results.map((v) => `\n  [${v.impact}] ${v.id}: ${v.help} (${v.nodes.join("; ")})`).join(""),
-  );
-  expect(
-    results.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
-    `serious or critical violations on ${where}`,
-  ).toEqual([]);
 }
 
 describe.skipIf(!pageTestsHere)(`the compose box that helps (${CHROMIUM})`, () => {

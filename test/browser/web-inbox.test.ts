@@ -9,10 +9,9 @@
  * name that exists with the server's words. axe-core finds no serious or critical violation on
  * each view; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   byRole,
   CHROMIUM,
@@ -32,46 +31,6 @@ warnIfNoChromium("test/browser/web-inbox.test.ts");
 const CHANNELS = 1000;
 /** Click to a visible channel list: the target is 200 ms on an idle machine; CI shares its CPUs. */
 const OPEN_BOUND_MS = 1000;
-
-const axeSource = readFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-  "utf8",
-);
-
-async function audit(page: Page, where: string) {
-  await page.addScriptTag({ content: axeSource });
-  const results = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(): Promise<{
-            violations: {
-              id: string;
-              impact: string;
-              help: string;
-              nodes: { target: string[] }[];
-            }[];
-          }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run();
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5),
-    }));
-  });
-  console.log(
-    `axe-core on ${where}: ${results.length} violation(s)` +
-      results.map((v) => `\n  [${v.impact}] ${v.id}: ${v.help} (${v.nodes.join("; ")})`).join(""),
-  );
-  expect(
-    results.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id),
-    `serious or critical violations on ${where}`,
-  ).toEqual([]);
-}
 
 /** An element of this role and name inside `scope` (a region found by role). */
 async function within(

@@ -7,10 +7,9 @@
  * shortcuts. On a phone-sized window (375×740, Othello) nothing scrolls sideways and the sidebars
  * open from the top bar. axe-core on the typeahead and the help dialog; screenshots in both themes.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousAxeViolations as axeSerious } from "../helpers/browser-axe.ts";
 import {
   byRole,
   CHROMIUM,
@@ -27,39 +26,6 @@ import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 warnIfNoChromium("test/browser/web-search.test.ts");
-
-const axeSource = readFileSync(
-  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
-  "utf8",
-);
-
-/** Serious or critical axe-core violations on the page as it is. */
-async function axeSerious(page: Page, where: string): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(): Promise<{
-            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-          }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run();
-    return r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 3),
-    }));
-  });
-  const bad = found.filter((v) => v.impact === "serious" || v.impact === "critical");
-  console.log(
-    `axe-core on ${where}: ${found.length} violation(s)` +
-      found.map((v) => `\n  [${v.impact}] ${v.id} (${v.nodes.join("; ")})`).join(""),
-  );
-  return bad.map((v) => `${v.id}: ${v.nodes.join("; ")}`);
-}
 
 /** The texts of the search suggestions shown. */
 const options = (page: Page) =>
