@@ -201,9 +201,7 @@ export function toApiUser(
     timezone: user.timezone,
     // client_gravatar: null only for a Gravatar the client can compute; never for an upload.
     avatar_url:
-      options.clientGravatar && visible && user.avatarSource !== "U"
-        ? null
-        : avatarUrl(user),
+      options.clientGravatar && visible && user.avatarSource !== "U" ? null : avatarUrl(user),
     avatar_version: user.avatarVersion,
     is_imported_stub: user.isImportedStub,
   };
