@@ -14,7 +14,6 @@ import {
   byRole,
   pageTestsHere,
   CHROMIUM,
-  feedName,
   launchBrowser,
   logIn,
   screenshot,
@@ -334,9 +333,9 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     await waitForFeed(othello, "Mentions");
     await othello.evaluate(() => history.back());
     await waitForFeed(othello, "#Verona > greetings");
-    // Esc goes back to All messages.
+    // Esc goes to the home view (Zulip's default: the inbox).
     await othello.keyboard.press("Escape");
-    await waitForFeed(othello, "All messages");
-    expect(await feedName(othello)).toBe("All messages");
+    await byRole(othello, "region", "Inbox");
+    expect(new URL(othello.url()).hash).toBe("#inbox");
   });
 });

@@ -15,7 +15,6 @@ import {
   pageTestsHere,
   CHROMIUM,
   launchBrowser,
-  waitForFeed,
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
@@ -114,7 +113,8 @@ describe.skipIf(!pageTestsHere)(`Zulip's desktop app adding this server (${CHROM
     await (await byRole(page, "textbox", "Email")).type("iago@zulip.com");
     await (await byRole(page, "textbox", "Password")).type(server.creds.users.iago!.password!);
     await Promise.all([page.waitForNavigation(), (await byRole(page, "button", "Log in")).click()]);
-    await waitForFeed(page, "All messages", 10_000);
+    // An empty fragment opens the user's home view: the inbox.
+    await byRole(page, "region", "Inbox", 10_000);
     expect(new URL(page.url()).origin).toBe("http://zulip.testserver");
     expect(new URL(page.url()).pathname).toBe("/");
     // The session cookie is the organization's (HttpOnly: not readable by the page).

@@ -300,7 +300,7 @@ describe.skipIf(!chromiumInstalled || !process.env.DATABASE_URL)(
       // The same session through B (cookies are per host, not per port): B's page, B's Log out.
       await expectSuccess(cookieClient(b.baseUrl, cookie).GET("/users/me"));
       const pageB = await context.newPage();
-      await pageB.goto(`${b.baseUrl}/`);
+      await pageB.goto(`${b.baseUrl}/#feed`);
       await waitForFeed(pageB, "All messages");
       await Promise.all([
         pageB.waitForNavigation(),

@@ -54,7 +54,7 @@ describe.skipIf(!pageTestsHere)(`the web app's defences and accessibility (${CHR
 
   it("serves the app with a strict Content-Security-Policy", async () => {
     await logIn(page, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    const response = await page.goto(`${server.baseUrl}/`);
+    const response = await page.goto(`${server.baseUrl}/#feed`);
     expect(response?.status()).toBe(200);
     const csp = response?.headers()["content-security-policy"] ?? "";
     const directives = new Map(

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "puppeteer-core";
+import { expect } from "vitest";
 
 const axeSource = readFileSync(
   createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
@@ -26,11 +27,11 @@ export async function axeViolations(
   where: string,
   context?: string,
 ): Promise<AxeViolation[]> {
-  const loaded = await page.evaluate(() => "axe" in window);
+  const loaded = await page.evaluate(() => "axe" in globalThis);
   if (!loaded) await page.addScriptTag({ content: axeSource });
   const results = await page.evaluate(async (ctx) => {
     const axe = (
-      window as unknown as {
+      globalThis as unknown as {
         axe: {
           run(context?: string): Promise<{
             violations: {
@@ -68,4 +69,16 @@ export async function seriousAxeViolations(
   return (await axeViolations(page, where, context))
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => v.id);
+}
+
+/** Fails the test on any serious or critical violation (the others are printed). */
+export async function expectNoSeriousAxeViolations(
+  page: Page,
+  where: string,
+  context?: string,
+): Promise<void> {
+  expect(
+    await seriousAxeViolations(page, where, context),
+    `serious or critical violations on ${where}`,
+  ).toEqual([]);
 }

@@ -55,7 +55,14 @@ export async function logIn(
   await (await byRole(page, "textbox", "Email")).type(email);
   await (await byRole(page, "textbox", "Password")).type(password);
   await Promise.all([page.waitForNavigation(), (await byRole(page, "button", "Log in")).click()]);
-  await page.waitForSelector("::-p-aria([role='feed'])");
+  await byRole(page, "button", "Log out");
+  // The login form does not carry the fragment; an empty one opens the user's home view (the
+  // inbox by default): tests start from the view they name, All messages unless told.
+  const want = hash || "#feed";
+  if (new URL(page.url()).hash !== want)
+    await page.evaluate((h) => void (location.hash = h), want);
+  if (!/^#(inbox|recent|channels|drafts|scheduled|settings|organization|user)\b/.test(want))
+    await page.waitForSelector("::-p-aria([role='feed'])");
 }
 
 /** The element of a role with exactly this accessible name (waits for it). */

@@ -30,5 +30,7 @@ export async function setLanguage(code: string) {
   const load = TRANSLATIONS[code];
   language.value = load ? code : "en";
   translation.value = load ? (await load()).default : {};
-  document.documentElement.lang = language.value;
+  // Through globalThis: narrow.ts (and so this file) is also read by Node tools without the DOM.
+  const doc = (globalThis as { document?: { documentElement: { lang: string } } }).document;
+  if (doc) doc.documentElement.lang = language.value;
 }

@@ -3,7 +3,8 @@
  * selection, Home/End go to the first/last message, PgUp/PgDn scroll, Enter or r replies to it,
  * c starts a new topic, x a new direct message, n goes to the next unread topic, p to the next
  * unread direct-message conversation, i and t open Inbox and Recent conversations, q and w filter
- * channels and people, / searches, ? shows them all, Esc goes back (or cancels what is open).
+ * channels and people, / searches, ? shows them all, Esc goes to the home view (or cancels what
+ * is open).
  *
  * Every shortcut is described where it is bound (`bindKey(key, handler, help)`), so that the
  * "Keyboard shortcuts" dialog (`?`) lists those of every feature, grouped as Zulip's are.
@@ -12,6 +13,7 @@ import { signal } from "@preact/signals";
 import { t } from "./i18n.ts";
 import { openCompose } from "./state/compose.ts";
 import { editing } from "./state/edit.ts";
+import { atHome, goHome } from "./state/home.ts";
 import { me, recentDms } from "./state/model.ts";
 import { counts, unreadTopicsInOrder } from "./state/unread.ts";
 import { go, goPage, view } from "./state/view.ts";
@@ -159,7 +161,7 @@ export function installKeys() {
       }
       case "Escape":
         if (editing.value !== undefined) editing.value = undefined;
-        else if (n.kind !== "all" || view.value.near !== undefined) go({ kind: "all" });
+        else if (!atHome()) goHome();
         else return;
         break;
       case "/":
@@ -193,7 +195,10 @@ function focusFilter(selector: string, drawer: "left" | "right"): boolean {
 const CORE: [string, KeyHelp][] = [
   ["?", { group: "basics", description: () => t("Show keyboard shortcuts") }],
   ["/", { group: "basics", description: () => t("Search") }],
-  ["Escape", { group: "basics", description: () => t("Go back, or close what is open") }],
+  [
+    "Escape",
+    { group: "basics", description: () => t("Go to the home view, or close what is open") },
+  ],
   ["r", { group: "basics", keys: "Enter or r", description: () => t("Reply to message") }],
   ["c", { group: "basics", description: () => t("New topic") }],
   ["x", { group: "basics", description: () => t("New direct message") }],

@@ -7,6 +7,7 @@ import { render } from "preact";
 import { signal } from "@preact/signals";
 import "./styles.css";
 import { installKeys } from "./keys.ts";
+import "./ui/messageKeys.ts";
 import { setQueueIdSource } from "./state/compose.ts";
 import { queueId, startEvents } from "./state/events.ts";
 import { startPresence } from "./state/presence.ts";
@@ -18,6 +19,20 @@ import { App } from "./ui/App.tsx";
 import "./state/emoji.ts";
 import "./state/settings.ts";
 import "./state/theme.ts";
+import "./state/permissions.ts";
+import "./state/typeahead.ts";
+import "./state/user-topics.ts";
+import "./state/muted-users.ts";
+import "./state/status.ts";
+import "./state/notify.ts";
+import "./state/people-keys.ts";
+import "./state/org.ts";
+import "./state/channels.ts";
+import { goHome } from "./state/home.ts";
+import "./state/recent.ts";
+import "./state/drafts.ts";
+import "./state/scheduled.ts";
+import "./state/uploads.ts";
 
 const ready = signal(false);
 const root = document.getElementById("app")!;
@@ -38,6 +53,8 @@ const first = listFor(v.narrow);
 const prefetch = first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
+  // An empty fragment opens the user's home view (web_home_view), known from the register.
+  if (location.hash === "" || location.hash === "#") goHome(true);
   startPresence();
   void prefetch.then(() => first.catchUp());
 });

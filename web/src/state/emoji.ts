@@ -55,7 +55,9 @@ onEvent("realm_emoji", (event) => {
 /** Every Unicode emoji, loaded once (a failed load is tried again on the next call). */
 export function unicodeEmoji(): Promise<Emoji[]> {
   if (!unicode) {
-    const url = dataUrl;
+    // The server names it on the organization's URL; it is fetched from the origin the app
+    // was loaded from (the same server, which the page's CSP allows), whatever name reached it.
+    const url = dataUrl && new URL(dataUrl, location.href).pathname;
     unicode = (url ? fetch(url).then((r) => r.json()) : Promise.resolve({ code_to_names: {} }))
       .then((data: { code_to_names: Record<string, string[]> }) =>
         Object.entries(data.code_to_names).map(([code, names]) => ({

@@ -54,7 +54,7 @@ export function startPresence() {
     newInput = true;
     if (wasIdle) void report();
   };
-  for (const type of ["keydown", "pointerdown", "wheel"])
+  for (const type of ["keydown", "pointerdown", "wheel", "mousemove", "focus", "touchstart"])
     window.addEventListener(type, input, { passive: true, capture: true });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") input();

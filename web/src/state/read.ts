@@ -10,9 +10,14 @@ import { store } from "./messages.ts";
 const queued = new Set<number>();
 let timer: ReturnType<typeof setTimeout> | undefined;
 const FLUSH_MS = 250;
+/**
+ * Set by "Mark as unread from here" (Zulip's message_lists.current.prevent_reading): what is on
+ * screen stays unread until the view changes.
+ */
+export const reading = { paused: false };
 
 export function sawMessage(id: number) {
-  if (!isUnread(id)) return;
+  if (reading.paused || !isUnread(id)) return;
   queued.add(id);
   markRead([id]);
   timer ??= setTimeout(() => void flush(), FLUSH_MS);

@@ -16,6 +16,17 @@ const unread = new Map<number, Conversation>();
 const mentions = new Set<number>();
 const version = signal(0);
 
+/**
+ * Whether a topic's unread messages count in the total (All messages, Inbox, the title): set by
+ * state/user-topics.ts (muted topics and channels are left out). It may read signals: the counts
+ * follow them.
+ */
+let countedInTotal: (streamId: number, topic: string) => boolean = () => true;
+export function setTotalFilter(filter: (streamId: number, topic: string) => boolean) {
+  countedInTotal = filter;
+  changed();
+}
+
 function changed() {
   version.value++;
 }
@@ -112,8 +123,14 @@ export const counts = computed<UnreadCounts>(() => {
   const byTopic = new Map<number, Map<string, TopicCount>>();
   const byDm = new Map<string, number>();
   let dmTotal = 0;
+  let total = 0;
+  const counted = new Map<string, boolean>();
   for (const [id, c] of unread) {
     if (c.kind === "stream") {
+      const ck = `${c.streamId}:${c.topic.toLowerCase()}`;
+      let inTotal = counted.get(ck);
+      if (inTotal === undefined) counted.set(ck, (inTotal = countedInTotal(c.streamId, c.topic)));
+      if (inTotal) total++;
       byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + 1);
       let topics = byTopic.get(c.streamId);
       if (!topics) byTopic.set(c.streamId, (topics = new Map<string, TopicCount>()));
@@ -126,9 +143,10 @@ export const counts = computed<UnreadCounts>(() => {
     } else {
       byDm.set(c.key, (byDm.get(c.key) ?? 0) + 1);
       dmTotal++;
+      total++;
     }
   }
-  return { total: unread.size, mentions: mentions.size, byStream, byTopic, byDm, dmTotal };
+  return { total, mentions: mentions.size, byStream, byTopic, byDm, dmTotal };
 });
 
 /** The unread conversations in message order: what `n` (next unread topic) walks through. */

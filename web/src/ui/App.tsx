@@ -18,8 +18,12 @@ import { Banner } from "./Banner.tsx";
 import { Compose, TypingNotice } from "./Compose.tsx";
 import { Feed, feedKey } from "./Feed.tsx";
 import { LeftSidebar } from "./LeftSidebar.tsx";
+import { ActionDialogs } from "./MessageActions.tsx";
 import { PageHost } from "./PageHost.tsx";
 import { RightSidebar } from "./RightSidebar.tsx";
+import { NotifyBanner } from "./NotifyBanner.tsx";
+import { StatusButton } from "./StatusDialog.tsx";
+import { UserCardHost } from "./UserCard.tsx";
 import { KeyboardHelp } from "./KeyboardHelp.tsx";
 import "./Layout.css";
 import { Search } from "./Search.tsx";
@@ -106,10 +110,14 @@ export function App({ ready }: { ready: boolean }) {
         <Search />
         <DrawerButton side="right" label={t("Show people")} />
         <div class="me">
+          <StatusButton />
           <span>{me.value.fullName}</span>
           <a class="settings-link" href="#settings/profile" aria-label={t("Settings")}>
             ⚙
           </a>
+          {me.value.isAdmin && (
+            <a href="#organization/organization-profile">{t("Organization settings")}</a>
+          )}
           <form method="post" action="/accounts/logout/">
             <input type="hidden" name="csrfmiddlewaretoken" value={csrfToken} />
             <button type="submit">{t("Log out")}</button>
@@ -119,6 +127,7 @@ export function App({ ready }: { ready: boolean }) {
       <LeftSidebar />
       <main class="middle">
         <Banner />
+        <NotifyBanner />
         {p && <PageHost page={p} />}
         {/* The feed stays mounted under a page: going back to it shows it as it was. */}
         <div class="feed-area" hidden={p !== undefined}>
@@ -128,6 +137,7 @@ export function App({ ready }: { ready: boolean }) {
         </div>
       </main>
       <RightSidebar />
+      <UserCardHost />
       {drawer.value && (
         <div
           class="drawer-backdrop"
@@ -136,6 +146,7 @@ export function App({ ready }: { ready: boolean }) {
         />
       )}
       <KeyboardHelp />
+      <ActionDialogs />
     </div>
   );
 }

@@ -19,6 +19,10 @@ import { dayOf, timeOfDay } from "./format.ts";
 import { MessageRow } from "./Message.tsx";
 import { RecipientHeader } from "./RecipientHeader.tsx";
 import { Avatar } from "./Avatar.tsx";
+import { MutedRow } from "./MutedRow.tsx";
+import { openUserCard } from "./UserCard.tsx";
+import { mutedUsers, revealed } from "../state/muted-users.ts";
+import { visibleInHome } from "../state/user-topics.ts";
 
 /** Messages in the DOM at most (Zulip's _RENDER_WINDOW_SIZE), and how far the window moves. */
 export const WINDOW = 250;
@@ -223,10 +227,14 @@ export function Feed({ v }: { v: View }) {
   });
 
   const shown: Msg[] = [];
+  // All messages leaves out muted topics (and muted channels' topics), as Zulip's does.
+  const home = v.narrow.kind === "all";
   for (let i = iFirst; i <= iLast && i < ids.length; i++) {
     const m = store.get(ids[i]!);
-    if (m) shown.push(m);
+    if (m && (!home || visibleInHome(m))) shown.push(m);
   }
+  const muted = mutedUsers.value;
+  const shownAnyway = revealed.value;
   const showPending = list.foundNewest && iLast >= ids.length - 1;
   const echoes = showPending ? pending.value.filter((p) => pendingMatches(p, v)) : [];
 
@@ -264,7 +272,8 @@ export function Feed({ v }: { v: View }) {
       newGroup ||
       prev?.sender_id !== m.sender_id ||
       m.timestamp - (prev?.timestamp ?? 0) > SAME_RUN_SECONDS;
-    rows.push(
+    const collapsed = muted.has(m.sender_id) && !shownAnyway.has(m.id);
+    const row = (
       <MessageRow
         key={m.id}
         m={m}
@@ -273,18 +282,27 @@ export function Feed({ v }: { v: View }) {
         day={newGroup ? day : undefined}
         selected={selected === m.id}
         isEditing={editingId === m.id}
-      />,
+      />
+    );
+    rows.push(
+      collapsed ? (
+        <MutedRow key={m.id} m={m} day={newGroup ? day : undefined}>
+          {row}
+        </MutedRow>
+      ) : (
+        row
+      ),
     );
     prevKey = key;
     prevDay = day;
-    prev = m;
+    prev = collapsed ? undefined : m;
   }
 
   // The feed holds only articles (ARIA's feed pattern); what it says about its state is beside it.
   let echoKey = prevKey;
   let echoDay = prevDay;
   return (
-    <div class="feed-scroller" ref={scroller} onScroll={onScroll}>
+    <div class="feed-scroller" ref={scroller} onScroll={onScroll} onClick={avatarClick}>
       {list.loaded && list.foundOldest && iFirst === 0 && (
         <p class="history-start">
           {ids.length ? "This is the beginning of the conversation." : "No messages here yet."}
@@ -316,6 +334,15 @@ export function Feed({ v }: { v: View }) {
       {list.loadingNewer && <p class="loading">Loading newer messages…</p>}
     </div>
   );
+}
+
+/** A click on a sender's avatar opens their card (the name beside it is the keyboard's way). */
+function avatarClick(e: MouseEvent) {
+  const el = e.target as HTMLElement;
+  if (!el.closest(".gutter .avatar")) return;
+  const id = Number(el.closest<HTMLElement>("article[data-id]")?.dataset.id);
+  const m = Number.isInteger(id) ? store.get(id) : undefined;
+  if (m && !mutedUsers.value.has(m.sender_id)) openUserCard(m.sender_id);
 }
 
 /** A message not yet sent, as the feed's rules (narrows, headers) see it. */

@@ -11,6 +11,7 @@ import { counts } from "../state/unread.ts";
 import { t } from "../i18n.ts";
 import { page, pageHash, view, type PageName } from "../state/view.ts";
 import { preloadPage } from "./PageHost.tsx";
+import { TopicIcon, TopicMenu } from "./TopicMenu.tsx";
 
 /** Topics listed under the channel being viewed before "more topics". */
 const TOPICS_SHOWN = 8;
@@ -109,7 +110,9 @@ export function LeftSidebar() {
         </ul>
       </nav>
       <nav aria-label="Channels">
-        <h2>Channels</h2>
+        <h2>
+          <a href={pageHash({ name: "channels", section: "all" })}>{t("Channels")}</a>
+        </h2>
         {/* `q` focuses it (keys.ts). */}
         <input
           type="search"
@@ -163,13 +166,15 @@ export function LeftSidebar() {
                 {shown.length > 0 && (
                   <ul class="topics" aria-label={`Topics in ${s.name}`}>
                     {shown.map((t) => (
-                      <Item
-                        key={t.name}
-                        narrow={{ kind: "topic", streamId: s.stream_id, topic: t.name }}
-                        name={displayTopic(t.name)}
-                        count={t.count}
-                        className="topic"
-                      />
+                      <li key={t.name} class="topic">
+                        <SidebarLink
+                          narrow={{ kind: "topic", streamId: s.stream_id, topic: t.name }}
+                          name={displayTopic(t.name)}
+                          count={t.count}
+                        />
+                        <TopicIcon streamId={s.stream_id} topic={t.name} />
+                        <TopicMenu streamId={s.stream_id} topic={t.name} />
+                      </li>
                     ))}
                   </ul>
                 )}

@@ -1,21 +1,27 @@
 /**
  * One message of the feed: its sender (avatar and name) when it starts a run, its time, the HTML
- * the server rendered (post-processed), "(edited)", its reactions (a click toggles mine), and for
- * what I may edit, an Edit button that opens an inline editor of the content and the topic.
+ * the server rendered (post-processed), "(edited)", its reactions (a click toggles mine), the
+ * hover and focus toolbar of its actions (MessageActions.tsx), and, while it is edited, the
+ * inline editor of its content (and of its topic, where moving it is allowed).
  * A row renders again only when one of its props changed (the store replaces changed messages),
- * or a signal it reads (a user's name, the time format) did.
+ * or a signal it reads (a user's name, the time format, a permission) did.
  */
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, errorText } from "../api.ts";
+import { t } from "../i18n.ts";
 import { me, realm, realmEmoji, users } from "../state/model.ts";
-import { editing } from "../state/edit.ts";
+import { editing, isStarred, toggleReaction } from "../state/edit.ts";
+import { canMoveTopic } from "../state/permissions.ts";
 import { selectedId } from "../state/view.ts";
 import type { Msg, Reaction } from "../types.ts";
 import { messageHtml } from "./content.ts";
 import { Avatar } from "./Avatar.tsx";
+import { SenderName } from "./UserCard.tsx";
 import { RecipientHeader } from "./RecipientHeader.tsx";
 import { fullDate, timeOfDay } from "./format.ts";
+import { Toolbar } from "./MessageActions.tsx";
+import "./Message.css";
 
 export interface RowProps {
   m: Msg;
@@ -41,13 +47,6 @@ export class MessageRow extends Component<RowProps> {
   }
 }
 
-export function mayEdit(m: Msg): boolean {
-  if (m.sender_id !== me.value.id || !realm.value.allowEditing) return false;
-  const limit = realm.value.editLimitSeconds;
-  // Zulip's web app allows a little grace past the limit for the time the edit takes.
-  return limit === null || limit === 0 || Date.now() / 1000 - m.timestamp < limit + 5;
-}
-
 function MessageView({ m, showSender, unread, selected, isEditing, day }: RowProps) {
   const sender = users.value.get(m.sender_id);
   const name = sender?.full_name ?? m.sender_full_name;
@@ -71,20 +70,21 @@ function MessageView({ m, showSender, unread, selected, isEditing, day }: RowPro
         </div>
         <div class="body">
           <div class="meta">
-            {showSender && <span class="sender">{name}</span>}
+            {showSender && <SenderName userId={m.sender_id} name={name} />}
             <time
               dateTime={new Date(m.timestamp * 1000).toISOString()}
               title={fullDate(m.timestamp)}
             >
               {time}
             </time>
-            {edited && <span class="edited">(edited)</span>}
-            {mayEdit(m) && !isEditing && (
-              <button type="button" class="action" onClick={() => (editing.value = m.id)}>
-                Edit
-              </button>
+            {edited && <span class="edited">{t("(edited)")}</span>}
+            {isStarred(m) && (
+              <span class="starred-mark" title={t("Starred")}>
+                ★
+              </span>
             )}
           </div>
+          {!isEditing && <Toolbar m={m} />}
           {isEditing ? (
             <EditBox m={m} />
           ) : (
@@ -127,25 +127,21 @@ function Reactions({ m }: { m: Msg }) {
     else groups.set(key, { r, userIds: [r.user_id] });
   }
   const myId = me.value.id;
-  const toggle = (r: Reaction, mine: boolean) => {
-    const params = { path: { message_id: m.id }, ...{} };
-    const body = {
-      emoji_name: r.emoji_name,
-      emoji_code: r.emoji_code,
-      reaction_type: r.reaction_type,
-    };
-    void (
-      mine
-        ? call(api.DELETE("/messages/{message_id}/reactions", { params, body }))
-        : call(api.POST("/messages/{message_id}/reactions", { params, body }))
-    ).catch(() => {});
+  const toggle = (r: Reaction) => {
+    void toggleReaction(m, {
+      name: r.emoji_name,
+      code: r.emoji_code,
+      type: r.reaction_type,
+    }).catch(() => {});
   };
   return (
     <div class="reactions">
       {[...groups.values()].map(({ r, userIds }) => {
         const mine = userIds.includes(myId);
         const who = userIds
-          .map((id) => (id === myId ? "You" : (users.value.get(id)?.full_name ?? "Unknown user")))
+          .map((id) =>
+            id === myId ? t("You") : (users.value.get(id)?.full_name ?? t("Unknown user")),
+          )
           .join(", ");
         return (
           <button
@@ -153,11 +149,19 @@ function Reactions({ m }: { m: Msg }) {
             key={`${r.reaction_type}:${r.emoji_code}`}
             class={mine ? "reaction mine" : "reaction"}
             aria-pressed={mine}
-            aria-label={`${r.emoji_name}: ${userIds.length} ${userIds.length === 1 ? "reaction" : "reactions"} by ${who}`}
-            title={`${who} reacted with :${r.emoji_name}:`}
+            aria-label={
+              userIds.length === 1
+                ? t("{emoji}: 1 reaction by {who}", { emoji: r.emoji_name, who })
+                : t("{emoji}: {count} reactions by {who}", {
+                    emoji: r.emoji_name,
+                    count: userIds.length,
+                    who,
+                  })
+            }
+            title={t("{who} reacted with :{emoji}:", { who, emoji: r.emoji_name })}
             onClick={(e) => {
               e.stopPropagation();
-              toggle(r, mine);
+              toggle(r);
             }}
           >
             {emojiOf(r)} <span class="count">{userIds.length}</span>
@@ -196,7 +200,8 @@ function EditBox({ m }: { m: Msg }) {
     if (raw === undefined) return;
     const body: { content?: string; topic?: string } = {};
     const original = m.type === "stream" ? m.subject : "";
-    if (m.type === "stream" && topic.trim() !== original) body.topic = topic.trim();
+    if (m.type === "stream" && canMoveTopic(m) && topic.trim() !== original)
+      body.topic = topic.trim();
     body.content = raw;
     setSaving(true);
     try {
@@ -213,7 +218,7 @@ function EditBox({ m }: { m: Msg }) {
   return (
     <form
       class="edit"
-      aria-label="Edit message"
+      aria-label={t("Edit message")}
       onSubmit={(e) => {
         e.preventDefault();
         void save();
@@ -225,9 +230,9 @@ function EditBox({ m }: { m: Msg }) {
         }
       }}
     >
-      {m.type === "stream" && (
+      {m.type === "stream" && canMoveTopic(m) && (
         <input
-          aria-label="Topic"
+          aria-label={t("Topic")}
           value={topic}
           maxLength={realm.value.maxTopicLength}
           onInput={(e) => setTopic(e.currentTarget.value)}
@@ -235,7 +240,7 @@ function EditBox({ m }: { m: Msg }) {
       )}
       <textarea
         ref={area}
-        aria-label="Message content"
+        aria-label={t("Message content")}
         value={raw ?? ""}
         disabled={raw === undefined}
         rows={Math.min(12, Math.max(2, (raw ?? "").split("\n").length + 1))}
@@ -254,10 +259,10 @@ function EditBox({ m }: { m: Msg }) {
       )}
       <div class="buttons">
         <button type="submit" disabled={saving || raw === undefined}>
-          Save
+          {t("Save")}
         </button>
         <button type="button" onClick={() => (editing.value = undefined)}>
-          Cancel
+          {t("Cancel")}
         </button>
       </div>
     </form>

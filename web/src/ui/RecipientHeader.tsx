@@ -1,16 +1,19 @@
 /**
  * The bar over a run of messages of one conversation, as Zulip groups them: the channel and the
- * topic (each a link to its view) or the direct-message conversation, and the day.
+ * topic (each a link to its view) with its followed/muted icon and its actions menu, or the
+ * direct-message conversation, and the day.
  */
 import { hashOf } from "../narrow.ts";
 import { displayTopic, me, names, subscriptions, users } from "../state/model.ts";
 import type { Msg } from "../types.ts";
+import { t } from "../i18n.ts";
+import { TopicIcon, TopicMenu } from "./TopicMenu.tsx";
 
 export function RecipientHeader({ m, day }: { m: Msg; day: string }) {
   if (m.type === "stream" && m.stream_id !== undefined) {
     const sub = subscriptions.value.get(m.stream_id);
     const channel =
-      sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : "unknown");
+      sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : t("unknown"));
     return (
       <div class="recipient" style={{ borderLeftColor: sub?.color ?? "#c2c2c2" }}>
         <a
@@ -29,6 +32,8 @@ export function RecipientHeader({ m, day }: { m: Msg; day: string }) {
         >
           {displayTopic(m.subject)}
         </a>
+        <TopicIcon streamId={m.stream_id} topic={m.subject} />
+        <TopicMenu streamId={m.stream_id} topic={m.subject} />
         <span class="day">{day}</span>
       </div>
     );
@@ -36,8 +41,10 @@ export function RecipientHeader({ m, day }: { m: Msg; day: string }) {
   const members = Array.isArray(m.display_recipient) ? m.display_recipient : [];
   const others = members.filter((u) => u.id !== me.value.id);
   const label = others.length
-    ? `You and ${others.map((u) => users.value.get(u.id)?.full_name ?? u.full_name).join(", ")}`
-    : "You (notes to self)";
+    ? t("You and {names}", {
+        names: others.map((u) => users.value.get(u.id)?.full_name ?? u.full_name).join(", "),
+      })
+    : t("You (notes to self)");
   return (
     <div class="recipient dm">
       <a

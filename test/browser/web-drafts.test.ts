@@ -1,0 +1,308 @@
+/**
+ * Drafts, scheduled messages, uploads and images in the web app (issue 33), in headless Chromium
+ * with King Hamlet and Othello: a draft saved as Hamlet types, restored when he comes back to its
+ * topic, on the server (draft synchronization on), listed on the Drafts page with Restore and
+ * Delete, deleted by sending; a message scheduled for tomorrow, listed on the Scheduled messages
+ * page and by the API, edited and deleted; a file uploaded with the button, sent, and seen and
+ * fetched by Othello; an image pasted, sent and opened in the lightbox. axe-core on the pages and
+ * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
+ */
+import type { Browser, ElementHandle, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  articleWith,
+  byRole,
+  CHROMIUM,
+  launchBrowser,
+  logIn,
+  pageTestsHere,
+  screenshot,
+  waitForNoRole,
+  warnIfNoChromium,
+} from "../helpers/browser.ts";
+import { axeViolations } from "../helpers/browser-axe.ts";
+import { expectSuccess } from "../helpers/expect.ts";
+import { useTestServer } from "../helpers/server.ts";
+
+warnIfNoChromium("test/browser/web-drafts.test.ts");
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** A 2×2 PNG. */
+const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
+
+describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM})`, () => {
+  const server = useTestServer();
+  let browser: Browser;
+  let hamlet: Page;
+  let othello: Page;
+  let verona: number;
+  const shots: string[] = [];
+
+  const message = () => byRole(hamlet, "textbox", "Message");
+  const messageValue = async () =>
+    (await message()).evaluate((e) => (e as HTMLTextAreaElement).value);
+  const goTopic = async (topic: string) => {
+    await hamlet.evaluate(
+      (h) => (location.hash = h),
+      `#narrow/channel/${verona}-Verona/topic/${topic}`,
+    );
+    try {
+      await hamlet.waitForFunction(
+        (topic) =>
+          document
+            .querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")
+            ?.placeholder.endsWith(`> ${topic}`),
+        {},
+        topic,
+      );
+    } catch (err) {
+      const state = await hamlet.evaluate(() => ({
+        hash: location.hash,
+        placeholder: document.querySelector<HTMLTextAreaElement>("textarea")?.placeholder,
+        body: document.body.innerText.slice(0, 500),
+      }));
+      shots.push(await screenshot(hamlet, `failed-${topic}`));
+      throw new Error(`${String(err)}: ${JSON.stringify(state)}`);
+    }
+  };
+  /** The button whose accessible name starts with `prefix` (a time in its name varies). */
+  const buttonStarting = async (prefix: string) => {
+    const name = await (
+      await hamlet.waitForFunction(
+        (p) =>
+          [...document.querySelectorAll("button")]
+            .map((b) => b.getAttribute("aria-label") ?? b.textContent ?? "")
+            .find((n) => n.startsWith(p)),
+        {},
+        prefix,
+      )
+    ).jsonValue();
+    return byRole(hamlet, "button", name as string);
+  };
+  const serverDrafts = async () => (await expectSuccess(server.as("hamlet").GET("/drafts"))).drafts;
+  const serverScheduled = async () =>
+    (await expectSuccess(server.as("hamlet").GET("/scheduled_messages"))).scheduled_messages;
+  const expectAxeClean = async (where: string) =>
+    expect(
+      (await axeViolations(hamlet, where))
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => v.id),
+      where,
+    ).toEqual([]);
+  const darkShot = async (name: string) => {
+    await hamlet.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+    shots.push(await screenshot(hamlet, `${name}-dark`));
+    await hamlet.evaluate(() => delete document.documentElement.dataset.theme);
+  };
+
+  beforeAll(async () => {
+    verona = server.creds.channels.Verona!.stream_id;
+    await expectSuccess(
+      server.as("hamlet").PATCH("/settings", { body: { enable_drafts_synchronization: true } }),
+    );
+    browser = await launchBrowser();
+    hamlet = await (await browser.createBrowserContext()).newPage();
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    await hamlet.setBypassCSP(true);
+    othello = await (await browser.createBrowserContext()).newPage();
+    for (const p of [hamlet, othello])
+      p.on("pageerror", (err) => console.error(`page error: ${String(err)}`));
+    await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
+    await logIn(
+      othello,
+      server.baseUrl,
+      "othello@zulip.com",
+      server.creds.users.othello!.password!,
+    );
+    hamlet.setDefaultTimeout(10_000);
+    othello.setDefaultTimeout(10_000);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
+  });
+
+  it("saves a draft as Hamlet types, on the server too, and restores it when he comes back", async () => {
+    await goTopic("draftwork");
+    await (await message()).type("Half a thought about the play");
+    await sleep(1300); // the save waits for a pause in typing
+    await (await byRole(hamlet, "link", "All messages")).click();
+    await hamlet.waitForFunction(() => !location.hash.includes("draftwork"));
+    expect(await messageValue()).toBe("");
+    await hamlet.goBack();
+    await hamlet.waitForFunction(
+      () =>
+        document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")?.value ===
+        "Half a thought about the play",
+    );
+    const stored = await serverDrafts();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({
+      type: "stream",
+      to: [verona],
+      topic: "draftwork",
+      content: "Half a thought about the play",
+    });
+  });
+
+  it("lists drafts on the Drafts page (key d), with Restore and Delete; sending deletes a draft", async () => {
+    // A second draft, in another topic; leaving the topic saves it at once.
+    await goTopic("otherwork");
+    await (await message()).type("A draft to delete");
+    await (await byRole(hamlet, "link", "All messages")).click();
+    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await hamlet.keyboard.press("d");
+    await byRole(hamlet, "region", "Drafts");
+    await byRole(hamlet, "article", "#Verona > draftwork");
+    await byRole(hamlet, "article", "#Verona > otherwork");
+    await expectAxeClean("the Drafts page");
+    shots.push(await screenshot(hamlet, "drafts-page"));
+    await darkShot("drafts-page");
+
+    await (await byRole(hamlet, "button", "Delete draft for #Verona > otherwork")).click();
+    await waitForNoRole(hamlet, "article", "#Verona > otherwork");
+    await eventually(async () => (await serverDrafts()).length === 1, "the deleted draft to go");
+
+    await (await byRole(hamlet, "button", "Restore draft for #Verona > draftwork")).click();
+    await hamlet.waitForFunction(
+      () =>
+        document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")?.value ===
+        "Half a thought about the play",
+    );
+    expect(hamlet.url()).toContain("/topic/draftwork");
+    await (await message()).press("Enter");
+    await articleWith(hamlet, "Half a thought about the play");
+    await eventually(async () => (await serverDrafts()).length === 0, "the sent draft to go");
+  });
+
+  it("schedules a message for tomorrow, lists it, edits it and deletes it", async () => {
+    await goTopic("schedwork");
+    await (await message()).type("See you tomorrow");
+    await (await byRole(hamlet, "button", "Schedule message")).click();
+    await byRole(hamlet, "dialog", "Schedule message");
+    await expectAxeClean("the Schedule message dialog");
+    shots.push(await screenshot(hamlet, "schedule-dialog"));
+    const tomorrow = await buttonStarting("Tomorrow at");
+    await tomorrow.click();
+    await waitForNoRole(hamlet, "dialog", "Schedule message");
+    expect(await messageValue()).toBe("");
+    const [sched] = await serverScheduled();
+    expect(sched).toMatchObject({
+      type: "stream",
+      to: verona,
+      topic: "schedwork",
+      content: "See you tomorrow",
+    });
+    const due = new Date(sched!.scheduled_delivery_timestamp * 1000);
+    expect(due.getTime()).toBeGreaterThan(Date.now());
+    expect(due.getTime() - Date.now()).toBeLessThan(48 * 3600 * 1000);
+
+    await (await byRole(hamlet, "link", "Scheduled messages")).click();
+    await byRole(hamlet, "region", "Scheduled messages");
+    await byRole(hamlet, "article", "#Verona > schedwork");
+    await expectAxeClean("the Scheduled messages page");
+    shots.push(await screenshot(hamlet, "scheduled-page"));
+    await darkShot("scheduled-page");
+
+    // Edit: reopened in the compose box; sending saves the edit.
+    const edit = await buttonStarting("Edit message scheduled for");
+    await edit.click();
+    await hamlet.waitForFunction(
+      () =>
+        document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")?.value ===
+        "See you tomorrow",
+    );
+    await (await message()).type(", at nine");
+    await (await message()).press("Enter");
+    await eventually(
+      async () => (await serverScheduled())[0]?.content === "See you tomorrow, at nine",
+      "the edit to be saved",
+    );
+    // Not sent as a message.
+    expect(await messageValue()).toBe("");
+
+    await (await byRole(hamlet, "link", "Scheduled messages")).click();
+    const del = await buttonStarting("Delete message scheduled for");
+    await del.click();
+    await waitForNoRole(hamlet, "article", "#Verona > schedwork");
+    expect(await serverScheduled()).toEqual([]);
+  });
+
+  it("uploads a file with the button; Othello sees it in the message and can fetch it", async () => {
+    await goTopic("filework");
+    // The file input named "Upload files" (or the label it is in, which carries its tooltip).
+    const named = await hamlet.waitForSelector("::-p-aria([name='Upload files'])");
+    const input = (await named!.evaluateHandle((e) =>
+      e instanceof HTMLInputElement ? e : e.querySelector("input[type=file]")!,
+    )) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(`${process.cwd()}/package.json`);
+    await hamlet.waitForFunction(() =>
+      /\[package\.json\]\(\/user_uploads\/[^)]+\)/.test(
+        document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")!.value,
+      ),
+    );
+    expect(await messageValue()).not.toContain("Uploading");
+    shots.push(await screenshot(hamlet, "compose-upload"));
+    await (await message()).press("Enter");
+    await articleWith(hamlet, "package.json");
+
+    const row = await articleWith(othello, "package.json");
+    const href = await row.evaluate(
+      (a) => a.querySelector<HTMLAnchorElement>("a[href*='/user_uploads/']")?.href ?? "",
+    );
+    expect(href).toContain("/user_uploads/");
+    const fetched = await othello.evaluate(async (u) => {
+      const r = await fetch(u, { credentials: "same-origin" });
+      return { status: r.status, text: await r.text() };
+    }, href);
+    expect(fetched.status).toBe(200);
+    expect(fetched.text).toContain('"name"');
+  });
+
+  it("uploads a pasted image; a click on it opens the lightbox, Escape closes it", async () => {
+    await goTopic("imagework");
+    await (await message()).focus();
+    await hamlet.evaluate((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], "dot.png", { type: "image/png" }));
+      document
+        .querySelector("textarea[aria-label=Message]")!
+        .dispatchEvent(
+          new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
+        );
+    }, PNG_BASE64);
+    const url = await (
+      await hamlet.waitForFunction(
+        () =>
+          /\[dot\.png\]\((\/user_uploads\/[^)]+)\)/.exec(
+            document.querySelector<HTMLTextAreaElement>("textarea[aria-label=Message]")!.value,
+          )?.[1],
+      )
+    ).jsonValue();
+    // Shown as an image: Markdown's image syntax.
+    await (await message()).click({ count: 3 });
+    await hamlet.keyboard.press("Backspace");
+    await (await message()).type(`A dot ![dot.png](${url})`);
+    await (await message()).press("Enter");
+    const image = await byRole(hamlet, "image", "dot.png");
+    await image.click();
+    await byRole(hamlet, "dialog", "dot.png");
+    await byRole(hamlet, "link", "Download");
+    await expectAxeClean("the lightbox");
+    shots.push(await screenshot(hamlet, "lightbox"));
+    await hamlet.keyboard.press("Escape");
+    await waitForNoRole(hamlet, "dialog", "dot.png");
+    await articleWith(othello, "A dot");
+  });
+});

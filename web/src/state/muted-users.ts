@@ -1,0 +1,38 @@
+/**
+ * The users I muted (register `muted_users`, event `muted_users`: the whole list each time), as
+ * Zulip's web app treats them (web/src/muted_users.ts): their messages collapse in the feed until
+ * revealed, their direct-message conversations leave the sidebar, and they do not notify.
+ */
+import { signal } from "@preact/signals";
+import { api, call } from "../api.ts";
+import { onEvent, onRegister } from "./events.ts";
+
+export const mutedUsers = signal<ReadonlySet<number>>(new Set());
+/** Messages of muted users the user chose to see ("Click here to reveal."). */
+export const revealed = signal<ReadonlySet<number>>(new Set());
+
+function set(list: unknown) {
+  mutedUsers.value = new Set(
+    Array.isArray(list) ? list.map((m: { id: number }) => m.id).filter(Number.isInteger) : [],
+  );
+}
+
+onRegister((state) => set(state.muted_users));
+onEvent("muted_users", (e) => set((e as unknown as { muted_users: unknown }).muted_users));
+
+export function isMuted(userId: number): boolean {
+  return mutedUsers.value.has(userId);
+}
+
+export function reveal(messageId: number) {
+  revealed.value = new Set(revealed.value).add(messageId);
+}
+
+export async function muteUser(userId: number, mute: boolean) {
+  const params = { params: { path: { muted_user_id: userId } } };
+  await call(
+    mute
+      ? api.POST("/users/me/muted_users/{muted_user_id}", params)
+      : api.DELETE("/users/me/muted_users/{muted_user_id}", params),
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * Organization settings (`#organization/organization-settings`): message editing, its time limit,
+ * read receipts, as Zulip's "Message editing" and "Message feed" settings.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, call } from "../../api.ts";
+import { t } from "../../i18n.ts";
+import { myRole, realmSettings } from "../../state/org.ts";
+import { AdminOnly, Section, StatusText, useStatus } from "./common.tsx";
+
+/** Zulip's choices for how long a message may be edited (seconds; null: any time). */
+const EDIT_LIMITS: readonly { seconds: number | null; label: () => string }[] = [
+  { seconds: null, label: () => t("Any time") },
+  { seconds: 120, label: () => t("2 minutes") },
+  { seconds: 600, label: () => t("10 minutes") },
+  { seconds: 3600, label: () => t("1 hour") },
+  { seconds: 86400, label: () => t("1 day") },
+  { seconds: 604800, label: () => t("1 week") },
+];
+
+export function SettingsSection() {
+  const admin = myRole.value.isAdmin;
+  const r = realmSettings.value;
+  const saved = {
+    allowEditing: r.allow_message_editing !== false,
+    limit: (r.message_content_edit_limit_seconds as number | null | undefined) ?? null,
+    readReceipts: r.enable_read_receipts === true,
+  };
+  const [form, setForm] = useState(saved);
+  const [status, run] = useStatus();
+  useEffect(() => setForm(saved), [saved.allowEditing, saved.limit, saved.readReceipts]);
+  const limits = EDIT_LIMITS.some((l) => l.seconds === form.limit)
+    ? EDIT_LIMITS
+    : [
+        ...EDIT_LIMITS,
+        { seconds: form.limit, label: () => t("{n} seconds", { n: form.limit ?? 0 }) },
+      ];
+  const changed =
+    form.allowEditing !== saved.allowEditing ||
+    form.limit !== saved.limit ||
+    form.readReceipts !== saved.readReceipts;
+  return (
+    <Section title={t("Organization settings")}>
+      {!admin && <AdminOnly />}
+      <form
+        class="org-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const body: {
+            allow_message_editing?: boolean;
+            message_content_edit_limit_seconds?: number | "unlimited";
+            enable_read_receipts?: boolean;
+          } = {};
+          if (form.allowEditing !== saved.allowEditing)
+            body.allow_message_editing = form.allowEditing;
+          if (form.limit !== saved.limit)
+            body.message_content_edit_limit_seconds = form.limit ?? "unlimited";
+          if (form.readReceipts !== saved.readReceipts)
+            body.enable_read_receipts = form.readReceipts;
+          void run(() => call(api.PATCH("/realm", { body })));
+        }}
+      >
+        <fieldset disabled={!admin}>
+          <legend>{t("Message editing")}</legend>
+          <label class="org-check">
+            <input
+              type="checkbox"
+              checked={form.allowEditing}
+              onChange={(e) => setForm({ ...form, allowEditing: e.currentTarget.checked })}
+            />
+            {t("Allow message editing")}
+          </label>
+          <label class="org-field">
+            <span>{t("Time limit for editing messages")}</span>
+            <select
+              value={String(form.limit)}
+              disabled={!form.allowEditing}
+              onChange={(e) => {
+                const v = e.currentTarget.value;
+                setForm({ ...form, limit: v === "null" ? null : Number(v) });
+              }}
+            >
+              {limits.map((l) => (
+                <option key={String(l.seconds)} value={String(l.seconds)}>
+                  {l.label()}
+                </option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        <fieldset disabled={!admin}>
+          <legend>{t("Message feed")}</legend>
+          <label class="org-check">
+            <input
+              type="checkbox"
+              checked={form.readReceipts}
+              onChange={(e) => setForm({ ...form, readReceipts: e.currentTarget.checked })}
+            />
+            {t("Enable read receipts")}
+          </label>
+        </fieldset>
+        {admin && (
+          <div class="org-actions">
+            <button type="submit" class="primary" disabled={!changed}>
+              {t("Save changes")}
+            </button>
+            <StatusText status={status} />
+          </div>
+        )}
+      </form>
+    </Section>
+  );
+}

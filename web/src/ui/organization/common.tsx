@@ -1,0 +1,124 @@
+/** Pieces the organization settings sections share: a save status, the permission selects. */
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import { errorText } from "../../api.ts";
+import { t } from "../../i18n.ts";
+import { SYSTEM_GROUPS, userGroups, type GroupSettingValue } from "../../state/org.ts";
+
+/** A mistake in the form, shown as its message. */
+export class FormError extends Error {}
+
+export type Status = { kind: "saving" | "saved" | "error"; text: string } | undefined;
+
+/** Runs a request, showing "Saving…", then "Saved" or the server's error. */
+export function useStatus(): [Status, (work: () => Promise<unknown>) => Promise<boolean>] {
+  const [status, setStatus] = useState<Status>(undefined);
+  async function run(work: () => Promise<unknown>): Promise<boolean> {
+    setStatus({ kind: "saving", text: t("Saving…") });
+    try {
+      await work();
+      setStatus({ kind: "saved", text: t("Saved") });
+      return true;
+    } catch (err) {
+      setStatus({ kind: "error", text: err instanceof FormError ? err.message : errorText(err) });
+      return false;
+    }
+  }
+  return [status, run];
+}
+
+export function StatusText({ status }: { status: Status }) {
+  return (
+    <p
+      class={`org-status ${status?.kind ?? ""}`}
+      role={status?.kind === "error" ? "alert" : "status"}
+    >
+      {status?.text ?? ""}
+    </p>
+  );
+}
+
+export function AdminOnly() {
+  return <p class="org-note">{t("Only organization administrators can change these settings.")}</p>;
+}
+
+export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="org-section" aria-label={title}>
+      <h2 class="org-title">{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** The system groups, in Zulip's order, as a permission setting offers them. */
+export function systemGroups(withNobody = false) {
+  const order = SYSTEM_GROUPS.filter(
+    (n) => n !== "role:internet" && (withNobody || n !== "role:nobody"),
+  );
+  return userGroups.value
+    .filter((g) => g.is_system_group && order.includes(g.name))
+    .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+}
+
+export function groupLabel(name: string): string {
+  const labels: Record<string, () => string> = {
+    "role:owners": () => t("Owners"),
+    "role:administrators": () => t("Administrators"),
+    "role:moderators": () => t("Moderators"),
+    "role:fullmembers": () => t("Full members"),
+    "role:members": () => t("Members"),
+    "role:everyone": () => t("Everyone"),
+    "role:internet": () => t("Everyone on the internet"),
+    "role:nobody": () => t("Nobody"),
+  };
+  return labels[name]?.() ?? name;
+}
+
+/** A group-setting value as a select of system groups ("Custom" for anything else). */
+export function GroupSelect({
+  label,
+  value,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  value: GroupSettingValue | undefined;
+  disabled: boolean;
+  onChange: (groupId: number) => void;
+}) {
+  const groups = systemGroups(true);
+  const current = typeof value === "number" ? value : undefined;
+  const known = groups.some((g) => g.id === current);
+  return (
+    <label class="org-field">
+      <span>{label}</span>
+      <select
+        value={known ? String(current) : ""}
+        disabled={disabled}
+        onChange={(e) => onChange(Number(e.currentTarget.value))}
+      >
+        {!known && (
+          <option value="" disabled>
+            {t("Custom")}
+          </option>
+        )}
+        {groups.map((g) => (
+          <option key={g.id} value={String(g.id)}>
+            {groupLabel(g.name)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Zulip's role values and names. */
+export type Role = 100 | 200 | 300 | 400 | 600;
+export const ROLES: readonly { value: Role; label: () => string }[] = [
+  { value: 100, label: () => t("Organization owner") },
+  { value: 200, label: () => t("Organization administrator") },
+  { value: 300, label: () => t("Moderator") },
+  { value: 400, label: () => t("Member") },
+  { value: 600, label: () => t("Guest") },
+];
