@@ -59,8 +59,7 @@ export async function logIn(
   // The login form does not carry the fragment; an empty one opens the user's home view (the
   // inbox by default): tests start from the view they name, All messages unless told.
   const want = hash || "#feed";
-  if (new URL(page.url()).hash !== want)
-    await page.evaluate((h) => void (location.hash = h), want);
+  if (new URL(page.url()).hash !== want) await page.evaluate((h) => void (location.hash = h), want);
   if (!/^#(inbox|recent|channels|drafts|scheduled|settings|organization|user)\b/.test(want))
     await page.waitForSelector("::-p-aria([role='feed'])");
 }
