@@ -253,7 +253,7 @@ describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`
     const inBuddyList = async () =>
       (await byRole(othello, "link", "Prince Hamlet, Active")).$$eval(
         "img",
-        (imgs) => (imgs[0])?.src ?? "",
+        (imgs) => imgs[0]?.src ?? "",
       );
     const before = await picture(hamlet);
     expect(before).not.toContain("/user_avatars/");
