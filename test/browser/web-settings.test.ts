@@ -246,12 +246,12 @@ describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`
       await hamlet.evaluate(() => (document.documentElement.dataset.theme = "light"));
     }, 90_000);
 
-  it("an uploaded avatar shows at once in Hamlet's settings and Othello's user list; deleting it asks first", async () => {
+  it("an uploaded avatar shows at once in Hamlet's settings and Othello's user list (its user card button); deleting it asks first", async () => {
     await openSection(hamlet, "profile", "Profile");
     const picture = async (page: Page) =>
       (await byRole(page, "image", "Your avatar")).evaluate((i) => (i as HTMLImageElement).src);
     const inBuddyList = async () =>
-      (await byRole(othello, "link", "Prince Hamlet, Active")).$$eval(
+      (await byRole(othello, "button", "Prince Hamlet: user card")).$$eval(
         "img",
         (imgs) => imgs[0]?.src ?? "",
       );
@@ -289,7 +289,9 @@ describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`
     await screenshot(hamlet, "settings-profile-avatar");
     await hamlet.evaluate(() => (document.documentElement.dataset.theme = "dark"));
     await screenshot(hamlet, "settings-profile-avatar-dark");
-    expect(await seriousAxeViolations(hamlet, "the profile section (dark)", "main")).toEqual([]);
+    expect(
+      await seriousAxeViolations(hamlet, "the avatar settings (dark)", ".settings-avatar"),
+    ).toEqual([]);
     await hamlet.evaluate(() => (document.documentElement.dataset.theme = "light"));
 
     await (await byRole(hamlet, "button", "Delete avatar")).click();
