@@ -2515,7 +2515,7 @@ export interface paths {
          *     empty topics, spectator access and email visibility, channel event messages, the GIF rating
          *     and the size of media previews, plus the organization's name and description.
          *
-         *     `send_channel_events_messages`, `gif_rating_policy` and `media_preview_size` are announced
+         *     `send_channel_events_messages`, `avatar_changes_disabled`, `gif_rating_policy` and `media_preview_size` are announced
          *     as Zulip's do_set_realm_property announces them: a `realm` event with op `update`.
          */
         patch: operations["update-realm"];
@@ -3131,6 +3131,46 @@ export interface paths {
          */
         post: operations["regenerate-api-key"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload own avatar
+         * @description Set the caller's avatar to an uploaded image (Zulip's `set_avatar_backend`): the image is
+         *     sent as `multipart/form-data`, exactly one file under any field name ("You must upload
+         *     exactly one avatar."). While the organization's `avatar_changes_disabled` is on, only
+         *     administrators may change their avatar ("Avatar changes are disabled in this
+         *     organization."). The file may be at most `max_avatar_file_size_mib` MiB (register;
+         *     `MAX_AVATAR_FILE_SIZE_MIB`, 5 by default) and must be a PNG, GIF, JPEG or WebP image ("Invalid
+         *     image format").
+         *
+         *     The image is stored as uploaded (Zulip resizes it to 100×100 and 500×500; this server has no
+         *     image library) and served publicly at
+         *     `/user_avatars/{realm_id}/{hash}.png?version={avatar_version}` (the medium size at
+         *     `{hash}-medium.png`, the same image). The avatar's version is bumped, its source becomes `U`,
+         *     and every user who can see the caller gets a `realm_user` event with op `update` carrying
+         *     `avatar_source`, `avatar_url`, `avatar_url_medium` and `avatar_version`.
+         */
+        post: operations["upload-avatar"];
+        /**
+         * Delete own avatar
+         * @description Go back to the Gravatar of the caller's email address (Zulip's `delete_avatar_backend`):
+         *     the avatar's version is bumped, its source becomes `G`, and every user who can see the
+         *     caller gets a `realm_user` event with op `update`. Refused like an upload while the
+         *     organization's `avatar_changes_disabled` is on, for everyone but administrators.
+         */
+        delete: operations["delete-avatar"];
         options?: never;
         head?: never;
         patch?: never;
@@ -14025,6 +14065,11 @@ export interface operations {
                      */
                     email_address_visibility?: 1 | 2 | 3 | 4 | 5;
                     /**
+                     * @description Whether only administrators may change their avatars (upload or delete). Reported
+                     *     by register as `realm_avatar_changes_disabled`.
+                     */
+                    avatar_changes_disabled?: boolean;
+                    /**
                      * @description Whether Notification Bot posts channel events (a channel's creation, archiving,
                      *     renaming, …) in the channel's "channel events" topic. Reported by register as
                      *     `realm_send_channel_events_messages`.
@@ -14116,6 +14161,7 @@ export interface operations {
                         /** @enum {integer} */
                         email_address_visibility?: 1 | 2 | 3 | 4 | 5;
                         send_channel_events_messages?: boolean;
+                        avatar_changes_disabled?: boolean;
                         gif_rating_policy?: number;
                         /** @enum {integer} */
                         media_preview_size?: 100 | 150 | 200;
@@ -15585,6 +15631,109 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "upload-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image, in a part with a file name (any field name).
+                     */
+                    file?: string;
+                };
+                /** @example {} */
+                "application/x-www-form-urlencoded": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The avatar's new URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "avatar_url": "/user_avatars/2/08c9ee1a8d7cbf0e2e3ea6cb4d27fa2e8b1e1d5b.png?version=2"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The avatar's URL (relative to the server for an uploaded avatar). */
+                        avatar_url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Not exactly one file, a file too large or not an image, or avatar changes disabled. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Gravatar URL. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "success",
+                     *       "msg": "",
+                     *       "avatar_url": "https://secure.gravatar.com/avatar/6b1ce8b3a1ac5b79c4ab0ba2e6d9b3c2?d=identicon&version=3"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The avatar's URL (relative to the server for an uploaded avatar). */
+                        avatar_url: string;
+                    } & components["schemas"]["JsonSuccessBase"];
+                };
+            };
+            /** @description Avatar changes are disabled in this organization. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "error",
+                     *       "msg": "Avatar changes are disabled in this organization.",
+                     *       "code": "BAD_REQUEST"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];

@@ -56,6 +56,8 @@ export interface Config {
   botStorageSizeLimit: number;
   /** Largest custom emoji image POST /realm/emoji/{name} accepts, in MiB (Zulip's MAX_EMOJI_FILE_SIZE_MIB). */
   maxEmojiFileSizeMib: number;
+  /** MAX_AVATAR_FILE_SIZE_MIB: the largest avatar image (register's max_avatar_file_size_mib). */
+  maxAvatarFileSizeMib: number;
   /** Whether organizations may have web-public channels (Zulip's WEB_PUBLIC_STREAMS_ENABLED; off by default, as in production). */
   webPublicStreamsEnabled: boolean;
   /** GET /metrics (Prometheus) on a listener of its own; off (undefined) unless METRICS_PORT is set. */
@@ -309,6 +311,14 @@ export function configFromEnv(
     maxEmojiFileSizeMib: integer(
       env,
       "MAX_EMOJI_FILE_SIZE_MIB",
+      5,
+      1,
+      1_000_000,
+      "a whole number of MiB",
+    ),
+    maxAvatarFileSizeMib: integer(
+      env,
+      "MAX_AVATAR_FILE_SIZE_MIB",
       5,
       1,
       1_000_000,

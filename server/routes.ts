@@ -57,6 +57,7 @@ import {
   getCustomEmoji,
   uploadCustomEmoji,
 } from "./handlers/realm-emoji.ts";
+import { deleteAvatar, uploadAvatar } from "./handlers/avatar.ts";
 import {
   e2eeTestNotify,
   registerClientDevice,
@@ -291,6 +292,8 @@ export const handlers = {
   "deactivate-own-user": deactivateOwnUser,
   "reactivate-user": reactivateUser,
   "regenerate-api-key": regenerateApiKey,
+  "upload-avatar": uploadAvatar,
+  "delete-avatar": deleteAvatar,
   "create-bot": createBot,
   "get-bots": getBots,
   "update-bot": updateBot,

@@ -38,6 +38,7 @@ import {
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
+import { AVATAR_CONTENT_TYPES, avatarPathId } from "../lib/users/avatars.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
 import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 
@@ -70,6 +71,7 @@ class SecondFile extends Error {}
 function uploadLimitMib(config: AppDeps["config"], path: string): number | null {
   if (/^\/api\/v1\/user_uploads\/?$/i.test(path)) return config.maxFileUploadSizeMib;
   if (/^\/api\/v1\/realm\/emoji\/[^/]+$/.test(path)) return config.maxEmojiFileSizeMib;
+  if (/^\/api\/v1\/users\/me\/avatar\/?$/.test(path)) return config.maxAvatarFileSizeMib;
   return null;
 }
 
@@ -213,6 +215,10 @@ async function sendStored(
   );
 }
 
+/** What an uploaded file may do when opened in place (Zulip's serve_local). */
+const UPLOAD_CSP =
+  "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'";
+
 /** An attachment: its stored type, shown in place only when that is safe, never cached by shared caches. */
 function sendAttachment(
   res: Response,
@@ -236,8 +242,7 @@ function sendAttachment(
     },
     {
       "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy":
-        "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; object-src 'self'",
+      "Content-Security-Policy": UPLOAD_CSP,
     },
   );
 }
@@ -333,6 +338,33 @@ function emojiImages(deps: AppDeps) {
   };
 }
 
+/**
+ * `/user_avatars/<realm_id>/<hash>.<ext>` (and `<hash>-medium.<ext>`, the same image: nothing
+ * resizes it): uploaded avatars, public as Zulip serves them (no authentication; the random names
+ * are not enumerable), with their type by the extension. Each upload gets a new name and the URL
+ * carries `?version=`, so the answer may be cached for long.
+ */
+function avatarImages(deps: AppDeps) {
+  return async function userAvatarImages(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/user_avatars\/([0-9]+)\/([0-9a-f]{40})(-medium)?(\.[a-z]+)$/.exec(req.path);
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    const contentType = AVATAR_CONTENT_TYPES[m[4]!];
+    if (!contentType) return next(new ResourceNotFoundError("File not found"));
+    try {
+      await sendStored(
+        res,
+        next,
+        deps,
+        avatarPathId(Number(m[1]), m[2]! + m[4]!),
+        { contentType, cacheControl: "public, max-age=31536000, immutable" },
+        { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP },
+      );
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
 /** Escapes the slashes of the filename part so that `{filename}` matches it (see the file comment). */
 function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction) {
   if (req.method === "GET" || req.method === "HEAD") {
@@ -344,5 +376,11 @@ function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction)
 
 /** Plain middleware, not an Express router, which would answer OPTIONS for its paths by itself. */
 export function uploadRoutes(deps: AppDeps) {
-  return [uploadBodyParser(deps), escapeFilenameSlashes, fileRoutes(deps), emojiImages(deps)];
+  return [
+    uploadBodyParser(deps),
+    escapeFilenameSlashes,
+    fileRoutes(deps),
+    emojiImages(deps),
+    avatarImages(deps),
+  ];
 }

@@ -8,6 +8,9 @@
  * axe-core finds no serious or critical violation on any section, light or dark; screenshots of
  * the sections go to .tmp/screenshots/.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
@@ -27,6 +30,12 @@ import { expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 warnIfNoChromium("test/browser/web-settings.test.ts");
+
+/** A 1×1 transparent PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -236,6 +245,72 @@ describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`
       await waitForNoRole(hamlet, "dialog", "Change password");
       await hamlet.evaluate(() => (document.documentElement.dataset.theme = "light"));
     }, 90_000);
+
+  it("an uploaded avatar shows at once in Hamlet's settings and Othello's user list (its user card button); deleting it asks first", async () => {
+    await openSection(hamlet, "profile", "Profile");
+    const picture = async (page: Page) =>
+      (await byRole(page, "image", "Your avatar")).evaluate((i) => (i as HTMLImageElement).src);
+    const inBuddyList = async () =>
+      (await byRole(othello, "button", "Prince Hamlet: user card")).$$eval(
+        "img",
+        (imgs) => imgs[0]?.src ?? "",
+      );
+    const before = await picture(hamlet);
+    expect(before).not.toContain("/user_avatars/");
+    const dir = mkdtempSync(join(tmpdir(), "avatar-"));
+    const file = join(dir, "hamlet.png");
+    writeFileSync(file, PNG);
+    // The button opens the file input's chooser, which takes the file.
+    const [chooser] = await Promise.all([
+      hamlet.waitForFileChooser(),
+      (await byRole(hamlet, "button", "Upload new avatar")).click(),
+    ]);
+    await chooser.accept([file]);
+    rmSync(dir, { recursive: true, force: true });
+    await hamlet.waitForFunction(
+      () =>
+        [...document.querySelectorAll("img")].some(
+          (i) => i.alt === "Your avatar" && i.src.includes("/user_avatars/"),
+        ),
+      { timeout: 5000 },
+    );
+    const mine = await expectSuccess(server.as("hamlet").GET("/users/me"));
+    expect(mine.avatar_url).toMatch(/^\/user_avatars\//);
+    expect(await picture(hamlet)).toBe(server.baseUrl + mine.avatar_url);
+    await eventually(
+      async () => (await inBuddyList()) === server.baseUrl + mine.avatar_url!,
+      "Othello's copy",
+    );
+    const shown = await hamlet.$eval(
+      '::-p-aria([name="Your avatar"][role=img])',
+      (i) => (i as HTMLImageElement).naturalWidth,
+    );
+    expect(shown).toBe(1);
+    await screenshot(hamlet, "settings-profile-avatar");
+    await hamlet.evaluate(() => (document.documentElement.dataset.theme = "dark"));
+    await screenshot(hamlet, "settings-profile-avatar-dark");
+    expect(
+      await seriousAxeViolations(hamlet, "the avatar settings (dark)", ".settings-avatar"),
+    ).toEqual([]);
+    await hamlet.evaluate(() => (document.documentElement.dataset.theme = "light"));
+
+    await (await byRole(hamlet, "button", "Delete avatar")).click();
+    await byRole(hamlet, "dialog", "Delete avatar");
+    expect(await seriousAxeViolations(hamlet, "the delete avatar dialog", "dialog")).toEqual([]);
+    await (await byRole(hamlet, "button", "Confirm")).click();
+    await eventually(
+      async () => !(await picture(hamlet)).includes("/user_avatars/"),
+      "the Gravatar",
+    );
+    await eventually(
+      async () => !(await inBuddyList()).includes("/user_avatars/"),
+      "Othello's Gravatar",
+    );
+    expect((await expectSuccess(server.as("hamlet").GET("/users/me"))).avatar_url).toMatch(
+      /gravatar\.com/,
+    );
+    await waitForNoRole(hamlet, "button", "Delete avatar");
+  });
 
   it("the password change: Zulip's error for a wrong old password; the new one logs in", async () => {
     await openSection(hamlet, "account-and-privacy", "Account & privacy");

@@ -244,6 +244,7 @@ export interface RealmChanges {
   enable_spectator_access?: boolean;
   email_address_visibility?: number;
   send_channel_events_messages?: boolean;
+  avatar_changes_disabled?: boolean;
   gif_rating_policy?: number;
   media_preview_size?: number;
   video_chat_provider?: number;
@@ -271,6 +272,7 @@ type GroupSettingUpdate = { new: GroupSettingValue; old?: GroupSettingValue };
  */
 const PROPERTIES = {
   send_channel_events_messages: "sendChannelEventsMessages",
+  avatar_changes_disabled: "avatarChangesDisabled",
   gif_rating_policy: "gifRatingPolicy",
   media_preview_size: "mediaPreviewSize",
   video_chat_provider: "videoChatProvider",

@@ -21,7 +21,7 @@ import {
   canSeeDeliveryEmail,
   checkFullNameInRealm,
   EmailVisibility,
-  gravatarUrl,
+  avatarUrl,
 } from "../../lib/users/users.ts";
 import { selfEditedUserIds } from "../../lib/users/target-users.ts";
 import { USER_SETTING_CHANGED, OLD_VALUE, NEW_VALUE } from "./user-status.ts";
@@ -153,8 +153,8 @@ async function emailVisibilityChanged(
         op: "update",
         person: {
           avatar_source: after.avatarSource,
-          avatar_url: gravatarUrl(after.deliveryEmail, after.avatarVersion),
-          avatar_url_medium: gravatarUrl(after.deliveryEmail, after.avatarVersion, true),
+          avatar_url: avatarUrl(after),
+          avatar_url_medium: avatarUrl(after, true),
           avatar_version: after.avatarVersion,
           user_id: before.id,
         },

@@ -10,7 +10,7 @@ import { flagsToList } from "./flags.ts";
 import { RecipientType } from "../recipients.ts";
 import { topicForClient } from "./topics.ts";
 import { compiledLinkifiers, topicLinksOf } from "../realm/linkifiers.ts";
-import { canSeeDeliveryEmail, dummyEmail, gravatarUrl } from "../users/users.ts";
+import { avatarUrl, canSeeDeliveryEmail, dummyEmail, type AvatarRow } from "../users/users.ts";
 import { INACCESSIBLE_USER_AVATAR, INACCESSIBLE_USER_NAME } from "../access/users.ts";
 
 export interface MessageDictOptions {
@@ -48,6 +48,9 @@ export interface Related {
     fullName: string;
     isMirrorDummy: boolean;
     avatarVersion: number;
+    avatarSource: string;
+    avatarHash: string | null;
+    realmId: number;
     role: number;
     isBot: boolean;
     emailAddressVisibility: number;
@@ -95,7 +98,8 @@ export function relatedSql(withEdits: boolean) {
          FROM rcp r LEFT JOIN stream s ON r.type = ${RecipientType.STREAM} AND s.id = r.type_id) AS recipients,
       (SELECT COALESCE(json_agg(json_build_object('recipientId', recipient_id, 'userId', user_profile_id)), '[]') FROM grp) AS "groupMembers",
       (SELECT COALESCE(json_agg(json_build_object('id', u.id, 'email', u.email, 'deliveryEmail', u.delivery_email, 'fullName', u.full_name,
-                'isMirrorDummy', u.is_mirror_dummy, 'avatarVersion', u.avatar_version, 'role', u.role, 'isBot', u.is_bot,
+                'isMirrorDummy', u.is_mirror_dummy, 'avatarVersion', u.avatar_version,
+                'avatarSource', u.avatar_source, 'avatarHash', u.avatar_hash, 'realmId', u.realm_id, 'role', u.role, 'isBot', u.is_bot,
                 'emailAddressVisibility', u.email_address_visibility)), '[]')
          FROM user_profile u WHERE u.id IN (SELECT id FROM uids)) AS users,
       (SELECT COALESCE(json_agg(json_build_object('messageId', x.message_id, 'emojiName', x.emoji_name, 'emojiCode', x.emoji_code,
@@ -206,9 +210,12 @@ export async function buildMessageDicts(
         realmStr: realm.stringId,
         avatarUrl: hidden
           ? INACCESSIBLE_USER_AVATAR
-          : options.clientGravatar && options.viewer && canSeeDeliveryEmail(options.viewer, sender)
+          : options.clientGravatar &&
+              sender.avatarSource !== "U" &&
+              options.viewer &&
+              canSeeDeliveryEmail(options.viewer, sender)
             ? null
-            : gravatarUrl(sender.deliveryEmail, sender.avatarVersion),
+            : avatarUrl(sender),
         client: clients.get(m.sendingClientId) ?? "Internal",
         dateSent: m.dateSent,
       }),
@@ -309,7 +316,7 @@ function messageDict(p: DictParts): Omit<ApiMessage, "flags"> {
 export interface SentMessage {
   id: number;
   realm: Pick<Realm, "stringId">;
-  sender: Pick<UserProfile, "id" | "email" | "deliveryEmail" | "fullName" | "avatarVersion">;
+  sender: Pick<UserProfile, "id" | "email" | "fullName"> & AvatarRow;
   request: {
     topic: string;
     topicLinks: { text: string; url: string }[];
@@ -341,7 +348,7 @@ export function sentMessageDict(m: SentMessage): Omit<ApiMessage, "flags"> {
     recipientId: m.recipientId,
     sender: m.sender,
     realmStr: m.realm.stringId,
-    avatarUrl: gravatarUrl(m.sender.deliveryEmail, m.sender.avatarVersion),
+    avatarUrl: avatarUrl(m.sender),
     client: m.request.clientName,
     dateSent: m.request.sentAt,
   });

@@ -143,7 +143,6 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       realm_wildcard_mention_policy: 5,
       realm_email_changes_disabled: false,
       realm_name_changes_disabled: false,
-      realm_avatar_changes_disabled: false,
       realm_require_e2ee_push_notifications: false,
       realm_want_advertise_in_communities_directory: false,
       realm_digest_weekday: 1,
@@ -170,7 +169,6 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       // No data export consents here: the organization's owners never get everyone's private
       // content (Realm.owner_full_content_access, set only by a server administrator; level 438).
       realm_owner_full_content_access: false,
-      max_avatar_file_size_mib: 5,
       max_icon_file_size_mib: 5,
       max_logo_file_size_mib: 5,
       server_inline_image_preview: true,

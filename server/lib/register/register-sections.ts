@@ -55,6 +55,7 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_media_preview_size: realm.mediaPreviewSize,
     // Level 434: whether Notification Bot posts channel events (creation, archiving, …).
     realm_send_channel_events_messages: realm.sendChannelEventsMessages,
+    realm_avatar_changes_disabled: realm.avatarChangesDisabled,
     // Level 466: lets clients draw Jdenticon avatars themselves.
     realm_uuid: realm.uuid,
     realm_waiting_period_threshold: realm.waitingPeriodThreshold,
@@ -81,6 +82,7 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
       realm.zulipUpdateAnnouncementsStreamId,
     ),
     server_web_public_streams_enabled: ctx.config.webPublicStreamsEnabled,
+    max_avatar_file_size_mib: ctx.config.maxAvatarFileSizeMib,
     // Absolute, as Zulip's (emoji.data_url()): clients fetch it as is.
     server_emoji_data_url: url + emojiDataFile().path,
     server_generation: SERVER_GENERATION,

@@ -16,7 +16,7 @@ import {
 } from "../messages/topics.ts";
 import { groupSettingValues, userGroupDicts } from "../groups/user-groups.ts";
 import {
-  gravatarUrl,
+  avatarUrl,
   isModeratorOrAbove,
   isRealmAdmin,
   profileDataOf,
@@ -165,8 +165,8 @@ export async function fetchInitialState(
       // users (in realm_users), so there is no cross-realm bot to list.
       cross_realm_bots: [],
       avatar_source: user.avatarSource,
-      avatar_url: gravatarUrl(user.deliveryEmail, user.avatarVersion),
-      avatar_url_medium: gravatarUrl(user.deliveryEmail, user.avatarVersion, true),
+      avatar_url: avatarUrl(user),
+      avatar_url_medium: avatarUrl(user, true),
       ...(await ownPermissions(ctx)),
       user_id: user.id,
       email: user.email,

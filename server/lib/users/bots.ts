@@ -8,7 +8,7 @@ import { JsonableError, OrganizationOwnerRequiredError } from "../../errors.ts";
 import { isValidEmail } from "../email/addresses.ts";
 import { isStorableId } from "../ids.ts";
 import { can } from "../groups/permissions.ts";
-import { canAdminUser, gravatarUrl, isRealmAdmin, Role } from "./users.ts";
+import { avatarUrl, canAdminUser, isRealmAdmin, Role, type AvatarRow } from "./users.ts";
 import { accessSql } from "../access/channels.ts";
 
 /** UserProfile.bot_type. */
@@ -30,6 +30,9 @@ export interface BotRow {
   botOwnerId: number | null;
   deliveryEmail: string;
   avatarVersion: number;
+  avatarSource: string;
+  avatarHash: string | null;
+  realmId: number;
   defaultAllStreams: boolean;
   defaultSendingStream: string | null;
   defaultEventsRegisterStream: string | null;
@@ -41,7 +44,8 @@ function botRows(db: Db, where: Prisma.Sql): Promise<BotRow[]> {
   return db.$queryRaw<BotRow[]>`
     SELECT u.id, u.email, u.full_name AS "fullName", u.bot_type AS "botType", u.is_active AS "isActive",
            u.api_key AS "apiKey", u.bot_owner_id AS "botOwnerId", u.delivery_email AS "deliveryEmail",
-           u.avatar_version AS "avatarVersion", u.default_all_streams AS "defaultAllStreams",
+           u.avatar_version AS "avatarVersion", u.avatar_source AS "avatarSource",
+           u.avatar_hash AS "avatarHash", u.realm_id AS "realmId", u.default_all_streams AS "defaultAllStreams",
            ss.name AS "defaultSendingStream", es.name AS "defaultEventsRegisterStream", o.email AS "ownerEmail"
     FROM user_profile u
     LEFT JOIN user_profile o ON o.id = u.bot_owner_id
@@ -71,8 +75,7 @@ export async function ownedBotDicts(db: Db, user: Pick<UserProfile, "id" | "real
   return rows.map(botDict);
 }
 
-export const botAvatarUrl = (b: Pick<BotRow, "deliveryEmail" | "avatarVersion">) =>
-  gravatarUrl(b.deliveryEmail, b.avatarVersion);
+export const botAvatarUrl = (b: AvatarRow) => avatarUrl(b);
 
 /**
  * created_bot_event's `bot`: since feature level 474 only what the user object lacks (no API

@@ -117,12 +117,32 @@ export function apiEmailFor(
     : dummyEmail(user.id, domain);
 }
 
-/** Avatars are Gravatar-hosted until uploads exist (zerver/lib/avatar_hash.py gravatar_hash). */
+/** A Gravatar URL (zerver/lib/avatar_hash.py gravatar_hash): the avatar of source "G". */
 export function gravatarUrl(email: string, avatarVersion: number, medium = false) {
   const hash = createHash("md5").update(email.toLowerCase()).digest("hex");
   // MEDIUM_AVATAR_SIZE: the medium avatar asks Gravatar for 500 pixels.
   const size = medium ? "&s=500" : "";
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon${size}&version=${avatarVersion}`;
+}
+
+/** What avatarUrl reads of a user. */
+export type AvatarRow = Pick<
+  UserProfile,
+  "realmId" | "deliveryEmail" | "avatarSource" | "avatarVersion" | "avatarHash"
+>;
+
+/**
+ * A user's avatar URL (Zulip's avatar_url): an uploaded one (source "U") at
+ * `/user_avatars/<realm_id>/<avatar_hash>?version=N`, where avatar_hash is the stored file's
+ * random name with the image's extension (medium: `-medium` before it; the same image, as there
+ * is no image library to resize it), else the Gravatar of the user's email address.
+ */
+export function avatarUrl(user: AvatarRow, medium = false): string {
+  if (user.avatarSource === "U" && user.avatarHash) {
+    const name = medium ? user.avatarHash.replace(/(\.[a-z]+)$/, "-medium$1") : user.avatarHash;
+    return `/user_avatars/${user.realmId}/${name}?version=${user.avatarVersion}`;
+  }
+  return gravatarUrl(user.deliveryEmail, user.avatarVersion, medium);
 }
 
 /** Python's isoformat() with microseconds and +00:00, as Zulip writes date_joined. */
@@ -153,6 +173,9 @@ export type ApiUserRow = Pick<
   | "botOwnerId"
   | "timezone"
   | "avatarVersion"
+  | "avatarSource"
+  | "avatarHash"
+  | "realmId"
   | "isImportedStub"
   | "emailAddressVisibility"
 >;
@@ -176,10 +199,9 @@ export function toApiUser(
     is_bot: user.isBot,
     role: user.role as ApiUser["role"],
     timezone: user.timezone,
+    // client_gravatar: null only for a Gravatar the client can compute; never for an upload.
     avatar_url:
-      options.clientGravatar && visible
-        ? null
-        : gravatarUrl(user.deliveryEmail, user.avatarVersion),
+      options.clientGravatar && visible && user.avatarSource !== "U" ? null : avatarUrl(user),
     avatar_version: user.avatarVersion,
     is_imported_stub: user.isImportedStub,
   };
@@ -331,7 +353,8 @@ export function realmUsers(
   return db.$queryRaw<(ApiUserRow & { profileData?: ProfileData; accessible?: boolean })[]>`
     SELECT id, email, delivery_email AS "deliveryEmail", full_name AS "fullName", date_joined AS "dateJoined",
            is_active AS "isActive", role, is_bot AS "isBot", bot_type AS "botType", bot_owner_id AS "botOwnerId",
-           timezone, avatar_version AS "avatarVersion", is_imported_stub AS "isImportedStub",
+           timezone, avatar_version AS "avatarVersion", avatar_source AS "avatarSource",
+           avatar_hash AS "avatarHash", realm_id AS "realmId", is_imported_stub AS "isImportedStub",
            email_address_visibility AS "emailAddressVisibility"${profile}${accessible}
     FROM user_profile u WHERE realm_id = ${realmId}${ids}${active} ORDER BY id`;
 }

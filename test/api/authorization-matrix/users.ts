@@ -13,6 +13,7 @@ import {
   INSUFFICIENT,
   NO_BOTS,
   NOT_GUEST,
+  PNG,
   type Call,
   type Row,
 } from "./matrix.ts";
@@ -133,6 +134,17 @@ export const rows: Row[] = [
     req: () => ({}),
     after: restore,
     expect: by({ "owner admin mod member guest other": ok, bot: NO_BOTS }),
+  },
+  {
+    // Zulip's set_avatar_backend: any user, bots too (avatar_changes_disabled is off here).
+    op: "POST /users/me/avatar",
+    req: () => ({ body: { file: new Blob([PNG], { type: "image/png" }) }, multipart: true }),
+    expect: by({ [`${everyone} other`]: ok }),
+  },
+  {
+    op: "DELETE /users/me/avatar",
+    req: () => ({}),
+    expect: by({ [`${everyone} other`]: ok }),
   },
   {
     op: "PATCH /settings",

@@ -16,7 +16,8 @@ export function Avatar({
   url?: string;
   size?: number;
 }) {
-  const [failed, setFailed] = useState(false);
+  // The URL that failed to load: a new one (an uploaded avatar) is tried again.
+  const [failed, setFailed] = useState<string | null>(null);
   return (
     <span
       class="avatar"
@@ -24,7 +25,9 @@ export function Avatar({
       aria-hidden="true"
       data-initials={initials(name)}
     >
-      {url && !failed && <img src={url} alt="" loading="lazy" onError={() => setFailed(true)} />}
+      {url && url !== failed && (
+        <img src={url} alt="" loading="lazy" onError={() => setFailed(url)} />
+      )}
     </span>
   );
 }
