@@ -21,7 +21,7 @@ import {
 } from "../state/recent.ts";
 import { counts } from "../state/unread.ts";
 import { Avatar } from "./Avatar.tsx";
-import { dayOf, timeOfDay } from "./format.ts";
+import { dayOf, isToday, timeOfDay } from "./format.ts";
 import type { PageProps } from "./PageHost.tsx";
 import { moveInRows, useIncremental } from "./nav.ts";
 import "./Recent.css";
@@ -85,8 +85,7 @@ function rows(): Row[] {
 }
 
 function when(seconds: number): string {
-  const day = dayOf(seconds);
-  return day === "Today" ? timeOfDay(seconds) : day;
+  return isToday(seconds) ? timeOfDay(seconds) : dayOf(seconds);
 }
 
 function Toggle({ label, on }: { label: string; on: typeof onlyUnread }) {
