@@ -1,9 +1,9 @@
 /**
  * The feed's correctness (issue 33), King Hamlet and Othello in browser contexts of their own:
- * a muted user's message is revealed by one click; Othello's new avatar and name show at once on
- * his messages already in Hamlet's feed; a search highlights its matches in the topic as in the
- * content, and an edit drops a stale highlight; Hamlet's Recent conversations follows Othello's
- * topic move and a deletion, live. axe-core on the search results; screenshots (light and dark)
+ * Othello's new avatar and name show at once on his messages already in Hamlet's feed; a search
+ * highlights its matches in the topic as in the content, and an edit drops a stale highlight;
+ * Hamlet's Recent conversations follows Othello's topic moves and a deletion, live. (A muted
+ * user's message revealed by one click: web-people.test.ts.) axe-core on the search results; screenshots (light and dark)
  * in .tmp/screenshots/.
  */
 import type { Browser, ElementHandle, Page } from "puppeteer-core";
@@ -58,35 +58,6 @@ const PNG = Buffer.from(
 async function timeOf(row: ElementHandle): Promise<string> {
   const name = (await row.evaluate((a) => a.getAttribute("aria-label"))) ?? "";
   return name.slice(name.lastIndexOf(", ") + 2);
-}
-
-/** The articles (message rows) of the feed whose text contains `text`. */
-function countArticlesWith(page: Page, text: string): Promise<number> {
-  return page.$$eval(
-    "[role=feed] article",
-    (as, t) => as.filter((a) => a.textContent?.includes(t)).length,
-    text,
-  );
-}
-
-/** The last article of the feed containing `text`, once there are `count` of them. */
-async function lastArticleWith(
-  page: Page,
-  text: string,
-  count: number,
-): Promise<ElementHandle<Element>> {
-  const handle = await page.waitForFunction(
-    (t, n) => {
-      const found = [...document.querySelectorAll("[role=feed] article")].filter((a) =>
-        a.textContent?.includes(t),
-      );
-      return found.length >= n ? found[found.length - 1] : undefined;
-    },
-    { timeout: 5000 },
-    text,
-    count,
-  );
-  return handle as ElementHandle<Element>;
 }
 
 describe.skipIf(!pageTestsHere)(`the web app's feed (${CHROMIUM})`, () => {

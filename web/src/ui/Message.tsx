@@ -68,9 +68,7 @@ function MessageView({ m, showSender, unread, selected, isEditing, day }: RowPro
         class={`msg${showSender ? " first" : ""}${unread ? " unread" : ""}${selected ? " selected" : ""}`}
       >
         <div class="gutter">
-          {showSender && (
-            <Avatar userId={m.sender_id} name={name} url={avatarUrl} />
-          )}
+          {showSender && <Avatar userId={m.sender_id} name={name} url={avatarUrl} />}
         </div>
         <div class="body">
           <div class="meta">
