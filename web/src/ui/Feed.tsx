@@ -377,7 +377,11 @@ function PendingRow({ p, m, day }: { p: Pending; m: Msg; day: string | undefined
       {day !== undefined && <RecipientHeader m={m} day={day} />}
       <div class={`msg first pending ${p.state}`}>
         <div class="gutter">
-          <Avatar userId={me.value.id} name={me.value.fullName} />
+          <Avatar
+            userId={me.value.id}
+            name={me.value.fullName}
+            url={users.value.get(me.value.id)?.avatar_url ?? undefined}
+          />
         </div>
         <div class="body">
           <div class="meta">
