@@ -242,6 +242,22 @@ describe.skipIf(!pageTestsHere)(`the web app's feed (${CHROMIUM})`, () => {
     );
     expect(moved.messages.map((m) => m.id)).toHaveLength(2);
 
+    // To another channel: the row follows it there.
+    await expectSuccess(
+      server.as("othello").PATCH("/messages/{message_id}", {
+        params: { path: { message_id: first } },
+        body: {
+          stream_id: server.creds.channels.Denmark!.stream_id,
+          propagate_mode: "change_all",
+          ...QUIET,
+        },
+      }),
+    );
+    await eventually(
+      async () => (await rowText("new plot")).startsWith("Denmark"),
+      "the row to move to Denmark",
+    );
+
     // A deletion: the side plot's only message goes, and its row with it.
     await expectSuccess(
       server.as("iago").DELETE("/messages/{message_id}", {
