@@ -1,6 +1,6 @@
 /**
  * User groups (`#organization/groups`, Zulip's `#groups`): the organization's named groups
- * (register `realm_user_groups`, kept current by `user_group` events: state/org.ts), created
+ * (register `realm_user_groups`, kept current by `user_group` events: state/groups.ts), created
  * (POST /user_groups/create), their members added and removed (POST /user_groups/{id}/members),
  * and deactivated (POST /user_groups/{id}/deactivate).
  */
@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { users } from "../../state/model.ts";
-import { userGroups, type UserGroup } from "../../state/org.ts";
+import { groupList, type UserGroup } from "../../state/groups.ts";
 import { Confirm } from "../Dialog.tsx";
 import { FormError, Section, StatusText, useStatus } from "./common.tsx";
 
@@ -108,7 +108,7 @@ export function GroupsSection() {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const [status, run] = useStatus();
-  const groups = userGroups.value
+  const groups = groupList()
     .filter((g) => !g.is_system_group && !g.deactivated)
     .sort((a, b) => a.name.localeCompare(b.name));
   // Suggestions for the member fields, bounded: a datalist of 10,000 names is no help.

@@ -3,7 +3,8 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { errorText } from "../../api.ts";
 import { t } from "../../i18n.ts";
-import { SYSTEM_GROUPS, userGroups, type GroupSettingValue } from "../../state/org.ts";
+import { groupList, type GroupSettingValue } from "../../state/groups.ts";
+import { SYSTEM_GROUPS } from "../../state/org.ts";
 
 /** A mistake in the form, shown as its message. */
 export class FormError extends Error {}
@@ -56,7 +57,7 @@ export function systemGroups(withNobody = false) {
   const order = SYSTEM_GROUPS.filter(
     (n) => n !== "role:internet" && (withNobody || n !== "role:nobody"),
   );
-  return userGroups.value
+  return groupList()
     .filter((g) => g.is_system_group && order.includes(g.name))
     .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 }
