@@ -3,7 +3,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { myRole, realmSettings } from "../../state/org.ts";
-import { AdminOnly, Section, StatusText, useStatus } from "./common.tsx";
+import { Field } from "../Form.tsx";
+import { AdminOnly, SaveForm, Section, useStatus } from "./common.tsx";
 
 export function ProfileSection() {
   const admin = myRole.value.isAdmin;
@@ -19,45 +20,33 @@ export function ProfileSection() {
   return (
     <Section title={t("Organization profile")}>
       {!admin && <AdminOnly />}
-      <form
-        class="org-form"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <SaveForm
+        admin={admin}
+        changed={changed}
+        status={status}
+        onSubmit={() => {
           const body: { name?: string; description?: string } = {};
           if (name !== savedName) body.name = name;
           if (description !== savedDescription) body.description = description;
           void run(() => call(api.PATCH("/realm", { body })));
         }}
       >
-        <label class="org-field">
-          <span>{t("Organization name")}</span>
-          <input
-            type="text"
-            value={name}
-            maxLength={40}
-            readOnly={!admin}
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        </label>
-        <label class="org-field">
-          <span>{t("Organization description")}</span>
-          <textarea
-            rows={4}
-            value={description}
-            maxLength={1000}
-            readOnly={!admin}
-            onInput={(e) => setDescription(e.currentTarget.value)}
-          />
-        </label>
-        {admin && (
-          <div class="org-actions">
-            <button type="submit" class="primary" disabled={!changed}>
-              {t("Save changes")}
-            </button>
-            <StatusText status={status} />
-          </div>
-        )}
-      </form>
+        <Field
+          label={t("Organization name")}
+          value={name}
+          maxLength={40}
+          readOnly={!admin}
+          onInput={setName}
+        />
+        <Field
+          label={t("Organization description")}
+          rows={4}
+          value={description}
+          maxLength={1000}
+          readOnly={!admin}
+          onInput={setDescription}
+        />
+      </SaveForm>
     </Section>
   );
 }

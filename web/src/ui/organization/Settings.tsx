@@ -6,7 +6,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { myRole, realmSettings } from "../../state/org.ts";
-import { AdminOnly, Section, StatusText, useStatus } from "./common.tsx";
+import { Checkbox, Select } from "../Form.tsx";
+import { AdminOnly, SaveForm, Section, useStatus } from "./common.tsx";
 
 /** Zulip's choices for how long a message may be edited (seconds; null: any time). */
 const EDIT_LIMITS: readonly { seconds: number | null; label: () => string }[] = [
@@ -42,10 +43,11 @@ export function SettingsSection() {
   return (
     <Section title={t("Organization settings")}>
       {!admin && <AdminOnly />}
-      <form
-        class="org-form"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <SaveForm
+        admin={admin}
+        changed={changed}
+        status={status}
+        onSubmit={() => {
           const body: {
             allow_message_editing?: boolean;
             message_content_edit_limit_seconds?: number | "unlimited";
@@ -62,52 +64,28 @@ export function SettingsSection() {
       >
         <fieldset disabled={!admin}>
           <legend>{t("Message editing")}</legend>
-          <label class="org-check">
-            <input
-              type="checkbox"
-              checked={form.allowEditing}
-              onChange={(e) => setForm({ ...form, allowEditing: e.currentTarget.checked })}
-            />
-            {t("Allow message editing")}
-          </label>
-          <label class="org-field">
-            <span>{t("Time limit for editing messages")}</span>
-            <select
-              value={String(form.limit)}
-              disabled={!form.allowEditing}
-              onChange={(e) => {
-                const v = e.currentTarget.value;
-                setForm({ ...form, limit: v === "null" ? null : Number(v) });
-              }}
-            >
-              {limits.map((l) => (
-                <option key={String(l.seconds)} value={String(l.seconds)}>
-                  {l.label()}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Checkbox
+            label={t("Allow message editing")}
+            checked={form.allowEditing}
+            onChange={(allowEditing) => setForm({ ...form, allowEditing })}
+          />
+          <Select
+            label={t("Time limit for editing messages")}
+            value={String(form.limit)}
+            disabled={!form.allowEditing}
+            options={limits.map((l) => ({ value: String(l.seconds), label: l.label() }))}
+            onChange={(v) => setForm({ ...form, limit: v === "null" ? null : Number(v) })}
+          />
         </fieldset>
         <fieldset disabled={!admin}>
           <legend>{t("Message feed")}</legend>
-          <label class="org-check">
-            <input
-              type="checkbox"
-              checked={form.readReceipts}
-              onChange={(e) => setForm({ ...form, readReceipts: e.currentTarget.checked })}
-            />
-            {t("Enable read receipts")}
-          </label>
+          <Checkbox
+            label={t("Enable read receipts")}
+            checked={form.readReceipts}
+            onChange={(readReceipts) => setForm({ ...form, readReceipts })}
+          />
         </fieldset>
-        {admin && (
-          <div class="org-actions">
-            <button type="submit" class="primary" disabled={!changed}>
-              {t("Save changes")}
-            </button>
-            <StatusText status={status} />
-          </div>
-        )}
-      </form>
+      </SaveForm>
     </Section>
   );
 }

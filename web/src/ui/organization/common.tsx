@@ -1,41 +1,98 @@
-/** Pieces the organization settings sections share: a save status, the permission selects. */
+/**
+ * Pieces the organization settings sections share: a save status, a form that adds, the
+ * permission selects.
+ */
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
-import { errorText } from "../../api.ts";
 import { t } from "../../i18n.ts";
+import { SaveStatus, type SaveState } from "../Form.tsx";
 import { groupList, type GroupSettingValue } from "../../state/groups.ts";
 import { SYSTEM_GROUPS } from "../../state/org.ts";
 
-/** A mistake in the form, shown as its message. */
-export class FormError extends Error {}
+export { FormError, useSave as useStatus } from "../Form.tsx";
 
-export type Status = { kind: "saving" | "saved" | "error"; text: string } | undefined;
-
-/** Runs a request, showing "Saving…", then "Saved" or the server's error. */
-export function useStatus(): [Status, (work: () => Promise<unknown>) => Promise<boolean>] {
-  const [status, setStatus] = useState<Status>(undefined);
-  async function run(work: () => Promise<unknown>): Promise<boolean> {
-    setStatus({ kind: "saving", text: t("Saving…") });
-    try {
-      await work();
-      setStatus({ kind: "saved", text: t("Saved") });
-      return true;
-    } catch (err) {
-      setStatus({ kind: "error", text: err instanceof FormError ? err.message : errorText(err) });
-      return false;
-    }
-  }
-  return [status, run];
+/** The save status of a section or a row's action: "Saving…", "Saved" or the server's error. */
+export function StatusText({ status }: { status: SaveState }) {
+  return <SaveStatus state={status} />;
 }
 
-export function StatusText({ status }: { status: Status }) {
+/**
+ * A form that adds something (a linkifier, a profile field, an emoji...): named by its heading,
+ * its fields, then its buttons (`submit` first) and the save status.
+ */
+export function AddForm({
+  title,
+  submit,
+  disabled,
+  status,
+  onSubmit,
+  children,
+  buttons,
+  after,
+}: {
+  title: string;
+  submit: string;
+  disabled: boolean;
+  status: SaveState;
+  onSubmit: () => void;
+  children: ComponentChildren;
+  buttons?: ComponentChildren;
+  after?: ComponentChildren;
+}) {
   return (
-    <p
-      class={`org-status ${status?.kind ?? ""}`}
-      role={status?.kind === "error" ? "alert" : "status"}
+    <form
+      class="org-form"
+      aria-label={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
     >
-      {status?.text ?? ""}
-    </p>
+      <h3>{title}</h3>
+      {children}
+      <div class="org-actions">
+        <button type="submit" class="primary" disabled={disabled}>
+          {submit}
+        </button>
+        {buttons}
+        <StatusText status={status} />
+      </div>
+      {after}
+    </form>
+  );
+}
+
+/** A form saved as a whole by "Save changes" (administrators only: others see it read-only). */
+export function SaveForm({
+  admin,
+  changed,
+  status,
+  onSubmit,
+  children,
+}: {
+  admin: boolean;
+  changed: boolean;
+  status: SaveState;
+  onSubmit: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="org-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+      {admin && (
+        <div class="org-actions">
+          <button type="submit" class="primary" disabled={!changed}>
+            {t("Save changes")}
+          </button>
+          <StatusText status={status} />
+        </div>
+      )}
+    </form>
   );
 }
 
