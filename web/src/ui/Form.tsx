@@ -250,3 +250,64 @@ export function FormDialog({
     </Dialog>
   );
 }
+
+/** A setting saved on change: a checkbox, or a select when it has options. */
+export interface SettingRow {
+  name: string;
+  label: string;
+  options?: readonly SelectOption[];
+  /** The select's values are numbers (sent as such). */
+  numeric?: boolean;
+  hint?: string;
+  /** The select's value, when it is not the stored one as a string. */
+  value?: string;
+}
+
+/** Where the settings are read and saved (the personal settings: state/settings.ts, PATCH /settings). */
+export interface SettingStore {
+  get: <T>(name: string, fallback: T) => T;
+  put: (name: string, value: string | number | boolean) => Promise<unknown>;
+}
+
+/**
+ * Titled groups of settings, each saved on change, with one save status above them all
+ * ("Saving…", "Saved" or the server's error), as Zulip's settings pages.
+ */
+export function SettingSections({
+  store,
+  sections,
+}: {
+  store: SettingStore;
+  sections: readonly { title: string; rows: readonly SettingRow[] }[];
+}) {
+  const [status, save] = useSave();
+  const row = (r: SettingRow) =>
+    r.options ? (
+      <Select
+        key={r.name}
+        label={r.label}
+        hint={r.hint}
+        value={r.value ?? String(store.get<string | number>(r.name, ""))}
+        options={r.options}
+        onChange={(v) => void save(() => store.put(r.name, r.numeric ? Number(v) : v))}
+      />
+    ) : (
+      <Checkbox
+        key={r.name}
+        label={r.label}
+        hint={r.hint}
+        checked={store.get(r.name, false)}
+        onChange={(v) => void save(() => store.put(r.name, v))}
+      />
+    );
+  return (
+    <>
+      <SaveStatus state={status} />
+      {sections.map((s) => (
+        <FormSection key={s.title} title={s.title}>
+          {s.rows.map(row)}
+        </FormSection>
+      ))}
+    </>
+  );
+}
