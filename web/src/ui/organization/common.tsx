@@ -3,6 +3,7 @@
  * permission selects.
  */
 import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { t } from "../../i18n.ts";
 import { SaveStatus, type SaveState } from "../Form.tsx";
 import { groupList, type GroupSettingValue } from "../../state/groups.ts";
@@ -59,6 +60,24 @@ export function AddForm({
       {after}
     </form>
   );
+}
+
+/**
+ * The edited copy of settings saved as a whole (by their PATCH /realm names): the form's values,
+ * a setter, and the changes from the saved values. A change saved elsewhere (another
+ * administrator) replaces the copy.
+ */
+export function useDraft<T extends Record<string, unknown>>(saved: T) {
+  const [form, setForm] = useState(saved);
+  useEffect(() => setForm(saved), [JSON.stringify(saved)]);
+  const changes: Partial<T> = {};
+  for (const k in saved) if (form[k] !== saved[k]) changes[k] = form[k];
+  return {
+    form,
+    set: (patch: Partial<T>) => setForm({ ...form, ...patch }),
+    changes,
+    changed: Object.keys(changes).length > 0,
+  };
 }
 
 /** A form saved as a whole by "Save changes" (administrators only: others see it read-only). */
