@@ -10,7 +10,7 @@ import { me } from "../../state/model.ts";
 import { realmSettings } from "../../state/settings.ts";
 import { Dialog } from "../Dialog.tsx";
 import { Field, FormSection, SaveStatus, useSave } from "../Form.tsx";
-import { Settings } from "./common.tsx";
+import { check, Settings } from "./common.tsx";
 
 function ChangePassword({ onClose }: { onClose: () => void }) {
   const [oldPassword, setOld] = useState("");
@@ -174,23 +174,17 @@ export function AccountSection() {
           {
             title: t("Privacy"),
             rows: [
-              {
-                name: "send_read_receipts",
-                label: t("Allow others to see when I've read messages"),
-              },
-              {
-                name: "send_private_typing_notifications",
-                label: t("Let recipients see when I'm typing direct messages"),
-              },
-              {
-                name: "send_stream_typing_notifications",
-                label: t("Let recipients see when I'm typing messages in channels"),
-              },
-              { name: "presence_enabled", label: t("Display my availability to other users") },
-              {
-                name: "allow_private_data_export",
-                label: t("Let administrators export my private data"),
-              },
+              check("send_read_receipts", t("Allow others to see when I've read messages")),
+              check(
+                "send_private_typing_notifications",
+                t("Let recipients see when I'm typing direct messages"),
+              ),
+              check(
+                "send_stream_typing_notifications",
+                t("Let recipients see when I'm typing messages in channels"),
+              ),
+              check("presence_enabled", t("Display my availability to other users")),
+              check("allow_private_data_export", t("Let administrators export my private data")),
               {
                 name: "email_address_visibility",
                 label: t("Who can access your email address"),

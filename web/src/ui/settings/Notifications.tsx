@@ -4,7 +4,7 @@
  */
 import { t } from "../../i18n.ts";
 import { realmSettings } from "../../state/settings.ts";
-import { Settings } from "./common.tsx";
+import { check, Settings } from "./common.tsx";
 
 export function NotificationsSection() {
   const sounds = [
@@ -18,68 +18,68 @@ export function NotificationsSection() {
           {
             title: t("Channels"),
             rows: [
-              {
-                name: "enable_stream_desktop_notifications",
-                label: t("Visual desktop notifications for channel messages"),
-              },
-              {
-                name: "enable_stream_audible_notifications",
-                label: t("Audible desktop notifications for channel messages"),
-              },
-              {
-                name: "enable_stream_push_notifications",
-                label: t("Mobile notifications for channel messages"),
-              },
-              {
-                name: "enable_stream_email_notifications",
-                label: t("Email notifications for channel messages"),
-              },
+              check(
+                "enable_stream_desktop_notifications",
+                t("Visual desktop notifications for channel messages"),
+              ),
+              check(
+                "enable_stream_audible_notifications",
+                t("Audible desktop notifications for channel messages"),
+              ),
+              check(
+                "enable_stream_push_notifications",
+                t("Mobile notifications for channel messages"),
+              ),
+              check(
+                "enable_stream_email_notifications",
+                t("Email notifications for channel messages"),
+              ),
             ],
           },
           {
             title: t("Followed topics"),
             rows: [
-              {
-                name: "enable_followed_topic_desktop_notifications",
-                label: t("Visual desktop notifications for followed topics"),
-              },
-              {
-                name: "enable_followed_topic_audible_notifications",
-                label: t("Audible desktop notifications for followed topics"),
-              },
-              {
-                name: "enable_followed_topic_push_notifications",
-                label: t("Mobile notifications for followed topics"),
-              },
-              {
-                name: "enable_followed_topic_email_notifications",
-                label: t("Email notifications for followed topics"),
-              },
-              {
-                name: "enable_followed_topic_wildcard_mentions_notify",
-                label: t("Notify for @all mentions in followed topics"),
-              },
+              check(
+                "enable_followed_topic_desktop_notifications",
+                t("Visual desktop notifications for followed topics"),
+              ),
+              check(
+                "enable_followed_topic_audible_notifications",
+                t("Audible desktop notifications for followed topics"),
+              ),
+              check(
+                "enable_followed_topic_push_notifications",
+                t("Mobile notifications for followed topics"),
+              ),
+              check(
+                "enable_followed_topic_email_notifications",
+                t("Email notifications for followed topics"),
+              ),
+              check(
+                "enable_followed_topic_wildcard_mentions_notify",
+                t("Notify for @all mentions in followed topics"),
+              ),
             ],
           },
           {
             title: t("Desktop message notifications"),
             rows: [
-              {
-                name: "enable_desktop_notifications",
-                label: t("Visual desktop notifications for direct messages and @-mentions"),
-              },
-              {
-                name: "enable_sounds",
-                label: t("Audible desktop notifications for direct messages and @-mentions"),
-              },
-              {
-                name: "pm_content_in_desktop_notifications",
-                label: t("Include content of direct messages in desktop notifications"),
-              },
-              {
-                name: "wildcard_mentions_notify",
-                label: t("Notify for @all, @everyone and @channel mentions"),
-              },
+              check(
+                "enable_desktop_notifications",
+                t("Visual desktop notifications for direct messages and @-mentions"),
+              ),
+              check(
+                "enable_sounds",
+                t("Audible desktop notifications for direct messages and @-mentions"),
+              ),
+              check(
+                "pm_content_in_desktop_notifications",
+                t("Include content of direct messages in desktop notifications"),
+              ),
+              check(
+                "wildcard_mentions_notify",
+                t("Notify for @all, @everyone and @channel mentions"),
+              ),
               {
                 name: "notification_sound",
                 label: t("Notification sound"),
@@ -101,14 +101,14 @@ export function NotificationsSection() {
           {
             title: t("Mobile and email notifications"),
             rows: [
-              {
-                name: "enable_offline_push_notifications",
-                label: t("Mobile notifications for direct messages and @-mentions when offline"),
-              },
-              {
-                name: "enable_offline_email_notifications",
-                label: t("Email notifications for direct messages and @-mentions when offline"),
-              },
+              check(
+                "enable_offline_push_notifications",
+                t("Mobile notifications for direct messages and @-mentions when offline"),
+              ),
+              check(
+                "enable_offline_email_notifications",
+                t("Email notifications for direct messages and @-mentions when offline"),
+              ),
               {
                 name: "email_notifications_batching_period_seconds",
                 label: t("Delay before sending message notification emails"),
@@ -140,15 +140,15 @@ export function NotificationsSection() {
           {
             title: t("Other emails"),
             rows: [
-              { name: "enable_digest_emails", label: t("Send digest emails when I'm away") },
-              {
-                name: "enable_login_emails",
-                label: t("Send email notifications for new logins to my account"),
-              },
-              {
-                name: "enable_marketing_emails",
-                label: t("Send me Zulip's low-traffic newsletter (a few emails a year)"),
-              },
+              check("enable_digest_emails", t("Send digest emails when I'm away")),
+              check(
+                "enable_login_emails",
+                t("Send email notifications for new logins to my account"),
+              ),
+              check(
+                "enable_marketing_emails",
+                t("Send me Zulip's low-traffic newsletter (a few emails a year)"),
+              ),
             ],
           },
         ]}

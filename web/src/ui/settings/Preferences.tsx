@@ -4,7 +4,7 @@
  */
 import { t, TRANSLATIONS } from "../../i18n.ts";
 import { setting } from "../../state/settings.ts";
-import { Settings } from "./common.tsx";
+import { check, Settings } from "./common.tsx";
 
 /** Language names by code, for the languages the app has translations for (English first). */
 function languages() {
@@ -44,7 +44,7 @@ export function PreferencesSection() {
                   { value: "2", label: t("Dark") },
                 ],
               },
-              { name: "high_contrast_mode", label: t("High contrast mode") },
+              check("high_contrast_mode", t("High contrast mode")),
               {
                 name: "default_language",
                 label: t("Language"),
@@ -104,12 +104,10 @@ export function PreferencesSection() {
                 name: "translate_emoticons",
                 label: t("Convert emoticons before sending (:) becomes 😃)"),
               },
-              {
-                name: "display_emoji_reaction_users",
-                label: t(
-                  "Display names of reacting users when few users have reacted to a message",
-                ),
-              },
+              check(
+                "display_emoji_reaction_users",
+                t("Display names of reacting users when few users have reacted to a message"),
+              ),
             ],
           },
         ]}

@@ -8,6 +8,9 @@ export function saveSetting(name: string, value: string | number | boolean): Pro
   return call(api.PATCH("/settings", { body: { [name]: value } as never }));
 }
 
+/** A setting shown as a checkbox. */
+export const check = (name: string, label: string): SettingRow => ({ name, label });
+
 const store: SettingStore = { get: setting, put: saveSetting };
 
 /** Titled groups of personal settings, each saved on change, with their save status. */
