@@ -125,6 +125,8 @@ export function Checkbox({
 export interface SelectOption {
   value: string;
   label: string;
+  /** Shown but not chosen (a value the choices do not name, such as "Custom"). */
+  disabled?: boolean;
 }
 
 /** A select with its label above it; values are strings (callers convert numbers). */
@@ -155,7 +157,7 @@ export function Select({
         onChange={(e) => onChange(e.currentTarget.value)}
       >
         {options.map((o) => (
-          <option key={o.value} value={o.value}>
+          <option key={o.value} value={o.value} disabled={o.disabled}>
             {o.label}
           </option>
         ))}

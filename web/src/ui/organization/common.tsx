@@ -5,7 +5,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { t } from "../../i18n.ts";
-import { SaveStatus, type SaveState } from "../Form.tsx";
+import { SaveStatus, Select, type SaveState } from "../Form.tsx";
 import { groupList, type GroupSettingValue } from "../../state/groups.ts";
 import { SYSTEM_GROUPS } from "../../state/org.ts";
 
@@ -167,26 +167,15 @@ export function GroupSelect({
   const groups = systemGroups(true);
   const current = typeof value === "number" ? value : undefined;
   const known = groups.some((g) => g.id === current);
+  const options = groups.map((g) => ({ value: String(g.id), label: groupLabel(g.name) }));
   return (
-    <label class="org-field">
-      <span>{label}</span>
-      <select
-        value={known ? String(current) : ""}
-        disabled={disabled}
-        onChange={(e) => onChange(Number(e.currentTarget.value))}
-      >
-        {!known && (
-          <option value="" disabled>
-            {t("Custom")}
-          </option>
-        )}
-        {groups.map((g) => (
-          <option key={g.id} value={String(g.id)}>
-            {groupLabel(g.name)}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Select
+      label={label}
+      value={known ? String(current) : ""}
+      disabled={disabled}
+      options={known ? options : [{ value: "", label: t("Custom"), disabled: true }, ...options]}
+      onChange={(v) => onChange(Number(v))}
+    />
   );
 }
 
