@@ -3,10 +3,10 @@
  * renames the organization and King Hamlet (member, a second browser context) sees the new name
  * in his title and top bar at once; Iago changes the editing settings and a permission, Othello's
  * role, deactivates and reactivates Cordelia (after a confirmation), sends and revokes an
- * invitation and makes an invitation link, edits and archives channels, creates a user group and
- * adds Hamlet to it (which Hamlet's compose typeahead offers at once), uploads a custom emoji (which Hamlet's page shows live), adds a linkifier
- * (a message with its pattern renders a link; a bad pattern shows the server's error), and adds a
- * custom profile field; each change checked through the API. Hamlet sees the read-only profile,
+ * invitation and makes an invitation link, edits and archives channels, creates a user group
+ * (which Hamlet's compose typeahead offers at once) and adds Hamlet to it, uploads a custom emoji
+ * (which Hamlet's page shows live), adds a linkifier (a message with its pattern renders a link; a
+ * bad pattern shows the server's error), and adds a custom profile field; each change checked through the API. Hamlet sees the read-only profile,
  * none of the administrators' sections. axe-core on each section and dialog; light and dark
  * screenshots. Skipped, saying why, when Chromium is not installed.
  */
