@@ -38,7 +38,11 @@ import {
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
-import { AVATAR_CONTENT_TYPES, avatarPathId } from "../lib/users/avatars.ts";
+import {
+  AVATAR_CONTENT_TYPES,
+  avatarPathId,
+  mediumAvatarPathId,
+} from "../lib/users/avatars.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
 import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 
@@ -339,10 +343,11 @@ function emojiImages(deps: AppDeps) {
 }
 
 /**
- * `/user_avatars/<realm_id>/<hash>.<ext>` (and `<hash>-medium.<ext>`, the same image: nothing
- * resizes it): uploaded avatars, public as Zulip serves them (no authentication; the random names
- * are not enumerable), with their type by the extension. Each upload gets a new name and the URL
- * carries `?version=`, so the answer may be cached for long.
+ * `/user_avatars/<realm_id>/<hash>.png` and `<hash>-medium.png`: uploaded avatars, 100×100 and
+ * 500×500 (lib/users/avatars.ts), public as Zulip serves them (no authentication; the random names
+ * are not enumerable). Avatars uploaded before they were resized keep their own extension and
+ * have no medium file: their medium URL serves the one image. Each upload gets a new name and the
+ * URL carries `?version=`, so the answer may be cached for long. The `.original` is never served.
  */
 function avatarImages(deps: AppDeps) {
   return async function userAvatarImages(req: Request, res: Response, next: NextFunction) {
@@ -351,11 +356,18 @@ function avatarImages(deps: AppDeps) {
     const contentType = AVATAR_CONTENT_TYPES[m[4]!];
     if (!contentType) return next(new ResourceNotFoundError("File not found"));
     try {
+      const realmId = Number(m[1]);
+      const hash = m[2]! + m[4]!;
+      let pathId = avatarPathId(realmId, hash);
+      if (m[3]) {
+        const medium = mediumAvatarPathId(realmId, hash);
+        if (await (await uploadStorage(deps.config)).exists(medium)) pathId = medium;
+      }
       await sendStored(
         res,
         next,
         deps,
-        avatarPathId(Number(m[1]), m[2]! + m[4]!),
+        pathId,
         { contentType, cacheControl: "public, max-age=31536000, immutable" },
         { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP },
       );
