@@ -38,11 +38,7 @@ import {
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
-import {
-  AVATAR_CONTENT_TYPES,
-  avatarPathId,
-  mediumAvatarPathId,
-} from "../lib/users/avatars.ts";
+import { AVATAR_CONTENT_TYPES, avatarPathId, mediumAvatarPathId } from "../lib/users/avatars.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
 import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 

@@ -92,7 +92,12 @@ export async function doChangeAvatarFields(
 }
 
 /** Stores the three files of an upload: the original (moved from where it was received), then both sizes. */
-async function placeAvatar(ctx: RequestContext, realmId: number, hash: string, image: AvatarUpload) {
+async function placeAvatar(
+  ctx: RequestContext,
+  realmId: number,
+  hash: string,
+  image: AvatarUpload,
+) {
   const storage = await uploadStorage(ctx.config);
   await storage.put(originalAvatarPathId(realmId, hash), image.file);
   for (const [pathId, data] of [
