@@ -39,6 +39,10 @@ import {
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
 import { AVATAR_CONTENT_TYPES, avatarPathId, mediumAvatarPathId } from "../lib/users/avatars.ts";
+import { avatarUrl, gravatarUrl } from "../lib/users/users.ts";
+import { canAccessUser, INACCESSIBLE_USER_AVATAR, viewerAccess } from "../lib/access/users.ts";
+import { isStorableId } from "../lib/ids.ts";
+import { iexact } from "../lib/text.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
 import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 
@@ -373,6 +377,68 @@ function avatarImages(deps: AppDeps) {
   };
 }
 
+/**
+ * `/avatar/<email_or_id>` and `/avatar/<email_or_id>/medium` (Zulip's avatar and avatar_medium
+ * views): a redirect to the avatar of a user of the requester's organization, by id or API email
+ * address; for a user the requester may not access, Zulip's unknown-user image; for nobody, the
+ * Gravatar of what was asked for. The request's query string is carried over. Authenticated as a
+ * file is (session cookie, HTTP Basic or `api_key`); spectators are not served.
+ */
+function avatarRedirects(deps: AppDeps) {
+  return async function avatarRedirect(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/avatar\/([^/]+)(\/medium)?\/?$/.exec(req.path);
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    try {
+      const viewer = await fileRequester(req, deps);
+      let emailOrId: string;
+      try {
+        emailOrId = decodeURIComponent(m[1]!);
+      } catch {
+        return next(new ResourceNotFoundError("File not found"));
+      }
+      const medium = m[2] !== undefined;
+      const select = {
+        id: true,
+        isBot: true,
+        realmId: true,
+        deliveryEmail: true,
+        avatarSource: true,
+        avatarVersion: true,
+        avatarHash: true,
+      } as const;
+      const realmId = viewer.realmId;
+      const target = /^\d+$/.test(emailOrId)
+        ? isStorableId(Number(emailOrId))
+          ? await deps.db.userProfile.findFirst({
+              where: { id: Number(emailOrId), realmId },
+              select,
+            })
+          : null
+        : await deps.db.userProfile.findFirst({
+            where: { realmId, email: iexact(emailOrId) },
+            select,
+          });
+      let url: string;
+      if (!target) url = gravatarUrl(emailOrId, 1, medium);
+      else {
+        const realm = await deps.db.realm.findUniqueOrThrow({
+          where: { id: realmId },
+          select: { canAccessAllUsersGroupId: true },
+        });
+        url = (await canAccessUser(deps.db, await viewerAccess(deps.db, viewer, realm), target))
+          ? avatarUrl(target, medium)
+          : INACCESSIBLE_USER_AVATAR;
+      }
+      const at = req.originalUrl.indexOf("?");
+      const query = at < 0 ? "" : req.originalUrl.slice(at + 1);
+      if (query) url += (url.includes("?") ? "&" : "?") + query;
+      res.redirect(302, url);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
 /** Escapes the slashes of the filename part so that `{filename}` matches it (see the file comment). */
 function escapeFilenameSlashes(req: Request, _res: Response, next: NextFunction) {
   if (req.method === "GET" || req.method === "HEAD") {
@@ -390,5 +456,6 @@ export function uploadRoutes(deps: AppDeps) {
     fileRoutes(deps),
     emojiImages(deps),
     avatarImages(deps),
+    avatarRedirects(deps),
   ];
 }

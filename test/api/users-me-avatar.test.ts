@@ -415,3 +415,46 @@ describe("deleting an avatar", () => {
     expect(await sendAndFetchAvatar("prospero", { client_gravatar: true })).toBeNull();
   });
 });
+
+describe("GET /avatar/{email_or_id}", () => {
+  const redirect = async (path: string, as: string | null = "othello") => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      headers: as ? { Authorization: basic(as) } : {},
+      redirect: "manual",
+    });
+    return { status: response.status, location: response.headers.get("location") };
+  };
+
+  it("redirects to a user's avatar by id or email, medium, with the query string carried over", async () => {
+    await upload("hamlet");
+    const { avatar_url, email } = await me("hamlet");
+    const medium = avatar_url!.replace(".png?", "-medium.png?");
+    expect(await redirect(`/avatar/${id("hamlet")}`)).toEqual({
+      status: 302,
+      location: avatar_url,
+    });
+    expect(await redirect(`/avatar/${encodeURIComponent(email)}`)).toEqual({
+      status: 302,
+      location: avatar_url,
+    });
+    expect(await redirect(`/avatar/${id("hamlet")}/medium`)).toEqual({
+      status: 302,
+      location: medium,
+    });
+    expect(await redirect(`/avatar/${id("hamlet")}/medium?foo=bar`)).toEqual({
+      status: 302,
+      location: `${medium}&foo=bar`,
+    });
+    // The redirect leads to the image.
+    const image = await fetchImage(medium);
+    expect(image.meta).toMatchObject({ width: 500, height: 500 });
+  });
+
+  it("gives nobody's address its Gravatar, and asks for authentication", async () => {
+    const { location } = await redirect("/avatar/nobody%40example.com");
+    expect(location).toMatch(
+      /^https:\/\/secure\.gravatar\.com\/avatar\/[0-9a-f]{32}\?d=identicon&version=1$/,
+    );
+    expect((await redirect(`/avatar/${id("hamlet")}`, null)).status).toBe(401);
+  });
+});

@@ -15,6 +15,9 @@
 import sharp, { type Metadata } from "sharp";
 import { JsonableError } from "../../errors.ts";
 
+// As Zulip turns off libvips' operation cache: each image is read once.
+sharp.cache(false);
+
 export const DEFAULT_AVATAR_SIZE = 100;
 export const MEDIUM_AVATAR_SIZE = 500;
 
