@@ -78,42 +78,45 @@ export function AdminTable<T>({
       ) : total === 0 && empty ? (
         <p class="org-note">{empty}</p>
       ) : (
-        <table class="org-table">
-          <thead>
-            <tr>
-              {columns.map((c) => (
-                <th key={c.header} scope="col">
-                  {c.header}
-                </th>
-              ))}
-              {actions && <th scope="col">{t("Actions")}</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {page.map((row) => (
-              <tr key={rowKey(row)}>
+        // A narrow column scrolls the table sideways rather than cutting its last columns off.
+        <div class="org-table-wrap">
+          <table class="org-table">
+            <thead>
+              <tr>
                 {columns.map((c) => (
-                  <td key={c.header}>{c.cell(row)}</td>
+                  <th key={c.header} scope="col">
+                    {c.header}
+                  </th>
                 ))}
-                {actions && (
-                  <td class="org-row-actions">
-                    {actions(row).map((a) => (
-                      <button
-                        key={a.label}
-                        type="button"
-                        class={a.danger ? "danger" : undefined}
-                        aria-label={a.name}
-                        onClick={() => (a.confirm ? setConfirming(a) : a.onClick?.())}
-                      >
-                        {a.label}
-                      </button>
-                    ))}
-                  </td>
-                )}
+                {actions && <th scope="col">{t("Actions")}</th>}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {page.map((row) => (
+                <tr key={rowKey(row)}>
+                  {columns.map((c) => (
+                    <td key={c.header}>{c.cell(row)}</td>
+                  ))}
+                  {actions && (
+                    <td class="org-row-actions">
+                      {actions(row).map((a) => (
+                        <button
+                          key={a.label}
+                          type="button"
+                          class={a.danger ? "danger" : undefined}
+                          aria-label={a.name}
+                          onClick={() => (a.confirm ? setConfirming(a) : a.onClick?.())}
+                        >
+                          {a.label}
+                        </button>
+                      ))}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {total > PAGE && (
         <div class="org-pager">
