@@ -220,7 +220,7 @@ describe.skipIf(!pageTestsHere)(`the left sidebar at scale (${CHROMIUM})`, () =>
     await expectAxeClean(hamlet, "the left sidebar (dark)");
     shots.push(await screenshot(hamlet, "sidebar-dark"));
     await hamlet.evaluate(() => delete document.documentElement.dataset.theme);
-  });
+  }, 60_000); // two axe-core audits of a 500-channel sidebar: slow on a loaded machine
 
   it("hides a muted user's direct messages from the list", async () => {
     await expectSuccess(
