@@ -1,7 +1,8 @@
 /**
  * Zulip's keyboard shortcuts (help/keyboard-shortcuts.md): j/k and the arrows move the
  * selection, Home/End go to the first/last message, PgUp/PgDn scroll, Enter or r replies to it,
- * c starts a new topic, x a new direct message, n goes to the next unread topic, p to the next
+ * c starts a new topic, x a new direct message, n goes to the next unread topic (Shift+N: followed
+ * topic), p to the next
  * unread direct-message conversation, i and t open Inbox and Recent conversations, q and w filter
  * channels and people, / searches, ? shows them all, Esc goes to the home view (or cancels what
  * is open).
@@ -16,6 +17,7 @@ import { editing } from "./state/edit.ts";
 import { atHome, goHome } from "./state/home.ts";
 import { me, recentDms } from "./state/model.ts";
 import { counts, unreadTopicsInOrder } from "./state/unread.ts";
+import { FOLLOWED, topicPolicy } from "./state/user-topics.ts";
 import { go, goPage, view } from "./state/view.ts";
 import { feedControl } from "./ui/Feed.tsx";
 import { dmMembers, sortedIds } from "./narrow.ts";
@@ -150,15 +152,9 @@ export function installKeys() {
       case "x":
         openCompose({ kind: "dm", userIds: [] }, "to");
         break;
-      case "n": {
-        const here = n.kind === "topic" ? `${n.streamId}:${n.topic.toLowerCase()}` : undefined;
-        const next = unreadTopicsInOrder().find(
-          (t) => `${t.streamId}:${t.topic.toLowerCase()}` !== here,
-        );
-        if (!next) return;
-        go({ kind: "topic", streamId: next.streamId, topic: next.topic });
+      case "n":
+        if (!goNextUnreadTopic()) return;
         break;
-      }
       case "Escape":
         if (editing.value !== undefined) editing.value = undefined;
         else if (!atHome()) goHome();
@@ -172,6 +168,23 @@ export function installKeys() {
     }
     e.preventDefault();
   });
+}
+
+/**
+ * `n`: the oldest unread topic other than the one shown; Shift+N (`followed`): the same among
+ * followed topics (Zulip's "next unread followed topic"). False when there is none.
+ */
+function goNextUnreadTopic(followed = false): boolean {
+  const n = view.value.narrow;
+  const here = n.kind === "topic" ? `${n.streamId}:${n.topic.toLowerCase()}` : undefined;
+  const next = unreadTopicsInOrder().find(
+    (t) =>
+      `${t.streamId}:${t.topic.toLowerCase()}` !== here &&
+      (!followed || topicPolicy(t.streamId, t.topic) === FOLLOWED),
+  );
+  if (!next) return false;
+  go({ kind: "topic", streamId: next.streamId, topic: next.topic });
+  return true;
 }
 
 /** The feed's scrolling box: the nearest ancestor of the feed that scrolls. */
@@ -209,6 +222,10 @@ const CORE: [string, KeyHelp][] = [
 for (const [combo, help] of CORE) describeKey(combo, help);
 
 bindKey("?", () => openKeyboardHelp(), CORE[0]![1]);
+bindKey("N", () => goNextUnreadTopic(true), {
+  group: "navigation",
+  description: () => t("Next unread followed topic"),
+});
 bindKey("q", () => focusFilter("input[data-filter=channels]", "left"), {
   group: "basics",
   description: () => t("Filter channels"),

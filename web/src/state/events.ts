@@ -22,6 +22,7 @@ import {
   setPresences,
   subscriptions,
   twentyFourHour,
+  updateMe,
   users,
 } from "./model.ts";
 import { resetPresenceCursor } from "./presence.ts";
@@ -324,6 +325,7 @@ function apply(event: ZulipEvent) {
       } else if (event.op === "update") {
         const person = event.person as Partial<User> & { user_id: number };
         replaceUser(person.user_id, (u) => ({ ...u, ...person }));
+        updateMe(person);
         touchLists();
       }
       return;

@@ -19,6 +19,9 @@ export interface Me {
   id: number;
   email: string;
   fullName: string;
+  /** Zulip's role: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest. */
+  role: number;
+  /** An owner or administrator: kept current by `realm_user` `update` events with `role`. */
   isAdmin: boolean;
 }
 export interface RealmInfo {
@@ -34,7 +37,7 @@ export interface RealmInfo {
   typingExpiryMs: number;
 }
 
-export const me = signal<Me>({ id: 0, email: "", fullName: "", isAdmin: false });
+export const me = signal<Me>({ id: 0, email: "", fullName: "", role: 400, isAdmin: false });
 export const realm = signal<RealmInfo>({
   name: "",
   emptyTopicName: "general chat",
@@ -88,6 +91,7 @@ export function applyRegister(state: RegisterState) {
     id: myId,
     email: section<string>(state, "email") ?? mine?.email ?? "",
     fullName: section<string>(state, "full_name") ?? mine?.full_name ?? "",
+    role: mine?.role ?? (section<boolean>(state, "is_admin") ? 200 : 400),
     isAdmin: section<boolean>(state, "is_admin") ?? false,
   };
   realm.value = {
@@ -157,6 +161,21 @@ export function noteDm(memberIds: number[], messageId: number) {
   const next = new Map(recentDms.value);
   next.set(key, { userIds: sortedIds(memberIds), maxId: messageId });
   recentDms.value = next;
+}
+
+/**
+ * A `realm_user` `update` about me: a new role (an administrator demoted or promoted by another)
+ * or name changes the app at once, as Zulip's web app does (the admin links appear or go).
+ */
+export function updateMe(person: Partial<User> & { user_id: number }) {
+  if (person.user_id !== me.value.id) return;
+  const next = { ...me.value };
+  if (typeof person.role === "number") {
+    next.role = person.role;
+    next.isAdmin = person.role <= 200;
+  }
+  if (typeof person.full_name === "string") next.fullName = person.full_name;
+  me.value = next;
 }
 
 export function replaceUser(userId: number, change: (u: User) => User | undefined) {

@@ -6,6 +6,8 @@
 import { signal } from "@preact/signals";
 import { api, call } from "../api.ts";
 import { onEvent, onRegister } from "./events.ts";
+import { me } from "./model.ts";
+import { setDmFilter } from "./unread.ts";
 
 export const mutedUsers = signal<ReadonlySet<number>>(new Set());
 /** Messages of muted users the user chose to see ("Click here to reveal."). */
@@ -19,6 +21,18 @@ function set(list: unknown) {
 
 onRegister((state) => set(state.muted_users));
 onEvent("muted_users", (e) => set((e as unknown as { muted_users: unknown }).muted_users));
+
+/**
+ * Whether a direct-message conversation (its members, me included) is one-on-one with a muted
+ * user: Zulip hides it from the sidebar and leaves its unread messages out of the counts (group
+ * conversations stay).
+ */
+export function withMutedUser(memberIds: readonly number[]): boolean {
+  const others = memberIds.filter((id) => id !== me.value.id);
+  return others.length === 1 && mutedUsers.value.has(others[0]!);
+}
+
+setDmFilter((key) => !withMutedUser(key.split(",").map(Number)));
 
 export function isMuted(userId: number): boolean {
   return mutedUsers.value.has(userId);

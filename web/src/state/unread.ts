@@ -27,6 +27,17 @@ export function setTotalFilter(filter: (streamId: number, topic: string) => bool
   changed();
 }
 
+/**
+ * Whether a direct-message conversation (its key: the members' sorted ids) counts at all: set by
+ * state/muted-users.ts (Zulip leaves out one-on-one conversations with a muted user). It may read
+ * signals: the counts follow them.
+ */
+let dmCounted: (key: string) => boolean = () => true;
+export function setDmFilter(filter: (key: string) => boolean) {
+  dmCounted = filter;
+  changed();
+}
+
 function changed() {
   version.value++;
 }
@@ -141,6 +152,9 @@ export const counts = computed<UnreadCounts>(() => {
         t.maxId = Math.max(t.maxId, id);
       } else topics.set(key, { topic: c.topic, count: 1, maxId: id });
     } else {
+      let inTotal = counted.get(c.key);
+      if (inTotal === undefined) counted.set(c.key, (inTotal = dmCounted(c.key)));
+      if (!inTotal) continue;
       byDm.set(c.key, (byDm.get(c.key) ?? 0) + 1);
       dmTotal++;
       total++;
