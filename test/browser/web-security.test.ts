@@ -10,19 +10,18 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   pageTestsHere,
   CHROMIUM,
-  launchBrowser,
   logIn,
   waitForFeed,
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-security.test.ts");
 
@@ -37,20 +36,20 @@ const HOSTILE = [
 ];
 
 describe.skipIf(!pageTestsHere)(`the web app's defences and accessibility (${CHROMIUM})`, () => {
-  const server = useTestServer();
+  const s = useBrowserSession({ users: [] });
+  const server = s.server;
   let browser: Browser;
   let page: Page;
   const dialogs: string[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
+    browser = s.browser;
     page = await (await browser.createBrowserContext()).newPage();
     page.on("dialog", (d) => {
       dialogs.push(d.message());
       void d.dismiss();
     });
   });
-  afterAll(() => browser?.close());
 
   it("serves the app with a strict Content-Security-Policy", async () => {
     await logIn(page, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
