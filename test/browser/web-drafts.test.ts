@@ -123,7 +123,8 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
   it("saves a draft as Hamlet types, on the server too, and restores it when he comes back", async () => {
     await goTopic("draftwork");
     await (await message()).type("Half a thought about the play");
-    await sleep(1300); // the save waits for a pause in typing
+    // The save waits for a pause in typing: until it is on the server.
+    await eventually(async () => (await serverDrafts()).length === 1, "the draft saved");
     await (await byRole(hamlet, "link", "All messages")).click();
     await hamlet.waitForFunction(() => !location.hash.includes("draftwork"));
     expect(await messageValue()).toBe("");
