@@ -1,11 +1,10 @@
 /**
  * The web app in headless Chromium, two people at once: King Hamlet and Othello, each in a browser
  * context of their own, Hamlet logged in through the real `/login/` form (Othello by the set-up's
- * session cookie). What one does reaches the other
- * live: a channel message (within a second, with its unread count, read once scrolled into view,
- * and read on the server too), a direct message after "… is typing", an edit and a reaction made
- * through the API, a reaction clicked in the page. Views survive a reload and the browser's back
- * and forward buttons. Screenshots of the login page, the feed, a DM view and the edit box go to
+ * session cookie). What one does reaches the other live: a channel message (within a second, with
+ * its unread count, read once scrolled into view, and read on the server too), a direct message
+ * after "… is typing", an edit and a reaction made through the API, a reaction clicked in the
+ * page. Views survive a reload and the browser's back and forward buttons. Screenshots of the login page, the feed, a DM view and the edit box go to
  * .tmp/screenshots/. Skipped, saying why, when Chromium is not installed.
  */
 import type { Page } from "puppeteer-core";
