@@ -36,24 +36,27 @@ const HOSTILE = [
 ];
 
 describe.skipIf(!pageTestsHere)(`the web app's defences and accessibility (${CHROMIUM})`, () => {
-  const s = useBrowserSession({ users: [] });
+  const dialogs: string[] = [];
+  const s = useBrowserSession({
+    users: ["hamlet"],
+    // Any alert(), confirm() or prompt() is recorded (and dismissed).
+    prepare: (p) =>
+      void p.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      }),
+  });
   const server = s.server;
   let browser: Browser;
   let page: Page;
-  const dialogs: string[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     browser = s.browser;
-    page = await (await browser.createBrowserContext()).newPage();
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    page = s.page("hamlet");
   });
 
   it("serves the app with a strict Content-Security-Policy", async () => {
-    await logIn(page, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    // logIn leaves the page at /#feed: a new document is loaded from elsewhere, for its response.
+    // The set-up left the page at /#feed: a new document is loaded from elsewhere, for its response.
     await page.goto("about:blank");
     const response = await page.goto(`${server.baseUrl}/#feed`);
     expect(response?.status()).toBe(200);
