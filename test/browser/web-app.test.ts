@@ -325,4 +325,39 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     await byRole(othello, "region", "Inbox");
     expect(new URL(othello.url()).hash).toBe("#inbox");
   });
+
+  it("writes times in the user's time zone and locale (their `timezone` and `default_language` settings)", async () => {
+    const othelloApi = server.as("othello");
+    const found = othelloApi.GET("/messages", {
+      params: {
+        query: {
+          anchor: "newest",
+          num_before: 1,
+          num_after: 0,
+          narrow: [{ operator: "search", operand: "again in the page" }],
+        },
+      },
+    });
+    const sent = (await expectSuccess(found)).messages[0]!;
+    const settings = { timezone: "Asia/Kolkata", default_language: "de" };
+    await expectSuccess(othelloApi.PATCH("/settings", { body: settings }));
+    try {
+      await othello.goto(`${server.baseUrl}/#narrow/channel/${verona}-Verona/topic/greetings`);
+      await waitForFeed(othello, "#Verona > greetings");
+      const article = await articleWith(othello, "And again in the page.");
+      const shown = await article.$eval("time", (el) => [el.textContent, el.getAttribute("title")]);
+      const at = new Date(sent.timestamp * 1000);
+      const zone = { timeZone: "Asia/Kolkata", hour12: true } as const;
+      expect(shown[0]).toBe(
+        at.toLocaleString("de", { ...zone, hour: "numeric", minute: "2-digit" }),
+      );
+      expect(shown[1]).toBe(
+        at.toLocaleString("de", { ...zone, dateStyle: "full", timeStyle: "short" }),
+      );
+    } finally {
+      await expectSuccess(
+        othelloApi.PATCH("/settings", { body: { timezone: "", default_language: "en" } }),
+      );
+    }
+  });
 });

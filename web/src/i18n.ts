@@ -13,6 +13,11 @@ type Catalogue = Readonly<Record<string, string>>;
 /** The translation in use (empty: English); a signal, so that a change renders again. */
 const translation = signal<Catalogue>({});
 export const language = signal("en");
+/**
+ * The locale dates and numbers are written in: the user's `default_language` even where no
+ * translation exists yet (the browser knows every locale's dates), else the browser's.
+ */
+export const locale = signal<string | undefined>(undefined);
 
 export function t(message: string, values?: Readonly<Record<string, string | number>>): string {
   const text = translation.value[message] || message;
@@ -29,8 +34,17 @@ export const TRANSLATIONS: Readonly<Record<string, () => Promise<{ default: Cata
 export async function setLanguage(code: string) {
   const load = TRANSLATIONS[code];
   language.value = load ? code : "en";
+  locale.value = validLocale(code);
   translation.value = load ? (await load()).default : {};
   // Through globalThis: narrow.ts (and so this file) is also read by Node tools without the DOM.
   const doc = (globalThis as { document?: { documentElement: { lang: string } } }).document;
   if (doc) doc.documentElement.lang = language.value;
+}
+
+function validLocale(code: string): string | undefined {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([code]).length ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -195,10 +195,13 @@ function apply(event: ZulipEvent) {
           const n: Msg = { ...m };
           if (id === event.message_id && event.rendered_content !== undefined) {
             n.content = event.rendered_content;
+            // A search's highlighting of the old content is stale: the new content shows.
+            delete n.match_content;
             if (!event.rendering_only) n.last_edit_timestamp = event.edit_timestamp;
           }
           if (event.subject !== undefined) {
             n.subject = event.subject;
+            delete n.match_subject;
             n.topic_links = event.topic_links ?? [];
           }
           if (newStream !== undefined) {

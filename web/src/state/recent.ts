@@ -5,7 +5,10 @@
  *   conversation seen, with its newest message, last sender, participants and whether I took
  *   part; from the register's `recent_private_conversations`, ONE bounded fetch of the newest
  *   messages (once per registration, when a view first asks: `loadRecent()`), then live
- *   `message` events. Switching views refetches nothing.
+ *   `message` events; `update_message` events that move messages (a new topic or channel) and
+ *   `delete_message` events recount the conversations they touch from the messages seen, as
+ *   Zulip's recent_view does: a row whose messages all left disappears, the row they joined
+ *   takes its newest message and sender. Switching views refetches nothing.
  * - which topics and channels are muted (Zulip leaves them out of Inbox and Recent
  *   conversations): state/user-topics.ts's one rule, re-exported here under the names the views
  *   use.
@@ -45,6 +48,80 @@ export const recentStatus = signal<"idle" | "loading" | "done" | "error">("idle"
 
 let generation = 0;
 
+/**
+ * Every message seen here (the fetch and the events): its conversation, sender and time, and
+ * each conversation's ids, so that a move or a deletion can recount the rows it touches. A few
+ * numbers a message, not the message.
+ */
+interface Seen {
+  key: string;
+  streamId: number;
+  topic: string;
+  sender: number;
+  time: number;
+}
+const seen = new Map<number, Seen>();
+const idsByKey = new Map<string, Set<number>>();
+
+function see(id: number, s: Seen) {
+  const old = seen.get(id);
+  if (old && old.key !== s.key) idsByKey.get(old.key)?.delete(id);
+  seen.set(id, s);
+  let ids = idsByKey.get(s.key);
+  if (!ids) idsByKey.set(s.key, (ids = new Set()));
+  ids.add(id);
+}
+
+function unsee(id: number): string | undefined {
+  const old = seen.get(id);
+  if (!old) return undefined;
+  seen.delete(id);
+  const ids = idsByKey.get(old.key);
+  ids?.delete(id);
+  if (ids && !ids.size) idsByKey.delete(old.key);
+  return old.key;
+}
+
+/**
+ * A conversation counted again from its messages seen: the newest one's id, sender, time and
+ * topic; the senders, most recent first. With none left, a channel topic leaves the list, and
+ * so does a direct-message conversation whose newest message went (`removed`).
+ */
+function recount(
+  next: Map<string, Conversation>,
+  key: string,
+  myId: number,
+  removed?: Set<number>,
+) {
+  const old = next.get(key);
+  const ids = [...(idsByKey.get(key) ?? [])].sort((a, b) => b - a);
+  const newest = ids[0] === undefined ? undefined : seen.get(ids[0]);
+  if (!newest) {
+    if (old && (old.kind === "stream" || removed?.has(old.maxId))) next.delete(key);
+    return;
+  }
+  const senders: number[] = [];
+  let participated = false;
+  for (const id of ids) {
+    const s = seen.get(id)!;
+    if (s.sender === myId) participated = true;
+    if (senders.length < PARTICIPANTS && !senders.includes(s.sender)) senders.push(s.sender);
+  }
+  const isStream = key.startsWith("s:");
+  next.set(key, {
+    key,
+    kind: isStream ? "stream" : "dm",
+    streamId: isStream ? newest.streamId : 0,
+    topic: isStream ? newest.topic : "",
+    userIds: old?.userIds ?? [],
+    maxId: ids[0]!,
+    lastSender: newest.sender,
+    lastTime: newest.time,
+    senders,
+    participated,
+  });
+}
+
 export function topicKey(streamId: number, topic: string): string {
   return `s:${streamId}:${topic.toLowerCase()}`;
 }
@@ -57,6 +134,13 @@ function noteInto(next: Map<string, Conversation>, m: Msg, myId: number) {
   const isStream = m.type === "stream";
   const members = isStream ? [] : dmMembers(m);
   const key = isStream ? topicKey(m.stream_id ?? 0, m.subject) : `d:${dmKey(members)}`;
+  see(m.id, {
+    key,
+    streamId: m.stream_id ?? 0,
+    topic: m.subject,
+    sender: m.sender_id,
+    time: m.timestamp,
+  });
   const old = next.get(key);
   const newer = !old || m.id >= old.maxId;
   const senders = old ? [...old.senders] : [];
@@ -115,6 +199,8 @@ export async function loadRecent(): Promise<void> {
 
 onRegister((state) => {
   generation++;
+  seen.clear();
+  idsByKey.clear();
   const s = state as {
     user_id?: number;
     recent_private_conversations?: RecentConversation[];
@@ -143,5 +229,44 @@ onEvent("message", (event) => {
   if (event.type !== "message") return;
   const next = new Map(conversations.value);
   noteInto(next, event.message as Msg, me.value.id);
+  conversations.value = next;
+});
+
+/** Messages moved to another topic or channel: their conversations are counted again. */
+onEvent("update_message", (event) => {
+  if (event.type !== "update_message") return;
+  const newTopic = event.subject;
+  const newStream = event.new_stream_id;
+  if (newTopic === undefined && newStream === undefined) return;
+  const touched = new Set<string>();
+  for (const id of event.message_ids) {
+    const s = seen.get(id);
+    if (!s || !s.key.startsWith("s:")) continue;
+    const streamId = newStream ?? s.streamId;
+    const topic = newTopic ?? s.topic;
+    const key = topicKey(streamId, topic);
+    touched.add(s.key).add(key);
+    see(id, { ...s, key, streamId, topic });
+  }
+  if (!touched.size) return;
+  const next = new Map(conversations.value);
+  for (const key of touched) recount(next, key, me.value.id);
+  conversations.value = next;
+});
+
+/** Messages deleted: their conversations are counted again (and leave when none is left). */
+onEvent("delete_message", (event) => {
+  if (event.type !== "delete_message") return;
+  const ids = new Set(
+    event.message_ids ?? (event.message_id !== undefined ? [event.message_id] : []),
+  );
+  const touched = new Set<string>();
+  for (const id of ids) {
+    const key = unsee(id);
+    if (key) touched.add(key);
+  }
+  if (!touched.size) return;
+  const next = new Map(conversations.value);
+  for (const key of touched) recount(next, key, me.value.id, ids);
   conversations.value = next;
 });

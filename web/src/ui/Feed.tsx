@@ -15,6 +15,7 @@ import { sawMessage } from "../state/read.ts";
 import { isUnread } from "../state/unread.ts";
 import { selectedId } from "../state/view.ts";
 import type { Msg } from "../types.ts";
+import { t } from "../i18n.ts";
 import { dayOf, timeOfDay } from "./format.ts";
 import { MessageRow } from "./Message.tsx";
 import { RecipientHeader } from "./RecipientHeader.tsx";
@@ -305,11 +306,13 @@ export function Feed({ v }: { v: View }) {
     <div class="feed-scroller" ref={scroller} onScroll={onScroll} onClick={avatarClick}>
       {list.loaded && list.foundOldest && iFirst === 0 && (
         <p class="history-start">
-          {ids.length ? "This is the beginning of the conversation." : "No messages here yet."}
+          {ids.length
+            ? t("This is the beginning of the conversation.")
+            : t("No messages here yet.")}
         </p>
       )}
-      {list.loadingOlder && <p class="loading">Loading older messages…</p>}
-      {!list.loaded && !list.error && <p class="loading">Loading messages…</p>}
+      {list.loadingOlder && <p class="loading">{t("Loading older messages…")}</p>}
+      {!list.loaded && !list.error && <p class="loading">{t("Loading messages…")}</p>}
       {list.error && (
         <p class="error" role="alert">
           {list.error}
@@ -331,7 +334,7 @@ export function Feed({ v }: { v: View }) {
           return <PendingRow key={p.localId} p={p} m={m} day={showHeader ? day : undefined} />;
         })}
       </div>
-      {list.loadingNewer && <p class="loading">Loading newer messages…</p>}
+      {list.loadingNewer && <p class="loading">{t("Loading newer messages…")}</p>}
     </div>
   );
 }
@@ -347,18 +350,18 @@ function avatarClick(e: MouseEvent) {
 
 /** A message not yet sent, as the feed's rules (narrows, headers) see it. */
 function pendingAsMessage(p: Pending): Msg {
-  const t = p.target;
+  const to = p.target;
   return {
-    type: t.kind === "stream" ? "stream" : "private",
-    stream_id: t.kind === "stream" ? t.streamId : undefined,
-    subject: t.kind === "stream" ? t.topic : "",
+    type: to.kind === "stream" ? "stream" : "private",
+    stream_id: to.kind === "stream" ? to.streamId : undefined,
+    subject: to.kind === "stream" ? to.topic : "",
     display_recipient:
-      t.kind === "dm"
-        ? [...new Set([...t.userIds, me.value.id])].map((id) => ({
+      to.kind === "dm"
+        ? [...new Set([...to.userIds, me.value.id])].map((id) => ({
             id,
             full_name: users.value.get(id)?.full_name ?? "",
           }))
-        : (subscriptions.value.get(t.streamId)?.name ?? ""),
+        : (subscriptions.value.get(to.streamId)?.name ?? ""),
     flags: ["read"],
   } as unknown as Msg;
 }
@@ -374,16 +377,20 @@ function PendingRow({ p, m, day }: { p: Pending; m: Msg; day: string | undefined
       {day !== undefined && <RecipientHeader m={m} day={day} />}
       <div class={`msg first pending ${p.state}`}>
         <div class="gutter">
-          <Avatar userId={me.value.id} name={me.value.fullName} />
+          <Avatar
+            userId={me.value.id}
+            name={me.value.fullName}
+            url={users.value.get(me.value.id)?.avatar_url ?? undefined}
+          />
         </div>
         <div class="body">
           <div class="meta">
             <span class="sender">{me.value.fullName}</span>
             <time>{time}</time>
             {p.state === "failed" ? (
-              <span class="status">Not sent</span>
+              <span class="status">{t("Not sent")}</span>
             ) : (
-              <span class="status">Sending…</span>
+              <span class="status">{t("Sending…")}</span>
             )}
           </div>
           <div class="content">
@@ -393,12 +400,12 @@ function PendingRow({ p, m, day }: { p: Pending; m: Msg; day: string | undefined
           </div>
           {p.state === "failed" && (
             <div class="failed" role="alert">
-              <span>{p.error ?? "The message could not be sent."}</span>
+              <span>{p.error ?? t("The message could not be sent.")}</span>
               <button type="button" onClick={() => retrySend(p.localId)}>
-                Retry
+                {t("Retry")}
               </button>
               <button type="button" onClick={() => discardSend(p.localId)}>
-                Discard
+                {t("Discard")}
               </button>
             </div>
           )}

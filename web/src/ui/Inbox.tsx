@@ -17,12 +17,10 @@ import { displayTopic, me, names, recentDms, subscriptions, users } from "../sta
 import { isMutedTopic } from "../state/recent.ts";
 import { counts } from "../state/unread.ts";
 import type { PageProps } from "./PageHost.tsx";
-import { moveInRows } from "./nav.ts";
+import { moveInRows, useIncremental } from "./nav.ts";
 import "./Inbox.css";
 
 const STORAGE_KEY = "inbox-collapsed";
-/** Rows drawn at most; past that, the filter finds the rest. */
-const MAX_ROWS = 300;
 
 function loadCollapsed(): ReadonlySet<string> {
   try {
@@ -137,8 +135,11 @@ export default function InboxPage(_: PageProps) {
   const list = useRef<HTMLDivElement>(null);
   const all = groups();
   const shut = collapsed.value;
-  let budget = MAX_ROWS;
-  let hidden = 0;
+  // Group headers and conversation rows, drawn progressively (nav.ts): with hundreds of channels
+  // of unread topics, the page opens with the first screens only.
+  const total = all.reduce((n, g) => n + 1 + (shut.has(g.key) ? 0 : g.rows.length), 0);
+  const { limit, sentinel, more } = useIncremental(total);
+  let budget = limit;
 
   useEffect(() => {
     // As Zulip's: the first row has the focus, so that the keys work at once.
@@ -196,10 +197,11 @@ export default function InboxPage(_: PageProps) {
           </p>
         )}
         {all.map((g) => {
+          if (budget <= 0) return null;
+          budget -= 1;
           const isShut = shut.has(g.key);
-          const rows = isShut ? [] : g.rows.slice(0, Math.max(0, budget));
+          const rows = isShut ? [] : g.rows.slice(0, budget);
           budget -= rows.length;
-          if (!isShut) hidden += g.rows.length - rows.length;
           const listId = `inbox-${g.key.replace(/[^\w-]/g, "_")}`;
           return (
             <div class="inbox-group" key={g.key} data-group={g.key}>
@@ -251,9 +253,9 @@ export default function InboxPage(_: PageProps) {
             </div>
           );
         })}
-        {hidden > 0 && (
-          <p class="inbox-more">
-            {t("{count} more conversations: use the filter to find them.", { count: hidden })}
+        {more && (
+          <p class="inbox-more" ref={sentinel as preact.Ref<HTMLParagraphElement>}>
+            {t("Loading…")}
           </p>
         )}
       </div>

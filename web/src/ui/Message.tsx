@@ -4,7 +4,7 @@
  * hover and focus toolbar of its actions (MessageActions.tsx), and, while it is edited, the
  * inline editor of its content (and of its topic, where moving it is allowed).
  * A row renders again only when one of its props changed (the store replaces changed messages),
- * or a signal it reads (a user's name, the time format, a permission) did.
+ * or a signal it reads (its sender's name and avatar, the time format, a permission) did.
  */
 import { Component } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -48,8 +48,12 @@ export class MessageRow extends Component<RowProps> {
 }
 
 function MessageView({ m, showSender, unread, selected, isEditing, day }: RowProps) {
+  // The sender's name and avatar as they are now (the people store, kept current by
+  // `realm_user` events), as Zulip's web app shows them: a change shows on every message at once,
+  // without touching the messages. The message's own copy is the fallback (an unknown sender).
   const sender = users.value.get(m.sender_id);
   const name = sender?.full_name ?? m.sender_full_name;
+  const avatarUrl = sender?.avatar_url ?? m.avatar_url ?? undefined;
   const time = timeOfDay(m.timestamp);
   const edited = m.last_edit_timestamp !== undefined;
   return (
@@ -64,9 +68,7 @@ function MessageView({ m, showSender, unread, selected, isEditing, day }: RowPro
         class={`msg${showSender ? " first" : ""}${unread ? " unread" : ""}${selected ? " selected" : ""}`}
       >
         <div class="gutter">
-          {showSender && (
-            <Avatar userId={m.sender_id} name={name} url={m.avatar_url ?? undefined} />
-          )}
+          {showSender && <Avatar userId={m.sender_id} name={name} url={avatarUrl} />}
         </div>
         <div class="body">
           <div class="meta">

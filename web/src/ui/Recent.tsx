@@ -21,13 +21,10 @@ import {
 } from "../state/recent.ts";
 import { counts } from "../state/unread.ts";
 import { Avatar } from "./Avatar.tsx";
-import { dayOf, timeOfDay } from "./format.ts";
+import { dayOf, isToday, timeOfDay } from "./format.ts";
 import type { PageProps } from "./PageHost.tsx";
-import { moveInRows } from "./nav.ts";
+import { moveInRows, useIncremental } from "./nav.ts";
 import "./Recent.css";
-
-/** Rows drawn at most; the filters find the rest. */
-const MAX_ROWS = 300;
 
 const onlyUnread = signal(false);
 const onlyParticipated = signal(false);
@@ -51,7 +48,7 @@ interface Row {
   unread: number;
 }
 
-function rows(): { shown: Row[]; more: number } {
+function rows(): Row[] {
   const c = counts.value;
   const q = query.value.trim().toLowerCase();
   const myId = me.value.id;
@@ -84,12 +81,11 @@ function rows(): { shown: Row[]; more: number } {
     if (q && !`${row.channel}\n${row.topic}`.toLowerCase().includes(q)) continue;
     out.push(row);
   }
-  return { shown: out.slice(0, MAX_ROWS), more: Math.max(0, out.length - MAX_ROWS) };
+  return out;
 }
 
 function when(seconds: number): string {
-  const day = dayOf(seconds);
-  return day === "Today" ? timeOfDay(seconds) : day;
+  return isToday(seconds) ? timeOfDay(seconds) : dayOf(seconds);
 }
 
 function Toggle({ label, on }: { label: string; on: typeof onlyUnread }) {
@@ -108,7 +104,10 @@ function Toggle({ label, on }: { label: string; on: typeof onlyUnread }) {
 export default function RecentPage(_: PageProps) {
   const table = useRef<HTMLTableElement>(null);
   useEffect(() => void loadRecent(), []);
-  const { shown, more } = rows();
+  const all = rows();
+  // Drawn progressively (nav.ts): a few screens at once, the rest as they scroll into view.
+  const { limit, sentinel, more } = useIncremental(all.length);
+  const shown = all.slice(0, limit);
   const status = recentStatus.value;
   const hasRows = shown.length > 0;
   useEffect(() => {
@@ -237,9 +236,9 @@ export default function RecentPage(_: PageProps) {
           </tbody>
         </table>
       )}
-      {more > 0 && (
-        <p class="recent-note">
-          {t("{count} more conversations: use the filters to find them.", { count: more })}
+      {more && (
+        <p class="recent-note" ref={sentinel as preact.Ref<HTMLParagraphElement>}>
+          {t("Loading…")}
         </p>
       )}
     </section>

@@ -1,19 +1,22 @@
 /**
  * The bar over a run of messages of one conversation, as Zulip groups them: the channel and the
  * topic (each a link to its view) with its followed/muted icon and its actions menu, or the
- * direct-message conversation, and the day.
+ * direct-message conversation, and the day. In search results the topic shows the server's
+ * highlighting of its matches (`match_subject`), as Zulip's does.
  */
 import { hashOf } from "../narrow.ts";
 import { displayTopic, me, names, subscriptions, users } from "../state/model.ts";
 import type { Msg } from "../types.ts";
 import { t } from "../i18n.ts";
 import { TopicIcon, TopicMenu } from "./TopicMenu.tsx";
+import { topicMatchHtml } from "./content.ts";
 
 export function RecipientHeader({ m, day }: { m: Msg; day: string }) {
   if (m.type === "stream" && m.stream_id !== undefined) {
     const sub = subscriptions.value.get(m.stream_id);
     const channel =
       sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : t("unknown"));
+    const matched = m.subject === "" ? undefined : topicMatchHtml(m);
     return (
       <div class="recipient" style={{ borderLeftColor: sub?.color ?? "#c2c2c2" }}>
         <a
@@ -29,8 +32,9 @@ export function RecipientHeader({ m, day }: { m: Msg; day: string }) {
             names,
           )}
           class={m.subject === "" ? "topic empty" : "topic"}
+          dangerouslySetInnerHTML={matched === undefined ? undefined : { __html: matched }}
         >
-          {displayTopic(m.subject)}
+          {matched === undefined ? displayTopic(m.subject) : undefined}
         </a>
         <TopicIcon streamId={m.stream_id} topic={m.subject} />
         <TopicMenu streamId={m.stream_id} topic={m.subject} />

@@ -109,6 +109,39 @@ export function highlighted(html: string): string {
   return template.innerHTML;
 }
 
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/**
+ * A search result's topic with its matches marked: the server's `match_subject` (the escaped
+ * topic, its matches in `<span class="highlight">`), parsed inertly and written again as text
+ * and <mark> only, so nothing else it might hold becomes markup.
+ */
+export function highlightedTopic(html: string): string {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  let out = "";
+  for (const node of template.content.childNodes) {
+    const text = escapeHtml(node.textContent ?? "");
+    out +=
+      node instanceof HTMLElement && node.matches("span.highlight") ? `<mark>${text}</mark>` : text;
+  }
+  return out;
+}
+
+/** A search result's topic HTML while the view is a search, else undefined (the plain topic). */
+export function topicMatchHtml(m: Msg): string | undefined {
+  return m.match_subject !== undefined && isSearch(view.peek().narrow)
+    ? highlightedTopic(m.match_subject)
+    : undefined;
+}
+
 /** A message's HTML as the feed shows it: highlighted in search results. */
 export function messageHtml(m: Msg): string {
   return m.match_content !== undefined && isSearch(view.peek().narrow)

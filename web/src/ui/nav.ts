@@ -3,6 +3,7 @@
  * Zulip's views move: ↑/↓ or k/j between the rows (elements marked `data-row`), Home/End to the
  * first and last; the focused row's own link or button takes Enter.
  */
+import { useEffect, useRef, useState } from "preact/hooks";
 export function rowsOf(container: HTMLElement): HTMLElement[] {
   return [...container.querySelectorAll<HTMLElement>("[data-row]")];
 }
@@ -35,4 +36,29 @@ export function moveInRows(container: HTMLElement, e: KeyboardEvent): boolean {
   rows[next]!.focus();
   rows[next]!.scrollIntoView({ block: "nearest" });
   return true;
+}
+
+/**
+ * Progressive rendering of a long page list (Inbox, Recent conversations): the first `first`
+ * rows at once, `step` more whenever the element given `sentinel` (placed after the last row)
+ * comes within a screen of the viewport. A page opens in one frame with a few hundred elements
+ * where all its rows would be thousands (500 channels of unread topics), and every row stays
+ * reachable by scrolling or by the keys, whose focus scrolls the sentinel into range.
+ */
+export function useIncremental(total: number, first = 60, step = 120) {
+  const [limit, setLimit] = useState(first);
+  const sentinel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || limit >= total) return;
+    const seen = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) setLimit((n) => n + step);
+      },
+      { rootMargin: "100% 0px" },
+    );
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, [limit, total, step]);
+  return { limit, sentinel, more: total > limit };
 }
