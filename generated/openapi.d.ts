@@ -3152,15 +3152,20 @@ export interface paths {
          *     exactly one avatar."). While the organization's `avatar_changes_disabled` is on, only
          *     administrators may change their avatar ("Avatar changes are disabled in this
          *     organization."). The file may be at most `max_avatar_file_size_mib` MiB (register;
-         *     `MAX_AVATAR_FILE_SIZE_MIB`, 5 by default) and must be a PNG, GIF, JPEG or WebP image ("Invalid
-         *     image format").
+         *     `MAX_AVATAR_FILE_SIZE_MIB`, 5 by default), its declared type one of the image types Zulip
+         *     decodes (PNG, GIF, JPEG, WebP, AVIF, HEIC, TIFF, SVG; else "Invalid image format"), and it
+         *     must decode as an image ("Could not decode image; did you upload an image file?") of at most
+         *     90,000,000 pixels over all its frames ("Image size exceeds limit."); these three are errors
+         *     with the code `BAD_IMAGE`, and nothing changes.
          *
-         *     The image is stored as uploaded (Zulip resizes it to 100×100 and 500×500; this server has no
-         *     image library) and served publicly at
-         *     `/user_avatars/{realm_id}/{hash}.png?version={avatar_version}` (the medium size at
-         *     `{hash}-medium.png`, the same image). The avatar's version is bumped, its source becomes `U`,
-         *     and every user who can see the caller gets a `realm_user` event with op `update` carrying
-         *     `avatar_source`, `avatar_url`, `avatar_url_medium` and `avatar_version`.
+         *     As in Zulip (`resize_avatar`), the image is turned upright by its EXIF orientation, cut
+         *     square from its middle and scaled (up or down) to fill 100×100 and 500×500 PNGs; an animated
+         *     image gives its first frame. They are served publicly at
+         *     `/user_avatars/{realm_id}/{hash}.png?version={avatar_version}` and
+         *     `/user_avatars/{realm_id}/{hash}-medium.png?version={avatar_version}`; the upload is kept as
+         *     it was, never served. The avatar's version is bumped, its source becomes `U`, and every user
+         *     who can see the caller gets a `realm_user` event with op `update` carrying `avatar_source`,
+         *     `avatar_url`, `avatar_url_medium` and `avatar_version`.
          */
         post: operations["upload-avatar"];
         /**
@@ -15676,7 +15681,10 @@ export interface operations {
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
-            /** @description Not exactly one file, a file too large or not an image, or avatar changes disabled. */
+            /**
+             * @description Not exactly one file, a file too large, not an image (`BAD_IMAGE`), or avatar changes
+             *     disabled.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;

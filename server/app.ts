@@ -55,9 +55,12 @@ function jsonFormDecoder(spec: LoadedSpec) {
   };
 }
 
-/** Any path that names user uploads, uploads a custom emoji or names its image, as http/uploads.ts matches them. */
+/**
+ * Any path that names user uploads, uploads a custom emoji or an avatar, names their images, or
+ * asks for a user's avatar (`/avatar/…`), as http/uploads.ts matches them.
+ */
 const USER_UPLOADS =
-  /^(\/api\/v1)?\/user_uploads|^\/api\/v1\/realm\/emoji\/|^\/api\/v1\/users\/me\/avatar|^\/user_avatars\//i;
+  /^(\/api\/v1)?\/user_uploads|^\/api\/v1\/realm\/emoji\/|^\/api\/v1\/users\/me\/avatar|^\/user_avatars\/|^\/avatar\//i;
 
 /**
  * The validator's request check, skipped for operations that take no input at all (no

@@ -38,7 +38,11 @@ import {
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
-import { AVATAR_CONTENT_TYPES, avatarPathId } from "../lib/users/avatars.ts";
+import { AVATAR_CONTENT_TYPES, avatarPathId, mediumAvatarPathId } from "../lib/users/avatars.ts";
+import { avatarUrl, gravatarUrl } from "../lib/users/users.ts";
+import { canAccessUser, INACCESSIBLE_USER_AVATAR, viewerAccess } from "../lib/access/users.ts";
+import { isStorableId } from "../lib/ids.ts";
+import { iexact } from "../lib/text.ts";
 import { API_KEY_FORMAT, checkApiKey, checkSession, parseBasicAuth } from "./auth.ts";
 import { cookieValue, SESSION_COOKIE } from "../lib/auth/sessions.ts";
 
@@ -339,10 +343,11 @@ function emojiImages(deps: AppDeps) {
 }
 
 /**
- * `/user_avatars/<realm_id>/<hash>.<ext>` (and `<hash>-medium.<ext>`, the same image: nothing
- * resizes it): uploaded avatars, public as Zulip serves them (no authentication; the random names
- * are not enumerable), with their type by the extension. Each upload gets a new name and the URL
- * carries `?version=`, so the answer may be cached for long.
+ * `/user_avatars/<realm_id>/<hash>.png` and `<hash>-medium.png`: uploaded avatars, 100×100 and
+ * 500×500 (lib/users/avatars.ts), public as Zulip serves them (no authentication; the random names
+ * are not enumerable). Avatars uploaded before they were resized keep their own extension and
+ * have no medium file: their medium URL serves the one image. Each upload gets a new name and the
+ * URL carries `?version=`, so the answer may be cached for long. The `.original` is never served.
  */
 function avatarImages(deps: AppDeps) {
   return async function userAvatarImages(req: Request, res: Response, next: NextFunction) {
@@ -351,14 +356,83 @@ function avatarImages(deps: AppDeps) {
     const contentType = AVATAR_CONTENT_TYPES[m[4]!];
     if (!contentType) return next(new ResourceNotFoundError("File not found"));
     try {
+      const realmId = Number(m[1]);
+      const hash = m[2]! + m[4]!;
+      let pathId = avatarPathId(realmId, hash);
+      if (m[3]) {
+        const medium = mediumAvatarPathId(realmId, hash);
+        if (await (await uploadStorage(deps.config)).exists(medium)) pathId = medium;
+      }
       await sendStored(
         res,
         next,
         deps,
-        avatarPathId(Number(m[1]), m[2]! + m[4]!),
+        pathId,
         { contentType, cacheControl: "public, max-age=31536000, immutable" },
         { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP },
       );
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/**
+ * `/avatar/<email_or_id>` and `/avatar/<email_or_id>/medium` (Zulip's avatar and avatar_medium
+ * views): a redirect to the avatar of a user of the requester's organization, by id or API email
+ * address; for a user the requester may not access, Zulip's unknown-user image; for nobody, the
+ * Gravatar of what was asked for. The request's query string is carried over. Authenticated as a
+ * file is (session cookie, HTTP Basic or `api_key`); spectators are not served.
+ */
+function avatarRedirects(deps: AppDeps) {
+  return async function avatarRedirect(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/avatar\/([^/]+)(\/medium)?\/?$/.exec(req.path);
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    try {
+      const viewer = await fileRequester(req, deps);
+      let emailOrId: string;
+      try {
+        emailOrId = decodeURIComponent(m[1]!);
+      } catch {
+        return next(new ResourceNotFoundError("File not found"));
+      }
+      const medium = m[2] !== undefined;
+      const select = {
+        id: true,
+        isBot: true,
+        realmId: true,
+        deliveryEmail: true,
+        avatarSource: true,
+        avatarVersion: true,
+        avatarHash: true,
+      } as const;
+      const realmId = viewer.realmId;
+      const target = /^\d+$/.test(emailOrId)
+        ? isStorableId(Number(emailOrId))
+          ? await deps.db.userProfile.findFirst({
+              where: { id: Number(emailOrId), realmId },
+              select,
+            })
+          : null
+        : await deps.db.userProfile.findFirst({
+            where: { realmId, email: iexact(emailOrId) },
+            select,
+          });
+      let url: string;
+      if (!target) url = gravatarUrl(emailOrId, 1, medium);
+      else {
+        const realm = await deps.db.realm.findUniqueOrThrow({
+          where: { id: realmId },
+          select: { canAccessAllUsersGroupId: true },
+        });
+        url = (await canAccessUser(deps.db, await viewerAccess(deps.db, viewer, realm), target))
+          ? avatarUrl(target, medium)
+          : INACCESSIBLE_USER_AVATAR;
+      }
+      const at = req.originalUrl.indexOf("?");
+      const query = at < 0 ? "" : req.originalUrl.slice(at + 1);
+      if (query) url += (url.includes("?") ? "&" : "?") + query;
+      res.redirect(302, url);
     } catch (err) {
       next(err);
     }
@@ -382,5 +456,6 @@ export function uploadRoutes(deps: AppDeps) {
     fileRoutes(deps),
     emojiImages(deps),
     avatarImages(deps),
+    avatarRedirects(deps),
   ];
 }

@@ -19,6 +19,7 @@ import { App } from "./ui/App.tsx";
 import "./state/emoji.ts";
 import "./state/settings.ts";
 import "./state/theme.ts";
+import "./state/groups.ts";
 import "./state/permissions.ts";
 import "./state/typeahead.ts";
 import "./state/user-topics.ts";

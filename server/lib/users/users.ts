@@ -134,8 +134,8 @@ export type AvatarRow = Pick<
 /**
  * A user's avatar URL (Zulip's avatar_url): an uploaded one (source "U") at
  * `/user_avatars/<realm_id>/<avatar_hash>?version=N`, where avatar_hash is the stored file's
- * random name with the image's extension (medium: `-medium` before it; the same image, as there
- * is no image library to resize it), else the Gravatar of the user's email address.
+ * random name and `.png` (100×100; medium: `-medium` before it, 500×500; an upload older than
+ * resizing kept its image's extension), else the Gravatar of the user's email address.
  */
 export function avatarUrl(user: AvatarRow, medium = false): string {
   if (user.avatarSource === "U" && user.avatarHash) {

@@ -19,6 +19,13 @@ export const FIRST_BEFORE = 50;
 export const FIRST_AFTER = 100;
 export const BATCH = 100;
 const LIST_CACHE = 8;
+/**
+ * Ids a list holds at most, well above the feed's window (250) and a fetch (100): past it, a
+ * fetch at one end lets go of the other end, and the store of the messages no list holds, so
+ * that an hour of scrolling back through a long channel keeps the heap flat. The end let go is
+ * fetched again if scrolled back to.
+ */
+export const MAX_LIST_IDS = 1000;
 
 export class MessageList {
   readonly key: string;
@@ -136,11 +143,29 @@ export class MessageList {
       this.merge(res.messages);
       if (older) this.foundOldest = res.found_oldest;
       else this.foundNewest = res.found_newest;
+      this.trim(older);
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
     } finally {
       setLoading(false);
     }
+  }
+
+  /** Past MAX_LIST_IDS, lets go of the end away from the one just fetched (`older`: the newest). */
+  private trim(older: boolean) {
+    const over = this.ids.length - MAX_LIST_IDS;
+    if (over <= 0) return;
+    let dropped: number[];
+    if (older) {
+      dropped = this.ids.slice(MAX_LIST_IDS);
+      this.ids = this.ids.slice(0, MAX_LIST_IDS);
+      this.foundNewest = false;
+    } else {
+      dropped = this.ids.slice(0, over);
+      this.ids = this.ids.slice(over);
+      this.foundOldest = false;
+    }
+    forget(dropped, this);
   }
 
   /** A message that arrived, changed or moved: added where it belongs, removed where it no longer does. */
@@ -185,8 +210,20 @@ export function listFor(narrow: Narrow): MessageList {
   if (list) lists.delete(key);
   else list = new MessageList(narrow);
   lists.set(key, list);
-  while (lists.size > LIST_CACHE) lists.delete(lists.keys().next().value!);
+  while (lists.size > LIST_CACHE) {
+    const oldest = lists.values().next().value!;
+    lists.delete(oldest.key);
+    forget(oldest.ids);
+  }
   return list;
+}
+
+/** Drops from the store the messages among `ids` that no cached list (but `except`) holds. */
+function forget(ids: readonly number[], except?: MessageList) {
+  if (!ids.length) return;
+  const held = new Set<number>();
+  for (const l of lists.values()) if (l !== except) for (const id of l.ids) held.add(id);
+  for (const id of ids) if (!held.has(id)) store.delete(id);
 }
 
 /** Forgets a narrow's cached list (one that does not reach a message asked for). */

@@ -1,22 +1,18 @@
 /**
  * What the user may do, from the register's group settings (the same ones the server checks):
- * `userInGroupSetting` over `realm_user_groups` (members and subgroups, recursively), and the
+ * `userInGroupSetting` over the user groups of state/groups.ts (members and subgroups, recursively), and the
  * message-level rules of server/lib/messages/message-delete.ts and
  * server/actions/messages/message-edit-checks.ts (Zulip's message_edit.py), each a pure function
- * of the register state kept here and of the message. Kept current by `realm`, `user_group`
- * and `realm_user` events.
+ * of the register state kept here and of the message. Kept current by `realm` and
+ * `realm_user` events (the groups by `user_group` events, in state/groups.ts).
  */
 import { signal } from "@preact/signals";
 import type { Msg } from "../types.ts";
 import { onEvent, onRegister } from "./events.ts";
+import { userInGroupSetting, type GroupSettingValue } from "./groups.ts";
 import { me, subscriptions, users } from "./model.ts";
 
-export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
-
-interface Group {
-  members: number[];
-  subgroups: number[];
-}
+export { userInGroupSetting, type GroupSettingValue };
 
 /** The organization's settings that the message actions read (Zulip's register names). */
 export interface RealmRules {
@@ -39,7 +35,6 @@ const REALM_GROUP_SETTINGS = [
 ] as const;
 type RealmGroupSetting = (typeof REALM_GROUP_SETTINGS)[number];
 
-export const userGroups = signal<ReadonlyMap<number, Group>>(new Map());
 export const rules = signal<RealmRules>({
   allowEditing: true,
   editLimit: null,
@@ -54,14 +49,6 @@ export const rules = signal<RealmRules>({
 const limit = (v: unknown): number | null => (typeof v === "number" && v > 0 ? v : null);
 
 onRegister((state) => {
-  const groups = new Map<number, Group>();
-  for (const g of (state.realm_user_groups ?? []) as {
-    id: number;
-    members: number[];
-    direct_subgroup_ids: number[];
-  }[])
-    groups.set(g.id, { members: g.members, subgroups: g.direct_subgroup_ids });
-  userGroups.value = groups;
   const values: RealmRules["groups"] = {};
   for (const name of REALM_GROUP_SETTINGS)
     values[name] = state[`realm_${name}`] as GroupSettingValue | undefined;
@@ -109,71 +96,6 @@ onEvent("realm", (event) => {
   }
   if (next) rules.value = next;
 });
-
-onEvent("user_group", (event) => {
-  const e = event as {
-    op: string;
-    group?: { id: number; members: number[]; direct_subgroup_ids: number[] };
-    group_id?: number;
-    user_ids?: number[];
-    direct_subgroup_ids?: number[];
-  };
-  const next = new Map(userGroups.value);
-  const id = e.group_id ?? e.group?.id;
-  if (id === undefined) return;
-  const old = next.get(id) ?? { members: [], subgroups: [] };
-  switch (e.op) {
-    case "add":
-      if (e.group)
-        next.set(id, { members: e.group.members, subgroups: e.group.direct_subgroup_ids });
-      break;
-    case "remove":
-      next.delete(id);
-      break;
-    case "add_members":
-      next.set(id, { ...old, members: [...new Set([...old.members, ...(e.user_ids ?? [])])] });
-      break;
-    case "remove_members":
-      next.set(id, { ...old, members: old.members.filter((u) => !e.user_ids?.includes(u)) });
-      break;
-    case "add_subgroups":
-      next.set(id, {
-        ...old,
-        subgroups: [...new Set([...old.subgroups, ...(e.direct_subgroup_ids ?? [])])],
-      });
-      break;
-    case "remove_subgroups":
-      next.set(id, {
-        ...old,
-        subgroups: old.subgroups.filter((g) => !e.direct_subgroup_ids?.includes(g)),
-      });
-      break;
-    default:
-      return;
-  }
-  userGroups.value = next;
-});
-
-/** Whether the user is a member of the group, directly or through nested subgroups. */
-function inGroup(groupId: number, userId: number, seen = new Set<number>()): boolean {
-  if (seen.has(groupId)) return false;
-  seen.add(groupId);
-  const g = userGroups.value.get(groupId);
-  if (!g) return false;
-  return g.members.includes(userId) || g.subgroups.some((s) => inGroup(s, userId, seen));
-}
-
-/** Whether `userId` holds a group-setting value (a group id, or direct members and subgroups). */
-export function userInGroupSetting(
-  value: GroupSettingValue | undefined | null,
-  userId: number,
-): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === "number") return inGroup(value, userId);
-  if (value.direct_members.includes(userId)) return true;
-  const seen = new Set<number>();
-  return value.direct_subgroups.some((g) => inGroup(g, userId, seen));
-}
 
 const ROLE_MODERATOR = 300;
 const ROLE_GUEST = 600;

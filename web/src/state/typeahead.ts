@@ -9,49 +9,10 @@
  * capped. Ranking as Zulip's: people of the current conversation and recent senders first, then
  * names that start with the query, then names with a word that does, then emails.
  */
-import { signal } from "@preact/signals";
-import { onEvent, onRegister } from "./events.ts";
+import { groupList, type UserGroup } from "./groups.ts";
 import { subscriptions, users } from "./model.ts";
 import { sortedTopics, type Topic } from "./topics.ts";
 import type { Subscription, User } from "../types.ts";
-
-export interface UserGroup {
-  id: number;
-  name: string;
-  description: string;
-  members: readonly number[];
-  is_system_group: boolean;
-  deactivated?: boolean;
-}
-
-/** The organization's user groups (system ones included; the typeahead leaves them out). */
-export const userGroups = signal<readonly UserGroup[]>([]);
-
-onRegister((state) => {
-  userGroups.value = ((state.realm_user_groups ?? []) as UserGroup[]).slice();
-});
-onEvent("user_group", (event) => {
-  const e = event as {
-    op: string;
-    group?: UserGroup;
-    group_id?: number;
-    data?: Partial<UserGroup>;
-    user_ids?: number[];
-  };
-  const id = e.group?.id ?? e.group_id;
-  if (e.op === "add" && e.group) userGroups.value = [...userGroups.value, e.group];
-  else if (e.op === "remove") userGroups.value = userGroups.value.filter((g) => g.id !== id);
-  else
-    userGroups.value = userGroups.value.map((g) => {
-      if (g.id !== id) return g;
-      if (e.op === "update") return { ...g, ...e.data };
-      if (e.op === "add_members")
-        return { ...g, members: [...new Set([...g.members, ...(e.user_ids ?? [])])] };
-      if (e.op === "remove_members")
-        return { ...g, members: g.members.filter((m) => !e.user_ids?.includes(m)) };
-      return g;
-    });
-});
 
 interface IndexedUser {
   user: User;
@@ -151,7 +112,7 @@ export function mentionSyntax(user: User, silent: boolean): string {
 /** Non-system, active user groups whose name has a word starting with `query`. */
 export function matchGroups(query: string, limit = 4): UserGroup[] {
   const q = query.trim().toLowerCase();
-  return userGroups.value
+  return groupList()
     .filter(
       (g) =>
         !g.is_system_group &&

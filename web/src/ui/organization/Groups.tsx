@@ -1,6 +1,6 @@
 /**
  * User groups (`#organization/groups`, Zulip's `#groups`): the organization's named groups
- * (register `realm_user_groups`, kept current by `user_group` events: state/org.ts), created
+ * (register `realm_user_groups`, kept current by `user_group` events: state/groups.ts), created
  * (POST /user_groups/create), their members added and removed (POST /user_groups/{id}/members),
  * and deactivated (POST /user_groups/{id}/deactivate).
  */
@@ -8,9 +8,10 @@ import { useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { users } from "../../state/model.ts";
-import { userGroups, type UserGroup } from "../../state/org.ts";
+import { groupList, type UserGroup } from "../../state/groups.ts";
 import { Confirm } from "../Dialog.tsx";
-import { FormError, Section, StatusText, useStatus } from "./common.tsx";
+import { Field } from "../Form.tsx";
+import { AddForm, FormError, Section, useStatus } from "./common.tsx";
 
 /** A user by email, or by full name when only one has it. */
 function findUser(text: string): number | undefined {
@@ -108,18 +109,19 @@ export function GroupsSection() {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const [status, run] = useStatus();
-  const groups = userGroups.value
+  const groups = groupList()
     .filter((g) => !g.is_system_group && !g.deactivated)
     .sort((a, b) => a.name.localeCompare(b.name));
   // Suggestions for the member fields, bounded: a datalist of 10,000 names is no help.
   const suggestions = [...users.value.values()].slice(0, 500);
   return (
     <Section title={t("User groups")}>
-      <form
-        class="org-form"
-        aria-label={t("Create user group")}
-        onSubmit={(e) => {
-          e.preventDefault();
+      <AddForm
+        title={t("Create user group")}
+        submit={t("Create")}
+        disabled={!name.trim()}
+        status={status}
+        onSubmit={() =>
           void run(async () => {
             await call(
               api.POST("/user_groups/create", {
@@ -128,29 +130,12 @@ export function GroupsSection() {
             );
             setName("");
             setDescription("");
-          });
-        }}
+          })
+        }
       >
-        <h3>{t("Create user group")}</h3>
-        <label class="org-field">
-          <span>{t("User group name")}</span>
-          <input type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </label>
-        <label class="org-field">
-          <span>{t("User group description")}</span>
-          <input
-            type="text"
-            value={description}
-            onInput={(e) => setDescription(e.currentTarget.value)}
-          />
-        </label>
-        <div class="org-actions">
-          <button type="submit" class="primary" disabled={!name.trim()}>
-            {t("Create")}
-          </button>
-          <StatusText status={status} />
-        </div>
-      </form>
+        <Field label={t("User group name")} value={name} onInput={setName} />
+        <Field label={t("User group description")} value={description} onInput={setDescription} />
+      </AddForm>
       <datalist id="org-group-users">
         {suggestions.map((u) => (
           <option key={u.user_id} value={u.email}>

@@ -8,8 +8,9 @@ import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { subscriptions, users } from "../../state/model.ts";
 import type { components } from "../../../../client/src/index.ts";
-import { Confirm } from "../Dialog.tsx";
-import { ROLES, type Role, Section, StatusText, useStatus } from "./common.tsx";
+import { Field, Select } from "../Form.tsx";
+import { AdminTable } from "./AdminTable.tsx";
+import { AddForm, ROLES, type Role, Section, StatusText, useStatus } from "./common.tsx";
 
 type Invite = components["schemas"]["Invite"];
 
@@ -19,7 +20,6 @@ export function InvitesSection() {
   const [role, setRole] = useState<Role>(400);
   const [channels, setChannels] = useState<ReadonlySet<number>>(new Set());
   const [link, setLink] = useState<string | undefined>(undefined);
-  const [revoking, setRevoking] = useState<Invite | undefined>(undefined);
   const [status, run] = useStatus();
   const [listStatus, runList] = useStatus();
 
@@ -31,14 +31,16 @@ export function InvitesSection() {
   const subs = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   const expiry = (i: Invite) =>
     i.expiry_date ? new Date(i.expiry_date * 1000).toLocaleString() : t("Never expires");
+  const who = (i: Invite) => (i.is_multiuse ? t("Invitation link") : (i.email ?? ""));
 
   return (
     <Section title={t("Invitations")}>
-      <form
-        class="org-form"
-        aria-label={t("Invite users to organization")}
-        onSubmit={(e) => {
-          e.preventDefault();
+      <AddForm
+        title={t("Invite users to organization")}
+        submit={t("Invite")}
+        disabled={!emails.trim()}
+        status={status}
+        onSubmit={() =>
           void run(async () => {
             await call(
               api.POST("/invites", {
@@ -47,27 +49,40 @@ export function InvitesSection() {
             );
             setEmails("");
             await load();
-          });
-        }}
-      >
-        <h3>{t("Invite users to organization")}</h3>
-        <label class="org-field">
-          <span>{t("Emails (one on each line or separated by commas)")}</span>
-          <textarea rows={3} value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
-        </label>
-        <label class="org-field">
-          <span>{t("Users join as")}</span>
-          <select
-            value={String(role)}
-            onChange={(e) => setRole(Number(e.currentTarget.value) as Role)}
+          })
+        }
+        buttons={
+          <button
+            type="button"
+            onClick={() =>
+              void run(async () => {
+                const r = await call(
+                  api.POST("/invites/multiuse", {
+                    body: { invite_as: role, stream_ids: [...channels] },
+                  }),
+                );
+                setLink(r.invite_link);
+                await load();
+              })
+            }
           >
-            {ROLES.map((r) => (
-              <option key={r.value} value={String(r.value)}>
-                {r.label()}
-              </option>
-            ))}
-          </select>
-        </label>
+            {t("Generate invite link")}
+          </button>
+        }
+        after={link && <Field label={t("Invitation link")} value={link} readOnly />}
+      >
+        <Field
+          label={t("Emails (one on each line or separated by commas)")}
+          rows={3}
+          value={emails}
+          onInput={setEmails}
+        />
+        <Select
+          label={t("Users join as")}
+          value={String(role)}
+          options={ROLES.map((r) => ({ value: String(r.value), label: r.label() }))}
+          onChange={(v) => setRole(Number(v) as Role)}
+        />
         <fieldset>
           <legend>{t("Channels they should join")}</legend>
           <div class="org-checks">
@@ -88,106 +103,57 @@ export function InvitesSection() {
             ))}
           </div>
         </fieldset>
-        <div class="org-actions">
-          <button type="submit" class="primary" disabled={!emails.trim()}>
-            {t("Invite")}
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              void run(async () => {
-                const r = await call(
-                  api.POST("/invites/multiuse", {
-                    body: { invite_as: role, stream_ids: [...channels] },
-                  }),
-                );
-                setLink(r.invite_link);
-                await load();
-              })
-            }
-          >
-            {t("Generate invite link")}
-          </button>
-          <StatusText status={status} />
-        </div>
-        {link && (
-          <label class="org-field">
-            <span>{t("Invitation link")}</span>
-            <input type="text" readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
-          </label>
-        )}
-      </form>
+      </AddForm>
       <h3>{t("Outstanding invitations")}</h3>
-      <StatusText status={listStatus} />
-      {invites === undefined ? (
-        <p class="org-note">{t("Loading…")}</p>
-      ) : invites.length === 0 ? (
-        <p class="org-note">{t("There are no outstanding invitations.")}</p>
-      ) : (
-        <table class="org-table">
-          <thead>
-            <tr>
-              <th scope="col">{t("Email")}</th>
-              <th scope="col">{t("Invited by")}</th>
-              <th scope="col">{t("Role")}</th>
-              <th scope="col">{t("Expires at")}</th>
-              <th scope="col">{t("Actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {invites.map((i) => {
-              const who = i.is_multiuse ? t("Invitation link") : (i.email ?? "");
-              return (
-                <tr key={`${i.is_multiuse}-${i.id}`}>
-                  <td>
-                    {who}
-                    {i.is_multiuse && <code class="org-link">{i.link_url}</code>}
-                  </td>
-                  <td>{users.value.get(i.invited_by_user_id)?.full_name ?? ""}</td>
-                  <td>{ROLES.find((r) => r.value === i.invited_as)?.label() ?? ""}</td>
-                  <td>{expiry(i)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={t("Revoke invitation to {email}", { email: who })}
-                      onClick={() => setRevoking(i)}
-                    >
-                      {t("Revoke")}
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
-      {revoking && (
-        <Confirm
-          title={t("Revoke invitation?")}
-          action={t("Revoke")}
-          danger
-          onClose={() => setRevoking(undefined)}
-          onConfirm={() => {
-            const i = revoking;
-            void runList(async () => {
-              const params = { path: { invite_id: i.id } };
-              await call(
-                i.is_multiuse
-                  ? api.DELETE("/invites/multiuse/{invite_id}", { params })
-                  : api.DELETE("/invites/{invite_id}", { params }),
-              );
-              await load();
-            });
-          }}
-        >
-          {revoking.is_multiuse
-            ? t("Are you sure you want to revoke this invitation link?")
-            : t("Are you sure you want to revoke the invitation to {email}?", {
-                email: revoking.email ?? "",
-              })}
-        </Confirm>
-      )}
+      <AdminTable
+        rows={invites}
+        rowKey={(i) => `${i.is_multiuse}-${i.id}`}
+        loading={t("Loading…")}
+        empty={t("There are no outstanding invitations.")}
+        before={<StatusText status={listStatus} />}
+        columns={[
+          {
+            header: t("Email"),
+            cell: (i) => (
+              <>
+                {who(i)}
+                {i.is_multiuse && <code class="org-link">{i.link_url}</code>}
+              </>
+            ),
+          },
+          {
+            header: t("Invited by"),
+            cell: (i) => users.value.get(i.invited_by_user_id)?.full_name ?? "",
+          },
+          { header: t("Role"), cell: (i) => ROLES.find((r) => r.value === i.invited_as)?.label() },
+          { header: t("Expires at"), cell: expiry },
+        ]}
+        actions={(i) => [
+          {
+            label: t("Revoke"),
+            name: t("Revoke invitation to {email}", { email: who(i) }),
+            danger: true,
+            confirm: {
+              title: t("Revoke invitation?"),
+              body: i.is_multiuse
+                ? t("Are you sure you want to revoke this invitation link?")
+                : t("Are you sure you want to revoke the invitation to {email}?", {
+                    email: i.email ?? "",
+                  }),
+              onConfirm: () =>
+                void runList(async () => {
+                  const params = { path: { invite_id: i.id } };
+                  await call(
+                    i.is_multiuse
+                      ? api.DELETE("/invites/multiuse/{invite_id}", { params })
+                      : api.DELETE("/invites/{invite_id}", { params }),
+                  );
+                  await load();
+                }),
+            },
+          },
+        ]}
+      />
     </Section>
   );
 }

@@ -8,84 +8,60 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { myRole } from "../../state/org.ts";
-import { Dialog } from "../Dialog.tsx";
-import { Section, StatusText, useStatus } from "./common.tsx";
+import { Field, FormDialog } from "../Form.tsx";
+import { AdminTable } from "./AdminTable.tsx";
+import { AddForm, Section, useStatus } from "./common.tsx";
 
 interface Linkifier {
   id: number;
   pattern: string;
   url_template: string;
 }
+type Value = Omit<Linkifier, "id">;
 
-function LinkifierFields({
-  value,
-  onChange,
-}: {
-  value: { pattern: string; url_template: string };
-  onChange: (v: { pattern: string; url_template: string }) => void;
-}) {
+function LinkifierFields({ value, onChange }: { value: Value; onChange: (v: Value) => void }) {
   return (
     <>
-      <label class="org-field">
-        <span>{t("Pattern")}</span>
-        <input
-          type="text"
-          value={value.pattern}
-          placeholder="#(?P<id>[0-9]+)"
-          onInput={(e) => onChange({ ...value, pattern: e.currentTarget.value })}
-        />
-      </label>
-      <label class="org-field">
-        <span>{t("URL template")}</span>
-        <input
-          type="text"
-          value={value.url_template}
-          placeholder="https://github.com/zulip/zulip/issues/{id}"
-          onInput={(e) => onChange({ ...value, url_template: e.currentTarget.value })}
-        />
-      </label>
+      <Field
+        label={t("Pattern")}
+        value={value.pattern}
+        placeholder="#(?P<id>[0-9]+)"
+        onInput={(pattern) => onChange({ ...value, pattern })}
+      />
+      <Field
+        label={t("URL template")}
+        value={value.url_template}
+        placeholder="https://github.com/zulip/zulip/issues/{id}"
+        onInput={(url_template) => onChange({ ...value, url_template })}
+      />
     </>
   );
 }
 
 function EditLinkifier({ l, onClose }: { l: Linkifier; onClose: () => void }) {
-  const [value, setValue] = useState({ pattern: l.pattern, url_template: l.url_template });
-  const [status, run] = useStatus();
+  const [value, setValue] = useState<Value>({ pattern: l.pattern, url_template: l.url_template });
   return (
-    <Dialog title={t("Edit linkifier")} onClose={onClose}>
-      <form
-        class="org-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void run(() =>
-            call(
-              api.PATCH("/realm/filters/{filter_id}", {
-                params: { path: { filter_id: l.id } },
-                body: value,
-              }),
-            ),
-          ).then((ok) => ok && onClose());
-        }}
-      >
-        <LinkifierFields value={value} onChange={setValue} />
-        <div class="dialog-buttons">
-          <StatusText status={status} />
-          <button type="button" onClick={onClose}>
-            {t("Cancel")}
-          </button>
-          <button type="submit" class="primary">
-            {t("Save changes")}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t("Edit linkifier")}
+      onClose={onClose}
+      save={() =>
+        call(
+          api.PATCH("/realm/filters/{filter_id}", {
+            params: { path: { filter_id: l.id } },
+            body: value,
+          }),
+        )
+      }
+    >
+      <LinkifierFields value={value} onChange={setValue} />
+    </FormDialog>
   );
 }
 
 export function LinkifiersSection() {
   const admin = myRole.value.isAdmin;
   const [list, setList] = useState<Linkifier[] | undefined>(undefined);
-  const [value, setValue] = useState({ pattern: "", url_template: "" });
+  const [value, setValue] = useState<Value>({ pattern: "", url_template: "" });
   const [editing, setEditing] = useState<Linkifier | undefined>(undefined);
   const [status, run] = useStatus();
   async function load() {
@@ -100,82 +76,56 @@ export function LinkifiersSection() {
         )}
       </p>
       {admin && (
-        <form
-          class="org-form"
-          aria-label={t("Add a new linkifier")}
-          onSubmit={(e) => {
-            e.preventDefault();
+        <AddForm
+          title={t("Add a new linkifier")}
+          submit={t("Add linkifier")}
+          disabled={!value.pattern || !value.url_template}
+          status={status}
+          onSubmit={() =>
             void run(async () => {
               await call(api.POST("/realm/filters", { body: value }));
               setValue({ pattern: "", url_template: "" });
               await load();
-            });
-          }}
+            })
+          }
         >
-          <h3>{t("Add a new linkifier")}</h3>
           <LinkifierFields value={value} onChange={setValue} />
-          <div class="org-actions">
-            <button type="submit" class="primary" disabled={!value.pattern || !value.url_template}>
-              {t("Add linkifier")}
-            </button>
-            <StatusText status={status} />
-          </div>
-        </form>
+        </AddForm>
       )}
-      {list !== undefined && list.length === 0 && (
-        <p class="org-note">{t("No linkifiers configured.")}</p>
-      )}
-      {list !== undefined && list.length > 0 && (
-        <table class="org-table">
-          <thead>
-            <tr>
-              <th scope="col">{t("Pattern")}</th>
-              <th scope="col">{t("URL template")}</th>
-              {admin && <th scope="col">{t("Actions")}</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((l) => (
-              <tr key={l.id}>
-                <td>
-                  <code>{l.pattern}</code>
-                </td>
-                <td>
-                  <code>{l.url_template}</code>
-                </td>
-                {admin && (
-                  <td class="org-row-actions">
-                    <button
-                      type="button"
-                      aria-label={t("Edit {pattern}", { pattern: l.pattern })}
-                      onClick={() => setEditing(l)}
-                    >
-                      {t("Edit")}
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={t("Delete {pattern}", { pattern: l.pattern })}
-                      onClick={() =>
-                        void run(async () => {
-                          await call(
-                            api.DELETE("/realm/filters/{filter_id}", {
-                              params: { path: { filter_id: l.id } },
-                            }),
-                          );
-                          await load();
-                        })
-                      }
-                    >
-                      {t("Delete")}
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <AdminTable
+        rows={list}
+        rowKey={(l) => l.id}
+        empty={t("No linkifiers configured.")}
+        columns={[
+          { header: t("Pattern"), cell: (l) => <code>{l.pattern}</code> },
+          { header: t("URL template"), cell: (l) => <code>{l.url_template}</code> },
+        ]}
+        actions={
+          admin
+            ? (l) => [
+                {
+                  label: t("Edit"),
+                  name: t("Edit {pattern}", { pattern: l.pattern }),
+                  onClick: () => setEditing(l),
+                },
+                {
+                  label: t("Delete"),
+                  name: t("Delete {pattern}", { pattern: l.pattern }),
+                  danger: true,
+                  onClick: () =>
+                    void run(async () => {
+                      await call(
+                        api.DELETE("/realm/filters/{filter_id}", {
+                          params: { path: { filter_id: l.id } },
+                        }),
+                      );
+                      await load();
+                    }),
+                },
+              ]
+            : undefined
+        }
+      />
       {editing && (
         <EditLinkifier
           l={editing}

@@ -6,8 +6,9 @@ import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { myRole } from "../../state/org.ts";
-import { Confirm } from "../Dialog.tsx";
-import { Section, StatusText, useStatus } from "./common.tsx";
+import { Field as TextField, Select } from "../Form.tsx";
+import { AdminTable } from "./AdminTable.tsx";
+import { AddForm, Section, useStatus } from "./common.tsx";
 
 interface Field {
   id: number;
@@ -36,7 +37,6 @@ export function ProfileFieldsSection() {
   const [name, setName] = useState("");
   const [hint, setHint] = useState("");
   const [type, setType] = useState(1);
-  const [deleting, setDeleting] = useState<Field | undefined>(undefined);
   const [status, run] = useStatus();
   async function load() {
     setFields((await call(api.GET("/realm/profile_fields"))).custom_fields);
@@ -47,11 +47,12 @@ export function ProfileFieldsSection() {
   return (
     <Section title={t("Custom profile fields")}>
       {admin && (
-        <form
-          class="org-form"
-          aria-label={t("Add a new profile field")}
-          onSubmit={(e) => {
-            e.preventDefault();
+        <AddForm
+          title={t("Add a new profile field")}
+          submit={t("Add")}
+          disabled={!name.trim() && type !== 8}
+          status={status}
+          onSubmit={() =>
             void run(async () => {
               await call(
                 api.POST("/realm/profile_fields", { body: { name, hint, field_type: type } }),
@@ -59,103 +60,58 @@ export function ProfileFieldsSection() {
               setName("");
               setHint("");
               await load();
-            });
-          }}
+            })
+          }
         >
-          <h3>{t("Add a new profile field")}</h3>
-          <label class="org-field">
-            <span>{t("Type")}</span>
-            <select value={String(type)} onChange={(e) => setType(Number(e.currentTarget.value))}>
-              {TYPES.map((x) => (
-                <option key={x.value} value={String(x.value)}>
-                  {x.label()}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label class="org-field">
-            <span>{t("Label")}</span>
-            <input
-              type="text"
-              value={name}
-              maxLength={40}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-          </label>
-          <label class="org-field">
-            <span>{t("Hint (up to 80 characters)")}</span>
-            <input
-              type="text"
-              value={hint}
-              maxLength={80}
-              onInput={(e) => setHint(e.currentTarget.value)}
-            />
-          </label>
-          <div class="org-actions">
-            <button type="submit" class="primary" disabled={!name.trim() && type !== 8}>
-              {t("Add")}
-            </button>
-            <StatusText status={status} />
-          </div>
-        </form>
+          <Select
+            label={t("Type")}
+            value={String(type)}
+            options={TYPES.map((x) => ({ value: String(x.value), label: x.label() }))}
+            onChange={(v) => setType(Number(v))}
+          />
+          <TextField label={t("Label")} value={name} maxLength={40} onInput={setName} />
+          <TextField
+            label={t("Hint (up to 80 characters)")}
+            value={hint}
+            maxLength={80}
+            onInput={setHint}
+          />
+        </AddForm>
       )}
-      {fields !== undefined && fields.length === 0 && (
-        <p class="org-note">{t("No custom profile fields configured.")}</p>
-      )}
-      {fields !== undefined && fields.length > 0 && (
-        <table class="org-table">
-          <thead>
-            <tr>
-              <th scope="col">{t("Label")}</th>
-              <th scope="col">{t("Hint")}</th>
-              <th scope="col">{t("Type")}</th>
-              {admin && <th scope="col">{t("Actions")}</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((f) => (
-              <tr key={f.id}>
-                <td>{f.name}</td>
-                <td>{f.hint}</td>
-                <td>{typeName(f.type)}</td>
-                {admin && (
-                  <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={t("Delete {name}", { name: f.name })}
-                      onClick={() => setDeleting(f)}
-                    >
-                      {t("Delete")}
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {deleting && (
-        <Confirm
-          title={t("Delete {name}?", { name: deleting.name })}
-          action={t("Delete")}
-          danger
-          onClose={() => setDeleting(undefined)}
-          onConfirm={() => {
-            const f = deleting;
-            void run(async () => {
-              await call(
-                api.DELETE("/realm/profile_fields/{field_id}", {
-                  params: { path: { field_id: f.id } },
-                }),
-              );
-              await load();
-            });
-          }}
-        >
-          {t("This will clear the field for every user who has filled it in.")}
-        </Confirm>
-      )}
+      <AdminTable
+        rows={fields}
+        rowKey={(f) => f.id}
+        empty={t("No custom profile fields configured.")}
+        columns={[
+          { header: t("Label"), cell: (f) => f.name },
+          { header: t("Hint"), cell: (f) => f.hint },
+          { header: t("Type"), cell: (f) => typeName(f.type) },
+        ]}
+        actions={
+          admin
+            ? (f) => [
+                {
+                  label: t("Delete"),
+                  name: t("Delete {name}", { name: f.name }),
+                  danger: true,
+                  confirm: {
+                    title: t("Delete {name}?", { name: f.name }),
+                    body: t("This will clear the field for every user who has filled it in."),
+                    onConfirm: () =>
+                      void run(async () => {
+                        await call(
+                          api.DELETE("/realm/profile_fields/{field_id}", {
+                            params: { path: { field_id: f.id } },
+                          }),
+                        );
+                        await load();
+                      }),
+                  },
+                },
+              ]
+            : undefined
+        }
+      />
     </Section>
   );
 }

@@ -2,11 +2,11 @@
  * Organization settings (`#organization/organization-settings`): message editing, its time limit,
  * read receipts, as Zulip's "Message editing" and "Message feed" settings.
  */
-import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../../api.ts";
 import { t } from "../../i18n.ts";
 import { myRole, realmSettings } from "../../state/org.ts";
-import { AdminOnly, Section, StatusText, useStatus } from "./common.tsx";
+import { Checkbox, Select } from "../Form.tsx";
+import { AdminOnly, SaveForm, Section, useDraft, useStatus } from "./common.tsx";
 
 /** Zulip's choices for how long a message may be edited (seconds; null: any time). */
 const EDIT_LIMITS: readonly { seconds: number | null; label: () => string }[] = [
@@ -21,93 +21,59 @@ const EDIT_LIMITS: readonly { seconds: number | null; label: () => string }[] = 
 export function SettingsSection() {
   const admin = myRole.value.isAdmin;
   const r = realmSettings.value;
-  const saved = {
-    allowEditing: r.allow_message_editing !== false,
-    limit: (r.message_content_edit_limit_seconds as number | null | undefined) ?? null,
-    readReceipts: r.enable_read_receipts === true,
-  };
-  const [form, setForm] = useState(saved);
+  const { form, set, changes, changed } = useDraft({
+    allow_message_editing: r.allow_message_editing !== false,
+    message_content_edit_limit_seconds:
+      (r.message_content_edit_limit_seconds as number | null | undefined) ?? null,
+    enable_read_receipts: r.enable_read_receipts === true,
+  });
   const [status, run] = useStatus();
-  useEffect(() => setForm(saved), [saved.allowEditing, saved.limit, saved.readReceipts]);
-  const limits = EDIT_LIMITS.some((l) => l.seconds === form.limit)
+  const limit = form.message_content_edit_limit_seconds;
+  const limits = EDIT_LIMITS.some((l) => l.seconds === limit)
     ? EDIT_LIMITS
-    : [
-        ...EDIT_LIMITS,
-        { seconds: form.limit, label: () => t("{n} seconds", { n: form.limit ?? 0 }) },
-      ];
-  const changed =
-    form.allowEditing !== saved.allowEditing ||
-    form.limit !== saved.limit ||
-    form.readReceipts !== saved.readReceipts;
+    : [...EDIT_LIMITS, { seconds: limit, label: () => t("{n} seconds", { n: limit ?? 0 }) }];
   return (
     <Section title={t("Organization settings")}>
       {!admin && <AdminOnly />}
-      <form
-        class="org-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const body: {
-            allow_message_editing?: boolean;
-            message_content_edit_limit_seconds?: number | "unlimited";
-            enable_read_receipts?: boolean;
-          } = {};
-          if (form.allowEditing !== saved.allowEditing)
-            body.allow_message_editing = form.allowEditing;
-          if (form.limit !== saved.limit)
-            body.message_content_edit_limit_seconds = form.limit ?? "unlimited";
-          if (form.readReceipts !== saved.readReceipts)
-            body.enable_read_receipts = form.readReceipts;
+      <SaveForm
+        admin={admin}
+        changed={changed}
+        status={status}
+        onSubmit={() => {
+          const limit = changes.message_content_edit_limit_seconds;
+          const body = {
+            ...changes,
+            message_content_edit_limit_seconds: limit === null ? ("unlimited" as const) : limit,
+          };
           void run(() => call(api.PATCH("/realm", { body })));
         }}
       >
         <fieldset disabled={!admin}>
           <legend>{t("Message editing")}</legend>
-          <label class="org-check">
-            <input
-              type="checkbox"
-              checked={form.allowEditing}
-              onChange={(e) => setForm({ ...form, allowEditing: e.currentTarget.checked })}
-            />
-            {t("Allow message editing")}
-          </label>
-          <label class="org-field">
-            <span>{t("Time limit for editing messages")}</span>
-            <select
-              value={String(form.limit)}
-              disabled={!form.allowEditing}
-              onChange={(e) => {
-                const v = e.currentTarget.value;
-                setForm({ ...form, limit: v === "null" ? null : Number(v) });
-              }}
-            >
-              {limits.map((l) => (
-                <option key={String(l.seconds)} value={String(l.seconds)}>
-                  {l.label()}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Checkbox
+            label={t("Allow message editing")}
+            checked={form.allow_message_editing}
+            onChange={(v) => set({ allow_message_editing: v })}
+          />
+          <Select
+            label={t("Time limit for editing messages")}
+            value={String(limit)}
+            disabled={!form.allow_message_editing}
+            options={limits.map((l) => ({ value: String(l.seconds), label: l.label() }))}
+            onChange={(v) =>
+              set({ message_content_edit_limit_seconds: v === "null" ? null : Number(v) })
+            }
+          />
         </fieldset>
         <fieldset disabled={!admin}>
           <legend>{t("Message feed")}</legend>
-          <label class="org-check">
-            <input
-              type="checkbox"
-              checked={form.readReceipts}
-              onChange={(e) => setForm({ ...form, readReceipts: e.currentTarget.checked })}
-            />
-            {t("Enable read receipts")}
-          </label>
+          <Checkbox
+            label={t("Enable read receipts")}
+            checked={form.enable_read_receipts}
+            onChange={(v) => set({ enable_read_receipts: v })}
+          />
         </fieldset>
-        {admin && (
-          <div class="org-actions">
-            <button type="submit" class="primary" disabled={!changed}>
-              {t("Save changes")}
-            </button>
-            <StatusText status={status} />
-          </div>
-        )}
-      </form>
+      </SaveForm>
     </Section>
   );
 }

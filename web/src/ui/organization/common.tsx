@@ -1,40 +1,117 @@
-/** Pieces the organization settings sections share: a save status, the permission selects. */
+/**
+ * Pieces the organization settings sections share: a save status, a form that adds, the
+ * permission selects.
+ */
 import type { ComponentChildren } from "preact";
-import { useState } from "preact/hooks";
-import { errorText } from "../../api.ts";
+import { useEffect, useState } from "preact/hooks";
 import { t } from "../../i18n.ts";
-import { SYSTEM_GROUPS, userGroups, type GroupSettingValue } from "../../state/org.ts";
+import { SaveStatus, Select, type SaveState } from "../Form.tsx";
+import { groupList, type GroupSettingValue } from "../../state/groups.ts";
+import { SYSTEM_GROUPS } from "../../state/org.ts";
 
-/** A mistake in the form, shown as its message. */
-export class FormError extends Error {}
+export { FormError, useSave as useStatus } from "../Form.tsx";
 
-export type Status = { kind: "saving" | "saved" | "error"; text: string } | undefined;
-
-/** Runs a request, showing "Saving…", then "Saved" or the server's error. */
-export function useStatus(): [Status, (work: () => Promise<unknown>) => Promise<boolean>] {
-  const [status, setStatus] = useState<Status>(undefined);
-  async function run(work: () => Promise<unknown>): Promise<boolean> {
-    setStatus({ kind: "saving", text: t("Saving…") });
-    try {
-      await work();
-      setStatus({ kind: "saved", text: t("Saved") });
-      return true;
-    } catch (err) {
-      setStatus({ kind: "error", text: err instanceof FormError ? err.message : errorText(err) });
-      return false;
-    }
-  }
-  return [status, run];
+/** The save status of a section or a row's action: "Saving…", "Saved" or the server's error. */
+export function StatusText({ status }: { status: SaveState }) {
+  return <SaveStatus state={status} />;
 }
 
-export function StatusText({ status }: { status: Status }) {
+/**
+ * A form that adds something (a linkifier, a profile field, an emoji...): named by its heading,
+ * its fields, then its buttons (`submit` first) and the save status.
+ */
+export function AddForm({
+  title,
+  submit,
+  disabled,
+  status,
+  onSubmit,
+  children,
+  buttons,
+  after,
+}: {
+  title: string;
+  submit: string;
+  disabled: boolean;
+  status: SaveState;
+  onSubmit: () => void;
+  children: ComponentChildren;
+  buttons?: ComponentChildren;
+  after?: ComponentChildren;
+}) {
   return (
-    <p
-      class={`org-status ${status?.kind ?? ""}`}
-      role={status?.kind === "error" ? "alert" : "status"}
+    <form
+      class="org-form"
+      aria-label={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
     >
-      {status?.text ?? ""}
-    </p>
+      <h3>{title}</h3>
+      {children}
+      <div class="org-actions">
+        <button type="submit" class="primary" disabled={disabled}>
+          {submit}
+        </button>
+        {buttons}
+        <StatusText status={status} />
+      </div>
+      {after}
+    </form>
+  );
+}
+
+/**
+ * The edited copy of settings saved as a whole (by their PATCH /realm names): the form's values,
+ * a setter, and the changes from the saved values. A change saved elsewhere (another
+ * administrator) replaces the copy.
+ */
+export function useDraft<T extends Record<string, unknown>>(saved: T) {
+  const [form, setForm] = useState(saved);
+  useEffect(() => setForm(saved), [JSON.stringify(saved)]);
+  const changes: Partial<T> = {};
+  for (const k in saved) if (form[k] !== saved[k]) changes[k] = form[k];
+  return {
+    form,
+    set: (patch: Partial<T>) => setForm({ ...form, ...patch }),
+    changes,
+    changed: Object.keys(changes).length > 0,
+  };
+}
+
+/** A form saved as a whole by "Save changes" (administrators only: others see it read-only). */
+export function SaveForm({
+  admin,
+  changed,
+  status,
+  onSubmit,
+  children,
+}: {
+  admin: boolean;
+  changed: boolean;
+  status: SaveState;
+  onSubmit: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="org-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+      {admin && (
+        <div class="org-actions">
+          <button type="submit" class="primary" disabled={!changed}>
+            {t("Save changes")}
+          </button>
+          <StatusText status={status} />
+        </div>
+      )}
+    </form>
   );
 }
 
@@ -56,7 +133,7 @@ export function systemGroups(withNobody = false) {
   const order = SYSTEM_GROUPS.filter(
     (n) => n !== "role:internet" && (withNobody || n !== "role:nobody"),
   );
-  return userGroups.value
+  return groupList()
     .filter((g) => g.is_system_group && order.includes(g.name))
     .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
 }
@@ -90,26 +167,15 @@ export function GroupSelect({
   const groups = systemGroups(true);
   const current = typeof value === "number" ? value : undefined;
   const known = groups.some((g) => g.id === current);
+  const options = groups.map((g) => ({ value: String(g.id), label: groupLabel(g.name) }));
   return (
-    <label class="org-field">
-      <span>{label}</span>
-      <select
-        value={known ? String(current) : ""}
-        disabled={disabled}
-        onChange={(e) => onChange(Number(e.currentTarget.value))}
-      >
-        {!known && (
-          <option value="" disabled>
-            {t("Custom")}
-          </option>
-        )}
-        {groups.map((g) => (
-          <option key={g.id} value={String(g.id)}>
-            {groupLabel(g.name)}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Select
+      label={label}
+      value={known ? String(current) : ""}
+      disabled={disabled}
+      options={known ? options : [{ value: "", label: t("Custom"), disabled: true }, ...options]}
+      onChange={(v) => onChange(Number(v))}
+    />
   );
 }
 

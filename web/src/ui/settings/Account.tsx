@@ -10,7 +10,7 @@ import { me } from "../../state/model.ts";
 import { realmSettings } from "../../state/settings.ts";
 import { Dialog } from "../Dialog.tsx";
 import { Field, FormSection, SaveStatus, useSave } from "../Form.tsx";
-import { SettingCheckbox, SettingSelect } from "./common.tsx";
+import { check, Settings } from "./common.tsx";
 
 function ChangePassword({ onClose }: { onClose: () => void }) {
   const [oldPassword, setOld] = useState("");
@@ -154,7 +154,6 @@ function ApiKey({ onClose }: { onClose: () => void }) {
 
 export function AccountSection() {
   const [dialog, setDialog] = useState<"password" | "api" | undefined>(undefined);
-  const [status, save] = useSave();
   return (
     <div>
       <FormSection title={t("Account")}>
@@ -170,47 +169,38 @@ export function AccountSection() {
           </button>
         </div>
       </FormSection>
-      <FormSection title={t("Privacy")}>
-        <SaveStatus state={status} />
-        <SettingCheckbox
-          name="send_read_receipts"
-          label={t("Allow others to see when I've read messages")}
-          save={save}
-        />
-        <SettingCheckbox
-          name="send_private_typing_notifications"
-          label={t("Let recipients see when I'm typing direct messages")}
-          save={save}
-        />
-        <SettingCheckbox
-          name="send_stream_typing_notifications"
-          label={t("Let recipients see when I'm typing messages in channels")}
-          save={save}
-        />
-        <SettingCheckbox
-          name="presence_enabled"
-          label={t("Display my availability to other users")}
-          save={save}
-        />
-        <SettingCheckbox
-          name="allow_private_data_export"
-          label={t("Let administrators export my private data")}
-          save={save}
-        />
-        <SettingSelect
-          name="email_address_visibility"
-          label={t("Who can access your email address")}
-          numeric
-          save={save}
-          options={[
-            { value: "1", label: t("Admins, moderators, members and guests") },
-            { value: "2", label: t("Admins, moderators and members") },
-            { value: "5", label: t("Admins and moderators") },
-            { value: "3", label: t("Admins only") },
-            { value: "4", label: t("Nobody") },
-          ]}
-        />
-      </FormSection>
+      <Settings
+        sections={[
+          {
+            title: t("Privacy"),
+            rows: [
+              check("send_read_receipts", t("Allow others to see when I've read messages")),
+              check(
+                "send_private_typing_notifications",
+                t("Let recipients see when I'm typing direct messages"),
+              ),
+              check(
+                "send_stream_typing_notifications",
+                t("Let recipients see when I'm typing messages in channels"),
+              ),
+              check("presence_enabled", t("Display my availability to other users")),
+              check("allow_private_data_export", t("Let administrators export my private data")),
+              {
+                name: "email_address_visibility",
+                label: t("Who can access your email address"),
+                numeric: true,
+                options: [
+                  { value: "1", label: t("Admins, moderators, members and guests") },
+                  { value: "2", label: t("Admins, moderators and members") },
+                  { value: "5", label: t("Admins and moderators") },
+                  { value: "3", label: t("Admins only") },
+                  { value: "4", label: t("Nobody") },
+                ],
+              },
+            ],
+          },
+        ]}
+      />
       {dialog === "password" && <ChangePassword onClose={() => setDialog(undefined)} />}
       {dialog === "api" && <ApiKey onClose={() => setDialog(undefined)} />}
     </div>

@@ -1,60 +1,23 @@
-/** What the sections of the settings page share: saving one setting, and a saving checkbox/select. */
+/** What the sections of the settings page share: reading and saving one personal setting. */
 import { api, call } from "../../api.ts";
 import { setting } from "../../state/settings.ts";
-import { Checkbox, Select, type SaveState, type SelectOption } from "../Form.tsx";
+import { SettingSections, type SettingRow, type SettingStore } from "../Form.tsx";
 
 /** PATCH /settings with one setting (the `user_settings` event then updates the page). */
 export function saveSetting(name: string, value: string | number | boolean): Promise<unknown> {
   return call(api.PATCH("/settings", { body: { [name]: value } as never }));
 }
 
-type Save = (run: () => Promise<unknown>) => Promise<boolean>;
+/** A setting shown as a checkbox. */
+export const check = (name: string, label: string): SettingRow => ({ name, label });
 
-export function SettingCheckbox({
-  name,
-  label,
-  save,
-  disabled,
+const store: SettingStore = { get: setting, put: saveSetting };
+
+/** Titled groups of personal settings, each saved on change, with their save status. */
+export function Settings({
+  sections,
 }: {
-  name: string;
-  label: string;
-  save: Save;
-  disabled?: boolean;
+  sections: readonly { title: string; rows: readonly SettingRow[] }[];
 }) {
-  return (
-    <Checkbox
-      label={label}
-      checked={setting(name, false)}
-      disabled={disabled}
-      onChange={(v) => void save(() => saveSetting(name, v))}
-    />
-  );
+  return <SettingSections store={store} sections={sections} />;
 }
-
-export function SettingSelect({
-  name,
-  label,
-  options,
-  save,
-  numeric = false,
-  hint,
-}: {
-  name: string;
-  label: string;
-  options: readonly SelectOption[];
-  save: Save;
-  numeric?: boolean;
-  hint?: string;
-}) {
-  return (
-    <Select
-      label={label}
-      hint={hint}
-      value={String(setting<string | number>(name, ""))}
-      options={options}
-      onChange={(v) => void save(() => saveSetting(name, numeric ? Number(v) : v))}
-    />
-  );
-}
-
-export type { SaveState };
