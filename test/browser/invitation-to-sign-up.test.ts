@@ -6,46 +6,33 @@
  * form and reads the new API key from the page; the key then authenticates a request, and the
  * inviter has Notification Bot's notice. Skipped, saying why, when Chromium is not installed.
  */
-import { existsSync } from "node:fs";
-import puppeteer, { type Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Role } from "../../server/lib/users/users.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { CHROMIUM, chromiumInstalled } from "../helpers/browser.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const installed = existsSync(CHROMIUM);
-if (!installed)
+if (!chromiumInstalled)
   console.warn(
     `test/browser/invitation-to-sign-up.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
   );
 
-describe.skipIf(!installed)("from invitation to authenticated request", () => {
+describe.skipIf(!chromiumInstalled)("from invitation to authenticated request", () => {
   let smtp: SmtpSink;
-  let server: TestServer;
-  let browser: Browser;
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    server = await startTestServer({ emailHost: "127.0.0.1", emailPort: smtp.port });
-    const port = new URL(server.baseUrl).port;
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        // The organization's own host name, as the emailed link has it, reaches the test server.
-        `--host-resolver-rules=MAP zulip.testserver 127.0.0.1:${port}`,
-      ],
-    });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await smtp?.close();
+  afterAll(() => smtp?.close());
+  const s = useBrowserSession({
+    users: [],
+    server: () => ({ emailHost: "127.0.0.1", emailPort: smtp.port }),
+    // The organization's own host name, as the emailed link has it, reaches the test server.
+    launchArgs: (baseUrl) => [
+      `--host-resolver-rules=MAP zulip.testserver 127.0.0.1:${new URL(baseUrl).port}`,
+    ],
   });
+  const server = s.server;
 
   it("invite, email, sign up in the browser, then use the API with the key", async () => {
     const verona = server.creds.channels.Verona!.stream_id;
@@ -67,7 +54,7 @@ describe.skipIf(!installed)("from invitation to authenticated request", () => {
     expect(link, "the plain-text part carries the link").toBeDefined();
     expect(mail!.html || "").toContain(link!);
 
-    const page = await browser.newPage();
+    const page = await s.browser.newPage();
     await page.setJavaScriptEnabled(false);
     const opened = await page.goto(link!);
     expect(opened?.status()).toBe(200);

@@ -4,33 +4,21 @@
  * password refused, submits again, reads the API key from the page, and the typed client then
  * authenticates with it. Skipped, saying why, when Chromium is not installed.
  */
-import { existsSync } from "node:fs";
-import puppeteer, { type Browser } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Role } from "../../server/lib/users/users.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { createInvitation } from "../helpers/invitations.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { CHROMIUM, chromiumInstalled } from "../helpers/browser.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const installed = existsSync(CHROMIUM);
-if (!installed)
+if (!chromiumInstalled)
   console.warn(
     `test/browser/sign-up.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
   );
 
-describe.skipIf(!installed)(`the sign-up page in headless Chromium (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Root in a container has no user namespace for Chromium's sandbox.
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-    });
-  });
-  afterAll(() => browser?.close());
+describe.skipIf(!chromiumInstalled)(`the sign-up page in headless Chromium (${CHROMIUM})`, () => {
+  const s = useBrowserSession({ users: [] });
+  const server = s.server;
 
   it("opens the emailed link, signs up without JavaScript, and the key it shows logs in", async () => {
     const invite = await createInvitation(server, {
@@ -38,7 +26,7 @@ describe.skipIf(!installed)(`the sign-up page in headless Chromium (${CHROMIUM})
       streamIds: [server.creds.channels.Verona!.stream_id],
       invitedAs: Role.MEMBER,
     });
-    const page = await browser.newPage();
+    const page = await s.browser.newPage();
     await page.setJavaScriptEnabled(false);
     const opened = await page.goto(invite.url);
     expect(opened?.status()).toBe(200);

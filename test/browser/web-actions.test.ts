@@ -8,15 +8,13 @@
  * reaches the other person live in his page. axe-core finds no serious or critical violation on
  * the open menu, the picker and each dialog. Screenshots go to .tmp/screenshots/.
  */
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -24,7 +22,7 @@ import {
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-actions.test.ts");
 
@@ -68,13 +66,41 @@ async function choose(page: Page, text: string, item: string) {
 }
 
 describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
+    bypassCSP: true,
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await send("first", "actions", "First action message");
+      await send("second", "actions", "Second action message");
+      await send("third", "actions", "Third action message");
+      await send("move1", "to move", "Please move me");
+      await send("move2", "to move", "Move me too");
+      await send("resolve", "resolve me", "Resolve this topic");
+      await expectSuccess(
+        server.as("iago").PATCH("/realm", { body: { enable_read_receipts: true } }),
+      );
+      await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
+      await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
+    },
+    prepare: async (p, user) => {
+      if (user === "hamlet")
+        await p
+          .browserContext()
+          .overridePermissions(server.baseUrl, ["clipboard-read", "clipboard-write"]);
+      p.on("console", (m) => {
+        if (m.type() === "error" && !m.text().includes("ERR_NAME_NOT_RESOLVED"))
+          console.error("console:", m.text());
+      });
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
   const ids: Record<string, number> = {};
-  const shots: string[] = [];
+  const shots = s.shots;
 
   const send = async (key: string, topic: string, content: string) => {
     const r = await expectSuccess(
@@ -100,38 +126,8 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
   };
 
   beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await send("first", "actions", "First action message");
-    await send("second", "actions", "Second action message");
-    await send("third", "actions", "Third action message");
-    await send("move1", "to move", "Please move me");
-    await send("move2", "to move", "Move me too");
-    await send("resolve", "resolve me", "Resolve this topic");
-    await expectSuccess(
-      server.as("iago").PATCH("/realm", { body: { enable_read_receipts: true } }),
-    );
-    await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
-    await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    const hc = await browser.createBrowserContext();
-    await hc.overridePermissions(server.baseUrl, ["clipboard-read", "clipboard-write"]);
-    hamlet = await hc.newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    for (const p of [hamlet, othello]) {
-      // A loaded machine (the suite's helpers share two CPUs) can take long to log in.
-      p.setDefaultNavigationTimeout(90_000);
-      p.on("pageerror", (e) => console.error("page error:", e));
-      p.on("console", (m) => {
-        if (m.type() === "error" && !m.text().includes("ERR_NAME_NOT_RESOLVED"))
-          console.error("console:", m.text());
-      });
-      // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
-      await p.setBypassCSP(true);
-    }
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     await Promise.all([waitForFeed(hamlet, "All messages"), waitForFeed(othello, "All messages")]);
   });
   // A test that fails leaves no dialog open (a modal one makes the rest of the page inert).
@@ -142,10 +138,6 @@ describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () 
         document.querySelectorAll("dialog[open]").forEach((d) => (d as HTMLDialogElement).close()),
       );
     }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   it("offers a member only what he may do on another's message: no Edit, no Delete", async () => {

@@ -1,20 +1,19 @@
 /**
  * The web app in headless Chromium, two people at once: King Hamlet and Othello, each in a browser
- * context of their own, logged in through the real `/login/` form. What one does reaches the other
- * live: a channel message (within a second, with its unread count, read once scrolled into view,
- * and read on the server too), a direct message after "… is typing", an edit and a reaction made
- * through the API, a reaction clicked in the page. Views survive a reload and the browser's back
- * and forward buttons. Screenshots of the login page, the feed, a DM view and the edit box go to
+ * context of their own, Hamlet logged in through the real `/login/` form (Othello by the set-up's
+ * session cookie). What one does reaches the other live: a channel message (within a second, with
+ * its unread count, read once scrolled into view, and read on the server too), a direct message
+ * after "… is typing", an edit and a reaction made through the API, a reaction clicked in the
+ * page. Views survive a reload and the browser's back and forward buttons. Screenshots of the login page, the feed, a DM view and the edit box go to
  * .tmp/screenshots/. Skipped, saying why, when Chromium is not installed.
  */
-import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   pageTestsHere,
   CHROMIUM,
-  launchBrowser,
   logIn,
   screenshot,
   scrollFeed,
@@ -24,7 +23,8 @@ import {
   whenRowAppears,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { bulkChannelMessages } from "../helpers/bulk-messages.ts";
 
 warnIfNoChromium("test/browser/web-app.test.ts");
 
@@ -44,43 +44,36 @@ async function eventually(check: () => Promise<boolean>, what: string, timeout =
 describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, () => {
   // A long heartbeat, so that a message delivered only by it (a lost wake-up) is far beyond
   // MESSAGE_BOUND_MS; that bound is generous, for a busy machine, and the delays are printed.
-  const server = useTestServer({ eventHeartbeatMs: 60_000 });
-  let browser: Browser;
+  // Othello is logged in by the set-up (a session cookie); Hamlet, by the first test, through the form.
+  const s = useBrowserSession({
+    users: ["othello"],
+    server: { eventHeartbeatMs: 60_000 },
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      // Enough history that Othello's feed scrolls: 40 messages from Iago in another topic, all
+      // read by Othello, so that the only unread message will be the one Hamlet sends.
+      await bulkChannelMessages(server, {
+        sender: "iago",
+        streamId: verona,
+        topic: "chatter",
+        count: 40,
+        prefix: "A line of the chatter",
+      });
+      await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
+      await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
   let greetingsId: number;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    // Enough history that Othello's feed scrolls: 40 messages from Iago in another topic, all
-    // read by Othello, so that the only unread message will be the one Hamlet sends.
-    const iago = server.as("iago");
-    for (let i = 0; i < 40; i += 10)
-      await Promise.all(
-        Array.from({ length: 10 }, (_, j) =>
-          expectSuccess(
-            iago.POST("/messages", {
-              body: {
-                type: "stream",
-                to: verona,
-                topic: "chatter",
-                content: `Line ${i + j} of the chatter`,
-              },
-            }),
-          ),
-        ),
-      );
-    await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
-    await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
+    // Not logged in: the first test logs in through the form.
+    hamlet = await (await s.browser.createBrowserContext()).newPage();
+    othello = s.page("othello");
   });
 
   it("logs in through /login/: a wrong password is refused with Zulip's words, the right one opens the app", async () => {
@@ -100,12 +93,6 @@ describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, ()
     );
 
     await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    await logIn(
-      othello,
-      server.baseUrl,
-      "othello@zulip.com",
-      server.creds.users.othello!.password!,
-    );
     expect(new URL(othello.url()).pathname).toBe("/");
     await waitForFeed(othello, "All messages");
     await waitForFeed(hamlet, "All messages");

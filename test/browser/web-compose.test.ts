@@ -6,15 +6,13 @@
  * Send refused). The typeahead's keypress is timed with 10,000 people in the register. axe-core
  * runs with the typeahead open; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -22,7 +20,7 @@ import {
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-compose.test.ts");
 
@@ -43,36 +41,31 @@ async function messageValue(page: Page): Promise<string> {
 }
 
 describe.skipIf(!pageTestsHere)(`the compose box that helps (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
+    bypassCSP: ["hamlet"],
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await expectSuccess(
+        server.as("iago").POST("/messages", {
+          body: { type: "stream", to: verona, topic: "castle walls", content: "The walls hold." },
+        }),
+      );
+      await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await expectSuccess(
-      server.as("iago").POST("/messages", {
-        body: { type: "stream", to: verona, topic: "castle walls", content: "The walls hold." },
-      }),
-    );
-    await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
-    await hamlet.setBypassCSP(true);
-    othello = await (await browser.createBrowserContext()).newPage();
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     await waitForFeed(hamlet, "All messages");
     await waitForFeed(othello, "All messages");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   it("@oth offers Othello (an accessible combobox); Enter inserts his mention, which reaches him rendered and counted", async () => {

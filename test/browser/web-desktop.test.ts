@@ -7,18 +7,11 @@
  * Skipped, saying why, when Chromium is not installed.
  */
 import { request } from "node:http";
-import type { Browser } from "puppeteer-core";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
-import {
-  byRole,
-  pageTestsHere,
-  CHROMIUM,
-  launchBrowser,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { byRole, pageTestsHere, CHROMIUM, warnIfNoChromium } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
 
 warnIfNoChromium("test/browser/web-desktop.test.ts");
@@ -59,9 +52,14 @@ function getOnHost(
 }
 
 describe.skipIf(!pageTestsHere)(`Zulip's desktop app adding this server (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser | undefined;
-  afterAll(() => browser?.close());
+  // The organization's host reaches the test server.
+  const s = useBrowserSession({
+    users: [],
+    launchArgs: (baseUrl) => [
+      `--host-resolver-rules=MAP zulip.testserver:80 127.0.0.1:${new URL(baseUrl).port}`,
+    ],
+  });
+  const server = s.server;
 
   it("finds the organization through server_settings, shows its icon, and logs in at its URL", async () => {
     const anonymous = createZulipClient({
@@ -90,11 +88,7 @@ describe.skipIf(!pageTestsHere)(`Zulip's desktop app adding this server (${CHROM
     expect(icon.type).toMatch(/^image\/svg\+xml/);
     expect(icon.body.toString("utf8")).toMatch(/<svg[\s>]/);
 
-    const port = new URL(server.baseUrl).port;
-    browser = await launchBrowser([
-      `--host-resolver-rules=MAP zulip.testserver:80 127.0.0.1:${port}`,
-    ]);
-    const page = await browser.newPage();
+    const page = await s.browser.newPage();
     await page.setUserAgent(USER_AGENT);
     const requested: { url: string; type: string }[] = [];
     page.on("request", (r) => requested.push({ url: r.url(), type: r.resourceType() }));

@@ -7,14 +7,12 @@
  * fetched by Othello; an image pasted, sent and opened in the lightbox. axe-core on the pages and
  * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForNoRole,
@@ -22,7 +20,7 @@ import {
 } from "../helpers/browser.ts";
 import { axeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-drafts.test.ts");
 
@@ -41,12 +39,22 @@ const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
 
 describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    bypassCSP: ["hamlet"],
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await expectSuccess(
+        server.as("hamlet").PATCH("/settings", { body: { enable_drafts_synchronization: true } }),
+      );
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   const message = () => byRole(hamlet, "textbox", "Message");
   const messageValue = async () =>
@@ -105,37 +113,18 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     await hamlet.evaluate(() => delete document.documentElement.dataset.theme);
   };
 
-  beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await expectSuccess(
-      server.as("hamlet").PATCH("/settings", { body: { enable_drafts_synchronization: true } }),
-    );
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP forbids.
-    await hamlet.setBypassCSP(true);
-    othello = await (await browser.createBrowserContext()).newPage();
-    for (const p of [hamlet, othello])
-      p.on("pageerror", (err) => console.error(`page error: ${String(err)}`));
-    await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    await logIn(
-      othello,
-      server.baseUrl,
-      "othello@zulip.com",
-      server.creds.users.othello!.password!,
-    );
+  beforeAll(() => {
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     hamlet.setDefaultTimeout(10_000);
     othello.setDefaultTimeout(10_000);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   it("saves a draft as Hamlet types, on the server too, and restores it when he comes back", async () => {
     await goTopic("draftwork");
     await (await message()).type("Half a thought about the play");
-    await sleep(1300); // the save waits for a pause in typing
+    // The save waits for a pause in typing: until it is on the server.
+    await eventually(async () => (await serverDrafts()).length === 1, "the draft saved");
     await (await byRole(hamlet, "link", "All messages")).click();
     await hamlet.waitForFunction(() => !location.hash.includes("draftwork"));
     expect(await messageValue()).toBe("");

@@ -6,14 +6,12 @@
  * user's message revealed by one click: web-people.test.ts.) axe-core on the search results; screenshots (light and dark)
  * in .tmp/screenshots/.
  */
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -23,7 +21,7 @@ import {
 import { expectNoSeriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { basicAuth } from "../helpers/upload.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-feed.test.ts");
 
@@ -61,26 +59,25 @@ async function timeOf(row: ElementHandle): Promise<string> {
 }
 
 describe.skipIf(!pageTestsHere)(`the web app's feed (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    bypassCSP: ["hamlet"],
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
   const othelloId = () => server.creds.users.othello!.user_id;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP forbids.
-    await hamlet.setBypassCSP(true);
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     await waitForFeed(hamlet, "All messages");
   });
   afterEach(async (ctx) => {
@@ -89,10 +86,6 @@ describe.skipIf(!pageTestsHere)(`the web app's feed (${CHROMIUM})`, () => {
     console.log(`failed at ${hamlet.url()}`);
     await screenshot(hamlet, `feed-failed-${name}-hamlet`);
     await screenshot(othello, `feed-failed-${name}-othello`);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   const send = async (who: string, topic: string, content: string): Promise<number> =>

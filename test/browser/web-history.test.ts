@@ -27,7 +27,7 @@ import {
 import { bulkChannelMessages } from "../helpers/bulk-messages.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { processCluster, type ProcessCluster } from "../helpers/processes.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-history.test.ts");
 
@@ -46,19 +46,16 @@ async function shownNumbers(page: Page): Promise<number[]> {
 }
 
 describe.skipIf(!pageTestsHere)(`the web app over time (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({ users: ["othello"] });
+  const server = s.server;
   let page: Page;
   let verona: number;
 
   beforeAll(async () => {
     verona = server.creds.channels.Verona!.stream_id;
-    browser = await launchBrowser();
-    page = await (await browser.createBrowserContext()).newPage();
-    await logIn(page, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!);
+    page = s.page("othello");
     await waitForFeed(page, "All messages");
   });
-  afterAll(() => browser?.close());
 
   it("survives a server restart that loses its event queue: the alert, then what was sent meanwhile, without a reload", async () => {
     const othelloId = server.creds.users.othello!.user_id;

@@ -9,21 +9,19 @@
  * name that exists with the server's words. axe-core finds no serious or critical violation on
  * each view; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 import { doCreateChannel } from "../../server/actions/channels/channels.ts";
 
 warnIfNoChromium("test/browser/web-inbox.test.ts");
@@ -69,12 +67,21 @@ async function focusedName(page: Page): Promise<string> {
 }
 
 describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
+    bypassCSP: ["hamlet"],
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
+      await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   async function setDark(page: Page, dark: boolean) {
     await page.evaluate((d) => {
@@ -83,28 +90,9 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     }, dark);
   }
 
-  beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
-    await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
-    await hamlet.setBypassCSP(true);
-    hamlet.setDefaultNavigationTimeout(90_000);
-    othello.setDefaultNavigationTimeout(90_000);
-    await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    await logIn(
-      othello,
-      server.baseUrl,
-      "othello@zulip.com",
-      server.creds.users.othello!.password!,
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
+  beforeAll(() => {
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
   });
 
   it("an empty fragment opens the home view (the inbox by default)", async () => {

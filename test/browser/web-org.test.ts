@@ -13,22 +13,20 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   pageTestsHere,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   screenshot,
   waitForNoRole,
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { seriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-org.test.ts");
 
@@ -39,11 +37,15 @@ const PNG = Buffer.from(
 );
 
 describe.skipIf(!pageTestsHere)(`organization settings pages (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["iago", "hamlet"],
+    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
+    bypassCSP: true,
+  });
+  const server = s.server;
   let iago: Page;
   let hamlet: Page;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   async function open(page: Page, section: string, heading: string) {
     await page.evaluate((h) => (location.hash = h), `#organization/${section}`);
@@ -95,31 +97,9 @@ describe.skipIf(!pageTestsHere)(`organization settings pages (${CHROMIUM})`, () 
     await page.evaluate(() => delete document.documentElement.dataset.theme);
   }
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    iago = await (await browser.createBrowserContext()).newPage();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
-    await iago.setBypassCSP(true);
-    await hamlet.setBypassCSP(true);
-    // A login whose answer the loaded machine delayed past the navigation timeout is looked at
-    // again: logged in by then, or tried once more.
-    for (const [page, who] of [
-      [iago, "iago"],
-      [hamlet, "hamlet"],
-    ] as const) {
-      const password = server.creds.users[who]!.password!;
-      await logIn(page, server.baseUrl, `${who}@zulip.com`, password).catch(async () => {
-        await page.goto(`${server.baseUrl}/`);
-        if (page.url().includes("/login/"))
-          await logIn(page, server.baseUrl, `${who}@zulip.com`, password);
-        else await page.waitForSelector("::-p-aria([role='feed'])");
-      });
-    }
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
+  beforeAll(() => {
+    iago = s.page("iago");
+    hamlet = s.page("hamlet");
   });
 
   it("Iago renames the organization from its profile: Hamlet's title and top bar show the new name at once", async () => {

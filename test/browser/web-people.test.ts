@@ -9,14 +9,12 @@
  * opens the notification settings. axe-core on the card, the status dialog and the profile page;
  * screenshots (light and dark) in .tmp/screenshots/.
  */
-import type { Browser, ElementHandle, Page } from "puppeteer-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ElementHandle, Page } from "puppeteer-core";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -25,7 +23,7 @@ import {
 } from "../helpers/browser.ts";
 import { expectNoSeriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-people.test.ts");
 
@@ -83,13 +81,28 @@ function stubs() {
 }
 
 describe.skipIf(!pageTestsHere)(`the web app's people and topics (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    bypassCSP: true,
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      await expectSuccess(
+        server.as("othello").PATCH("/settings", { body: { timezone: "Asia/Kolkata" } }),
+      );
+      await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
+      await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
+    },
+    prepare: async (page, user) => {
+      if (user === "hamlet") await page.evaluateOnNewDocument(stubs);
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
   const othelloId = () => server.creds.users.othello!.user_id;
-  const shots: string[] = [];
+  const shots = s.shots;
 
   async function hamletsPolicy(topic: string): Promise<number | undefined> {
     const state = (await expectSuccess(
@@ -102,24 +115,8 @@ describe.skipIf(!pageTestsHere)(`the web app's people and topics (${CHROMIUM})`,
   }
 
   beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    await expectSuccess(
-      server.as("othello").PATCH("/settings", { body: { timezone: "Asia/Kolkata" } }),
-    );
-    await expectSuccess(server.as("othello").POST("/mark_all_as_read"));
-    await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP forbids.
-    await hamlet.setBypassCSP(true);
-    await othello.setBypassCSP(true);
-    await hamlet.evaluateOnNewDocument(stubs);
-
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     await waitForFeed(hamlet, "All messages");
   });
   afterEach(async (ctx) => {
@@ -128,10 +125,6 @@ describe.skipIf(!pageTestsHere)(`the web app's people and topics (${CHROMIUM})`,
     console.log(`failed at ${hamlet.url()}`);
     await screenshot(hamlet, `people-failed-${name}-hamlet`);
     await screenshot(othello, `people-failed-${name}-othello`);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   const send = (who: string, topic: string, content: string) =>

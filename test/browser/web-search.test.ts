@@ -7,15 +7,13 @@
  * shortcuts. On a phone-sized window (375×740, Othello) nothing scrolls sideways and the sidebars
  * open from the top bar. axe-core on the typeahead and the help dialog; screenshots in both themes.
  */
-import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations as axeSerious } from "../helpers/browser-axe.ts";
 import {
   byRole,
   CHROMIUM,
   feedName,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -23,7 +21,7 @@ import {
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-search.test.ts");
 
@@ -43,47 +41,42 @@ async function typeSearch(page: Page, text: string) {
 }
 
 describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is added as a script tag, which the page's Content-Security-Policy would refuse.
+    bypassCSP: true,
+    setup: async () => {
+      verona = server.creds.channels.Verona!.stream_id;
+      const send = (topic: string, content: string) =>
+        expectSuccess(
+          server.as("othello").POST("/messages", {
+            body: { type: "stream", to: verona, topic, content },
+          }),
+        );
+      await send("balcony", `Hello from the balcony, a ${WORD} swims by`);
+      await send("garden", `The ${WORD} in the garden pond`);
+      await send("garden", "Nothing to find here");
+      await expectSuccess(
+        server.as("othello").POST("/messages", {
+          body: {
+            type: "direct",
+            to: [server.creds.users.hamlet!.user_id],
+            content: `A ${WORD} in a DM`,
+          },
+        }),
+      );
+    },
+  });
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
   const WORD = "zebrafish";
-  const shots: string[] = [];
+  const shots = s.shots;
 
-  beforeAll(async () => {
-    verona = server.creds.channels.Verona!.stream_id;
-    const send = (topic: string, content: string) =>
-      expectSuccess(
-        server.as("othello").POST("/messages", {
-          body: { type: "stream", to: verona, topic, content },
-        }),
-      );
-    await send("balcony", `Hello from the balcony, a ${WORD} swims by`);
-    await send("garden", `The ${WORD} in the garden pond`);
-    await send("garden", "Nothing to find here");
-    await expectSuccess(
-      server.as("othello").POST("/messages", {
-        body: {
-          type: "direct",
-          to: [server.creds.users.hamlet!.user_id],
-          content: `A ${WORD} in a DM`,
-        },
-      }),
-    );
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is added as a script tag, which the page's Content-Security-Policy would refuse.
-    await Promise.all([hamlet.setBypassCSP(true), othello.setBypassCSP(true)]);
-    await Promise.all([
-      logIn(hamlet, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
+  beforeAll(() => {
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
   });
 
   it("the typeahead offers people for sender:, channels for channel:, and is: values", async () => {

@@ -10,19 +10,18 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
   pageTestsHere,
   CHROMIUM,
-  launchBrowser,
   logIn,
   waitForFeed,
   warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-security.test.ts");
 
@@ -37,24 +36,27 @@ const HOSTILE = [
 ];
 
 describe.skipIf(!pageTestsHere)(`the web app's defences and accessibility (${CHROMIUM})`, () => {
-  const server = useTestServer();
+  const dialogs: string[] = [];
+  const s = useBrowserSession({
+    users: ["hamlet"],
+    // Any alert(), confirm() or prompt() is recorded (and dismissed).
+    prepare: (p) =>
+      void p.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      }),
+  });
+  const server = s.server;
   let browser: Browser;
   let page: Page;
-  const dialogs: string[] = [];
 
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    page = await (await browser.createBrowserContext()).newPage();
-    page.on("dialog", (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+  beforeAll(() => {
+    browser = s.browser;
+    page = s.page("hamlet");
   });
-  afterAll(() => browser?.close());
 
   it("serves the app with a strict Content-Security-Policy", async () => {
-    await logIn(page, server.baseUrl, "hamlet@zulip.com", server.creds.users.hamlet!.password!);
-    // logIn leaves the page at /#feed: a new document is loaded from elsewhere, for its response.
+    // The set-up left the page at /#feed: a new document is loaded from elsewhere, for its response.
     await page.goto("about:blank");
     const response = await page.goto(`${server.baseUrl}/#feed`);
     expect(response?.status()).toBe(200);

@@ -12,13 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
 import {
   articleWith,
   byRole,
   CHROMIUM,
-  launchBrowser,
   logIn,
   pageTestsHere,
   screenshot,
@@ -27,7 +26,7 @@ import {
 } from "../helpers/browser.ts";
 import { seriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 
 warnIfNoChromium("test/browser/web-settings.test.ts");
 
@@ -57,8 +56,13 @@ const SECTIONS = [
 ] as const;
 
 describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`, () => {
-  const server = useTestServer();
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    bypassCSP: ["hamlet"],
+  });
   let browser: Browser;
+  const server = s.server;
   let hamlet: Page;
   let othello: Page;
   let password: string;
@@ -75,26 +79,11 @@ describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`
     await byRole(page, "region", title);
   }
 
-  beforeAll(async () => {
+  beforeAll(() => {
     password = server.creds.users.hamlet!.password!;
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP forbids.
-    await hamlet.setBypassCSP(true);
-    for (const p of [hamlet, othello])
-      p.on("pageerror", (err) => console.log(`page error: ${String(err)}`));
-    await logIn(hamlet, server.baseUrl, "hamlet@zulip.com", password);
-    await logIn(
-      othello,
-      server.baseUrl,
-      "othello@zulip.com",
-      server.creds.users.othello!.password!,
-    );
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
+    browser = s.browser;
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
   });
 
   it("a gear in the top bar opens the settings; a new name reaches Othello's feed and user list", async () => {
