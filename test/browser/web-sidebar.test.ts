@@ -7,14 +7,12 @@
  * settings" link at once (and gets it back when promoted). axe-core on the sidebar, light and
  * dark; screenshots go to .tmp/screenshots/.
  */
-import type { Browser, Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   byRole,
   CHROMIUM,
   feedName,
-  launchBrowser,
-  logIn,
   pageTestsHere,
   screenshot,
   waitForFeed,
@@ -23,7 +21,7 @@ import {
 } from "../helpers/browser.ts";
 import { axeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useTestServer } from "../helpers/server.ts";
+import { useBrowserSession } from "../helpers/browser-suite.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 
 warnIfNoChromium("test/browser/web-sidebar.test.ts");
@@ -38,12 +36,19 @@ const UNREAD_CHANNELS = 10;
 const ELEMENTS_PER_CHANNEL = 6;
 
 describe.skipIf(!pageTestsHere)(`the left sidebar at scale (${CHROMIUM})`, () => {
-  const server = useTestServer();
-  let browser: Browser;
+  const s = useBrowserSession({
+    users: ["hamlet", "othello"],
+    // axe-core is injected as an inline script, which the page's CSP forbids.
+    bypassCSP: ["hamlet"],
+    // Starred messages: a view where no new message shows, so none is read meanwhile.
+    hash: { hamlet: "#narrow/is/starred" },
+    setup: () => seed(),
+  });
+  const server = s.server;
+  const shots = s.shots;
   let hamlet: Page;
   let othello: Page;
   let verona: number;
-  const shots: string[] = [];
   const id = (who: string) => server.creds.users[who]!.user_id;
   const send = (who: string, to: number, topic: string, content: string) =>
     expectSuccess(
@@ -72,7 +77,8 @@ describe.skipIf(!pageTestsHere)(`the left sidebar at scale (${CHROMIUM})`, () =>
       prefix,
     );
 
-  beforeAll(async () => {
+  /** 500 more channels for Hamlet and Othello, unread messages in 10, a muted user, an admin. */
+  async function seed() {
     verona = server.creds.channels.Verona!.stream_id;
     const started = Date.now();
     await expectSuccess(server.as("hamlet").POST("/mark_all_as_read"));
@@ -137,30 +143,11 @@ describe.skipIf(!pageTestsHere)(`the left sidebar at scale (${CHROMIUM})`, () =>
     console.log(
       `set-up: ${SCALE_CHANNELS} channels in ${made - started} ms, the rest in ${Date.now() - made} ms`,
     );
-
-    browser = await launchBrowser();
-    hamlet = await (await browser.createBrowserContext()).newPage();
-    othello = await (await browser.createBrowserContext()).newPage();
-    // axe-core is injected as an inline script, which the page's CSP forbids.
-    await hamlet.setBypassCSP(true);
-    for (const p of [hamlet, othello])
-      p.on("pageerror", (err) => console.error(`page error: ${String(err)}`));
-    await Promise.all([
-      // Starred messages: a view where no new message shows, so none is read meanwhile.
-      logIn(
-        hamlet,
-        server.baseUrl,
-        "hamlet@zulip.com",
-        server.creds.users.hamlet!.password!,
-        "#narrow/is/starred",
-      ),
-      logIn(othello, server.baseUrl, "othello@zulip.com", server.creds.users.othello!.password!),
-    ]);
+  }
+  beforeAll(async () => {
+    hamlet = s.page("hamlet");
+    othello = s.page("othello");
     await waitForFeed(hamlet, "Starred messages");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    if (shots.length) console.log(`Screenshots:\n  ${shots.join("\n  ")}`);
   });
 
   it("lists topics only under the channel in view; 500 channel rows stay within an element bound", async () => {
