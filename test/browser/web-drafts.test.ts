@@ -221,7 +221,7 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     // Not sent as a message.
     expect(await messageValue()).toBe("");
 
-    await (await byRole(hamlet, "link", "Scheduled messages")).click();
+    await (await byRole(hamlet, "link", "Scheduled messages, 1")).click();
     const del = await buttonStarting("Delete message scheduled for");
     await del.click();
     await waitForNoRole(hamlet, "article", "#Verona > schedwork");
