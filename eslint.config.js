@@ -94,7 +94,12 @@ export default tseslint.config(
   },
   {
     // Code that runs in the page (page.evaluate) is typed with the DOM's lib: its own project.
-    files: ["test/browser/**/*.ts", "test/helpers/browser.ts", "test/bench/web.ts"],
+    files: [
+      "test/browser/**/*.ts",
+      "test/helpers/browser.ts",
+      "test/helpers/browser-suite.ts",
+      "test/bench/web.ts",
+    ],
     languageOptions: {
       parserOptions: {
         projectService: false,
