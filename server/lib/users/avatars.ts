@@ -12,11 +12,21 @@
  * Avatars uploaded before resizing existed are stored as `<hash>.<ext>` with their original
  * bytes and no medium file; they are still served (the medium URL by the same file).
  */
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import { JsonableError } from "../../errors.ts";
 
-// As Zulip turns off libvips' operation cache: each image is read once.
-sharp.cache(false);
+/**
+ * sharp (libvips, about 30 MiB resident) is loaded at the first avatar, not at start-up: most
+ * processes never resize one. Its operation cache is off, as Zulip's: each image is read once.
+ */
+let loaded: Promise<typeof import("sharp")> | undefined;
+async function sharpOf(data: Buffer) {
+  loaded ??= import("sharp").then((m) => {
+    m.default.cache(false);
+    return m;
+  });
+  return (await loaded).default(data, { failOn: "none", limitInputPixels: false });
+}
 
 export const DEFAULT_AVATAR_SIZE = 100;
 export const MEDIUM_AVATAR_SIZE = 500;
@@ -64,7 +74,7 @@ export function checkAvatarType(contentType: string): void {
 async function checkImage(data: Buffer): Promise<void> {
   let meta: Metadata;
   try {
-    meta = await sharp(data, { failOn: "none", limitInputPixels: false }).metadata();
+    meta = await (await sharpOf(data)).metadata();
   } catch {
     throw new BadImageError("Could not decode image; did you upload an image file?");
   }
@@ -81,7 +91,9 @@ async function checkImage(data: Buffer): Promise<void> {
  */
 async function resizeAvatar(data: Buffer, size: number): Promise<Buffer> {
   try {
-    return await sharp(data, { failOn: "none", limitInputPixels: false })
+    return await (
+      await sharpOf(data)
+    )
       .autoOrient()
       .resize(size, size, { fit: "cover", position: "centre" })
       .png()
