@@ -5,7 +5,7 @@
  * newest are reached. Lists stay cached (the last LIST_CACHE narrows), kept current by events,
  * so going back to a narrow shows it at once.
  */
-import { signal } from "@preact/signals";
+import { batch, signal } from "@preact/signals";
 import { api, call } from "../api.ts";
 import { matches, narrowKey, narrowTerms, type Narrow } from "../narrow.ts";
 import type { Msg } from "../types.ts";
@@ -63,10 +63,13 @@ export class MessageList {
 
   private merge(messages: Msg[]) {
     const set = new Set(this.ids);
-    for (const m of messages) {
-      remember(m);
-      set.add(m.id);
-    }
+    // One change of the unread state for the whole batch (its effects run once, not per message).
+    batch(() => {
+      for (const m of messages) {
+        remember(m);
+        set.add(m.id);
+      }
+    });
     this.ids = [...set].sort((a, b) => a - b);
   }
 

@@ -13,6 +13,24 @@ type Conversation =
   { kind: "stream"; streamId: number; topic: string } | { kind: "dm"; key: string };
 
 const unread = new Map<number, Conversation>();
+/**
+ * One Conversation object per conversation (a topic as written, a DM key), shared by its unread
+ * messages: the counts add up messages by object, then do the per-conversation work (keys,
+ * lower-casing, the mute filters) once per conversation rather than once per message.
+ */
+const interned = new Map<string, Conversation>();
+function streamConversation(streamId: number, topic: string): Conversation {
+  const k = `s${streamId}:${topic}`;
+  let c = interned.get(k);
+  if (!c) interned.set(k, (c = { kind: "stream", streamId, topic }));
+  return c;
+}
+function dmConversation(key: string): Conversation {
+  const k = `d${key}`;
+  let c = interned.get(k);
+  if (!c) interned.set(k, (c = { kind: "dm", key }));
+  return c;
+}
 const mentions = new Set<number>();
 const version = signal(0);
 
@@ -46,15 +64,14 @@ export function resetUnread(data: UnreadMsgs | undefined, myId: number) {
   unread.clear();
   mentions.clear();
   for (const s of data?.streams ?? [])
-    for (const id of s.unread_message_ids)
-      unread.set(id, { kind: "stream", streamId: s.stream_id, topic: s.topic });
+    for (const id of s.unread_message_ids) unread.set(id, streamConversation(s.stream_id, s.topic));
   for (const p of data?.pms ?? []) {
     const key = dmKey(sortedIds([p.other_user_id, myId]));
-    for (const id of p.unread_message_ids) unread.set(id, { kind: "dm", key });
+    for (const id of p.unread_message_ids) unread.set(id, dmConversation(key));
   }
   for (const h of data?.huddles ?? []) {
     const key = dmKey(h.user_ids_string.split(",").map(Number));
-    for (const id of h.unread_message_ids) unread.set(id, { kind: "dm", key });
+    for (const id of h.unread_message_ids) unread.set(id, dmConversation(key));
   }
   for (const id of data?.mentions ?? []) mentions.add(id);
   changed();
@@ -62,17 +79,25 @@ export function resetUnread(data: UnreadMsgs | undefined, myId: number) {
 
 function conversationOf(m: Msg): Conversation {
   return m.type === "stream"
-    ? { kind: "stream", streamId: m.stream_id ?? 0, topic: m.subject }
-    : { kind: "dm", key: dmKey(dmMembers(m)) };
+    ? streamConversation(m.stream_id ?? 0, m.subject)
+    : dmConversation(dmKey(dmMembers(m)));
 }
 
 /** A message arrived or was fetched with its flags. */
 export function noteMessage(m: Msg) {
   if (m.flags.includes("read")) return;
-  unread.set(m.id, conversationOf(m));
-  if (m.flags.some((f) => f === "mentioned" || f.endsWith("wildcard_mentioned")))
-    mentions.add(m.id);
+  const c = conversationOf(m);
+  const mentioned = m.flags.some((f) => f === "mentioned" || f.endsWith("wildcard_mentioned"));
+  // A fetched message already known unread (from register) changes nothing: no new counts, which
+  // go over every unread message (~100,000 at scale), at each of a feed's 150.
+  if (sameConversation(unread.get(m.id), c) && (!mentioned || mentions.has(m.id))) return;
+  unread.set(m.id, c);
+  if (mentioned) mentions.add(m.id);
   changed();
+}
+
+function sameConversation(a: Conversation | undefined, b: Conversation): boolean {
+  return a === b; // interned
 }
 
 /** Messages moved (or renamed topics): their unread entries follow them. */
@@ -135,29 +160,39 @@ export const counts = computed<UnreadCounts>(() => {
   const byDm = new Map<string, number>();
   let dmTotal = 0;
   let total = 0;
-  const counted = new Map<string, boolean>();
+  // Messages per conversation first (in the order each was first met, as before), then each.
+  const perConversation = new Map<Conversation, { count: number; maxId: number }>();
   for (const [id, c] of unread) {
+    const e = perConversation.get(c);
+    if (!e) perConversation.set(c, { count: 1, maxId: id });
+    else {
+      e.count++;
+      if (id > e.maxId) e.maxId = id;
+    }
+  }
+  const counted = new Map<string, boolean>();
+  for (const [c, { count, maxId }] of perConversation) {
     if (c.kind === "stream") {
-      const ck = `${c.streamId}:${c.topic.toLowerCase()}`;
+      const key = c.topic.toLowerCase();
+      const ck = `${c.streamId}:${key}`;
       let inTotal = counted.get(ck);
       if (inTotal === undefined) counted.set(ck, (inTotal = countedInTotal(c.streamId, c.topic)));
-      if (inTotal) total++;
-      byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + 1);
+      if (inTotal) total += count;
+      byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + count);
       let topics = byTopic.get(c.streamId);
       if (!topics) byTopic.set(c.streamId, (topics = new Map<string, TopicCount>()));
-      const key = c.topic.toLowerCase();
       const t = topics.get(key);
       if (t) {
-        t.count++;
-        t.maxId = Math.max(t.maxId, id);
-      } else topics.set(key, { topic: c.topic, count: 1, maxId: id });
+        t.count += count;
+        t.maxId = Math.max(t.maxId, maxId);
+      } else topics.set(key, { topic: c.topic, count, maxId });
     } else {
       let inTotal = counted.get(c.key);
       if (inTotal === undefined) counted.set(c.key, (inTotal = dmCounted(c.key)));
       if (!inTotal) continue;
-      byDm.set(c.key, (byDm.get(c.key) ?? 0) + 1);
-      dmTotal++;
-      total++;
+      byDm.set(c.key, (byDm.get(c.key) ?? 0) + count);
+      dmTotal += count;
+      total += count;
     }
   }
   return { total, mentions: mentions.size, byStream, byTopic, byDm, dmTotal };

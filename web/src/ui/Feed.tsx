@@ -5,6 +5,7 @@
  * message_list_view.ts: scrolling near an edge moves the window, and past what is loaded fetches
  * the next batch; the row in view keeps its place on screen meanwhile. Rows seen are marked read.
  */
+import { batch } from "@preact/signals";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { matches, narrowKey, narrowTitle, type View } from "../narrow.ts";
 import { compose, pending, retrySend, discardSend, type Pending } from "../state/compose.ts";
@@ -30,6 +31,15 @@ export const WINDOW = 250;
 const SHIFT = 100;
 /** Pixels from an edge at which the window moves or the next batch is fetched. */
 const EDGE_PX = 800;
+/**
+ * The rows of the first frame of a view opened: those around the message it opens at that fill
+ * the screen (rows before it when it opens at the bottom). The rest of the window is rendered
+ * just after that frame is painted, so that a switch shows its messages after rendering ~50 rows
+ * rather than the 150 of the first fetch (or the 250 of a cached list).
+ */
+const FIRST_PAINT_BEFORE = 15;
+const FIRST_PAINT_BEFORE_BOTTOM = 45;
+const FIRST_PAINT_AFTER = 35;
 /** A sender's messages within this many seconds share one sender line. */
 const SAME_RUN_SECONDS = 600;
 
@@ -74,8 +84,20 @@ export function Feed({ v }: { v: View }) {
   const win = useRef<Win>({ first: undefined, last: undefined, atNewest: true });
   const restore = useRef<Restore>(undefined);
   const [, rerender] = useState(0);
+  /** Between a view's first frame (its rows in view) and the rest of its window rendered. */
+  const growing = useRef(false);
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
   const title = narrowTitle(v.narrow, names);
   void version;
+  // The first fetch goes out now, not after this render is painted (the effect below waits for
+  // the same one): the server works while the browser lays out and paints the switch.
+  if (!list.loaded && !list.error) void list.load(v.near ?? "first_unread");
 
   // The first load, or the cached list shown again.
   useEffect(() => {
@@ -90,16 +112,40 @@ export function Feed({ v }: { v: View }) {
         Math.max(at + 50, Math.min(ids.length - 1, at + WINDOW / 2)),
       );
       const start = Math.max(0, end - WINDOW + 1);
-      w.first = ids[start];
-      w.last = ids[end];
-      w.atNewest = end === ids.length - 1;
       const shown = ids[at];
-      if (shown !== undefined && (target !== undefined || !list.foundNewest)) {
-        restore.current = { kind: "show", id: shown };
-        selectedId.value = shown;
-      } else {
+      const bottom = !(shown !== undefined && (target !== undefined || !list.foundNewest));
+      if (bottom) {
         restore.current = { kind: "bottom" };
         selectedId.value = ids[ids.length - 1];
+      } else {
+        restore.current = { kind: "show", id: shown };
+        selectedId.value = shown;
+      }
+      // The first frame: the rows that fill the screen around `at`; the whole window after it.
+      const firstStart = Math.max(
+        start,
+        at - (bottom ? FIRST_PAINT_BEFORE_BOTTOM : FIRST_PAINT_BEFORE),
+      );
+      const firstEnd = Math.min(end, at + FIRST_PAINT_AFTER);
+      w.first = ids[firstStart];
+      w.last = ids[firstEnd];
+      w.atNewest = firstEnd === ids.length - 1;
+      if (firstStart > start || firstEnd < end) {
+        const full = { first: ids[start], last: ids[end], atNewest: end === ids.length - 1 };
+        growing.current = true;
+        requestAnimationFrame(() =>
+          setTimeout(() => {
+            growing.current = false;
+            if (!live.current) return;
+            // Unless scrolling or the keyboard moved the window meanwhile.
+            if (w.first === ids[firstStart] && w.last === ids[firstEnd]) {
+              w.first = full.first;
+              w.last = full.last;
+              w.atNewest = full.atNewest;
+            }
+            rerender((x) => x + 1);
+          }, 0),
+        );
       }
       rerender((x) => x + 1);
     };
@@ -173,7 +219,8 @@ export function Feed({ v }: { v: View }) {
 
   const onScroll = () => {
     const s = scroller.current;
-    if (!s || !list.loaded) return;
+    // Not while the first frame's few rows are shown: the whole window follows at once.
+    if (!s || !list.loaded || growing.current) return;
     const all = list.ids;
     const a = w.first === undefined ? 0 : lowerBound(all, w.first);
     const b = w.last === undefined ? all.length - 1 : lowerBound(all, w.last + 1) - 1;
@@ -214,12 +261,15 @@ export function Feed({ v }: { v: View }) {
     const observer = new IntersectionObserver(
       (entries) => {
         if (document.visibilityState !== "visible") return;
-        for (const e of entries) {
-          if (!e.isIntersecting) continue;
-          const half = (e.rootBounds?.height ?? 0) / 2;
-          if (e.intersectionRatio >= 0.5 || e.intersectionRect.height >= half)
-            sawMessage(Number((e.target as HTMLElement).dataset.id));
-        }
+        // One change of the unread counts for all the rows seen at once, not one per row.
+        batch(() => {
+          for (const e of entries) {
+            if (!e.isIntersecting) continue;
+            const half = (e.rootBounds?.height ?? 0) / 2;
+            if (e.intersectionRatio >= 0.5 || e.intersectionRect.height >= half)
+              sawMessage(Number((e.target as HTMLElement).dataset.id));
+          }
+        });
       },
       { root: s, threshold: [0, 0.5, 1] },
     );

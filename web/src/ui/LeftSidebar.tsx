@@ -11,7 +11,9 @@
  * (each with its menu button) made 37,000. (Not `content-visibility: auto` on the rows: Chromium
  * leaves the rows out of view out of the accessibility tree, where screen readers search.)
  */
-import { useEffect, useState } from "preact/hooks";
+import { computed } from "@preact/signals";
+import { Component } from "preact";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { hashOf, narrowKey, sortedIds, type Narrow } from "../narrow.ts";
 import { displayTopic, me, names, recentDms, subscriptions, users } from "../state/model.ts";
 import { drafts } from "../state/drafts.ts";
@@ -45,18 +47,47 @@ function Count({ count }: { count: number }) {
   ) : null;
 }
 
-function SidebarLink({
-  narrow,
-  name,
-  count,
-  swatch,
-}: {
+/** The narrow in view (none while a page is), as narrowKey writes it. */
+const currentKey = computed(() => (page.value ? undefined : narrowKey(view.value.narrow)));
+/** The channel in view (or whose topic is), for its topics and its row's highlight. */
+const activeStreamId = computed(() => {
+  const v = view.value.narrow;
+  return v.kind === "channel" || v.kind === "topic" ? v.streamId : undefined;
+});
+const collator = new Intl.Collator();
+
+interface LinkProps {
   narrow: Narrow;
   name: string;
   count: number;
   swatch?: string;
-}) {
-  const current = !page.value && narrowKey(view.value.narrow) === narrowKey(narrow);
+}
+
+/**
+ * A link renders again only when what it shows changed: the sidebar renders again at every change
+ * of the unread counts (each message read), and its 500 channels' links need not.
+ */
+class SidebarLink extends Component<LinkProps> {
+  override shouldComponentUpdate(next: LinkProps) {
+    const a = this.props;
+    return !(
+      a.name === next.name &&
+      a.count === next.count &&
+      a.swatch === next.swatch &&
+      narrowKey(a.narrow) === narrowKey(next.narrow)
+    );
+  }
+  override render() {
+    return <SidebarLinkView {...this.props} />;
+  }
+}
+
+function SidebarLinkView({ narrow, name, count, swatch }: LinkProps) {
+  // A link renders again only when it becomes (or stops being) the current one: not all 500
+  // channels' links on every narrow switch.
+  const key = narrowKey(narrow);
+  const isCurrent = useMemo(() => computed(() => currentKey.value === key), [key]);
+  const current = isCurrent.value;
   return (
     <a
       href={hashOf({ narrow }, names)}
@@ -183,16 +214,22 @@ function ChannelTopics({ streamId, name }: { streamId: number; name: string }) {
 
 export function LeftSidebar() {
   const c = counts.value;
-  const v = view.value.narrow;
-  const activeStream = v.kind === "channel" || v.kind === "topic" ? v.streamId : undefined;
+  const activeStream = activeStreamId.value;
   useEffect(() => {
     if (activeStream !== undefined) void loadTopics(activeStream);
   }, [activeStream]);
   const [filter, setFilter] = useState("");
   const wanted = filter.trim().toLowerCase();
-  const subs = [...subscriptions.value.values()]
-    .filter((s) => !wanted || s.name.toLowerCase().includes(wanted))
-    .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  const allSubs = subscriptions.value;
+  const subs = useMemo(
+    () =>
+      [...allSubs.values()]
+        .filter((s) => !wanted || s.name.toLowerCase().includes(wanted))
+        .sort(
+          (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || collator.compare(a.name, b.name),
+        ),
+    [allSubs, wanted],
+  );
   void mutedUsers.value;
   const dms = [...recentDms.value.entries()]
     .filter(([, d]) => !withMutedUser(d.userIds))

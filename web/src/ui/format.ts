@@ -6,36 +6,65 @@ import { locale, t } from "../i18n.ts";
 import { twentyFourHour } from "../state/model.ts";
 import { userSettings } from "../state/settings.ts";
 
+/**
+ * Formatters made once per locale, time zone and options: building an Intl.DateTimeFormat (which
+ * `toLocaleString` with options does on every call) costs tens of microseconds, several times
+ * per message of a feed. The signals are still read on every call, so that a component showing a
+ * time renders again when the user's language, time zone or 12/24-hour setting changes.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const zones = new Map<string, string | undefined>();
+
 /** The user's time zone, if the browser knows it (an unknown one would throw). */
 function timeZone(): string | undefined {
   const zone = userSettings.value.timezone;
   if (typeof zone !== "string" || !zone) return undefined;
+  if (zones.has(zone)) return zones.get(zone);
+  let known: string | undefined;
   try {
     new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    return zone;
+    known = zone;
   } catch {
-    return undefined;
+    known = undefined;
   }
+  zones.set(zone, known);
+  return known;
 }
 
-function format(seconds: number, options: Intl.DateTimeFormatOptions): string {
-  return new Date(seconds * 1000).toLocaleString(locale.value, {
-    timeZone: timeZone(),
-    ...options,
-  });
+function formatter(
+  lang: string | undefined,
+  options: Intl.DateTimeFormatOptions,
+  name: string,
+): Intl.DateTimeFormat {
+  const zone = timeZone();
+  const key = `${lang ?? ""}|${zone ?? ""}|${name}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(lang, { timeZone: zone, ...options });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+function format(seconds: number, options: Intl.DateTimeFormatOptions, name: string): string {
+  return formatter(locale.value, options, name).format(seconds * 1000);
 }
 
 export function timeOfDay(seconds: number): string {
-  return format(seconds, { hour: "numeric", minute: "2-digit", hour12: !twentyFourHour.value });
+  const h12 = !twentyFourHour.value;
+  return format(seconds, { hour: "numeric", minute: "2-digit", hour12: h12 }, `time${h12}`);
 }
 
 export function fullDate(seconds: number): string {
-  return format(seconds, { dateStyle: "full", timeStyle: "short", hour12: !twentyFourHour.value });
+  const h12 = !twentyFourHour.value;
+  return format(seconds, { dateStyle: "full", timeStyle: "short", hour12: h12 }, `full${h12}`);
 }
 
 /** The calendar day of a moment in the user's time zone, as "2026-11-29". */
 function dayKey(seconds: number): string {
-  return new Date(seconds * 1000).toLocaleDateString("en-CA", { timeZone: timeZone() });
+  return formatter("en-CA", { year: "numeric", month: "2-digit", day: "2-digit" }, "day").format(
+    seconds * 1000,
+  );
 }
 
 /** Whether the moment falls on today's date, in the user's time zone. */
@@ -43,16 +72,28 @@ export function isToday(seconds: number): boolean {
   return dayKey(seconds) === dayKey(Date.now() / 1000);
 }
 
+/** The dates dayOf wrote for days before yesterday, since "today" (or the language or zone) changed. */
+let dayLabels = { today: "", yesterday: "", context: "", labels: new Map<string, string>() };
+
 export function dayOf(seconds: number): string {
   const now = Date.now() / 1000;
-  if (isToday(seconds)) return t("Today");
-  if (dayKey(seconds) === dayKey(now - 86_400)) return t("Yesterday");
-  const sameYear = dayKey(seconds).slice(0, 4) === dayKey(now).slice(0, 4);
-  return format(seconds, {
-    month: "short",
-    day: "numeric",
-    ...(sameYear ? {} : { year: "numeric" }),
-  });
+  const today = dayKey(now);
+  const context = `${locale.value ?? ""}|${timeZone() ?? ""}`;
+  if (dayLabels.today !== today || dayLabels.context !== context)
+    dayLabels = { today, yesterday: dayKey(now - 86_400), context, labels: new Map() };
+  const day = dayKey(seconds);
+  // Through t() on every call: a component showing them renders again in a new language.
+  if (day === today) return t("Today");
+  if (day === dayLabels.yesterday) return t("Yesterday");
+  let label = dayLabels.labels.get(day);
+  if (label === undefined) {
+    label =
+      day.slice(0, 4) === today.slice(0, 4)
+        ? format(seconds, { month: "short", day: "numeric" }, "day-short")
+        : format(seconds, { month: "short", day: "numeric", year: "numeric" }, "day-year");
+    dayLabels.labels.set(day, label);
+  }
+  return label;
 }
 
 /** Initials for an avatar that cannot be shown. */
