@@ -73,7 +73,23 @@ describe("unread counts", () => {
     expect(counts.value.mentions).toBe(2);
     markRead([10, 11, 30]);
     expect(counts.value.byStream.get(1)).toBe(2);
+    // The topic's newest unread was read: the next newest is its newest now.
+    expect(counts.value.byTopic.get(1)?.get("lunch")).toEqual({
+      topic: "Lunch",
+      count: 2,
+      maxId: 15,
+    });
     expect(counts.value.byTopic.get(1)?.has("muted")).toBe(false);
     expect(counts.value.total).toBe(6);
+    // The newest of a conversation read, others of it still unread: the next newest is found.
+    noteMessage(streamMsg(31, 1, "Lunch"));
+    noteMessage(streamMsg(32, 1, "Lunch"));
+    expect(counts.value.byTopic.get(1)?.get("lunch")?.maxId).toBe(32);
+    markRead([32]);
+    expect(counts.value.byTopic.get(1)?.get("lunch")).toEqual({
+      topic: "Lunch",
+      count: 3,
+      maxId: 31,
+    });
   });
 });

@@ -31,6 +31,53 @@ function dmConversation(key: string): Conversation {
   if (!c) interned.set(k, (c = { kind: "dm", key }));
   return c;
 }
+
+/**
+ * Per conversation: how many of its messages are unread and the newest of them, kept as they
+ * come and go, so that the counts go over conversations (thousands) rather than every unread
+ * message (~100,000 at scale) each time one is read. `stale`: the newest was read, the next
+ * newest is found when the counts are next computed.
+ */
+interface Tally {
+  count: number;
+  maxId: number;
+  stale: boolean;
+}
+const tallies = new Map<Conversation, Tally>();
+
+/** Every change of `unread` goes through put, drop and clearUnread, which keep the tallies. */
+function put(id: number, c: Conversation) {
+  const old = unread.get(id);
+  if (old === c) return;
+  if (old) untally(id, old);
+  unread.set(id, c);
+  const t = tallies.get(c);
+  if (!t) tallies.set(c, { count: 1, maxId: id, stale: false });
+  else {
+    t.count++;
+    if (id > t.maxId) t.maxId = id;
+  }
+}
+
+function drop(id: number): boolean {
+  const c = unread.get(id);
+  if (!c) return false;
+  unread.delete(id);
+  untally(id, c);
+  return true;
+}
+
+function untally(id: number, c: Conversation) {
+  const t = tallies.get(c);
+  if (!t) return;
+  if (--t.count === 0) tallies.delete(c);
+  else if (id === t.maxId) t.stale = true;
+}
+
+function clearUnread() {
+  unread.clear();
+  tallies.clear();
+}
 const mentions = new Set<number>();
 const version = signal(0);
 
@@ -61,17 +108,17 @@ function changed() {
 }
 
 export function resetUnread(data: UnreadMsgs | undefined, myId: number) {
-  unread.clear();
+  clearUnread();
   mentions.clear();
   for (const s of data?.streams ?? [])
-    for (const id of s.unread_message_ids) unread.set(id, streamConversation(s.stream_id, s.topic));
+    for (const id of s.unread_message_ids) put(id, streamConversation(s.stream_id, s.topic));
   for (const p of data?.pms ?? []) {
     const key = dmKey(sortedIds([p.other_user_id, myId]));
-    for (const id of p.unread_message_ids) unread.set(id, dmConversation(key));
+    for (const id of p.unread_message_ids) put(id, dmConversation(key));
   }
   for (const h of data?.huddles ?? []) {
     const key = dmKey(h.user_ids_string.split(",").map(Number));
-    for (const id of h.unread_message_ids) unread.set(id, dmConversation(key));
+    for (const id of h.unread_message_ids) put(id, dmConversation(key));
   }
   for (const id of data?.mentions ?? []) mentions.add(id);
   changed();
@@ -91,7 +138,7 @@ export function noteMessage(m: Msg) {
   // A fetched message already known unread (from register) changes nothing: no new counts, which
   // go over every unread message (~100,000 at scale), at each of a feed's 150.
   if (sameConversation(unread.get(m.id), c) && (!mentioned || mentions.has(m.id))) return;
-  unread.set(m.id, c);
+  put(m.id, c);
   if (mentioned) mentions.add(m.id);
   changed();
 }
@@ -105,7 +152,7 @@ export function moveUnread(messages: Msg[]) {
   let any = false;
   for (const m of messages)
     if (unread.has(m.id)) {
-      unread.set(m.id, conversationOf(m));
+      put(m.id, conversationOf(m));
       any = true;
     }
   if (any) changed();
@@ -114,19 +161,19 @@ export function moveUnread(messages: Msg[]) {
 export function markRead(ids: Iterable<number>) {
   let any = false;
   for (const id of ids) {
-    any = unread.delete(id) || any;
+    any = drop(id) || any;
     mentions.delete(id);
   }
   if (any) changed();
 }
 
 export function markUnread(messages: Msg[]) {
-  for (const m of messages) unread.set(m.id, conversationOf(m));
+  for (const m of messages) put(m.id, conversationOf(m));
   if (messages.length) changed();
 }
 
 export function markAllRead() {
-  unread.clear();
+  clearUnread();
   mentions.clear();
   changed();
 }
@@ -160,18 +207,22 @@ export const counts = computed<UnreadCounts>(() => {
   const byDm = new Map<string, number>();
   let dmTotal = 0;
   let total = 0;
-  // Messages per conversation first (in the order each was first met, as before), then each.
-  const perConversation = new Map<Conversation, { count: number; maxId: number }>();
-  for (const [id, c] of unread) {
-    const e = perConversation.get(c);
-    if (!e) perConversation.set(c, { count: 1, maxId: id });
-    else {
-      e.count++;
-      if (id > e.maxId) e.maxId = id;
+  // The newest unread message of the conversations whose newest was read: one pass for them all.
+  let stale = false;
+  for (const t of tallies.values())
+    if (t.stale) {
+      t.maxId = 0;
+      stale = true;
     }
+  if (stale) {
+    for (const [id, c] of unread) {
+      const t = tallies.get(c)!;
+      if (t.stale && id > t.maxId) t.maxId = id;
+    }
+    for (const t of tallies.values()) t.stale = false;
   }
   const counted = new Map<string, boolean>();
-  for (const [c, { count, maxId }] of perConversation) {
+  for (const [c, { count, maxId }] of tallies) {
     if (c.kind === "stream") {
       const key = c.topic.toLowerCase();
       const ck = `${c.streamId}:${key}`;
