@@ -33,13 +33,13 @@ function dmConversation(key: string): Conversation {
 }
 
 /**
- * Per conversation: how many of its messages are unread and the newest of them, kept as they
- * come and go, so that the counts go over conversations (thousands) rather than every unread
- * message (~100,000 at scale) each time one is read. `stale`: the newest was read, the next
- * newest is found when the counts are next computed.
+ * Per conversation: its unread messages and the newest of them, kept as they come and go, so
+ * that the counts go over conversations (thousands) rather than every unread message (~100,000
+ * at scale) each time one is read. `stale`: the newest was read; the next newest is found among
+ * the conversation's own ids when the counts are next computed.
  */
 interface Tally {
-  count: number;
+  ids: Set<number>;
   maxId: number;
   stale: boolean;
 }
@@ -52,9 +52,9 @@ function put(id: number, c: Conversation) {
   if (old) untally(id, old);
   unread.set(id, c);
   const t = tallies.get(c);
-  if (!t) tallies.set(c, { count: 1, maxId: id, stale: false });
+  if (!t) tallies.set(c, { ids: new Set([id]), maxId: id, stale: false });
   else {
-    t.count++;
+    t.ids.add(id);
     if (id > t.maxId) t.maxId = id;
   }
 }
@@ -70,7 +70,8 @@ function drop(id: number): boolean {
 function untally(id: number, c: Conversation) {
   const t = tallies.get(c);
   if (!t) return;
-  if (--t.count === 0) tallies.delete(c);
+  t.ids.delete(id);
+  if (t.ids.size === 0) tallies.delete(c);
   else if (id === t.maxId) t.stale = true;
 }
 
@@ -207,22 +208,16 @@ export const counts = computed<UnreadCounts>(() => {
   const byDm = new Map<string, number>();
   let dmTotal = 0;
   let total = 0;
-  // The newest unread message of the conversations whose newest was read: one pass for them all.
-  let stale = false;
-  for (const t of tallies.values())
-    if (t.stale) {
-      t.maxId = 0;
-      stale = true;
-    }
-  if (stale) {
-    for (const [id, c] of unread) {
-      const t = tallies.get(c)!;
-      if (t.stale && id > t.maxId) t.maxId = id;
-    }
-    for (const t of tallies.values()) t.stale = false;
-  }
   const counted = new Map<string, boolean>();
-  for (const [c, { count, maxId }] of tallies) {
+  for (const [c, t] of tallies) {
+    if (t.stale) {
+      // Its newest unread message was read: the next newest, among its own.
+      t.maxId = 0;
+      for (const id of t.ids) if (id > t.maxId) t.maxId = id;
+      t.stale = false;
+    }
+    const count = t.ids.size;
+    const maxId = t.maxId;
     if (c.kind === "stream") {
       const key = c.topic.toLowerCase();
       const ck = `${c.streamId}:${key}`;
@@ -232,10 +227,10 @@ export const counts = computed<UnreadCounts>(() => {
       byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + count);
       let topics = byTopic.get(c.streamId);
       if (!topics) byTopic.set(c.streamId, (topics = new Map<string, TopicCount>()));
-      const t = topics.get(key);
-      if (t) {
-        t.count += count;
-        t.maxId = Math.max(t.maxId, maxId);
+      const tc = topics.get(key);
+      if (tc) {
+        tc.count += count;
+        tc.maxId = Math.max(tc.maxId, maxId);
       } else topics.set(key, { topic: c.topic, count, maxId });
     } else {
       let inTotal = counted.get(c.key);
