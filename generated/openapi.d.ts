@@ -7531,6 +7531,26 @@ export interface operations {
                                 name: string;
                             };
                         };
+                        /**
+                         * @description (`realm`) The formats uploaded images are thumbnailed into. An image whose
+                         *     `src` starts with `/user_uploads/thumbnail/` may have its last path component
+                         *     replaced with the `name` of any of them to get that size; the animated ones
+                         *     exist only for animated images.
+                         *
+                         *     **Changes**: New in Zulip 9.0 (feature level 273).
+                         */
+                        server_thumbnail_formats?: {
+                            /** @description The file path component of the format, e.g. `840x560.webp`. */
+                            name: string;
+                            /** @description The largest width of a thumbnail in this format. */
+                            max_width: number;
+                            /** @description The largest height of a thumbnail in this format. */
+                            max_height: number;
+                            /** @description The file extension of this format. */
+                            format: string;
+                            /** @description Whether this format is animated (made only for animated images). */
+                            animated: boolean;
+                        }[];
                         /** @description (`giphy`) The GIPHY API key; `""` as no GIF provider is configured. */
                         giphy_api_key?: string;
                         /**

@@ -220,7 +220,13 @@ describe("thumbnails of uploaded images", () => {
       server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm"] } }),
     );
     expect((state as Record<string, unknown>)["server_thumbnail_formats"]).toEqual([
-      { name: "840x560-anim.webp", max_width: 840, max_height: 560, format: "webp", animated: true },
+      {
+        name: "840x560-anim.webp",
+        max_width: 840,
+        max_height: 560,
+        format: "webp",
+        animated: true,
+      },
       { name: "840x560.webp", max_width: 840, max_height: 560, format: "webp", animated: false },
     ]);
   });

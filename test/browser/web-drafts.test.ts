@@ -4,7 +4,8 @@
  * topic, on the server (draft synchronization on), listed on the Drafts page with Restore and
  * Delete, deleted by sending; a message scheduled for tomorrow, listed on the Scheduled messages
  * page and by the API, edited and deleted; a file uploaded with the button, sent, and seen and
- * fetched by Othello; an image pasted, sent and opened in the lightbox. axe-core on the pages and
+ * fetched by Othello; an image pasted and sent, as the link compose inserts and as Markdown image
+ * syntax, shown as its thumbnail and opened in the lightbox at its original. axe-core on the pages and
  * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
@@ -280,19 +281,45 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
           )?.[1],
       )
     ).jsonValue();
-    // Shown as an image: Markdown's image syntax.
-    await (await message()).click({ count: 3 });
-    await hamlet.keyboard.press("Backspace");
-    await (await message()).type(`A dot ![dot.png](${url})`);
+    // The link compose inserted: Othello sees its thumbnail (Zulip's preview, sized before it
+    // loads), and a click shows the original in the lightbox.
     await (await message()).press("Enter");
-    const image = await byRole(hamlet, "image", "dot.png");
+    const preview = await byRole(othello, "image", "dot.png");
+    const shown = await preview.evaluate((img) => ({
+      src: new URL((img as HTMLImageElement).src).pathname,
+      width: img.getAttribute("width"),
+      height: img.getAttribute("height"),
+    }));
+    expect(shown).toEqual({
+      src: `/user_uploads/thumbnail/${url.slice(14)}/840x560.webp`,
+      width: "2",
+      height: "2",
+    });
+    await othello.waitForFunction(
+      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 2,
+      {},
+      preview,
+    );
+    await preview.click();
+    const box = await byRole(othello, "dialog", "dot.png");
+    expect(await box.evaluate((d) => new URL(d.querySelector("img")!.src).pathname)).toBe(url);
+    await othello.keyboard.press("Escape");
+    await waitForNoRole(othello, "dialog", "dot.png");
+
+    // Shown as an image: Markdown's image syntax, its thumbnail too.
+    await (await message()).type(`A dot ![a dot](${url})`);
+    await (await message()).press("Enter");
+    const image = await byRole(hamlet, "image", "a dot");
+    expect(await image.evaluate((img) => new URL((img as HTMLImageElement).src).pathname)).toBe(
+      `/user_uploads/thumbnail/${url.slice(14)}/840x560.webp`,
+    );
     await image.click();
-    await byRole(hamlet, "dialog", "dot.png");
+    await byRole(hamlet, "dialog", "a dot");
     await byRole(hamlet, "link", "Download");
     await expectAxeClean("the lightbox");
     shots.push(await screenshot(hamlet, "lightbox"));
     await hamlet.keyboard.press("Escape");
-    await waitForNoRole(hamlet, "dialog", "dot.png");
+    await waitForNoRole(hamlet, "dialog", "a dot");
     await articleWith(othello, "A dot");
   });
 });

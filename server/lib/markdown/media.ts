@@ -94,7 +94,9 @@ export const renderInlineImage: RendererRule = (tokens, idx, _options, env) => {
   const alt = escapeAttr(token.children?.map((c) => c.content).join("") ?? token.content);
   const title = token.attrGet("title");
   const preview = previewOf(env, href);
-  const attrs = preview ? thumbnailAttrs(preview, href) : ` data-original-src="${src}" src="${src}"`;
+  const attrs = preview
+    ? thumbnailAttrs(preview, href)
+    : ` data-original-src="${src}" src="${src}"`;
   return `<img alt="${alt}" class="inline-image"${attrs}${
     title ? ` title="${escapeAttr(String(title))}"` : ""
   }>`;
