@@ -3,8 +3,7 @@
  * made when an image is uploaded, served at /user_uploads/thumbnail/<path_id>/<format> to those
  * who may see the original, and shown in messages with Zulip's preview markup.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -219,7 +218,7 @@ describe("thumbnails of uploaded images", () => {
     const state = await expectSuccess(
       server.as("hamlet").POST("/register", { body: { fetch_event_types: ["realm"] } }),
     );
-    expect((state as Record<string, unknown>)["server_thumbnail_formats"]).toEqual([
+    expect(state.server_thumbnail_formats).toEqual([
       {
         name: "840x560-anim.webp",
         max_width: 840,
