@@ -35,10 +35,6 @@ async function eventually(check: () => Promise<boolean>, what: string, timeout =
   }
 }
 
-/** A 2×2 PNG. */
-const PNG_BASE64 =
-  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
-
 describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM})`, () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
@@ -263,16 +259,26 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
   it("uploads a pasted image; a click on it opens the lightbox, Escape closes it", async () => {
     await goTopic("imagework");
     await (await message()).focus();
-    await hamlet.evaluate((b64) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    // A 320×200 PNG drawn in the page (larger than the feed's 300×200 box).
+    await hamlet.evaluate(async () => {
+      const canvas = document.createElement("canvas");
+      [canvas.width, canvas.height] = [320, 200];
+      const g = canvas.getContext("2d")!;
+      g.fillStyle = "#2a7";
+      g.fillRect(0, 0, 320, 200);
+      g.fillStyle = "#fff";
+      g.beginPath();
+      g.arc(160, 100, 60, 0, 2 * Math.PI);
+      g.fill();
+      const blob = await new Promise<Blob>((r) => canvas.toBlob((b) => r(b!), "image/png"));
       const data = new DataTransfer();
-      data.items.add(new File([bytes], "dot.png", { type: "image/png" }));
+      data.items.add(new File([blob], "dot.png", { type: "image/png" }));
       document
         .querySelector("textarea[aria-label=Message]")!
         .dispatchEvent(
           new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
         );
-    }, PNG_BASE64);
+    });
     const url = await (
       await hamlet.waitForFunction(
         () =>
@@ -281,8 +287,8 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
           )?.[1],
       )
     ).jsonValue();
-    // The link compose inserted: Othello sees its thumbnail (Zulip's preview, sized before it
-    // loads), and a click shows the original in the lightbox.
+    // The link compose inserted: Othello sees its thumbnail (Zulip's preview, sized into the
+    // feed's box before it loads), and a click shows the original in the lightbox.
     await (await message()).press("Enter");
     const preview = await byRole(othello, "image", "dot.png");
     const shown = await preview.evaluate((img) => ({
@@ -292,14 +298,15 @@ describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM
     }));
     expect(shown).toEqual({
       src: `/user_uploads/thumbnail/${url!.slice("/user_uploads/".length)}/840x560.webp`,
-      width: "2",
-      height: "2",
+      width: "300",
+      height: "188",
     });
     await othello.waitForFunction(
-      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 2,
+      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 320,
       {},
       preview,
     );
+    shots.push(await screenshot(othello, "image-preview"));
     await preview.click();
     const box = await byRole(othello, "dialog", "dot.png");
     expect(await box.evaluate((d) => new URL(d.querySelector("img")!.src).pathname)).toBe(url);
