@@ -112,10 +112,9 @@ export class MessageRetention extends DeliveryLoop<RetentionReport> {
     if (rows.length) {
       const pathIds = rows.map((r) => r.path_id);
       await deleteImageAttachments(this.deps.db, pathIds);
-      await (await uploadStorage(this.deps.config)).delete([
-        ...pathIds,
-        ...thumbnailPathIds(pathIds),
-      ]);
+      await (
+        await uploadStorage(this.deps.config)
+      ).delete([...pathIds, ...thumbnailPathIds(pathIds)]);
     }
     return rows.length;
   }

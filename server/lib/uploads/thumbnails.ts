@@ -120,7 +120,9 @@ export async function makeThumbnails(
     for (const f of THUMBNAIL_OUTPUT_FORMATS) {
       if (f.animated && frames === 1) continue; // no -anim version of a still image
       // The still version of an animation is its first frame; shrunk only, never enlarged.
-      const { data: out, info } = await (await sharpOf(data, { animated: f.animated }))
+      const { data: out, info } = await (
+        await sharpOf(data, { animated: f.animated })
+      )
         .autoOrient()
         .resize(f.maxWidth, f.maxHeight, { fit: "inside", withoutEnlargement: true })
         .toFormat(f.extension as "webp")
