@@ -126,7 +126,16 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     if (migrate) await applyPendingMigrationsPostgres(url);
     const { PrismaPg } = await import("@prisma/adapter-pg");
     // The pool is ours (not the adapter's) so that its use can be measured; we end it on close.
-    const pool = new pgDriver.Pool({ connectionString: url, max: opts.poolSize ?? 10 });
+    // JIT off for every session: our statements are short, index-driven reads, and a plan whose
+    // estimated cost passes jit_above_cost (a first-unread anchor or the register's unread rows at
+    // a million messages) would spend ~400 ms compiling with LLVM to run for a few milliseconds.
+    // Many large PostgreSQL deployments turn it off for OLTP work for the same reason. An
+    // `options` parameter in DATABASE_URL replaces this one (node-postgres lets the URL win).
+    const pool = new pgDriver.Pool({
+      connectionString: url,
+      max: opts.poolSize ?? 10,
+      options: "-c jit=off",
+    });
     // An idle connection that drops (server restart, network) is discarded by the pool and the
     // next query opens a new one; without a listener the error would end the process.
     pool.on("error", () => {});

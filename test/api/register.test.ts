@@ -238,6 +238,62 @@ describe("the register state's real data", () => {
   });
 });
 
+describe("register: recent direct conversations and channels left", () => {
+  it("lists each kind of direct conversation once, by its newest message, newest first", async () => {
+    const ids = (name: string) => server.creds.users[name]!.user_id;
+    const send = async (as: string, to: number[], content: string) =>
+      (
+        await expectSuccess(
+          server
+            .as(as)
+            .POST("/messages", { body: { type: "private", to: JSON.stringify(to), content } }),
+        )
+      ).id;
+    const toSelf = await send("iago", [ids("iago")], "a note");
+    const sent = await send("iago", [ids("prospero")], "sent one-to-one");
+    const group = await send("prospero", [ids("iago"), ids("desdemona")], "a group");
+    const received = await send("desdemona", [ids("iago")], "received one-to-one");
+    const again = await send("iago", [ids("prospero")], "sent again");
+    const state = await register("iago", { fetch_event_types: ["recent_private_conversations"] });
+    const mine = [toSelf, sent, group, received, again];
+    expect(
+      state.recent_private_conversations.filter((c: any) => mine.includes(c.max_message_id)),
+    ).toEqual([
+      { max_message_id: again, user_ids: [ids("prospero")] },
+      { max_message_id: received, user_ids: [ids("desdemona")] },
+      {
+        max_message_id: group,
+        user_ids: [ids("desdemona"), ids("prospero")].sort((a, b) => a - b),
+      },
+      { max_message_id: toSelf, user_ids: [] },
+    ]);
+  });
+
+  it("leaves out unread messages of a channel the user left, and counts them again on return", async () => {
+    const { id } = await expectSuccess(
+      server.as("othello").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "while away", content: "left unread" },
+      }),
+    );
+    const unreadIds = (state: State) =>
+      state.unread_msgs.streams.flatMap((s: any) => s.unread_message_ids as number[]);
+    const types = { fetch_event_types: ["message", "update_message_flags"] };
+    expect(unreadIds(await register("cordelia", types))).toContain(id);
+    await expectSuccess(
+      server.as("cordelia").DELETE("/users/me/subscriptions", {
+        body: { subscriptions: JSON.stringify(["Verona"]) },
+      }),
+    );
+    expect(unreadIds(await register("cordelia", types))).not.toContain(id);
+    await expectSuccess(
+      server.as("cordelia").POST("/users/me/subscriptions", {
+        body: { subscriptions: JSON.stringify([{ name: "Verona" }]) },
+      }),
+    );
+    expect(unreadIds(await register("cordelia", types))).toContain(id);
+  });
+});
+
 /** What a client does with an event to the state it registered (Zulip's apply_event, in part). */
 function applyEvent(state: State, event: any, userId: number) {
   switch (event.type) {

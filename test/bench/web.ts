@@ -77,6 +77,7 @@ const { values: args } = parseArgs({
     users: { type: "string" },
     channels: { type: "string" },
     "session-minutes": { type: "string" },
+    scroll: { type: "string" },
   },
   strict: true,
 });
@@ -84,8 +85,8 @@ const adminUrl = process.env.DATABASE_URL || undefined;
 const N = Number(args.messages ?? (adminUrl ? 1_000_000 : 50_000));
 const RUNS = Number(args.runs ?? 5);
 const WARMUP = Number(args.warmups ?? 2);
-/** Distinct messages to render while scrolling back. */
-const SCROLL_TARGET = 5000;
+/** Distinct messages to render while scrolling back (`--scroll N`: fewer, for a quicker look). */
+const SCROLL_TARGET = Number(args.scroll ?? 5000);
 const PASSWORD = "web bench passphrase 42";
 const USERS = args.users ? Number(args.users) : undefined;
 const CHANNELS = args.channels ? Number(args.channels) : undefined;
@@ -247,9 +248,14 @@ const PAGE_SCRIPT = String.raw`(() => {
     const submit = Number(sessionStorage.getItem("bench:submit"));
     const origin = performance.timeOrigin;
     const nav = performance.getEntriesByType("navigation")[0];
+    const entry = (path) => performance.getEntriesByType("resource").find((r) => new URL(r.name).pathname.startsWith(path));
     const end = (path) => {
-      const e = performance.getEntriesByType("resource").find((r) => new URL(r.name).pathname.startsWith(path));
+      const e = entry(path);
       return e ? origin + e.responseEnd - submit : undefined;
+    };
+    const sent = (path) => {
+      const e = entry(path);
+      return e ? origin + e.startTime - submit : undefined;
     };
     const first = B.first;
     return {
@@ -257,6 +263,7 @@ const PAGE_SCRIPT = String.raw`(() => {
       inPage: first.frame - submit,
       seen: first.seen - submit,
       html: origin + nav.responseEnd - submit,
+      registerSent: sent("/json/register"),
       register: end("/json/register"),
       messages: end("/json/messages"),
     };
@@ -355,6 +362,7 @@ interface PageBench {
     inPage: number;
     seen: number;
     html: number;
+    registerSent?: number;
     register?: number;
     messages?: number;
   };
@@ -428,6 +436,7 @@ interface RunResult {
     inPage: number;
     wall: number;
     html: number;
+    registerSent?: number;
     register?: number;
     messages?: number;
     seen: number;
@@ -630,6 +639,7 @@ async function oneRun(
         inPage: marks.inPage,
         wall,
         html: marks.html,
+        registerSent: marks.registerSent,
         register: marks.register,
         messages: marks.messages,
         seen: marks.seen,
@@ -901,6 +911,11 @@ async function main(): Promise<number> {
   stat(
     "  HTML of the app received",
     results.map((r) => r.login.html),
+    "ms",
+  );
+  stat(
+    "  POST /json/register sent",
+    results.map((r) => r.login.registerSent ?? NaN),
     "ms",
   );
   stat(

@@ -8,45 +8,21 @@
  * reaches the other person live in his page. axe-core finds no serious or critical violation on
  * the open menu, the picker and each dialog. Screenshots go to .tmp/screenshots/.
  */
-import type { ElementHandle, Page } from "puppeteer-core";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { afterEach, beforeAll, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
 import {
   articleWith,
   byRole,
-  CHROMIUM,
-  pageTestsHere,
+  eventually,
+  inside,
   screenshot,
+  sleep,
   waitForFeed,
   waitForNoRole,
-  warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-actions.test.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** axe-core on the page as it is: no serious or critical violation. */
-
-/** The element of this role and name inside `scope`. */
-async function inside(scope: ElementHandle, role: string, name: string): Promise<ElementHandle> {
-  const found = await scope.waitForSelector(
-    `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    { timeout: 5000 },
-  );
-  if (!found) throw new Error(`No ${role} named ${name}`);
-  return found;
-}
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** The names of the items of the open menu. */
 async function menuItems(page: Page): Promise<string[]> {
@@ -65,7 +41,7 @@ async function choose(page: Page, text: string, item: string) {
   await (await byRole(page, "menuitem", item)).click();
 }
 
-describe.skipIf(!pageTestsHere)(`message actions, two people (${CHROMIUM})`, () => {
+describePages("message actions, two people", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.

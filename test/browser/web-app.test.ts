@@ -8,40 +8,27 @@
  * .tmp/screenshots/. Skipped, saying why, when Chromium is not installed.
  */
 import type { Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
-  pageTestsHere,
-  CHROMIUM,
+  eventually,
   logIn,
   screenshot,
   scrollFeed,
+  sleep,
   waitForFeed,
   waitForNoRole,
-  warnIfNoChromium,
   whenRowAppears,
 } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 import { bulkChannelMessages } from "../helpers/bulk-messages.ts";
 
-warnIfNoChromium("test/browser/web-app.test.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** From Enter in one page to the message in the other: well under a second on an idle machine. */
 const MESSAGE_BOUND_MS = 10_000;
 
-/** Polls `check` until it returns true (or fails after `timeout`). */
-async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-describe.skipIf(!pageTestsHere)(`the web app, two people live (${CHROMIUM})`, () => {
+describePages("the web app, two people live", () => {
   // A long heartbeat, so that a message delivered only by it (a lost wake-up) is far beyond
   // MESSAGE_BOUND_MS; that bound is generous, for a busy machine, and the delays are printed.
   // Othello is logged in by the set-up (a session cookie); Hamlet, by the first test, through the form.

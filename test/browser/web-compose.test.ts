@@ -7,22 +7,11 @@
  * runs with the typeahead open; screenshots (light and dark) go to .tmp/screenshots/.
  */
 import type { Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
-import {
-  articleWith,
-  byRole,
-  CHROMIUM,
-  pageTestsHere,
-  screenshot,
-  waitForFeed,
-  waitForNoRole,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { articleWith, byRole, screenshot, waitForFeed, waitForNoRole } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-compose.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** The message box's text, caret at its end, as typing would leave it (input event included). */
 async function setMessage(page: Page, text: string) {
@@ -40,7 +29,7 @@ async function messageValue(page: Page): Promise<string> {
   return page.$eval("textarea", (e) => e.value);
 }
 
-describe.skipIf(!pageTestsHere)(`the compose box that helps (${CHROMIUM})`, () => {
+describePages("the compose box that helps", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.

@@ -7,14 +7,12 @@
  * Skipped, saying why, when Chromium is not installed.
  */
 import { request } from "node:http";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
-import { byRole, pageTestsHere, CHROMIUM, warnIfNoChromium } from "../helpers/browser.ts";
+import { byRole } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
-
-warnIfNoChromium("test/browser/web-desktop.test.ts");
 
 const USER_AGENT =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) ZulipElectron/5.12.4 Chrome/130.0.6723.191 Electron/33.4.11 Safari/537.36";
@@ -51,7 +49,7 @@ function getOnHost(
   });
 }
 
-describe.skipIf(!pageTestsHere)(`Zulip's desktop app adding this server (${CHROMIUM})`, () => {
+describePages("Zulip's desktop app adding this server", () => {
   // The organization's host reaches the test server.
   const s = useBrowserSession({
     users: [],

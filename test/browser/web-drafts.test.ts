@@ -9,33 +9,13 @@
  * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
-import {
-  articleWith,
-  byRole,
-  CHROMIUM,
-  pageTestsHere,
-  screenshot,
-  waitForNoRole,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { beforeAll, expect, it } from "vitest";
+import { articleWith, byRole, eventually, screenshot, waitForNoRole } from "../helpers/browser.ts";
 import { axeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
-warnIfNoChromium("test/browser/web-drafts.test.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-describe.skipIf(!pageTestsHere)(`drafts, scheduled messages, uploads (${CHROMIUM})`, () => {
+describePages("drafts, scheduled messages, uploads", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP forbids.

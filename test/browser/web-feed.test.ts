@@ -7,44 +7,22 @@
  * in .tmp/screenshots/.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, expect, it } from "vitest";
 import {
   articleWith,
   byRole,
-  CHROMIUM,
-  pageTestsHere,
+  eventually,
+  inside,
   screenshot,
   waitForFeed,
   waitForNoRole,
-  warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { expectNoSeriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { basicAuth } from "../helpers/upload.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
-warnIfNoChromium("test/browser/web-feed.test.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const OTHELLO = "Othello, the Moor of Venice";
-
-async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** The element of a role and name inside `within`. */
-async function inside(within: ElementHandle, role: string, name: string): Promise<ElementHandle> {
-  const found = await within.waitForSelector(
-    `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    { timeout: 5000 },
-  );
-  if (!found) throw new Error(`No ${role} named ${name}`);
-  return found;
-}
 
 /** A 1×1 transparent PNG. */
 const PNG = Buffer.from(
@@ -58,7 +36,7 @@ async function timeOf(row: ElementHandle): Promise<string> {
   return name.slice(name.lastIndexOf(", ") + 2);
 }
 
-describe.skipIf(!pageTestsHere)(`the web app's feed (${CHROMIUM})`, () => {
+describePages("the web app's feed", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP forbids.

@@ -13,8 +13,6 @@ import {
   articleWith,
   byRole,
   chromiumInstalled,
-  pageTestsHere,
-  CHROMIUM,
   cookieClient,
   launchBrowser,
   logIn,
@@ -22,14 +20,11 @@ import {
   sessionCookie,
   waitForFeed,
   waitForNoRole,
-  warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { bulkChannelMessages } from "../helpers/bulk-messages.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { processCluster, type ProcessCluster } from "../helpers/processes.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-history.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** The most message rows the feed may hold in the DOM (its window is 250, plus a shift). */
 const DOM_BUDGET = 400;
@@ -45,7 +40,7 @@ async function shownNumbers(page: Page): Promise<number[]> {
   );
 }
 
-describe.skipIf(!pageTestsHere)(`the web app over time (${CHROMIUM})`, () => {
+describePages("the web app over time", () => {
   const s = useBrowserSession({ users: ["othello"] });
   const server = s.server;
   let page: Page;

@@ -9,54 +9,17 @@
  * name that exists with the server's words. axe-core finds no serious or critical violation on
  * each view; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { ElementHandle, Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "puppeteer-core";
+import { beforeAll, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
-import {
-  byRole,
-  CHROMIUM,
-  pageTestsHere,
-  screenshot,
-  waitForFeed,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { byRole, inside, screenshot, waitForFeed, waitForNoRole } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 import { doCreateChannel } from "../../server/actions/channels/channels.ts";
-
-warnIfNoChromium("test/browser/web-inbox.test.ts");
 
 const CHANNELS = 1000;
 /** Click to a visible channel list: the target is 200 ms on an idle machine; CI shares its CPUs. */
 const OPEN_BOUND_MS = 1000;
-
-/** An element of this role and name inside `scope` (a region found by role). */
-async function within(
-  scope: ElementHandle,
-  role: string,
-  name: string,
-  timeout = 5000,
-): Promise<ElementHandle> {
-  const found = await scope.waitForSelector(
-    `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    { timeout },
-  );
-  if (!found) throw new Error(`No ${role} named ${name}`);
-  return found;
-}
-
-async function goneWithin(scope: ElementHandle, role: string, name: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const found = await scope.$(
-      `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    );
-    if (!found) return;
-    await found.dispose();
-    if (Date.now() > deadline) throw new Error(`A ${role} named ${name} is still there`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The accessible name of the focused element. */
 async function focusedName(page: Page): Promise<string> {
@@ -66,7 +29,7 @@ async function focusedName(page: Page): Promise<string> {
   });
 }
 
-describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMIUM})`, () => {
+describePages("Inbox, Recent conversations, channels", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.
@@ -111,8 +74,8 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     await othello.keyboard.press("Enter");
 
     const inbox = await byRole(hamlet, "region", "Inbox");
-    await within(inbox, "link", "castle news, 1 unread");
-    const header = await within(inbox, "button", "Verona, 1 unread");
+    await inside(inbox, "link", "castle news, 1 unread");
+    const header = await inside(inbox, "button", "Verona, 1 unread");
     expect(await header.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("true");
     shots.push(await screenshot(hamlet, "inbox-light"));
     await setDark(hamlet, true);
@@ -128,47 +91,47 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     expect(await focusedName(hamlet)).toBe("Verona, 1 unread");
     await hamlet.keyboard.press("ArrowDown");
     await hamlet.keyboard.press("ArrowLeft");
-    await goneWithin(inbox, "link", "castle news, 1 unread");
+    await waitForNoRole(inbox, "link", "castle news, 1 unread");
     expect(await header.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("false");
     // Collapsed it stays, across a reload (localStorage, as Zulip's).
     await hamlet.reload();
     const inbox2 = await byRole(hamlet, "region", "Inbox");
-    const header2 = await within(inbox2, "button", "Verona, 1 unread");
+    const header2 = await inside(inbox2, "button", "Verona, 1 unread");
     expect(await header2.evaluate((b) => b.getAttribute("aria-expanded"))).toBe("false");
     await header2.focus();
     await hamlet.keyboard.press("ArrowRight");
-    await within(inbox2, "link", "castle news, 1 unread");
+    await inside(inbox2, "link", "castle news, 1 unread");
     // A click on the header toggles too.
     await header2.click();
-    await goneWithin(inbox2, "link", "castle news, 1 unread");
+    await waitForNoRole(inbox2, "link", "castle news, 1 unread");
     await header2.click();
-    await within(inbox2, "link", "castle news, 1 unread");
+    await inside(inbox2, "link", "castle news, 1 unread");
 
     // The filter narrows by channel, topic or name.
-    const filter = await within(inbox2, "searchbox", "Filter");
+    const filter = await inside(inbox2, "searchbox", "Filter");
     await filter.type("no such thing");
-    await goneWithin(inbox2, "link", "castle news, 1 unread");
+    await waitForNoRole(inbox2, "link", "castle news, 1 unread");
     await filter.click({ count: 3 });
     await filter.type("castle");
-    await within(inbox2, "link", "castle news, 1 unread");
+    await inside(inbox2, "link", "castle news, 1 unread");
     await filter.click({ count: 3 });
     await hamlet.keyboard.press("Backspace");
 
     // Enter on the row opens the conversation.
-    await (await within(inbox2, "link", "castle news, 1 unread")).focus();
+    await (await inside(inbox2, "link", "castle news, 1 unread")).focus();
     await hamlet.keyboard.press("Enter");
     await waitForFeed(hamlet, "#Verona > castle news");
     // Read there, it leaves the inbox.
     await hamlet.keyboard.press("i");
     const inbox3 = await byRole(hamlet, "region", "Inbox");
-    await goneWithin(inbox3, "link", "castle news, 1 unread");
+    await waitForNoRole(inbox3, "link", "castle news, 1 unread");
   });
 
   it("Recent conversations (t): Othello last sender, live rows, the Unread and Participated filters; Escape goes home", async () => {
     await hamlet.keyboard.press("t");
     const recent = await byRole(hamlet, "region", "Recent conversations");
     expect(new URL(hamlet.url()).hash).toBe("#recent");
-    const link = await within(recent, "link", "castle news");
+    const link = await inside(recent, "link", "castle news");
     const rowText = await link.evaluate((a) => a.closest("tr")?.textContent ?? "");
     expect(rowText).toContain("Verona");
     expect(rowText).toContain("Othello");
@@ -186,29 +149,29 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
         body: { type: "stream", to: verona, topic: "battlements", content: "Who's there?" },
       }),
     );
-    await within(recent, "link", "battlements");
-    await within(recent, "generic", "1 unread").catch(() => undefined);
-    const unread = await within(recent, "button", "Unread");
+    await inside(recent, "link", "battlements");
+    await inside(recent, "generic", "1 unread").catch(() => undefined);
+    const unread = await inside(recent, "button", "Unread");
     expect(await unread.evaluate((b) => b.getAttribute("aria-pressed"))).toBe("false");
     await unread.click();
     expect(await unread.evaluate((b) => b.getAttribute("aria-pressed"))).toBe("true");
-    await goneWithin(recent, "link", "castle news");
-    await within(recent, "link", "battlements");
+    await waitForNoRole(recent, "link", "castle news");
+    await inside(recent, "link", "battlements");
     await unread.click();
-    await within(recent, "link", "castle news");
-    const participated = await within(recent, "button", "Participated");
+    await inside(recent, "link", "castle news");
+    const participated = await inside(recent, "button", "Participated");
     await participated.click();
     expect(await participated.evaluate((b) => b.getAttribute("aria-pressed"))).toBe("true");
-    await goneWithin(recent, "link", "castle news");
+    await waitForNoRole(recent, "link", "castle news");
     await participated.click();
-    await within(recent, "link", "castle news");
-    const search = await within(recent, "searchbox", "Filter topics");
+    await inside(recent, "link", "castle news");
+    const search = await inside(recent, "searchbox", "Filter topics");
     await search.type("battle");
-    await goneWithin(recent, "link", "castle news");
-    await within(recent, "link", "battlements");
+    await waitForNoRole(recent, "link", "castle news");
+    await inside(recent, "link", "battlements");
     await search.click({ count: 3 });
     await hamlet.keyboard.press("Backspace");
-    await within(recent, "link", "castle news");
+    await inside(recent, "link", "castle news");
     await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 
     shots.push(await screenshot(hamlet, "recent-light"));
@@ -218,7 +181,7 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     await audit(hamlet, "Recent conversations");
 
     // Keys: ↓ moves between rows, Enter opens; Escape from a feed goes to the home view.
-    await (await within(recent, "link", "battlements")).focus();
+    await (await inside(recent, "link", "battlements")).focus();
     await hamlet.keyboard.press("ArrowDown");
     expect(await focusedName(hamlet)).toBe("castle news");
     await hamlet.keyboard.press("Enter");
@@ -321,12 +284,12 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     );
     expect(ms).toBeLessThan(OPEN_BOUND_MS);
     const browserPage = await byRole(hamlet, "region", "Channels");
-    const list = await within(browserPage, "list", "Channels");
+    const list = await inside(browserPage, "list", "Channels");
     const drawn = await list.evaluate((ul) => ul.children.length);
     expect(drawn).toBeLessThan(100);
     expect(
       await (
-        await within(browserPage, "tab", "All channels")
+        await inside(browserPage, "tab", "All channels")
       ).evaluate((b) => b.getAttribute("aria-selected")),
     ).toBe("true");
     shots.push(await screenshot(hamlet, "channels-light"));
@@ -335,11 +298,11 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     await setDark(hamlet, false);
     await audit(hamlet, "the channel browser");
 
-    const filter = await within(browserPage, "searchbox", "Filter channels");
+    const filter = await inside(browserPage, "searchbox", "Filter channels");
     await filter.type("bulk channel 0999");
     const name = "bulk channel 0999";
-    await (await within(browserPage, "button", `Subscribe to ${name}`)).click();
-    await within(browserPage, "button", `Unsubscribe from ${name}`);
+    await (await inside(browserPage, "button", `Subscribe to ${name}`)).click();
+    await inside(browserPage, "button", `Unsubscribe from ${name}`);
     const subscribed = async () =>
       (await expectSuccess(server.as("hamlet").GET("/users/me/subscriptions"))).subscriptions.some(
         (s) => s.name === name,
@@ -347,16 +310,16 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     expect(await subscribed()).toBe(true);
     // In the sidebar at once, and under "Subscribed".
     await byRole(hamlet, "link", name);
-    await (await within(browserPage, "tab", "Subscribed")).click();
-    await within(browserPage, "button", `Unsubscribe from ${name}`);
-    await (await within(browserPage, "button", `Unsubscribe from ${name}`)).click();
-    await goneWithin(browserPage, "button", `Unsubscribe from ${name}`);
+    await (await inside(browserPage, "tab", "Subscribed")).click();
+    await inside(browserPage, "button", `Unsubscribe from ${name}`);
+    await (await inside(browserPage, "button", `Unsubscribe from ${name}`)).click();
+    await waitForNoRole(browserPage, "button", `Unsubscribe from ${name}`);
     expect(await subscribed()).toBe(false);
   });
 
   it("creating a channel: a name that exists gets the server's error; a new one is created", async () => {
     const browserPage = await byRole(hamlet, "region", "Channels");
-    await (await within(browserPage, "button", "Create channel")).click();
+    await (await inside(browserPage, "button", "Create channel")).click();
     const form = await byRole(hamlet, "form", "Create channel");
     // Hamlet (a member) may create public and private channels; web-public needs spectators.
     expect(
@@ -364,8 +327,8 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
         [...f.querySelectorAll<HTMLInputElement>("input[type=radio]")].map((r) => r.value),
       ),
     ).toEqual(["public", "private"]);
-    await (await within(form, "textbox", "Channel name")).type("Verona");
-    await (await within(form, "button", "Create")).click();
+    await (await inside(form, "textbox", "Channel name")).type("Verona");
+    await (await inside(form, "button", "Create")).click();
     await hamlet.waitForFunction(() =>
       [...document.querySelectorAll("[role=alert]")].some((a) =>
         a.textContent?.includes("already exists"),
@@ -376,15 +339,15 @@ describe.skipIf(!pageTestsHere)(`Inbox, Recent conversations, channels (${CHROMI
     );
     expect(text).toContain("Channel 'Verona' already exists");
     await audit(hamlet, "the create channel form");
-    const nameBox = await within(form, "textbox", "Channel name");
+    const nameBox = await inside(form, "textbox", "Channel name");
     await nameBox.click({ count: 3 });
     await nameBox.type("elsinore watch");
-    await (await within(form, "textbox", "Channel description")).type("Night watch on the walls");
+    await (await inside(form, "textbox", "Channel description")).type("Night watch on the walls");
     await hamlet.evaluate(() => {
       const radios = [...document.querySelectorAll<HTMLInputElement>("input[type=radio]")];
       radios.find((r) => r.value === "private")?.click();
     });
-    await (await within(form, "button", "Create")).click();
+    await (await inside(form, "button", "Create")).click();
     await waitForFeed(hamlet, "#elsinore watch");
     const subs = (await expectSuccess(server.as("hamlet").GET("/users/me/subscriptions")))
       .subscriptions;

@@ -14,21 +14,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ElementHandle, Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
-import {
-  articleWith,
-  byRole,
-  pageTestsHere,
-  CHROMIUM,
-  screenshot,
-  waitForNoRole,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { beforeAll, expect, it } from "vitest";
+import { articleWith, byRole, screenshot, waitForNoRole } from "../helpers/browser.ts";
 import { seriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-org.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** A 1×1 transparent PNG. */
 const PNG = Buffer.from(
@@ -36,7 +26,7 @@ const PNG = Buffer.from(
   "base64",
 );
 
-describe.skipIf(!pageTestsHere)(`organization settings pages (${CHROMIUM})`, () => {
+describePages("organization settings pages", () => {
   const s = useBrowserSession({
     users: ["iago", "hamlet"],
     // axe-core is injected as an inline script, which the page's CSP (rightly) forbids.

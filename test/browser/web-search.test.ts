@@ -8,22 +8,11 @@
  * open from the top bar. axe-core on the typeahead and the help dialog; screenshots in both themes.
  */
 import type { Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { seriousAxeViolations as axeSerious } from "../helpers/browser-axe.ts";
-import {
-  byRole,
-  CHROMIUM,
-  feedName,
-  pageTestsHere,
-  screenshot,
-  waitForFeed,
-  waitForNoRole,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { byRole, feedName, screenshot, waitForFeed, waitForNoRole } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-search.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** The texts of the search suggestions shown. */
 const options = (page: Page) =>
@@ -40,7 +29,7 @@ async function typeSearch(page: Page, text: string) {
   await box.type(text);
 }
 
-describe.skipIf(!pageTestsHere)(`search, shortcuts, small screens (${CHROMIUM})`, () => {
+describePages("search, shortcuts, small screens", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is added as a script tag, which the page's Content-Security-Policy would refuse.

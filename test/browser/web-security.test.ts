@@ -11,19 +11,9 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "puppeteer-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  articleWith,
-  byRole,
-  pageTestsHere,
-  CHROMIUM,
-  logIn,
-  waitForFeed,
-  warnIfNoChromium,
-} from "../helpers/browser.ts";
+import { articleWith, byRole, logIn, waitForFeed } from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-security.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 const HOSTILE = [
   "<script>window.__pwned=1</script> after the script tag",
@@ -35,7 +25,7 @@ const HOSTILE = [
   "[a real link](https://example.com/page) and https://example.org/bare",
 ];
 
-describe.skipIf(!pageTestsHere)(`the web app's defences and accessibility (${CHROMIUM})`, () => {
+describePages("the web app's defences and accessibility", () => {
   const dialogs: string[] = [];
   const s = useBrowserSession({
     users: ["hamlet"],

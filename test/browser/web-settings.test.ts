@@ -12,39 +12,25 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { createZulipClient } from "../../client/src/index.ts";
 import {
   articleWith,
   byRole,
-  CHROMIUM,
+  eventually,
   logIn,
-  pageTestsHere,
   screenshot,
   waitForNoRole,
-  warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { seriousAxeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
-
-warnIfNoChromium("test/browser/web-settings.test.ts");
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 
 /** A 1×1 transparent PNG. */
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
   "base64",
 );
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const SECTIONS = [
   ["profile", "Profile"],
@@ -55,7 +41,7 @@ const SECTIONS = [
   ["alert-words", "Alert words"],
 ] as const;
 
-describe.skipIf(!pageTestsHere)(`personal settings in the web app (${CHROMIUM})`, () => {
+describePages("personal settings in the web app", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP forbids.

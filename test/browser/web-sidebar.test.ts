@@ -8,25 +8,19 @@
  * dark; screenshots go to .tmp/screenshots/.
  */
 import type { Page } from "puppeteer-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import {
   byRole,
-  CHROMIUM,
   feedName,
-  pageTestsHere,
   screenshot,
+  sleep,
   waitForFeed,
   waitForNoRole,
-  warnIfNoChromium,
 } from "../helpers/browser.ts";
 import { axeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
-import { useBrowserSession } from "../helpers/browser-suite.ts";
+import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
-
-warnIfNoChromium("test/browser/web-sidebar.test.ts");
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The channels Hamlet is subscribed to beyond the populated organization's. */
 const SCALE_CHANNELS = 500;
@@ -35,7 +29,7 @@ const UNREAD_CHANNELS = 10;
 /** A channel's row in the sidebar: its <li>, link, name and count (6 allows a swatch and an icon). */
 const ELEMENTS_PER_CHANNEL = 6;
 
-describe.skipIf(!pageTestsHere)(`the left sidebar at scale (${CHROMIUM})`, () => {
+describePages("the left sidebar at scale", () => {
   const s = useBrowserSession({
     users: ["hamlet", "othello"],
     // axe-core is injected as an inline script, which the page's CSP forbids.

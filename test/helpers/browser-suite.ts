@@ -9,14 +9,19 @@
  *   const server = s.server;
  *   ... s.page("hamlet"), s.shots.push(await screenshot(...)), await s.logInAs("iago") ...
  *
- * Tests of the login form itself use `logIn` (test/helpers/browser.ts).
+ * Tests of the login form itself use `logIn` (test/helpers/browser.ts). A web-app page test file
+ * wraps its tests in `describePages` (below).
  */
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Config } from "../../server/config.ts";
-import { byRole, launchBrowser } from "./browser.ts";
+import { byRole, CHROMIUM, launchBrowser, pageTestsHere, warnIfNoChromium } from "./browser.ts";
 import { CookieJar } from "./browser-session.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./server.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface BrowserSessionOptions<U extends string> {
   /** Short names of the development organization's users, each logged in in a context of his own. */
@@ -63,6 +68,17 @@ export interface BrowserSession<U extends string> {
       prepare?: (page: Page) => Promise<void> | void;
     },
   ): Promise<Page>;
+}
+
+/**
+ * The describe of a web-app page test file: skipped where its pages do not run (no Chromium, or
+ * the PostgreSQL pass), saying why; its title names the Chromium.
+ */
+export function describePages(title: string, tests: () => void) {
+  // The file being collected, named from the repository's root as a person would type it.
+  const file = expect.getState().testPath;
+  warnIfNoChromium(file ? relative(ROOT, file) : "a browser test file");
+  describe.skipIf(!pageTestsHere)(`${title} (${CHROMIUM})`, tests);
 }
 
 /** The cookies a login through `/accounts/login/` sets, minted over HTTP. */

@@ -64,6 +64,11 @@ export async function logIn(
     await page.waitForSelector("::-p-aria([role='feed'])");
 }
 
+/** The puppeteer selector of the elements of a role with exactly this accessible name. */
+function ariaSelector(role: string, name: string): string {
+  return `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`;
+}
+
 /** The element of a role with exactly this accessible name (waits for it). */
 export async function byRole(
   page: Page,
@@ -71,28 +76,50 @@ export async function byRole(
   name: string,
   timeout = 5000,
 ): Promise<ElementHandle> {
-  const found = await page.waitForSelector(
-    `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    {
-      timeout,
-    },
-  );
+  return inside(page, role, name, timeout);
+}
+
+/**
+ * The element of a role with exactly this accessible name inside `scope` (a row or a region found
+ * by role, or the whole page), waiting for it.
+ */
+export async function inside(
+  scope: Page | ElementHandle,
+  role: string,
+  name: string,
+  timeout = 5000,
+): Promise<ElementHandle> {
+  const found = await scope.waitForSelector(ariaSelector(role, name), { timeout });
   if (!found) throw new Error(`No ${role} named ${name}`);
   return found;
 }
 
-/** Waits until no element of this role and name exists. */
-export async function waitForNoRole(page: Page, role: string, name: string, timeout = 5000) {
+/** Waits until no element of this role and name exists (in `scope`: the page, or a region). */
+export async function waitForNoRole(
+  scope: Page | ElementHandle,
+  role: string,
+  name: string,
+  timeout = 5000,
+) {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
-    const found = await page.$(
-      `::-p-aria([name=${JSON.stringify(name)}][role=${JSON.stringify(role)}])`,
-    );
+    const found = await scope.$(ariaSelector(role, name));
     if (!found) return;
     await found.dispose();
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   throw new Error(`A ${role} named ${name} is still there`);
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every 50 ms until it returns true; fails after `timeout`, naming `what`. */
+export async function eventually(check: () => Promise<boolean>, what: string, timeout = 5000) {
+  const deadline = Date.now() + timeout;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(50);
+  }
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

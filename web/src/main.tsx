@@ -30,12 +30,14 @@ import "./state/people-keys.ts";
 import "./state/org.ts";
 import "./state/channels.ts";
 import { goHome } from "./state/home.ts";
-import "./state/recent.ts";
+import { loadRecent } from "./state/recent.ts";
 import "./state/drafts.ts";
 import "./state/scheduled.ts";
 import "./state/uploads.ts";
 
 const ready = signal(false);
+/** After the first screen's own fetches. */
+const RECENT_PREFETCH_DELAY_MS = 1500;
 const root = document.getElementById("app")!;
 
 function Root() {
@@ -58,4 +60,7 @@ startEvents(() => {
   if (location.hash === "" || location.hash === "#") goHome(true);
   startPresence();
   void prefetch.then(() => first.catchUp());
+  // Recent conversations' one bounded fetch, in the background once the first screen is drawn (as
+  // Zulip's web app loads recent history at start-up): the view then opens without waiting.
+  setTimeout(() => void loadRecent(), RECENT_PREFETCH_DELAY_MS);
 });

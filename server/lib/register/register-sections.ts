@@ -125,24 +125,39 @@ export async function starredMessageIds(db: Db, userId: number): Promise<number[
   return rows.map((r) => r.message_id);
 }
 
-/** Zulip's MAX_RECENT_PRIVATE_CONVERSATIONS... lists the newest 1000 direct conversations. */
-const MAX_RECENT_CONVERSATIONS = 1000;
+/** Zulip's RECENT_CONVERSATIONS_LIMIT: how many of the newest direct messages are looked at. */
+const RECENT_CONVERSATIONS_LIMIT = 1000;
 
 /**
  * `recent_private_conversations` (zerver/lib/recent_private_conversations.py): each direct
- * conversation the user has a message in, newest first, with its newest message id and the other
- * participants (none for the user's own conversation with themselves).
+ * conversation among the user's newest direct messages, newest first, with its newest message id
+ * and the other participants (none for the user's own conversation with themselves).
+ *
+ * Bounded as Zulip bounds it: two ordered, limited scans, the user's newest 1,000 direct messages
+ * not addressed to them alone (sent one-to-one, or in a group) and the newest 1,000 addressed to
+ * them, whatever the user's history holds (67,000 direct messages took 400 ms unbounded).
  */
 export async function recentPrivateConversations(db: Db, userId: number) {
   const rows = await db.$queryRaw<{ max_message_id: number; user_ids: number[] }[]>`
-    WITH c AS (
-      SELECT CASE WHEN r.type = ${RecipientType.PERSONAL}
-                  THEN -(CASE WHEN m.sender_id = ${userId} THEN r.type_id ELSE m.sender_id END)
+    WITH me AS (SELECT realm_id, recipient_id FROM user_profile WHERE id = ${userId}),
+    recent AS (
+      (SELECT um.message_id, m.recipient_id, NULL::int AS sender_id
+       FROM user_message um JOIN message m ON m.id = um.message_id
+       WHERE um.user_profile_id = ${userId} AND (um.flags & 2048) <> 0
+         AND m.recipient_id IS DISTINCT FROM (SELECT recipient_id FROM me)
+       ORDER BY um.message_id DESC LIMIT ${RECENT_CONVERSATIONS_LIMIT})
+      UNION ALL
+      (SELECT m.id, NULL, m.sender_id FROM message m
+       WHERE m.realm_id = (SELECT realm_id FROM me) AND m.recipient_id = (SELECT recipient_id FROM me)
+       ORDER BY m.id DESC LIMIT ${RECENT_CONVERSATIONS_LIMIT})
+    ), c AS (
+      -- A one-to-one conversation is keyed by the other user (negated), a group by its recipient.
+      SELECT CASE WHEN recent.sender_id IS NOT NULL THEN -recent.sender_id
+                  WHEN r.type = ${RecipientType.PERSONAL} THEN -r.type_id
                   ELSE r.id END AS k,
-             max(um.message_id) AS max_message_id
-      FROM user_message um JOIN message m ON m.id = um.message_id JOIN recipient r ON r.id = m.recipient_id
-      WHERE um.user_profile_id = ${userId} AND (um.flags & 2048) <> 0
-      GROUP BY 1 ORDER BY 2 DESC LIMIT ${MAX_RECENT_CONVERSATIONS}
+             max(recent.message_id) AS max_message_id
+      FROM recent LEFT JOIN recipient r ON r.id = recent.recipient_id
+      GROUP BY 1
     )
     SELECT c.max_message_id,
            CASE WHEN c.k < 0 THEN (CASE WHEN -c.k = ${userId} THEN ARRAY[]::int[] ELSE ARRAY[-c.k] END)

@@ -82,8 +82,14 @@ export async function deleteScheduled(id: number) {
   );
 }
 
-/** Zulip's presets: tomorrow at 9 am, and next Monday at 9 am (UNIX seconds). */
-export function presets(now = new Date()): { label: "tomorrow" | "monday"; at: number }[] {
+/** One of Zulip's preset times to schedule a message for (UNIX seconds). */
+export interface Preset {
+  label: "tomorrow" | "monday";
+  at: number;
+}
+
+/** Zulip's presets: tomorrow at 9 am, and next Monday at 9 am. */
+export function presets(now = new Date()): Preset[] {
   const tomorrow = new Date(now);
   tomorrow.setDate(now.getDate() + 1);
   tomorrow.setHours(9, 0, 0, 0);

@@ -18,6 +18,7 @@ import { me, names, subscriptions } from "../state/model.ts";
 import { userInGroupSetting } from "../state/permissions.ts";
 import { go, goPage } from "../state/view.ts";
 import type { PageProps } from "./PageHost.tsx";
+import "./PageFilter.css";
 import "./ChannelBrowser.css";
 
 /** Each row's height in pixels (fixed, so that the window is arithmetic). */
@@ -231,6 +232,7 @@ function CreateForm() {
         {t("Channel name")}
         <input
           type="text"
+          class="page-field"
           value={name}
           maxLength={60}
           required
@@ -241,6 +243,7 @@ function CreateForm() {
         {t("Channel description")}
         <input
           type="text"
+          class="page-field"
           value={description}
           maxLength={1024}
           onInput={(e) => setDescription(e.currentTarget.value)}
@@ -318,12 +321,13 @@ export default function ChannelBrowserPage({ section }: PageProps) {
         <CreateForm />
       ) : (
         <>
-          <div class="channel-bar">
+          <div class="page-filter channel-bar">
             <div role="tablist" aria-label={t("Channels")} class="channel-tabs">
               {tabs.map(([key, label]) => (
                 <button
                   key={key}
                   type="button"
+                  class="page-toggle"
                   role="tab"
                   aria-selected={tab === key}
                   onClick={() => goPage("channels", key)}
@@ -334,6 +338,7 @@ export default function ChannelBrowserPage({ section }: PageProps) {
             </div>
             <input
               type="search"
+              class="page-field"
               aria-label={t("Filter channels")}
               placeholder={t("Filter channels")}
               value={filter}

@@ -5,7 +5,7 @@
  * `[name](/user_uploads/...)`; "Schedule message" (Zulip's presets or a chosen time); and the
  * edit of a scheduled message reopened from the Scheduled messages page, saved on send.
  */
-import type { RefObject } from "preact";
+import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorText } from "../api.ts";
 import { t } from "../i18n.ts";
@@ -13,7 +13,13 @@ import { sortedIds } from "../narrow.ts";
 import { compose, draft } from "../state/compose.ts";
 import { conversationKey, deleteDraft, draftFor, saveDraft } from "../state/drafts.ts";
 import { me } from "../state/model.ts";
-import { editingScheduled, editScheduled, presets, scheduleMessage } from "../state/scheduled.ts";
+import {
+  editingScheduled,
+  editScheduled,
+  type Preset,
+  presets,
+  scheduleMessage,
+} from "../state/scheduled.ts";
 import type { Conversation } from "../state/typing.ts";
 import { dismissUpload, uploadFile, uploadLink, uploads } from "../state/uploads.ts";
 import { view } from "../state/view.ts";
@@ -142,6 +148,12 @@ function toLocalInput(seconds: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** Each of Zulip's presets in words, given its time of day (literal strings, for the catalogue). */
+const PRESET_WORDS: Record<Preset["label"], (time: string) => string> = {
+  tomorrow: (time) => t("Tomorrow at {time}", { time }),
+  monday: (time) => t("Monday at {time}", { time }),
+};
+
 function ScheduleDialog({
   target,
   onClose,
@@ -168,16 +180,14 @@ function ScheduleDialog({
       setBusy(false);
     }
   };
-  const [tomorrow, monday] = presets();
   return (
     <Dialog title={t("Schedule message")} onClose={onClose}>
       <div class="schedule-options">
-        <button type="button" disabled={busy} onClick={() => void choose(tomorrow!.at)}>
-          {t("Tomorrow at {time}", { time: timeOfDay(tomorrow!.at) })}
-        </button>
-        <button type="button" disabled={busy} onClick={() => void choose(monday!.at)}>
-          {t("Monday at {time}", { time: timeOfDay(monday!.at) })}
-        </button>
+        {presets().map(({ label, at }) => (
+          <button key={label} type="button" disabled={busy} onClick={() => void choose(at)}>
+            {PRESET_WORDS[label](timeOfDay(at))}
+          </button>
+        ))}
         <label>
           {t("Custom time")}
           <input
@@ -201,6 +211,24 @@ function ScheduleDialog({
         </p>
       )}
     </Dialog>
+  );
+}
+
+/** A 16-pixel line drawing (the paper clip, the clock) in the text's colour, hidden from readers. */
+function LineIcon({ children }: { children: ComponentChildren }) {
+  return (
+    <svg
+      aria-hidden="true"
+      width="16"
+      height="16"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="2"
+      stroke-linecap="round"
+    >
+      {children}
+    </svg>
   );
 }
 
@@ -334,18 +362,9 @@ export function ComposeActions({
               void uploadAll(files, textarea.current);
             }}
           />
-          <svg
-            aria-hidden="true"
-            width="16"
-            height="16"
-            viewBox="0 0 24 24"
-            fill="none"
-            stroke="currentColor"
-            stroke-width="2"
-            stroke-linecap="round"
-          >
+          <LineIcon>
             <path d="M21 11.5l-8.5 8.5a5 5 0 0 1-7-7L14 4.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4L15.5 7.6" />
-          </svg>
+          </LineIcon>
         </label>
         <button
           type="button"
@@ -354,19 +373,10 @@ export function ComposeActions({
           title={t("Schedule message")}
           onClick={() => setScheduling(true)}
         >
-          <svg
-            aria-hidden="true"
-            width="16"
-            height="16"
-            viewBox="0 0 24 24"
-            fill="none"
-            stroke="currentColor"
-            stroke-width="2"
-            stroke-linecap="round"
-          >
+          <LineIcon>
             <circle cx="12" cy="12" r="9" />
             <path d="M12 7v5l3 2" />
-          </svg>
+          </LineIcon>
         </button>
       </div>
       {scheduling && <ScheduleDialog target={target} onClose={() => setScheduling(false)} />}

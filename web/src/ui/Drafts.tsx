@@ -11,6 +11,7 @@ import type { Conversation } from "../state/typing.ts";
 import { go } from "../state/view.ts";
 import { dayOf, timeOfDay } from "./format.ts";
 import type { PageProps } from "./PageHost.tsx";
+import { SavedRow } from "./SavedRow.tsx";
 import "./Drafts.css";
 
 const PREVIEW_CHARS = 300;
@@ -43,38 +44,27 @@ export default function DraftsPage(_: PageProps) {
           {list.map((d) => {
             const where = conversationLabel(d.target);
             return (
-              <li key={d.id}>
-                <article aria-label={where}>
-                  <header>
-                    <span class="where">{where}</span>
-                    <time dateTime={new Date(d.timestamp * 1000).toISOString()}>
-                      {dayOf(d.timestamp)} {timeOfDay(d.timestamp)}
-                    </time>
-                  </header>
-                  <p class="preview">
-                    {d.content.length > PREVIEW_CHARS
-                      ? d.content.slice(0, PREVIEW_CHARS) + "…"
-                      : d.content}
-                  </p>
-                  <div class="saved-buttons">
-                    <button
-                      type="button"
-                      aria-label={t("Restore draft for {conversation}", { conversation: where })}
-                      onClick={() => restore(d)}
-                    >
-                      {t("Restore")}
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={t("Delete draft for {conversation}", { conversation: where })}
-                      onClick={() => deleteDraft(d.id)}
-                    >
-                      {t("Delete")}
-                    </button>
-                  </div>
-                </article>
-              </li>
+              <SavedRow
+                key={d.id}
+                where={where}
+                timestamp={d.timestamp}
+                when={`${dayOf(d.timestamp)} ${timeOfDay(d.timestamp)}`}
+                reopen={{
+                  text: t("Restore"),
+                  label: t("Restore draft for {conversation}", { conversation: where }),
+                  onClick: () => restore(d),
+                }}
+                remove={{
+                  label: t("Delete draft for {conversation}", { conversation: where }),
+                  onClick: () => deleteDraft(d.id),
+                }}
+              >
+                <p class="preview">
+                  {d.content.length > PREVIEW_CHARS
+                    ? d.content.slice(0, PREVIEW_CHARS) + "…"
+                    : d.content}
+                </p>
+              </SavedRow>
             );
           })}
         </ul>

@@ -18,6 +18,7 @@ import { isMutedTopic } from "../state/recent.ts";
 import { counts } from "../state/unread.ts";
 import type { PageProps } from "./PageHost.tsx";
 import { moveInRows, useIncremental } from "./nav.ts";
+import "./PageFilter.css";
 import "./Inbox.css";
 
 const STORAGE_KEY = "inbox-collapsed";
@@ -173,9 +174,10 @@ export default function InboxPage(_: PageProps) {
   return (
     <section class="page inbox" aria-label={t("Inbox")}>
       <h1>{t("Inbox")}</h1>
-      <div class="inbox-filter">
+      <div class="page-filter inbox-filter">
         <input
           type="search"
+          class="page-field"
           aria-label={t("Filter")}
           placeholder={t("Filter")}
           value={filter.value}

@@ -24,6 +24,7 @@ import { Avatar } from "./Avatar.tsx";
 import { dayOf, isToday, timeOfDay } from "./format.ts";
 import type { PageProps } from "./PageHost.tsx";
 import { moveInRows, useIncremental } from "./nav.ts";
+import "./PageFilter.css";
 import "./Recent.css";
 
 const onlyUnread = signal(false);
@@ -92,7 +93,7 @@ function Toggle({ label, on }: { label: string; on: typeof onlyUnread }) {
   return (
     <button
       type="button"
-      class="recent-toggle"
+      class="page-toggle"
       aria-pressed={on.value}
       onClick={() => (on.value = !on.value)}
     >
@@ -119,11 +120,12 @@ export default function RecentPage(_: PageProps) {
   return (
     <section class="page recent" aria-label={t("Recent conversations")}>
       <h1>{t("Recent conversations")}</h1>
-      <div class="recent-filters">
+      <div class="page-filter">
         <Toggle label={t("Unread")} on={onlyUnread} />
         <Toggle label={t("Participated")} on={onlyParticipated} />
         <input
           type="search"
+          class="page-field"
           aria-label={t("Filter topics")}
           placeholder={t("Filter topics")}
           value={query.value}

@@ -20,7 +20,7 @@ import { postprocess } from "./content.ts";
 import { narrowOf } from "./Drafts.tsx";
 import { fullDate } from "./format.ts";
 import type { PageProps } from "./PageHost.tsx";
-import "./Drafts.css";
+import { SavedRow } from "./SavedRow.tsx";
 
 function targetOf(m: ScheduledMessage): Conversation {
   const to = m.to;
@@ -58,43 +58,31 @@ export default function ScheduledPage(_: PageProps) {
             const where = conversationLabel(targetOf(m));
             const when = fullDate(m.scheduled_delivery_timestamp);
             return (
-              <li key={m.scheduled_message_id}>
-                <article aria-label={where}>
-                  <header>
-                    <span class="where">{where}</span>
-                    <time dateTime={new Date(m.scheduled_delivery_timestamp * 1000).toISOString()}>
-                      {t("Scheduled for {time}", { time: when })}
-                    </time>
-                  </header>
-                  {m.failed && <p class="failed">{t("This message could not be sent.")}</p>}
-                  <div
-                    class="content"
-                    dangerouslySetInnerHTML={{ __html: postprocess(m.rendered_content) }}
-                  />
-                  <div class="saved-buttons">
-                    <button
-                      type="button"
-                      aria-label={t("Edit message scheduled for {time}", { time: when })}
-                      onClick={() => edit(m)}
-                    >
-                      {t("Edit")}
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={t("Delete message scheduled for {time}", { time: when })}
-                      onClick={() =>
-                        void deleteScheduled(m.scheduled_message_id).then(
-                          () => setError(undefined),
-                          (err) => setError(errorText(err)),
-                        )
-                      }
-                    >
-                      {t("Delete")}
-                    </button>
-                  </div>
-                </article>
-              </li>
+              <SavedRow
+                key={m.scheduled_message_id}
+                where={where}
+                timestamp={m.scheduled_delivery_timestamp}
+                when={t("Scheduled for {time}", { time: when })}
+                reopen={{
+                  text: t("Edit"),
+                  label: t("Edit message scheduled for {time}", { time: when }),
+                  onClick: () => edit(m),
+                }}
+                remove={{
+                  label: t("Delete message scheduled for {time}", { time: when }),
+                  onClick: () =>
+                    void deleteScheduled(m.scheduled_message_id).then(
+                      () => setError(undefined),
+                      (err) => setError(errorText(err)),
+                    ),
+                }}
+              >
+                {m.failed && <p class="failed">{t("This message could not be sent.")}</p>}
+                <div
+                  class="content"
+                  dangerouslySetInnerHTML={{ __html: postprocess(m.rendered_content) }}
+                />
+              </SavedRow>
             );
           })}
         </ul>
