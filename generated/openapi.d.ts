@@ -3030,6 +3030,14 @@ export interface paths {
          *     in HTML). `GET /api/v1/user_uploads/{realm_id_str}/{filename}` gives a temporary URL that
          *     needs no authentication.
          *
+         *     **Thumbnails.** An image (PNG, JPEG, GIF or WebP) that decodes within Zulip's size limits
+         *     is thumbnailed when it is uploaded, into each of the register response's
+         *     `server_thumbnail_formats` (the animated ones only for an animated image):
+         *     `GET /user_uploads/thumbnail/<path_id>/<format name>` (e.g. `840x560.webp`) answers it to
+         *     whoever may see the original, with the original's refusals, and 404 "File not found" for
+         *     a format the image has no thumbnail in. Messages linking such an image show its thumbnail
+         *     (see Zulip's message formatting documentation, "Images").
+         *
          *     **Changes**: `url` and `filename` were added in later Zulip versions; `uri` is the older
          *     name of `url`, kept for older clients.
          */
