@@ -288,8 +288,14 @@ describePages("drafts, scheduled messages, uploads", () => {
     );
     shots.push(await screenshot(othello, "image-preview"));
     await preview.click();
+    // The thumbnail stands in, then the original.
     const box = await byRole(othello, "dialog", "dot.png");
-    expect(await box.evaluate((d) => new URL(d.querySelector("img")!.src).pathname)).toBe(url);
+    await othello.waitForFunction(
+      (d, original) => new URL(d.querySelector("img")!.src).pathname === original,
+      {},
+      box,
+      url,
+    );
     await othello.keyboard.press("Escape");
     await waitForNoRole(othello, "dialog", "dot.png");
 
