@@ -1,9 +1,11 @@
 /**
- * The web app's entry. Its first act sends the registration (state/register.ts: only the typed
- * client is loaded before it), whose answer is what the first screen waits for longest; the app
- * itself (app.tsx, preloaded beside this file: web/build.mjs) is evaluated and drawn meanwhile.
+ * The web app's entry. Its first act sends the registration and the view's first messages
+ * (state/register.ts: only the typed client and narrow.ts are loaded before), whose answers are
+ * what the first screen waits for; the app itself (app.tsx and its chunks, web/build.mjs) is
+ * fetched, evaluated and drawn meanwhile.
  */
-import { registerEarly } from "./state/register.ts";
+import { fetchViewEarly, registerEarly } from "./state/register.ts";
 
 registerEarly();
+fetchViewEarly();
 void import("./app.tsx");
