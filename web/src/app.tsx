@@ -53,9 +53,10 @@ if (location.hash === "" || location.hash === "#" || location.hash.startsWith("#
   void preloadPage("inbox").catch(() => {});
 setQueueIdSource(() => queueId.value);
 render(<Root />, root);
-// The view's messages are fetched at once, beside the registration (whose state fills the
-// sidebars): the feed shows them without waiting for it. What was sent between that fetch and
-// the queue's creation is fetched once the queue exists.
+// The view's messages, fetched beside the registration (whose state fills the sidebars): this
+// load takes the fetch main.tsx sent (state/register.ts), and the feed shows them without waiting
+// for the registration. What was sent between that fetch and the queue's creation is fetched
+// once the queue exists.
 const v = view.value;
 const first = listFor(v.narrow);
 const prefetch = first.load(v.near ?? "first_unread");
