@@ -227,7 +227,7 @@ describe("client/", () => {
       }),
     );
     await loop;
-    expect(seen).toEqual(["<p>early bird</p>"]);
+    expect(seen).toEqual(["early bird"]);
 
     const wrongKey = server.client("hamlet@zulip.com", "x".repeat(32));
     const refused = unwrap(wrongKey.POST("/register", { body: {} }));
