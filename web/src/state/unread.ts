@@ -45,16 +45,18 @@ function changed() {
 export function resetUnread(data: UnreadMsgs | undefined, myId: number) {
   unread.clear();
   mentions.clear();
-  for (const s of data?.streams ?? [])
-    for (const id of s.unread_message_ids)
-      unread.set(id, { kind: "stream", streamId: s.stream_id, topic: s.topic });
+  // One conversation object for all the ids of a conversation: counts() tallies per object.
+  for (const s of data?.streams ?? []) {
+    const c: Conversation = { kind: "stream", streamId: s.stream_id, topic: s.topic };
+    for (const id of s.unread_message_ids) unread.set(id, c);
+  }
   for (const p of data?.pms ?? []) {
-    const key = dmKey(sortedIds([p.other_user_id, myId]));
-    for (const id of p.unread_message_ids) unread.set(id, { kind: "dm", key });
+    const c: Conversation = { kind: "dm", key: dmKey(sortedIds([p.other_user_id, myId])) };
+    for (const id of p.unread_message_ids) unread.set(id, c);
   }
   for (const h of data?.huddles ?? []) {
-    const key = dmKey(h.user_ids_string.split(",").map(Number));
-    for (const id of h.unread_message_ids) unread.set(id, { kind: "dm", key });
+    const c: Conversation = { kind: "dm", key: dmKey(h.user_ids_string.split(",").map(Number)) };
+    for (const id of h.unread_message_ids) unread.set(id, c);
   }
   for (const id of data?.mentions ?? []) mentions.add(id);
   changed();
@@ -130,34 +132,44 @@ export interface UnreadCounts {
 
 export const counts = computed<UnreadCounts>(() => {
   void version.value;
+  // First per conversation object (resetUnread shares one among a conversation's ids: 50,000
+  // ids are a few thousand objects), in the order of their first id; then per conversation.
+  const tally = new Map<Conversation, { count: number; maxId: number }>();
+  for (const [id, c] of unread) {
+    const t = tally.get(c);
+    if (t) {
+      t.count++;
+      if (id > t.maxId) t.maxId = id;
+    } else tally.set(c, { count: 1, maxId: id });
+  }
   const byStream = new Map<number, number>();
   const byTopic = new Map<number, Map<string, TopicCount>>();
   const byDm = new Map<string, number>();
   let dmTotal = 0;
   let total = 0;
   const counted = new Map<string, boolean>();
-  for (const [id, c] of unread) {
+  for (const [c, { count, maxId }] of tally) {
     if (c.kind === "stream") {
-      const ck = `${c.streamId}:${c.topic.toLowerCase()}`;
+      const key = c.topic.toLowerCase();
+      const ck = `${c.streamId}:${key}`;
       let inTotal = counted.get(ck);
       if (inTotal === undefined) counted.set(ck, (inTotal = countedInTotal(c.streamId, c.topic)));
-      if (inTotal) total++;
-      byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + 1);
+      if (inTotal) total += count;
+      byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + count);
       let topics = byTopic.get(c.streamId);
       if (!topics) byTopic.set(c.streamId, (topics = new Map<string, TopicCount>()));
-      const key = c.topic.toLowerCase();
       const t = topics.get(key);
       if (t) {
-        t.count++;
-        t.maxId = Math.max(t.maxId, id);
-      } else topics.set(key, { topic: c.topic, count: 1, maxId: id });
+        t.count += count;
+        t.maxId = Math.max(t.maxId, maxId);
+      } else topics.set(key, { topic: c.topic, count, maxId });
     } else {
       let inTotal = counted.get(c.key);
       if (inTotal === undefined) counted.set(c.key, (inTotal = dmCounted(c.key)));
       if (!inTotal) continue;
-      byDm.set(c.key, (byDm.get(c.key) ?? 0) + 1);
-      dmTotal++;
-      total++;
+      byDm.set(c.key, (byDm.get(c.key) ?? 0) + count);
+      dmTotal += count;
+      total += count;
     }
   }
   return { total, mentions: mentions.size, byStream, byTopic, byDm, dmTotal };

@@ -21,6 +21,7 @@ import { loadTopics, sortedTopics, topics } from "../state/topics.ts";
 import { counts } from "../state/unread.ts";
 import { t } from "../i18n.ts";
 import { page, pageHash, view, type PageName } from "../state/view.ts";
+import { compareNames } from "./format.ts";
 import { preloadPage } from "./PageHost.tsx";
 import { TopicIcon, TopicMenu } from "./TopicMenu.tsx";
 import "./LeftSidebar.css";
@@ -192,7 +193,7 @@ export function LeftSidebar() {
   const wanted = filter.trim().toLowerCase();
   const subs = [...subscriptions.value.values()]
     .filter((s) => !wanted || s.name.toLowerCase().includes(wanted))
-    .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+    .sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || compareNames(a.name, b.name));
   void mutedUsers.value;
   const dms = [...recentDms.value.entries()]
     .filter(([, d]) => !withMutedUser(d.userIds))
