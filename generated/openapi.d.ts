@@ -3030,6 +3030,14 @@ export interface paths {
          *     in HTML). `GET /api/v1/user_uploads/{realm_id_str}/{filename}` gives a temporary URL that
          *     needs no authentication.
          *
+         *     **Thumbnails.** An image (PNG, JPEG, GIF or WebP) that decodes within Zulip's size limits
+         *     is thumbnailed when it is uploaded, into each of the register response's
+         *     `server_thumbnail_formats` (the animated ones only for an animated image):
+         *     `GET /user_uploads/thumbnail/<path_id>/<format name>` (e.g. `840x560.webp`) answers it to
+         *     whoever may see the original, with the original's refusals, and 404 "File not found" for
+         *     a format the image has no thumbnail in. Messages linking such an image show its thumbnail
+         *     (see Zulip's message formatting documentation, "Images").
+         *
          *     **Changes**: `url` and `filename` were added in later Zulip versions; `uri` is the older
          *     name of `url`, kept for older clients.
          */
@@ -7531,6 +7539,26 @@ export interface operations {
                                 name: string;
                             };
                         };
+                        /**
+                         * @description (`realm`) The formats uploaded images are thumbnailed into. An image whose
+                         *     `src` starts with `/user_uploads/thumbnail/` may have its last path component
+                         *     replaced with the `name` of any of them to get that size; the animated ones
+                         *     exist only for animated images.
+                         *
+                         *     **Changes**: New in Zulip 9.0 (feature level 273).
+                         */
+                        server_thumbnail_formats?: {
+                            /** @description The file path component of the format, e.g. `840x560.webp`. */
+                            name: string;
+                            /** @description The largest width of a thumbnail in this format. */
+                            max_width: number;
+                            /** @description The largest height of a thumbnail in this format. */
+                            max_height: number;
+                            /** @description The file extension of this format. */
+                            format: string;
+                            /** @description Whether this format is animated (made only for animated images). */
+                            animated: boolean;
+                        }[];
                         /** @description (`giphy`) The GIPHY API key; `""` as no GIF provider is configured. */
                         giphy_api_key?: string;
                         /**

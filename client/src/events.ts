@@ -34,6 +34,13 @@ export type ZulipEventOf<
 export interface EventQueueOptions {
   /** The `POST /register` parameters (event_types, narrow, client_capabilities, …). */
   register?: RegisterParams;
+  /**
+   * A first registration already under way (`unwrap(client.POST("/register", …))`, with these
+   * `register` parameters): taken as the loop's first, so that a caller can send it before it has
+   * finished loading. Its failure is handled as the loop's own would be; later registrations (a
+   * lost queue) are the loop's.
+   */
+  pending?: Promise<RegisterState>;
   /** Called with the state of each registration, the first and every one after a lost queue. */
   onRegister?: (state: RegisterState) => void | Promise<void>;
   /** Stops the loop (the generator returns; a poll in progress is aborted). */
@@ -69,12 +76,14 @@ export async function* eventQueue(
   const maxMs = options.retry?.maxMs ?? 30_000;
   let queue: { id: string; lastEventId: number } | undefined;
   let failures = 0;
+  let pending = options.pending;
   while (!signal?.aborted) {
     try {
       if (!queue) {
-        const state = await unwrap(
-          client.POST("/register", { body: options.register ?? {}, signal }),
-        );
+        const request =
+          pending ?? unwrap(client.POST("/register", { body: options.register ?? {}, signal }));
+        pending = undefined;
+        const state = await request;
         if (state.queue_id === null)
           throw new Error(
             "POST /register returned no queue (was the request made without authentication?)",

@@ -37,6 +37,7 @@ import {
   type ReceivedFile,
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
+import { storedThumbnail, thumbnailPathId } from "../lib/uploads/thumbnails.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
 import { AVATAR_CONTENT_TYPES, avatarPathId, mediumAvatarPathId } from "../lib/users/avatars.ts";
 import { avatarUrl, gravatarUrl } from "../lib/users/users.ts";
@@ -269,6 +270,33 @@ async function serveFile(
   );
 }
 
+/**
+ * `/user_uploads/thumbnail/<path_id>/<format>` (Zulip's serve_file with a thumbnail format): the
+ * same access check as the original's, with its refusals; then the thumbnail of that name, if
+ * the image has one, with the type of its format and the original's caching.
+ */
+async function serveThumbnail(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  deps: AppDeps,
+  pathId: string,
+  name: string,
+) {
+  const user = await fileRequester(req, deps);
+  const attachment = await accessAttachment(deps.db, user, pathId);
+  const thumbnail = await storedThumbnail(deps.db, attachment.pathId, name);
+  if (!thumbnail) throw new ResourceNotFoundError("File not found");
+  await sendStored(
+    res,
+    next,
+    deps,
+    thumbnailPathId(attachment.pathId, name),
+    { contentType: thumbnail.content_type, cacheControl: "private, immutable" },
+    { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": UPLOAD_CSP },
+  );
+}
+
 async function serveTemporary(
   res: Response,
   next: NextFunction,
@@ -289,7 +317,7 @@ async function serveTemporary(
 
 /**
  * `/user_uploads/…` (Zulip's URL patterns, in their order): `temporary/<token>/<name>`,
- * `download/<realm_id>/<path>`, `<realm_id>/<path>`. Segments are decoded here, so that one
+ * `download/<realm_id>/<path>`, `thumbnail/<realm_id>/<path>/<format>`, `<realm_id>/<path>`. Segments are decoded here, so that one
  * that is not valid percent-encoding names no file instead of failing the request.
  */
 function fileRoutes(deps: AppDeps) {
@@ -308,6 +336,8 @@ function fileRoutes(deps: AppDeps) {
         await serveTemporary(res, next, deps, rest[0]!, rest[1]!);
       else if (first === "download" && rest.length >= 2)
         await serveFile(req, res, next, deps, rest.join("/"), true);
+      else if (first === "thumbnail" && rest.length >= 3)
+        await serveThumbnail(req, res, next, deps, rest.slice(0, -1).join("/"), rest.at(-1)!);
       else if (rest.length >= 1) await serveFile(req, res, next, deps, segments.join("/"), false);
       else next();
     } catch (err) {

@@ -14,6 +14,7 @@
 import type { AppDeps } from "../context.ts";
 import { expiredMessages, realmsWithRetention } from "../lib/messages/retention.ts";
 import { uploadStorage } from "../lib/uploads/upload-storage.ts";
+import { deleteImageAttachments, thumbnailPathIds } from "../lib/uploads/thumbnails.ts";
 import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
 import { ArchiveType, deleteMessages } from "../actions/messages/message-delete.ts";
 import { inRawTransaction } from "../actions/transaction.ts";
@@ -108,8 +109,13 @@ export class MessageRetention extends DeliveryLoop<RetentionReport> {
       SELECT path_id FROM gone
       UNION SELECT g.path_id FROM archived_gone g WHERE NOT EXISTS (SELECT 1 FROM attachment a WHERE a.id = g.id)`;
     // Through the upload store, on disk or in S3 (Zulip's delete_message_attachments).
-    if (rows.length)
-      await (await uploadStorage(this.deps.config)).delete(rows.map((r) => r.path_id));
+    if (rows.length) {
+      const pathIds = rows.map((r) => r.path_id);
+      await deleteImageAttachments(this.deps.db, pathIds);
+      await (
+        await uploadStorage(this.deps.config)
+      ).delete([...pathIds, ...thumbnailPathIds(pathIds)]);
+    }
     return rows.length;
   }
 }

@@ -36,6 +36,17 @@ describe("client/", () => {
     }
   });
 
+  it("parses a body once and still answers its text, url and status", async () => {
+    const zulip = server.as("hamlet");
+    const { data, response } = await zulip.GET("/users/me");
+    expect(data?.email).toBe(server.creds.users.hamlet!.email);
+    expect(response.status).toBe(200);
+    expect(response.ok).toBe(true);
+    expect(new URL(response.url).pathname).toBe("/api/v1/users/me");
+    expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(JSON.parse(await response.text())).toEqual(data);
+  });
+
   it("throws ZulipApiError with the status, code and extra fields of an error", async () => {
     const zulip = createZulipClient({
       baseUrl: server.baseUrl,
@@ -187,6 +198,43 @@ describe("client/", () => {
       "one",
       "two",
     ]);
+  });
+
+  it("eventQueue takes a registration already under way as its first, and its failure as its own", async () => {
+    const hamlet = server.as("hamlet");
+    const pending = unwrap(hamlet.POST("/register", { body: { event_types: ["message"] } }));
+    const early = await pending;
+    const stop = new AbortController();
+    const queues: string[] = [];
+    const seen: string[] = [];
+    const loop = (async () => {
+      for await (const event of eventQueue(hamlet, {
+        register: { event_types: ["message"] },
+        pending,
+        signal: stop.signal,
+        onRegister: (s) => void queues.push(s.queue_id!),
+      })) {
+        if (event.type === "message") seen.push(event.message.content);
+        stop.abort();
+      }
+    })();
+    while (queues.length === 0) await new Promise((r) => setTimeout(r, 10));
+    // No second registration: the loop polls the queue registered early.
+    expect(queues).toEqual([early.queue_id]);
+    await unwrap(
+      server.as("othello").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "early", content: "early bird" },
+      }),
+    );
+    await loop;
+    expect(seen).toEqual(["early bird"]);
+
+    const wrongKey = server.client("hamlet@zulip.com", "x".repeat(32));
+    const refused = unwrap(wrongKey.POST("/register", { body: {} }));
+    const error = await eventQueue(wrongKey, { pending: refused })
+      .next()
+      .catch((e) => e);
+    expect(error).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
   });
 
   it("eventQueue throws a 4xx it cannot fix and backs off while the server is unreachable", async () => {

@@ -281,13 +281,13 @@ describe("register: recent direct conversations and channels left", () => {
     expect(unreadIds(await register("cordelia", types))).toContain(id);
     await expectSuccess(
       server.as("cordelia").DELETE("/users/me/subscriptions", {
-        body: { subscriptions: JSON.stringify(["Verona"]) },
+        body: { subscriptions: ["Verona"] },
       }),
     );
     expect(unreadIds(await register("cordelia", types))).not.toContain(id);
     await expectSuccess(
       server.as("cordelia").POST("/users/me/subscriptions", {
-        body: { subscriptions: JSON.stringify([{ name: "Verona" }]) },
+        body: { subscriptions: [{ name: "Verona" }] },
       }),
     );
     expect(unreadIds(await register("cordelia", types))).toContain(id);

@@ -16,6 +16,7 @@ import type { AppDeps } from "../../server/context.ts";
 import { Prisma, type Db, type Realm, type UserProfile } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
 import { fetchMessageRange, type RangeRequest } from "../../server/lib/messages/message-fetch.ts";
+import { unreadMessages } from "../../server/lib/messages/unread.ts";
 import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow/narrow.ts";
 import { createLogger } from "../../server/logger.ts";
 import { populateScale } from "../../server/manage/populate-scale.ts";
@@ -145,4 +146,51 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
         );
         expect(read, described).toBeLessThan(5_000);
       });
+
+  it("runs its sessions without JIT compilation", async () => {
+    // A plan whose estimated cost passes jit_above_cost spent ~400 ms compiling with LLVM to run
+    // in a few milliseconds (server/db/index.ts).
+    const [row] = await deps.db.$queryRaw<{ jit: string }[]>`SHOW jit`;
+    expect(row!.jit).toBe("off");
+  });
+
+  it("register's unread_msgs walks the reader's unread index and reaches message by key", async () => {
+    const plans: PlanNode[] = [];
+    const explained = {
+      async $queryRaw(strings: TemplateStringsArray, ...values: unknown[]) {
+        const rows = await deps.db.$queryRaw<
+          { "QUERY PLAN": { Plan: PlanNode }[] }[]
+        >`EXPLAIN (ANALYZE, FORMAT JSON) ${Prisma.sql(strings, ...values)}`;
+        plans.push(rows[0]!["QUERY PLAN"][0]!.Plan);
+        return [];
+      },
+    } as unknown as Db;
+    await unreadMessages(explained, reader.id, { emptyTopicName: null });
+    expect(plans).toHaveLength(1);
+    const nodes = nodesOf(plans[0]!);
+    const described = nodes
+      .filter((n) => n["Relation Name"] || n["Index Name"])
+      .map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""}`)
+      .join("\n");
+    // user_message only through the unread index (scanned, or a bitmap of it), message only by
+    // its key: never a scan of either table whose length grows with the history.
+    const touching = nodes.filter(
+      (n) =>
+        n["Relation Name"] === "message" ||
+        n["Relation Name"] === "user_message" ||
+        n["Index Name"]?.startsWith("user_message") ||
+        n["Index Name"]?.startsWith("message"),
+    );
+    expect(
+      touching.filter((n) => n["Node Type"] === "Seq Scan"),
+      described,
+    ).toEqual([]);
+    expect(
+      [...new Set(touching.map((n) => n["Index Name"]).filter(Boolean))].sort(),
+      described,
+    ).toEqual(["message_pkey", "user_message_unread_idx"]);
+    expect(touching.find((n) => n["Relation Name"] === "message")?.["Node Type"], described).toBe(
+      "Index Scan",
+    );
+  });
 });

@@ -2,7 +2,8 @@
  * The upload store on both backends (lib/uploads/upload-storage.ts): the same flows on the local disk
  * and on a real S3-compatible server on loopback (s3rver): upload, serving (on S3 a redirect to
  * a presigned URL, fetched like a browser follows it), access refused as before, temporary URLs,
- * custom emoji images, and the retention loop deleting unclaimed and archived uploads' files.
+ * custom emoji images, images' thumbnails, and the retention loop deleting unclaimed and archived
+ * uploads' files.
  * test/api/uploads.test.ts covers the rest of uploads in detail on the local disk.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -202,6 +203,33 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
     expect(await stored(unclaimed)).toBeNull();
     expect(await stored(claimed)).not.toBeNull();
     expect(await server.db.attachment.count({ where: { pathId: unclaimed } })).toBe(0);
+  });
+
+  it("stores an image's thumbnail beside it, serves it as webp, and deletes it with it", async () => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(PNG)], { type: "image/png" }), "pixel.png");
+    const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
+      method: "POST",
+      headers: { Authorization: basicAuth(server, "hamlet") },
+      body: form,
+    });
+    const pathId = ((await response.json()) as { url: string }).url.slice("/user_uploads/".length);
+    const thumbnail = `thumbnail/${pathId}/840x560.webp`;
+    expect((await stored(thumbnail))?.subarray(8, 12).toString()).toBe("WEBP");
+    const file = await served(`/user_uploads/${thumbnail}`, "hamlet");
+    expect(file.headers.get("content-type")).toBe("image/webp");
+    expect(file.bytes.subarray(8, 12).toString()).toBe("WEBP");
+    const refused = await getFile(`/user_uploads/${thumbnail}`, "othello");
+    expect([refused.status, refused.redirected]).toEqual([403, false]);
+
+    await server.db.attachment.updateMany({
+      where: { pathId },
+      data: { createTime: new Date(Date.now() - 6 * 7 * DAY) },
+    });
+    expect((await retention().deliverDue()).filesDeleted).toBe(1);
+    expect(await stored(pathId)).toBeNull();
+    expect(await stored(thumbnail)).toBeNull();
+    expect(await server.db.imageAttachment.count({ where: { pathId } })).toBe(0);
   });
 
   it("deletes a deleted message's upload once the archive is vacuumed, not before", async () => {

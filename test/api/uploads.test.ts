@@ -564,7 +564,7 @@ describe("access through messages", () => {
     expect(await hasAttachment(fake.id)).toBe(false);
   });
 
-  it("costs a message without upload links no statement, and one with links one more", async () => {
+  it("costs a message without upload links no statement, and one with links two more (claiming, image previews)", async () => {
     const seen: RequestInfo[] = [];
     server.deps.observe = (info) => seen.push(info);
     try {
@@ -577,7 +577,8 @@ describe("access through messages", () => {
       const plain = await count("no link here");
       const { url } = await upload("hamlet", "budget.txt");
       const linked = await count(`[budget](${url})`);
-      expect(linked).toBe(plain + 1);
+      // The claim, and one look-up of the linked uploads' thumbnails for rendering.
+      expect(linked).toBe(plain + 2);
     } finally {
       server.deps.observe = undefined;
     }

@@ -69,6 +69,21 @@ export async function openScaleFixture(
       await admin.query(`CREATE DATABASE ${name}`);
     }
     const version = (await admin.query("SHOW server_version")).rows[0].server_version;
+    // The settings that decide whether the fixture fits in PostgreSQL's cache and how it plans
+    // (docs/operations.md, "Tuning PostgreSQL for a large organization").
+    const settings = (
+      await admin.query(
+        "SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'random_page_cost', 'effective_cache_size') ORDER BY name",
+      )
+    ).rows
+      .map((r: { name: string; setting: string; unit: string | null }) =>
+        r.unit === "8kB"
+          ? `${r.name} ${Math.round((Number(r.setting) * 8) / 1024)} MB`
+          : r.unit === "kB"
+            ? `${r.name} ${Math.round(Number(r.setting) / 1024)} MB`
+            : `${r.name} ${r.setting}`,
+      )
+      .join(", ");
     await admin.end();
     const env = {
       DATABASE_URL: url.toString(),
@@ -83,7 +98,7 @@ export async function openScaleFixture(
       query: async (text, params) => (await db.query(text, params as unknown[])).rows,
       close: () => db.end(),
       env,
-      label: `PostgreSQL ${version}, database ${name}`,
+      label: `PostgreSQL ${version} (${settings}), database ${name}`,
     };
   }
   const work = mkdtempSync(join(os.tmpdir(), tmpPrefix));

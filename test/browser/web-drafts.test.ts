@@ -4,7 +4,8 @@
  * topic, on the server (draft synchronization on), listed on the Drafts page with Restore and
  * Delete, deleted by sending; a message scheduled for tomorrow, listed on the Scheduled messages
  * page and by the API, edited and deleted; a file uploaded with the button, sent, and seen and
- * fetched by Othello; an image pasted, sent and opened in the lightbox. axe-core on the pages and
+ * fetched by Othello; an image pasted and sent, as the link compose inserts and as Markdown image
+ * syntax, shown as its thumbnail and opened in the lightbox at its original. axe-core on the pages and
  * dialogs; screenshots (light and dark) go to .tmp/screenshots/.
  */
 import type { ElementHandle, Page } from "puppeteer-core";
@@ -13,10 +14,6 @@ import { articleWith, byRole, eventually, screenshot, waitForNoRole } from "../h
 import { axeViolations } from "../helpers/browser-axe.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
-
-/** A 2×2 PNG. */
-const PNG_BASE64 =
-  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
 
 describePages("drafts, scheduled messages, uploads", () => {
   const s = useBrowserSession({
@@ -242,16 +239,26 @@ describePages("drafts, scheduled messages, uploads", () => {
   it("uploads a pasted image; a click on it opens the lightbox, Escape closes it", async () => {
     await goTopic("imagework");
     await (await message()).focus();
-    await hamlet.evaluate((b64) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    // A 320×200 PNG drawn in the page (larger than the feed's 300×200 box).
+    await hamlet.evaluate(async () => {
+      const canvas = document.createElement("canvas");
+      [canvas.width, canvas.height] = [320, 200];
+      const g = canvas.getContext("2d")!;
+      g.fillStyle = "#2a7";
+      g.fillRect(0, 0, 320, 200);
+      g.fillStyle = "#fff";
+      g.beginPath();
+      g.arc(160, 100, 60, 0, 2 * Math.PI);
+      g.fill();
+      const blob = await new Promise<Blob>((r) => canvas.toBlob((b) => r(b!), "image/png"));
       const data = new DataTransfer();
-      data.items.add(new File([bytes], "dot.png", { type: "image/png" }));
+      data.items.add(new File([blob], "dot.png", { type: "image/png" }));
       document
         .querySelector("textarea[aria-label=Message]")!
         .dispatchEvent(
           new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
         );
-    }, PNG_BASE64);
+    });
     const url = await (
       await hamlet.waitForFunction(
         () =>
@@ -260,19 +267,52 @@ describePages("drafts, scheduled messages, uploads", () => {
           )?.[1],
       )
     ).jsonValue();
-    // Shown as an image: Markdown's image syntax.
-    await (await message()).click({ count: 3 });
-    await hamlet.keyboard.press("Backspace");
-    await (await message()).type(`A dot ![dot.png](${url})`);
+    // The link compose inserted: Othello sees its thumbnail (Zulip's preview, sized into the
+    // feed's box before it loads), and a click shows the original in the lightbox.
     await (await message()).press("Enter");
-    const image = await byRole(hamlet, "image", "dot.png");
+    const preview = await byRole(othello, "image", "dot.png");
+    const shown = await preview.evaluate((img) => ({
+      src: new URL((img as HTMLImageElement).src).pathname,
+      width: img.getAttribute("width"),
+      height: img.getAttribute("height"),
+    }));
+    expect(shown).toEqual({
+      src: `/user_uploads/thumbnail/${url!.slice("/user_uploads/".length)}/840x560.webp`,
+      width: "300",
+      height: "188",
+    });
+    await othello.waitForFunction(
+      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth === 320,
+      {},
+      preview,
+    );
+    shots.push(await screenshot(othello, "image-preview"));
+    await preview.click();
+    // The thumbnail stands in, then the original.
+    const box = await byRole(othello, "dialog", "dot.png");
+    await othello.waitForFunction(
+      (d, original) => new URL(d.querySelector("img")!.src).pathname === original,
+      {},
+      box,
+      url,
+    );
+    await othello.keyboard.press("Escape");
+    await waitForNoRole(othello, "dialog", "dot.png");
+
+    // Shown as an image: Markdown's image syntax, its thumbnail too.
+    await (await message()).type(`A dot ![a dot](${url})`);
+    await (await message()).press("Enter");
+    const image = await byRole(hamlet, "image", "a dot");
+    expect(await image.evaluate((img) => new URL((img as HTMLImageElement).src).pathname)).toBe(
+      `/user_uploads/thumbnail/${url!.slice("/user_uploads/".length)}/840x560.webp`,
+    );
     await image.click();
-    await byRole(hamlet, "dialog", "dot.png");
+    await byRole(hamlet, "dialog", "a dot");
     await byRole(hamlet, "link", "Download");
     await expectAxeClean("the lightbox");
     shots.push(await screenshot(hamlet, "lightbox"));
     await hamlet.keyboard.press("Escape");
-    await waitForNoRole(hamlet, "dialog", "dot.png");
+    await waitForNoRole(hamlet, "dialog", "a dot");
     await articleWith(othello, "A dot");
   });
 });

@@ -1,66 +1,11 @@
 /**
- * The web app's entry: draws the screen at once, registers the event queue (its state fills the
- * sidebars), then the feed loads the view the URL names. Keyboard shortcuts and presence reports
- * start with it.
+ * The web app's entry. Its first act sends the registration and the view's first messages
+ * (state/register.ts: only the typed client and narrow.ts are loaded before), whose answers are
+ * what the first screen waits for; the app itself (app.tsx and its chunks, web/build.mjs) is
+ * fetched, evaluated and drawn meanwhile.
  */
-import { render } from "preact";
-import { signal } from "@preact/signals";
-import "./styles.css";
-import { installKeys } from "./keys.ts";
-import "./ui/messageKeys.ts";
-import { setQueueIdSource } from "./state/compose.ts";
-import { queueId, startEvents } from "./state/events.ts";
-import { startPresence } from "./state/presence.ts";
-import { listFor } from "./state/messages.ts";
-import { listenToHash, view } from "./state/view.ts";
-import { App } from "./ui/App.tsx";
-// Features' state, registered with the event loop (onRegister/onEvent) before it starts. Their
-// pages load on demand (ui/PageHost.tsx); their state must be current from the first register.
-import "./state/emoji.ts";
-import "./state/settings.ts";
-import "./state/theme.ts";
-import "./state/groups.ts";
-import "./state/permissions.ts";
-import "./state/typeahead.ts";
-import "./state/user-topics.ts";
-import "./state/muted-users.ts";
-import "./state/status.ts";
-import "./state/notify.ts";
-import "./state/people-keys.ts";
-import "./state/org.ts";
-import "./state/channels.ts";
-import { goHome } from "./state/home.ts";
-import { loadRecent } from "./state/recent.ts";
-import "./state/drafts.ts";
-import "./state/scheduled.ts";
-import "./state/uploads.ts";
+import { fetchViewEarly, registerEarly } from "./state/register.ts";
 
-const ready = signal(false);
-/** After the first screen's own fetches. */
-const RECENT_PREFETCH_DELAY_MS = 1500;
-const root = document.getElementById("app")!;
-
-function Root() {
-  return <App ready={ready.value} />;
-}
-
-listenToHash();
-installKeys();
-setQueueIdSource(() => queueId.value);
-render(<Root />, root);
-// The view's messages are fetched at once, beside the registration (whose state fills the
-// sidebars): the feed shows them without waiting for it. What was sent between that fetch and
-// the queue's creation is fetched once the queue exists.
-const v = view.value;
-const first = listFor(v.narrow);
-const prefetch = first.load(v.near ?? "first_unread");
-startEvents(() => {
-  ready.value = true;
-  // An empty fragment opens the user's home view (web_home_view), known from the register.
-  if (location.hash === "" || location.hash === "#") goHome(true);
-  startPresence();
-  void prefetch.then(() => first.catchUp());
-  // Recent conversations' one bounded fetch, in the background once the first screen is drawn (as
-  // Zulip's web app loads recent history at start-up): the view then opens without waiting.
-  setTimeout(() => void loadRecent(), RECENT_PREFETCH_DELAY_MS);
-});
+registerEarly();
+fetchViewEarly();
+void import("./app.tsx");

@@ -13,6 +13,7 @@ import { JsonableError, StreamWithIdDoesNotExistError } from "../../errors.ts";
 import {
   renderMarkdown,
   extractMentionCandidates,
+  uploadPathIds,
   type MarkdownContext,
 } from "../../lib/markdown/index.ts";
 import type { RenderResult } from "../../lib/markdown/types.ts";
@@ -23,6 +24,7 @@ import { isStorableId } from "../../lib/ids.ts";
 import { flagsOf, flagsToList, type FlagName } from "../../lib/messages/messages.ts";
 import { FLAG_BITS } from "../../lib/messages/flags.ts";
 import { isStorableText } from "../../lib/text.ts";
+import { uploadPreviews } from "../../lib/uploads/thumbnails.ts";
 import { directMessageGroupHash, RecipientType } from "../../lib/recipients.ts";
 import {
   emptyTopicDisplayName,
@@ -227,14 +229,18 @@ async function usersByIdsOrEmails(
 const linkableChannel = (ctx: MessageChecker) =>
   ctx.internal ? Prisma.raw("TRUE") : accessSql("CHANNEL_CONTENT", ctx.user, "s");
 
-/** What rendering needs to resolve the content's mentions: nothing is read for content without any. */
+/**
+ * What rendering needs to resolve the content's mentions and show its uploaded images: nothing
+ * is read for content without any, and the images' previews are one statement for all.
+ */
 export async function markdownContext(
   ctx: MessageChecker,
   content: string,
 ): Promise<Partial<MarkdownContext>> {
   const wanted = extractMentionCandidates(content);
   const lower = (names: string[]) => names.map((n) => n.toLowerCase());
-  const [users, groups, channels] = await Promise.all([
+  const pathIds = uploadPathIds(content).filter(isStorableText);
+  const [users, groups, channels, imagePreviews] = await Promise.all([
     wanted.userNames.length || wanted.userIds.length
       ? ctx.db.$queryRaw<{ id: number; fullName: string }[]>`
           SELECT id, full_name AS "fullName" FROM user_profile
@@ -250,6 +256,7 @@ export async function markdownContext(
           SELECT s.id, s.name FROM stream s WHERE s.realm_id = ${ctx.realm.id} AND lower(s.name) = ANY (${lower(wanted.channelNames)}::text[])
             AND ${linkableChannel(ctx)}`
       : [],
+    uploadPreviews(ctx.db, ctx.realm.id, pathIds),
   ]);
   const usersByName = new Map<string, { id: number; fullName: string }[]>();
   for (const u of users)
@@ -262,6 +269,7 @@ export async function markdownContext(
     realmUrl: await realmUrl(ctx.db, ctx.realm, ctx.config),
     linkifiers: await compiledLinkifiers(ctx.db, ctx.realm.id, ctx.cacheDb),
     mediaPreviews: ctx.realm.inlineImagePreview,
+    imagePreviews,
     usersByName,
     usersById: new Map(users.map((u) => [u.id, u])),
     groupsByName: new Map(groups.map((g) => [g.name.toLowerCase(), g])),

@@ -8,6 +8,7 @@ import type { RequestContext } from "../../context.ts";
 import { JsonableError } from "../../errors.ts";
 import { uploadStorage } from "../../lib/uploads/upload-storage.ts";
 import { isStorableId } from "../../lib/ids.ts";
+import { deleteImageAttachments, thumbnailPathIds } from "../../lib/uploads/thumbnails.ts";
 import { inTransaction } from "../transaction.ts";
 
 export async function doRemoveAttachment(ctx: RequestContext, attachmentId: number) {
@@ -20,6 +21,7 @@ export async function doRemoveAttachment(ctx: RequestContext, attachmentId: numb
           SELECT del.path_id, ((SELECT COALESCE(sum(size), 0) FROM attachment WHERE realm_id = ${ctx.realm.id}) - del.size)::bigint AS used FROM del`
       : [];
     if (!row) throw new JsonableError("Invalid attachment");
+    await deleteImageAttachments(tx, [row.path_id]);
     events.add(
       {
         type: "attachment",
@@ -32,5 +34,5 @@ export async function doRemoveAttachment(ctx: RequestContext, attachmentId: numb
     return row.path_id;
   });
   const storage = await uploadStorage(ctx.config);
-  await storage.delete([pathId]);
+  await storage.delete([pathId, ...thumbnailPathIds([pathId])]);
 }

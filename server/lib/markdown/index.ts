@@ -29,9 +29,16 @@ import { md } from "./render.ts";
 import { expandTabs } from "./text.ts";
 import type { MarkdownContext, RenderResult, ZulipEnv } from "./types.ts";
 
-export type { MarkdownContext, MentionCandidates, MentionUser, RenderResult } from "./types.ts";
+export type {
+  ImagePreview,
+  MarkdownContext,
+  MentionCandidates,
+  MentionUser,
+  RenderResult,
+} from "./types.ts";
 export { emojiCodeForName, emojiNameForCode } from "./emoji.ts";
 export { extractMentionCandidates } from "./mentions.ts";
+export { uploadPathIds } from "./media.ts";
 export { sanitizeUrl } from "./urls.ts";
 
 /** Render message content to Zulip-compatible HTML and collect mention/link facts. */

@@ -1,19 +1,24 @@
 /**
- * Uploaded media in messages: Markdown image syntax (Zulip 12, feature levels 437 and 467) and
- * inline video previews of uploaded videos (feature level 495).
+ * Uploaded media in messages: Markdown image syntax (Zulip 12, feature levels 437 and 467),
+ * thumbnail previews of linked uploaded images (Zulip 9) and inline video previews of uploaded
+ * videos (feature level 495). Attributes are in the order Zulip's HTML has them (alphabetical:
+ * its thumbnail pass re-serializes the message with BeautifulSoup).
  *
  * - `![alt](/user_uploads/…)` naming an uploaded image renders as an `img.inline-image`; any
  *   other target (a third-party URL, an upload that is no image) is left as the text it is, its
- *   bare URL linked as any other (Zulip's ImageInlineProcessor matches nothing then). There is
- *   no thumbnailing here, so the image is the original (`src` and `data-original-src` alike),
- *   the form the API documents for images that are not thumbnails.
- * - A link to an uploaded `.mp4`, `.mov` or `.webm` gets Zulip's `message_inline_video`
- *   preview after its paragraph (InlineInterestingLinkProcessor.add_video); the paragraph goes
- *   when it held only that link with the URL as its text.
+ *   bare URL linked as any other (Zulip's ImageInlineProcessor matches nothing then). With a
+ *   thumbnail (the context's imagePreviews) its `src` is the thumbnail, with the original's
+ *   dimensions and type; without one, the original (`src` and `data-original-src` alike), the
+ *   form the API documents for images that are not thumbnails.
+ * - A link to an uploaded image with a thumbnail gets Zulip's `message_inline_image` preview,
+ *   and a link to an uploaded `.mp4`, `.mov` or `.webm` the `message_inline_video` one, after
+ *   its paragraph (InlineInterestingLinkProcessor.add_a and add_video); the paragraph goes when
+ *   it held only that link with the URL as its text. An uploaded image without a thumbnail (not
+ *   decodable, too large, from before thumbnails) gets none, as in Zulip (is_image).
  */
 import type { RendererRule, StateCore, StateInline, Token } from "markdown-it";
 import { escapeAttr } from "./text.ts";
-import { getCtx, type ZulipEnv } from "./types.ts";
+import { getCtx, type ImagePreview, type ZulipEnv } from "./types.ts";
 import { IMAGE_EXTENSIONS, rewriteLocalLink } from "./urls.ts";
 
 type InlineRule = (state: StateInline, silent: boolean) => boolean;
@@ -58,16 +63,51 @@ export function zulipImageRule(builtin: InlineRule): InlineRule {
   };
 }
 
-/** `<img alt class="inline-image" data-original-src src>` (message-formatting.md, Images). */
-export const renderInlineImage: RendererRule = (tokens, idx) => {
+/** An uploaded image's preview, when it has a thumbnail. */
+function previewOf(env: unknown, href: string): (ImagePreview & { url: string }) | null {
+  const path = uploadPath(href);
+  if (path === null) return null;
+  const preview = getCtx(env).imagePreviews?.get(path.slice("/user_uploads/".length));
+  return preview?.url ? (preview as ImagePreview & { url: string }) : null;
+}
+
+/** A thumbnail's attributes, after those that sort before them (Zulip's rewrite_thumbnailed_images). */
+function thumbnailAttrs(preview: ImagePreview & { url: string }, originalSrc: string | null) {
+  return `${preview.animated ? ' data-animated="true"' : ""}${
+    preview.contentType === null
+      ? ""
+      : ` data-original-content-type="${escapeAttr(preview.contentType)}"`
+  } data-original-dimensions="${preview.width}x${preview.height}"${
+    originalSrc === null ? "" : ` data-original-src="${escapeAttr(originalSrc)}"`
+  } src="${escapeAttr(preview.url)}"`;
+}
+
+/**
+ * `<img alt class="inline-image" data-original-content-type data-original-dimensions
+ * data-original-src src>` with a thumbnail, else `<img alt class="inline-image"
+ * data-original-src src>` (message-formatting.md, Images).
+ */
+export const renderInlineImage: RendererRule = (tokens, idx, _options, env) => {
   const token = tokens[idx]!;
-  const src = escapeAttr(String(token.attrGet("src") ?? ""));
+  const href = String(token.attrGet("src") ?? "");
+  const src = escapeAttr(href);
   const alt = escapeAttr(token.children?.map((c) => c.content).join("") ?? token.content);
   const title = token.attrGet("title");
-  return `<img alt="${alt}" class="inline-image" data-original-src="${src}" src="${src}"${
+  const preview = previewOf(env, href);
+  const attrs = preview
+    ? thumbnailAttrs(preview, href)
+    : ` data-original-src="${src}" src="${src}"`;
+  return `<img alt="${alt}" class="inline-image"${attrs}${
     title ? ` title="${escapeAttr(String(title))}"` : ""
   }>`;
 };
+
+/** Zulip's add_a for an uploaded image: its thumbnail, linking to the original. */
+function imageHtml(href: string, title: string | null, preview: ImagePreview & { url: string }) {
+  return `<div class="message_inline_image"><a href="${escapeAttr(href)}"${
+    title === null ? "" : ` title="${escapeAttr(title)}"`
+  }><img${thumbnailAttrs(preview, null)}></a></div>`;
+}
 
 /** Zulip's add_video: the preview element for an uploaded video. */
 function videoHtml(href: string, title: string | null): string {
@@ -77,10 +117,21 @@ function videoHtml(href: string, title: string | null): string {
   }><video preload="metadata" src="${url}"></video></a></div>`;
 }
 
-/** The uploaded videos an inline token links to: href, and the link's text unless it is the URL. */
-function linkedVideos(inline: Token): { href: string; title: string | null; alone: boolean }[] {
+interface LinkedMedia {
+  href: string;
+  title: string | null;
+  alone: boolean;
+  /** The thumbnail of an image; none for a video. */
+  image: (ImagePreview & { url: string }) | null;
+}
+
+/**
+ * The uploaded videos and thumbnailed images an inline token links to, in order: href, and the
+ * link's text unless it is the URL.
+ */
+function linkedMedia(inline: Token, env: unknown): LinkedMedia[] {
   const children = inline.children ?? [];
-  const found: { href: string; title: string | null; alone: boolean }[] = [];
+  const found: LinkedMedia[] = [];
   for (let i = 0; i < children.length; i++) {
     const open = children[i]!;
     if (open.type !== "link_open") continue;
@@ -91,22 +142,44 @@ function linkedVideos(inline: Token): { href: string; title: string | null; alon
     let text = "";
     while (j < children.length && children[j]!.type !== "link_close")
       text += children[j++]!.content;
-    if (path === null || !endsWithAny(path, VIDEO_EXTENSIONS)) continue;
+    if (path === null) continue;
+    // Zulip's is_video comes first, then is_image (the upload has a thumbnail).
+    const image = endsWithAny(path, VIDEO_EXTENSIONS) ? null : previewOf(env, href);
+    if (!image && !endsWithAny(path, VIDEO_EXTENSIONS)) continue;
     const title = text === href ? null : text;
     // The paragraph goes when the link is all it holds and shows its URL (get_inlining_information).
     const alone = title === null && i === 0 && j === children.length - 1;
-    found.push({ href, title, alone });
+    found.push({ href, title, alone, image });
   }
   return found;
 }
 
+/** Zulip's INLINE_PREVIEW_LIMIT_PER_MESSAGE: a message linking more distinct URLs previews none. */
+const INLINE_PREVIEW_LIMIT_PER_MESSAGE = 24;
+
+/** The distinct URLs linked outside quotes (Zulip's unique_previewable_urls). */
+function previewableUrlCount(tokens: Token[]): number {
+  const urls = new Set<string>();
+  let quoteDepth = 0;
+  for (const tok of tokens) {
+    if (tok.type === "blockquote_open") quoteDepth++;
+    else if (tok.type === "blockquote_close") quoteDepth--;
+    if (tok.type !== "inline" || quoteDepth > 0) continue;
+    for (const child of tok.children ?? [])
+      if (child.type === "link_open") urls.add(String(child.attrGet("href") ?? ""));
+  }
+  return urls.size;
+}
+
 /**
  * After the links are final (coreZulip): a preview after each paragraph (at the top level or in
- * a list item; none in a quote) for each distinct uploaded video it links, in order.
+ * a list item; none in a quote) for each distinct uploaded video or thumbnailed image it links,
+ * in order.
  */
-export function addVideoPreviews(state: StateCore): void {
+export function addMediaPreviews(state: StateCore): void {
   if (!getCtx(state.env).mediaPreviews) return;
   const tokens = state.tokens;
+  if (previewableUrlCount(tokens) > INLINE_PREVIEW_LIMIT_PER_MESSAGE) return;
   const seen = new Set<string>();
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -117,14 +190,16 @@ export function addVideoPreviews(state: StateCore): void {
     const open = tokens[i - 1];
     const close = tokens[i + 1];
     if (open?.type !== "paragraph_open" || close?.type !== "paragraph_close") continue;
-    const videos = linkedVideos(tok).filter((v) => !seen.has(v.href));
-    if (!videos.length) continue;
-    for (const v of videos) seen.add(v.href);
+    const media = linkedMedia(tok, state.env).filter((v) => !seen.has(v.href));
+    if (!media.length) continue;
+    for (const v of media) seen.add(v.href);
     const block = new state.Token("html_block", "", 0);
-    block.content = videos.map((v) => videoHtml(v.href, v.title)).join("");
+    block.content = media
+      .map((v) => (v.image ? imageHtml(v.href, v.title, v.image) : videoHtml(v.href, v.title)))
+      .join("");
     block.block = true;
     block.level = open.level;
-    if (videos.length === 1 && videos[0]!.alone) {
+    if (media.length === 1 && media[0]!.alone) {
       tokens.splice(i - 1, 3, block);
       i -= 1;
     } else {
@@ -133,3 +208,13 @@ export function addVideoPreviews(state: StateCore): void {
     }
   }
 }
+
+/**
+ * The path ids of uploads a content may show, to look up before rendering (Zulip's
+ * get_user_upload_previews finds them by this same pattern): a superset, read from the source.
+ */
+export function uploadPathIds(content: string): string[] {
+  if (!content.includes("/user_uploads/")) return [];
+  return [...new Set(Array.from(content.matchAll(UPLOAD_PATH_ID), (m) => m[1]!))];
+}
+const UPLOAD_PATH_ID = /\/user_uploads\/(\d+\/[/\p{L}\p{N}_.-]+)/gu;

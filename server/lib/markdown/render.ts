@@ -18,7 +18,7 @@ import {
 } from "./blocks.ts";
 import { renderCodeBlock, renderFence, renderMath } from "./code.ts";
 import { coreZulip } from "./core.ts";
-import { addVideoPreviews, renderInlineImage, zulipImageRule } from "./media.ts";
+import { addMediaPreviews, renderInlineImage, zulipImageRule } from "./media.ts";
 import { renderEmoji } from "./emoji.ts";
 import { ruleDel, ruleStar } from "./emphasis.ts";
 import {
@@ -97,7 +97,7 @@ md.inline.ruler.at(
 );
 
 md.core.ruler.push("zulip", coreZulip);
-md.core.ruler.push("zulip_video", addVideoPreviews);
+md.core.ruler.push("zulip_media", addMediaPreviews);
 
 // ---------------------------------------------------------------------------
 // Renderer rules

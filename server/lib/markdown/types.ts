@@ -22,6 +22,16 @@ export interface MentionUser {
   fullName: string;
 }
 
+/** An uploaded image's preview (lib/uploads/thumbnails.ts UploadPreview; Zulip's MarkdownImageMetadata). */
+export interface ImagePreview {
+  /** The default thumbnail's URL; null while there is none. */
+  url: string | null;
+  animated: boolean;
+  width: number;
+  height: number;
+  contentType: string | null;
+}
+
 export interface MarkdownContext {
   /** lower-cased full name → users with that name (more than one = ambiguous). */
   usersByName: Map<string, MentionUser[]>;
@@ -42,6 +52,12 @@ export interface MarkdownContext {
   mediaPreviews?: boolean;
   /** Optional: the organization's linkifiers, in order (markdown/linkifiers.ts). */
   linkifiers?: readonly CompiledLinkifier[];
+  /**
+   * Optional: the uploaded images the content links, by path id (uploadPathIds finds those to
+   * look up): a link to one gets Zulip's thumbnail preview, `![…](…)` its thumbnail. An upload
+   * missing here is no image with thumbnails: no preview.
+   */
+  imagePreviews?: Map<string, ImagePreview>;
   /** Optional: custom (realm) emoji by name, rendered as `<img class="emoji">`. */
   realmEmoji?: Map<string, { sourceUrl: string }>;
 }

@@ -6,6 +6,7 @@
  */
 import { GROUP_SETTINGS } from "../groups/group-settings.ts";
 import { GIF_RATING_POLICY_OPTIONS } from "../realm/realm.ts";
+import { serverThumbnailFormats } from "../uploads/thumbnails.ts";
 
 /** Zulip's UserBaseSettings defaults (zerver/models/users.py), as register's `user_settings`. */
 export const USER_SETTINGS_DEFAULTS = {
@@ -173,7 +174,8 @@ export function registerDefaults(): Record<string, Record<string, unknown>> {
       max_logo_file_size_mib: 5,
       server_inline_image_preview: true,
       server_inline_url_embed_preview: false,
-      server_thumbnail_formats: [],
+      // The formats uploaded images are thumbnailed into (lib/uploads/thumbnails.ts).
+      server_thumbnail_formats: serverThumbnailFormats(),
       server_avatar_changes_disabled: false,
       server_name_changes_disabled: false,
       server_needs_upgrade: false,

@@ -14,19 +14,7 @@
  */
 import type { Metadata } from "sharp";
 import { JsonableError } from "../../errors.ts";
-
-/**
- * sharp (libvips, about 30 MiB resident) is loaded at the first avatar, not at start-up: most
- * processes never resize one. Its operation cache is off, as Zulip's: each image is read once.
- */
-let loaded: Promise<typeof import("sharp")> | undefined;
-async function sharpOf(data: Buffer) {
-  loaded ??= import("sharp").then((m) => {
-    m.default.cache(false);
-    return m;
-  });
-  return (await loaded).default(data, { failOn: "none", limitInputPixels: false });
-}
+import { sharpOf } from "../sharp.ts";
 
 export const DEFAULT_AVATAR_SIZE = 100;
 export const MEDIUM_AVATAR_SIZE = 500;

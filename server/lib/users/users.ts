@@ -147,7 +147,12 @@ export function avatarUrl(user: AvatarRow, medium = false): string {
 
 /** Python's isoformat() with microseconds and +00:00, as Zulip writes date_joined. */
 export function isoFormat(date: Date) {
-  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
+  // Python's isoformat() of an aware datetime: microseconds when there are any, then the offset.
+  // (Sliced, not matched: it runs for every user of a register.)
+  const iso = date.toISOString();
+  return date.getUTCMilliseconds() === 0
+    ? `${iso.slice(0, -5)}+00:00`
+    : `${iso.slice(0, -1)}000+00:00`;
 }
 
 export type ProfileData = Record<string, { value: string; rendered_value?: string | null }>;

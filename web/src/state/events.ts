@@ -26,6 +26,7 @@ import {
   users,
 } from "./model.ts";
 import { resetPresenceCursor } from "./presence.ts";
+import { REGISTER, takeEarlyRegister } from "./register.ts";
 import { noteTopic, resetTopics } from "./topics.ts";
 import { typingEvent } from "./typing.ts";
 import {
@@ -68,28 +69,12 @@ let probing = false;
 /** Set at the first registration: any later one replaces a lost queue and reloads the view. */
 let registeredOnce = false;
 
-/** Zulip's web app's capabilities (web/src/ui_init.ts), with typing in channels and simplified presence. */
-const REGISTER = {
-  apply_markdown: true,
-  client_gravatar: false,
-  slim_presence: true,
-  include_subscribers: false as const,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: false,
-    stream_typing_notifications: true,
-    user_settings_object: true,
-    empty_topic_name: true,
-    simplified_presence_events: true,
-  },
-};
-
 export function startEvents(onFirst: () => void) {
   stop?.abort();
   stop = new AbortController();
   const loop = eventQueue(api, {
     register: REGISTER,
+    pending: takeEarlyRegister(),
     signal: stop.signal,
     heartbeats: true,
     onRegister(state) {

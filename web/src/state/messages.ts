@@ -6,17 +6,26 @@
  * so going back to a narrow shows it at once.
  */
 import { batch, signal } from "@preact/signals";
-import { api, call } from "../api.ts";
-import { matches, narrowKey, narrowTerms, type Narrow } from "../narrow.ts";
+import { matches, narrowKey, type Narrow } from "../narrow.ts";
 import type { Msg } from "../types.ts";
 import { me } from "./model.ts";
+import { api, call } from "../api.ts";
 import { noteMessage } from "./unread.ts";
+import {
+  FIRST_AFTER,
+  FIRST_BEFORE,
+  getMessages,
+  messagesQuery,
+  takeEarlyMessages,
+} from "./register.ts";
 
 export const store = new Map<number, Msg>();
 
-/** How many messages a fetch asks for on each side (Zulip's web app: 60 before, 150 after, then 100s). */
-export const FIRST_BEFORE = 50;
-export const FIRST_AFTER = 100;
+/**
+ * How many messages a fetch asks for on each side (Zulip's web app: 60 before, 150 after, then
+ * 100s): FIRST_BEFORE and FIRST_AFTER (state/register.ts, which fetches a view's first early).
+ */
+export { FIRST_AFTER, FIRST_BEFORE };
 export const BATCH = 100;
 const LIST_CACHE = 8;
 /**
@@ -255,22 +264,9 @@ async function fetchMessages(
   after: number,
   includeAnchor = true,
 ) {
-  return call(
-    api.GET("/messages", {
-      params: {
-        query: {
-          anchor,
-          num_before: before,
-          num_after: after,
-          include_anchor: includeAnchor,
-          narrow: narrowTerms(narrow, me.value.id),
-          apply_markdown: true,
-          client_gravatar: false,
-          allow_empty_topic_name: true,
-        },
-      },
-    }),
-  );
+  const query = messagesQuery(narrow, anchor, before, after, includeAnchor, me.value.id);
+  // The view's first fetch, sent by main.tsx before the app was loaded.
+  return takeEarlyMessages(query) ?? getMessages(query);
 }
 
 /** A message as it is now, with a change (events replace, never mutate). */

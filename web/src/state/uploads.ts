@@ -111,5 +111,7 @@ document.addEventListener("click", (e) => {
   const src = img.dataset.originalSrc || link?.href || img.src;
   const file = decodeURIComponent(new URL(src, location.href).pathname.split("/").pop() ?? "");
   const name = img.getAttribute("title") || img.getAttribute("alt") || file || t("Image");
-  void import("../ui/Lightbox.tsx").then((m) => m.openLightbox({ src, name }));
+  void import("../ui/Lightbox.tsx").then((m) =>
+    m.openLightbox({ src, name, preview: img.currentSrc || img.src }),
+  );
 });

@@ -18,6 +18,7 @@ import { isMutedTopic } from "../state/recent.ts";
 import { counts } from "../state/unread.ts";
 import type { PageProps } from "./PageHost.tsx";
 import { moveInRows, useIncremental } from "./nav.ts";
+import { compareNames } from "./format.ts";
 import "./PageFilter.css";
 import "./Inbox.css";
 
@@ -99,7 +100,7 @@ function groups(): Group[] {
     });
   }
   const subs = [...subscriptions.value.values()].sort(
-    (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name),
+    (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || compareNames(a.name, b.name),
   );
   for (const s of subs) {
     const topics = c.byTopic.get(s.stream_id);

@@ -23,6 +23,7 @@ import { loadTopics, sortedTopics, topics } from "../state/topics.ts";
 import { counts } from "../state/unread.ts";
 import { t } from "../i18n.ts";
 import { page, pageHash, view, type PageName } from "../state/view.ts";
+import { compareNames } from "./format.ts";
 import { preloadPage } from "./PageHost.tsx";
 import { TopicIcon, TopicMenu } from "./TopicMenu.tsx";
 import "./LeftSidebar.css";
@@ -54,7 +55,6 @@ const activeStreamId = computed(() => {
   const v = view.value.narrow;
   return v.kind === "channel" || v.kind === "topic" ? v.streamId : undefined;
 });
-const collator = new Intl.Collator();
 
 interface LinkProps {
   narrow: Narrow;
@@ -226,7 +226,7 @@ export function LeftSidebar() {
       [...allSubs.values()]
         .filter((s) => !wanted || s.name.toLowerCase().includes(wanted))
         .sort(
-          (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || collator.compare(a.name, b.name),
+          (a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || compareNames(a.name, b.name),
         ),
     [allSubs, wanted],
   );

@@ -2,8 +2,11 @@
  * The lightbox (Zulip's lightbox.ts): an image of a message, full size in a dialog named by its
  * title or file name, with a link to download it; Escape, the close button or a click beside it
  * closes it. Loaded on the first click on an image (state/uploads.ts), into a root of its own.
+ * The thumbnail the feed already shows stands in until the original has loaded (as Zulip's
+ * message-formatting documentation recommends), so the dialog never opens empty.
  */
 import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { Dialog } from "./Dialog.tsx";
 import "./Lightbox.css";
@@ -11,6 +14,8 @@ import "./Lightbox.css";
 export interface LightboxImage {
   src: string;
   name: string;
+  /** What the feed shows of it (a thumbnail), shown until `src` has loaded. */
+  preview?: string;
 }
 
 let root: HTMLDivElement | undefined;
@@ -24,10 +29,20 @@ function downloadUrl(src: string): string {
 }
 
 function Lightbox({ image, onClose }: { image: LightboxImage; onClose: () => void }) {
+  const [loaded, setLoaded] = useState(!image.preview || image.preview === image.src);
+  useEffect(() => {
+    if (loaded) return;
+    const original = new Image();
+    original.onload = () => setLoaded(true);
+    original.src = image.src;
+    return () => {
+      original.onload = null;
+    };
+  }, [image.src, loaded]);
   return (
     <Dialog title={image.name} onClose={onClose} wide>
       <div class="lightbox">
-        <img src={image.src} alt={image.name} />
+        <img src={loaded ? image.src : image.preview} alt={image.name} />
         <p class="lightbox-actions">
           <a href={downloadUrl(image.src)} download={image.name}>
             {t("Download")}

@@ -11,6 +11,7 @@ import { hashOf } from "../narrow.ts";
 import { me, names, presence, presenceStatus, users, type PresenceStatus } from "../state/model.ts";
 import { presenceEnabled, statuses, statusOf } from "../state/status.ts";
 import { Avatar } from "./Avatar.tsx";
+import { compareNames } from "./format.ts";
 import { StatusEmoji } from "./people.tsx";
 import { openUserCard } from "./UserCard.tsx";
 import "./RightSidebar.css";
@@ -61,7 +62,7 @@ export function RightSidebar() {
         u.user_id === myId ? (away ? "offline" : "active") : presenceStatus(u.user_id);
       list.push({ id: u.user_id, name: u.full_name, status });
     }
-    return list.sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.name.localeCompare(b.name));
+    return list.sort((a, b) => ORDER[a.status] - ORDER[b.status] || compareNames(a.name, b.name));
   }, [users.value, presence.value, filter, tick, myId, away]);
   void statuses.value;
   const first = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);

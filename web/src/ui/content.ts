@@ -37,6 +37,24 @@ export function internalHash(href: string): string | undefined {
   return undefined;
 }
 
+/** The box message images are shown in (ComposeActions.css: `[role="feed"] img.inline-image`). */
+const IMAGE_BOX = { width: 300, height: 200 };
+
+/**
+ * A thumbnail's size before it loads, from the original's `data-original-dimensions` (`WxH`, as
+ * shown), scaled into the image box as Zulip's web app sizes previews: the feed does not move
+ * when it arrives.
+ */
+function reserveSpace(img: Element): void {
+  const m = /^(\d+)x(\d+)$/.exec(img.getAttribute("data-original-dimensions") ?? "");
+  if (!m) return;
+  const [width, height] = [Number(m[1]), Number(m[2])];
+  if (!width || !height) return;
+  const scale = Math.min(1, IMAGE_BOX.width / width, IMAGE_BOX.height / height);
+  img.setAttribute("width", String(Math.max(1, Math.round(width * scale))));
+  img.setAttribute("height", String(Math.max(1, Math.round(height * scale))));
+}
+
 export function postprocess(html: string): string {
   const known = cache.get(html);
   if (known !== undefined) return known;
@@ -56,6 +74,10 @@ export function postprocess(html: string): string {
         el.removeAttribute(attr.name);
     }
   }
+  // A preview's image is named by its link's title, the file's name (before that title becomes
+  // "Download …" below), so that it is announced and found as what it shows.
+  for (const img of root.querySelectorAll(".message_inline_image > a[title] > img:not([alt])"))
+    img.setAttribute("alt", img.parentElement!.getAttribute("title")!);
   for (const a of root.querySelectorAll("a")) {
     const href = a.getAttribute("href");
     if (href === null) {
@@ -74,7 +96,10 @@ export function postprocess(html: string): string {
         a.setAttribute("title", `Download ${decodeURIComponent(path.split("/").pop() ?? "")}`);
     }
   }
-  for (const img of root.querySelectorAll("img")) img.setAttribute("loading", "lazy");
+  for (const img of root.querySelectorAll("img")) {
+    img.setAttribute("loading", "lazy");
+    reserveSpace(img);
+  }
   // Zulip's emoji spans (`<span class="emoji emoji-1f44b" …>:wave:</span>`) show the emoji itself.
   for (const span of root.querySelectorAll("span.emoji")) {
     const code = /(?:^|\s)emoji-([0-9a-f]+(?:-[0-9a-f]+)*)(?:\s|$)/.exec(span.className)?.[1];

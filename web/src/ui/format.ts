@@ -108,3 +108,12 @@ export function initials(name: string): string {
 export function colourOf(id: number): string {
   return `hsl(${(id * 47) % 360} 50% 32%)`;
 }
+
+let collator: Intl.Collator | undefined;
+/**
+ * `a.localeCompare(b)`, the same order (the browser's locale), through one Intl.Collator: sorting
+ * 10,000 people's names with localeCompare set up the comparison at each call (~10× slower).
+ */
+export function compareNames(a: string, b: string): number {
+  return (collator ??= new Intl.Collator()).compare(a, b);
+}
