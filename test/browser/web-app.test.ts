@@ -335,7 +335,7 @@ describePages("the web app, two people live", () => {
       const article = await articleWith(othello, "And again in the page.");
       const shown = await article.$eval("time", (el) => [el.textContent, el.getAttribute("title")]);
       const at = new Date(sent.timestamp * 1000);
-      const zone = { timeZone: "Asia/Kolkata", hour12: true } as const;
+      const zone = { timeZone: "Asia/Kolkata", hourCycle: "h12" } as const;
       expect(shown[0]).toBe(
         at.toLocaleString("de", { ...zone, hour: "numeric", minute: "2-digit" }),
       );

@@ -33,10 +33,18 @@ describe("format", () => {
           userSettings.value = { timezone: zone };
           twentyFourHour.value = h24;
           expect(timeOfDay(moment)).toBe(
-            reference(moment, { hour: "numeric", minute: "2-digit", hour12: !h24 }),
+            reference(moment, {
+              hour: h24 ? "2-digit" : "numeric",
+              minute: "2-digit",
+              hourCycle: h24 ? "h23" : "h12",
+            }),
           );
           expect(fullDate(moment)).toBe(
-            reference(moment, { dateStyle: "full", timeStyle: "short", hour12: !h24 }),
+            reference(moment, {
+              dateStyle: "full",
+              timeStyle: "short",
+              hourCycle: h24 ? "h23" : "h12",
+            }),
           );
           expect(dayOf(moment)).toBe(
             reference(moment, { month: "short", day: "numeric", year: "numeric" }),
@@ -73,5 +81,19 @@ describe("format", () => {
         hour12: true,
       }),
     );
+  });
+
+  it("writes the first hour after midnight as 12 on a 12-hour clock in every language, as Zulip does", () => {
+    // `hour12: true` alone lets ICU pick 0–11 for German and French ("0:30 AM").
+    const midnight = Date.UTC(2024, 2, 10, 0, 30) / 1000;
+    userSettings.value = { timezone: "UTC" };
+    twentyFourHour.value = false;
+    for (const lang of ["en-US", "de", "fr"]) {
+      locale.value = lang;
+      expect(timeOfDay(midnight)).toMatch(/^12:30\sAM$/);
+    }
+    twentyFourHour.value = true;
+    locale.value = "de";
+    expect(timeOfDay(midnight)).toBe("00:30");
   });
 });

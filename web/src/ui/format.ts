@@ -50,14 +50,29 @@ function format(seconds: number, options: Intl.DateTimeFormatOptions, name: stri
   return formatter(locale.value, options, name).format(seconds * 1000);
 }
 
+/**
+ * The hour cycle of the user's 12/24-hour setting. Named outright because `hour12: true` lets
+ * the locale pick between 0–11 and 1–12, and ICU versions differ: German midnight is "0:03 AM"
+ * in one and "12:03 AM" in another. Zulip writes 12-hour times as "12:03 AM" everywhere.
+ */
+export function hourCycle(): "h12" | "h23" {
+  return twentyFourHour.value ? "h23" : "h12";
+}
+
 export function timeOfDay(seconds: number): string {
-  const h12 = !twentyFourHour.value;
-  return format(seconds, { hour: "numeric", minute: "2-digit", hour12: h12 }, `time${h12}`);
+  const cycle = hourCycle();
+  // Zulip writes "h:mm a" on a 12-hour clock and "HH:mm" on a 24-hour one ("09:05").
+  const hour = cycle === "h23" ? "2-digit" : "numeric";
+  return format(seconds, { hour, minute: "2-digit", hourCycle: cycle }, `time${cycle}`);
 }
 
 export function fullDate(seconds: number): string {
-  const h12 = !twentyFourHour.value;
-  return format(seconds, { dateStyle: "full", timeStyle: "short", hour12: h12 }, `full${h12}`);
+  const cycle = hourCycle();
+  return format(
+    seconds,
+    { dateStyle: "full", timeStyle: "short", hourCycle: cycle },
+    `full${cycle}`,
+  );
 }
 
 /** The calendar day of a moment in the user's time zone, as "2026-11-29". */

@@ -3,13 +3,8 @@
  * time, last activity, status emoji and custom profile fields, in Zulip's words.
  */
 import { t } from "../i18n.ts";
-import {
-  presence,
-  presenceStatus,
-  serverClockSkew,
-  twentyFourHour,
-  users,
-} from "../state/model.ts";
+import { presence, presenceStatus, serverClockSkew, users } from "../state/model.ts";
+import { hourCycle } from "./format.ts";
 import { emojiChar } from "../state/emoji.ts";
 import { profileFields, statusOf, type Status } from "../state/status.ts";
 import { realmEmoji } from "../state/model.ts";
@@ -38,7 +33,7 @@ export function localTime(u: User, now = new Date()): string | undefined {
       timeZone: u.timezone,
       hour: "numeric",
       minute: "2-digit",
-      hour12: !twentyFourHour.value,
+      hourCycle: hourCycle(),
     });
   } catch {
     return undefined;
