@@ -11,6 +11,7 @@ import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { zulipProperties, zulipViolations } from "../helpers/zulip-schema.ts";
 import { type RegisterParams } from "../helpers/builders.ts";
+import { FETCH_EVENT_TYPES } from "../../web/src/state/register-types.ts";
 
 let server: TestServer;
 const seen: RequestInfo[] = [];
@@ -169,6 +170,24 @@ describe("fetch_event_types by Zulip's names", () => {
       for (const field of fields) expect(state).toHaveProperty(field);
       expect(violations(state)).toEqual([]);
     });
+
+  it("the web app's list (every section but `stream`) fills every field of a full register but `streams`", async () => {
+    // Fails when a section is added to the register and not to web/src/state/register-types.ts.
+    // With the web app's `user_settings_object`, as without it the legacy twins of the personal
+    // settings come too (fetched as update_display_settings and update_global_notifications).
+    const client_capabilities = { user_settings_object: true };
+    const full = await register("hamlet", { client_capabilities });
+    const web = await register("hamlet", {
+      client_capabilities,
+      fetch_event_types: FETCH_EVENT_TYPES,
+    });
+    expect(full).toHaveProperty("streams");
+    const expected = Object.keys(full).filter((k) => k !== "streams");
+    expect(Object.keys(web).sort()).toEqual(expected.sort());
+    expect(web.subscriptions).toEqual(full.subscriptions);
+    expect(web.unread_msgs).toEqual(full.unread_msgs);
+    expect(violations(web)).toEqual([]);
+  });
 
   it("`message` alone does not fill unread_msgs (it needs update_message_flags too)", async () => {
     const state = await register("hamlet", { fetch_event_types: ["message"] });

@@ -10,6 +10,7 @@ import { unwrap } from "../../../client/src/index.ts";
 import { api, call } from "../api.ts";
 import { narrowTerms, parseHash, type Narrow } from "../narrow.ts";
 import type { RegisterState } from "../types.ts";
+import { FETCH_EVENT_TYPES } from "./register-types.ts";
 
 /** A view's first fetch: messages before and after its anchor (Zulip's web app: 60 and 150). */
 export const FIRST_BEFORE = 50;
@@ -21,6 +22,7 @@ export const REGISTER = {
   client_gravatar: false,
   slim_presence: true,
   include_subscribers: false as const,
+  fetch_event_types: FETCH_EVENT_TYPES,
   client_capabilities: {
     notification_settings_null: true,
     bulk_message_deletion: true,

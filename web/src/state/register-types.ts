@@ -1,0 +1,55 @@
+/**
+ * The register sections the web app fetches (POST /register `fetch_event_types`): every one but
+ * `stream`, as Zulip's own web app registers (zerver/views/home.py passes include_streams=False).
+ * The app knows each channel from `subscriptions`, `unsubscribed` and `never_subscribed`, so
+ * `streams` (every channel the user can see, again: about 0.9 MB for 1,000 channels) would
+ * only be read, parsed and thrown away. Events of every type still arrive (`event_types` is
+ * not sent). test/api/register.test.ts checks this list gives every field but `streams`.
+ */
+export const FETCH_EVENT_TYPES = [
+  "alert_words",
+  "channel_folder",
+  "channel_folders",
+  "custom_profile_fields",
+  "default_stream_groups",
+  "default_streams",
+  "device",
+  "drafts",
+  "giphy",
+  "has_videoprovider_token",
+  "has_webex_token",
+  "klipy",
+  "message",
+  "muted_topics",
+  "muted_users",
+  "navigation_views",
+  "onboarding_steps",
+  "presence",
+  "realm",
+  "realm_billing",
+  "realm_bot",
+  "realm_domains",
+  "realm_embedded_bots",
+  "realm_emoji",
+  "realm_filters",
+  "realm_incoming_webhook_bots",
+  "realm_linkifiers",
+  "realm_playgrounds",
+  "realm_user",
+  "realm_user_groups",
+  "realm_user_settings_defaults",
+  "recent_private_conversations",
+  "reminders",
+  "saved_snippets",
+  "scheduled_messages",
+  "starred_messages",
+  "stop_words",
+  "subscription",
+  "tenor",
+  "update_message_flags",
+  "user_group",
+  "user_settings",
+  "user_status",
+  "user_topic",
+  "video_calls",
+];
