@@ -9,10 +9,17 @@
  * name that exists with the server's words. axe-core finds no serious or critical violation on
  * each view; screenshots (light and dark) go to .tmp/screenshots/.
  */
-import type { Page } from "puppeteer-core";
+import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 import { beforeAll, expect, it } from "vitest";
 import { expectNoSeriousAxeViolations as audit } from "../helpers/browser-axe.ts";
-import { byRole, inside, screenshot, waitForFeed, waitForNoRole } from "../helpers/browser.ts";
+import {
+  byRole,
+  eventually,
+  inside,
+  screenshot,
+  waitForFeed,
+  waitForNoRole,
+} from "../helpers/browser.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { describePages, useBrowserSession } from "../helpers/browser-suite.ts";
 import { doCreateChannel } from "../../server/actions/channels/channels.ts";
@@ -58,11 +65,67 @@ describePages("Inbox, Recent conversations, channels", () => {
     othello = s.page("othello");
   });
 
+  /** The app's API requests as it loads `/`: each one's path, when sent and when answered. */
+  async function loadHome(page: Page) {
+    const log: { path: string; at: string }[] = [];
+    const path = (url: string) => new URL(url).pathname;
+    const sent = (r: HTTPRequest) => log.push({ path: path(r.url()), at: "sent" });
+    const answered = (r: HTTPResponse) => log.push({ path: path(r.url()), at: "answered" });
+    page.on("request", sent);
+    page.on("response", answered);
+    try {
+      await page.goto(`${server.baseUrl}/`);
+      await byRole(page, "link", "Inbox");
+      await eventually(
+        async () => log.some((e) => e.path === "/json/messages" && e.at === "answered"),
+        "All messages fetched",
+      );
+    } finally {
+      page.off("request", sent);
+      page.off("response", answered);
+    }
+    const index = (p: string, at: string) => log.findIndex((e) => e.path === p && e.at === at);
+    return {
+      messagesSent: index("/json/messages", "sent"),
+      registerAnswered: index("/json/register", "answered"),
+    };
+  }
+
   it("an empty fragment opens the home view (the inbox by default)", async () => {
-    await hamlet.goto(`${server.baseUrl}/`);
+    // The Inbox is drawn from the registration alone: All messages, the feed behind it, is
+    // fetched once the registration has answered, not beside it.
+    const home = await loadHome(hamlet);
     await byRole(hamlet, "region", "Inbox");
     expect(new URL(hamlet.url()).hash).toBe("#inbox");
-    await byRole(hamlet, "link", "Inbox");
+    expect(home.registerAnswered).toBeGreaterThanOrEqual(0);
+    expect(home.messagesSent).toBeGreaterThan(home.registerAnswered);
+    // With All messages as the home view (remembered from the last registration), its messages
+    // are fetched beside the registration, and the feed opens.
+    await expectSuccess(
+      server.as("hamlet").PATCH("/settings", { body: { web_home_view: "all_messages" } }),
+    );
+    try {
+      await hamlet.evaluate(() => (location.hash = "#recent"));
+      await eventually(
+        async () =>
+          (await hamlet.evaluate(() => localStorage.getItem("home-view"))) === "all_messages",
+        "the home view remembered",
+      );
+      const feedFirst = await loadHome(hamlet);
+      await waitForFeed(hamlet, "All messages");
+      expect(feedFirst.messagesSent).toBeGreaterThanOrEqual(0);
+      expect(feedFirst.messagesSent).toBeLessThan(feedFirst.registerAnswered);
+    } finally {
+      await expectSuccess(
+        server.as("hamlet").PATCH("/settings", { body: { web_home_view: "inbox" } }),
+      );
+      await eventually(
+        async () => (await hamlet.evaluate(() => localStorage.getItem("home-view"))) === "inbox",
+        "the home view remembered",
+      );
+      await hamlet.goto(`${server.baseUrl}/`);
+      await byRole(hamlet, "region", "Inbox");
+    }
   });
 
   it("Othello's message shows in Hamlet's Inbox with its count; groups collapse; the filter and the keys work; Enter opens it", async () => {

@@ -12,6 +12,7 @@ import { setQueueIdSource } from "./state/compose.ts";
 import { queueId, startEvents } from "./state/events.ts";
 import { startPresence } from "./state/presence.ts";
 import { listFor } from "./state/messages.ts";
+import { homePageFirst } from "./state/register.ts";
 import { listenToHash, view } from "./state/view.ts";
 import { App } from "./ui/App.tsx";
 import { preloadPage } from "./ui/PageHost.tsx";
@@ -59,9 +60,13 @@ render(<Root />, root);
 // once the queue exists.
 const v = view.value;
 const first = listFor(v.narrow);
-const prefetch = first.load(v.near ?? "first_unread");
+// When the home page comes first, All messages (the view behind it) is fetched once the
+// registration has answered (state/register.ts homePageFirst).
+const homeFirst = homePageFirst();
+let prefetch = homeFirst ? undefined : first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
+  prefetch ??= first.load(v.near ?? "first_unread");
   // An empty fragment opens the user's home view (web_home_view), known from the register.
   if (location.hash === "" || location.hash === "#") goHome(true);
   // Presence's first report (its answer redraws the buddy list of 10,000 people) once the first

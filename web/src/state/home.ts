@@ -5,6 +5,7 @@
  */
 import { signal } from "@preact/signals";
 import { onEvent, onRegister } from "./events.ts";
+import { HOME_VIEW_KEY } from "./register.ts";
 import { go, goPage, page, view } from "./view.ts";
 
 export const homeView = signal<"inbox" | "recent" | "all_messages">("inbox");
@@ -14,14 +15,24 @@ function homeOf(v: unknown): "inbox" | "recent" | "all_messages" {
   return v === "recent" || v === "recent_topics" ? "recent" : v === "all_messages" ? v : "inbox";
 }
 
+/** Sets the home view, remembered for the next load's first requests (state/register.ts). */
+function setHome(v: unknown) {
+  homeView.value = homeOf(v);
+  try {
+    localStorage.setItem(HOME_VIEW_KEY, homeView.value);
+  } catch {
+    // Not remembered: the next load assumes the Inbox and fetches All messages after the register.
+  }
+}
+
 onRegister((state) => {
   const s = state as { user_settings?: { web_home_view?: string } };
-  homeView.value = homeOf(s.user_settings?.web_home_view);
+  setHome(s.user_settings?.web_home_view);
 });
 
 onEvent("user_settings", (event) => {
   const e = event as { op?: string; property?: string; value?: unknown };
-  if (e.op === "update" && e.property === "web_home_view") homeView.value = homeOf(e.value);
+  if (e.op === "update" && e.property === "web_home_view") setHome(e.value);
 });
 
 /** Opens the home view (an empty fragment, Escape): `replace` keeps the history as it is. */

@@ -77,12 +77,34 @@ export function getMessages(query: ReturnType<typeof messagesQuery>) {
 
 const earlyMessages = new Map<string, ReturnType<typeof getMessages>>();
 
+/** Where the last registration's `web_home_view` is remembered (state/home.ts writes it). */
+export const HOME_VIEW_KEY = "home-view";
+
+/**
+ * Whether the view to open is a page rather than a feed: the URL names none and the home view,
+ * as the last registration gave it (Zulip's default, the Inbox, when never seen), is the Inbox
+ * or Recent conversations. That page is drawn from the registration alone; the All messages
+ * feed behind it is fetched once the registration has answered, not beside it, where its
+ * statements (first_unread over all of a reader's messages) would slow the registration down.
+ */
+export function homePageFirst(): boolean {
+  if (location.hash !== "" && location.hash !== "#") return false;
+  let remembered: string | null = null;
+  try {
+    remembered = localStorage.getItem(HOME_VIEW_KEY);
+  } catch {
+    // Storage refused (a privacy mode): Zulip's default home view.
+  }
+  return remembered !== "all_messages";
+}
+
 /**
  * Fetches the first messages of the view the URL names (All messages when none), with the
  * parameters the app's first load of that view uses (state/view.ts, app.tsx: before the
- * registration, so my id is not known yet).
+ * registration, so my id is not known yet). Not when the home page comes first (homePageFirst).
  */
 export function fetchViewEarly() {
+  if (homePageFirst()) return;
   const v = parseHash(location.hash) ?? { narrow: { kind: "all" } };
   const query = messagesQuery(
     v.narrow,
