@@ -178,10 +178,17 @@ export async function pollQueue(
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
     q AS (SELECT id, realm_id, user_profile_id, event_types, options, narrow, options -> 'clientCapabilities' AS caps, cursor_xid, next_event_id
           FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
+    -- The log rows of the queue's window, by the xid index. Materialized, with the bounds as
+    -- subqueries, so that they are found by their xid range: planned with the ORDER BY id LIMIT
+    -- below, PostgreSQL walked the whole log by id and filtered (10 ms at 7,500 rows, growing
+    -- with the log, on every poll).
+    win AS MATERIALIZED (
+      SELECT l.* FROM event_log l
+      WHERE l.xid >= (SELECT cursor_xid FROM q) AND l.xid < (SELECT hi FROM h)),
     taken AS (
       SELECT l.id AS log_id, l.type, l.event
-      FROM q, h, event_log l
-      WHERE l.xid >= q.cursor_xid AND l.xid < h.hi AND l.realm_id = q.realm_id
+      FROM q, win l
+      WHERE l.realm_id = q.realm_id
         AND (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
         AND ${ACCEPTS}
       ORDER BY l.id LIMIT ${limits.maxEventsPerQueue + 1}::int),
