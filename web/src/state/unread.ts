@@ -9,8 +9,13 @@ import type { Msg, UnreadMsgs } from "../types.ts";
 import { dmMembers, sortedIds } from "../narrow.ts";
 import { dmKey } from "./model.ts";
 
+/**
+ * A conversation. A topic's `lower` (its name lower-cased: topics are case-insensitive) and `key`
+ * ("<channel id>:<lower>") are made once, when it is interned, not at every count.
+ */
 type Conversation =
-  { kind: "stream"; streamId: number; topic: string } | { kind: "dm"; key: string };
+  | { kind: "stream"; streamId: number; topic: string; lower: string; key: string }
+  | { kind: "dm"; key: string };
 
 const unread = new Map<number, Conversation>();
 /**
@@ -22,7 +27,11 @@ const interned = new Map<string, Conversation>();
 function streamConversation(streamId: number, topic: string): Conversation {
   const k = `s${streamId}:${topic}`;
   let c = interned.get(k);
-  if (!c) interned.set(k, (c = { kind: "stream", streamId, topic }));
+  if (!c) {
+    const lower = topic.toLowerCase();
+    c = { kind: "stream", streamId, topic, lower, key: `${streamId}:${lower}` };
+    interned.set(k, c);
+  }
   return c;
 }
 function dmConversation(key: string): Conversation {
@@ -219,10 +228,10 @@ export const counts = computed<UnreadCounts>(() => {
     const count = t.ids.size;
     const maxId = t.maxId;
     if (c.kind === "stream") {
-      const key = c.topic.toLowerCase();
-      const ck = `${c.streamId}:${key}`;
-      let inTotal = counted.get(ck);
-      if (inTotal === undefined) counted.set(ck, (inTotal = countedInTotal(c.streamId, c.topic)));
+      const key = c.lower;
+      let inTotal = counted.get(c.key);
+      if (inTotal === undefined)
+        counted.set(c.key, (inTotal = countedInTotal(c.streamId, c.topic)));
       if (inTotal) total += count;
       byStream.set(c.streamId, (byStream.get(c.streamId) ?? 0) + count);
       let topics = byTopic.get(c.streamId);
@@ -250,7 +259,7 @@ export function unreadTopicsInOrder(): { streamId: number; topic: string; firstI
   const first = new Map<string, { streamId: number; topic: string; firstId: number }>();
   for (const [id, c] of unread) {
     if (c.kind !== "stream") continue;
-    const key = `${c.streamId}:${c.topic.toLowerCase()}`;
+    const key = c.key;
     const old = first.get(key);
     if (!old || id < old.firstId)
       first.set(key, { streamId: c.streamId, topic: c.topic, firstId: id });

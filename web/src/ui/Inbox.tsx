@@ -60,7 +60,13 @@ interface Group {
   narrow?: Narrow;
   color?: string;
   count: number;
-  rows: Row[];
+  /** How many rows the group has. */
+  size: number;
+  /**
+   * Its rows, newest first: made when the group is drawn (at scale, thousands of topics' rows
+   * would be made for the few the first screens show).
+   */
+  rows: () => Row[];
 }
 
 function dmName(userIds: number[]): string {
@@ -96,7 +102,8 @@ function groups(): Group[] {
       key: "dm",
       name: t("Direct messages"),
       count: dms.reduce((n, r) => n + r.count, 0),
-      rows: dms,
+      size: dms.length,
+      rows: () => dms,
     });
   }
   const subs = [...subscriptions.value.values()].sort(
@@ -106,24 +113,29 @@ function groups(): Group[] {
     const topics = c.byTopic.get(s.stream_id);
     if (!topics) continue;
     const channelMatches = !q || s.name.toLowerCase().includes(q);
-    const rows = [...topics.values()]
-      .filter((tc) => !isMutedTopic(s.stream_id, tc.topic))
-      .filter((tc) => channelMatches || displayTopic(tc.topic).toLowerCase().includes(q))
-      .sort((a, b) => b.maxId - a.maxId)
-      .map((tc): Row => ({
-        key: `t:${s.stream_id}:${tc.topic.toLowerCase()}`,
-        name: displayTopic(tc.topic),
-        count: tc.count,
-        narrow: { kind: "topic", streamId: s.stream_id, topic: tc.topic },
-      }));
-    if (!rows.length) continue;
+    const shown = [...topics.values()].filter(
+      (tc) =>
+        !isMutedTopic(s.stream_id, tc.topic) &&
+        (channelMatches || displayTopic(tc.topic).toLowerCase().includes(q)),
+    );
+    if (!shown.length) continue;
+    let rows: Row[] | undefined;
     out.push({
       key: `s:${s.stream_id}`,
       name: s.name,
       narrow: { kind: "channel", streamId: s.stream_id },
       color: s.color,
-      count: rows.reduce((n, r) => n + r.count, 0),
-      rows,
+      count: shown.reduce((n, tc) => n + tc.count, 0),
+      size: shown.length,
+      rows: () =>
+        (rows ??= shown
+          .sort((a, b) => b.maxId - a.maxId)
+          .map((tc): Row => ({
+            key: `t:${s.stream_id}:${tc.topic.toLowerCase()}`,
+            name: displayTopic(tc.topic),
+            count: tc.count,
+            narrow: { kind: "topic", streamId: s.stream_id, topic: tc.topic },
+          }))),
     });
   }
   return out;
@@ -139,7 +151,7 @@ export default function InboxPage(_: PageProps) {
   const shut = collapsed.value;
   // Group headers and conversation rows, drawn progressively (nav.ts): with hundreds of channels
   // of unread topics, the page opens with the first screens only.
-  const total = all.reduce((n, g) => n + 1 + (shut.has(g.key) ? 0 : g.rows.length), 0);
+  const total = all.reduce((n, g) => n + 1 + (shut.has(g.key) ? 0 : g.size), 0);
   const { limit, sentinel, more } = useIncremental(total);
   let budget = limit;
 
@@ -203,7 +215,7 @@ export default function InboxPage(_: PageProps) {
           if (budget <= 0) return null;
           budget -= 1;
           const isShut = shut.has(g.key);
-          const rows = isShut ? [] : g.rows.slice(0, budget);
+          const rows = isShut ? [] : g.rows().slice(0, budget);
           budget -= rows.length;
           const listId = `inbox-${g.key.replace(/[^\w-]/g, "_")}`;
           return (
