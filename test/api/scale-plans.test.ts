@@ -230,7 +230,7 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     const plans: PlanNode[] = [];
     await deps.db.$transaction(async (tx) => {
       await tx.$executeRaw`SET LOCAL plan_cache_mode = force_generic_plan`;
-      await pollQueue(explaining(tx as unknown as Db, plans), queueId, reader.id, -1, limits);
+      await pollQueue(explaining(tx, plans), queueId, reader.id, -1, limits);
     });
     expect(plans).toHaveLength(1);
     const nodes = nodesOf(plans[0]!).filter((n) => (n["Actual Loops"] ?? 0) > 0);
