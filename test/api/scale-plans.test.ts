@@ -41,17 +41,31 @@ interface PlanNode {
 }
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-/** A database handle whose raw queries return their EXPLAIN (ANALYZE) plans instead of their rows. */
-function explaining(db: Db, plans: PlanNode[]): Db {
+/**
+ * A database handle whose raw queries return `rows` (what the caller needs to go on) instead of
+ * their own, and push their EXPLAIN (ANALYZE) plans.
+ */
+function explaining(db: Db, plans: PlanNode[], rows: unknown[] = [{ anchor: 0 }]): Db {
   return {
     async $queryRaw(strings: TemplateStringsArray, ...values: unknown[]) {
-      const rows = await db.$queryRaw<
+      const explained = await db.$queryRaw<
         { "QUERY PLAN": { Plan: PlanNode }[] }[]
       >`EXPLAIN (ANALYZE, FORMAT JSON) ${Prisma.sql(strings, ...values)}`;
-      plans.push(rows[0]!["QUERY PLAN"][0]!.Plan);
-      return [{ anchor: 0 }];
+      plans.push(explained[0]!["QUERY PLAN"][0]!.Plan);
+      return rows;
     },
   } as unknown as Db;
+}
+
+/** The plan's scans, a line each, for an assertion's message. */
+function described(nodes: PlanNode[]): string {
+  return nodes
+    .filter((n) => n["Relation Name"] || n["Index Name"])
+    .map(
+      (n) =>
+        `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} ${n["Index Cond"] ?? ""} rows=${n["Actual Rows"]}×${n["Actual Loops"]} removed=${n["Rows Removed by Filter"] ?? 0}`,
+    )
+    .join("\n");
 }
 
 describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
@@ -121,20 +135,14 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
         const scans = nodes.filter(
           (n) => n["Relation Name"] === "message" || n["Relation Name"] === "user_message",
         );
-        const described = nodes
-          .filter((n) => n["Relation Name"] || n["Index Name"])
-          .map(
-            (n) =>
-              `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""} ${n["Index Cond"] ?? ""} rows=${n["Actual Rows"]}×${n["Actual Loops"]} removed=${n["Rows Removed by Filter"] ?? 0}`,
-          )
-          .join("\n");
+        const plan = described(nodes);
         expect(
           scans.filter((n) => n["Node Type"] === "Seq Scan"),
-          described,
+          plan,
         ).toEqual([]);
         expect(
           nodes.some((n) => n["Index Name"] === index),
-          described,
+          plan,
         ).toBe(true);
         // Rows read from either table (returned or filtered out) stay near what the answer needs
         // (100 messages at most), not the user's or the organization's whole history.
@@ -145,7 +153,7 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
               (n["Actual Loops"] ?? 1),
           0,
         );
-        expect(read, described).toBeLessThan(5_000);
+        expect(read, plan).toBeLessThan(5_000);
       });
 
   it("runs its sessions without JIT compilation", async () => {
@@ -157,22 +165,10 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
 
   it("register's unread_msgs walks the reader's unread index and reaches message by key", async () => {
     const plans: PlanNode[] = [];
-    const explained = {
-      async $queryRaw(strings: TemplateStringsArray, ...values: unknown[]) {
-        const rows = await deps.db.$queryRaw<
-          { "QUERY PLAN": { Plan: PlanNode }[] }[]
-        >`EXPLAIN (ANALYZE, FORMAT JSON) ${Prisma.sql(strings, ...values)}`;
-        plans.push(rows[0]!["QUERY PLAN"][0]!.Plan);
-        return [];
-      },
-    } as unknown as Db;
-    await unreadMessages(explained, reader.id, { emptyTopicName: null });
+    await unreadMessages(explaining(deps.db, plans, []), reader.id, { emptyTopicName: null });
     expect(plans).toHaveLength(1);
     const nodes = nodesOf(plans[0]!);
-    const described = nodes
-      .filter((n) => n["Relation Name"] || n["Index Name"])
-      .map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${n["Index Name"] ?? ""}`)
-      .join("\n");
+    const plan = described(nodes);
     // user_message only through the unread index (scanned, or a bitmap of it), message only by
     // its key: never a scan of either table whose length grows with the history.
     const touching = nodes.filter(
@@ -184,13 +180,12 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     );
     expect(
       touching.filter((n) => n["Node Type"] === "Seq Scan"),
-      described,
+      plan,
     ).toEqual([]);
-    expect(
-      [...new Set(touching.map((n) => n["Index Name"]).filter(Boolean))].sort(),
-      described,
-    ).toEqual(["message_pkey", "user_message_unread_idx"]);
-    expect(touching.find((n) => n["Relation Name"] === "message")?.["Node Type"], described).toBe(
+    expect([...new Set(touching.map((n) => n["Index Name"]).filter(Boolean))].sort(), plan).toEqual(
+      ["message_pkey", "user_message_unread_idx"],
+    );
+    expect(touching.find((n) => n["Relation Name"] === "message")?.["Node Type"], plan).toBe(
       "Index Scan",
     );
   });
@@ -237,24 +232,17 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     const log = nodes.filter(
       (n) => n["Relation Name"] === "event_log" || n["Index Name"]?.startsWith("event_log"),
     );
-    const described = log
-      .map(
-        (n) =>
-          `${n["Node Type"]} ${n["Index Name"] ?? ""} rows=${n["Actual Rows"]}×${n["Actual Loops"]} removed=${n["Rows Removed by Filter"] ?? 0}`,
-      )
-      .join("\n");
+    const plan = described(log);
     expect(
       log.filter((n) => n["Node Type"] === "Seq Scan"),
-      described,
+      plan,
     ).toEqual([]);
     expect(
       log.some((n) => n["Index Name"] === "event_log_xid_idx"),
-      described,
+      plan,
     ).toBe(true);
     // No scan of the log reads (and throws away) the other rows.
     for (const n of log)
-      expect((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0), described).toBeLessThan(
-        100,
-      );
+      expect((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0), plan).toBeLessThan(100);
   });
 });

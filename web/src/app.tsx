@@ -62,8 +62,7 @@ const v = view.value;
 const first = listFor(v.narrow);
 // When the home page comes first, All messages (the view behind it) is fetched once the
 // registration has answered (state/register.ts homePageFirst).
-const homeFirst = homePageFirst();
-let prefetch = homeFirst ? undefined : first.load(v.near ?? "first_unread");
+let prefetch = homePageFirst() ? undefined : first.load(v.near ?? "first_unread");
 startEvents(() => {
   ready.value = true;
   prefetch ??= first.load(v.near ?? "first_unread");

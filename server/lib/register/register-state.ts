@@ -236,8 +236,12 @@ export async function fetchInitialState(
   );
   list("scheduled_messages", "scheduled_messages", () => listScheduledMessages(db, user));
   list("reminders", "reminders", () => listReminders(db, user));
-  const hasToken = async () =>
-    (await db.videoCallProviderToken.count({ where: { userProfileId: user.id } })) > 0;
+  // Both token fields come from one count, read once when either is asked for.
+  let tokens: Promise<boolean> | undefined;
+  const hasToken = () =>
+    (tokens ??= db.videoCallProviderToken
+      .count({ where: { userProfileId: user.id } })
+      .then((n) => n > 0));
   list("has_videoprovider_token", "has_videoprovider_token", hasToken);
   list("has_webex_token", "has_webex_token", async () =>
     oauthProviderId(ctx.config) === WEBEX ? hasToken() : false,
