@@ -402,6 +402,48 @@ describe("narrow operators", () => {
     expect(notProspero).not.toContain(toAaron);
   });
 
+  it("dm: a one-to-one conversation's ranges around an anchor take from both senders, limited", async () => {
+    // Interleaved: iago, hamlet, hamlet, iago, … (each side is read as a scan of its own).
+    const sent: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const from = i % 3 === 0 ? "iago" : "hamlet";
+      const to = from === "iago" ? "hamlet" : "iago";
+      const content = i % 4 === 0 ? `pair search marker ${i}` : `pair ${i}`;
+      sent.push((await sendDirect(server.as(from), { to: [uid(to)], content })).id);
+    }
+    // Another conversation of each, in between: never in the pair's ranges.
+    await sendDirect(server.as("hamlet"), { to: [uid("othello")], content: "elsewhere" });
+    const narrow: Term[] = [{ operator: "dm", operand: [uid("iago")] }];
+    const around = await fetch("hamlet", { anchor: sent[6]!, num_before: 4, num_after: 3, narrow });
+    expect(around.messages.map((m) => m.id)).toEqual(sent.slice(2, 10));
+    expect(around.found_anchor).toBe(true);
+    expect(around.found_oldest).toBe(false);
+    expect(around.found_newest).toBe(false);
+    const newest = await fetch("iago", {
+      anchor: "newest",
+      num_before: 5,
+      narrow: [{ operator: "dm", operand: [uid("hamlet")] }],
+    });
+    expect(newest.messages.map((m) => m.id)).toEqual(sent.slice(-5));
+    const oldest = await fetch("hamlet", { anchor: "oldest", num_after: 5, narrow });
+    expect(oldest.messages.map((m) => m.id).slice(0, 5)).toEqual(
+      (await ids("hamlet", narrow)).slice(0, 5),
+    );
+    // With a second term: the limit counts the messages that match both.
+    const marked = await fetch("hamlet", {
+      anchor: "newest",
+      num_before: 2,
+      narrow: [...narrow, { operator: "search", operand: "marker" }],
+    });
+    expect(marked.messages.map((m) => m.id)).toEqual([sent[4]!, sent[8]!]);
+    // Negated, the pair is excluded (no branches: the condition as a whole).
+    const others = await ids("hamlet", [
+      { operator: "is", operand: "dm" },
+      { operator: "dm", operand: [uid("iago")], negated: true },
+    ]);
+    expect(others.some((id) => sent.includes(id))).toBe(false);
+  });
+
   it("dm-including: every direct message with that user; group-pm-with: the group ones", async () => {
     const { id: one } = await sendDirect(server.as("shiva"), {
       to: [uid("cordelia")],

@@ -73,6 +73,7 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
   let deps: AppDeps;
   let realm: Realm;
   let reader: UserProfile;
+  let partner: UserProfile;
   let rows = 0;
 
   beforeAll(async () => {
@@ -96,6 +97,9 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     realm = await deps.db.realm.findUniqueOrThrow({ where: { stringId: "scale" } });
     reader = await deps.db.userProfile.findUniqueOrThrow({
       where: { id: result.users.reader.user_id },
+    });
+    partner = await deps.db.userProfile.findUniqueOrThrow({
+      where: { id: result.users.partner.user_id },
     });
   }, 180_000);
   afterAll(async () => {
@@ -155,6 +159,63 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
         );
         expect(read, plan).toBeLessThan(5_000);
       });
+
+  /** Rows a plan's scans of message and user_message read (returned or filtered out). */
+  const rowsRead = (nodes: PlanNode[]) =>
+    nodes
+      .filter(
+        (n) =>
+          n["Relation Name"] === "message" ||
+          n["Relation Name"] === "user_message" ||
+          n["Index Name"]?.startsWith("user_message"),
+      )
+      .reduce(
+        (sum, n) =>
+          sum +
+          ((n["Actual Rows"] ?? 0) + (n["Rows Removed by Filter"] ?? 0)) * (n["Actual Loops"] ?? 1),
+        0,
+      );
+
+  it("a one-to-one conversation is read as one ordered, limited scan per sender, merged", async () => {
+    const narrow = [{ operator: "dm", operand: [partner.id] }];
+    const [{ n }] = await deps.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM message WHERE realm_id = ${realm.id}
+        AND ((sender_id = ${reader.id} AND recipient_id = ${partner.recipientId})
+          OR (sender_id = ${partner.id} AND recipient_id = ${reader.recipientId}))`;
+    // Enough of a conversation that sorting all of it would show.
+    expect(n).toBeGreaterThan(200);
+    for (const [label, request] of ANCHORS) {
+      const nodes = await plansOf(narrow, request);
+      const plan = `${label}:\n${described(nodes)}`;
+      // The ranges (the first unread message is found apart, through the reader's rows).
+      const scans = nodes.filter(
+        (n) =>
+          n["Index Name"] === "message_realm_id_sender_id_recipient_id_id_idx" &&
+          n["Index Cond"]?.includes("a.anchor"),
+      );
+      // One scan per sender and range (before and after the anchor), none a bitmap to be sorted.
+      expect(scans.length, plan).toBeGreaterThanOrEqual(2);
+      expect(new Set(scans.map((s) => s["Node Type"])), plan).toEqual(new Set(["Index Scan"]));
+      for (const s of scans) expect(s["Actual Rows"], plan).toBeLessThanOrEqual(100);
+      expect(rowsRead(nodes), plan).toBeLessThan(500);
+    }
+  });
+
+  for (const operand of ["followed", "muted"])
+    it(`is:${operand} tests the reader's topics as one hashed set, read once`, async () => {
+      const nodes = await plansOf([{ operator: "is", operand }], ANCHORS[0]![1]);
+      const plan = described(nodes);
+      // user_topic is read once per statement (a hashed set), never once per message nor as
+      // the driver of a join that reads every message of every such topic.
+      const topics = nodes.filter((n) => n["Relation Name"] === "user_topic");
+      expect(topics.length, plan).toBeGreaterThan(0);
+      // (Loops 0: a branch of the condition never needed.)
+      for (const t of topics) expect(t["Actual Loops"], plan).toBeLessThanOrEqual(1);
+      expect(
+        nodes.some((n) => n["Node Type"] === "Sort"),
+        plan,
+      ).toBe(false);
+    });
 
   it("runs its sessions without JIT compilation", async () => {
     // A plan whose estimated cost passes jit_above_cost spent ~400 ms compiling with LLVM to run

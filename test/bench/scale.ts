@@ -24,6 +24,8 @@ const { values: args } = parseArgs({
     runs: { type: "string" },
     fresh: { type: "boolean" },
     filter: { type: "string" },
+    users: { type: "string" },
+    channels: { type: "string" },
   },
   strict: true,
 });
@@ -181,6 +183,10 @@ async function main() {
     N,
     args.fresh ?? false,
     "scale-bench-",
+    {
+      users: args.users ? Number(args.users) : undefined,
+      channels: args.channels ? Number(args.channels) : undefined,
+    },
   );
   const p = await pick(query);
   if (!adminUrl) await close();
@@ -188,6 +194,8 @@ async function main() {
     ...env,
     LOG_LEVEL: "warn",
     VALIDATE_RESPONSES: "false",
+    // One client making thousands of timed requests: Zulip's 200 a minute would stop the run.
+    RATE_LIMITING: "false",
   });
   onCleanUp(async () => void (await stopServer(child)));
   // A new migration (an index on a million messages) may take minutes at the first start.

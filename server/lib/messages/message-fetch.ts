@@ -8,7 +8,7 @@ import { CUSTOM_PLAN, Prisma, type Db, type Message } from "../../db/index.ts";
 import type { MessageRow } from "./message-dicts.ts";
 import { isStorableId } from "../ids.ts";
 import { MAX_MESSAGE_ID, MESSAGE_COLUMNS } from "./messages.ts";
-import type { CompiledNarrow } from "../narrow/narrow.ts";
+import type { CompiledNarrow, NarrowSource } from "../narrow/narrow.ts";
 import { matchColumns, searchMatch, type SearchMatch } from "../narrow/search.ts";
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor of "newest", and of first_unread when nothing is unread. */
@@ -75,15 +75,35 @@ function searchColumns(narrow: CompiledNarrow, alias: string): Prisma.Sql {
   return Prisma.sql`, ${matchColumns(narrow.search.highlight, column("renderedContent"), column("subject"))}`;
 }
 
-/** One range of the narrow's rows (a parenthesized SELECT), with `part` saying which. */
+/**
+ * One range of the narrow's rows (a parenthesized SELECT), with `part` saying which. A narrow
+ * read in branches (a direct-message pair) is one limited scan per branch, merged and limited
+ * again: the first `limit` of a union are among the first `limit` of each of its parts.
+ */
 function rangeSelect(narrow: CompiledNarrow, part: Part, limit: number | null): Prisma.Sql {
+  if (!narrow.branches) return sourceRange(narrow, narrow.history, part, limit);
+  const scans = Prisma.join(
+    narrow.branches.map((b) => sourceRange(b, false, part, limit)),
+    " UNION ALL ",
+  );
+  if (part === 0) return Prisma.sql`(${scans})`;
+  return Prisma.sql`(SELECT * FROM (${scans}) b ORDER BY b.id ${Prisma.raw(part === -1 ? "DESC" : "ASC")} LIMIT ${limit})`;
+}
+
+/** One range of one source's rows (a parenthesized SELECT), with `part` saying which. */
+function sourceRange(
+  narrow: NarrowSource,
+  history: boolean,
+  part: Part,
+  limit: number | null,
+): Prisma.Sql {
   const { from, id, where } = narrow;
   const comparison = Prisma.raw(part === -1 ? "<" : part === 0 ? "=" : ">");
   // Each side is its own index scan from the anchor outwards, stopping after `limit` rows. Rows
   // that start from user_message bound message's id as well (the join makes them equal, but the
   // planner does not carry an inequality across it): a merge join then starts both of its index
   // scans at the anchor, instead of walking `message` from its end to the anchor.
-  const bound = narrow.history ? Prisma.empty : Prisma.sql` AND m.id ${comparison} a.anchor`;
+  const bound = history ? Prisma.empty : Prisma.sql` AND m.id ${comparison} a.anchor`;
   const order =
     part === -1
       ? Prisma.sql`ORDER BY ${id} DESC LIMIT ${limit}`

@@ -92,16 +92,32 @@ export interface ParsedTerm {
   channel?: ChannelRef;
   /** channels:public, which grants history to those who may read public channels. */
   publicChannels?: boolean;
+  /**
+   * The term's condition as the OR of branches of direct messages, each an ordered index range
+   * of `message` (a pair: one per sender). compileNarrow reads a limited range as a UNION ALL of
+   * one ordered, limited scan per branch when the term is not negated. Null: no branches for
+   * these operands.
+   */
+  branches?: (r: Resolved) => Sql[] | null;
 }
 
 /** `col = value`, or FALSE when there is no value (a user or channel without a recipient matches nothing). */
 const eq = (column: string, value: number | null | undefined): Sql =>
   value == null ? FALSE : Prisma.sql`${Prisma.raw(column)} = ${value}`;
 
-/** The user has one of these visibility policies for the message's topic (user_topic rows are per channel recipient and lowercased topic). */
+/**
+ * A channel message whose topic the user has one of these visibility policies for (user_topic
+ * rows are per channel recipient and lowercased topic). The IN sits under a CASE so that
+ * PostgreSQL cannot pull it up into a join: it hashes the user's topics once per statement and
+ * tests each row against them while walking the user's rows from the anchor, instead of reading
+ * every message of every such topic and sorting them (98 ms for 159 followed topics at 10,000
+ * people) or probing user_topic per row through an index that does not lead with recipient_id.
+ * Never NULL (both columns are NOT NULL), so it can be negated.
+ */
 function topicPolicy(user: UserProfile, policies: number[]): Sql {
-  return Prisma.sql`EXISTS (SELECT 1 FROM user_topic ut WHERE ut.user_profile_id = ${user.id} AND ut.recipient_id = m.recipient_id
-    AND ut.topic_name_lower = lower(m.subject) AND ut.visibility_policy IN (${Prisma.raw(policies.join(", "))}))`;
+  return Prisma.sql`CASE WHEN m.is_channel_message THEN (m.recipient_id, lower(m.subject)) IN (
+    SELECT ut.recipient_id, ut.topic_name_lower FROM user_topic ut WHERE ut.user_profile_id = ${user.id}
+    AND ut.visibility_policy IN (${Prisma.raw(policies.join(", "))})) ELSE FALSE END`;
 }
 
 /**
@@ -313,19 +329,35 @@ export function parseTerm(
       }
       // An empty list of users names no conversation.
       if (!parts.length) return { term, build: () => FALSE };
+      // One-to-one (or with oneself): the other member, or null for a group conversation.
+      const partner = (r: Resolved) => {
+        const others = usersOf(r);
+        if (new Set([user.id, ...others.map((u) => u.id)]).size > 2) return null;
+        return (
+          others.find((u) => u.id !== user.id) ?? { id: user.id, recipientId: user.recipientId }
+        );
+      };
       return {
         term,
+        // A pair's messages are its two senders' (realm_id, sender_id, recipient_id, id) ranges:
+        // one scan each, rather than collecting both through a bitmap and sorting them all.
+        branches: (r) => {
+          const other = partner(r);
+          if (!other) return null;
+          const branch = (sender: number, recipient: number | null | undefined) =>
+            Prisma.sql`(${eq("m.recipient_id", recipient)} AND m.sender_id = ${sender})`;
+          const branches = [branch(user.id, other.recipientId)];
+          if (other.id !== user.id) branches.push(branch(other.id, user.recipientId));
+          return branches;
+        },
         build: (r) => {
-          const others = usersOf(r);
-          const memberIds = [...new Set([user.id, ...others.map((u) => u.id)])];
-          if (memberIds.length <= 2) {
+          const other = partner(r);
+          if (other) {
             // One-to-one (or with oneself): the messages either way.
-            const other = others.find((u) => u.id !== user.id) ?? {
-              id: user.id,
-              recipientId: user.recipientId,
-            };
             return Prisma.sql`((${eq("m.recipient_id", other.recipientId)} AND m.sender_id = ${user.id}) OR (${eq("m.recipient_id", user.recipientId)} AND m.sender_id = ${other.id}))`;
           }
+          const others = usersOf(r);
+          const memberIds = [...new Set([user.id, ...others.map((u) => u.id)])];
           // A group conversation, by its members' hash; -1 (no recipient) when it never existed,
           // so that the comparison is false rather than NULL, also under NOT.
           const hash = directMessageGroupHash(memberIds);

@@ -52,6 +52,12 @@ export interface CompiledNarrow extends NarrowSource {
    * narrow names a channel.
    */
   unread: NarrowSource;
+  /**
+   * The narrow's rows as the union of disjoint sources of direct messages, each ordered by its id
+   * column through an index: a limited range reads each, limited, and merges them (a
+   * direct-message pair, one per sender). Absent: the narrow's rows are read as one.
+   */
+  branches?: NarrowSource[];
   /** The narrow over the messages the user received (their user_message rows), whatever `history` is: matches_narrow reads these. */
   received: NarrowSource;
   /**
@@ -107,13 +113,21 @@ export async function compileNarrow(
   if (parsed.some((p) => p.term.operator === "is" && p.term.operand !== "resolved"))
     history = false;
 
+  // A term whose condition is the OR of ordered index ranges (a direct-message pair): a limited
+  // range of the user's own rows is read as one ordered, limited scan per branch, merged
+  // (rangeSelect), each branch's WHERE being every other condition and that branch.
+  const driver = history ? undefined : parsed.find((p) => p.branches && !p.term.negated);
+  const branchConditions = driver?.branches?.(resolved) ?? null;
   const conditions: Sql[] = [];
+  const otherConditions: Sql[] = [];
   for (const p of parsed) {
     const condition = p.build(resolved, history);
     if (!condition) continue;
     // NOT is exact: but for the flag tests (which negate themselves), every condition is over
     // NOT NULL columns, EXISTS, IN over non-NULL values or constants, never NULL.
-    conditions.push(p.term.negated && !p.negates ? Prisma.sql`NOT (${condition})` : condition);
+    const applied = p.term.negated && !p.negates ? Prisma.sql`NOT (${condition})` : condition;
+    conditions.push(applied);
+    if (p !== driver) otherConditions.push(applied);
   }
   if (invalid) throw invalid as Error;
 
@@ -121,7 +135,9 @@ export async function compileNarrow(
   if (searches.length) {
     const operand = searches.join(" ");
     const tsquery = storableText(operand) ? searchTsquery(operand) : null;
-    conditions.push(tsquery ? searchCondition(tsquery) : FALSE);
+    const condition = tsquery ? searchCondition(tsquery) : FALSE;
+    conditions.push(condition);
+    otherConditions.push(condition);
     search = { highlight: tsquery };
   } else if (parsed.some((p) => p.term.operator === "search")) search = { highlight: null };
 
@@ -145,7 +161,16 @@ export async function compileNarrow(
     ...received,
     where: Prisma.sql`um.user_profile_id = ${user.id} AND ${flagCondition(UNREAD, false)} AND m.realm_id = ${realm.id} AND ${where} AND ${readable} AND NOT ${mutedCondition(user, !namesChannel)}`,
   };
-  if (!history) return { history, ...received, unread, received, search };
+  if (!history) {
+    const others = otherConditions.length ? Prisma.join(otherConditions, " AND ") : TRUE;
+    const branches = branchConditions?.map((branch) => ({
+      from: Prisma.sql`message m JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${user.id}`,
+      id: Prisma.raw("m.id"),
+      // Direct messages only (their recipients are never a channel's): no readability test.
+      where: Prisma.sql`m.realm_id = ${realm.id} AND ${branch} AND ${others}`,
+    }));
+    return { history, ...received, unread, received, search, ...(branches ? { branches } : {}) };
+  }
   return {
     history,
     from: Prisma.sql`message m LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${user.id}`,
