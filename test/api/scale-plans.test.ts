@@ -178,7 +178,7 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
 
   it("a one-to-one conversation is read as one ordered, limited scan per sender, merged", async () => {
     const narrow = [{ operator: "dm", operand: [partner.id] }];
-    const [{ n }] = await deps.db.$queryRaw<{ n: number }[]>`
+    const [{ n }] = await deps.db.$queryRaw<[{ n: number }]>`
       SELECT count(*)::int AS n FROM message WHERE realm_id = ${realm.id}
         AND ((sender_id = ${reader.id} AND recipient_id = ${partner.recipientId})
           OR (sender_id = ${partner.id} AND recipient_id = ${reader.recipientId}))`;
