@@ -14,6 +14,7 @@ import { docsRoutes } from "./http/docs.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { emojiDataRoutes } from "./http/emoji-data.ts";
 import { health } from "./http/health.ts";
+import { compressResponses } from "./http/compression.ts";
 import { joinRoutes } from "./handlers/join.ts";
 import { loginRoutes } from "./handlers/login.ts";
 import { webAppRoutes } from "./http/web-app.ts";
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps) {
 
   // Every request is logged (and counted) once it is answered, whatever answers it.
   app.use(requestLog(spec, deps.log, deps.metrics));
+  app.use(compressResponses());
   app.get("/health", health(deps));
   app.use(docsRoutes());
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));

@@ -5,7 +5,10 @@
  * `unread_msgs` after each change.
  */
 import { describe, expect, it } from "vitest";
-import { doMarkAllAsRead } from "../../server/actions/messages/message-flags.ts";
+import {
+  doMarkAllAsRead,
+  doMarkChannelAsRead,
+} from "../../server/actions/messages/message-flags.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -483,6 +486,55 @@ describe("mark as read", () => {
     expect(
       (await unread("cordelia")).streams.some((s: any) => s.stream_id === channel("Rome")),
     ).toBe(false);
+  });
+
+  it("mark_stream_as_read marks a channel in batches, newest first, each with its event", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await sendToChannel(server.as("hamlet"), {
+            to: "Verona",
+            topic: `batched ${i % 2}`,
+            content: "hello",
+          })
+        ).id,
+      );
+    const { id: elsewhere } = await sendToChannel(server.as("hamlet"), {
+      to: "Denmark",
+      topic: "not this channel",
+      content: "hello",
+    });
+    const db = server.deps.db;
+    const ctx = {
+      ...server.deps,
+      realm: await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } }),
+      user: await db.userProfile.findUniqueOrThrow({ where: { id: userId("cordelia") } }),
+    };
+    const verona = await db.stream.findFirstOrThrow({
+      where: { realmId: server.creds.realm.id, name: "Verona" },
+    });
+    // Whatever else of Verona was unread before, these five are its newest.
+    const before = await db.userMessage.count({
+      where: { userProfileId: userId("cordelia"), message: { recipientId: verona.recipientId! } },
+    });
+    expect(before).toBeGreaterThanOrEqual(5);
+    const events = await queueOf(server, "cordelia", ["update_message_flags"]);
+    const marked = await doMarkChannelAsRead(ctx, verona.recipientId!, null, { batchSize: 2 });
+    expect(marked).toBeGreaterThanOrEqual(5);
+    const batches = (await events()).map((e: any) => e.messages as number[]);
+    // Batches of two, newest first, each committed with the event naming its messages.
+    expect(batches.slice(0, 2)).toEqual([ids.slice(3, 5), ids.slice(1, 3)]);
+    expect(batches[2]).toContain(ids[0]);
+    expect(batches.every((b) => b.length >= 1 && b.length <= 2)).toBe(true);
+    expect(new Set(batches.flat()).size).toBe(marked);
+    expect((await unread("cordelia")).streams.some((s: any) => s.stream_id === verona.id)).toBe(
+      false,
+    );
+    // The other channel's message is still unread.
+    expect(
+      (await unread("cordelia")).streams.some((s: any) => s.unread_message_ids.includes(elsewhere)),
+    ).toBe(true);
   });
 
   it("POST /mark_all_as_read marks everything, in batches, with one `all` event", async () => {

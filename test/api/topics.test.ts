@@ -183,4 +183,75 @@ describe("GET /users/me/{stream_id}/topics", () => {
       server.deps.observe = undefined;
     }
   });
+
+  it("keeps each topic's latest message through renames, a change of case, moves between channels and deletions", async () => {
+    const a = await create("topic summary a", {}, ["desdemona", "hamlet"]);
+    const b = await create("topic summary b", {}, ["desdemona", "hamlet"]);
+    const send = async (to: number, topic: string) =>
+      (await sendToChannel(server.as("hamlet"), { to, topic, content: "hi" })).id;
+    const list = async (channel: number) =>
+      (await expectSuccess(topics("hamlet", channel))).topics.filter(
+        (t) => t.name !== "channel events",
+      );
+    const edit = (id: number, body: Record<string, unknown>) =>
+      expectSuccess(
+        server.as("desdemona").PATCH("/messages/{message_id}", {
+          params: { path: { message_id: id } },
+          body: {
+            send_notification_to_old_thread: false,
+            send_notification_to_new_thread: false,
+            ...body,
+          } as never,
+        }),
+      );
+    const remove = (id: number) =>
+      expectSuccess(
+        server.as("desdemona").DELETE("/messages/{message_id}", {
+          params: { path: { message_id: id } },
+        }),
+      );
+    const m1 = await send(a, "first");
+    const m2 = await send(a, "first");
+    const m3 = await send(a, "second");
+    expect(await list(a)).toEqual([
+      { name: "second", max_id: m3 },
+      { name: "first", max_id: m2 },
+    ]);
+    // A rename of the whole topic: the old name goes, the new one has its latest message.
+    await edit(m1, { topic: "renamed", propagate_mode: "change_all" });
+    expect(await list(a)).toEqual([
+      { name: "second", max_id: m3 },
+      { name: "renamed", max_id: m2 },
+    ]);
+    // Only the case of the latest message's topic: the list takes its spelling.
+    await edit(m2, { topic: "RENAMED", propagate_mode: "change_one" });
+    expect(await list(a)).toEqual([
+      { name: "second", max_id: m3 },
+      { name: "RENAMED", max_id: m2 },
+    ]);
+    // A move to another channel: the topic leaves one list and joins the other.
+    await edit(m3, { stream_id: b, topic: "arrived", propagate_mode: "change_one" });
+    expect(await list(a)).toEqual([{ name: "RENAMED", max_id: m2 }]);
+    expect(await list(b)).toEqual([{ name: "arrived", max_id: m3 }]);
+    // A later message into a topic that older messages are then moved into keeps its own id.
+    const m4 = await send(b, "arrived");
+    await edit(m1, { stream_id: b, topic: "arrived", propagate_mode: "change_one" });
+    expect(await list(b)).toEqual([{ name: "arrived", max_id: m4 }]);
+    // Deleting the latest message falls back to the one before; the last one, the topic goes.
+    await remove(m2);
+    expect(await list(a)).toEqual([]);
+    await remove(m4);
+    expect(await list(b)).toEqual([{ name: "arrived", max_id: m3 }]);
+    // The summary is what the messages say, for every channel this file's tests touched.
+    const summary = await server.db.$queryRaw<
+      { recipient_id: number; subject: string; max_id: number }[]
+    >`
+      SELECT recipient_id, subject, max_id FROM channel_topic ORDER BY recipient_id, topic_lower`;
+    const truth = await server.db.$queryRaw<
+      { recipient_id: number; subject: string; max_id: number }[]
+    >`
+      SELECT DISTINCT ON (recipient_id, lower(subject)) recipient_id, subject, id AS max_id
+      FROM message WHERE is_channel_message ORDER BY recipient_id, lower(subject), id DESC`;
+    expect(summary).toEqual(truth);
+  });
 });

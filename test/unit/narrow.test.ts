@@ -93,7 +93,9 @@ describe("compileNarrow", () => {
     );
     expect(where).toContain("ut.visibility_policy IN (1)");
     // Outside a channel, a muted channel's messages are skipped unless their topic is unmuted or followed.
-    expect(where).toContain("sub.is_muted) AND NOT EXISTS (SELECT 1 FROM user_topic ut");
+    expect(where).toContain(
+      "sub.is_muted) AND NOT CASE WHEN m.is_channel_message THEN (m.recipient_id, lower(m.subject)) IN ( SELECT ut.recipient_id, ut.topic_name_lower FROM user_topic ut",
+    );
     expect(where).toContain("ut.visibility_policy IN (2, 3)");
     expect(text(narrow.unread.from)).toBe("user_message um JOIN message m ON m.id = um.message_id");
   });

@@ -1,8 +1,9 @@
 /**
  * Changing the user's message flags (zerver/actions/message_flags.py): a list of messages
  * (do_update_message_flags), a channel or topic (do_mark_stream_messages_as_read) and everything
- * (do_mark_all_as_read). Each change is one set-based UPDATE … RETURNING whatever the number of
- * messages, with its `update_message_flags` event in the same transaction.
+ * (do_mark_all_as_read). Each change is set-based UPDATEs … RETURNING, whatever the number of
+ * messages (a channel's or everything in batches of a bounded size, each its own transaction),
+ * with its `update_message_flags` event in the same transaction.
  */
 import type { RequestContext } from "../../context.ts";
 import { Prisma, type RawTx, type UserProfile } from "../../db/index.ts";
@@ -118,26 +119,42 @@ export function doUpdateMessageFlags(
 
 /**
  * do_mark_stream_messages_as_read: the user's unread messages of a channel (or of one of its
- * topics, matched case-insensitively) marked read in one UPDATE; an event only if any were unread.
+ * topics, matched case-insensitively) marked read, newest first, in batches of READ_BATCH_SIZE
+ * rows each committed on its own with the event naming its messages (none when nothing was
+ * unread). Zulip marks them in one transaction; here a channel of 128,000 unread messages is
+ * not one transaction of seconds, which would hold back the delivery of every event committed
+ * after it (events reach queues in commit order) and the user's own next send. Each batch
+ * starts below the last one (the unread index from there, not again over the rows just marked).
  */
-export function doMarkChannelAsRead(
+export async function doMarkChannelAsRead(
   ctx: Ctx,
   recipientId: number,
   topic: string | null,
+  options: { batchSize?: number } = {},
 ): Promise<number> {
-  return inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-    const rows = await tx.$queryRaw<{ message_id: number }[]>`
-      UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
-      FROM message m
-      WHERE um.user_profile_id = ${ctx.user.id} AND (um.flags & 1) = 0 AND m.id = um.message_id
-        AND m.recipient_id = ${recipientId}
-        ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}
-      RETURNING um.message_id`;
-    if (!rows.length) return 0;
-    const messages = rows.map((r) => r.message_id).sort((a, b) => a - b);
-    events.add(readEvent(messages, false), [ctx.user.id]);
-    return messages.length;
-  });
+  const batchSize = options.batchSize ?? READ_BATCH_SIZE;
+  let total = 0;
+  let below: number | null = null;
+  for (;;) {
+    const marked: number[] = await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+      const rows = await tx.$queryRaw<{ message_id: number }[]>`
+        UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
+        WHERE um.id IN (
+          SELECT u.id FROM user_message u JOIN message m ON m.id = u.message_id
+          WHERE u.user_profile_id = ${ctx.user.id} AND (u.flags & 1) = 0
+            ${below === null ? Prisma.empty : Prisma.sql`AND u.message_id < ${below}`}
+            AND m.recipient_id = ${recipientId}
+            ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}
+          ORDER BY u.message_id DESC LIMIT ${batchSize} FOR UPDATE OF u)
+        RETURNING um.message_id`;
+      const messages = rows.map((r) => r.message_id).sort((a, b) => a - b);
+      if (messages.length) events.add(readEvent(messages, false), [ctx.user.id]);
+      return messages;
+    });
+    total += marked.length;
+    if (marked.length < batchSize) return total;
+    below = marked[0]!;
+  }
 }
 
 function readEvent(messages: number[], all: boolean): ZulipEvent {
@@ -151,8 +168,11 @@ function readEvent(messages: number[], all: boolean): ZulipEvent {
   };
 }
 
-/** Rows marked read per transaction by mark_all_as_read (Zulip's is 2000; one UPDATE each). */
-export const MARK_ALL_BATCH_SIZE = 10_000;
+/**
+ * Rows marked read per transaction by mark_all_as_read and mark_stream_as_read (Zulip's
+ * mark_all_as_read batch): each transaction a few tens of milliseconds at most.
+ */
+export const READ_BATCH_SIZE = 2_000;
 /** How long mark_all_as_read keeps going before it answers `complete: false` (Zulip's timeout). */
 export const MARK_ALL_TIMEOUT_MS = 50_000;
 
@@ -165,23 +185,34 @@ export async function doMarkAllAsRead(
   ctx: Ctx,
   options: { batchSize?: number; timeoutMs?: number; now?: () => number } = {},
 ): Promise<boolean> {
-  const batchSize = options.batchSize ?? MARK_ALL_BATCH_SIZE;
+  const batchSize = options.batchSize ?? READ_BATCH_SIZE;
   const timeoutMs = options.timeoutMs ?? MARK_ALL_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
   const start = now();
+  // Each batch starts below the last one: the unread index from there, not again over the
+  // entries of the rows just marked (which stay in the index until vacuumed, each costing a
+  // visit of its row: quadratic over a long backlog).
+  let below: number | null = null;
   for (;;) {
     if (now() - start >= timeoutMs) return false;
-    const done = await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-      // The unread partial index gives the newest unread rows; FOR UPDATE as Zulip's batches lock them.
-      const count = await tx.$executeRaw`
-        UPDATE user_message SET flags = flags | ${FLAG_BITS.read}::bigint
-        WHERE id IN (SELECT id FROM user_message
-                     WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
-                     ORDER BY message_id DESC LIMIT ${batchSize} FOR UPDATE)`;
-      if (count >= batchSize) return false;
-      events.add(readEvent([], true), [ctx.user.id]);
-      return true;
-    });
-    if (done) return true;
+    const last: number | "done" = await inRawTransaction(
+      ctx,
+      ctx.realm.id,
+      async ({ tx, events }) => {
+        // The unread partial index gives the newest unread rows; FOR UPDATE as Zulip's batches lock them.
+        const rows = await tx.$queryRaw<{ message_id: number }[]>`
+          UPDATE user_message SET flags = flags | ${FLAG_BITS.read}::bigint
+          WHERE id IN (SELECT id FROM user_message
+                       WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
+                         ${below === null ? Prisma.empty : Prisma.sql`AND message_id < ${below}`}
+                       ORDER BY message_id DESC LIMIT ${batchSize} FOR UPDATE)
+          RETURNING message_id`;
+        if (rows.length >= batchSize) return Math.min(...rows.map((r) => r.message_id));
+        events.add(readEvent([], true), [ctx.user.id]);
+        return "done";
+      },
+    );
+    if (last === "done") return true;
+    below = last;
   }
 }

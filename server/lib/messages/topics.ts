@@ -99,10 +99,13 @@ export function topicForClient(
  * GET /users/me/{stream_id}/topics (get_topic_history_for_stream): the channel's topics the user
  * may read, newest first, or null when the channel is not one whose content they may access
  * (access_stream_by_id). One statement: the channel row under the access rule, then either
- * (history public to subscribers) a skip scan of the (realm_id, recipient_id, lower(subject), id)
- * index, one descent per topic straight to its latest message, or (protected history) the topics
- * of the user's own user_message rows. At 1,000,000 messages the biggest channel (128,000
- * messages, 4,236 topics) took 60 ms this way, 180 ms grouping all its messages by topic.
+ * (history public to subscribers) its rows of channel_topic, the summary the database keeps of
+ * each topic's latest message, or (protected history) for each of those topics, its latest
+ * message the user received (walking the topic back from its newest message to the first with a
+ * row of theirs, the newest one for a subscriber; the topic is left out when there is none). At
+ * 10,000 people the biggest channel's 2,834 topics took 28 ms by one descent of the message index
+ * per topic; the summary reads them as one range. Protected history read every row of the user's
+ * (85 ms for a channel of 81 topics at 800,000 rows).
  */
 export async function topicHistory(
   db: Db,
@@ -111,38 +114,26 @@ export async function topicHistory(
 ): Promise<{ name: string; maxId: number }[] | null> {
   if (!isStorableId(streamId)) return null;
   const rows = await db.$queryRaw<{ subject: string | null; max_id: number | null }[]>`
-    WITH RECURSIVE ch AS (
+    WITH ch AS (
       SELECT s.recipient_id, ${accessSql("CHANNEL_TOPICS_WITHOUT_ROWS", user, "s")} AS shared FROM stream s
       WHERE s.id = ${streamId}::int AND s.realm_id = ${user.realmId}::int
         AND ${accessSql("CHANNEL_CONTENT", user, "s")}
-    ), t(k, id, subject) AS (
-      SELECT n.* FROM ch CROSS JOIN LATERAL (
-        SELECT lower(m.subject), m.id, m.subject FROM message m
-        WHERE m.realm_id = ${user.realmId}::int AND m.recipient_id = ch.recipient_id
-        ORDER BY lower(m.subject) DESC, m.id DESC LIMIT 1) n
-      WHERE ch.shared
-      UNION ALL
-      SELECT n.* FROM t CROSS JOIN ch CROSS JOIN LATERAL (
-        SELECT lower(m.subject), m.id, m.subject FROM message m
-        WHERE m.realm_id = ${user.realmId}::int AND m.recipient_id = ch.recipient_id
-          AND lower(m.subject) < t.k
-        ORDER BY lower(m.subject) DESC, m.id DESC LIMIT 1) n
     )
     SELECT NULL::text AS subject, NULL::int AS max_id FROM ch
-    UNION ALL SELECT subject, id FROM t
-    UNION ALL SELECT m.subject, max(m.id) FROM ch
-      JOIN user_message um ON um.user_profile_id = ${user.id}::int
-      JOIN message m ON m.id = um.message_id AND m.realm_id = ${user.realmId}::int
-        AND m.recipient_id = ch.recipient_id
-      WHERE NOT ch.shared GROUP BY m.subject`;
+    UNION ALL SELECT ct.subject, ct.max_id FROM ch
+      JOIN channel_topic ct ON ct.recipient_id = ch.recipient_id WHERE ch.shared
+    UNION ALL SELECT r.subject, r.id FROM ch
+      JOIN channel_topic ct ON ct.recipient_id = ch.recipient_id
+      CROSS JOIN LATERAL (
+        SELECT m.id, m.subject FROM message m
+        WHERE m.realm_id = ${user.realmId}::int AND m.recipient_id = ch.recipient_id
+          AND lower(m.subject) = ct.topic_lower
+          AND EXISTS (SELECT 1 FROM user_message um WHERE um.user_profile_id = ${user.id}::int AND um.message_id = m.id)
+        ORDER BY m.id DESC LIMIT 1) r
+      WHERE NOT ch.shared`;
   if (rows.length === 0) return null;
-  // Spellings of one topic (protected history lists each): the latest one names it.
-  const byKey = new Map<string, { name: string; maxId: number }>();
-  for (const r of rows) {
-    if (r.subject === null || r.max_id === null) continue;
-    const key = r.subject.toLowerCase();
-    const seen = byKey.get(key);
-    if (!seen || seen.maxId < r.max_id) byKey.set(key, { name: r.subject, maxId: r.max_id });
-  }
-  return [...byKey.values()].sort((a, b) => b.maxId - a.maxId);
+  const topics: { name: string; maxId: number }[] = [];
+  for (const r of rows)
+    if (r.subject !== null && r.max_id !== null) topics.push({ name: r.subject, maxId: r.max_id });
+  return topics.sort((a, b) => b.maxId - a.maxId);
 }
