@@ -562,6 +562,33 @@ async function benchFlags(
       await channelUnread();
       return call(p.reader, "POST", "/mark_stream_as_read", { stream_id: p.big.id });
     });
+    // A send to the reader while the channel is marked read: its batches must not hold it up
+    // (issue 34: no send waits more than 100 ms). The slowest send of those made meanwhile.
+    await add(
+      `send to the reader during mark_stream_as_read (slowest)`,
+      100,
+      async () => {
+        await channelUnread();
+        let done = false;
+        let slowest = 0;
+        let sends = 0;
+        const marking = call(p.reader, "POST", "/mark_stream_as_read", {
+          stream_id: p.big.id,
+        }).finally(() => (done = true));
+        while (!done) {
+          const r = await call(p.partner, "POST", "/messages", {
+            type: "direct",
+            to: [p.reader.id],
+            content: `during the bulk read ${sends++}`,
+          });
+          slowest = Math.max(slowest, r.ms);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await marking;
+        return { ms: slowest, body: { sends } };
+      },
+      (body) => String(body.sends),
+    );
     await add(`mark_all_as_read (${n} unread)`, null, async () => {
       await channelUnread();
       return call(p.reader, "POST", "/mark_all_as_read");

@@ -125,6 +125,9 @@ export function doUpdateMessageFlags(
  * not one transaction of seconds, which would hold back the delivery of every event committed
  * after it (events reach queues in commit order) and the user's own next send. Each batch
  * starts below the last one (the unread index from there, not again over the rows just marked).
+ * No FOR UPDATE (which wrote each row twice: its lock, then its new version): the UPDATE locks
+ * what it changes and tests `read` again on the row it locked, so a row marked meanwhile by
+ * another request is left out of this batch's event (that request's event names it).
  */
 export async function doMarkChannelAsRead(
   ctx: Ctx,
@@ -139,13 +142,14 @@ export async function doMarkChannelAsRead(
     const marked: number[] = await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
       const rows = await tx.$queryRaw<{ message_id: number }[]>`
         UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
-        WHERE um.id IN (
+        FROM (
           SELECT u.id FROM user_message u JOIN message m ON m.id = u.message_id
           WHERE u.user_profile_id = ${ctx.user.id} AND (u.flags & 1) = 0
             ${below === null ? Prisma.empty : Prisma.sql`AND u.message_id < ${below}`}
             AND m.recipient_id = ${recipientId}
             ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}
-          ORDER BY u.message_id DESC LIMIT ${batchSize} FOR UPDATE OF u)
+          ORDER BY u.message_id DESC LIMIT ${batchSize}) b
+        WHERE um.id = b.id AND (um.flags & 1) = 0
         RETURNING um.message_id`;
       const messages = rows.map((r) => r.message_id).sort((a, b) => a - b);
       if (messages.length) events.add(readEvent(messages, false), [ctx.user.id]);
@@ -199,14 +203,15 @@ export async function doMarkAllAsRead(
       ctx,
       ctx.realm.id,
       async ({ tx, events }) => {
-        // The unread partial index gives the newest unread rows; FOR UPDATE as Zulip's batches lock them.
+        // The unread partial index gives the newest unread rows.
         const rows = await tx.$queryRaw<{ message_id: number }[]>`
-          UPDATE user_message SET flags = flags | ${FLAG_BITS.read}::bigint
-          WHERE id IN (SELECT id FROM user_message
-                       WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
-                         ${below === null ? Prisma.empty : Prisma.sql`AND message_id < ${below}`}
-                       ORDER BY message_id DESC LIMIT ${batchSize} FOR UPDATE)
-          RETURNING message_id`;
+          UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
+          FROM (SELECT id FROM user_message
+                WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
+                  ${below === null ? Prisma.empty : Prisma.sql`AND message_id < ${below}`}
+                ORDER BY message_id DESC LIMIT ${batchSize}) b
+          WHERE um.id = b.id AND (um.flags & 1) = 0
+          RETURNING um.message_id`;
         if (rows.length >= batchSize) return Math.min(...rows.map((r) => r.message_id));
         events.add(readEvent([], true), [ctx.user.id]);
         return "done";
