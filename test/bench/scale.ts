@@ -1,7 +1,8 @@
 /**
- * `npm run bench:scale -- [--messages N] [--runs R] [--fresh]`: the cost of every read path on an
- * organization of N messages (default 1,000,000 on PostgreSQL, 100,000 embedded) made by
- * `npm run manage -- populate-scale`, through HTTP against our running server, one client, the
+ * `npm run bench:scale -- [--messages N] [--users U --channels C] [--runs R] [--fresh]`: the cost
+ * of every read path on an organization of N messages (default 1,000,000 on PostgreSQL, 100,000
+ * embedded) made by `npm run manage -- populate-scale`, on PostgreSQL at both sizes in turn (1,000
+ * and 10,000 people) unless --users/--channels name one, through HTTP against our running server, one client, the
  * median of R runs (default 7, after 5 warm-ups). Target: every read ≤ 25 ms. Writes (send, edit,
  * topic move) are timed and printed beside them.
  *
@@ -15,7 +16,7 @@
  * organization fails the run even when it is fast enough at this N.
  */
 import { parseArgs } from "node:util";
-import { openScaleFixture, type Query } from "./scale-fixture.ts";
+import { openScaleFixture, type Query, type Shape } from "./scale-fixture.ts";
 import { cleanUp, interrupted, onCleanUp, spawnServer, stopServer, waitReady } from "./children.ts";
 
 const { values: args } = parseArgs({
@@ -184,15 +185,29 @@ async function seqScans(q: Query): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.relname, r.n]));
 }
 
-async function main() {
+/**
+ * The organizations timed: on PostgreSQL, populate-scale's default (1,000 people at a million
+ * messages) and 10,000 people in 1,000 channels, one after the other, unless --users or
+ * --channels names one; embedded, the default only (a 10,000-person fill takes PGlite too long).
+ */
+const shapes: Shape[] =
+  args.users || args.channels
+    ? [
+        {
+          users: args.users ? Number(args.users) : undefined,
+          channels: args.channels ? Number(args.channels) : undefined,
+        },
+      ]
+    : adminUrl
+      ? [{}, { users: 10_000, channels: 1_000 }]
+      : [{}];
+
+async function main(shape: Shape) {
   const { query, close, env, label } = await openScaleFixture(
     N,
     args.fresh ?? false,
     "scale-bench-",
-    {
-      users: args.users ? Number(args.users) : undefined,
-      channels: args.channels ? Number(args.channels) : undefined,
-    },
+    shape,
   );
   const p = await pick(query);
   if (!adminUrl) await close();
@@ -499,6 +514,7 @@ async function main() {
   console.log(
     `\n${rows.filter((r) => r.target !== null).length - failed + (scans ? 1 : 0)} PASS, ${failed} FAIL`,
   );
+  await stopServer(child);
   if (adminUrl) await close();
   return failed;
 }
@@ -623,7 +639,12 @@ async function benchFlags(
   }
 }
 
-main()
+(async () => {
+  let failed = 0;
+  for (const shape of shapes) failed += await main(shape);
+  if (shapes.length > 1) console.log(`\nboth organizations: ${failed} FAIL`);
+  return failed;
+})()
   .then(async (failed) => {
     await cleanUp();
     process.exit(interrupted() ? 130 : failed ? 1 : 0);
