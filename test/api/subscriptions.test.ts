@@ -520,4 +520,40 @@ describe("creating channels by name", () => {
       await server.db.stream.findFirstOrThrow({ where: { name: "hidden history" } }),
     ).toMatchObject({ inviteOnly: true, historyPublicToSubscribers: false, description: "Quiet" });
   });
+
+  it("gives many new subscribers each their subscription, logged once for those whose subscriptions read alike", async () => {
+    const people = ["hamlet", "othello", "cordelia", "prospero", "aaron"];
+    const queues = await Promise.all(
+      ["hamlet", "aaron"].map(
+        async (as) => [as, await registerQueue(as, ["subscription"])] as const,
+      ),
+    );
+    await expectSuccess(
+      subscribe("iago", {
+        subscriptions: [{ name: "joined together", color: "#76ce90" }],
+        principals: people.map(id),
+      }),
+    );
+    const stream = await server.db.stream.findFirstOrThrow({ where: { name: "joined together" } });
+    for (const [as, queue] of queues) {
+      const added = (await pollEvents(as, queue)).filter((e) => e.op === "add");
+      expect(added).toHaveLength(1);
+      expect(added[0]!.subscriptions).toMatchObject([
+        { stream_id: stream.id, name: "joined together", color: "#76ce90" },
+      ]);
+      expect(
+        [...added[0]!.subscriptions[0].subscribers].sort((a: number, b: number) => a - b),
+      ).toEqual(people.map(id).sort((a, b) => a - b));
+    }
+    // One row of the event log for the five of them (their subscriptions are alike), not five
+    // each carrying every subscriber.
+    const logged = await server.db.$queryRaw<{ user_ids: number[] }[]>`
+      SELECT user_ids FROM event_log
+      WHERE type = 'subscription' AND event->>'op' = 'add'
+        AND (event->'subscriptions'->0->>'stream_id')::int = ${stream.id}`;
+    expect(logged).toHaveLength(1);
+    expect([...logged[0]!.user_ids].sort((a, b) => a - b)).toEqual(
+      people.map(id).sort((a, b) => a - b),
+    );
+  });
 });

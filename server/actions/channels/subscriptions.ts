@@ -7,7 +7,7 @@ import type { Stream, Tx } from "../../db/index.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import type { RequestContext } from "../../context.ts";
 import { metadataAudience, type AudienceChannel } from "../../lib/channels/channels.ts";
-import { subscriptionDicts } from "../../lib/channels/subscriptions.ts";
+import { personalSettingsOf, subscriptionDicts } from "../../lib/channels/subscriptions.ts";
 import { doAnnounceNewChannels, doCreateChannels, type ChannelCreation } from "./channels.ts";
 import { notificationBot } from "../messages/internal-send.ts";
 import {
@@ -144,25 +144,41 @@ export async function bulkAddSubscriptions(
     changed.map((s) => s.id),
     { includeSubscribers: true },
   );
+  // Users whose new subscriptions read alike (the same channels, unseen before by the same ones,
+  // with the same settings of their own; the rest is the channels') get their events together:
+  // 10,000 people joining a channel are a few events naming them, not 10,000 events each with
+  // the 10,000 subscribers (a log write beyond PostgreSQL's 256 MB jsonb limit).
+  const alike = new Map<string, { userIds: number[]; streamIds: number[]; unseen: number[] }>();
   for (const [userId, streamIds] of newByUser) {
     // Those who could not see a channel learn that it exists first (private channels, guests).
     const unseen = streamIds.filter((id) => !audience.get(id)!.has(userId));
+    const key = JSON.stringify([
+      streamIds,
+      unseen,
+      streamIds.map((id) => personalSettingsOf(dicts.get(`${userId}:${id}`)!)),
+    ]);
+    const group = alike.get(key);
+    if (group) group.userIds.push(userId);
+    else alike.set(key, { userIds: [userId], streamIds, unseen });
+  }
+  for (const { userIds: group, streamIds, unseen } of alike.values()) {
+    const first = group[0]!;
     if (unseen.length > 0)
       events.add(
         {
           type: "stream",
           op: "create",
-          streams: unseen.map((id) => stripPersonal(dicts.get(`${userId}:${id}`)!)),
+          streams: unseen.map((id) => stripPersonal(dicts.get(`${first}:${id}`)!)),
         },
-        [userId],
+        group,
       );
     events.add(
       {
         type: "subscription",
         op: "add",
-        subscriptions: streamIds.map((id) => dicts.get(`${userId}:${id}`)!),
+        subscriptions: streamIds.map((id) => dicts.get(`${first}:${id}`)!),
       },
-      [userId],
+      group,
     );
   }
   for (const stream of changed) {

@@ -98,6 +98,10 @@ const SUBSCRIPTION_SELECT = {
   wildcardMentionsNotify: true,
 } as const;
 
+/** A subscription dict's user's own settings (what two users' dicts for one channel differ by). */
+export const personalSettingsOf = (dict: Record<string, unknown>) =>
+  PERSONAL_FIELDS.map((field) => dict[field]);
+
 function personal(sub: SubscriptionRow) {
   return {
     color: sub.color,
@@ -111,6 +115,18 @@ function personal(sub: SubscriptionRow) {
     wildcard_mentions_notify: sub.wildcardMentionsNotify,
   };
 }
+
+const PERSONAL_FIELDS = [
+  "color",
+  "is_muted",
+  "in_home_view",
+  "pin_to_top",
+  "desktop_notifications",
+  "audible_notifications",
+  "push_notifications",
+  "email_notifications",
+  "wildcard_mentions_notify",
+] as const satisfies readonly (keyof ReturnType<typeof personal>)[];
 
 /**
  * The subscription dicts of several users for several channels, keyed `<user id>:<channel id>`,
