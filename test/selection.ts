@@ -53,6 +53,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
   ["test/api/custom-profile-fields.test.ts", "both", "JSON columns (field_data)"],
   ["test/api/push.test.ts", "both", "bigint device ids and bytes (push keys)"],
   ["test/api/search.test.ts", "both", "full-text search (tsvector, GIN)"],
+  [
+    "test/api/topics.test.ts",
+    "both",
+    "channel_topic's statement-level triggers (PL/pgSQL, transition tables)",
+  ],
   ["test/api/access-truth-table.test.ts", "both", "the access rules' SQL against their predicates"],
   [
     "test/api/user-access-truth-table.test.ts",

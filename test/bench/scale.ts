@@ -17,6 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { openScaleFixture, type Query, type Shape } from "./scale-fixture.ts";
+import { measureFanout } from "./fanout.ts";
 import { cleanUp, interrupted, onCleanUp, spawnServer, stopServer, waitReady } from "./children.ts";
 
 const { values: args } = parseArgs({
@@ -486,7 +487,40 @@ async function main(shape: Shape) {
     });
 
   if (adminUrl) await benchFlags(p, add, query);
-  else
+  // A message to everyone and its fan-out to 1,000 parked long-polls on two processes: at
+  // 10,000 people only (the channel of everyone is made there once and kept).
+  if (adminUrl && p.people >= 10_000 && (!filter || filter.test("fan-out"))) {
+    const second = await spawnServer("our second server", OURS, {
+      ...env,
+      LOG_LEVEL: "warn",
+      VALIDATE_RESPONSES: "false",
+      RATE_LIMITING: "false",
+    });
+    onCleanUp(async () => void (await stopServer(second)));
+    await waitReady(second, 15 * 60_000);
+    const fan = await measureFanout({
+      query,
+      bases: [base, second.base],
+      owner: p.owner,
+      queues: 1000,
+      sends: 5,
+    });
+    await stopServer(second);
+    const p99 = (xs: number[]) =>
+      [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.99) - 1] ?? NaN;
+    rows.push({
+      label: `send to all ${fan.subscribers.toLocaleString("en")} (a channel of everyone)`,
+      ms: median(fan.sendMs),
+      n: "",
+      target: 100,
+    });
+    rows.push({
+      label: `fan-out to ${fan.queues.toLocaleString("en")} parked polls, 2 processes (p99; ${fan.missed} missed)`,
+      ms: fan.missed ? Infinity : p99(fan.afterResponse),
+      n: String(fan.afterResponse.length),
+      target: 250,
+    });
+  } else
     console.log(
       "\n(flag writes are timed on PostgreSQL only: their set-up marks rows unread in SQL)",
     );
