@@ -67,6 +67,15 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
 }
 
 /** Whether the queue's client declared a capability (never NULL, so that NOT works on it). */
+/**
+ * A user's own part of the log row `l` (log.ts storedUserData): their entry, else the one most
+ * recipients share ("*"); for a recipient only: a queue that takes a public channel's message
+ * without being among its recipients (all_public_streams) gets none.
+ */
+function userDataSql(userId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`CASE WHEN ${userId} = ANY (l.user_ids) THEN COALESCE(l.user_data -> (${userId})::text, l.user_data -> '*') END`;
+}
+
 function capability(name: string): Prisma.Sql {
   return Prisma.sql`COALESCE(q.caps -> ${name} = 'true'::jsonb, false)`;
 }
@@ -103,7 +112,7 @@ const ACCEPTS = Prisma.sql`
   AND (l.type <> 'message' OR jsonb_array_length(q.narrow) = 0 OR NOT EXISTS (
     SELECT 1 FROM jsonb_array_elements(q.narrow) AS t(term),
       LATERAL (SELECT l.event -> 'message' AS m,
-                      COALESCE(l.user_data -> q.user_profile_id::text -> 'flags', '[]'::jsonb) AS f,
+                      COALESCE(${userDataSql(Prisma.raw("q.user_profile_id"))} -> 'flags', '[]'::jsonb) AS f,
                       t.term ->> 'operand' AS v) AS x
     WHERE COALESCE(t.term ->> 'negated' = 'true', false) = COALESCE(CASE t.term ->> 'operator'
       WHEN 'channel' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
@@ -200,11 +209,11 @@ export async function pollQueue(
     upd AS (UPDATE event_queue e SET cursor_xid = GREATEST(q.cursor_xid, h.hi), next_event_id = q.next_event_id + (SELECT count(*) FROM fresh)::int, last_touch = now()
             FROM q, h WHERE e.id = q.id),
     pending AS (
-      SELECT i.event_id, COALESCE(i.inline, l.event) AS event, l.user_data -> ${String(userId)} AS user_data
+      SELECT i.event_id, COALESCE(i.inline, l.event) AS event, ${userDataSql(Prisma.sql`${userId}::int`)} AS user_data
       FROM event_queue_item i LEFT JOIN event_log l ON l.id = i.log_id
       WHERE i.queue_id = ${queueId} AND i.event_id > ${ack}::int AND EXISTS (SELECT 1 FROM q)
       UNION ALL
-      SELECT f.event_id, COALESCE(f.inline, l.event), l.user_data -> ${String(userId)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
+      SELECT f.event_id, COALESCE(f.inline, l.event), ${userDataSql(Prisma.sql`${userId}::int`)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
     SELECT 'queue' AS kind, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
            (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over, GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
     UNION ALL

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Tx } from "../../server/db/index.ts";
-import { appendEvents } from "../../server/events/log.ts";
+import { appendEvents, storedUserData } from "../../server/events/log.ts";
+import { asUser, openQueue, sendToChannel } from "../helpers/builders.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -171,5 +172,49 @@ describe("event log", () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it("stores a message's flags once for the recipients who share them, and gives each their own", async () => {
+    expect(
+      storedUserData(
+        new Map([
+          [1, { flags: ["read"] }],
+          [2, { flags: [] }],
+          [3, { flags: [] }],
+          [4, { flags: ["mentioned"] }],
+        ]),
+      ),
+    ).toEqual({ "*": { flags: [] }, "1": { flags: ["read"] }, "4": { flags: ["mentioned"] } });
+    // No two alike: each by id.
+    expect(storedUserData(new Map([[1, { flags: ["read"] }]]))).toEqual({
+      "1": { flags: ["read"] },
+    });
+    expect(storedUserData(undefined)).toBeNull();
+
+    const queues = await Promise.all(
+      ["hamlet", "othello", "cordelia", "iago"].map((name) =>
+        openQueue(asUser(server, name), { event_types: ["message"] }),
+      ),
+    );
+    const { id } = await sendToChannel(asUser(server, "hamlet"), {
+      to: "Verona",
+      topic: "flags for each",
+      content: "hello @**Othello, the Moor of Venice**",
+      read_by_sender: true,
+    });
+    const flags = await Promise.all(
+      queues.map(async (q) => {
+        const event = (await q.nextEvents()).find(
+          (e) => e.type === "message" && e.message.id === id,
+        );
+        return event?.type === "message" ? event.flags : null;
+      }),
+    );
+    // The sender has read it; othello is mentioned; the others have it unread.
+    expect(flags).toEqual([["read"], ["mentioned"], [], []]);
+    const [row] = await server.db.$queryRaw<{ user_data: Record<string, unknown> }[]>`
+      SELECT user_data FROM event_log WHERE type = 'message' AND (event->'message'->>'id')::int = ${id}`;
+    expect(row!.user_data["*"]).toEqual({ flags: [] });
+    expect(row!.user_data[String(server.creds.users.cordelia!.user_id)]).toBeUndefined();
   });
 });
