@@ -741,10 +741,16 @@ describe("statements and the unread cap", () => {
       expect(listed).toHaveLength(50000);
       expect(Math.max(...listed)).toBe(Math.max(...messageIds));
       expect(listed).not.toContain(template);
-      // mark_all_as_read clears them all, in batches.
-      expect(await expectSuccess(server.as("aaron").POST("/mark_all_as_read"))).toMatchObject({
-        complete: true,
-      });
+      // mark_all_as_read clears them all, in batches. On a machine busy enough that 50 seconds
+      // pass first, it answers complete: false with its progress kept, and the client asks again
+      // (as Zulip's API documentation tells clients to): at most a few times.
+      let calls = 0;
+      for (;;) {
+        calls++;
+        const answer = await expectSuccess(server.as("aaron").POST("/mark_all_as_read"));
+        if (answer.complete) break;
+        expect(calls).toBeLessThan(5);
+      }
       expect(await unread("aaron")).toMatchObject({
         count: 0,
         streams: [],
