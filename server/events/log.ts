@@ -50,29 +50,28 @@ export function storedUserData(
   userData: Map<number, Record<string, unknown>> | undefined,
 ): Record<string, unknown> | null {
   if (!userData || userData.size === 0) return null;
-  const counts = new Map<string, number>();
-  const serialized = new Map<number, string>();
+  // Each distinct value (serialized), with how many users have it.
+  const values = new Map<string, { data: Record<string, unknown>; n: number }>();
+  const keys = new Map<number, string>();
   for (const [id, data] of userData) {
     const key = JSON.stringify(data);
-    serialized.set(id, key);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    keys.set(id, key);
+    const value = values.get(key);
+    if (value) value.n++;
+    else values.set(key, { data, n: 1 });
   }
-  let common = "";
-  let most = 0;
-  for (const [key, n] of counts)
+  // The most shared value, when at least two users share it.
+  let common: string | null = null;
+  let most = 1;
+  for (const [key, { n }] of values)
     if (n > most) {
       most = n;
       common = key;
     }
-  if (most < 2) return Object.fromEntries(userData);
-  const stored: Record<string, unknown> = { "*": userData.get(firstWith(serialized, common))! };
-  for (const [id, data] of userData) if (serialized.get(id) !== common) stored[String(id)] = data;
+  if (common === null) return Object.fromEntries(userData);
+  const stored: Record<string, unknown> = { "*": values.get(common)!.data };
+  for (const [id, data] of userData) if (keys.get(id) !== common) stored[String(id)] = data;
   return stored;
-}
-
-function firstWith(serialized: Map<number, string>, key: string): number {
-  for (const [id, k] of serialized) if (k === key) return id;
-  throw new Error("unreachable: the key was counted from these");
 }
 
 /** What appending returned: the last log id and the transaction's xid, or null for nothing. */

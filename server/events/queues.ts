@@ -66,7 +66,6 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
   return id;
 }
 
-/** Whether the queue's client declared a capability (never NULL, so that NOT works on it). */
 /**
  * A user's own part of the log row `l` (log.ts storedUserData): their entry, else the one most
  * recipients share ("*"); for a recipient only: a queue that takes a public channel's message
@@ -76,6 +75,7 @@ function userDataSql(userId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`CASE WHEN ${userId} = ANY (l.user_ids) THEN COALESCE(l.user_data -> (${userId})::text, l.user_data -> '*') END`;
 }
 
+/** Whether the queue's client declared a capability (never NULL, so that NOT works on it). */
 function capability(name: string): Prisma.Sql {
   return Prisma.sql`COALESCE(q.caps -> ${name} = 'true'::jsonb, false)`;
 }

@@ -26,6 +26,16 @@ async function flagsOf(as: string, id: number) {
   );
   return message.flags;
 }
+/** What an action takes to run as this user (the server's dependencies, realm and profile). */
+async function actionContext(name: string) {
+  const db = server.deps.db;
+  return {
+    ...server.deps,
+    realm: await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } }),
+    user: await db.userProfile.findUniqueOrThrow({ where: { id: userId(name) } }),
+  };
+}
+
 async function unread(as: string) {
   const state = await expectSuccess(
     server.as(as).POST("/register", {
@@ -506,11 +516,7 @@ describe("mark as read", () => {
       content: "hello",
     });
     const db = server.deps.db;
-    const ctx = {
-      ...server.deps,
-      realm: await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } }),
-      user: await db.userProfile.findUniqueOrThrow({ where: { id: userId("cordelia") } }),
-    };
+    const ctx = await actionContext("cordelia");
     const verona = await db.stream.findFirstOrThrow({
       where: { realmId: server.creds.realm.id, name: "Verona" },
     });
@@ -550,14 +556,7 @@ describe("mark as read", () => {
     });
     expect((await unread("prospero")).count).toBeGreaterThan(1);
     const events = await queueOf(server, "prospero", ["update_message_flags"]);
-    const db = server.deps.db;
-    const ctx = {
-      ...server.deps,
-      realm: await db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } }),
-      user: await db.userProfile.findUniqueOrThrow({
-        where: { id: userId("prospero") },
-      }),
-    };
+    const ctx = await actionContext("prospero");
     // Out of time before the first batch: nothing done, not complete.
     expect(await doMarkAllAsRead(ctx, { timeoutMs: 0 })).toBe(false);
     expect((await unread("prospero")).count).toBeGreaterThan(1);

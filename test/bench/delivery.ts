@@ -20,10 +20,12 @@ export interface DeliveryResult {
   stopped?: string;
 }
 
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const FORM = "application/x-www-form-urlencoded";
+/** A form body, as python-zulip-api sends one. */
+export const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+export const FORM = "application/x-www-form-urlencoded";
 
-async function call(url: string, init: RequestInit): Promise<any> {
+/** A request whose answer must be a Zulip success; its JSON. */
+export async function call(url: string, init: RequestInit): Promise<any> {
   const res = await fetch(url, init);
   const body = (await res.json().catch(() => ({}))) as { result?: string; msg?: string };
   if (!res.ok || body.result !== "success")

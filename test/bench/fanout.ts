@@ -13,21 +13,12 @@
  * connection for each: its agent sets no limit per origin). Queues are deleted at the end.
  */
 import { randomBytes } from "node:crypto";
+import { call, form, FORM } from "./delivery.ts";
 import type { Query } from "./scale-fixture.ts";
 
-const FORM = "application/x-www-form-urlencoded";
 const CHANNEL = "everyone at scale";
 const basic = (email: string, key: string) =>
   "Basic " + Buffer.from(`${email}:${key}`).toString("base64");
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-async function call(url: string, init: RequestInit): Promise<any> {
-  const res = await fetch(url, init);
-  const body = (await res.json().catch(() => ({}))) as { result?: string; msg?: string };
-  if (!res.ok || body.result !== "success")
-    throw new Error(`${init.method ?? "GET"} ${url}: HTTP ${res.status} ${body.msg ?? ""}`);
-  return body;
-}
 
 export interface FanoutResult {
   subscribers: number;

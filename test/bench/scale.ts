@@ -216,13 +216,14 @@ async function main(shape: Shape) {
   if (adminUrl) await query("VACUUM (ANALYZE) user_message, message");
   const p = await pick(query);
   if (!adminUrl) await close();
-  const child = await spawnServer("our server", OURS, {
+  const serverEnv = {
     ...env,
     LOG_LEVEL: "warn",
     VALIDATE_RESPONSES: "false",
     // One client making thousands of timed requests: Zulip's 200 a minute would stop the run.
     RATE_LIMITING: "false",
-  });
+  };
+  const child = await spawnServer("our server", OURS, serverEnv);
   onCleanUp(async () => void (await stopServer(child)));
   // A new migration (an index on a million messages) may take minutes at the first start.
   await waitReady(child, 15 * 60_000);
@@ -494,12 +495,7 @@ async function main(shape: Shape) {
   // A message to everyone and its fan-out to 1,000 parked long-polls on two processes: at
   // 10,000 people only (the channel of everyone is made there once and kept).
   if (adminUrl && p.people >= 10_000 && (!filter || filter.test("fan-out"))) {
-    const second = await spawnServer("our second server", OURS, {
-      ...env,
-      LOG_LEVEL: "warn",
-      VALIDATE_RESPONSES: "false",
-      RATE_LIMITING: "false",
-    });
+    const second = await spawnServer("our second server", OURS, serverEnv);
     onCleanUp(async () => void (await stopServer(second)));
     await waitReady(second, 15 * 60_000);
     const fan = await measureFanout({

@@ -7,7 +7,11 @@ import type { Stream, Tx } from "../../db/index.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import type { RequestContext } from "../../context.ts";
 import { metadataAudience, type AudienceChannel } from "../../lib/channels/channels.ts";
-import { personalSettingsOf, subscriptionDicts } from "../../lib/channels/subscriptions.ts";
+import {
+  channelPartOf,
+  personalSettingsOf,
+  subscriptionDicts,
+} from "../../lib/channels/subscriptions.ts";
 import { doAnnounceNewChannels, doCreateChannels, type ChannelCreation } from "./channels.ts";
 import { notificationBot } from "../messages/internal-send.ts";
 import {
@@ -168,7 +172,7 @@ export async function bulkAddSubscriptions(
         {
           type: "stream",
           op: "create",
-          streams: unseen.map((id) => stripPersonal(dicts.get(`${first}:${id}`)!)),
+          streams: unseen.map((id) => channelPartOf(dicts.get(`${first}:${id}`)!)),
         },
         group,
       );
@@ -249,24 +253,6 @@ export async function setSubscriptionsUserActive(
         peers,
       );
   }
-}
-
-/** A subscription dict without the personal fields: the channel, for `stream` events. */
-function stripPersonal(dict: Record<string, unknown>) {
-  const {
-    color: _c,
-    is_muted: _m,
-    in_home_view: _h,
-    pin_to_top: _p,
-    desktop_notifications: _d,
-    audible_notifications: _a,
-    push_notifications: _pn,
-    email_notifications: _e,
-    wildcard_mentions_notify: _w,
-    subscribers: _s,
-    ...channel
-  } = dict;
-  return channel;
 }
 
 /**

@@ -123,11 +123,7 @@ export function doUpdateMessageFlags(
  * rows each committed on its own with the event naming its messages (none when nothing was
  * unread). Zulip marks them in one transaction; here a channel of 128,000 unread messages is
  * not one transaction of seconds, which would hold back the delivery of every event committed
- * after it (events reach queues in commit order) and the user's own next send. Each batch
- * starts below the last one (the unread index from there, not again over the rows just marked).
- * No FOR UPDATE (which wrote each row twice: its lock, then its new version): the UPDATE locks
- * what it changes and tests `read` again on the row it locked, so a row marked meanwhile by
- * another request is left out of this batch's event (that request's event names it).
+ * after it (events reach queues in commit order) and the user's own next send (markReadBatch).
  */
 export async function doMarkChannelAsRead(
   ctx: Ctx,
@@ -136,22 +132,13 @@ export async function doMarkChannelAsRead(
   options: { batchSize?: number } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? READ_BATCH_SIZE;
+  const channel = Prisma.sql`AND m.recipient_id = ${recipientId}
+    ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}`;
   let total = 0;
   let below: number | null = null;
   for (;;) {
     const marked: number[] = await inRawTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
-      const rows = await tx.$queryRaw<{ message_id: number }[]>`
-        UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
-        FROM (
-          SELECT u.id FROM user_message u JOIN message m ON m.id = u.message_id
-          WHERE u.user_profile_id = ${ctx.user.id} AND (u.flags & 1) = 0
-            ${below === null ? Prisma.empty : Prisma.sql`AND u.message_id < ${below}`}
-            AND m.recipient_id = ${recipientId}
-            ${topic === null ? Prisma.empty : Prisma.sql`AND lower(m.subject) = lower(${topic})`}
-          ORDER BY u.message_id DESC LIMIT ${batchSize}) b
-        WHERE um.id = b.id AND (um.flags & 1) = 0
-        RETURNING um.message_id`;
-      const messages = rows.map((r) => r.message_id).sort((a, b) => a - b);
+      const messages = await markReadBatch(tx, ctx.user.id, below, batchSize, channel);
       if (messages.length) events.add(readEvent(messages, false), [ctx.user.id]);
       return messages;
     });
@@ -159,6 +146,37 @@ export async function doMarkChannelAsRead(
     if (marked.length < batchSize) return total;
     below = marked[0]!;
   }
+}
+
+/**
+ * One batch of a bulk read mark: the user's newest `limit` unread rows below `below` (all, when
+ * null) that `scope` keeps (a condition on `m`, their message; null for every one) marked read
+ * in one UPDATE. Returns the ids of the messages it marked, in order.
+ *
+ * Each batch starts below the last one: the unread index from there, not again over the entries
+ * of the rows just marked (which stay in the index until vacuumed, each costing a visit of its
+ * row: quadratic over a long backlog). No FOR UPDATE (which wrote each row twice: its lock, then
+ * its new version): the UPDATE locks what it changes and tests `read` again on the row it locked,
+ * so a row marked meanwhile by another request is left out (that request's event names it).
+ */
+async function markReadBatch(
+  tx: RawTx,
+  userId: number,
+  below: number | null,
+  limit: number,
+  scope: Prisma.Sql | null,
+): Promise<number[]> {
+  const rows = await tx.$queryRaw<{ message_id: number }[]>`
+    UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
+    FROM (
+      SELECT u.id FROM user_message u ${scope ? Prisma.sql`JOIN message m ON m.id = u.message_id` : Prisma.empty}
+      WHERE u.user_profile_id = ${userId} AND (u.flags & 1) = 0
+        ${below === null ? Prisma.empty : Prisma.sql`AND u.message_id < ${below}`}
+        ${scope ?? Prisma.empty}
+      ORDER BY u.message_id DESC LIMIT ${limit}) b
+    WHERE um.id = b.id AND (um.flags & 1) = 0
+    RETURNING um.message_id`;
+  return rows.map((r) => r.message_id).sort((a, b) => a - b);
 }
 
 function readEvent(messages: number[], all: boolean): ZulipEvent {
@@ -193,9 +211,6 @@ export async function doMarkAllAsRead(
   const timeoutMs = options.timeoutMs ?? MARK_ALL_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
   const start = now();
-  // Each batch starts below the last one: the unread index from there, not again over the
-  // entries of the rows just marked (which stay in the index until vacuumed, each costing a
-  // visit of its row: quadratic over a long backlog).
   let below: number | null = null;
   for (;;) {
     if (now() - start >= timeoutMs) return false;
@@ -203,16 +218,8 @@ export async function doMarkAllAsRead(
       ctx,
       ctx.realm.id,
       async ({ tx, events }) => {
-        // The unread partial index gives the newest unread rows.
-        const rows = await tx.$queryRaw<{ message_id: number }[]>`
-          UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
-          FROM (SELECT id FROM user_message
-                WHERE user_profile_id = ${ctx.user.id} AND (flags & 1) = 0
-                  ${below === null ? Prisma.empty : Prisma.sql`AND message_id < ${below}`}
-                ORDER BY message_id DESC LIMIT ${batchSize}) b
-          WHERE um.id = b.id AND (um.flags & 1) = 0
-          RETURNING um.message_id`;
-        if (rows.length >= batchSize) return Math.min(...rows.map((r) => r.message_id));
+        const marked = await markReadBatch(tx, ctx.user.id, below, batchSize, null);
+        if (marked.length >= batchSize) return marked[0]!;
         events.add(readEvent([], true), [ctx.user.id]);
         return "done";
       },

@@ -102,6 +102,12 @@ const SUBSCRIPTION_SELECT = {
 export const personalSettingsOf = (dict: Record<string, unknown>) =>
   PERSONAL_FIELDS.map((field) => dict[field]);
 
+/** A subscription dict as the channel's own (a `stream` event's): without the user's settings and the subscribers. */
+export function channelPartOf(dict: Record<string, unknown>): Record<string, unknown> {
+  const omitted = new Set<string>([...PERSONAL_FIELDS, "subscribers"]);
+  return Object.fromEntries(Object.entries(dict).filter(([key]) => !omitted.has(key)));
+}
+
 function personal(sub: SubscriptionRow) {
   return {
     color: sub.color,

@@ -329,33 +329,26 @@ export function parseTerm(
       }
       // An empty list of users names no conversation.
       if (!parts.length) return { term, build: () => FALSE };
-      // One-to-one (or with oneself): the other member, or null for a group conversation.
-      const partner = (r: Resolved) => {
+      // A one-to-one conversation's messages (or one with oneself) are its two senders'
+      // (realm_id, sender_id, recipient_id, id) ranges: one scan each, rather than collecting
+      // both through a bitmap and sorting them all. Null for a group conversation.
+      const pairBranches = (r: Resolved) => {
         const others = usersOf(r);
         if (new Set([user.id, ...others.map((u) => u.id)]).size > 2) return null;
-        return (
-          others.find((u) => u.id !== user.id) ?? { id: user.id, recipientId: user.recipientId }
-        );
+        const other = others.find((u) => u.id !== user.id) ?? user;
+        const branch = (sender: number, recipient: number | null | undefined) =>
+          Prisma.sql`(${eq("m.recipient_id", recipient)} AND m.sender_id = ${sender})`;
+        const branches = [branch(user.id, other.recipientId)];
+        if (other.id !== user.id) branches.push(branch(other.id, user.recipientId));
+        return branches;
       };
       return {
         term,
-        // A pair's messages are its two senders' (realm_id, sender_id, recipient_id, id) ranges:
-        // one scan each, rather than collecting both through a bitmap and sorting them all.
-        branches: (r) => {
-          const other = partner(r);
-          if (!other) return null;
-          const branch = (sender: number, recipient: number | null | undefined) =>
-            Prisma.sql`(${eq("m.recipient_id", recipient)} AND m.sender_id = ${sender})`;
-          const branches = [branch(user.id, other.recipientId)];
-          if (other.id !== user.id) branches.push(branch(other.id, user.recipientId));
-          return branches;
-        },
+        branches: pairBranches,
         build: (r) => {
-          const other = partner(r);
-          if (other) {
-            // One-to-one (or with oneself): the messages either way.
-            return Prisma.sql`((${eq("m.recipient_id", other.recipientId)} AND m.sender_id = ${user.id}) OR (${eq("m.recipient_id", user.recipientId)} AND m.sender_id = ${other.id}))`;
-          }
+          // One-to-one (or with oneself): the messages either way.
+          const pair = pairBranches(r);
+          if (pair) return Prisma.sql`(${Prisma.join(pair, " OR ")})`;
           const others = usersOf(r);
           const memberIds = [...new Set([user.id, ...others.map((u) => u.id)])];
           // A group conversation, by its members' hash; -1 (no recipient) when it never existed,
