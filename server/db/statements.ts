@@ -27,6 +27,11 @@ export function uncounted<T>(fn: () => T): T {
   return scope.exit(fn);
 }
 
+/** The counter of the request running now, if any (for work done on behalf of several requests at once). */
+export function currentCounter(): StatementCounter | undefined {
+  return scope.getStore();
+}
+
 function count() {
   const counter = scope.getStore();
   if (counter) counter.statements++;

@@ -21,7 +21,7 @@ import { realmById } from "../lib/auth/identity.ts";
 import { emptyTopicDisplayName } from "../lib/messages/topics.ts";
 import { isStorableId } from "../lib/ids.ts";
 import { isStorableText } from "../lib/text.ts";
-import { uncounted } from "../db/statements.ts";
+import { currentCounter, uncounted, type StatementCounter } from "../db/statements.ts";
 import { formatEvent, type FormatContext } from "./format.ts";
 import {
   collectLog,
@@ -37,8 +37,10 @@ import {
   collectIdleQueues,
   createQueue,
   deleteQueue,
-  pollQueue,
+  pollQueues,
   touchQueues,
+  type PollRequest,
+  type PollResult,
   type NewQueue,
   type QueueLimits,
 } from "./queues.ts";
@@ -68,6 +70,19 @@ export interface EventBusOptions {
  */
 export const DEFAULT_MAX_QUEUES_PER_USER = 50;
 export const DEFAULT_MAX_EVENTS_PER_QUEUE = 1000;
+
+/**
+ * Polls waiting for the next statement are taken together, up to this many a statement: a message
+ * to a channel of thousands wakes as many long-polls at once.
+ */
+const POLL_BATCH = 200;
+
+interface PendingPoll {
+  request: PollRequest;
+  counter: StatementCounter | undefined;
+  resolve: (result: PollResult | null) => void;
+  reject: (err: unknown) => void;
+}
 
 export type EventDatabase = Pick<Database, "prisma" | "listen">;
 
@@ -104,6 +119,10 @@ export class EventBus {
   private followAgain = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay = 1;
+  /** Polls asked for in this turn of the event loop, run together at its end (flushPolls). */
+  private pendingPolls: PendingPoll[] = [];
+  /** Poll statements run, and the queues they polled (the batching's effect, for tests and metrics). */
+  readonly pollStats = { statements: 0, queues: 0 };
 
   constructor(database: EventDatabase, options: EventBusOptions = {}) {
     this.db = database.prisma;
@@ -171,7 +190,7 @@ export class EventBus {
     // know which log rows may concern it.
     const deadline = Date.now() + this.heartbeatMs;
     for (;;) {
-      const polled = await pollQueue(this.db, queueId, userId, lastEventId, this.limits);
+      const polled = await this.poll({ queueId, userId, ack: lastEventId });
       if (!polled) return null;
       if (polled.overflowed) {
         await deleteQueue(this.db, queueId);
@@ -200,6 +219,63 @@ export class EventBus {
         polled.cursor,
       );
       if (reason === "stop") return [];
+    }
+  }
+
+  /**
+   * Polls a queue together with every other poll asked for in the same turn of the event loop:
+   * one statement (queues.ts pollQueues) for all the long-polls one message wakes. Each request's
+   * statement count includes the shared statement once.
+   */
+  private poll(request: PollRequest): Promise<PollResult | null> {
+    return new Promise((resolve, reject) => {
+      this.pendingPolls.push({ request, counter: currentCounter(), resolve, reject });
+      if (this.pendingPolls.length === 1) setImmediate(() => this.flushPolls());
+    });
+  }
+
+  private flushPolls() {
+    const pending = this.pendingPolls;
+    this.pendingPolls = [];
+    // A queue appears once in a statement (its events are numbered in it); a second poll of the
+    // same queue waits for the next one.
+    const seen = new Set<string>();
+    const batches: PendingPoll[][] = [];
+    let batch: PendingPoll[] = [];
+    for (const p of pending) {
+      if (seen.has(p.request.queueId)) {
+        this.pendingPolls.push(p);
+        continue;
+      }
+      seen.add(p.request.queueId);
+      batch.push(p);
+      if (batch.length === POLL_BATCH) {
+        batches.push(batch);
+        batch = [];
+      }
+    }
+    if (batch.length) batches.push(batch);
+    if (this.pendingPolls.length) setImmediate(() => this.flushPolls());
+    for (const b of batches) {
+      this.pollStats.statements++;
+      this.pollStats.queues += b.length;
+      void uncounted(() =>
+        pollQueues(
+          this.db,
+          b.map((p) => p.request),
+          this.limits,
+        ),
+      ).then(
+        (results) => {
+          for (const p of b) {
+            if (p.counter) p.counter.statements++;
+            p.resolve(results.get(p.request.queueId) ?? null);
+          }
+        },
+        (err: unknown) => {
+          for (const p of b) p.reject(err);
+        },
+      );
     }
   }
 

@@ -160,11 +160,14 @@ export interface PollResult {
   cursor: bigint;
 }
 
-/**
- * Acknowledges events up to `ack`, takes the queue's next window of the log and returns what is
- * pending, or null when the user has no such queue. Concurrent polls of one queue serialise on
- * its row (FOR UPDATE), and the cursor only moves forward, so none numbers an event twice.
- */
+export interface PollRequest {
+  queueId: string;
+  userId: number;
+  /** The last event id the client has (GET /events' last_event_id): it and those before are acknowledged. */
+  ack: number;
+}
+
+/** One queue's poll (pollQueues for one). */
 export async function pollQueue(
   db: Db,
   queueId: string,
@@ -172,9 +175,29 @@ export async function pollQueue(
   ack: number,
   limits: QueueLimits,
 ): Promise<PollResult | null> {
+  return (await pollQueues(db, [{ queueId, userId, ack }], limits)).get(queueId) ?? null;
+}
+
+/**
+ * Acknowledges each queue's events up to its `ack`, takes its next window of the log and returns
+ * what is pending, keyed by queue; a queue that is not its user's is left out. One statement for
+ * all of them: when a message wakes a thousand long-polls, a process polls them together rather
+ * than one statement each. The log is read once, from the oldest of their cursors; each queue
+ * takes the rows from its own. Concurrent polls of one queue serialise on its row (FOR UPDATE, in
+ * the order of the queue ids so that two batches cannot deadlock), and the cursor only moves
+ * forward, so none numbers an event twice.
+ */
+export async function pollQueues(
+  db: Db,
+  polls: readonly PollRequest[],
+  limits: QueueLimits,
+): Promise<Map<string, PollResult>> {
+  const results = new Map<string, PollResult>();
+  if (polls.length === 0) return results;
   const rows = await db.$queryRaw<
     {
       kind: string;
+      queue_id: string;
       event_id: number;
       event: unknown;
       user_data: unknown;
@@ -185,53 +208,66 @@ export async function pollQueue(
     }[]
   >`
     WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS hi),
-    q AS (SELECT id, realm_id, user_profile_id, event_types, options, narrow, options -> 'clientCapabilities' AS caps, cursor_xid, next_event_id
-          FROM event_queue WHERE id = ${queueId} AND user_profile_id = ${userId} FOR UPDATE),
-    -- The log rows of the queue's window, by the xid index. Materialized, with the bounds as
-    -- subqueries, so that they are found by their xid range: planned with the ORDER BY id LIMIT
-    -- below, PostgreSQL walked the whole log by id and filtered (10 ms at 7,500 rows, growing
-    -- with the log, on every poll).
+    r AS (SELECT * FROM unnest(${polls.map((p) => p.queueId)}::text[], ${polls.map((p) => p.userId)}::int[],
+                               ${polls.map((p) => p.ack)}::int[]) AS r(id, user_id, ack)),
+    q AS (SELECT e.id, e.realm_id, e.user_profile_id, e.event_types, e.options, e.narrow,
+                 e.options -> 'clientCapabilities' AS caps, e.cursor_xid, e.next_event_id, r.ack
+          FROM event_queue e JOIN r ON e.id = r.id AND e.user_profile_id = r.user_id
+          ORDER BY e.id FOR UPDATE OF e),
+    -- The log rows of the window, by the xid index. Materialized, with the bounds as subqueries,
+    -- so that they are found by their xid range: planned with the ORDER BY id below, PostgreSQL
+    -- walked the whole log by id and filtered (10 ms at 7,500 rows, growing with the log, on
+    -- every poll).
     win AS MATERIALIZED (
       SELECT l.* FROM event_log l
-      WHERE l.xid >= (SELECT cursor_xid FROM q) AND l.xid < (SELECT hi FROM h)),
-    taken AS (
-      SELECT l.id AS log_id, l.type, l.event
-      FROM q, win l
-      WHERE l.realm_id = q.realm_id
-        AND (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
-        AND ${ACCEPTS}
-      ORDER BY l.id LIMIT ${limits.maxEventsPerQueue + 1}::int),
+      WHERE l.xid >= (SELECT min(cursor_xid) FROM q) AND l.xid < (SELECT hi FROM h)),
+    matched AS (
+      SELECT q.id AS queue_id, l.id AS log_id, l.type, l.event,
+             row_number() OVER (PARTITION BY q.id ORDER BY l.id) AS n
+      FROM q JOIN win l ON l.xid >= q.cursor_xid AND l.realm_id = q.realm_id
+      WHERE (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
+        AND ${ACCEPTS}),
     fresh AS (
-      SELECT t.log_id, x.inline, (q.next_event_id + row_number() OVER (ORDER BY t.log_id, x.ord) - 1)::int AS event_id
-      FROM q CROSS JOIN taken t LEFT JOIN LATERAL (${PER_MESSAGE_DELETIONS}) x ON true),
-    ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id, inline) SELECT ${queueId}, event_id, log_id, inline FROM fresh),
-    acked AS (DELETE FROM event_queue_item WHERE queue_id = ${queueId} AND event_id <= ${ack}::int AND EXISTS (SELECT 1 FROM q)),
-    upd AS (UPDATE event_queue e SET cursor_xid = GREATEST(q.cursor_xid, h.hi), next_event_id = q.next_event_id + (SELECT count(*) FROM fresh)::int, last_touch = now()
-            FROM q, h WHERE e.id = q.id),
+      SELECT t.queue_id, t.log_id, x.inline,
+             (q.next_event_id + row_number() OVER (PARTITION BY t.queue_id ORDER BY t.log_id, x.ord) - 1)::int AS event_id
+      FROM matched t JOIN q ON q.id = t.queue_id LEFT JOIN LATERAL (${PER_MESSAGE_DELETIONS}) x ON true
+      WHERE t.n <= ${limits.maxEventsPerQueue + 1}::int),
+    ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id, inline) SELECT queue_id, event_id, log_id, inline FROM fresh),
+    acked AS (DELETE FROM event_queue_item i USING q WHERE i.queue_id = q.id AND i.event_id <= q.ack),
+    counted AS (SELECT queue_id, count(*)::int AS n FROM fresh GROUP BY queue_id),
+    upd AS (UPDATE event_queue e SET cursor_xid = GREATEST(q.cursor_xid, h.hi),
+                   next_event_id = q.next_event_id + COALESCE(c.n, 0), last_touch = now()
+            FROM q CROSS JOIN h LEFT JOIN counted c ON c.queue_id = q.id WHERE e.id = q.id),
     pending AS (
-      SELECT i.event_id, COALESCE(i.inline, l.event) AS event, ${userDataSql(Prisma.sql`${userId}::int`)} AS user_data
-      FROM event_queue_item i LEFT JOIN event_log l ON l.id = i.log_id
-      WHERE i.queue_id = ${queueId} AND i.event_id > ${ack}::int AND EXISTS (SELECT 1 FROM q)
+      SELECT q.id AS queue_id, i.event_id, COALESCE(i.inline, l.event) AS event, ${userDataSql(Prisma.raw("q.user_profile_id"))} AS user_data
+      FROM q JOIN event_queue_item i ON i.queue_id = q.id AND i.event_id > q.ack LEFT JOIN event_log l ON l.id = i.log_id
       UNION ALL
-      SELECT f.event_id, COALESCE(f.inline, l.event), ${userDataSql(Prisma.sql`${userId}::int`)} FROM fresh f JOIN event_log l ON l.id = f.log_id WHERE f.event_id > ${ack}::int)
-    SELECT 'queue' AS kind, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
-           (SELECT count(*) FROM pending) > ${limits.maxEventsPerQueue}::int AS over, GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
+      SELECT q.id, f.event_id, COALESCE(f.inline, l.event), ${userDataSql(Prisma.raw("q.user_profile_id"))}
+      FROM fresh f JOIN q ON q.id = f.queue_id JOIN event_log l ON l.id = f.log_id WHERE f.event_id > q.ack)
+    SELECT 'queue' AS kind, q.id AS queue_id, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
+           (SELECT count(*) FROM pending p WHERE p.queue_id = q.id) > ${limits.maxEventsPerQueue}::int AS over,
+           GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
     UNION ALL
-    SELECT 'event', p.event_id, p.event, p.user_data, NULL, NULL, NULL, NULL FROM pending p
-    ORDER BY event_id`;
-  const head = rows[0];
-  if (!head || head.kind !== "queue") return null;
-  return {
-    realmId: head.realm_id!,
-    options: head.options as QueueOptions,
-    overflowed: head.over ?? false,
-    cursor: BigInt(head.cursor!),
-    events: rows.slice(1).map((r) => ({
-      id: r.event_id,
-      event: r.event as ZulipEvent,
-      userData: (r.user_data as Record<string, unknown> | null) ?? null,
-    })),
-  };
+    SELECT 'event', p.queue_id, p.event_id, p.event, p.user_data, NULL, NULL, NULL, NULL FROM pending p
+    ORDER BY queue_id, event_id`;
+  for (const row of rows) {
+    if (row.kind === "queue") {
+      results.set(row.queue_id, {
+        realmId: row.realm_id!,
+        options: row.options as QueueOptions,
+        overflowed: row.over ?? false,
+        cursor: BigInt(row.cursor!),
+        events: [],
+      });
+      continue;
+    }
+    results.get(row.queue_id)?.events.push({
+      id: row.event_id,
+      event: row.event as ZulipEvent,
+      userData: (row.user_data as Record<string, unknown> | null) ?? null,
+    });
+  }
+  return results;
 }
 
 /** Adds a heartbeat to the queue (Zulip sends one when a long-poll has waited long enough). */

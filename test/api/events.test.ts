@@ -146,6 +146,43 @@ describe("GET /events", () => {
     });
   });
 
+  it("answers the long-polls one message wakes with one shared poll statement", async () => {
+    const queues = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        expectSuccess(
+          server.as("othello").POST("/register", { body: { event_types: ["message"] } }),
+        ),
+      ),
+    );
+    const stats = server.deps.events.pollStats;
+    const before = stats.queues;
+    const polls = queues.map((q) =>
+      server.as("othello").GET("/events", {
+        params: { query: { queue_id: q.queue_id!, last_event_id: -1 } },
+      }),
+    );
+    // Every poll has looked once and found nothing: they are parked.
+    while (stats.queues < before + queues.length) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    const statements = stats.statements;
+    const { id } = await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "channel", to: "Verona", topic: "fan-out", content: "everyone" },
+      }),
+    );
+    for (const answer of await Promise.all(polls.map((p) => expectSuccess(p))))
+      expect(answer.events).toEqual([
+        expect.objectContaining({
+          id: 0,
+          type: "message",
+          message: expect.objectContaining({ id }),
+        }),
+      ]);
+    // One statement a poll would be 40.
+    expect(stats.statements - statements).toBeLessThanOrEqual(2);
+    expect(stats.queues - before).toBe(2 * queues.length);
+  });
+
   it("gives the sender the read flag (as read_by_sender says) and only the recipients the event", async () => {
     const hamlet = await expectSuccess(
       server.as("hamlet").POST("/register", { body: { event_types: ["message"] } }),

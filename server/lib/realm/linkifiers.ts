@@ -95,6 +95,9 @@ export async function compiledLinkifiers(
 /** A topic's bare URLs (topic_links' "raw URLs"), scheme-less ones as https. */
 function webLinks(topic: string): LinkifierMatch[] {
   const out: LinkifierMatch[] = [];
+  // Every form WEB_LINK_RE matches has a dot, a colon or an @ (a domain, a scheme, an address):
+  // most topics have none, and the expression (every top-level domain) is costly to run.
+  if (!/[.:@]/.test(topic)) return out;
   for (const m of topic.matchAll(new RegExp(WEB_LINK_RE.source, WEB_LINK_RE.flags))) {
     const text = m[0];
     out.push({
