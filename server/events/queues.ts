@@ -71,13 +71,16 @@ export async function createQueue(db: Db, queue: NewQueue, limits: QueueLimits):
  * recipients share ("*"); for a recipient only: a queue that takes a public channel's message
  * without being among its recipients (all_public_streams) gets none.
  */
-function userDataSql(userId: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`CASE WHEN ${userId} = ANY (l.user_ids) THEN COALESCE(l.user_data -> (${userId})::text, l.user_data -> '*') END`;
+function userDataSql(userId: Prisma.Sql, recipients = Prisma.raw("l.user_ids")): Prisma.Sql {
+  return Prisma.sql`CASE WHEN ${userId} = ANY (${recipients}) THEN COALESCE(l.user_data -> (${userId})::text, l.user_data -> '*') END`;
 }
 
+/** In a poll's window (pollQueues' `win`), the row's recipients among the polled queues' users. */
+const WINDOW_RECIPIENTS = Prisma.raw("l.users");
+
 /** Whether the queue's client declared a capability (never NULL, so that NOT works on it). */
-function capability(name: string): Prisma.Sql {
-  return Prisma.sql`COALESCE(q.caps -> ${name} = 'true'::jsonb, false)`;
+function capability(name: string, alias = "q"): Prisma.Sql {
+  return Prisma.sql`COALESCE(${Prisma.raw(alias)}.caps -> ${name} = 'true'::jsonb, false)`;
 }
 
 /**
@@ -112,7 +115,7 @@ const ACCEPTS = Prisma.sql`
   AND (l.type <> 'message' OR jsonb_array_length(q.narrow) = 0 OR NOT EXISTS (
     SELECT 1 FROM jsonb_array_elements(q.narrow) AS t(term),
       LATERAL (SELECT l.event -> 'message' AS m,
-                      COALESCE(${userDataSql(Prisma.raw("q.user_profile_id"))} -> 'flags', '[]'::jsonb) AS f,
+                      COALESCE(${userDataSql(Prisma.raw("q.user_profile_id"), WINDOW_RECIPIENTS)} -> 'flags', '[]'::jsonb) AS f,
                       t.term ->> 'operand' AS v) AS x
     WHERE COALESCE(t.term ->> 'negated' = 'true', false) = COALESCE(CASE t.term ->> 'operator'
       WHEN 'channel' THEN x.m ->> 'type' = 'stream' AND lower(x.m ->> 'display_recipient') = lower(x.v)
@@ -140,7 +143,7 @@ const ACCEPTS = Prisma.sql`
  */
 const PER_MESSAGE_DELETIONS = Prisma.sql`
   SELECT (t.event - 'message_ids') || jsonb_build_object('message_id', e.mid) AS inline, e.ord
-  FROM jsonb_array_elements(CASE WHEN t.type = 'delete_message' AND NOT ${capability("bulk_message_deletion")}
+  FROM jsonb_array_elements(CASE WHEN t.type = 'delete_message' AND NOT ${capability("bulk_message_deletion", "t")}
                                  THEN t.event -> 'message_ids' ELSE '[]'::jsonb END) WITH ORDINALITY AS e(mid, ord)`;
 
 export interface PolledEvent {
@@ -218,19 +221,26 @@ export async function pollQueues(
     -- so that they are found by their xid range: planned with the ORDER BY id below, PostgreSQL
     -- walked the whole log by id and filtered (10 ms at 7,500 rows, growing with the log, on
     -- every poll).
+    -- Each row's recipients are narrowed once to the polled queues' users ("users"): a message
+    -- to a channel of 10,000 lists 10,000 ids, which each queue would otherwise read again.
     win AS MATERIALIZED (
-      SELECT l.* FROM event_log l
+      SELECT l.id, l.xid, l.realm_id, l.type, l.event, l.all_public, l.user_data,
+             ARRAY(SELECT u FROM unnest(l.user_ids) AS u WHERE u IN (SELECT user_profile_id FROM q)) AS users
+      FROM event_log l
       WHERE l.xid >= (SELECT min(cursor_xid) FROM q) AND l.xid < (SELECT hi FROM h)),
+    -- What later steps need of the queue travels with each row: joined again to q (estimated at
+    -- one row), a batch's rows were matched to its queues pairwise.
     matched AS (
-      SELECT q.id AS queue_id, l.id AS log_id, l.type, l.event,
+      SELECT q.id AS queue_id, q.ack, q.next_event_id, q.caps, l.id AS log_id, l.type, l.event,
+             ${userDataSql(Prisma.raw("q.user_profile_id"), WINDOW_RECIPIENTS)} AS user_data,
              row_number() OVER (PARTITION BY q.id ORDER BY l.id) AS n
       FROM q JOIN win l ON l.xid >= q.cursor_xid AND l.realm_id = q.realm_id
-      WHERE (q.user_profile_id = ANY (l.user_ids) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
+      WHERE (q.user_profile_id = ANY (l.users) OR (l.all_public AND q.options -> 'allPublicStreams' = 'true'::jsonb))
         AND ${ACCEPTS}),
     fresh AS (
-      SELECT t.queue_id, t.log_id, x.inline,
-             (q.next_event_id + row_number() OVER (PARTITION BY t.queue_id ORDER BY t.log_id, x.ord) - 1)::int AS event_id
-      FROM matched t JOIN q ON q.id = t.queue_id LEFT JOIN LATERAL (${PER_MESSAGE_DELETIONS}) x ON true
+      SELECT t.queue_id, t.ack, t.log_id, t.event, t.user_data, x.inline,
+             (t.next_event_id + row_number() OVER (PARTITION BY t.queue_id ORDER BY t.log_id, x.ord) - 1)::int AS event_id
+      FROM matched t LEFT JOIN LATERAL (${PER_MESSAGE_DELETIONS}) x ON true
       WHERE t.n <= ${limits.maxEventsPerQueue + 1}::int),
     ins AS (INSERT INTO event_queue_item (queue_id, event_id, log_id, inline) SELECT queue_id, event_id, log_id, inline FROM fresh),
     acked AS (DELETE FROM event_queue_item i USING q WHERE i.queue_id = q.id AND i.event_id <= q.ack),
@@ -242,11 +252,12 @@ export async function pollQueues(
       SELECT q.id AS queue_id, i.event_id, COALESCE(i.inline, l.event) AS event, ${userDataSql(Prisma.raw("q.user_profile_id"))} AS user_data
       FROM q JOIN event_queue_item i ON i.queue_id = q.id AND i.event_id > q.ack LEFT JOIN event_log l ON l.id = i.log_id
       UNION ALL
-      SELECT q.id, f.event_id, COALESCE(f.inline, l.event), ${userDataSql(Prisma.raw("q.user_profile_id"))}
-      FROM fresh f JOIN q ON q.id = f.queue_id JOIN event_log l ON l.id = f.log_id WHERE f.event_id > q.ack)
+      SELECT f.queue_id, f.event_id, COALESCE(f.inline, f.event), f.user_data
+      FROM fresh f WHERE f.event_id > f.ack)
     SELECT 'queue' AS kind, q.id AS queue_id, -1 AS event_id, NULL::jsonb AS event, NULL::jsonb AS user_data, q.realm_id, q.options,
-           (SELECT count(*) FROM pending p WHERE p.queue_id = q.id) > ${limits.maxEventsPerQueue}::int AS over,
-           GREATEST(q.cursor_xid, h.hi) AS cursor FROM q, h
+           COALESCE(c.n, 0) > ${limits.maxEventsPerQueue}::int AS over,
+           GREATEST(q.cursor_xid, h.hi) AS cursor
+    FROM q CROSS JOIN h LEFT JOIN (SELECT queue_id, count(*) AS n FROM pending GROUP BY queue_id) c ON c.queue_id = q.id
     UNION ALL
     SELECT 'event', p.queue_id, p.event_id, p.event, p.user_data, NULL, NULL, NULL, NULL FROM pending p
     ORDER BY queue_id, event_id`;
