@@ -58,6 +58,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
     "both",
     "channel_topic's statement-level triggers (PL/pgSQL, transition tables)",
   ],
+  [
+    "test/api/user-message-integrity.test.ts",
+    "both",
+    "user_message's statement-level integrity triggers (PL/pgSQL, transition tables, row locks)",
+  ],
   ["test/api/access-truth-table.test.ts", "both", "the access rules' SQL against their predicates"],
   [
     "test/api/user-access-truth-table.test.ts",

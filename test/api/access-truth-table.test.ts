@@ -308,7 +308,7 @@ describe("the access truth table", () => {
 
   it("the SQL for a known user and the SQL turned round agree with the predicate", async () => {
     const start = performance.now();
-    const received = Prisma.raw("um.id IS NOT NULL");
+    const received = Prisma.raw("um.message_id IS NOT NULL");
     const columns = (who: Reader | { alias: string }) =>
       Prisma.join(
         [

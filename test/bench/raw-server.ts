@@ -208,7 +208,7 @@ app.get("/api/v1/messages/:id", async (req: Request, res: Response) => {
      LEFT JOIN stream st ON r.type = 2 AND st.id = r.type_id
      LEFT JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = $2
      WHERE m.id = $1 AND m.realm_id = $3
-       AND (um.id IS NOT NULL OR (st.id IS NOT NULL AND NOT st.invite_only AND $4::boolean))`,
+       AND (um.message_id IS NOT NULL OR (st.id IS NOT NULL AND NOT st.invite_only AND $4::boolean))`,
     [Number(req.params.id), user.id, realmId, user.role !== 600],
   );
   if (!m) throw new HttpError(400, "Invalid message(s)");

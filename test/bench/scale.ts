@@ -576,7 +576,14 @@ async function benchFlags(
       [reader],
     )
   )[0].ids as number[];
-  const lastRow = (await query("SELECT coalesce(max(id), 0) AS id FROM user_message"))[0].id;
+  // The reader's historical rows before the writes (reactions and flags on messages they never
+  // received add more): the cleanup deletes the others.
+  const historical = (
+    await query(
+      "SELECT coalesce(array_agg(message_id), '{}') AS ids FROM user_message WHERE user_profile_id = $1 AND (flags & 1024) <> 0",
+      [reader],
+    )
+  )[0].ids as number[];
   const channelUnread = () =>
     query(
       `UPDATE user_message um SET flags = um.flags & ~1::bigint FROM message m
@@ -659,8 +666,8 @@ async function benchFlags(
     );
   } finally {
     await query(
-      "DELETE FROM user_message WHERE user_profile_id = $1 AND id > $2 AND (flags & 1024) <> 0",
-      [reader, lastRow],
+      "DELETE FROM user_message WHERE user_profile_id = $1 AND (flags & 1024) <> 0 AND message_id <> ALL ($2::int[])",
+      [reader, historical],
     );
     await query(
       "UPDATE user_message SET flags = flags | 1 WHERE user_profile_id = $1 AND (flags & 1) = 0",

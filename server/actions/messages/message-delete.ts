@@ -84,8 +84,8 @@ export async function archiveMessages(
       SELECT t.id, atx.id, t.realm_id, t.sender_id, t.recipient_id, t.subject, t.content, t.rendered_content, t.rendered_content_version,
         t.date_sent, t.sending_client_id, t.last_edit_time, t.last_moved_time, t.type, t.has_attachment, t.has_image, t.has_link, t.is_channel_message
       FROM t, atx RETURNING id),
-    aum AS (INSERT INTO archived_user_message (id, user_profile_id, message_id, flags)
-      SELECT id, user_profile_id, message_id, flags FROM user_message WHERE message_id IN (SELECT id FROM target)),
+    aum AS (INSERT INTO archived_user_message (user_profile_id, message_id, flags)
+      SELECT user_profile_id, message_id, flags FROM user_message WHERE message_id IN (SELECT id FROM target)),
     ar AS (INSERT INTO archived_reaction (id, realm_id, user_profile_id, message_id, emoji_name, emoji_code, reaction_type)
       SELECT id, realm_id, user_profile_id, message_id, emoji_name, emoji_code, reaction_type FROM reaction WHERE message_id IN (SELECT id FROM target)),
     asm AS (INSERT INTO archived_submessage (id, realm_id, message_id, sender_id, msg_type, content)

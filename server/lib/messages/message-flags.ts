@@ -32,7 +32,7 @@ export async function flagTargets(
 ): Promise<FlagTarget[]> {
   const ids = [...new Set(messageIds.filter(isStorableId))];
   if (!ids.length) return [];
-  const received = Prisma.sql`(um.id IS NOT NULL)`;
+  const received = Prisma.sql`(um.message_id IS NOT NULL)`;
   const rows = await tx.$queryRaw<
     {
       id: number;
