@@ -17,7 +17,7 @@ export async function readReceipts(
   messageId: number,
 ): Promise<number[] | null> {
   if (!isStorableId(messageId)) return null;
-  const received = Prisma.sql`(vm.id IS NOT NULL)`;
+  const received = Prisma.sql`(vm.message_id IS NOT NULL)`;
   const rows = await db.$queryRaw<{ user_ids: number[] }[]>`
     WITH target AS (
       SELECT m.id, m.sender_id FROM message m
