@@ -131,6 +131,13 @@ describePages("the web app over time", () => {
     await (await byRole(page, "textbox", "Message")).type("Back, and sending from the page.");
     await page.keyboard.press("Enter");
     await articleWith(page, "Back, and sending from the page.");
+    // The echo gave way to the real message (the article first shown is the local echo, there
+    // before the server has stored the message).
+    await page.waitForFunction(
+      () =>
+        ![...document.querySelectorAll("article")].some((a) => a.textContent?.includes("Sending…")),
+      { timeout: 5000 },
+    );
     const { messages } = await expectSuccess(
       server.as("iago").GET("/messages", {
         params: {
@@ -148,12 +155,6 @@ describePages("the web app over time", () => {
       subject: "while away",
       content: "<p>Back, and sending from the page.</p>",
     });
-    // The echo gave way to the real message.
-    await page.waitForFunction(
-      () =>
-        ![...document.querySelectorAll("article")].some((a) => a.textContent?.includes("Sending…")),
-      { timeout: 5000 },
-    );
   }, 60_000);
 
   it(`keeps at most ${DOM_BUDGET} rows in the DOM through a topic of ${LONG} messages, loading older ones up to the beginning and back`, async () => {
