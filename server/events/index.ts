@@ -121,7 +121,7 @@ export class EventBus {
   private retryDelay = 1;
   /** Polls asked for in this turn of the event loop, run together at its end (flushPolls). */
   private pendingPolls: PendingPoll[] = [];
-  /** Poll statements run, and the queues they polled (the batching's effect, for tests and metrics). */
+  /** Poll statements run, and the queues they polled (the batching's effect, which tests read). */
   readonly pollStats = { statements: 0, queues: 0 };
 
   constructor(database: EventDatabase, options: EventBusOptions = {}) {

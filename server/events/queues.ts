@@ -170,17 +170,6 @@ export interface PollRequest {
   ack: number;
 }
 
-/** One queue's poll (pollQueues for one). */
-export async function pollQueue(
-  db: Db,
-  queueId: string,
-  userId: number,
-  ack: number,
-  limits: QueueLimits,
-): Promise<PollResult | null> {
-  return (await pollQueues(db, [{ queueId, userId, ack }], limits)).get(queueId) ?? null;
-}
-
 /**
  * Acknowledges each queue's events up to its `ack`, takes its next window of the log and returns
  * what is pending, keyed by queue; a queue that is not its user's is left out. One statement for

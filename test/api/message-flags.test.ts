@@ -521,9 +521,10 @@ describe("mark as read", () => {
       where: { realmId: server.creds.realm.id, name: "Verona" },
     });
     // Whatever else of Verona was unread before, these five are its newest.
-    const [{ before } = { before: 0 }] = await db.$queryRaw<{ before: number }[]>`
+    const [row] = await db.$queryRaw<{ before: number }[]>`
       SELECT count(*)::int AS before FROM user_message um JOIN message m ON m.id = um.message_id
       WHERE um.user_profile_id = ${userId("cordelia")} AND m.recipient_id = ${verona.recipientId!}`;
+    const before = row!.before;
     expect(before).toBeGreaterThanOrEqual(5);
     const events = await queueOf(server, "cordelia", ["update_message_flags"]);
     const marked = await doMarkChannelAsRead(ctx, verona.recipientId!, null, { batchSize: 2 });

@@ -15,7 +15,7 @@ import { configFromEnv } from "../../server/config.ts";
 import type { AppDeps } from "../../server/context.ts";
 import { Prisma, type Db, type Realm, type UserProfile } from "../../server/db/index.ts";
 import { EventBus } from "../../server/events/index.ts";
-import { createQueue, pollQueue } from "../../server/events/queues.ts";
+import { createQueue, pollQueues } from "../../server/events/queues.ts";
 import { fetchMessageRange, type RangeRequest } from "../../server/lib/messages/message-fetch.ts";
 import { unreadMessages } from "../../server/lib/messages/unread.ts";
 import { compileNarrow, type NarrowTerm } from "../../server/lib/narrow/narrow.ts";
@@ -286,7 +286,7 @@ describe.skipIf(!onPostgres)("flag narrows at scale (PostgreSQL)", () => {
     const plans: PlanNode[] = [];
     await deps.db.$transaction(async (tx) => {
       await tx.$executeRaw`SET LOCAL plan_cache_mode = force_generic_plan`;
-      await pollQueue(explaining(tx, plans), queueId, reader.id, -1, limits);
+      await pollQueues(explaining(tx, plans), [{ queueId, userId: reader.id, ack: -1 }], limits);
     });
     expect(plans).toHaveLength(1);
     const nodes = nodesOf(plans[0]!).filter((n) => (n["Actual Loops"] ?? 0) > 0);

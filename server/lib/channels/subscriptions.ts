@@ -104,8 +104,7 @@ export const personalSettingsOf = (dict: Record<string, unknown>) =>
 
 /** A subscription dict as the channel's own (a `stream` event's): without the user's settings and the subscribers. */
 export function channelPartOf(dict: Record<string, unknown>): Record<string, unknown> {
-  const omitted = new Set<string>([...PERSONAL_FIELDS, "subscribers"]);
-  return Object.fromEntries(Object.entries(dict).filter(([key]) => !omitted.has(key)));
+  return Object.fromEntries(Object.entries(dict).filter(([key]) => !NOT_THE_CHANNELS.has(key)));
 }
 
 function personal(sub: SubscriptionRow) {
@@ -133,6 +132,9 @@ const PERSONAL_FIELDS = [
   "email_notifications",
   "wildcard_mentions_notify",
 ] as const satisfies readonly (keyof ReturnType<typeof personal>)[];
+
+/** What a subscription dict holds beyond its channel's own fields (channelPartOf). */
+const NOT_THE_CHANNELS = new Set<string>([...PERSONAL_FIELDS, "subscribers"]);
 
 /**
  * The subscription dicts of several users for several channels, keyed `<user id>:<channel id>`,
