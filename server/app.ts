@@ -2,12 +2,11 @@
  * createApp(deps) builds the Express application; it reads no environment and opens no
  * socket, so tests build it on a database of their own. Middleware order is fixed:
  * body parsing and Zulip's parameter merging → the validator's route lookup → authentication
- * → rate limits → JSON-in-form decoding → request validation → response validation → the operation's
+ * → rate limits → JSON-in-form decoding → request validation (http/validator.ts) → response validation → the operation's
  * handler → the error handler.
  */
 import express from "express";
 import type { NextFunction, Request, Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import type { AppDeps } from "./context.ts";
 import { authMiddleware } from "./http/auth.ts";
 import { docsRoutes } from "./http/docs.ts";
@@ -25,6 +24,7 @@ import { requestLog } from "./http/request-log.ts";
 import { bodyError, bodyParsers, decodeJsonFields, parseParams, sentQuery } from "./http/form.ts";
 import { loadSpec, operationFor, type LoadedSpec } from "./http/spec.ts";
 import { uploadRoutes } from "./http/uploads.ts";
+import { validatorChain } from "./http/validator.ts";
 import { videoCallRoutes } from "./handlers/video-call-pages.ts";
 import { dispatcher } from "./routes.ts";
 
@@ -62,27 +62,6 @@ function jsonFormDecoder(spec: LoadedSpec) {
  */
 const USER_UPLOADS =
   /^(\/api\/v1)?\/user_uploads|^\/api\/v1\/realm\/emoji\/|^\/api\/v1\/users\/me\/avatar|^\/user_avatars\/|^\/avatar\//i;
-
-/**
- * The validator's request check, skipped for operations that take no input at all (no
- * parameter, no body: GET /users/me): there is nothing in the request for it to check.
- */
-function unlessWithoutInput(
-  spec: LoadedSpec,
-  validate: (req: Request, res: Response, next: NextFunction) => void,
-) {
-  return function requestMiddleware(req: Request, res: Response, next: NextFunction) {
-    const op = operationFor(spec, req);
-    if (
-      op &&
-      op.knownParams.size === 0 &&
-      Object.keys(op.pathParamTypes).length === 0 &&
-      !op.hasRequestBody
-    )
-      return next();
-    validate(req, res, next);
-  };
-}
 
 export function createApp(deps: AppDeps) {
   const spec = loadSpec();
@@ -138,26 +117,7 @@ export function createApp(deps: AppDeps) {
     step();
   });
   app.use(bodyParsers());
-  const validator = OpenApiValidator.middleware({
-    // The validator clones the document it is given, and the bundled spec has no external
-    // references to resolve (mode "none" is ours: patches/express-openapi-validator+5.6.2.patch).
-    apiSpec: spec.validatorDoc as Parameters<typeof OpenApiValidator.middleware>[0]["apiSpec"],
-    $refParser: { mode: "none" as "bundle" },
-    validateRequests: {
-      coerceTypes: false,
-      allowUnknownQueryParameters: true,
-      removeAdditional: false,
-    },
-    validateResponses: deps.config.validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: false,
-    validateApiSpec: false,
-    fileUploader: false,
-  }) as unknown as ((req: Request, res: Response, next: NextFunction) => void)[];
-  const requestAt = validator.findIndex((m) => m.name === "requestMiddleware");
-  const metadataAt = validator.findIndex((m) => m.name === "metadataMiddleware");
-  if (requestAt < 0 || metadataAt < 0 || metadataAt > requestAt)
-    throw new Error("express-openapi-validator's middleware layout changed; update server/app.ts");
-  validator[requestAt] = unlessWithoutInput(spec, validator[requestAt]!);
+  const { chain: validator, requestAt } = validatorChain(spec, deps.config.validateResponses);
   validator.splice(
     requestAt,
     0,

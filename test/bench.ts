@@ -13,7 +13,9 @@
  *   with `new PGlite(dir)`, whose default is fsync off too). One process owns a PGlite directory, so
  *   our server is benched first and stopped, then the raw server runs on the same directory.
  *
- * Per operation: req/s, latency p50/p99, ours/raw and ours/minimal. Each scenario: 10 connections,
+ * Per operation: req/s, latency p50/p99, ours/raw and ours/minimal, and on PostgreSQL what the
+ * validator alone costs the minimal server (the minimal server again with MINIMAL_VALIDATOR=1,
+ * "min.+v./m": the ceiling of ours/minimal on the stack the contract fixes). Each scenario: 10 connections,
  * 1 s warm-up, then BENCH_SECONDS (default 5). Then: RSS of our server once started and after the
  * load (VmRSS, VmHWM), start-up time of our server on the migrated database (median of 3), delivery latency through the event
  * queue of a message and of a typing notification (one process; and on PostgreSQL, two processes
@@ -53,6 +55,8 @@ const POLL_TIMEOUT_MS = 3000;
 const OURS = "dist/server/main.js";
 const RAW = "dist/bench/raw-server.js";
 const MINIMAL = "dist/bench/minimal-server.js";
+/** The minimal server with our validator chain mounted (MINIMAL_VALIDATOR=1): the stack's floor. */
+const MINIMAL_VALIDATED = "minimal server + validator";
 const adminUrl = process.env.DATABASE_URL || undefined;
 const kind: "postgres" | "pglite" = adminUrl ? "postgres" : "pglite";
 const runDurability =
@@ -62,6 +66,11 @@ const runDurability =
 const T = {
   /** ours/raw (the same-work server), on PostgreSQL. */
   ratio: { "GET /messages/{id}": 1.0, "GET /users/me": 0.8, "POST /messages": 0.7 } as Record<
+    string,
+    number
+  >,
+  /** ours/minimal (Express and pg, no validator), on PostgreSQL. */
+  minimal: { "GET /messages/{id}": 0.8, "GET /users/me": 0.9, "POST /messages": 0.5 } as Record<
     string,
     number
   >,
@@ -330,7 +339,7 @@ async function main() {
       raw: false,
     },
   ];
-  const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load }>(
+  const results = new Map<string, { ours?: Load; raw?: Load; minimal?: Load; validated?: Load }>(
     scenarios.map((s) => [s.name, {}]),
   );
   let pingCommits: number | undefined;
@@ -364,6 +373,9 @@ async function main() {
   if (kind === "postgres") {
     const raw = (await startServer("raw server", RAW, rawEnv)).child;
     const minimal = (await startServer("minimal server", MINIMAL, rawEnv)).child;
+    const validated = (
+      await startServer(MINIMAL_VALIDATED, MINIMAL, { ...rawEnv, MINIMAL_VALIDATOR: "1" })
+    ).child;
     rawIdle = memoryOf(raw.pid);
     for (const s of scenarios) {
       const r = results.get(s.name)!;
@@ -382,6 +394,12 @@ async function main() {
         console.log(`  raw     ${pad(s.name, 34)} ${show(r.raw)}`);
         r.minimal = await load(minimal.base, s, hamlet);
         console.log(`  minimal ${pad(s.name, 34)} ${show(r.minimal)}`);
+        // Only where the validator sees what our server's does: the minimal server does not
+        // decode JSON in form fields (POST /typing's `to`), so the validator would refuse it.
+        if (T.minimal[s.name] !== undefined) {
+          r.validated = await load(validated.base, s, hamlet);
+          console.log(`  min.+v. ${pad(s.name, 34)} ${show(r.validated)}`);
+        }
       }
     }
     oursMem = memoryOf(ours.pid);
@@ -389,6 +407,7 @@ async function main() {
     minimalMem = memoryOf(minimal.pid);
     await stop(raw);
     await stop(minimal);
+    await stop(validated);
     deliveryOne.result = await delivery(ours.base, ours.base);
     typingOne.result = await delivery(ours.base, ours.base, typingProbe);
     const second = (await startServer("our second server", OURS, oursEnv)).child;
@@ -552,10 +571,10 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
       : `${lpad("—", 10)} ${lpad("—", 6)} ${lpad("—", 6)}`;
   const lines: string[] = [];
   lines.push(
-    `${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("min. req/s", 10)} │ ours/raw │ ours/min. │ target (ours/raw)`,
+    `${pad("operation", W)} │ ${lpad("ours req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("raw req/s", 10)} ${lpad("p50 ms", 6)} ${lpad("p99 ms", 6)} │ ${lpad("min. req/s", 10)} │ ours/raw │ ours/min. │ min.+v./m │ target (ours/raw)`,
   );
   lines.push(
-    `${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼────────────┼──────────┼───────────┼───────────`,
+    `${"─".repeat(W)}─┼─${"─".repeat(24)}─┼─${"─".repeat(24)}─┼────────────┼──────────┼───────────┼───────────┼───────────`,
   );
   const summaryRows: string[] = [];
   for (const s of scenarios) {
@@ -570,12 +589,19 @@ whole-topic moves (PATCH /messages/{id}, topic + propagate_mode=change_all, as i
           ? `≥ ${want.toFixed(2)} ${mark(`${s.name} ours/raw ≥ ${want}`, ratio >= want)}`
           : `≥ ${want.toFixed(2)} on PostgreSQL only`;
     const bad = (r.ours?.bad ?? 0) + (r.raw?.bad ?? 0) + (r.minimal?.bad ?? 0);
+    const floor = r.validated && r.minimal ? r.validated.rps / r.minimal.rps : undefined;
+    const wantMinimal = T.minimal[s.name];
+    const minimalTarget =
+      toMinimal === undefined || wantMinimal === undefined
+        ? ""
+        : ` (target ≥ ${wantMinimal} ${mark(`${s.name} ours/minimal ≥ ${wantMinimal}`, toMinimal >= wantMinimal)})`;
     const minimalText =
       toMinimal === undefined
         ? ""
-        : ` | ours/minimal ${toMinimal.toFixed(2)} (minimal ${fmt(r.minimal!.rps)} req/s)`;
+        : ` | ours/minimal ${toMinimal.toFixed(2)}${minimalTarget} (minimal ${fmt(r.minimal!.rps)} req/s)` +
+          (floor === undefined ? "" : ` | minimal + validator / minimal ${floor.toFixed(2)}`);
     lines.push(
-      `${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(r.minimal ? fmt(r.minimal.rps) : "—", 10)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${lpad(toMinimal === undefined ? "—" : toMinimal.toFixed(2), 9)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`,
+      `${pad(s.name, W)} │ ${cols(r.ours)} │ ${cols(r.raw)} │ ${lpad(r.minimal ? fmt(r.minimal.rps) : "—", 10)} │ ${lpad(ratio === undefined ? "—" : ratio.toFixed(2), 8)} │ ${lpad(toMinimal === undefined ? "—" : toMinimal.toFixed(2), 9)} │ ${lpad(floor === undefined ? "—" : floor.toFixed(2), 9)} │ ${target}${bad ? `  ${bad} requests FAILED` : ""}`,
     );
     summaryRows.push(
       `${pad(s.name, W)} ours ${lpad(fmt(r.ours!.rps), 6)} req/s (p50 ${ms(r.ours!.p50)}, p99 ${ms(r.ours!.p99)} ms)` +

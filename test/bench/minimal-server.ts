@@ -12,10 +12,16 @@
  *   POST /api/v1/typing            auth + INSERT the event into the log (no check of the recipients, no NOTIFY)
  *   POST /api/v1/users/me/presence auth + one UPDATE of the user's presence times (no threshold)
  *
- * Env: PORT, DATABASE_URL (PostgreSQL only: a pg pool of 10 like our server's).
+ * With MINIMAL_VALIDATOR=1 it mounts, after the body parser, express-openapi-validator as our
+ * server configures it (server/http/validator.ts: requests checked against our spec, responses
+ * not): the floor of any server on the stack the contract fixes.
+ *
+ * Env: PORT, DATABASE_URL (PostgreSQL only: a pg pool of 10 like our server's), MINIMAL_VALIDATOR.
  */
 import express, { type Request, type Response } from "express";
 import pg from "pg";
+import { loadSpec } from "../../server/http/spec.ts";
+import { validatorChain } from "../../server/http/validator.ts";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const realm = (await pool.query<{ id: number }>("SELECT id FROM realm ORDER BY id LIMIT 1"))
@@ -50,6 +56,7 @@ const app = express();
 app.set("etag", false);
 app.set("x-powered-by", false);
 app.use(express.urlencoded({ extended: false }));
+if (process.env.MINIMAL_VALIDATOR === "1") app.use(validatorChain(loadSpec(), false).chain);
 
 app.get("/api/v1/server_settings", (_req, res) => {
   res.json({ result: "success", msg: "", zulip_version: "minimal" });
