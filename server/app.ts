@@ -16,6 +16,7 @@ import { health } from "./http/health.ts";
 import { compressResponses } from "./http/compression.ts";
 import { joinRoutes } from "./handlers/join.ts";
 import { loginRoutes } from "./handlers/login.ts";
+import { unsubscribeRoutes } from "./handlers/unsubscribe.ts";
 import { webAppRoutes } from "./http/web-app.ts";
 import { jsonPrefix } from "./http/json-prefix.ts";
 import { mergeSlashes } from "./http/merge-slashes.ts";
@@ -98,6 +99,8 @@ export function createApp(deps: AppDeps) {
   app.get("/api/openapi.json", (_req, res) => res.json(spec.doc));
   // The sign-up page (HTML forms outside the API, with their own body parser).
   app.use(joinRoutes(deps));
+  // Notification emails' unsubscribe links (a page, and mail clients' one-click POST).
+  app.use(unsubscribeRoutes(deps));
   // The web app: logging in and out (HTML forms), the app page at `/` and its static files.
   app.use(loginRoutes(deps));
   // Register's server_emoji_data_url, before the web app's /static (whose catch-all is a 404).

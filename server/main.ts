@@ -18,6 +18,7 @@ import { setFlagsFromString } from "node:v8";
 import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./workers/scheduled-delivery.ts";
+import { MissedMessageEmails } from "./workers/missed-message-emails.ts";
 import { EmailDelivery } from "./workers/email-delivery.ts";
 import { MessageRetention } from "./workers/retention.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
@@ -262,6 +263,11 @@ const delivery = new ScheduledDelivery(deps, {
 const emailDelivery = new EmailDelivery(deps, {
   intervalMs: config.emailDeliveryIntervalMs,
 }).start();
+// And emails users about the messages they missed; the transaction that takes a user's rows
+// queues the emails, so each is emailed once (workers/missed-message-emails.ts).
+const missedMessageEmails = new MissedMessageEmails(deps, {
+  intervalMs: config.emailDeliveryIntervalMs,
+}).start();
 // And applies the message retention policy; SKIP LOCKED keeps each message archived once.
 const retention = new MessageRetention(deps, { intervalMs: config.retentionIntervalMs }).start();
 
@@ -295,7 +301,12 @@ async function shutdown(signal: string) {
     release: () => events.close(),
   });
   events.close();
-  await Promise.all([delivery.stop(), emailDelivery.stop(), retention.stop()]);
+  await Promise.all([
+    delivery.stop(),
+    emailDelivery.stop(),
+    missedMessageEmails.stop(),
+    retention.stop(),
+  ]);
   try {
     await database.close();
   } catch (err) {

@@ -71,6 +71,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
   ],
   ["test/api/events.test.ts", "both", "long-polls woken in-process vs through NOTIFY"],
   ["test/api/email-delivery.test.ts", "both", "the outbox loop woken by a commit"],
+  [
+    "test/api/missed-message-emails.test.ts",
+    "both",
+    "the decision in the send's statement, its loop woken by a commit, the signing key before the transaction",
+  ],
   ["test/api/scheduled-messages.test.ts", "both", "the delivery loop's locks and clock"],
   ["test/api/rate-limits.test.ts", "both", "in-memory vs database lease store"],
 

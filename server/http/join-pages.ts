@@ -17,7 +17,7 @@ export interface Page {
   html: string;
 }
 
-function page(status: number, title: string, body: string): Page {
+export function page(status: number, title: string, body: string): Page {
   return {
     status,
     html: `<!doctype html>

@@ -183,6 +183,12 @@ export async function populateDevRealm(deps: AppDeps): Promise<DevCredentials> {
     });
   }
 
+  // The organization's history is nobody's news: Zulip's populate_db creates it in bulk, with no
+  // notifications, and a followed topic's would otherwise be emailed two minutes later.
+  await deps.db.scheduledMessageNotificationEmail.deleteMany({
+    where: { userProfile: { realmId: realm.id } },
+  });
+
   const credential = (u: (typeof users)[number]) =>
     credentialOf(u, passwords.get(u.deliveryEmail) ?? null);
   return {

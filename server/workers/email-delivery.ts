@@ -68,6 +68,7 @@ interface ClaimedRow {
   subject: string;
   textBody: string;
   htmlBody: string | null;
+  headers: Record<string, string> | null;
   templateName: string | null;
   attempts: number;
 }
@@ -145,7 +146,7 @@ export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
         ORDER BY scheduled_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED)
       RETURNING id, created_at AS "createdAt", to_address AS "toAddress", from_address AS "fromAddress",
-        reply_to AS "replyTo", subject, text_body AS "textBody", html_body AS "htmlBody",
+        reply_to AS "replyTo", subject, text_body AS "textBody", html_body AS "htmlBody", headers,
         template_name AS "templateName", attempts`;
     return row ?? null;
   }
@@ -163,6 +164,7 @@ export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
       subject: row.subject,
       text: row.textBody,
       html: row.htmlBody,
+      headers: row.headers,
     };
     try {
       await this.transport.send(message);

@@ -17,6 +17,7 @@ import type { AppDeps } from "../../server/context.ts";
 import { ScheduledDelivery } from "../../server/workers/scheduled-delivery.ts";
 import { EmailDelivery } from "../../server/workers/email-delivery.ts";
 import type { PrismaClient } from "../../server/db/index.ts";
+import { MissedMessageEmails } from "../../server/workers/missed-message-emails.ts";
 import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
@@ -38,6 +39,8 @@ export interface TestServer {
   delivery: ScheduledDelivery;
   /** The server's email outbox delivery (to DATA_DIR/emails unless `emailHost` is overridden). */
   emailDelivery: EmailDelivery;
+  /** The server's missed-message emails (queued in the outbox when due). */
+  missedMessageEmails: MissedMessageEmails;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -85,6 +88,8 @@ export interface TestServerOptions {
   scheduledDelivery?: "timer" | "manual";
   /** The same for the email outbox: "manual" sends only on `emailDelivery.deliverDue()`. */
   emailDelivery?: "timer" | "manual";
+  /** The same for missed-message emails: "manual" only on `missedMessageEmails.deliverDue()`. */
+  missedMessageEmails?: "timer" | "manual";
   /** The wait before an email's first retry (30 s on a server). */
   emailRetryBaseMs?: number;
 }
@@ -161,6 +166,10 @@ export async function startTestServer(
     retryBaseMs: options.emailRetryBaseMs,
   });
   if (options.emailDelivery !== "manual") emailDelivery.start();
+  const missedMessageEmails = new MissedMessageEmails(deps, {
+    intervalMs: config.emailDeliveryIntervalMs,
+  });
+  if (options.missedMessageEmails !== "manual") missedMessageEmails.start();
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
@@ -182,6 +191,7 @@ export async function startTestServer(
     creds,
     delivery,
     emailDelivery,
+    missedMessageEmails,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -201,7 +211,7 @@ export async function startTestServer(
       server = await listen(port);
     },
     async close() {
-      await Promise.all([delivery.stop(), emailDelivery.stop()]);
+      await Promise.all([delivery.stop(), emailDelivery.stop(), missedMessageEmails.stop()]);
       deps.events.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -16,6 +16,7 @@ const message: EmailMessage = {
   subject: "Hello",
   text: "Hi.",
   html: null,
+  headers: null,
 };
 
 describe("email settings", () => {

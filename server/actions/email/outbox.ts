@@ -18,6 +18,8 @@ export interface OutgoingEmail {
   html?: string | null;
   /** The template it was made from (e.g. `zerver/emails/invitation`), for logs and tests. */
   template: string;
+  /** Extra headers, as they are (List-Unsubscribe). */
+  headers?: Record<string, string>;
   /** Not sent before this time (Zulip's ScheduledEmail); now when absent. */
   scheduledAt?: Date;
 }
@@ -33,6 +35,7 @@ function outboxRow(mail: OutgoingEmail) {
     textBody: mail.text,
     htmlBody: mail.html ?? null,
     templateName: mail.template,
+    ...(mail.headers ? { headers: mail.headers } : {}),
     ...(mail.scheduledAt ? { scheduledAt: mail.scheduledAt } : {}),
   };
 }

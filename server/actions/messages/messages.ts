@@ -40,7 +40,8 @@ import {
 } from "../../lib/groups/permissions.ts";
 import { accessSql, allowsReadingGroups, channelAllows } from "../../lib/access/channels.ts";
 import { findChannel, type ChannelRow } from "../../lib/channels/channels.ts";
-import { inRawTransaction } from "../transaction.ts";
+import { afterCommit, inRawTransaction } from "../transaction.ts";
+import { missedMessageEmailScheduled } from "../../workers/missed-message-emails.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import { realmHost, realmUrl } from "../../lib/realm/realm.ts";
 import { claimAttachments } from "../../lib/uploads/attachments.ts";
@@ -54,6 +55,7 @@ import {
 } from "../../lib/messages/topic-visibility.ts";
 import { TopicVisibility } from "../../lib/messages/topics.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
+import { emailDecisionSql, emailRowsSql } from "../../lib/notifications/missed-messages.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -492,9 +494,18 @@ export async function doSendMessage(
   };
   // The message and every recipient's row in one statement, whatever the number of recipients.
   const flags = userIds.map((id) => flagsFor(id).toString());
+  // Who is emailed about it while away is decided here too (lib/notifications/missed-messages.ts).
+  const notified = {
+    realmId: realm.id,
+    senderId: sender.id,
+    sentAt: request.sentAt,
+    channel: stream ? { streamId: stream.id, recipientId, topic: request.topic } : null,
+  };
   // Users who muted the sender get the message read (Zulip's muted_sender_user_ids, part of
   // mark_as_read_user_ids): found and applied in the same statement.
-  const [message] = await tx.$queryRaw<[{ id: number; muted_by: number[] } & SenderTopicFacts]>`
+  const [message] = await tx.$queryRaw<
+    [{ id: number; muted_by: number[]; email_due: Date | null } & SenderTopicFacts]
+  >`
     WITH mu AS (SELECT user_profile_id FROM muted_user WHERE muted_user_id = ${sender.id}),
     m AS (
       INSERT INTO message (realm_id, sender_id, recipient_id, subject, content, rendered_content, rendered_content_version, date_sent,
@@ -502,11 +513,19 @@ export async function doSendMessage(
       VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${request.topic}, ${request.content}, ${rendered.html}, 1, ${request.sentAt},
               ${request.sendingClientId}, 1, ${rendered.hasAttachment}, ${rendered.hasImage}, ${rendered.hasLink}, ${stream !== null})
       RETURNING id),
+    rcp AS (SELECT u, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)),
     um AS (
       INSERT INTO user_message (user_profile_id, message_id, flags)
       SELECT u, m.id, CASE WHEN u IN (SELECT user_profile_id FROM mu) THEN f | ${FLAG_BITS.read} ELSE f END
-      FROM m, unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f))
-    SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by, ${senderTopicSql(request, recipientId)} FROM m`;
+      FROM m, rcp),
+    ${emailDecisionSql(notified)},
+    ${emailRowsSql(request.sentAt)}
+    SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by, (SELECT min(scheduled_timestamp) FROM ne) AS email_due,
+      ${senderTopicSql(request, recipientId)} FROM m`;
+  if (message.email_due) {
+    const due = message.email_due;
+    afterCommit(tx, () => missedMessageEmailScheduled(due));
+  }
   const mutedBy = new Set(message.muted_by.map(Number));
   const automaticNewVisibilityPolicy = stream
     ? await followOnSend({ tx, events }, request, stream, userIds, message)

@@ -20,6 +20,8 @@ export interface EmailMessage {
   subject: string;
   text: string;
   html: string | null;
+  /** Extra headers, as they are (List-Unsubscribe); null: none. */
+  headers: Record<string, string> | null;
 }
 
 export interface EmailTransport {
@@ -75,6 +77,7 @@ export function createEmailTransport(
     subject: m.subject,
     text: m.text,
     ...(m.html ? { html: m.html } : {}),
+    ...(m.headers ? { headers: m.headers } : {}),
     messageId: `<outbox-${m.outboxId}.${m.createdAt.getTime()}@${domain}>`,
     date: new Date(),
   });
