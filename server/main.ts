@@ -19,6 +19,7 @@ import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./workers/scheduled-delivery.ts";
 import { MissedMessageEmails } from "./workers/missed-message-emails.ts";
+import { PushNotifications } from "./workers/push-notifications.ts";
 import { EmailDelivery } from "./workers/email-delivery.ts";
 import { MessageRetention } from "./workers/retention.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
@@ -268,6 +269,11 @@ const emailDelivery = new EmailDelivery(deps, {
 const missedMessageEmails = new MissedMessageEmails(deps, {
   intervalMs: config.emailDeliveryIntervalMs,
 }).start();
+// And pushes notifications to phones through the bouncer; leases keep each row pushed once
+// (workers/push-notifications.ts).
+const pushNotifications = new PushNotifications(deps, {
+  intervalMs: config.emailDeliveryIntervalMs,
+}).start();
 // And applies the message retention policy; SKIP LOCKED keeps each message archived once.
 const retention = new MessageRetention(deps, { intervalMs: config.retentionIntervalMs }).start();
 
@@ -305,6 +311,7 @@ async function shutdown(signal: string) {
     delivery.stop(),
     emailDelivery.stop(),
     missedMessageEmails.stop(),
+    pushNotifications.stop(),
     retention.stop(),
   ]);
   try {

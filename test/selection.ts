@@ -76,6 +76,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
     "both",
     "the decision in the send's statement, its loop woken by a commit, the signing key before the transaction",
   ],
+  [
+    "test/api/push-notifications.test.ts",
+    "both",
+    "the decision in the send's statement, the lease and retry of the push loop",
+  ],
   ["test/api/scheduled-messages.test.ts", "both", "the delivery loop's locks and clock"],
   ["test/api/rate-limits.test.ts", "both", "in-memory vs database lease store"],
 

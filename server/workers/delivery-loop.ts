@@ -41,8 +41,9 @@ export abstract class DeliveryLoop<Report> {
   /** When the next round has something to do, if ever. */
   protected abstract nextDueAt(): Promise<Date | null>;
 
-  /** Starts the timer: a round now, then at each next due time. */
+  /** Starts the timer (again, after a stop): a round now, then at each next due time. */
   start(): this {
+    this.stopped = false;
     this.arm(0);
     return this;
   }

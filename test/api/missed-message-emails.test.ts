@@ -122,7 +122,7 @@ describe("missed-message emails", () => {
     expect(await pending("iago")).toHaveLength(1);
     await expectSuccess(
       server.as("iago").POST("/messages/flags", {
-        body: { messages: [id!], op: "add", flag: "read" },
+        body: { messages: [id], op: "add", flag: "read" },
       }),
     );
     await sleep(1200);
@@ -191,7 +191,7 @@ describe("missed-message emails", () => {
     const muted = await dm("hamlet", ["iago"], "Muted");
     const self = await dm("hamlet", ["hamlet"], "Note to self");
     const rows = await server.db.scheduledMessageNotificationEmail.findMany({
-      where: { messageId: { in: [muted.id!, self.id!] } },
+      where: { messageId: { in: [muted.id, self.id] } },
     });
     expect(rows).toEqual([]);
   });

@@ -18,6 +18,7 @@ import { ScheduledDelivery } from "../../server/workers/scheduled-delivery.ts";
 import { EmailDelivery } from "../../server/workers/email-delivery.ts";
 import type { PrismaClient } from "../../server/db/index.ts";
 import { MissedMessageEmails } from "../../server/workers/missed-message-emails.ts";
+import { PushNotifications } from "../../server/workers/push-notifications.ts";
 import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
@@ -41,6 +42,8 @@ export interface TestServer {
   emailDelivery: EmailDelivery;
   /** The server's missed-message emails (queued in the outbox when due). */
   missedMessageEmails: MissedMessageEmails;
+  /** The server's push notifications (to the configured bouncer). */
+  pushNotifications: PushNotifications;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -90,6 +93,9 @@ export interface TestServerOptions {
   emailDelivery?: "timer" | "manual";
   /** The same for missed-message emails: "manual" only on `missedMessageEmails.deliverDue()`. */
   missedMessageEmails?: "timer" | "manual";
+  /** The same for push notifications, and the wait before a push's first retry (10 s on a server). */
+  pushNotifications?: "timer" | "manual";
+  pushRetryBaseMs?: number;
   /** The wait before an email's first retry (30 s on a server). */
   emailRetryBaseMs?: number;
 }
@@ -170,6 +176,11 @@ export async function startTestServer(
     intervalMs: config.emailDeliveryIntervalMs,
   });
   if (options.missedMessageEmails !== "manual") missedMessageEmails.start();
+  const pushNotifications = new PushNotifications(deps, {
+    intervalMs: config.emailDeliveryIntervalMs,
+    retryBaseMs: options.pushRetryBaseMs,
+  });
+  if (options.pushNotifications !== "manual") pushNotifications.start();
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
@@ -192,6 +203,7 @@ export async function startTestServer(
     delivery,
     emailDelivery,
     missedMessageEmails,
+    pushNotifications,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -211,7 +223,12 @@ export async function startTestServer(
       server = await listen(port);
     },
     async close() {
-      await Promise.all([delivery.stop(), emailDelivery.stop(), missedMessageEmails.stop()]);
+      await Promise.all([
+        delivery.stop(),
+        emailDelivery.stop(),
+        missedMessageEmails.stop(),
+        pushNotifications.stop(),
+      ]);
       deps.events.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

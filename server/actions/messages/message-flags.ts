@@ -13,6 +13,7 @@ import { DEFAULT_HISTORICAL_FLAGS, editableFlag, FLAG_BITS } from "../../lib/mes
 import { flagTargets } from "../../lib/messages/message-flags.ts";
 import { isStorableId } from "../../lib/ids.ts";
 import { unreadMessageDetails } from "../../lib/messages/unread.ts";
+import { pushedMessageIds, queuePushRemovals } from "../push/push-notifications.ts";
 import { inRawTransaction } from "../transaction.ts";
 
 type Ctx = Pick<RequestContext, "db" | "events" | "realm" | "user">;
@@ -80,12 +81,14 @@ async function updateFlags(
 
   const storable = ids.filter(isStorableId);
   const updated = storable.length
-    ? await tx.$queryRaw<{ message_id: number }[]>`
+    ? await tx.$queryRaw<{ message_id: number; flags: bigint }[]>`
         UPDATE user_message SET flags = ${adding ? Prisma.sql`flags | ${bit}::bigint` : Prisma.sql`flags & ~${bit}::bigint`}
         WHERE user_profile_id = ${user.id} AND message_id = ANY (${storable}::int[])
           AND (flags & ${bit}::bigint) <> ${target}::bigint
-        RETURNING message_id`
+        RETURNING message_id, flags`
     : [];
+  // Read here, their pushed notifications go from the user's phones too.
+  if (flag === "read" && adding) await queuePushRemovals(tx, user.id, pushedMessageIds(updated));
   const changed = new Set([...inserted, ...updated.map((r) => r.message_id)]);
   result.changed = ids.filter((id) => changed.has(id));
 
@@ -171,7 +174,7 @@ async function markReadBatch(
   limit: number,
   scope: Prisma.Sql | null,
 ): Promise<number[]> {
-  const rows = await tx.$queryRaw<{ message_id: number }[]>`
+  const rows = await tx.$queryRaw<{ message_id: number; flags: bigint }[]>`
     UPDATE user_message um SET flags = um.flags | ${FLAG_BITS.read}::bigint
     WHERE um.user_profile_id = ${userId} AND (um.flags & 1) = 0 AND um.message_id = ANY (ARRAY(
       SELECT u.message_id FROM user_message u ${scope ? Prisma.sql`JOIN message m ON m.id = u.message_id` : Prisma.empty}
@@ -179,7 +182,9 @@ async function markReadBatch(
         ${below === null ? Prisma.empty : Prisma.sql`AND u.message_id < ${below}`}
         ${scope ?? Prisma.empty}
       ORDER BY u.message_id DESC LIMIT ${limit}))
-    RETURNING um.message_id`;
+    RETURNING um.message_id, um.flags`;
+  // Pushed notifications of these go from the user's phones (a statement only when there are any).
+  await queuePushRemovals(tx, userId, pushedMessageIds(rows));
   return rows.map((r) => r.message_id).sort((a, b) => a - b);
 }
 

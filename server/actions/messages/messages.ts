@@ -55,7 +55,13 @@ import {
 } from "../../lib/messages/topic-visibility.ts";
 import { TopicVisibility } from "../../lib/messages/topics.ts";
 import { alertedUserIds } from "../../lib/users/alert-words.ts";
-import { emailDecisionSql, emailRowsSql } from "../../lib/notifications/missed-messages.ts";
+import {
+  emailRowsSql,
+  notificationDecisionSql,
+  pushRowsSql,
+} from "../../lib/notifications/missed-messages.ts";
+import { usesNotificationBouncer } from "../../lib/push/push-bouncer.ts";
+import { pushNotificationsQueued } from "../../workers/push-notifications.ts";
 
 /** Zulip asks for can_mention_many_users_group only when a wildcard would notify more than this. */
 const WILDCARD_MENTION_THRESHOLD = 15;
@@ -352,6 +358,8 @@ export interface SendMessageRequest {
   realmHost: string;
   sentAt: Date;
   localEcho?: LocalEcho;
+  /** Whether recipients may be pushed to: a bouncer is configured. */
+  pushNotifications: boolean;
 }
 
 /** Checks everything and renders the content; writes nothing (but a new client's name row). */
@@ -405,6 +413,7 @@ export async function checkMessageWith(
     realmHost: await realmHost(ctx.db, ctx.realm, ctx.config),
     sentAt: ctx.now(),
     localEcho: input.localEcho,
+    pushNotifications: usesNotificationBouncer(ctx.config),
   };
 }
 
@@ -499,12 +508,13 @@ export async function doSendMessage(
     realmId: realm.id,
     senderId: sender.id,
     sentAt: request.sentAt,
+    push: request.pushNotifications,
     channel: stream ? { streamId: stream.id, recipientId, topic: request.topic } : null,
   };
   // Users who muted the sender get the message read (Zulip's muted_sender_user_ids, part of
   // mark_as_read_user_ids): found and applied in the same statement.
   const [message] = await tx.$queryRaw<
-    [{ id: number; muted_by: number[]; email_due: Date | null } & SenderTopicFacts]
+    [{ id: number; muted_by: number[]; email_due: Date | null; pushes: number } & SenderTopicFacts]
   >`
     WITH mu AS (SELECT user_profile_id FROM muted_user WHERE muted_user_id = ${sender.id}),
     m AS (
@@ -518,14 +528,17 @@ export async function doSendMessage(
       INSERT INTO user_message (user_profile_id, message_id, flags)
       SELECT u, m.id, CASE WHEN u IN (SELECT user_profile_id FROM mu) THEN f | ${FLAG_BITS.read} ELSE f END
       FROM m, rcp),
-    ${emailDecisionSql(notified)},
-    ${emailRowsSql(request.sentAt)}
+    ${notificationDecisionSql(notified)},
+    ${emailRowsSql(request.sentAt)},
+    ${request.pushNotifications ? pushRowsSql() : Prisma.sql`np AS (SELECT 1 WHERE FALSE)`}
     SELECT id, ARRAY(SELECT user_profile_id FROM mu) AS muted_by, (SELECT min(scheduled_timestamp) FROM ne) AS email_due,
+      (SELECT count(*)::int FROM np) AS pushes,
       ${senderTopicSql(request, recipientId)} FROM m`;
   if (message.email_due) {
     const due = message.email_due;
     afterCommit(tx, () => missedMessageEmailScheduled(due));
   }
+  if (message.pushes > 0) afterCommit(tx, pushNotificationsQueued);
   const mutedBy = new Set(message.muted_by.map(Number));
   const automaticNewVisibilityPolicy = stream
     ? await followOnSend({ tx, events }, request, stream, userIds, message)

@@ -5,7 +5,7 @@
  * Each change commits with its `device` event before any request to the bouncer is made.
  */
 import type { RequestContext } from "../../context.ts";
-import type { PushDevice } from "../../db/index.ts";
+import type { PushDevice, Realm } from "../../db/index.ts";
 import type { ZulipEvent } from "../../events/log.ts";
 import {
   adminActionRequired,
@@ -198,8 +198,7 @@ function registrationErrorCode(error: unknown): string | undefined {
 /**
  * POST /mobile_push/e2ee/test_notification after its checks: one encrypted test payload per
  * device (api_docs/mobile-notifications.md "Test push notification"), all in one request to the
- * bouncer's push/e2ee/notify, outside any transaction. Devices the bouncer reports as gone
- * (`delete_device_ids`) lose their registration, with a `device` event each.
+ * bouncer, outside any transaction; the bouncer's failures as the API's errors.
  */
 export async function doSendE2eeTestNotification(ctx: Ctx, devices: PushDevice[]): Promise<void> {
   if (!usesNotificationBouncer(ctx.config)) throw adminActionRequired();
@@ -210,6 +209,26 @@ export async function doSendE2eeTestNotification(ctx: Ctx, devices: PushDevice[]
     type: "test",
     user_id: ctx.user.id,
   };
+  try {
+    await pushToDevices(ctx, ctx.realm, ctx.user.id, devices, payload);
+  } catch (error) {
+    throw bouncerApiError(error);
+  }
+}
+
+/**
+ * A payload encrypted to each of a user's devices, all in one request to the bouncer's
+ * push/e2ee/notify (never inside a transaction: the bouncer may be slow). Devices the bouncer
+ * reports as gone (`delete_device_ids`) lose their registration, with a `device` event each.
+ * The bouncer's errors are thrown as they are (lib/push/push-bouncer.ts).
+ */
+export async function pushToDevices(
+  deps: Pick<RequestContext, "db" | "events" | "config">,
+  realm: Pick<Realm, "id" | "uuid">,
+  userId: number,
+  devices: PushDevice[],
+  payload: object,
+): Promise<void> {
   const pushRequests = await Promise.all(
     devices.map(async (device) => {
       const base = {
@@ -224,28 +243,21 @@ export async function doSendE2eeTestNotification(ctx: Ctx, devices: PushDevice[]
         : { ...base, fcm_priority: "high" };
     }),
   );
-  let result: Record<string, unknown>;
-  try {
-    result = await sendToBouncer(ctx.config, "push/e2ee/notify", {
-      realm_uuid: ctx.realm.uuid,
-      push_requests: pushRequests,
-    });
-  } catch (error) {
-    throw bouncerApiError(error);
-  }
+  const result = await sendToBouncer(deps.config, "push/e2ee/notify", {
+    realm_uuid: realm.uuid,
+    push_requests: pushRequests,
+  });
   const gone = Array.isArray(result.delete_device_ids)
     ? result.delete_device_ids.filter((id): id is number => Number.isSafeInteger(id))
     : [];
   const goneDevices = devices.filter((d) => gone.includes(Number(d.bouncerDeviceId)));
   if (goneDevices.length === 0) return;
-  await inTransaction(ctx, ctx.realm.id, async ({ tx, events }) => {
+  await inTransaction(deps, realm.id, async ({ tx, events }) => {
     await tx.pushDevice.updateMany({
       where: { id: { in: goneDevices.map((d) => d.id) } },
       data: { pushTokenId: null, bouncerDeviceId: null },
     });
     for (const d of goneDevices)
-      events.add({ type: "device", op: "update", device_id: d.id, push_token_id: null }, [
-        ctx.user.id,
-      ]);
+      events.add({ type: "device", op: "update", device_id: d.id, push_token_id: null }, [userId]);
   });
 }

@@ -2,9 +2,12 @@
  * Who is to be notified of a message while away, and why: Zulip's UserMessageNotificationsData
  * (zerver/lib/notification_data.py) over the sets get_recipient_info computes
  * (zerver/actions/message_send.py), decided in SQL inside the statement that sends the message,
- * so the decision commits with it (doSendMessage's `ne` step writes the email rows).
+ * so the decision commits with it (doSendMessage's `ne` step writes the email rows, `np` the
+ * pushes).
  *
- * A recipient is notified by email when all of these hold:
+ * A recipient is notified by email when all of these hold (and by push alike, with the push
+ * settings, where away may also be enable_online_push_notifications, and only with a device
+ * registered at a configured bouncer):
  * - they are not the sender, not a bot, and have not muted the sender;
  * - they are away: no event queue that takes messages (Zulip's receiver_is_off_zulip), or not
  *   active in the last OFFLINE_THRESHOLD_SECS (its presence_idle_user_ids);
@@ -31,6 +34,8 @@ export const Trigger = {
   STREAM_WILDCARD_MENTION_IN_FOLLOWED_TOPIC: "stream_wildcard_mentioned_in_followed_topic",
   FOLLOWED_TOPIC_EMAIL: "followed_topic_email_notify",
   STREAM_EMAIL: "stream_email_notify",
+  FOLLOWED_TOPIC_PUSH: "followed_topic_push_notify",
+  STREAM_PUSH: "stream_push_notify",
 } as const;
 export type TriggerName = (typeof Trigger)[keyof typeof Trigger];
 
@@ -51,31 +56,70 @@ export interface NotifiedMessage {
   realmId: number;
   senderId: number;
   sentAt: Date;
+  /** Whether push notifications are sent (a bouncer is configured). */
+  push: boolean;
   /** The channel's message: its channel, recipient and topic; null for a direct message. */
   channel: { streamId: number; recipientId: number; topic: string } | null;
 }
 
+/** One channel's trigger kind, for email or push: its setting names differ, the rule does not. */
+interface Medium {
+  /** enable_offline_{email,push}_notifications: DMs and mentions. */
+  offline: Prisma.Sql;
+  /** enable_followed_topic_{email,push}_notifications. */
+  followedTopic: Prisma.Sql;
+  /** The subscription's {email,push}_notifications, else the user's enable_stream_… setting. */
+  channel: Prisma.Sql;
+  followedTopicTrigger: string;
+  channelTrigger: string;
+}
+
+const EMAIL: Medium = {
+  offline: Prisma.sql`up.enable_offline_email_notifications`,
+  followedTopic: Prisma.sql`up.enable_followed_topic_email_notifications`,
+  channel: Prisma.sql`COALESCE(s.email_notifications, up.enable_stream_email_notifications)`,
+  followedTopicTrigger: Trigger.FOLLOWED_TOPIC_EMAIL,
+  channelTrigger: Trigger.STREAM_EMAIL,
+};
+const PUSH: Medium = {
+  offline: Prisma.sql`up.enable_offline_push_notifications`,
+  followedTopic: Prisma.sql`up.enable_followed_topic_push_notifications`,
+  channel: Prisma.sql`COALESCE(s.push_notifications, up.enable_stream_push_notifications)`,
+  followedTopicTrigger: Trigger.FOLLOWED_TOPIC_PUSH,
+  channelTrigger: Trigger.STREAM_PUSH,
+};
+
 /**
- * The CTEs `nc` (the recipients a trigger may apply to) and `nd` (each one's email trigger, or
- * null), over `rcp(u, f)`: the message's recipients and their flags. The muting users of the
- * sender are in `mu` (user_profile_id), as the send statement already has them.
+ * The CTEs `nc` (the recipients a trigger may apply to) and `nd` (each one's `email` and `push`
+ * trigger, or null, and their batching period), over `rcp(u, f)`: the message's recipients and
+ * their flags. The muting users of the sender are in `mu` (user_profile_id), as the send statement
+ * already has them. Email needs the user away; push needs them away or
+ * enable_online_push_notifications (get_push_notification_trigger).
  */
-export function emailDecisionSql(msg: NotifiedMessage): Prisma.Sql {
+export function notificationDecisionSql(msg: NotifiedMessage): Prisma.Sql {
   const { FOLLOWED, MUTED, UNMUTED } = TopicVisibility;
   const away = Prisma.sql`(
       NOT EXISTS (SELECT 1 FROM event_queue q WHERE q.user_profile_id = c.u
                   AND (q.event_types IS NULL OR 'message' = ANY (q.event_types)))
       OR NOT EXISTS (SELECT 1 FROM user_presence p WHERE p.user_profile_id = c.u
                      AND p.last_active_time >= ${msg.sentAt}::timestamptz - make_interval(secs => ${OFFLINE_THRESHOLD_SECS})))`;
+  const push = msg.push ? Prisma.sql`TRUE` : Prisma.sql`FALSE`;
+  const when = (medium: Medium, triggers: Prisma.Sql) =>
+    medium === EMAIL
+      ? Prisma.sql`CASE WHEN ${away} THEN ${triggers} END`
+      : Prisma.sql`CASE WHEN ${push} AND (up.enable_online_push_notifications OR ${away}) THEN ${triggers} END`;
   const base = Prisma.sql`c.u <> ${msg.senderId} AND c.u NOT IN (SELECT user_profile_id FROM mu)`;
-  if (!msg.channel)
+  const users = Prisma.sql`JOIN user_profile up ON up.id = c.u AND NOT up.is_bot AND up.is_active`;
+  if (!msg.channel) {
+    const dm = (medium: Medium) =>
+      when(medium, Prisma.sql`CASE WHEN ${medium.offline} THEN ${Trigger.DIRECT_MESSAGE} END`);
     return Prisma.sql`
     nc AS (SELECT c.u, c.f FROM rcp c WHERE ${base}),
     nd AS (
       SELECT c.u, up.email_notifications_batching_period_seconds AS period,
-        CASE WHEN up.enable_offline_email_notifications THEN ${Trigger.DIRECT_MESSAGE} END AS trigger
-      FROM nc c JOIN user_profile up ON up.id = c.u AND NOT up.is_bot AND up.is_active
-      WHERE ${away})`;
+        ${dm(EMAIL)} AS email, ${dm(PUSH)} AS push
+      FROM nc c ${users})`;
+  }
 
   const { streamId, recipientId, topic } = msg.channel;
   const lower = topic.toLowerCase();
@@ -86,13 +130,38 @@ export function emailDecisionSql(msg: NotifiedMessage): Prisma.Sql {
       AND (NOT COALESCE(s.is_muted, FALSE) OR ut.visibility_policy IN (${UNMUTED}, ${FOLLOWED}))
       AND ${setting})`;
   const followed = Prisma.sql`ut.visibility_policy = ${FOLLOWED}`;
-  const followedWildcard = Prisma.sql`${followed} AND up.enable_followed_topic_email_notifications
-      AND up.enable_followed_topic_wildcard_mentions_notify`;
   const wildcardAllowed = allows(
     Prisma.sql`COALESCE(s.wildcard_mentions_notify, up.wildcard_mentions_notify)`,
   );
+  // get_{email,push}_notification_trigger's order: the first that applies.
+  const triggers = (medium: Medium) => {
+    const followedWildcard = Prisma.sql`${followed} AND ${medium.followedTopic}
+      AND up.enable_followed_topic_wildcard_mentions_notify`;
+    return when(
+      medium,
+      Prisma.sql`CASE
+          WHEN c.f & ${PERSONAL} <> 0 AND ${medium.offline} THEN ${Trigger.MENTION}
+          WHEN c.f & ${TOPIC_WILDCARD} <> 0 AND ${followedWildcard}
+            THEN ${Trigger.TOPIC_WILDCARD_MENTION_IN_FOLLOWED_TOPIC}
+          WHEN c.f & ${STREAM_WILDCARD} <> 0 AND ${followedWildcard}
+            THEN ${Trigger.STREAM_WILDCARD_MENTION_IN_FOLLOWED_TOPIC}
+          WHEN c.f & ${TOPIC_WILDCARD} <> 0 AND ${medium.offline} AND ${wildcardAllowed}
+            THEN ${Trigger.TOPIC_WILDCARD_MENTION}
+          WHEN c.f & ${STREAM_WILDCARD} <> 0 AND ${medium.offline} AND ${wildcardAllowed}
+            THEN ${Trigger.STREAM_WILDCARD_MENTION}
+          WHEN ${followed} AND ${medium.followedTopic} THEN ${medium.followedTopicTrigger}
+          WHEN ${allows(medium.channel)} THEN ${medium.channelTrigger}
+        END`,
+    );
+  };
   // Candidates first, so that a channel of thousands joins only the few a trigger may apply to:
   // the mentioned, the topic's followers, and those with the channel's notifications on.
+  const channelOn = msg.push
+    ? Prisma.sql`(email_notifications OR push_notifications)`
+    : Prisma.sql`email_notifications`;
+  const userOn = msg.push
+    ? Prisma.sql`(enable_stream_email_notifications OR enable_stream_push_notifications)`
+    : Prisma.sql`enable_stream_email_notifications`;
   return Prisma.sql`
     nc AS (
       SELECT c.u, c.f FROM rcp c
@@ -101,31 +170,15 @@ export function emailDecisionSql(msg: NotifiedMessage): Prisma.Sql {
         OR c.u IN (SELECT user_profile_id FROM user_topic WHERE stream_id = ${streamId}
                    AND topic_name_lower = ${lower} AND visibility_policy = ${FOLLOWED})
         OR c.u IN (SELECT user_profile_id FROM subscription WHERE recipient_id = ${recipientId}
-                   AND active AND email_notifications)
-        OR c.u IN (SELECT id FROM user_profile WHERE realm_id = ${msg.realmId}
-                   AND enable_stream_email_notifications))),
+                   AND active AND ${channelOn})
+        OR c.u IN (SELECT id FROM user_profile WHERE realm_id = ${msg.realmId} AND ${userOn}))),
     nd AS (
       SELECT c.u, up.email_notifications_batching_period_seconds AS period,
-        CASE
-          WHEN c.f & ${PERSONAL} <> 0 AND up.enable_offline_email_notifications THEN ${Trigger.MENTION}
-          WHEN c.f & ${TOPIC_WILDCARD} <> 0 AND ${followedWildcard}
-            THEN ${Trigger.TOPIC_WILDCARD_MENTION_IN_FOLLOWED_TOPIC}
-          WHEN c.f & ${STREAM_WILDCARD} <> 0 AND ${followedWildcard}
-            THEN ${Trigger.STREAM_WILDCARD_MENTION_IN_FOLLOWED_TOPIC}
-          WHEN c.f & ${TOPIC_WILDCARD} <> 0 AND up.enable_offline_email_notifications AND ${wildcardAllowed}
-            THEN ${Trigger.TOPIC_WILDCARD_MENTION}
-          WHEN c.f & ${STREAM_WILDCARD} <> 0 AND up.enable_offline_email_notifications AND ${wildcardAllowed}
-            THEN ${Trigger.STREAM_WILDCARD_MENTION}
-          WHEN ${followed} AND up.enable_followed_topic_email_notifications
-            THEN ${Trigger.FOLLOWED_TOPIC_EMAIL}
-          WHEN ${allows(Prisma.sql`COALESCE(s.email_notifications, up.enable_stream_email_notifications)`)}
-            THEN ${Trigger.STREAM_EMAIL}
-        END AS trigger
-      FROM nc c JOIN user_profile up ON up.id = c.u AND NOT up.is_bot AND up.is_active
+        ${triggers(EMAIL)} AS email, ${triggers(PUSH)} AS push
+      FROM nc c ${users}
       LEFT JOIN subscription s ON s.user_profile_id = c.u AND s.recipient_id = ${recipientId}
       LEFT JOIN user_topic ut ON ut.user_profile_id = c.u AND ut.stream_id = ${streamId}
-        AND ut.topic_name_lower = ${lower}
-      WHERE ${away})`;
+        AND ut.topic_name_lower = ${lower})`;
 }
 
 /**
@@ -138,10 +191,24 @@ export function emailRowsSql(sentAt: Date): Prisma.Sql {
   return Prisma.sql`
     ne AS (
       INSERT INTO scheduled_message_notification_email (user_profile_id, message_id, trigger, scheduled_timestamp)
-      SELECT d.u, m.id, d.trigger,
+      SELECT d.u, m.id, d.email,
         COALESCE((SELECT min(e.scheduled_timestamp) FROM scheduled_message_notification_email e
                   WHERE e.user_profile_id = d.u),
                  ${sentAt}::timestamptz + make_interval(secs => d.period))
-      FROM m, nd d WHERE d.trigger IS NOT NULL
+      FROM m, nd d WHERE d.email IS NOT NULL
       RETURNING scheduled_timestamp)`;
+}
+
+/**
+ * The step that queues the pushes (workers/push-notifications.ts), after `m` and `nd`: for users
+ * with a device registered at the bouncer. `(SELECT count(*) FROM np)` is how many.
+ */
+export function pushRowsSql(): Prisma.Sql {
+  return Prisma.sql`
+    np AS (
+      INSERT INTO push_notification_queue (user_profile_id, type, message_ids, trigger)
+      SELECT d.u, 'message', ARRAY[m.id], d.push FROM m, nd d
+      WHERE d.push IS NOT NULL
+        AND EXISTS (SELECT 1 FROM push_device pd WHERE pd.user_profile_id = d.u AND pd.push_token_id IS NOT NULL)
+      RETURNING 1)`;
 }
