@@ -77,6 +77,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
     "the decision in the send's statement, its loop woken by a commit, the signing key before the transaction",
   ],
   [
+    "test/api/export-import.test.ts",
+    "both",
+    "the import's one long transaction, sequences and JSON row casts on each database",
+  ],
+  [
     "test/api/push-notifications.test.ts",
     "both",
     "the decision in the send's statement, the lease and retry of the push loop",

@@ -28,6 +28,8 @@ export interface Command<Checked> {
   name: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** One required argument before or after the options (`import-zulip PATH`): its value is values[name]. */
+  positional?: { name: string; description: string };
   /** More help text after the options. */
   notes?: string;
   /** Validates the options (reading standard input if asked) before the database opens. */
@@ -43,6 +45,7 @@ export function usageLine(command: Command<unknown>): string {
     const text = o.type === "string" ? `--${name} ${o.value ?? "VALUE"}` : `--${name}`;
     return o.required ? text : `[${text}]`;
   });
+  if (command.positional) parts.unshift(command.positional.name.toUpperCase());
   return `${PROGRAM} ${command.name} ${parts.join(" ")}`.trimEnd();
 }
 
@@ -62,6 +65,9 @@ export function commandHelp(command: Command<unknown>): string {
   return [
     `${command.summary}\n`,
     `usage: ${usageLine(command)}\n`,
+    ...(command.positional
+      ? [`  ${command.positional.name.toUpperCase()}: ${command.positional.description}\n`]
+      : []),
     "options:",
     ...rows,
     ...(command.notes ? ["", command.notes] : []),
@@ -82,7 +88,7 @@ export function parseCommandArgs(
       args,
       options: { ...options, help: { type: "boolean", short: "h" } },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: command.positional !== undefined,
     });
   } catch (err) {
     const e = err as Error & { code?: string };
@@ -105,6 +111,16 @@ export function parseCommandArgs(
   }
   const values = parsed.values as Values;
   if (values.help) return { help: true, values };
+  if (command.positional) {
+    const { name } = command.positional;
+    if (parsed.positionals.length === 0)
+      throw new UsageError(`${command.name} needs ${name.toUpperCase()}`);
+    if (parsed.positionals.length > 1)
+      throw new UsageError(
+        `unexpected argument '${parsed.positionals[1]}' for ${command.name}: it takes one ${name.toUpperCase()}`,
+      );
+    values[name] = parsed.positionals[0];
+  }
   for (const [name, o] of Object.entries(command.options)) {
     if (o.required && (values[name] === undefined || values[name] === ""))
       throw new UsageError(`${command.name} needs --${name}`);

@@ -53,7 +53,7 @@ function email(values: Values, option = "email"): string {
 }
 
 /** The organization named by --realm (its string_id), or the first one created. */
-async function organization(deps: AppDeps, stringId: string | undefined): Promise<Realm> {
+export async function organization(deps: AppDeps, stringId: string | undefined): Promise<Realm> {
   const realm =
     stringId !== undefined
       ? await deps.db.realm.findUnique({ where: { stringId } })
@@ -67,7 +67,7 @@ async function organization(deps: AppDeps, stringId: string | undefined): Promis
 }
 
 /** --realm: the format of an organization id (the reserved names exist, so they are not refused here). */
-function realmOption(values: Values): string | undefined {
+export function realmOption(values: Values): string | undefined {
   const value = values.realm as string | undefined;
   if (value !== undefined && !/^[a-z0-9-]{0,40}$/.test(value))
     throw new UsageError(

@@ -52,7 +52,10 @@ const mailTo = (name: string) =>
   );
 /** A header as sent (mailparser folds List-* headers into one parsed "list" header). */
 const header = (mail: ParsedMail, name: string) =>
-  mail.headerLines.find((h) => h.key === name)?.line.slice(name.length + 1).trim();
+  mail.headerLines
+    .find((h) => h.key === name)
+    ?.line.slice(name.length + 1)
+    .trim();
 /** The link in List-Unsubscribe: `<url>`. */
 const unsubscribeLink = (mail: ParsedMail) => header(mail, "list-unsubscribe")!.slice(1, -1);
 /** Runs the due rows now, then lets the outbox send; the emails to `name` that arrived. */

@@ -1,0 +1,493 @@
+/**
+ * Importing a Zulip organization export (zerver/lib/import_realm.py) into a new organization of
+ * this server: `npm run manage -- import-zulip PATH`, PATH the `.tar.gz` Zulip's `export` command
+ * and `POST /export/realm` make (or our own export's, or the unpacked directory).
+ *
+ * - **Ids**: every table's ids move by one offset, taken from its sequence, so order is kept and
+ *   no map of old to new ids is held (a foreign key moves by its table's offset, a recipient's
+ *   `type_id` by its type's). The clients messages were sent from are matched by name.
+ * - **Checks first**: every file is read and every reference checked before anything is
+ *   written (a reference to a user, channel, group, recipient or message that is not in the
+ *   export is refused naming its file, table and row); a truncated file, an unknown format or an
+ *   organization that exists already is refused the same way, with one line.
+ * - **One transaction**: the whole organization commits at once or not at all, so a crash or a
+ *   refused row leaves nothing behind and the import can simply be run again. The message files
+ *   are read one at a time (1,000 messages each), so memory stays flat.
+ * - **What it takes**: the organization and its settings, users and bots (API keys kept unless
+ *   already used on this server, then new ones), groups and their members, channels,
+ *   subscriptions, direct-message groups, default channels, domains, linkifiers, custom emoji
+ *   (their rows), profile fields and values, topics' visibility, muted users, alert words,
+ *   messages with each user's flags (rendered where the export lacks it), reactions and
+ *   submessages.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import type { AppDeps } from "../../context.ts";
+import type { Tx } from "../../db/index.ts";
+import { generateApiKey } from "../../lib/auth/passwords.ts";
+import { INTERNAL_BOTS } from "../../lib/users/internal-bots.ts";
+import { fakeEmailDomain } from "../../lib/realm/realm.ts";
+import { doCreateUser } from "../users/users.ts";
+import { renderMarkdown } from "../../lib/markdown/index.ts";
+import { directMessageGroupHash, RecipientType } from "../../lib/recipients.ts";
+import { subdomainProblem } from "../../lib/realm/realm.ts";
+import {
+  AFTER_MESSAGES,
+  CLIENT_KEY,
+  FORMAT,
+  isTime,
+  MESSAGE_TABLE,
+  REALM_TABLES,
+  tableColumns,
+  USER_MESSAGE_TABLE,
+  type Column,
+  type ExportTable,
+} from "../../lib/export/zulip-format.ts";
+
+/** A refusal of the export: one line naming the file and the record. */
+export class ImportError extends Error {}
+
+export interface ImportResult {
+  realmId: number;
+  stringId: string;
+  users: number;
+  channels: number;
+  messages: number;
+}
+
+type Row = Record<string, unknown>;
+
+/** Columns set after every table is in: they refer to tables inserted later. */
+const DEFERRED: Record<string, string[]> = {
+  realm: [
+    "new_stream_announcements_stream_id",
+    "signup_announcements_stream_id",
+    "zulip_update_announcements_stream_id",
+    "moderation_request_channel_id",
+  ],
+  user_profile: ["default_sending_stream_id", "default_events_register_stream_id"],
+};
+/** Tables an export does not carry: references to them are dropped. */
+const NOT_EXPORTED = new Set(["channel_folder"]);
+const RECIPIENT_TABLES: Record<number, string> = {
+  [RecipientType.PERSONAL]: "user_profile",
+  [RecipientType.STREAM]: "stream",
+  [RecipientType.DIRECT_MESSAGE_GROUP]: "direct_message_group",
+};
+const BATCH = 1000;
+
+function readJson(dir: string, file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, file), "utf8");
+  } catch (err) {
+    throw new ImportError(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code})`);
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      throw new Error("not an object");
+    return value as Record<string, unknown>;
+  } catch (err) {
+    throw new ImportError(`${file}: not a complete JSON object (${(err as Error).message})`);
+  }
+}
+
+function rowsOf(file: string, data: Record<string, unknown>, key: string): Row[] {
+  const rows = data[key] ?? [];
+  if (!Array.isArray(rows) || rows.some((r) => !r || typeof r !== "object"))
+    throw new ImportError(`${file}: ${key} is not a list of rows`);
+  return rows as Row[];
+}
+
+/** The directory holding realm.json: the one given, or its only subdirectory (a tarball's top). */
+export function exportRoot(dir: string): string {
+  if (existsSync(join(dir, "realm.json"))) return dir;
+  const subdirs = readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory());
+  if (subdirs.length === 1 && existsSync(join(dir, subdirs[0]!, "realm.json")))
+    return join(dir, subdirs[0]!);
+  throw new ImportError("realm.json: not found (is this a Zulip organization export?)");
+}
+
+export async function doImportZulip(
+  deps: Pick<AppDeps, "db" | "log" | "config">,
+  dir: string,
+  options: { subdomain?: string } = {},
+): Promise<ImportResult> {
+  const { config } = deps;
+  const root = exportRoot(dir);
+  const made = existsSync(join(root, "export.json")) ? readJson(root, "export.json") : null;
+  if (made && Number(made.zulip_export_format) > FORMAT.zulip_export_format)
+    throw new ImportError(
+      `export.json: format version ${String(made.zulip_export_format)} is newer than this server reads (${FORMAT.zulip_export_format})`,
+    );
+  const realmData = readJson(root, "realm.json");
+  const tables = new Map<string, Row[]>();
+  for (const spec of [...REALM_TABLES, ...AFTER_MESSAGES])
+    tables.set(spec.table, rowsOf("realm.json", realmData, spec.key));
+  // Zulip keeps its mirror dummies apart, and its system bots outside every organization (only
+  // their email and ids): here both are users of the organization, the bots with their own
+  // personal recipient, as this server makes every organization's internal bots.
+  tables
+    .get("user_profile")!
+    .push(...rowsOf("realm.json", realmData, "zerver_userprofile_mirrordummy"));
+  const fromZulip = "zerver_userprofile_crossrealm" in realmData;
+  for (const bot of rowsOf("realm.json", realmData, "zerver_userprofile_crossrealm")) {
+    const email = String(bot.email ?? "");
+    const spec = INTERNAL_BOTS.find((b) => b.email === email);
+    tables.get("user_profile")!.push({
+      id: bot.id,
+      email,
+      delivery_email: email,
+      full_name: spec?.fullName ?? email.split("@")[0],
+      is_bot: true,
+      bot_type: spec?.botType ?? 1,
+      role: spec?.role ?? 400,
+      is_active: true,
+      recipient: bot.recipient_id,
+    });
+    tables
+      .get("recipient")!
+      .push({ id: bot.recipient_id, type: RecipientType.PERSONAL, type_id: bot.id });
+  }
+  const [realmRow, ...more] = tables.get("realm")!;
+  if (!realmRow || more.length)
+    throw new ImportError("realm.json: zerver_realm must hold exactly one organization");
+  const stringId = options.subdomain ?? String(realmRow.string_id ?? "");
+  const problem = stringId === "" ? null : subdomainProblem(stringId);
+  if (problem) throw new ImportError(`subdomain '${stringId}': ${problem}`);
+  if (await deps.db.realm.findUnique({ where: { stringId } }))
+    throw new ImportError(
+      `an organization with the subdomain '${stringId}' exists already: an import makes a new organization (give another with --subdomain)`,
+    );
+
+  // The message files: each read once now, to check it and find the range of message ids.
+  const messageFiles = readdirSync(root)
+    .filter((n) => /^messages-\d{6}\.json$/.test(n))
+    .sort();
+  let minMessage = Infinity;
+  let maxMessage = -Infinity;
+  let messageCount = 0;
+  for (const file of messageFiles) {
+    const data = readJson(root, file);
+    const messages = rowsOf(file, data, MESSAGE_TABLE.key);
+    rowsOf(file, data, USER_MESSAGE_TABLE.key);
+    for (const m of messages) {
+      const id = Number(m.id);
+      if (!Number.isSafeInteger(id)) throw new ImportError(`${file}: a message without an id`);
+      minMessage = Math.min(minMessage, id);
+      maxMessage = Math.max(maxMessage, id);
+    }
+    messageCount += messages.length;
+  }
+
+  // What each table's rows are, for checking references before writing anything.
+  const known = new Map<string, Set<number>>();
+  for (const [table, rows] of tables) known.set(table, new Set(rows.map((r) => Number(r.id))));
+  known.set("named_user_group", known.get("user_group")!);
+  const recipientTypes = new Map(
+    tables.get("recipient")!.map((r) => [Number(r.id), Number(r.type)]),
+  );
+  const userFields = new Set(
+    tables
+      .get("custom_profile_field")!
+      .filter((f) => Number(f.field_type) === 6)
+      .map((f) => Number(f.id)),
+  );
+  // A direct-message group's members are its recipient's subscribers.
+  const groupMembers = new Map<number, number[]>();
+  for (const sub of tables.get("subscription")!) {
+    const recipient = Number(sub.recipient);
+    if (recipientTypes.get(recipient) !== RecipientType.DIRECT_MESSAGE_GROUP) continue;
+    groupMembers.set(recipient, [...(groupMembers.get(recipient) ?? []), Number(sub.user_profile)]);
+  }
+  const userActive = new Map(
+    tables.get("user_profile")!.map((r) => [Number(r.id), r.is_active !== false]),
+  );
+
+  const result = await deps.db.$transaction(
+    async (tx) => {
+      // Offsets: each table's ids move above what its sequence has handed out.
+      const offsets = new Map<string, number>();
+      const allocate = async (table: string, ids: number[]) => {
+        if (ids.length === 0) return offsets.set(table, 0);
+        const min = Math.min(...ids);
+        const max = Math.max(...ids);
+        const [{ base }] = await tx.$queryRawUnsafe<[{ base: number }]>(
+          `SELECT nextval(pg_get_serial_sequence('"${table}"', 'id'))::int AS base`,
+        );
+        const offset = base - min;
+        await tx.$queryRawUnsafe(
+          `SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), $1::bigint)`,
+          max + offset,
+        );
+        offsets.set(table, offset);
+      };
+      for (const [table, rows] of tables)
+        if (table !== "named_user_group")
+          await allocate(
+            table,
+            rows.map((r) => Number(r.id)),
+          );
+      offsets.set("named_user_group", offsets.get("user_group")!);
+      if (messageCount) await allocate("message", [minMessage, maxMessage]);
+      else offsets.set("message", 0);
+      const realmId = Number(realmRow.id) + offsets.get("realm")!;
+
+      const clients = await matchClients(tx, rowsOf("realm.json", realmData, CLIENT_KEY));
+      const usedKeys = new Set(
+        (
+          await tx.userProfile.findMany({
+            where: {
+              apiKey: {
+                in: tables
+                  .get("user_profile")!
+                  .map((u) => String(u.api_key ?? ""))
+                  .filter(Boolean),
+              },
+            },
+            select: { apiKey: true },
+          })
+        ).map((u) => u.apiKey),
+      );
+
+      const columnsOf = new Map<string, Column[]>();
+      const columns = async (spec: ExportTable) => {
+        if (!columnsOf.has(spec.table)) columnsOf.set(spec.table, await tableColumns(tx, spec));
+        return columnsOf.get(spec.table)!;
+      };
+
+      /** A row of the export as our row: references moved, times converted. */
+      const convert = (file: string, spec: ExportTable, cols: Column[], row: Row): Row => {
+        const out: Row = {};
+        const where = `${file}: ${spec.key} row ${String(row.id ?? JSON.stringify(row).slice(0, 60))}`;
+        const move = (table: string, value: unknown): number | null => {
+          if (value === null || value === undefined) return null;
+          if (NOT_EXPORTED.has(table)) return null;
+          const id = Number(value);
+          if (table === "client") {
+            const mapped = clients.get(id);
+            if (mapped === undefined)
+              throw new ImportError(`${where}: client ${id} is not in ${CLIENT_KEY}`);
+            return mapped;
+          }
+          const ids = known.get(table);
+          const inRange = table === "message" ? id >= minMessage && id <= maxMessage : ids?.has(id);
+          if (!inRange) throw new ImportError(`${where}: ${table} ${id} is not in the export`);
+          return id + offsets.get(table)!;
+        };
+        for (const c of cols) {
+          const field =
+            c.field in row
+              ? c.field
+              : (spec.aliases?.[c.name]?.find((alias) => alias in row) ?? c.field);
+          if (!(field in row) && c.name !== "realm_id") continue;
+          const value = row[field];
+          if (c.name === "realm_id") out.realm_id = realmId;
+          else if (DEFERRED[spec.table]?.includes(c.name)) out[c.name] = null;
+          else if (c.name === "id")
+            out.id = c.references
+              ? move(c.references, value)
+              : Number(value) + (offsets.get(spec.table) ?? 0);
+          else if (c.references) out[c.name] = move(c.references, value);
+          else if (spec.table === "recipient" && c.name === "type_id")
+            out.type_id = move(RECIPIENT_TABLES[Number(row.type)] ?? "?", value);
+          else if (spec.table === "stream" && c.name === "first_message_id")
+            out.first_message_id = value == null || !messageCount ? null : move("message", value);
+          else if (isTime(c) && typeof value === "number")
+            out[c.name] = new Date(value * 1000).toISOString();
+          else out[c.name] = value;
+        }
+        return out;
+      };
+
+      /** Our own columns, recomputed. */
+      const complete = (spec: ExportTable, out: Row, row: Row) => {
+        switch (spec.table) {
+          case "realm":
+            out.string_id = stringId;
+            break;
+          case "user_profile":
+            if (!out.api_key || usedKeys.has(String(out.api_key))) out.api_key = generateApiKey();
+            break;
+          case "subscription":
+            out.is_user_active = userActive.get(Number(row.user_profile)) ?? true;
+            break;
+          case "direct_message_group":
+            // Its hash names its members (Zulip's get_direct_message_group_hash): theirs here.
+            out.huddle_hash = directMessageGroupHash(
+              (groupMembers.get(Number(row.recipient)) ?? []).map(
+                (u) => u + offsets.get("user_profile")!,
+              ),
+            );
+            break;
+          case "user_topic":
+            out.topic_name_lower = String(out.topic_name ?? "").toLowerCase();
+            break;
+          case "message":
+            out.is_channel_message =
+              recipientTypes.get(Number(row.recipient)) === RecipientType.STREAM;
+            if (out.rendered_content == null) {
+              out.rendered_content = renderMarkdown(String(out.content ?? "")).html;
+              out.rendered_content_version = 1;
+            }
+            break;
+          case "user_message":
+            out.flags = Number(row.flags_mask ?? 0);
+            break;
+          case "custom_profile_field_value":
+            // A users field's value is the JSON list of its users' ids.
+            if (userFields.has(Number(row.field)) && typeof out.value === "string")
+              out.value = JSON.stringify(
+                (JSON.parse(out.value) as number[]).map(
+                  (id) => Number(id) + offsets.get("user_profile")!,
+                ),
+              );
+            break;
+          case "reaction":
+            // A custom emoji's reaction names it by its id.
+            if (out.reaction_type === "realm_emoji")
+              out.emoji_code = String(Number(out.emoji_code) + offsets.get("realm_emoji")!);
+            break;
+        }
+        return out;
+      };
+
+      const insert = async (file: string, spec: ExportTable, rows: Row[]) => {
+        const cols = await columns(spec);
+        for (let i = 0; i < rows.length; i += BATCH) {
+          const batch = rows
+            .slice(i, i + BATCH)
+            .map((r) => complete(spec, convert(file, spec, cols, r), r));
+          await insertBatch(tx, spec.table, batch, `${file}: ${spec.key}`);
+        }
+      };
+
+      // The organization and its groups refer to each other: one statement.
+      const realmCols = await columns(REALM_TABLES[0]!);
+      const groupCols = await columns(REALM_TABLES[1]!);
+      const realmOut = complete(
+        REALM_TABLES[0]!,
+        convert("realm.json", REALM_TABLES[0]!, realmCols, realmRow),
+        realmRow,
+      );
+      // The organization's uuid names it at the bouncer: kept unless this server has it already.
+      const uuid = String(realmOut.uuid ?? "");
+      if (
+        !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid) ||
+        (await tx.realm.findFirst({ where: { uuid }, select: { id: true } }))
+      )
+        realmOut.uuid = randomUUID();
+      const groups = tables
+        .get("user_group")!
+        .map((r) => convert("realm.json", REALM_TABLES[1]!, groupCols, r));
+      await guard("realm.json: zerver_realm and zerver_usergroup", () =>
+        tx.$executeRawUnsafe(
+          `WITH r AS (INSERT INTO realm (${names(realmOut)}) SELECT ${names(realmOut)} FROM json_populate_recordset(NULL::realm, $1::json))
+           INSERT INTO user_group (${names(groups[0] ?? { id: 0 })}) SELECT ${names(groups[0] ?? { id: 0 })} FROM json_populate_recordset(NULL::user_group, $2::json)`,
+          JSON.stringify([realmOut]),
+          JSON.stringify(groups),
+        ),
+      );
+      for (const spec of REALM_TABLES.slice(2))
+        await insert("realm.json", spec, tables.get(spec.table)!);
+
+      // Now that every channel is in: the columns that refer to them.
+      for (const [table, cols] of Object.entries(DEFERRED)) {
+        const rows = tables.get(table)!;
+        const spec = REALM_TABLES.find((s) => s.table === table)!;
+        const all = await columns(spec);
+        for (const name of cols) {
+          const col = all.find((c) => c.name === name);
+          if (!col) continue;
+          const pairs = rows
+            .filter((r) => r[col.field] != null)
+            .map((r) => [
+              Number(r.id) + offsets.get(table)!,
+              Number(r[col.field]) + offsets.get("stream")!,
+            ]);
+          for (const [id, stream] of pairs) {
+            if (!known.get("stream")!.has(stream! - offsets.get("stream")!))
+              throw new ImportError(
+                `realm.json: ${spec.key} row ${id! - offsets.get(table)!}: stream ${stream! - offsets.get("stream")!} is not in the export`,
+              );
+            await tx.$executeRawUnsafe(
+              `UPDATE "${table}" SET "${name}" = $1 WHERE id = $2`,
+              stream,
+              id,
+            );
+          }
+        }
+      }
+
+      for (const file of messageFiles) {
+        const data = readJson(root, file);
+        await insert(file, MESSAGE_TABLE, rowsOf(file, data, MESSAGE_TABLE.key));
+        await insert(file, USER_MESSAGE_TABLE, rowsOf(file, data, USER_MESSAGE_TABLE.key));
+      }
+      for (const spec of AFTER_MESSAGES) await insert("realm.json", spec, tables.get(spec.table)!);
+
+      // Zulip's system bots live outside organizations: an organization from Zulip gets its
+      // internal bots (notices are sent as them), as every organization made here has them.
+      const realm = await tx.realm.findUniqueOrThrow({ where: { id: realmId } });
+      const present = new Set(
+        tables.get("user_profile")!.map((u) => String(u.delivery_email ?? u.email)),
+      );
+      for (const bot of INTERNAL_BOTS)
+        if (fromZulip && !present.has(bot.email))
+          await doCreateUser(tx, realm, bot, await fakeEmailDomain(tx, realm, config));
+
+      return {
+        realmId,
+        stringId,
+        users: tables.get("user_profile")!.length,
+        channels: tables.get("stream")!.length,
+        messages: messageCount,
+      };
+    },
+    { timeout: 24 * 60 * 60_000, maxWait: 60_000 },
+  );
+  return result;
+}
+
+const names = (row: Row) =>
+  Object.keys(row)
+    .map((k) => `"${k}"`)
+    .join(", ");
+
+/** One statement of rows; a failure names the file and table it came from. */
+async function insertBatch(tx: Tx, table: string, rows: Row[], where: string) {
+  if (rows.length === 0) return;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cols = keys.map((k) => `"${k}"`).join(", ");
+  await guard(where, () =>
+    tx.$executeRawUnsafe(
+      `INSERT INTO "${table}" (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::"${table}", $1::json)`,
+      JSON.stringify(rows),
+    ),
+  );
+}
+
+async function guard<T>(where: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ImportError) throw err;
+    const message = (err as Error).message.split("\n").filter(Boolean).at(-1) ?? String(err);
+    throw new ImportError(`${where}: ${message}`);
+  }
+}
+
+/** The export's clients, by name: this server's of the same name, or new ones. */
+async function matchClients(tx: Tx, rows: Row[]): Promise<Map<number, number>> {
+  const map = new Map<number, number>();
+  for (const row of rows) {
+    const name = String(row.name ?? "");
+    const client =
+      (await tx.client.findFirst({ where: { name } })) ??
+      (await tx.client.create({ data: { name } }));
+    map.set(Number(row.id), client.id);
+  }
+  return map;
+}

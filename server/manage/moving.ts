@@ -1,0 +1,100 @@
+/**
+ * Moving an organization in and out (Zulip's `export` and `import` management commands):
+ * `export` writes one organization in Zulip's export format (lib/export/export-realm.ts), and
+ * `import-zulip PATH` makes a new organization from such an export (actions/realm/import-zulip.ts).
+ */
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import { join, resolve } from "node:path";
+import { doImportZulip } from "../actions/realm/import-zulip.ts";
+import { unpackArchive } from "../lib/export/archive.ts";
+import { exportRealm } from "../lib/export/export-realm.ts";
+import { realmUrl } from "../lib/realm/realm.ts";
+import { labelled, UsageError, type Command } from "./cli.ts";
+import { organization, realmOption } from "./commands.ts";
+
+export const exportCommand: Command<{ realm?: string; output: string }> = {
+  name: "export",
+  summary: "Export an organization in Zulip's export format (a .tar.gz another server imports).",
+  options: {
+    realm: {
+      type: "string",
+      value: "ID",
+      description: "the organization's id (subdomain); by default the first one created",
+    },
+    output: {
+      type: "string",
+      value: "DIR",
+      description: "the directory the .tar.gz is written to (default: the current directory)",
+    },
+  },
+  notes:
+    "The export holds every user's password hash and API key: keep it as you keep the database.",
+  check(values) {
+    const output = resolve((values.output as string | undefined) ?? ".");
+    if (!existsSync(output) || !statSync(output).isDirectory())
+      throw new UsageError(`--output ${values.output as string}: not a directory`);
+    return { realm: realmOption(values), output };
+  },
+  async run({ realm: stringId, output }, deps) {
+    const realm = await organization(deps, stringId);
+    const started = Date.now();
+    const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
+    const name = `zulip-export-${realm.stringId || "root"}-${stamp}`;
+    const result = await exportRealm(deps.db, realm.id, output, name);
+    return labelled(`Exported "${realm.name}".`, [
+      ["file", result.tarball],
+      ["messages", result.messages],
+      ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
+    ]);
+  },
+};
+
+export const importZulipCommand: Command<{ path: string; subdomain?: string }> = {
+  name: "import-zulip",
+  summary: "Import a Zulip organization export (.tar.gz, or its directory) as a new organization.",
+  positional: { name: "path", description: "the export: a .tar.gz or the directory it unpacks to" },
+  options: {
+    subdomain: {
+      type: "string",
+      value: "ID",
+      description: "the new organization's subdomain (default: the export's)",
+    },
+  },
+  notes:
+    "The organization must not exist yet. The import is one transaction: a refusal or a crash leaves nothing behind, so it can be run again.",
+  check(values) {
+    const path = resolve(values.path as string);
+    if (!existsSync(path))
+      throw new UsageError(`${values.path as string}: no such file or directory`);
+    return { path, subdomain: values.subdomain as string | undefined };
+  },
+  async run({ path, subdomain }, deps) {
+    const started = Date.now();
+    let dir = path;
+    let unpacked: string | undefined;
+    if (!statSync(path).isDirectory()) {
+      unpacked = mkdtempSync(join(os.tmpdir(), "zulip-import-"));
+      try {
+        await unpackArchive(path, unpacked);
+      } catch (err) {
+        rmSync(unpacked, { recursive: true, force: true });
+        throw new UsageError(`${path}: not a readable archive (${(err as Error).message})`);
+      }
+      dir = unpacked;
+    }
+    try {
+      const result = await doImportZulip(deps, dir, { subdomain });
+      const realm = await deps.db.realm.findUniqueOrThrow({ where: { id: result.realmId } });
+      return labelled(`Imported "${realm.name}".`, [
+        ["organization URL", await realmUrl(deps.db, realm, deps.config)],
+        ["users", result.users],
+        ["channels", result.channels],
+        ["messages", result.messages],
+        ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
+      ]);
+    } finally {
+      if (unpacked) rmSync(unpacked, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,233 @@
+/**
+ * Moving an organization out and in: the development organization exported in Zulip's format
+ * (lib/export/export-realm.ts, a .tar.gz), imported back as a new organization on the same
+ * server (actions/realm/import-zulip.ts), and the two compared through the API as their users see
+ * them: register's state and the messages with their flags and reactions. Then the refusals:
+ * an organization that exists, a truncated file, a reference to a user the export lacks, an
+ * unknown format; each leaves nothing behind.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
+import { doImportZulip, ImportError } from "../../server/actions/realm/import-zulip.ts";
+import { unpackArchive } from "../../server/lib/export/archive.ts";
+import { exportRealm } from "../../server/lib/export/export-realm.ts";
+import { expectSuccess } from "../helpers/expect.ts";
+import { fetchAsHost } from "../helpers/host-fetch.ts";
+import { useTestServer } from "../helpers/server.ts";
+import { specCheckMiddleware } from "../helpers/spec-check.ts";
+
+const server = useTestServer();
+let work: string;
+let unpacked: string;
+let imported: { realmId: number; stringId: string };
+
+beforeAll(() => {
+  work = mkdtempSync(join(os.tmpdir(), "export-test-"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const id = (name: string) => server.creds.users[name]!.user_id;
+const verona = () => server.creds.channels.Verona!.stream_id;
+
+/** A client of the imported organization, as the user of that email there. */
+async function importedAs(email: string): Promise<ZulipClient> {
+  const user = await server.db.userProfile.findFirstOrThrow({
+    where: { realmId: imported.realmId, deliveryEmail: email },
+  });
+  return createZulipClient({
+    baseUrl: server.baseUrl,
+    email: user.email,
+    apiKey: user.apiKey,
+    fetch: fetchAsHost(`${imported.stringId}.${server.deps.config.externalHost}`),
+    middleware: [specCheckMiddleware],
+  });
+}
+
+/** What a user sees of an organization, with ids replaced by what they name. */
+async function view(client: ZulipClient) {
+  const state = (await expectSuccess(
+    client.POST("/register", {
+      body: {
+        fetch_event_types: [
+          "realm",
+          "realm_user",
+          "subscription",
+          "user_topic",
+          "alert_words",
+          "realm_user_groups",
+          "custom_profile_fields",
+          "muted_users",
+        ],
+        include_subscribers: true,
+      },
+    }),
+  )) as any;
+  const emailOf = new Map<number, string>(
+    state.realm_users.map((u: any) => [u.user_id, u.delivery_email ?? u.email]),
+  );
+  const { messages } = (await expectSuccess(
+    client.GET("/messages", {
+      params: { query: { anchor: "newest", num_before: 1000, num_after: 0 } },
+    }),
+  )) as any;
+  return {
+    realm: { name: state.realm_name, waiting: state.realm_waiting_period_threshold },
+    users: state.realm_users
+      .map((u: any) => `${u.delivery_email ?? u.email}|${u.full_name}|${u.role}|${u.is_bot}`)
+      .sort(),
+    subscriptions: state.subscriptions
+      .map((s: any) => `${s.name}|${s.color}|${s.pin_to_top}|${s.is_muted}|${s.subscribers.length}`)
+      .sort(),
+    topics: state.user_topics.map((t: any) => `${t.topic_name}|${t.visibility_policy}`).sort(),
+    alertWords: [...state.alert_words].sort(),
+    groups: state.realm_user_groups
+      .map(
+        (g: any) =>
+          `${g.name}|${g.members
+            .map((m: number) => emailOf.get(m))
+            .sort()
+            .join(",")}`,
+      )
+      .sort(),
+    profileFields: state.custom_profile_fields.map((f: any) => `${f.name}|${f.type}`),
+    muted: state.muted_users.map((m: any) => emailOf.get(m.id)),
+    messages: messages.map((m: any) => ({
+      content: m.content,
+      topic: m.subject,
+      sender: m.sender_email,
+      type: m.type,
+      timestamp: m.timestamp,
+      flags: [...m.flags].sort(),
+      to:
+        typeof m.display_recipient === "string"
+          ? m.display_recipient
+          : m.display_recipient.map((r: any) => r.email).sort(),
+      reactions: m.reactions.map((r: any) => `${r.emoji_name}|${emailOf.get(r.user_id)}`).sort(),
+    })),
+  };
+}
+
+describe("export and import-zulip", () => {
+  it("an exported organization imports as a new one that its users see the same: users, channels, subscriptions, groups, topics, alert words, messages with flags and reactions", async () => {
+    const hamlet = server.as("hamlet");
+    // Things to carry: a reaction, a star, a muted topic, an alert word, direct messages, a group.
+    const { id: dm } = await expectSuccess(
+      hamlet.POST("/messages", {
+        body: { type: "direct", to: JSON.stringify([id("othello")]), content: "Just us **two**" },
+      }),
+    );
+    await expectSuccess(
+      hamlet.POST("/messages", {
+        body: {
+          type: "direct",
+          to: JSON.stringify([id("othello"), id("cordelia")]),
+          content: "The three of us",
+        },
+      }),
+    );
+    const { id: posted } = await expectSuccess(
+      hamlet.POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "moving", content: "We are moving :tada:" },
+      }),
+    );
+    await expectSuccess(
+      server.as("othello").POST("/messages/{message_id}/reactions", {
+        params: { path: { message_id: posted! } },
+        body: { emoji_name: "tada" },
+      }),
+    );
+    await expectSuccess(
+      hamlet.POST("/messages/flags", { body: { messages: [dm!], op: "add", flag: "starred" } }),
+    );
+    await expectSuccess(
+      hamlet.POST("/user_topics", {
+        body: { stream_id: verona(), topic: "moving", visibility_policy: 1 },
+      }),
+    );
+    await expectSuccess(hamlet.POST("/users/me/alert_words", { body: { alert_words: ["zebra"] } }));
+    await expectSuccess(
+      server.as("iago").POST("/user_groups/create", {
+        body: { name: "movers", description: "They move", members: [id("hamlet"), id("iago")] },
+      }),
+    );
+    const before = await view(hamlet);
+
+    const realm = await server.db.realm.findFirstOrThrow({ orderBy: { id: "asc" } });
+    const result = await exportRealm(server.db, realm.id, work, "zulip-export-test");
+    expect(result.messages).toBe(before.messages.length);
+    unpacked = join(work, "unpacked");
+    await unpackArchive(result.tarball, unpacked);
+    const realmJson = JSON.parse(
+      readFileSync(join(unpacked, "zulip-export-test", "realm.json"), "utf8"),
+    );
+    // Zulip's format: foreign keys by field name, times as float seconds, flags as a mask.
+    expect(realmJson.import_source).toBe("zulip");
+    expect(realmJson.zerver_userprofile[0]).toHaveProperty("realm", realm.id);
+    expect(typeof realmJson.zerver_userprofile[0].date_joined).toBe("number");
+    const messageFile = JSON.parse(
+      readFileSync(join(unpacked, "zulip-export-test", "messages-000001.json"), "utf8"),
+    );
+    expect(messageFile.zerver_message[0]).toHaveProperty("sender");
+    expect(messageFile.zerver_usermessage[0]).toHaveProperty("flags_mask");
+
+    const done = await doImportZulip(server.deps, unpacked, { subdomain: "imported" });
+    imported = done;
+    expect(done).toMatchObject({ stringId: "imported", messages: before.messages.length });
+    expect(done.realmId).not.toBe(realm.id);
+
+    const after = await view(await importedAs("hamlet@zulip.com"));
+    expect(after).toEqual(before);
+    // The imported organization's users are its own: a send there reaches its users only.
+    const { id: sent } = await expectSuccess(
+      (await importedAs("hamlet@zulip.com")).POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "moved", content: "Arrived" },
+      }),
+    );
+    expect(sent).toBeGreaterThan(posted!);
+  });
+
+  it("refuses an organization that exists, a truncated file, a reference the export lacks and a newer format, with one line naming the file, leaving nothing behind", async () => {
+    const root = join(unpacked, "zulip-export-test");
+    const realms = await server.db.realm.count();
+    const refused = async (dir: string, subdomain: string) => {
+      const err = await doImportZulip(server.deps, dir, { subdomain }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(ImportError);
+      expect((err as Error).message).not.toContain("\n");
+      expect(await server.db.realm.count()).toBe(realms);
+      return (err as Error).message;
+    };
+    expect(await refused(unpacked, "imported")).toBe(
+      "an organization with the subdomain 'imported' exists already: an import makes a new organization (give another with --subdomain)",
+    );
+
+    const messages = readFileSync(join(root, "messages-000001.json"), "utf8");
+    writeFileSync(join(root, "messages-000001.json"), messages.slice(0, messages.length / 2));
+    expect(await refused(unpacked, "truncated")).toMatch(
+      /^messages-000001\.json: not a complete JSON object/,
+    );
+    writeFileSync(join(root, "messages-000001.json"), messages);
+
+    const realmText = readFileSync(join(root, "realm.json"), "utf8");
+    const data = JSON.parse(realmText);
+    const sub = data.zerver_subscription.at(-1);
+    sub.user_profile = 999_999;
+    writeFileSync(join(root, "realm.json"), JSON.stringify(data));
+    expect(await refused(unpacked, "dangling")).toBe(
+      `realm.json: zerver_subscription row ${sub.id}: user_profile 999999 is not in the export`,
+    );
+    writeFileSync(join(root, "realm.json"), realmText);
+
+    const made = readFileSync(join(root, "export.json"), "utf8");
+    writeFileSync(join(root, "export.json"), JSON.stringify({ zulip_export_format: 99 }));
+    expect(await refused(unpacked, "future")).toBe(
+      "export.json: format version 99 is newer than this server reads (1)",
+    );
+    writeFileSync(join(root, "export.json"), made);
+  });
+});
