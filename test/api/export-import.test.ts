@@ -135,12 +135,12 @@ describe("export and import-zulip", () => {
     );
     await expectSuccess(
       server.as("othello").POST("/messages/{message_id}/reactions", {
-        params: { path: { message_id: posted! } },
+        params: { path: { message_id: posted } },
         body: { emoji_name: "tada" },
       }),
     );
     await expectSuccess(
-      hamlet.POST("/messages/flags", { body: { messages: [dm!], op: "add", flag: "starred" } }),
+      hamlet.POST("/messages/flags", { body: { messages: [dm], op: "add", flag: "starred" } }),
     );
     await expectSuccess(
       hamlet.POST("/user_topics", {
@@ -186,7 +186,7 @@ describe("export and import-zulip", () => {
         body: { type: "stream", to: "Verona", topic: "moved", content: "Arrived" },
       }),
     );
-    expect(sent).toBeGreaterThan(posted!);
+    expect(sent).toBeGreaterThan(posted);
   });
 
   it("refuses an organization that exists, a truncated file, a reference the export lacks and a newer format, with one line naming the file, leaving nothing behind", async () => {

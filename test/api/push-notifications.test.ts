@@ -43,7 +43,7 @@ async function phone(as: string, tokenId: number) {
   await expectSuccess(
     server.as(as).POST("/mobile_push/register", {
       body: {
-        device_id: device_id!,
+        device_id: device_id,
         token_kind: "fcm",
         push_key: Buffer.concat([Buffer.from([0x31]), key]).toString("base64"),
         push_key_id: 3,
@@ -53,8 +53,8 @@ async function phone(as: string, tokenId: number) {
       },
     }),
   );
-  const row = await server.db.pushDevice.findUniqueOrThrow({ where: { id: device_id! } });
-  return { deviceId: device_id!, bouncerDeviceId: Number(row.bouncerDeviceId), key };
+  const row = await server.db.pushDevice.findUniqueOrThrow({ where: { id: device_id } });
+  return { deviceId: device_id, bouncerDeviceId: Number(row.bouncerDeviceId), key };
 }
 
 function decrypt(key: Uint8Array, encrypted: string): Record<string, unknown> {
@@ -124,7 +124,7 @@ describe("push notifications", () => {
 
     await expectSuccess(
       server.as("othello").POST("/messages/flags", {
-        body: { messages: [id!], op: "add", flag: "read" },
+        body: { messages: [id], op: "add", flag: "read" },
       }),
     );
     const [removal] = await notified(1, 1);
@@ -137,7 +137,7 @@ describe("push notifications", () => {
     });
     // Read again: nothing more to remove.
     await server.as("othello").POST("/messages/flags", {
-      body: { messages: [id!], op: "add", flag: "read" },
+      body: { messages: [id], op: "add", flag: "read" },
     });
     await sleep(300);
     expect(relay.requests.filter((r) => r.endpoint === "push/e2ee/notify")).toHaveLength(2);
@@ -179,7 +179,7 @@ describe("push notifications", () => {
     expect(await server.db.pushNotificationQueue.count()).toBe(1);
     await expectSuccess(
       server.as("cordelia").POST("/messages/flags", {
-        body: { messages: [second!], op: "add", flag: "read" },
+        body: { messages: [second], op: "add", flag: "read" },
       }),
     );
     server.pushNotifications.start();

@@ -45,7 +45,7 @@ describe.skipIf(!process.env.DATABASE_URL)("notifications across server processe
     await expectSuccess(
       othello.POST("/mobile_push/register", {
         body: {
-          device_id: device_id!,
+          device_id: device_id,
           token_kind: "apns",
           push_key: Buffer.concat([Buffer.from([0x31]), key]).toString("base64"),
           push_key_id: 1,
@@ -55,7 +55,7 @@ describe.skipIf(!process.env.DATABASE_URL)("notifications across server processe
         },
       }),
     );
-    const othelloId = (await expectSuccess(othello.GET("/users/me"))).user_id!;
+    const othelloId = (await expectSuccess(othello.GET("/users/me"))).user_id;
     const sent: number[] = [];
     for (let i = 0; i < N; i++) {
       const via = i % 2 === 0 ? pair.a : pair.b;
@@ -64,7 +64,7 @@ describe.skipIf(!process.env.DATABASE_URL)("notifications across server processe
           body: { type: "direct", to: JSON.stringify([othelloId]), content: `Missed number ${i}.` },
         }),
       );
-      sent.push(id!);
+      sent.push(id);
     }
 
     // Pushes: one per message, each decrypting to its message.

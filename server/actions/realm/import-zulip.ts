@@ -134,7 +134,7 @@ export async function doImportZulip(
     .push(...rowsOf("realm.json", realmData, "zerver_userprofile_mirrordummy"));
   const fromZulip = "zerver_userprofile_crossrealm" in realmData;
   for (const bot of rowsOf("realm.json", realmData, "zerver_userprofile_crossrealm")) {
-    const email = String(bot.email ?? "");
+    const email = str(bot.email);
     const spec = INTERNAL_BOTS.find((b) => b.email === email);
     tables.get("user_profile")!.push({
       id: bot.id,
@@ -154,7 +154,7 @@ export async function doImportZulip(
   const [realmRow, ...more] = tables.get("realm")!;
   if (!realmRow || more.length)
     throw new ImportError("realm.json: zerver_realm must hold exactly one organization");
-  const stringId = options.subdomain ?? String(realmRow.string_id ?? "");
+  const stringId = options.subdomain ?? str(realmRow.string_id);
   const problem = stringId === "" ? null : subdomainProblem(stringId);
   if (problem) throw new ImportError(`subdomain '${stringId}': ${problem}`);
   if (await deps.db.realm.findUnique({ where: { stringId } }))
@@ -243,7 +243,7 @@ export async function doImportZulip(
               apiKey: {
                 in: tables
                   .get("user_profile")!
-                  .map((u) => String(u.api_key ?? ""))
+                  .map((u) => str(u.api_key))
                   .filter(Boolean),
               },
             },
@@ -261,7 +261,7 @@ export async function doImportZulip(
       /** A row of the export as our row: references moved, times converted. */
       const convert = (file: string, spec: ExportTable, cols: Column[], row: Row): Row => {
         const out: Row = {};
-        const where = `${file}: ${spec.key} row ${String(row.id ?? JSON.stringify(row).slice(0, 60))}`;
+        const where = `${file}: ${spec.key} row ${str(row.id) || JSON.stringify(row).slice(0, 60)}`;
         const move = (table: string, value: unknown): number | null => {
           if (value === null || value === undefined) return null;
           if (NOT_EXPORTED.has(table)) return null;
@@ -309,7 +309,7 @@ export async function doImportZulip(
             out.string_id = stringId;
             break;
           case "user_profile":
-            if (!out.api_key || usedKeys.has(String(out.api_key))) out.api_key = generateApiKey();
+            if (!out.api_key || usedKeys.has(str(out.api_key))) out.api_key = generateApiKey();
             break;
           case "subscription":
             out.is_user_active = userActive.get(Number(row.user_profile)) ?? true;
@@ -323,13 +323,13 @@ export async function doImportZulip(
             );
             break;
           case "user_topic":
-            out.topic_name_lower = String(out.topic_name ?? "").toLowerCase();
+            out.topic_name_lower = str(out.topic_name).toLowerCase();
             break;
           case "message":
             out.is_channel_message =
               recipientTypes.get(Number(row.recipient)) === RecipientType.STREAM;
             if (out.rendered_content == null) {
-              out.rendered_content = renderMarkdown(String(out.content ?? "")).html;
+              out.rendered_content = renderMarkdown(str(out.content)).html;
               out.rendered_content_version = 1;
             }
             break;
@@ -373,7 +373,7 @@ export async function doImportZulip(
         realmRow,
       );
       // The organization's uuid names it at the bouncer: kept unless this server has it already.
-      const uuid = String(realmOut.uuid ?? "");
+      const uuid = str(realmOut.uuid);
       if (
         !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid) ||
         (await tx.realm.findFirst({ where: { uuid }, select: { id: true } }))
@@ -432,7 +432,7 @@ export async function doImportZulip(
       // internal bots (notices are sent as them), as every organization made here has them.
       const realm = await tx.realm.findUniqueOrThrow({ where: { id: realmId } });
       const present = new Set(
-        tables.get("user_profile")!.map((u) => String(u.delivery_email ?? u.email)),
+        tables.get("user_profile")!.map((u) => str(u.delivery_email ?? u.email)),
       );
       for (const bot of INTERNAL_BOTS)
         if (fromZulip && !present.has(bot.email))
@@ -450,6 +450,10 @@ export async function doImportZulip(
   );
   return result;
 }
+
+/** A value of the export as text: strings and numbers as they are, anything else empty. */
+const str = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 
 const names = (row: Row) =>
   Object.keys(row)
@@ -483,7 +487,7 @@ async function guard<T>(where: string, work: () => Promise<T>): Promise<T> {
 async function matchClients(tx: Tx, rows: Row[]): Promise<Map<number, number>> {
   const map = new Map<number, number>();
   for (const row of rows) {
-    const name = String(row.name ?? "");
+    const name = str(row.name);
     const client =
       (await tx.client.findFirst({ where: { name } })) ??
       (await tx.client.create({ data: { name } }));

@@ -71,7 +71,7 @@ function unzip(path: string, into: string): Promise<void> {
           target = safePath(into, entry.fileName);
         } catch (e) {
           zip.close();
-          return reject(e as Error);
+          return reject(e instanceof Error ? e : new Error(String(e)));
         }
         if (entry.fileName.endsWith("/")) {
           mkdirSync(target, { recursive: true });
