@@ -6,7 +6,7 @@
  * an organization that exists, a truncated file, a reference to a user the export lacks, an
  * unknown format; each leaves nothing behind.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { exportRealm } from "../../server/lib/export/export-realm.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { fetchAsHost } from "../helpers/host-fetch.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { zulipExportFixture } from "../fixtures/zulip-export.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
 
 const server = useTestServer();
@@ -229,5 +230,98 @@ describe("export and import-zulip", () => {
       "export.json: format version 99 is newer than this server reads (1)",
     );
     writeFileSync(join(root, "export.json"), made);
+  });
+});
+
+describe("import-zulip of an export Zulip made", () => {
+  it("imports Zulip's format: system bots and mirror dummies as users, messages rendered where the export has no rendering, flags, reactions to custom emoji, profile fields of users, muting, groups and the group DM", async () => {
+    const dir = join(work, "from-zulip");
+    mkdirSync(dir, { recursive: true });
+    for (const [file, data] of Object.entries(zulipExportFixture()))
+      writeFileSync(join(dir, file), JSON.stringify(data));
+    const done = await doImportZulip(server.deps, dir);
+    expect(done).toMatchObject({ stringId: "acme", users: 5, channels: 1, messages: 4 });
+    imported = done;
+    const bob = await importedAs("bob@acme.example");
+    const idOf = async (email: string) =>
+      (
+        await server.db.userProfile.findFirstOrThrow({
+          where: { realmId: done.realmId, deliveryEmail: email },
+        })
+      ).id;
+
+    const { messages } = (await expectSuccess(
+      bob.GET("/messages", {
+        params: { query: { anchor: "oldest", num_before: 0, num_after: 10 } },
+      }),
+    )) as any;
+    expect(
+      messages.map((m: any) => [m.sender_email, m.subject, m.content, [...m.flags].sort()]),
+    ).toEqual([
+      ["alice@acme.example", "lunch", "<p>Pizza at noon?</p>", ["starred"]],
+      ["alice@acme.example", "", "<p>hi <strong>Bob</strong></p>", []],
+      ["carol@acme.example", "", "<p>All three of us</p>", []],
+      [
+        "notification-bot@zulip.com",
+        "channel events",
+        "<p><strong>Public</strong> channel created.</p>",
+        [],
+      ],
+    ]);
+    // Times as Zulip wrote them (float seconds).
+    expect(messages[0].timestamp).toBe(1_700_000_000 + 3600 + 100);
+    const emoji = await server.db.realmEmoji.findFirstOrThrow({ where: { realmId: done.realmId } });
+    expect(messages[0].reactions).toMatchObject([
+      { emoji_name: "party", emoji_code: String(emoji.id), reaction_type: "realm_emoji" },
+    ]);
+
+    const state = (await expectSuccess(
+      bob.POST("/register", {
+        body: {
+          fetch_event_types: ["realm_user", "user_topic", "realm_user_groups", "realm"],
+          include_subscribers: true,
+        },
+      }),
+    )) as any;
+    expect(state.realm_name).toBe("Acme");
+    const users = new Map(state.realm_users.map((u: any) => [u.email, u]));
+    expect((users.get("bob@acme.example") as any).profile_data).toEqual({
+      [String(
+        (await server.db.customProfileField.findFirstOrThrow({ where: { realmId: done.realmId } }))
+          .id,
+      )]: { value: JSON.stringify([await idOf("alice@acme.example")]) },
+    });
+    expect(users.has("notification-bot@zulip.com")).toBe(true);
+    // The mirror dummy is an inactive user.
+    expect(users.has("dave@old.example")).toBe(false);
+    expect(
+      (
+        await server.db.userProfile.findFirstOrThrow({
+          where: { realmId: done.realmId, deliveryEmail: "dave@old.example" },
+        })
+      ).isActive,
+    ).toBe(false);
+    expect(state.user_topics.map((t: any) => [t.topic_name, t.visibility_policy])).toEqual([
+      ["Lunch", 1],
+    ]);
+    const ops = state.realm_user_groups.find((g: any) => g.name === "ops");
+    expect(ops.members.sort()).toEqual(
+      [await idOf("bob@acme.example"), await idOf("carol@acme.example")].sort(),
+    );
+
+    // The group DM's hash was made again from its members: a new message joins the conversation.
+    const { id } = await expectSuccess(
+      bob.POST("/messages", {
+        body: {
+          type: "direct",
+          to: JSON.stringify([await idOf("alice@acme.example"), await idOf("carol@acme.example")]),
+          content: "Still here",
+        },
+      }),
+    );
+    const sent = (await expectSuccess(
+      bob.GET("/messages/{message_id}", { params: { path: { message_id: id! } } }),
+    )) as any;
+    expect(sent.message.recipient_id).toBe(messages[2].recipient_id);
   });
 });

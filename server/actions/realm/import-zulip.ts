@@ -326,6 +326,8 @@ export async function doImportZulip(
             out.topic_name_lower = str(out.topic_name).toLowerCase();
             break;
           case "message":
+            // Zulip stores a direct message's topic as "\u0007" (Message.DM_TOPIC); here it is "".
+            if (out.subject === "\u0007") out.subject = "";
             out.is_channel_message =
               recipientTypes.get(Number(row.recipient)) === RecipientType.STREAM;
             if (out.rendered_content == null) {
@@ -460,17 +462,29 @@ const names = (row: Row) =>
     .map((k) => `"${k}"`)
     .join(", ");
 
-/** One statement of rows; a failure names the file and table it came from. */
+/**
+ * Rows in as few statements as their shapes allow: rows with the same fields together, so a
+ * field one row lacks takes the column's default rather than null. A failure names the file
+ * and table the rows came from.
+ */
 async function insertBatch(tx: Tx, table: string, rows: Row[], where: string) {
-  if (rows.length === 0) return;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cols = keys.map((k) => `"${k}"`).join(", ");
-  await guard(where, () =>
-    tx.$executeRawUnsafe(
-      `INSERT INTO "${table}" (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::"${table}", $1::json)`,
-      JSON.stringify(rows),
-    ),
-  );
+  const shapes = new Map<string, Row[]>();
+  for (const row of rows) {
+    const key = Object.keys(row).join(",");
+    shapes.set(key, [...(shapes.get(key) ?? []), row]);
+  }
+  for (const [key, same] of shapes) {
+    const cols = key
+      .split(",")
+      .map((k) => `"${k}"`)
+      .join(", ");
+    await guard(where, () =>
+      tx.$executeRawUnsafe(
+        `INSERT INTO "${table}" (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::"${table}", $1::json)`,
+        JSON.stringify(same),
+      ),
+    );
+  }
 }
 
 async function guard<T>(where: string, work: () => Promise<T>): Promise<T> {
