@@ -79,7 +79,7 @@ describe("npm run manage: the command line", () => {
       [[], "usage: npm run manage -- <command>"],
       [
         ["frobnicate"],
-        "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale; see npm run manage -- --help)\n",
+        "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale, export, import-zulip; see npm run manage -- --help)\n",
       ],
       [
         ["create-user", "--emial", "a@b.example"],
@@ -542,5 +542,44 @@ describe("npm run manage: the commands", { timeout: 300_000 }, () => {
       stdout: "",
       stderr: "error: --name OPS: Channel 'OPS' already exists\n",
     });
+  });
+  it("export writes a .tar.gz that import-zulip makes a new organization of; a second import, a missing file and a broken archive are refused in one line", async () => {
+    const out = mkdtempSync(join(tmpdir(), "manage-export-"));
+    try {
+      const exported = await manage("export", "--realm", "zulip", "--output", out);
+      expect(exported).toMatchObject({ code: 0, stderr: "" });
+      const file = field(exported.stdout, "file")!;
+      expect(file).toMatch(/zulip-export-zulip-\d{8}T\d{6}Z\.tar\.gz$/);
+      expect(Number(field(exported.stdout, "messages"))).toBeGreaterThan(0);
+
+      const imported = await manage("import-zulip", file, "--subdomain", "copy");
+      expect(imported).toMatchObject({ code: 0, stderr: "" });
+      expect(imported.stdout).toMatch(/^Imported "Zulip Dev"\./);
+      expect(field(imported.stdout, "messages")).toBe(field(exported.stdout, "messages"));
+      const copied = await withDb(dataDir, (db) =>
+        db.realm.findUniqueOrThrow({ where: { stringId: "copy" } }),
+      );
+      expect(copied.name).toBe("Zulip Dev");
+
+      const again = await manage("import-zulip", file, "--subdomain", "copy");
+      expect(again).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr:
+          "error: an organization with the subdomain 'copy' exists already: an import makes a new organization (give another with --subdomain)\n",
+      });
+      expect(await manage("import-zulip", join(out, "nothing.tar.gz"))).toMatchObject({
+        code: 2,
+        stderr: `error: ${join(out, "nothing.tar.gz")}: no such file or directory (see npm run manage -- import-zulip --help)\n`,
+      });
+      const broken = join(out, "broken.tar.gz");
+      writeFileSync(broken, readFileSync(file).subarray(0, 200));
+      const refused = await manage("import-zulip", broken, "--subdomain", "broken");
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^error: .*broken\.tar\.gz: not a readable archive \(.*\)/);
+      expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });
