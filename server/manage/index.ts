@@ -8,9 +8,14 @@ import { configFromEnv, ConfigError } from "../config.ts";
 import { JsonableError } from "../errors.ts";
 import { commandHelp, parseCommandArgs, PROGRAM, UsageError, type Command } from "./cli.ts";
 import { COMMANDS as BASE_COMMANDS } from "./commands.ts";
-import { exportCommand, importZulipCommand } from "./moving.ts";
+import { exportCommand, importSlackCommand, importZulipCommand } from "./moving.ts";
 
-const COMMANDS = [...BASE_COMMANDS, exportCommand, importZulipCommand] as Command<unknown>[];
+const COMMANDS = [
+  ...BASE_COMMANDS,
+  exportCommand,
+  importZulipCommand,
+  importSlackCommand,
+] as Command<unknown>[];
 import { openForCommand } from "./context.ts";
 
 const HELP = [

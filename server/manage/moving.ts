@@ -1,7 +1,8 @@
 /**
  * Moving an organization in and out (Zulip's `export` and `import` management commands):
- * `export` writes one organization in Zulip's export format (lib/export/export-realm.ts), and
- * `import-zulip PATH` makes a new organization from such an export (actions/realm/import-zulip.ts).
+ * `export` writes one organization in Zulip's export format (lib/export/export-realm.ts),
+ * `import-zulip PATH` makes a new organization from such an export (actions/realm/import-zulip.ts),
+ * and `import-slack PATH` from a Slack export, converted to Zulip's format first (lib/export/slack.ts).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -9,7 +10,9 @@ import { join, resolve } from "node:path";
 import { doImportZulip } from "../actions/realm/import-zulip.ts";
 import { unpackArchive } from "../lib/export/archive.ts";
 import { exportRealm } from "../lib/export/export-realm.ts";
-import { realmUrl } from "../lib/realm/realm.ts";
+import { convertSlackExport, SlackExportError, type SlackConversion } from "../lib/export/slack.ts";
+import { JsonableError } from "../errors.ts";
+import { realmUrl, subdomainProblem } from "../lib/realm/realm.ts";
 import { labelled, UsageError, type Command } from "./cli.ts";
 import { organization, realmOption } from "./commands.ts";
 
@@ -95,6 +98,82 @@ export const importZulipCommand: Command<{ path: string; subdomain?: string }> =
       ]);
     } finally {
       if (unpacked) rmSync(unpacked, { recursive: true, force: true });
+    }
+  },
+};
+
+export const importSlackCommand: Command<{ path: string; subdomain: string; name: string }> = {
+  name: "import-slack",
+  summary: "Import a Slack workspace export (.zip, or its directory) as a new organization.",
+  positional: {
+    name: "path",
+    description: "Slack's export: the .zip or the directory it unpacks to",
+  },
+  options: {
+    subdomain: {
+      type: "string",
+      value: "ID",
+      description: "the new organization's subdomain",
+      required: true,
+    },
+    name: {
+      type: "string",
+      value: "NAME",
+      description: "the new organization's name (default: the subdomain)",
+    },
+  },
+  notes:
+    "Mapped as Zulip's Slack importer maps it; what could not be mapped is listed. The import is one transaction: a refusal or a crash leaves nothing behind.",
+  check(values) {
+    const path = resolve(values.path as string);
+    if (!existsSync(path))
+      throw new UsageError(`${values.path as string}: no such file or directory`);
+    const subdomain = values.subdomain as string;
+    const problem = subdomainProblem(subdomain);
+    if (problem) throw new UsageError(`--subdomain ${subdomain}: ${problem}`);
+    return { path, subdomain, name: (values.name as string | undefined) ?? subdomain };
+  },
+  async run({ path, subdomain, name }, deps) {
+    const started = Date.now();
+    const work = mkdtempSync(join(os.tmpdir(), "slack-import-"));
+    try {
+      let dir = path;
+      if (!statSync(path).isDirectory()) {
+        dir = join(work, "slack");
+        try {
+          await unpackArchive(path, dir);
+        } catch (err) {
+          throw new UsageError(`${path}: not a readable archive (${(err as Error).message})`);
+        }
+      }
+      const converted = join(work, "zulip");
+      let report: SlackConversion;
+      try {
+        report = convertSlackExport(dir, converted, {
+          name,
+          stringId: subdomain,
+          fakeEmailDomain: deps.config.fakeEmailDomain || deps.config.externalHost,
+        });
+      } catch (err) {
+        if (err instanceof SlackExportError) throw new JsonableError(err.message);
+        throw err;
+      }
+      const result = await doImportZulip(deps, converted, { subdomain });
+      const realm = await deps.db.realm.findUniqueOrThrow({ where: { id: result.realmId } });
+      return [
+        ...labelled(`Imported "${realm.name}" from Slack.`, [
+          ["organization URL", await realmUrl(deps.db, realm, deps.config)],
+          ["users", report.users],
+          ["channels", report.channels],
+          ["messages", report.messages],
+          ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
+        ]),
+        ...(report.unmapped.length
+          ? ["not mapped:", ...report.unmapped.map((line) => `  ${line}`)]
+          : []),
+      ];
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
   },
 };

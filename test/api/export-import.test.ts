@@ -18,6 +18,8 @@ import { expectSuccess } from "../helpers/expect.ts";
 import { fetchAsHost } from "../helpers/host-fetch.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { zulipExportFixture } from "../fixtures/zulip-export.ts";
+import { slackExportFixture } from "../fixtures/slack-export.ts";
+import { convertSlackExport } from "../../server/lib/export/slack.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
 
 const server = useTestServer();
@@ -323,5 +325,109 @@ describe("import-zulip of an export Zulip made", () => {
       bob.GET("/messages/{message_id}", { params: { path: { message_id: id! } } }),
     )) as any;
     expect(sent.message.recipient_id).toBe(messages[2].recipient_id);
+  });
+});
+
+describe("import-slack", () => {
+  it("maps a Slack export as Zulip's importer does: users and roles, public and private channels, threads as topics, DMs and group DMs, markup, reactions; and says what it could not map", async () => {
+    const dir = join(work, "slack");
+    for (const [file, data] of Object.entries(slackExportFixture())) {
+      mkdirSync(join(dir, file, ".."), { recursive: true });
+      writeFileSync(join(dir, file), JSON.stringify(data));
+    }
+    const converted = join(work, "slack-converted");
+    const report = convertSlackExport(dir, converted, {
+      name: "Acme on Slack",
+      stringId: "acmeslack",
+      fakeEmailDomain: "zulip.testserver",
+    });
+    expect(report).toEqual({
+      users: 6,
+      channels: 3,
+      messages: 10,
+      unmapped: [
+        "1 channel_join events skipped",
+        "1 reactions with a custom or unknown emoji skipped",
+        "1 files linked, not copied",
+      ],
+    });
+    imported = await doImportZulip(server.deps, converted);
+    expect(imported).toMatchObject({ stringId: "acmeslack", users: 6, channels: 3, messages: 10 });
+
+    const ann = await importedAs("ann@acme.example");
+    const state = (await expectSuccess(
+      ann.POST("/register", {
+        body: {
+          fetch_event_types: ["realm", "realm_user", "subscription"],
+          include_subscribers: true,
+        },
+      }),
+    )) as any;
+    expect(state.realm_name).toBe("Acme on Slack");
+    const people = Object.fromEntries(
+      state.realm_users.map((u: any) => [u.full_name, [u.role, u.is_bot, u.timezone]]),
+    );
+    expect(people).toMatchObject({
+      "Ann Owner": [100, false, "Europe/Paris"],
+      "Ben Admin": [200, false, ""],
+      "Cat Member": [400, false, ""],
+      "Gus Guest": [600, false, ""],
+    });
+    expect(people["Old Timer"]).toBeUndefined(); // deactivated
+    expect(people["Deploy Bot"]?.[1]).toBe(true);
+    const channels = Object.fromEntries(
+      state.subscriptions.map((s: any) => [s.name, [s.invite_only, s.subscribers.length]]),
+    );
+    expect(channels).toEqual({ general: [false, 3], random: [false, 4], leads: [true, 2] }); // Old Timer is deactivated
+
+    const { messages } = (await expectSuccess(
+      ann.GET("/messages", {
+        params: {
+          query: { anchor: "oldest", num_before: 0, num_after: 20, apply_markdown: false },
+        },
+      }),
+    )) as any;
+    const seen = messages.map((m: any) => [
+      m.sender_full_name,
+      typeof m.display_recipient === "string"
+        ? `${m.display_recipient} > ${m.subject}`
+        : m.display_recipient
+            .map((r: any) => r.full_name)
+            .sort()
+            .join(", "),
+      m.content,
+    ]);
+    expect(seen).toEqual([
+      [
+        "Ann Owner",
+        "general > imported from Slack",
+        "Welcome @**Cat Member**! See #**random** and [the handbook](https://acme.example/handbook). **Bold** *italic* ~~gone~~",
+      ],
+      ["Ben Admin", "general > Release plan for Friday?", "Release plan for Friday?"],
+      ["Cat Member", "general > Release plan for Friday?", "I can do it"],
+      ["Ann Owner", "general > Release plan for Friday?", "@**all** ship it"],
+      ["Gus Guest", "random > imported from Slack", "Hi from a guest"],
+      ["Ben Admin", "leads > imported from Slack", "Just the leads"],
+      ["Ann Owner", "Ann Owner, Cat Member", "Private word, @**Cat Member**"],
+      ["Cat Member", "Ann Owner, Cat Member", "Sure"],
+      ["Ben Admin", "Ann Owner, Ben Admin, Cat Member", "The three of us"],
+      [
+        "Deploy Bot",
+        "general > imported from Slack",
+        "Deployed <v2>\n[log.txt](https://files.slack.com/files-pri/T1-F001/log.txt)",
+      ],
+    ]);
+    // Its reactions, by the emoji's name and code.
+    expect(messages[0].reactions.map((r: any) => [r.emoji_name, r.emoji_code]).sort()).toEqual([
+      ["tada", "1f389"],
+      ["tada", "1f389"],
+    ]);
+    // Imported history is read; a mention is still one.
+    expect(messages[6].flags.sort()).toEqual(["read"]);
+    const cat = await importedAs("cat@acme.example");
+    const catsView = (await expectSuccess(
+      cat.GET("/messages/{message_id}", { params: { path: { message_id: messages[6].id } } }),
+    )) as any;
+    expect(catsView.message.flags.sort()).toEqual(["mentioned", "read"]);
   });
 });
