@@ -11,6 +11,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../server/db/index.ts";
 import { MANAGE_COMMAND } from "../helpers/compiled.ts";
+import { writeZip } from "../helpers/zip.ts";
+import { slackExportFixture } from "../fixtures/slack-export.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "manage-test-"));
@@ -79,7 +81,7 @@ describe("npm run manage: the command line", () => {
       [[], "usage: npm run manage -- <command>"],
       [
         ["frobnicate"],
-        "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale, export, import-zulip; see npm run manage -- --help)\n",
+        "error: unknown command 'frobnicate' (commands: create-realm, create-user, create-channel, populate-db, populate-scale, export, import-zulip, import-slack; see npm run manage -- --help)\n",
       ],
       [
         ["create-user", "--emial", "a@b.example"],
@@ -578,6 +580,31 @@ describe("npm run manage: the commands", { timeout: 300_000 }, () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^error: .*broken\.tar\.gz: not a readable archive \(.*\)/);
       expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+  it("import-slack takes a Slack export's .zip and reports what it could not map; without --subdomain it is a usage error", async () => {
+    const out = mkdtempSync(join(tmpdir(), "manage-slack-"));
+    try {
+      const zip = join(out, "Acme Slack export.zip");
+      writeZip(
+        zip,
+        Object.fromEntries(
+          Object.entries(slackExportFixture()).map(([file, data]) => [file, JSON.stringify(data)]),
+        ),
+      );
+      const run = await manage("import-slack", zip, "--subdomain", "acme", "--name", "Acme");
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(run.stdout).toMatch(/^Imported "Acme" from Slack\./);
+      expect(field(run.stdout, "messages")).toBe("10");
+      expect(run.stdout).toContain("not mapped:\n  1 channel_join events skipped\n");
+      const missing = await manage("import-slack", zip);
+      expect(missing).toMatchObject({
+        code: 2,
+        stderr:
+          "error: import-slack needs --subdomain (see npm run manage -- import-slack --help)\n",
+      });
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
