@@ -424,6 +424,14 @@ describe("import-slack", () => {
     ]);
     // Imported history is read; a mention is still one.
     expect(messages[6].flags.sort()).toEqual(["read"]);
+    // Rendered here, with the organization's users and channels: mentions and links are real.
+    const rendered = (await expectSuccess(
+      ann.GET("/messages/{message_id}", { params: { path: { message_id: messages[0].id } } }),
+    )) as any;
+    expect(rendered.message.content).toContain(
+      `<span class="user-mention" data-user-id="${(await server.db.userProfile.findFirstOrThrow({ where: { realmId: imported.realmId, deliveryEmail: "cat@acme.example" } })).id}">@Cat Member</span>`,
+    );
+    expect(rendered.message.content).toContain('class="stream" data-stream-id=');
     const cat = await importedAs("cat@acme.example");
     const catsView = (await expectSuccess(
       cat.GET("/messages/{message_id}", { params: { path: { message_id: messages[6].id } } }),

@@ -30,6 +30,7 @@ import { INTERNAL_BOTS } from "../../lib/users/internal-bots.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
 import { doCreateUser } from "../users/users.ts";
 import { renderMarkdown } from "../../lib/markdown/index.ts";
+import type { MarkdownContext, MentionUser } from "../../lib/markdown/types.ts";
 import { directMessageGroupHash, RecipientType } from "../../lib/recipients.ts";
 import { subdomainProblem } from "../../lib/realm/realm.ts";
 import {
@@ -235,6 +236,43 @@ export async function doImportZulip(
       else offsets.set("message", 0);
       const realmId = Number(realmRow.id) + offsets.get("realm")!;
 
+      // What rendering a message the export has no rendering for needs: the organization's
+      // users, groups and channels by name, as they will be (made once, when first needed).
+      let rendering: Partial<MarkdownContext> | undefined;
+      const renderContext = () => {
+        if (rendering) return rendering;
+        const users: MentionUser[] = tables
+          .get("user_profile")!
+          .filter((u) => u.is_active !== false)
+          .map((u) => ({
+            id: Number(u.id) + offsets.get("user_profile")!,
+            fullName: str(u.full_name),
+          }));
+        const usersByName = new Map<string, MentionUser[]>();
+        for (const u of users)
+          usersByName.set(u.fullName.toLowerCase(), [
+            ...(usersByName.get(u.fullName.toLowerCase()) ?? []),
+            u,
+          ]);
+        const byName = (rows: Row[], table: string) =>
+          new Map(
+            rows.map((r) => [
+              str(r.name).toLowerCase(),
+              { id: Number(r.id) + offsets.get(table)!, name: str(r.name) },
+            ]),
+          );
+        rendering = {
+          usersByName,
+          usersById: new Map(users.map((u) => [u.id, u])),
+          groupsByName: byName(
+            tables.get("named_user_group")!.filter((g) => g.is_system_group !== true),
+            "user_group",
+          ),
+          channelsByName: byName(tables.get("stream")!, "stream"),
+        };
+        return rendering;
+      };
+
       const clients = await matchClients(tx, rowsOf("realm.json", realmData, CLIENT_KEY));
       const usedKeys = new Set(
         (
@@ -331,7 +369,7 @@ export async function doImportZulip(
             out.is_channel_message =
               recipientTypes.get(Number(row.recipient)) === RecipientType.STREAM;
             if (out.rendered_content == null) {
-              out.rendered_content = renderMarkdown(str(out.content)).html;
+              out.rendered_content = renderMarkdown(str(out.content), renderContext()).html;
               out.rendered_content_version = 1;
             }
             break;
