@@ -322,7 +322,7 @@ describe("import-zulip of an export Zulip made", () => {
       }),
     );
     const sent = (await expectSuccess(
-      bob.GET("/messages/{message_id}", { params: { path: { message_id: id! } } }),
+      bob.GET("/messages/{message_id}", { params: { path: { message_id: id } } }),
     )) as any;
     expect(sent.message.recipient_id).toBe(messages[2].recipient_id);
   });

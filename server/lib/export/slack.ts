@@ -34,6 +34,8 @@ import { RecipientType } from "../recipients.ts";
 import { Role } from "../users/users.ts";
 import { MESSAGES_PER_FILE, messagesFile } from "./zulip-format.ts";
 
+/** Zulip's Message.MessageType.NORMAL (2 is a resolve-topic notice). */
+const NORMAL_MESSAGE = 1;
 /** Zulip's topic for a channel's messages outside threads. */
 export const SLACK_DEFAULT_TOPIC = "imported from Slack";
 /** Message subtypes that are not messages (joins, leaves, renames), as Zulip skips them. */
@@ -54,7 +56,15 @@ const SKIPPED_SUBTYPES = new Set([
 
 export class SlackExportError extends Error {}
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
+
+/** A value of the export as text: strings and numbers as they are, anything else empty. */
+const str = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+/** A nested object of the export (`profile`, `purpose`), or an empty one. */
+const obj = (value: unknown): Json =>
+  value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : {};
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
 
 function readList(dir: string, file: string, required = false): Json[] {
   const path = join(dir, file);
@@ -124,13 +134,14 @@ export function convertSlackExport(
   const memberships: Json[] = [];
   for (const [i, u] of slackUsers.entries()) {
     const id = 100 + i;
-    const profile = (u.profile ?? {}) as Json;
-    const fullName = String(
-      profile.real_name || u.real_name || profile.display_name || u.name || u.id,
-    );
-    const email = String(
-      profile.email || `${String(u.id).toLowerCase()}@${options.fakeEmailDomain}`,
-    );
+    const profile = obj(u.profile);
+    const fullName =
+      str(profile.real_name) ||
+      str(u.real_name) ||
+      str(profile.display_name) ||
+      str(u.name) ||
+      str(u.id);
+    const email = str(profile.email) || `${str(u.id).toLowerCase()}@${options.fakeEmailDomain}`;
     const role =
       u.is_primary_owner || u.is_owner
         ? Role.OWNER
@@ -140,7 +151,7 @@ export function convertSlackExport(
             ? Role.GUEST
             : Role.MEMBER;
     const active = !u.deleted;
-    users.set(String(u.id), { id, name: fullName, recipient: 1000 + i, active });
+    users.set(str(u.id), { id, name: fullName, recipient: 1000 + i, active });
     userRows.push({
       id,
       realm: 1,
@@ -174,7 +185,7 @@ export function convertSlackExport(
         user_profile: id,
       });
   }
-  const userOf = (slackId: unknown) => users.get(String(slackId));
+  const userOf = (slackId: unknown) => users.get(str(slackId));
 
   // Channels: public, then private; ids 1, 2, … with recipients 2001, 2002, …
   interface Conversation {
@@ -198,15 +209,15 @@ export function convertSlackExport(
   for (const [i, c] of channels.entries()) {
     const id = i + 1;
     const recipient = 2001 + i;
-    channelNames.set(String(c.id), String(c.name));
+    channelNames.set(str(c.id), str(c.name));
     const members = ((c.members ?? []) as unknown[])
       .map((m) => userOf(m)?.id)
       .filter((m): m is number => m !== undefined);
     channelRows.push({
       id,
       realm: 1,
-      name: String(c.name).slice(0, 60),
-      description: String(c.purpose?.value ?? c.topic?.value ?? ""),
+      name: str(c.name).slice(0, 60),
+      description: str(obj(c.purpose).value) || str(obj(c.topic).value),
       date_created: Number(c.created ?? now),
       creator: userOf(c.creator)?.id ?? null,
       is_archived: Boolean(c.is_archived),
@@ -219,32 +230,32 @@ export function convertSlackExport(
     recipients.push({ id: recipient, type: RecipientType.STREAM, type_id: id });
     for (const m of members) subscribe(m, recipient);
     conversations.push({
-      dir: String(c.name),
+      dir: str(c.name),
       recipient,
       members,
       kind: "channel",
-      name: String(c.name),
+      name: str(c.name),
     });
   }
 
   // Direct messages: 1:1 to the other's personal recipient, groups as direct-message groups.
   const groupRows: Json[] = [];
   for (const d of readList(root, "dms.json")) {
-    const members = ((d.members ?? []) as unknown[])
+    const members = list(d.members)
       .map((m) => userOf(m)?.id)
-      .filter((m) => m !== undefined) as number[];
+      .filter((m): m is number => m !== undefined);
     if (members.length === 0) continue;
-    conversations.push({ dir: String(d.id), recipient: -1, members, kind: "dm" });
+    conversations.push({ dir: str(d.id), recipient: -1, members, kind: "dm" });
   }
   for (const [i, g] of readList(root, "mpims.json").entries()) {
-    const members = ((g.members ?? []) as unknown[])
+    const members = list(g.members)
       .map((m) => userOf(m)?.id)
-      .filter((m) => m !== undefined) as number[];
+      .filter((m): m is number => m !== undefined);
     const recipient = 3001 + i;
     groupRows.push({ id: i + 1, huddle_hash: "", recipient, group_size: members.length });
     recipients.push({ id: recipient, type: RecipientType.DIRECT_MESSAGE_GROUP, type_id: i + 1 });
     for (const m of members) subscribe(m, recipient);
-    conversations.push({ dir: String(g.name), recipient, members, kind: "group" });
+    conversations.push({ dir: str(g.name), recipient, members, kind: "group" });
   }
 
   // Messages: every conversation's daily files, in time order across all of them.
@@ -269,8 +280,8 @@ export function convertSlackExport(
     raw.sort((a, b) => Number(a.ts) - Number(b.ts));
     for (const m of raw) {
       if (m.type !== "message") continue;
-      if (m.subtype && SKIPPED_SUBTYPES.has(String(m.subtype))) {
-        count(`${String(m.subtype)} events skipped`);
+      if (m.subtype && SKIPPED_SUBTYPES.has(str(m.subtype))) {
+        count(`${str(m.subtype)} events skipped`);
         continue;
       }
       const sender = userOf(m.user);
@@ -279,7 +290,7 @@ export function convertSlackExport(
         continue;
       }
       const mentioned = new Set<number>();
-      let content = convertMarkup(String(m.text ?? ""), {
+      let content = convertMarkup(str(m.text), {
         user: (id) => {
           const u = userOf(id);
           if (u) mentioned.add(u.id);
@@ -293,7 +304,7 @@ export function convertSlackExport(
         content += files
           .map(
             (f) =>
-              `\n[${String(f.name ?? f.title ?? "file")}](${String(f.url_private ?? f.permalink ?? "")})`,
+              `\n[${str(f.name) || str(f.title) || "file"}](${str(f.url_private) || str(f.permalink)})`,
           )
           .join("");
       }
@@ -304,11 +315,11 @@ export function convertSlackExport(
       let topic = "";
       let recipient = conv.recipient;
       if (conv.kind === "channel") {
-        const thread = m.thread_ts ? `${conv.dir}:${String(m.thread_ts)}` : null;
+        const thread = m.thread_ts ? `${conv.dir}:${str(m.thread_ts)}` : null;
         if (thread && !threadTopics.has(thread)) threadTopics.set(thread, threadTopic(content));
         topic =
           (thread && m.thread_ts !== m.ts) || (thread && Number(m.reply_count ?? 0) > 0)
-            ? threadTopics.get(thread!)!
+            ? threadTopics.get(thread)!
             : SLACK_DEFAULT_TOPIC;
       } else if (conv.kind === "dm") {
         const other = conv.members.find((x) => x !== sender.id) ?? sender.id;
@@ -316,10 +327,10 @@ export function convertSlackExport(
       }
       const reactions: Json[] = [];
       for (const r of (m.reactions ?? []) as Json[]) {
-        const name = String(r.name ?? "").replace(/::skin-tone-\d$/, "");
+        const name = str(r.name).replace(/::skin-tone-\d$/, "");
         const code = emojiCodeForName(name);
         if (!code) {
-          count("reactions with a custom or unknown emoji skipped", (r.users ?? []).length);
+          count("reactions with a custom or unknown emoji skipped", list(r.users).length);
           continue;
         }
         for (const who of (r.users ?? []) as unknown[]) {
@@ -344,7 +355,7 @@ export function convertSlackExport(
           rendered_content: null,
           date_sent: Number(m.ts),
           sending_client: 1,
-          type: 1,
+          type: NORMAL_MESSAGE,
           has_attachment: false,
           has_image: false,
           has_link: files.length > 0 || /https?:\/\//.test(content),
