@@ -88,16 +88,19 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
     for (let i = 0; i < USERS_PER_ROUND && !this.stopped; i++) {
       const now = this.deps.now();
       // A user with a due row no other process is taking (their rows are locked while it does).
-      const [due] = await this.deps.db.$queryRaw<{ userId: number; realmId: number }[]>`
-        SELECT e.user_profile_id AS "userId", up.realm_id AS "realmId"
-        FROM scheduled_message_notification_email e JOIN user_profile up ON up.id = e.user_profile_id
-        WHERE e.scheduled_timestamp <= ${now}
-        ORDER BY e.scheduled_timestamp, e.id LIMIT 1
-        FOR UPDATE OF e SKIP LOCKED`;
+      // The poll reads this table alone: most rounds find nothing due.
+      const [due] = await this.deps.db.$queryRaw<{ userId: number }[]>`
+        SELECT user_profile_id AS "userId" FROM scheduled_message_notification_email
+        WHERE scheduled_timestamp <= ${now}
+        ORDER BY scheduled_timestamp, id LIMIT 1
+        FOR UPDATE SKIP LOCKED`;
       if (!due) break;
+      const [user] = await this.deps.db.$queryRaw<{ realmId: number }[]>`
+        SELECT realm_id AS "realmId" FROM user_profile WHERE id = ${due.userId}`;
+      if (!user) break;
       // Before the transaction: the embedded database has one connection, which it holds.
       const key = await signingKey(this.deps.db);
-      const mails = await inTransaction(this.deps, due.realmId, ({ tx }) =>
+      const mails = await inTransaction(this.deps, user.realmId, ({ tx }) =>
         this.emailUser(tx, due.userId, now, key),
       );
       report.users.push(due.userId);
