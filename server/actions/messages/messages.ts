@@ -503,7 +503,8 @@ export async function doSendMessage(
   };
   // The message and every recipient's row in one statement, whatever the number of recipients.
   const flags = userIds.map((id) => flagsFor(id).toString());
-  // Who is emailed about it while away is decided here too (lib/notifications/missed-messages.ts).
+  // Who is emailed or pushed to about it while away is decided here too
+  // (lib/notifications/missed-messages.ts).
   const notified = {
     realmId: realm.id,
     senderId: sender.id,
