@@ -9,7 +9,12 @@ import sodium from "libsodium-wrappers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { expectSuccess } from "../helpers/expect.ts";
 import { sleep } from "../helpers/processes.ts";
-import { startPushRelay, type PushRelay, type RelayRequest } from "../helpers/push-relay.ts";
+import {
+  decryptPush,
+  startPushRelay,
+  type PushRelay,
+  type RelayRequest,
+} from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
 
 let relay: PushRelay;
@@ -57,17 +62,6 @@ async function phone(as: string, tokenId: number) {
   return { deviceId: device_id, bouncerDeviceId: Number(row.bouncerDeviceId), key };
 }
 
-function decrypt(key: Uint8Array, encrypted: string): Record<string, unknown> {
-  const bytes = Buffer.from(encrypted, "base64");
-  const nonce = bytes.subarray(0, sodium.crypto_secretbox_NONCEBYTES);
-  const plain = sodium.crypto_secretbox_open_easy(
-    bytes.subarray(sodium.crypto_secretbox_NONCEBYTES),
-    nonce,
-    key,
-  );
-  return JSON.parse(Buffer.from(plain).toString()) as Record<string, unknown>;
-}
-
 /** Waits for the relay's next push/e2ee/notify requests past `seen`. */
 async function notified(count: number, seen = 0, timeoutMs = 10_000): Promise<RelayRequest[]> {
   const deadline = Date.now() + timeoutMs;
@@ -87,7 +81,7 @@ const payloadOf = (request: RelayRequest, key: Uint8Array) => {
   return {
     deviceId: push!.device_id,
     keyId: push!.payload.push_key_id,
-    data: decrypt(key, push!.payload.encrypted_data),
+    data: decryptPush(key, push!.payload.encrypted_data),
   };
 };
 const send = (from: string, body: Record<string, unknown>) =>

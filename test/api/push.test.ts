@@ -11,7 +11,7 @@ import type { RequestInfo } from "../../server/context.ts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queueOf as queueOfServer } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
-import { startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
+import { decryptPush, startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { type Body, untyped } from "../helpers/builders.ts";
 
@@ -47,15 +47,6 @@ function phoneKeys(tokenId: number) {
     pushKey: Buffer.concat([Buffer.from([0x31]), key]).toString("base64"),
     tokenId: token.toString("base64"),
   };
-}
-
-/** What the phone does with a notification's `encrypted_data`: nonce, then secretbox. */
-function decrypt(key: Uint8Array, encrypted: string): Record<string, unknown> {
-  const bytes = Buffer.from(encrypted, "base64");
-  const nonce = bytes.subarray(0, sodium.crypto_secretbox_NONCEBYTES);
-  const box = bytes.subarray(sodium.crypto_secretbox_NONCEBYTES);
-  const plain = sodium.crypto_secretbox_open_easy(box, nonce, key);
-  return JSON.parse(Buffer.from(plain).toString()) as Record<string, unknown>;
 }
 
 const newDevice = async (as: string) =>
@@ -418,7 +409,7 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
       [fcmRequest, fcm],
       [apnsRequest, apns],
     ] as const) {
-      const payload = decrypt(
+      const payload = decryptPush(
         device.key,
         (request!.payload as { encrypted_data: string }).encrypted_data,
       );
@@ -433,7 +424,7 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
     }
     // Each payload opens only with its own device's key.
     expect(() =>
-      decrypt(apns.key, (fcmRequest!.payload as { encrypted_data: string }).encrypted_data),
+      decryptPush(apns.key, (fcmRequest!.payload as { encrypted_data: string }).encrypted_data),
     ).toThrow();
   });
 
@@ -442,7 +433,7 @@ describe("POST /mobile_push/e2ee/test_notification", () => {
     const requests = notified();
     expect(requests).toHaveLength(1);
     expect(requests[0]!.payload).toMatchObject({ push_key_id: 102 });
-    const payload = decrypt(
+    const payload = decryptPush(
       apns.key,
       (requests[0]!.payload as { encrypted_data: string }).encrypted_data,
     );

@@ -8,7 +8,7 @@ import sodium from "libsodium-wrappers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectSuccess } from "../helpers/expect.ts";
 import { sleep, useProcessPair } from "../helpers/processes.ts";
-import { startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
+import { decryptPush, startPushRelay, type PushRelay } from "../helpers/push-relay.ts";
 import { startSmtpSink, type SmtpSink } from "../helpers/smtp.ts";
 
 const N = 12;
@@ -73,13 +73,7 @@ describe.skipIf(!process.env.DATABASE_URL)("notifications across server processe
     while (pushes().length < N && Date.now() < deadline) await sleep(50);
     const pushed = pushes().map((r) => {
       const [push] = r.body.push_requests as { payload: { encrypted_data: string } }[];
-      const bytes = Buffer.from(push!.payload.encrypted_data, "base64");
-      const plain = sodium.crypto_secretbox_open_easy(
-        bytes.subarray(sodium.crypto_secretbox_NONCEBYTES),
-        bytes.subarray(0, sodium.crypto_secretbox_NONCEBYTES),
-        key,
-      );
-      return (JSON.parse(Buffer.from(plain).toString()) as { message_id: number }).message_id;
+      return Number(decryptPush(key, push!.payload.encrypted_data).message_id);
     });
     expect(pushed.sort((a, b) => a - b)).toEqual(sent);
 

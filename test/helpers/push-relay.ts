@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import sodium from "libsodium-wrappers";
 
 export interface RelayRequest {
   /** The path after /api/v1/remotes/, e.g. "push/e2ee/notify". */
@@ -121,4 +122,16 @@ export async function startPushRelay(): Promise<PushRelay> {
   relay.deadUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return relay;
+}
+
+/**
+ * What a phone does with a notification's `encrypted_data`: the nonce, then the secretbox, opened
+ * with the device's key (call after `sodium.ready`).
+ */
+export function decryptPush(key: Uint8Array, encrypted: string): Record<string, unknown> {
+  const bytes = Buffer.from(encrypted, "base64");
+  const nonce = bytes.subarray(0, sodium.crypto_secretbox_NONCEBYTES);
+  const box = bytes.subarray(sodium.crypto_secretbox_NONCEBYTES);
+  const plain = sodium.crypto_secretbox_open_easy(box, nonce, key);
+  return JSON.parse(Buffer.from(plain).toString()) as Record<string, unknown>;
 }

@@ -40,6 +40,7 @@ import {
   isTime,
   MESSAGE_TABLE,
   REALM_TABLES,
+  str,
   tableColumns,
   USER_MESSAGE_TABLE,
   type Column,
@@ -490,10 +491,6 @@ export async function doImportZulip(
   );
   return result;
 }
-
-/** A value of the export as text: strings and numbers as they are, anything else empty. */
-const str = (value: unknown): string =>
-  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 
 const names = (row: Row) =>
   Object.keys(row)

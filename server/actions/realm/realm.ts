@@ -14,6 +14,7 @@ import {
   REALM_GROUP_SETTINGS,
   settingChangeEvent,
   settingColumn,
+  SYSTEM_GROUP_NESTING,
   SystemGroups,
   USER_GROUP_SETTINGS,
   type DefaultGroup,
@@ -41,15 +42,6 @@ import { INTERNAL_BOTS } from "../../lib/users/internal-bots.ts";
 import { doSubscribe } from "../channels/subscriptions.ts";
 import { inTransaction } from "../transaction.ts";
 import { doCreateUser, type NewUser } from "../users/users.ts";
-
-const NESTING: [SystemGroupName, SystemGroupName][] = [
-  [SystemGroups.ADMINISTRATORS, SystemGroups.OWNERS],
-  [SystemGroups.MODERATORS, SystemGroups.ADMINISTRATORS],
-  [SystemGroups.FULL_MEMBERS, SystemGroups.MODERATORS],
-  [SystemGroups.MEMBERS, SystemGroups.FULL_MEMBERS],
-  [SystemGroups.EVERYONE, SystemGroups.MEMBERS],
-  [SystemGroups.INTERNET, SystemGroups.EVERYONE],
-];
 
 const DESCRIPTIONS: Record<SystemGroupName, string> = {
   "role:owners": "Owners of this organization",
@@ -138,7 +130,10 @@ export async function doCreateRealm(tx: Tx, input: NewRealm) {
     })),
   });
   await tx.groupGroupMembership.createMany({
-    data: NESTING.map(([sup, sub]) => ({ supergroupId: ids[sup], subgroupId: ids[sub] })),
+    data: SYSTEM_GROUP_NESTING.map(([sup, sub]) => ({
+      supergroupId: ids[sup],
+      subgroupId: ids[sub],
+    })),
   });
   // Its defaults for new users' settings start at Zulip's (the columns' defaults).
   await tx.realmUserDefault.create({

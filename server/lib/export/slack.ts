@@ -24,6 +24,7 @@ import {
   CHANNEL_GROUP_SETTINGS,
   REALM_GROUP_SETTINGS,
   settingColumn,
+  SYSTEM_GROUP_NESTING,
   SystemGroups,
   USER_GROUP_SETTINGS,
   type GroupSetting,
@@ -32,7 +33,7 @@ import {
 import { emojiCodeForName } from "../markdown/emoji.ts";
 import { RecipientType } from "../recipients.ts";
 import { Role } from "../users/users.ts";
-import { MESSAGES_PER_FILE, messagesFile } from "./zulip-format.ts";
+import { MESSAGES_PER_FILE, messagesFile, str } from "./zulip-format.ts";
 
 /** Zulip's Message.MessageType.NORMAL (2 is a resolve-topic notice). */
 const NORMAL_MESSAGE = 1;
@@ -58,9 +59,6 @@ export class SlackExportError extends Error {}
 
 type Json = Record<string, unknown>;
 
-/** A value of the export as text: strings and numbers as they are, anything else empty. */
-const str = (value: unknown): string =>
-  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 /** A nested object of the export (`profile`, `purpose`), or an empty one. */
 const obj = (value: unknown): Json =>
   value && typeof value === "object" && !Array.isArray(value) ? (value as Json) : {};
@@ -419,15 +417,11 @@ export function convertSlackExport(
       ...fields(USER_GROUP_SETTINGS, true),
     })),
     zerver_usergroupmembership: memberships,
-    // Each role's group holds the one above it, as Zulip's system groups nest.
-    zerver_groupgroupmembership: [
-      [SystemGroups.ADMINISTRATORS, SystemGroups.OWNERS],
-      [SystemGroups.MODERATORS, SystemGroups.ADMINISTRATORS],
-      [SystemGroups.FULL_MEMBERS, SystemGroups.MODERATORS],
-      [SystemGroups.MEMBERS, SystemGroups.FULL_MEMBERS],
-      [SystemGroups.EVERYONE, SystemGroups.MEMBERS],
-      [SystemGroups.INTERNET, SystemGroups.EVERYONE],
-    ].map(([sup, sub], i) => ({ id: i + 1, supergroup: groupId(sup!), subgroup: groupId(sub!) })),
+    zerver_groupgroupmembership: SYSTEM_GROUP_NESTING.map(([sup, sub], i) => ({
+      id: i + 1,
+      supergroup: groupId(sup),
+      subgroup: groupId(sub),
+    })),
     zerver_userprofile: userRows,
     zerver_recipient: recipients,
     zerver_stream: channelRows,

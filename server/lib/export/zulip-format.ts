@@ -128,3 +128,7 @@ export async function tableColumns(db: Db, spec: ExportTable): Promise<Column[]>
 }
 
 export const isTime = (c: Column) => c.type.startsWith("timestamp");
+
+/** A value of an export as text: strings and numbers as they are, anything else empty. */
+export const str = (value: unknown): string =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : "";

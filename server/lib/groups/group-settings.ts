@@ -20,6 +20,16 @@ export const SystemGroups = {
 } as const;
 export type SystemGroupName = (typeof SystemGroups)[keyof typeof SystemGroups];
 
+/** How the system groups nest: each [supergroup, subgroup], a role's group holding the one above. */
+export const SYSTEM_GROUP_NESTING: readonly [SystemGroupName, SystemGroupName][] = [
+  [SystemGroups.ADMINISTRATORS, SystemGroups.OWNERS],
+  [SystemGroups.MODERATORS, SystemGroups.ADMINISTRATORS],
+  [SystemGroups.FULL_MEMBERS, SystemGroups.MODERATORS],
+  [SystemGroups.MEMBERS, SystemGroups.FULL_MEMBERS],
+  [SystemGroups.EVERYONE, SystemGroups.MEMBERS],
+  [SystemGroups.INTERNET, SystemGroups.EVERYONE],
+];
+
 export type SettingKind = "realm" | "channel" | "group";
 
 /**

@@ -20,9 +20,8 @@
 import { Prisma } from "../../db/index.ts";
 import { FLAG_BITS } from "../messages/flags.ts";
 import { TopicVisibility } from "../messages/topics.ts";
-
-/** Zulip's OFFLINE_THRESHOLD_SECS: a user last active longer ago than this is idle. */
-export const OFFLINE_THRESHOLD_SECS = 140;
+// Zulip's OFFLINE_THRESHOLD_SECS: a user last active longer ago than this is idle.
+import { OFFLINE_THRESHOLD_SECS } from "../users/presence.ts";
 
 /** Zulip's NotificationTriggers, as stored in scheduled_message_notification_email.trigger. */
 export const Trigger = {
