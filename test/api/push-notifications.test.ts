@@ -193,10 +193,17 @@ describe("push notifications", () => {
       content: "Through a storm",
     });
     await notified(1);
-    const row = await server.db.pushNotificationQueue.findFirstOrThrow({
-      where: { userProfileId: user("iago").user_id },
-    });
-    expect(row.lastError).toContain("500");
+    // The loop records the failure once the relay's answer is in: wait for it.
+    const failed = () =>
+      server.db.pushNotificationQueue.findFirst({
+        where: { userProfileId: user("iago").user_id, lastError: { not: null } },
+      });
+    let row = await failed();
+    for (let i = 0; i < 250 && !row; i++) {
+      await sleep(20);
+      row = await failed();
+    }
+    expect(row?.lastError).toContain("500");
     relay.mode = { kind: "ok" };
     const requests = await notified(2);
     expect(payloadOf(requests[1]!, device.key).data.message_id).toBe(id);
