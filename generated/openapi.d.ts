@@ -2839,8 +2839,8 @@ export interface paths {
         };
         /**
          * Get all data exports
-         * @description The organization's public and standard data exports, administrators only. This server
-         *     cannot make exports yet (see `POST /export/realm`), so the list is always empty.
+         * @description The organization's data exports, requested or made, in the order they were requested
+         *     (those whose requester's account is gone are left out, as Zulip does), administrators only.
          *
          *     **Changes**: Prior to Zulip 10.0 (feature level 304), only public data exports could be
          *     fetched using this endpoint.
@@ -2850,12 +2850,24 @@ export interface paths {
         /**
          * Create a data export
          * @description Ask for a public (`export_type` 1) or standard (2) data export of the organization,
-         *     administrators only.
+         *     administrators only. The export is made in the background, in Zulip's export format
+         *     (the one `npm run manage -- import-zulip` and Zulip's `import` read); its progress reaches
+         *     the administrators as `realm_export` events, and the requester gets a direct message from
+         *     the notification bot when it is ready. Its `.tar.gz` is then at the `export_url` of
+         *     `GET /export/realm` until deleted.
          *
-         *     This server cannot make data exports yet, so every request an administrator makes gets
-         *     Zulip's answer for an organization too large to export by request: "Please request a
-         *     manual export from" the server's administrator (`ZULIP_ADMINISTRATOR`). Nothing is
-         *     recorded and no event is sent.
+         *     - A **public** export holds the public channels' messages, and no user's private data
+         *       (direct messages, private channels, settings, muting, topics' visibility, alert
+         *       words); a user whose email address is visible to nobody gets a made-up address.
+         *     - A **standard** export adds the private data of the users who consent to it (their
+         *       `allow_private_data_export` setting, see `GET /export/realm/consents`): the channels
+         *       and direct messages they can read. Users who did not consent are exported as
+         *       deactivated placeholders.
+         *
+         *     Checked in Zulip's order: at most 5 exports requested in 7 days ("Exceeded rate limit.");
+         *     an organization with more than 250,000 messages or 20 GiB of uploads must ask the
+         *     server's administrator for an export made on the command line; a standard export needs
+         *     an owner who consents, a public one an owner whose email address administrators can see.
          *
          *     **Changes**: `export_type` is new in Zulip 10.0 (feature level 304).
          */
@@ -2884,6 +2896,33 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/export/realm/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the data export.
+                 * @example 3
+                 */
+                export_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a data export
+         * @description Deletes a made export's file, administrators only. The export stays in the list with its
+         *     `deleted_timestamp`, and a `realm_export` event tells the administrators.
+         */
+        delete: operations["delete-realm-export"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5841,6 +5880,64 @@ export interface components {
             type: "invites_changed";
         };
         /**
+         * RealmExport
+         * @description A data export of the organization (Zulip's `RealmExport`), as `GET /export/realm` and the
+         *     `realm_export` event give it.
+         */
+        RealmExport: {
+            /** @description The ID of the data export. */
+            id: number;
+            /** @description The ID of the user who requested the export. */
+            acting_user_id: number;
+            /** @description When the export was requested, in seconds since the epoch. */
+            export_time: number;
+            /** @description When the export's file was deleted, or null. */
+            deleted_timestamp: number | null;
+            /** @description When making the export failed, or null. */
+            failed_timestamp: number | null;
+            /**
+             * @description The URL of the export's `.tar.gz` once it is made (and until it is deleted), else null.
+             *     It works without credentials: its path holds a secret.
+             */
+            export_url: string | null;
+            /** @description Whether the export is still being made. */
+            pending: boolean;
+            /**
+             * @description 1 public data, 2 standard (private data of the users who consented), 3 everything (made
+             *     on the command line only).
+             * @enum {integer}
+             */
+            export_type: 1 | 2 | 3;
+        };
+        /**
+         * realm_export
+         * @description The organization's data exports changed (one was requested, made, failed or deleted): the
+         *     whole list, as `GET /export/realm` gives it. To the organization's administrators.
+         */
+        RealmExportEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_export";
+            exports: components["schemas"]["RealmExport"][];
+        };
+        /**
+         * realm_export_consent
+         * @description A user's consent to administrators exporting their private data changed (their
+         *     `allow_private_data_export` setting), or a user was created or reactivated. To the
+         *     organization's administrators.
+         *
+         *     **Changes**: New in Zulip 10.0 (feature level 312).
+         */
+        RealmExportConsentEvent: {
+            id: number;
+            /** @enum {string} */
+            type: "realm_export_consent";
+            /** @description The user whose consent changed. */
+            user_id: number;
+            /** @description Whether the user allows their private data to be exported. */
+            consented: boolean;
+        };
+        /**
          * has_zoom_token
          * @deprecated
          * @description Whether the user has a Zoom token changed (Zulip's Zoom integration); see `has_videoprovider_token`.
@@ -6200,7 +6297,7 @@ export interface components {
          *     `if (event.type === "message") event.message.id` needs no cast. The members exclude each other
          *     (no two take the same `type` and `op`); `anyOf` lets a validator stop at the first that fits.
          */
-        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["HasWebexTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
+        Event: components["schemas"]["HeartbeatEvent"] | components["schemas"]["MessageEvent"] | components["schemas"]["UpdateMessageEvent"] | components["schemas"]["DeleteMessageEvent"] | components["schemas"]["StreamCreateEvent"] | components["schemas"]["StreamDeleteEvent"] | components["schemas"]["StreamUpdateEvent"] | components["schemas"]["DefaultStreamsEvent"] | components["schemas"]["SubscriptionAddEvent"] | components["schemas"]["SubscriptionRemoveEvent"] | components["schemas"]["SubscriptionUpdateEvent"] | components["schemas"]["SubscriptionPeerAddEvent"] | components["schemas"]["SubscriptionPeerRemoveEvent"] | components["schemas"]["RealmUserAddEvent"] | components["schemas"]["RealmUserUpdateEvent"] | components["schemas"]["RealmUserRemoveEvent"] | components["schemas"]["RealmBotAddEvent"] | components["schemas"]["RealmBotUpdateEvent"] | components["schemas"]["RealmBotDeleteEvent"] | components["schemas"]["RealmUpdateEvent"] | components["schemas"]["RealmUpdateDictEvent"] | components["schemas"]["UserGroupAddEvent"] | components["schemas"]["UserGroupUpdateEvent"] | components["schemas"]["UserGroupAddMembersEvent"] | components["schemas"]["UserGroupRemoveMembersEvent"] | components["schemas"]["UserGroupAddSubgroupsEvent"] | components["schemas"]["UserGroupRemoveSubgroupsEvent"] | components["schemas"]["UserGroupRemoveEvent"] | components["schemas"]["ChannelFolderAddEvent"] | components["schemas"]["ChannelFolderUpdateEvent"] | components["schemas"]["ChannelFolderReorderEvent"] | components["schemas"]["CustomProfileFieldsEvent"] | components["schemas"]["UserTopicEvent"] | components["schemas"]["MutedTopicsEvent"] | components["schemas"]["UserStatusEvent"] | components["schemas"]["UserSettingsUpdateEvent"] | components["schemas"]["RealmUserSettingsDefaultsEvent"] | components["schemas"]["AttachmentAddEvent"] | components["schemas"]["AttachmentRemoveEvent"] | components["schemas"]["ScheduledMessagesAddEvent"] | components["schemas"]["ScheduledMessagesUpdateEvent"] | components["schemas"]["ScheduledMessagesRemoveEvent"] | components["schemas"]["RemindersAddEvent"] | components["schemas"]["RemindersRemoveEvent"] | components["schemas"]["DraftsAddEvent"] | components["schemas"]["DraftsUpdateEvent"] | components["schemas"]["DraftsRemoveEvent"] | components["schemas"]["SavedSnippetsAddEvent"] | components["schemas"]["SavedSnippetsUpdateEvent"] | components["schemas"]["SavedSnippetsRemoveEvent"] | components["schemas"]["NavigationViewAddEvent"] | components["schemas"]["NavigationViewUpdateEvent"] | components["schemas"]["NavigationViewRemoveEvent"] | components["schemas"]["TypingStartEvent"] | components["schemas"]["TypingStopEvent"] | components["schemas"]["TypingEditMessageStartEvent"] | components["schemas"]["TypingEditMessageStopEvent"] | components["schemas"]["PresenceEvent"] | components["schemas"]["InvitesChangedEvent"] | components["schemas"]["RealmExportEvent"] | components["schemas"]["RealmExportConsentEvent"] | components["schemas"]["HasZoomTokenEvent"] | components["schemas"]["HasVideoproviderTokenEvent"] | components["schemas"]["HasWebexTokenEvent"] | components["schemas"]["DeviceUpdateEvent"] | components["schemas"]["DeviceRemoveEvent"] | components["schemas"]["RealmLinkifiersEvent"] | components["schemas"]["RealmPlaygroundsEvent"] | components["schemas"]["ReactionAddEvent"] | components["schemas"]["ReactionRemoveEvent"] | components["schemas"]["RealmEmojiUpdateEvent"] | components["schemas"]["RealmEmojiAddEvent"] | components["schemas"]["RealmEmojiUpdateOneEvent"] | components["schemas"]["SubmessageEvent"] | components["schemas"]["UpdateMessageFlagsAddEvent"] | components["schemas"]["UpdateMessageFlagsRemoveEvent"] | components["schemas"]["AlertWordsEvent"] | components["schemas"]["MutedUsersEvent"];
         /**
          * @description Whether the user is configured to receive typing notifications from other users.
          *     The server will only deliver typing notifications events to users who for whom this
@@ -15163,22 +15260,23 @@ export interface operations {
                      * @example {
                      *       "result": "success",
                      *       "msg": "",
-                     *       "exports": []
+                     *       "exports": [
+                     *         {
+                     *           "id": 3,
+                     *           "acting_user_id": 8,
+                     *           "export_time": 1764486000.123,
+                     *           "deleted_timestamp": null,
+                     *           "failed_timestamp": null,
+                     *           "export_url": "https://chat.example.com/user_avatars/exports/2/LU6gqXnZi3KjB7aWvXrQkNx9/zulip-export-2-20261130.tar.gz",
+                     *           "pending": false,
+                     *           "export_type": 2
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
-                        /** @description The organization's data exports (none on this server). */
-                        exports: {
-                            id: number;
-                            acting_user_id: number;
-                            export_time: number;
-                            deleted_timestamp: number | null;
-                            failed_timestamp: number | null;
-                            export_url: string | null;
-                            pending: boolean;
-                            /** @enum {integer} */
-                            export_type: 1 | 2;
-                        }[];
+                        /** @description The organization's data exports. */
+                        exports: components["schemas"]["RealmExport"][];
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };
@@ -15228,7 +15326,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success (never on this server). */
+            /** @description The export is requested. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15248,8 +15346,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The caller is not an administrator, `export_type` is not 1 or 2, or (always, here)
-             *     the export must be made by the server's administrator.
+             * @description The caller is not an administrator, `export_type` is not 1 or 2, 5 exports were
+             *     requested in the last 7 days, the organization is too large to export by request, or
+             *     no owner consents (standard) or shows their email address to administrators (public).
              */
             400: {
                 headers: {
@@ -15322,6 +15421,39 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    "delete-realm-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ID of the data export.
+                 * @example 3
+                 */
+                export_id: components["schemas"]["ObjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            /**
+             * @description No export of this organization has that ID, it was deleted already, it failed, or it is
+             *     still being made.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
             429: components["responses"]["RateLimited"];
         };
     };

@@ -20,6 +20,7 @@ import { createApp } from "./app.ts";
 import { ScheduledDelivery } from "./workers/scheduled-delivery.ts";
 import { MissedMessageEmails } from "./workers/missed-message-emails.ts";
 import { PushNotifications } from "./workers/push-notifications.ts";
+import { RealmExports } from "./workers/realm-exports.ts";
 import { EmailDelivery } from "./workers/email-delivery.ts";
 import { MessageRetention } from "./workers/retention.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
@@ -274,6 +275,11 @@ const missedMessageEmails = new MissedMessageEmails(deps, {
 const pushNotifications = new PushNotifications(deps, {
   intervalMs: config.emailDeliveryIntervalMs,
 }).start();
+// And makes the data exports administrators request; claims with leases keep each made once
+// (workers/realm-exports.ts).
+const realmExports = new RealmExports(deps, {
+  intervalMs: config.emailDeliveryIntervalMs,
+}).start();
 // And applies the message retention policy; SKIP LOCKED keeps each message archived once.
 const retention = new MessageRetention(deps, { intervalMs: config.retentionIntervalMs }).start();
 
@@ -312,6 +318,7 @@ async function shutdown(signal: string) {
     emailDelivery.stop(),
     missedMessageEmails.stop(),
     pushNotifications.stop(),
+    realmExports.stop(),
     retention.stop(),
   ]);
   try {

@@ -73,7 +73,12 @@ import { setTypingStatus, setTypingStatusForMessageEdit } from "./handlers/typin
 import { getPresence, getUserPresence, updatePresence } from "./handlers/presence.ts";
 import { devFetchApiKey } from "./handlers/dev-login.ts";
 import { addCodePlayground, removeCodePlayground } from "./handlers/playgrounds.ts";
-import { exportRealm, getRealmExportConsents, getRealmExports } from "./handlers/export.ts";
+import {
+  deleteRealmExport,
+  exportRealm,
+  getRealmExportConsents,
+  getRealmExports,
+} from "./handlers/export.ts";
 import {
   createBigBlueButtonVideoCall,
   createVideoCall,
@@ -284,6 +289,7 @@ export const handlers = {
   "remove-code-playground": removeCodePlayground,
   "get-realm-exports": getRealmExports,
   "export-realm": exportRealm,
+  "delete-realm-export": deleteRealmExport,
   "get-realm-export-consents": getRealmExportConsents,
   "create-big-blue-button-video-call": createBigBlueButtonVideoCall,
   "upload-file": uploadFile,

@@ -1,18 +1,24 @@
-/** GET and POST /export/realm, GET /export/realm/consents (zerver/views/realm_export.py). */
-import type { Handler } from "../http/types.ts";
-import { exportConsents, manualExportRequired } from "../lib/realm/export.ts";
-
 /**
- * GET, POST /export/realm and GET /export/realm/consents are require_realm_admin: the role is
- * checked before the handler, from the spec's `x-zulip-requires-role`.
+ * GET, POST /export/realm, DELETE /export/realm/{export_id} and GET /export/realm/consents
+ * (zerver/views/realm_export.py). All are require_realm_admin: the role is checked before the
+ * handler, from the spec's `x-zulip-requires-role`; `export_type` is checked by the spec.
  */
+import { doDeleteRealmExport, doRequestRealmExport } from "../actions/realm/realm-export.ts";
+import type { Handler } from "../http/types.ts";
+import { exportConsents, realmExports } from "../lib/realm/export.ts";
+import { realmUrl } from "../lib/realm/realm.ts";
 
-/** get_realm_exports: no export is ever made here. */
-export const getRealmExports: Handler<"get-realm-exports"> = async () => ({ exports: [] });
+export const getRealmExports: Handler<"get-realm-exports"> = async (_req, ctx) => ({
+  exports: await realmExports(ctx.db, ctx.realm.id, await realmUrl(ctx.db, ctx.realm, ctx.config)),
+});
 
-/** export_realm: export_type is checked by the spec. */
-export const exportRealm: Handler<"export-realm"> = async (_req, ctx) => {
-  throw manualExportRequired(ctx.config);
+export const exportRealm: Handler<"export-realm"> = async ({ body }, ctx) => ({
+  id: await doRequestRealmExport(ctx, body?.export_type ?? 1),
+});
+
+export const deleteRealmExport: Handler<"delete-realm-export"> = async ({ path }, ctx) => {
+  await doDeleteRealmExport(ctx, path.export_id);
+  return {};
 };
 
 export const getRealmExportConsents: Handler<"get-realm-export-consents"> = async (_req, ctx) => {

@@ -37,6 +37,7 @@ import {
   type ReceivedFile,
 } from "../lib/uploads/uploads.ts";
 import { emojiPathId } from "../lib/realm/realm-emoji.ts";
+import { exportPathId } from "../lib/realm/export.ts";
 import { storedThumbnail, thumbnailPathId } from "../lib/uploads/thumbnails.ts";
 import { uploadStorage, type ServeAs } from "../lib/uploads/upload-storage.ts";
 import { AVATAR_CONTENT_TYPES, avatarPathId, mediumAvatarPathId } from "../lib/users/avatars.ts";
@@ -373,6 +374,29 @@ function emojiImages(deps: AppDeps) {
 }
 
 /**
+ * `/user_avatars/exports/<realm_id>/<secret>/<name>.tar.gz`: a data export's file (workers/
+ * realm-exports.ts), downloaded without credentials as Zulip serves it: the secret path is the
+ * permission, handed only to the organization's administrators (GET /export/realm).
+ */
+function exportTarballs(deps: AppDeps) {
+  return async function exportTarball(req: Request, res: Response, next: NextFunction) {
+    const m = /^\/user_avatars\/(exports\/[0-9]+\/[A-Za-z0-9_-]+\/[A-Za-z0-9_.-]+\.tar\.gz)$/.exec(
+      req.path,
+    );
+    if (!m || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    try {
+      await sendStored(res, next, deps, exportPathId(m[1]!), {
+        contentType: "application/gzip",
+        contentDisposition: contentDisposition(true, m[1]!.split("/").at(-1)!),
+        cacheControl: "private, no-store",
+      });
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/**
  * `/user_avatars/<realm_id>/<hash>.png` and `<hash>-medium.png`: uploaded avatars, 100×100 and
  * 500×500 (lib/users/avatars.ts), public as Zulip serves them (no authentication; the random names
  * are not enumerable). Avatars uploaded before they were resized keep their own extension and
@@ -485,6 +509,7 @@ export function uploadRoutes(deps: AppDeps) {
     escapeFilenameSlashes,
     fileRoutes(deps),
     emojiImages(deps),
+    exportTarballs(deps),
     avatarImages(deps),
     avatarRedirects(deps),
   ];

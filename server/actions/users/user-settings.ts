@@ -24,6 +24,7 @@ import {
   avatarUrl,
 } from "../../lib/users/users.ts";
 import { selfEditedUserIds } from "../../lib/users/target-users.ts";
+import { Role } from "../../lib/users/users.ts";
 import { USER_SETTING_CHANGED, OLD_VALUE, NEW_VALUE } from "./user-status.ts";
 import { inTransaction } from "../transaction.ts";
 import { presenceEnabledChanged } from "./presence.ts";
@@ -96,6 +97,17 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
         );
       if (setting.name === "email_address_visibility")
         await emailVisibilityChanged({ tx, events }, user, updated, domain);
+      // The administrators' list of consents (GET /export/realm/consents) follows it.
+      if (setting.name === "allow_private_data_export")
+        events.add(
+          { type: "realm_export_consent", user_id: user.id, consented: value === true },
+          (
+            await tx.userProfile.findMany({
+              where: { realmId: realm.id, isActive: true, role: { lte: Role.ADMINISTRATOR } },
+              select: { id: true },
+            })
+          ).map((a) => a.id),
+        );
       // Drafts stop being kept on the server; their deletion sends no event (the clients keep them).
       if (setting.name === "enable_drafts_synchronization" && value === false)
         await tx.draft.deleteMany({ where: { userProfileId: user.id } });

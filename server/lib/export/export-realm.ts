@@ -9,6 +9,17 @@ import { join } from "node:path";
 import { Prisma, type Db } from "../../db/index.ts";
 import { packTarGz } from "./archive.ts";
 import {
+  defaultSettings,
+  directMessageGroupCondition,
+  ExportType,
+  FULL_EXPORT,
+  messageCondition,
+  privateRowsCondition,
+  scopeSubscriptionRow,
+  scopeUserRow,
+  type ExportScope,
+} from "./export-scope.ts";
+import {
   AFTER_MESSAGES,
   CLIENT_KEY,
   FORMAT,
@@ -22,8 +33,29 @@ import {
   type ExportTable,
 } from "./zulip-format.ts";
 
-/** Which rows of a table belong to the organization. */
-function realmRows(table: string, realmId: number): Prisma.Sql {
+/** Which rows of a table the export holds: the organization's, within the export's scope. */
+function realmRows(table: string, realmId: number, scope: ExportScope): Prisma.Sql {
+  const own = organizationRows(table, realmId);
+  const inScope = [
+    privateRowsCondition(table, scope),
+    table === "recipient"
+      ? directMessageGroupCondition(scope, "id")
+      : table === "subscription" || table === "direct_message_group"
+        ? directMessageGroupCondition(scope, "recipient_id")
+        : null,
+    AFTER_MESSAGES.some((spec) => spec.table === table) && scope !== FULL_EXPORT
+      ? Prisma.sql`message_id IN (SELECT m.id FROM message m WHERE m.realm_id = ${realmId} AND ${messageCondition(scope)})`
+      : null,
+  ].filter((c) => c !== null);
+  return inScope.length
+    ? Prisma.join(
+        [own, ...inScope].map((c) => Prisma.sql`(${c})`),
+        " AND ",
+      )
+    : own;
+}
+
+function organizationRows(table: string, realmId: number): Prisma.Sql {
   switch (table) {
     case "realm":
       return Prisma.sql`id = ${realmId}`;
@@ -66,20 +98,45 @@ export interface ExportResult {
   files: number;
 }
 
-/** Exports the organization `realmId` to `<outDir>/<name>.tar.gz`. */
+/**
+ * Exports the organization `realmId` to `<outDir>/<name>.tar.gz`: everything, or what the
+ * scope of a data export requested through the API holds (lib/export/export-scope.ts).
+ */
 export async function exportRealm(
   db: Db,
   realmId: number,
   outDir: string,
   name: string,
+  scope: ExportScope = FULL_EXPORT,
 ): Promise<ExportResult> {
   const dir = join(outDir, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   try {
+    const consenting = new Set(scope.consenting);
+    const inMessages = messageCondition(scope);
     const realm: Record<string, object[]> = {};
     for (const spec of [...REALM_TABLES, ...AFTER_MESSAGES])
-      realm[spec.key] = await exportRows(db, spec, realmRows(spec.table, realmId));
+      realm[spec.key] = await exportRows(db, spec, realmRows(spec.table, realmId, scope));
+    if (scope !== FULL_EXPORT) {
+      const defaults = await defaultSettings(db, realmId);
+      realm.zerver_userprofile = (realm.zerver_userprofile as Record<string, unknown>[]).map((u) =>
+        scopeUserRow(u, scope, consenting, defaults),
+      );
+      realm.zerver_subscription = (realm.zerver_subscription as Record<string, unknown>[]).map(
+        (s) => scopeSubscriptionRow(s, scope, consenting),
+      );
+      // A channel's first message may be one the export leaves out: its first exported one.
+      const firsts = new Map(
+        (
+          await db.$queryRaw<{ recipient: number; first: number }[]>`
+            SELECT m.recipient_id AS recipient, min(m.id) AS first FROM message m
+            WHERE m.realm_id = ${realmId} AND ${inMessages} GROUP BY m.recipient_id`
+        ).map((r) => [r.recipient, r.first]),
+      );
+      for (const stream of realm.zerver_stream as Record<string, unknown>[])
+        stream.first_message_id = firsts.get(Number(stream.recipient)) ?? null;
+    }
     realm[CLIENT_KEY] = await db.$queryRaw<object[]>`
       SELECT id, name FROM client WHERE id IN (SELECT DISTINCT sending_client_id FROM message WHERE realm_id = ${realmId})
       ORDER BY id`;
@@ -91,8 +148,9 @@ export async function exportRealm(
     for (;;) {
       const ids = (
         await db.$queryRaw<{ id: number }[]>`
-          SELECT id FROM message WHERE realm_id = ${realmId} AND id > ${after}
-          ORDER BY id LIMIT ${MESSAGES_PER_FILE}`
+          SELECT m.id FROM message m WHERE m.realm_id = ${realmId} AND m.id > ${after}
+            AND ${inMessages}
+          ORDER BY m.id LIMIT ${MESSAGES_PER_FILE}`
       ).map((r) => r.id);
       if (ids.length === 0) break;
       const inBatch = Prisma.sql`id = ANY (${ids}::int[])`;
@@ -101,7 +159,9 @@ export async function exportRealm(
         [USER_MESSAGE_TABLE.key]: await exportRows(
           db,
           USER_MESSAGE_TABLE,
-          Prisma.sql`message_id = ANY (${ids}::int[])`,
+          scope.type === ExportType.FULL_WITH_CONSENT
+            ? Prisma.sql`message_id = ANY (${ids}::int[]) AND user_profile_id = ANY (${scope.consenting}::int[])`
+            : Prisma.sql`message_id = ANY (${ids}::int[])`,
         ),
       };
       writeFileSync(join(dir, messagesFile(++files)), JSON.stringify(file));

@@ -145,6 +145,26 @@ export async function linkifier(fx: Fixtures) {
   return created.id;
 }
 
+/**
+ * A made data export, requested a month ago: outside the week that POST /export/realm's limit
+ * counts (its own row spends that), and made without a file, which deleting does not need.
+ */
+export async function realmExport(fx: Fixtures) {
+  const month = new Date(Date.now() - 30 * 86_400_000);
+  const row = await fx.server.db.realmExport.create({
+    data: {
+      realmId: fx.realmId,
+      type: 1,
+      status: 3,
+      actingUserId: fx.server.creds.users.iago!.user_id,
+      dateRequested: month,
+      dateSucceeded: month,
+      exportPath: `exports/${fx.realmId}/matrix${fx.next()}/zulip-export-matrix.tar.gz`,
+    },
+  });
+  return row.id;
+}
+
 export async function playground(fx: Fixtures) {
   const created = await expectSuccess(
     fx.as("iago").POST("/realm/playgrounds", {

@@ -416,16 +416,18 @@ export const rows: Row[] = [
     expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
   },
   {
-    // No export can be made here: administrators are sent to the server's administrator.
     op: "POST /export/realm",
     req: () => ({ body: { export_type: 1 } }),
-    expect: (fx) =>
-      by({
-        "owner admin other": bad(
-          `Please request a manual export from ${fx.server.deps.config.zulipAdministrator}.`,
-        ),
-        "mod member guest bot": ADMIN_ONLY,
-      }),
+    expect: by({ "owner admin other": ok, "mod member guest bot": ADMIN_ONLY }),
+  },
+  {
+    op: "DELETE /export/realm/{export_id}",
+    req: async ({ fx }) => ({ path: { export_id: await make.realmExport(fx) } }),
+    expect: by({
+      "owner admin": ok,
+      "mod member guest bot": ADMIN_ONLY,
+      other: bad("Invalid data export ID"),
+    }),
   },
   {
     op: "GET /export/realm/consents",

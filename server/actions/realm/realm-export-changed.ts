@@ -1,0 +1,29 @@
+/**
+ * The `realm_export` event (zerver/actions/realm_export.py notify_realm_export): the
+ * organization's whole list of data exports, sent whenever one is requested, made, failed or
+ * deleted. Its own module: the requests (realm-export.ts) and the loop that makes the exports
+ * (workers/realm-exports.ts) both send it.
+ */
+import type { AppDeps } from "../../context.ts";
+import type { UnitOfWork } from "../../events/index.ts";
+import { realmExports } from "../../lib/realm/export.ts";
+import { realmUrl } from "../../lib/realm/realm.ts";
+import { Role } from "../../lib/users/users.ts";
+
+/** To the organization's human administrators, who alone may list the exports. */
+export async function notifyRealmExport(
+  { tx, events }: UnitOfWork,
+  deps: Pick<AppDeps, "config">,
+  realm: { id: number; stringId: string },
+): Promise<void> {
+  const admins = await tx.userProfile.findMany({
+    where: { realmId: realm.id, isActive: true, isBot: false, role: { lte: Role.ADMINISTRATOR } },
+    select: { id: true },
+  });
+  if (admins.length === 0) return;
+  const exports = await realmExports(tx, realm.id, await realmUrl(tx, realm, deps.config));
+  events.add(
+    { type: "realm_export", exports },
+    admins.map((a) => a.id),
+  );
+}
