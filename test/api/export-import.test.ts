@@ -439,3 +439,114 @@ describe("import-slack", () => {
     expect(catsView.message.flags.sort()).toEqual(["mentioned", "read"]);
   });
 });
+
+describe("export and import-zulip: what users keep", () => {
+  it("carries edit history, statuses, saved snippets, scheduled messages, navigation views, channel folders and playgrounds", async () => {
+    const hamlet = server.as("hamlet");
+    const iago = server.as("iago");
+    const { id: edited } = await expectSuccess(
+      hamlet.POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "drafts", content: "first words" },
+      }),
+    );
+    await expectSuccess(
+      hamlet.PATCH("/messages/{message_id}", {
+        params: { path: { message_id: edited } },
+        body: { content: "second words", topic: "final" },
+      }),
+    );
+    await expectSuccess(hamlet.POST("/users/me/status", { body: { status_text: "moving house" } }));
+    await expectSuccess(
+      hamlet.POST("/saved_snippets", { body: { title: "greeting", content: "Hello there" } }),
+    );
+    await expectSuccess(
+      hamlet.POST("/scheduled_messages", {
+        body: {
+          type: "stream",
+          to: verona(),
+          topic: "later",
+          content: "Sent tomorrow",
+          scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400,
+        },
+      }),
+    );
+    await expectSuccess(
+      hamlet.POST("/navigation_views", {
+        body: { fragment: "narrow/channel/verona", is_pinned: true, name: "Verona" },
+      }),
+    );
+    await expectSuccess(
+      iago.POST("/channel_folders/create", { body: { name: "Cities", description: "Places" } }),
+    );
+    await expectSuccess(
+      iago.POST("/realm/playgrounds", {
+        body: {
+          name: "Python",
+          pygments_language: "python",
+          url_template: "https://py.example/?c={code}",
+        },
+      }),
+    );
+
+    /** What hamlet keeps, as register and the history endpoint give it. */
+    const kept = async (client: ZulipClient, messageId: number) => {
+      const state = (await expectSuccess(
+        client.POST("/register", {
+          body: {
+            fetch_event_types: [
+              "user_status",
+              "saved_snippets",
+              "scheduled_messages",
+              "navigation_views",
+              "channel_folders",
+              "realm_playgrounds",
+            ],
+          },
+        }),
+      )) as any;
+      const { message_history } = await expectSuccess(
+        client.GET("/messages/{message_id}/history", {
+          params: { path: { message_id: messageId } },
+        }),
+      );
+      return {
+        statuses: Object.values(state.user_status).map((s: any) => s.status_text),
+        snippets: state.saved_snippets.map((s: any) => `${s.title}|${s.content}`),
+        scheduled: state.scheduled_messages.map(
+          (m: any) => `${m.topic}|${m.content}|${m.scheduled_delivery_timestamp}`,
+        ),
+        views: state.navigation_views.map((v: any) => `${v.fragment}|${v.name}|${v.is_pinned}`),
+        folders: state.channel_folders.map((f: any) => `${f.name}|${f.description}`),
+        playgrounds: state.realm_playgrounds.map((p: any) => `${p.name}|${p.url_template}`),
+        // Ids are the new organization's: the channel's by whether it is there.
+        history: message_history.map(({ user_id: _u, stream, ...h }: any) => ({
+          ...h,
+          stream: stream !== undefined,
+        })),
+      };
+    };
+    const before = await kept(hamlet, edited);
+    expect(before.history).toHaveLength(2);
+
+    const realm = await server.db.realm.findFirstOrThrow({ orderBy: { id: "asc" } });
+    const result = await exportRealm(server.db, realm.id, work, "zulip-export-kept");
+    const dir = join(work, "unpacked-kept");
+    await unpackArchive(result.tarball, dir);
+    const done = await doImportZulip(server.deps, dir, { subdomain: "kept" });
+    const user = await server.db.userProfile.findFirstOrThrow({
+      where: { realmId: done.realmId, deliveryEmail: "hamlet@zulip.com" },
+    });
+    const client = createZulipClient({
+      baseUrl: server.baseUrl,
+      email: user.email,
+      apiKey: user.apiKey,
+      fetch: fetchAsHost(`kept.${server.deps.config.externalHost}`),
+      middleware: [specCheckMiddleware],
+    });
+    const moved = await server.db.message.findFirstOrThrow({
+      where: { realmId: done.realmId, content: "second words" },
+      select: { id: true },
+    });
+    expect(await kept(client, moved.id)).toEqual(before);
+  });
+});

@@ -33,6 +33,7 @@ import { renderMarkdown } from "../../lib/markdown/index.ts";
 import type { MarkdownContext, MentionUser } from "../../lib/markdown/types.ts";
 import { directMessageGroupHash, RecipientType } from "../../lib/recipients.ts";
 import { subdomainProblem } from "../../lib/realm/realm.ts";
+import { editRows } from "../../lib/export/edit-history.ts";
 import {
   AFTER_MESSAGES,
   CLIENT_KEY,
@@ -70,8 +71,11 @@ const DEFERRED: Record<string, string[]> = {
   ],
   user_profile: ["default_sending_stream_id", "default_events_register_stream_id"],
 };
-/** Tables an export does not carry: references to them are dropped. */
-const NOT_EXPORTED = new Set(["channel_folder"]);
+/**
+ * Tables older exports do not carry (Zulip's before 11, ours before channel folders travelled):
+ * when the export lacks the table, references to it are dropped.
+ */
+const OPTIONAL_TABLES = new Set(["channel_folder"]);
 const RECIPIENT_TABLES: Record<number, string> = {
   [RecipientType.PERSONAL]: "user_profile",
   [RecipientType.STREAM]: "stream",
@@ -153,6 +157,11 @@ export async function doImportZulip(
       .get("recipient")!
       .push({ id: bot.recipient_id, type: RecipientType.PERSONAL, type_id: bot.id });
   }
+  const notExported = new Set(
+    REALM_TABLES.filter((t) => OPTIONAL_TABLES.has(t.table) && !(t.key in realmData)).map(
+      (t) => t.table,
+    ),
+  );
   const [realmRow, ...more] = tables.get("realm")!;
   if (!realmRow || more.length)
     throw new ImportError("realm.json: zerver_realm must hold exactly one organization");
@@ -303,7 +312,7 @@ export async function doImportZulip(
         const where = `${file}: ${spec.key} row ${str(row.id) || JSON.stringify(row).slice(0, 60)}`;
         const move = (table: string, value: unknown): number | null => {
           if (value === null || value === undefined) return null;
-          if (NOT_EXPORTED.has(table)) return null;
+          if (notExported.has(table)) return null;
           const id = Number(value);
           if (table === "client") {
             const mapped = clients.get(id);
@@ -387,8 +396,9 @@ export async function doImportZulip(
               );
             break;
           case "reaction":
-            // A custom emoji's reaction names it by its id.
-            if (out.reaction_type === "realm_emoji")
+          case "user_status":
+            // A custom emoji's reaction (or status) names it by its id.
+            if (out.reaction_type === "realm_emoji" && out.emoji_code)
               out.emoji_code = String(Number(out.emoji_code) + offsets.get("realm_emoji")!);
             break;
         }
@@ -464,8 +474,31 @@ export async function doImportZulip(
 
       for (const file of messageFiles) {
         const data = readJson(root, file);
-        await insert(file, MESSAGE_TABLE, rowsOf(file, data, MESSAGE_TABLE.key));
+        const messages = rowsOf(file, data, MESSAGE_TABLE.key);
+        await insert(file, MESSAGE_TABLE, messages);
         await insert(file, USER_MESSAGE_TABLE, rowsOf(file, data, USER_MESSAGE_TABLE.key));
+        // Their edit histories, as this server keeps them: rows of message_edit.
+        const edits = messages.flatMap((m) => {
+          try {
+            return editRows(
+              m.edit_history,
+              { id: Number(m.id) + offsets.get("message")!, realmId },
+              (u) => (known.get("user_profile")!.has(u) ? u + offsets.get("user_profile")! : null),
+              (c) => (known.get("stream")!.has(c) ? c + offsets.get("stream")! : null),
+            );
+          } catch (err) {
+            throw new ImportError(
+              `${file}: ${MESSAGE_TABLE.key} row ${str(m.id)}: ${(err as Error).message}`,
+            );
+          }
+        });
+        for (let i = 0; i < edits.length; i += BATCH)
+          await insertBatch(
+            tx,
+            "message_edit",
+            edits.slice(i, i + BATCH) as unknown as Row[],
+            `${file}: edit_history`,
+          );
       }
       for (const spec of AFTER_MESSAGES) await insert("realm.json", spec, tables.get(spec.table)!);
 

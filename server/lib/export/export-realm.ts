@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Prisma, type Db } from "../../db/index.ts";
 import { packTarGz } from "./archive.ts";
+import { editHistories } from "./edit-history.ts";
 import {
   defaultSettings,
   directMessageGroupCondition,
@@ -27,6 +28,7 @@ import {
   MESSAGE_TABLE,
   MESSAGES_PER_FILE,
   messagesFile,
+  PER_MESSAGE,
   REALM_TABLES,
   tableColumns,
   USER_MESSAGE_TABLE,
@@ -43,7 +45,7 @@ function realmRows(table: string, realmId: number, scope: ExportScope): Prisma.S
       : table === "subscription" || table === "direct_message_group"
         ? directMessageGroupCondition(scope, "recipient_id")
         : null,
-    AFTER_MESSAGES.some((spec) => spec.table === table) && scope !== FULL_EXPORT
+    PER_MESSAGE.has(table) && scope !== FULL_EXPORT
       ? Prisma.sql`message_id IN (SELECT m.id FROM message m WHERE m.realm_id = ${realmId} AND ${messageCondition(scope)})`
       : null,
   ].filter((c) => c !== null);
@@ -63,6 +65,8 @@ function organizationRows(table: string, realmId: number): Prisma.Sql {
       return Prisma.sql`user_group_id IN (SELECT id FROM user_group WHERE realm_id = ${realmId})`;
     case "group_group_membership":
       return Prisma.sql`supergroup_id IN (SELECT id FROM user_group WHERE realm_id = ${realmId})`;
+    case "bot_storage_data":
+      return Prisma.sql`bot_profile_id IN (SELECT id FROM user_profile WHERE realm_id = ${realmId})`;
     default:
       return Prisma.sql`realm_id = ${realmId}`;
   }
@@ -138,7 +142,10 @@ export async function exportRealm(
         stream.first_message_id = firsts.get(Number(stream.recipient)) ?? null;
     }
     realm[CLIENT_KEY] = await db.$queryRaw<object[]>`
-      SELECT id, name FROM client WHERE id IN (SELECT DISTINCT sending_client_id FROM message WHERE realm_id = ${realmId})
+      SELECT id, name FROM client WHERE id IN (
+        SELECT sending_client_id FROM message WHERE realm_id = ${realmId}
+        UNION SELECT sending_client_id FROM scheduled_message WHERE realm_id = ${realmId}
+        UNION SELECT client_id FROM user_status WHERE realm_id = ${realmId})
       ORDER BY id`;
     writeFileSync(join(dir, "realm.json"), JSON.stringify({ import_source: "zulip", ...realm }));
 
@@ -154,8 +161,14 @@ export async function exportRealm(
       ).map((r) => r.id);
       if (ids.length === 0) break;
       const inBatch = Prisma.sql`id = ANY (${ids}::int[])`;
+      const messageRows = (await exportRows(db, MESSAGE_TABLE, inBatch)) as Record<
+        string,
+        unknown
+      >[];
+      const histories = await editHistories(db, ids);
+      for (const m of messageRows) m.edit_history = histories.get(Number(m.id)) ?? null;
       const file = {
-        [MESSAGE_TABLE.key]: await exportRows(db, MESSAGE_TABLE, inBatch),
+        [MESSAGE_TABLE.key]: messageRows,
         [USER_MESSAGE_TABLE.key]: await exportRows(
           db,
           USER_MESSAGE_TABLE,

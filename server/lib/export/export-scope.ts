@@ -59,6 +59,12 @@ const PRIVATE_TABLES: Record<string, string> = {
   alert_word: "user_profile_id",
   muted_user: "user_profile_id",
   user_topic: "user_profile_id",
+  user_status: "user_profile_id",
+  saved_snippet: "user_profile_id",
+  navigation_view: "user_profile_id",
+  bot_storage_data: "bot_profile_id",
+  // Only those not yet sent (a sent one's message is exported as a message, if at all).
+  scheduled_message: "sender_id",
 };
 
 /**
@@ -86,7 +92,8 @@ export function privateRowsCondition(table: string, scope: ExportScope): Prisma.
   const column = PRIVATE_TABLES[table];
   if (!column || scope.type === ExportType.FULL_WITHOUT_CONSENT) return null;
   if (scope.type === ExportType.PUBLIC) return Prisma.sql`FALSE`;
-  return Prisma.sql`${Prisma.raw(column)} = ANY (${scope.consenting}::int[])`;
+  const own = Prisma.sql`${Prisma.raw(column)} = ANY (${scope.consenting}::int[])`;
+  return table === "scheduled_message" ? Prisma.sql`${own} AND NOT delivered` : own;
 }
 
 /**

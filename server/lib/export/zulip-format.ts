@@ -45,6 +45,7 @@ export const REALM_TABLES: ExportTable[] = [
   },
   { table: "user_group_membership", key: "zerver_usergroupmembership" },
   { table: "group_group_membership", key: "zerver_groupgroupmembership" },
+  { table: "channel_folder", key: "zerver_channelfolder" },
   {
     table: "stream",
     key: "zerver_stream",
@@ -63,6 +64,14 @@ export const REALM_TABLES: ExportTable[] = [
   { table: "user_topic", key: "zerver_usertopic", ours: ["topic_name_lower"] },
   { table: "muted_user", key: "zerver_muteduser" },
   { table: "alert_word", key: "zerver_alertword" },
+  { table: "realm_playground", key: "zerver_realmplayground" },
+  { table: "realm_user_default", key: "zerver_realmuserdefault" },
+  { table: "user_status", key: "zerver_userstatus" },
+  // Its update id comes from this server's sequence (clients fetch past the one they hold).
+  { table: "user_presence", key: "zerver_userpresence", ours: ["last_update_id"] },
+  { table: "saved_snippet", key: "zerver_savedsnippet" },
+  { table: "navigation_view", key: "zerver_navigationview" },
+  { table: "bot_storage_data", key: "zerver_botstoragedata" },
 ];
 
 export const MESSAGE_TABLE: ExportTable = {
@@ -79,7 +88,16 @@ export const USER_MESSAGE_TABLE: ExportTable = {
 export const AFTER_MESSAGES: ExportTable[] = [
   { table: "reaction", key: "zerver_reaction" },
   { table: "submessage", key: "zerver_submessage" },
+  {
+    table: "scheduled_message",
+    key: "zerver_scheduledmessage",
+    // A reminder's message is a plain id in both schemas; the delivery's claim is ours alone.
+    fks: { reminder_target_message_id: "message" },
+    ours: ["claimed_at", "claimed_by", "attempts"],
+  },
 ];
+/** Tables of AFTER_MESSAGES whose rows belong to one message (`message_id`). */
+export const PER_MESSAGE = new Set(["reaction", "submessage"]);
 /** The clients messages were sent from: global, matched by name on import. */
 export const CLIENT_KEY = "zerver_client";
 
