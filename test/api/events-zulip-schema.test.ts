@@ -368,6 +368,7 @@ describe("events against Zulip's schema", () => {
         "realm_bot add",
         "realm_bot delete",
         "realm_bot update",
+        "realm_export_consent",
         "realm_user add",
         "realm_user update",
         "realm_user_settings_defaults update",

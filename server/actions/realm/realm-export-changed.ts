@@ -27,3 +27,24 @@ export async function notifyRealmExport(
     admins.map((a) => a.id),
   );
 }
+
+/**
+ * The `realm_export_consent` event: a user's consent to exports of their private data, to the
+ * organization's administrators (bots too, as Zulip sends it), when the user changes it or
+ * joins or comes back (their consent then enters GET /export/realm/consents).
+ */
+export async function notifyExportConsent(
+  { tx, events }: UnitOfWork,
+  realmId: number,
+  user: { id: number; allowPrivateDataExport: boolean },
+): Promise<void> {
+  const admins = await tx.userProfile.findMany({
+    where: { realmId, isActive: true, role: { lte: Role.ADMINISTRATOR } },
+    select: { id: true },
+  });
+  if (admins.length)
+    events.add(
+      { type: "realm_export_consent", user_id: user.id, consented: user.allowPrivateDataExport },
+      admins.map((a) => a.id),
+    );
+}

@@ -11,6 +11,7 @@ import { generateApiKey } from "../../lib/auth/passwords.ts";
 import { activeUserIds } from "../../lib/users/users.ts";
 import { addBotOwnerEvents } from "./bots.ts";
 import { setSubscriptionsUserActive } from "../channels/subscriptions.ts";
+import { notifyExportConsent } from "../realm/realm-export-changed.ts";
 import { inTransaction } from "../transaction.ts";
 
 type Deps = Pick<AppDeps, "db" | "events">;
@@ -73,6 +74,7 @@ export async function doReactivateUser(
     if (ownerChanged)
       await addBotOwnerEvents({ tx, events }, realm.id, target.id, actor, target.botOwnerId);
     await setSubscriptionsUserActive({ tx, events }, realm.id, [target.id], true);
+    if (!target.isBot) await notifyExportConsent({ tx, events }, realm.id, target);
     const groups = await tx.$queryRaw<{ id: number }[]>`
       SELECT m.user_group_id AS id FROM user_group_membership m JOIN named_user_group n ON n.id = m.user_group_id
       WHERE m.user_profile_id = ${target.id} ORDER BY m.user_group_id`;

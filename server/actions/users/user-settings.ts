@@ -24,7 +24,7 @@ import {
   avatarUrl,
 } from "../../lib/users/users.ts";
 import { selfEditedUserIds } from "../../lib/users/target-users.ts";
-import { Role } from "../../lib/users/users.ts";
+import { notifyExportConsent } from "../realm/realm-export-changed.ts";
 import { USER_SETTING_CHANGED, OLD_VALUE, NEW_VALUE } from "./user-status.ts";
 import { inTransaction } from "../transaction.ts";
 import { presenceEnabledChanged } from "./presence.ts";
@@ -99,15 +99,7 @@ export async function doChangeSettings(ctx: RequestContext, change: SettingsChan
         await emailVisibilityChanged({ tx, events }, user, updated, domain);
       // The administrators' list of consents (GET /export/realm/consents) follows it.
       if (setting.name === "allow_private_data_export")
-        events.add(
-          { type: "realm_export_consent", user_id: user.id, consented: value === true },
-          (
-            await tx.userProfile.findMany({
-              where: { realmId: realm.id, isActive: true, role: { lte: Role.ADMINISTRATOR } },
-              select: { id: true },
-            })
-          ).map((a) => a.id),
-        );
+        await notifyExportConsent({ tx, events }, realm.id, updated);
       // Drafts stop being kept on the server; their deletion sends no event (the clients keep them).
       if (setting.name === "enable_drafts_synchronization" && value === false)
         await tx.draft.deleteMany({ where: { userProfileId: user.id } });

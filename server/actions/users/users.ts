@@ -38,6 +38,7 @@ import { inaccessibleUser, restrictedGuestIds } from "../../lib/access/users.ts"
 import type { AppDeps, RequestContext } from "../../context.ts";
 import type { PendingEvents, UnitOfWork } from "../../events/index.ts";
 import { fakeEmailDomain } from "../../lib/realm/realm.ts";
+import { notifyExportConsent } from "../realm/realm-export-changed.ts";
 import { inTransaction } from "../transaction.ts";
 import {
   channelsForViewer,
@@ -157,6 +158,7 @@ export async function doCreateUser(
         { type: "realm_user", op: "add", person: { ...person, delivery_email: null } },
         others,
       );
+    if (!user.isBot) await notifyExportConsent({ tx, events }, realm.id, user);
   }
   return user;
 }
