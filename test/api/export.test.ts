@@ -19,6 +19,7 @@ import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
 import { zulipEventErrors } from "../helpers/zulip-spec.ts";
 import { doImportZulip } from "../../server/actions/realm/import-zulip.ts";
+import { doCreateUserWithDefaultChannels } from "../../server/actions/users/users.ts";
 
 const server = useTestServer(
   { zulipAdministrator: "help@example.net" },
@@ -356,9 +357,17 @@ describe("GET /export/realm/consents", () => {
     const events = await queueOf(server, "iago", ["realm_export_consent"]);
     const memberEvents = await queueOf(server, "othello", ["realm_export_consent"]);
     await setConsent("hamlet", true);
+    // A user who joins enters the list too (their consent, the organization's default).
+    const realm = await server.db.realm.findUniqueOrThrow({ where: { id: server.creds.realm.id } });
+    const joined = await doCreateUserWithDefaultChannels(server.deps, realm, {
+      email: "newcomer@zulip.com",
+      fullName: "Newcomer",
+      role: 400,
+    });
     const received = await events();
     expect(received).toEqual([
       { type: "realm_export_consent", user_id: user("hamlet").user_id, consented: true },
+      { type: "realm_export_consent", user_id: joined.id, consented: false },
     ]);
     expect(zulipEventErrors({ id: 1, ...(received[0] as { type: string }) })).toEqual([]);
     expect(await memberEvents()).toEqual([]);
