@@ -131,6 +131,11 @@ export interface Config {
   /** How long a request to the bouncer may take before it counts as a network failure. */
   pushBouncerTimeoutMs: number;
   /**
+   * Zulip's SEND_DIGEST_EMAILS: whether weekly digests go out at all (each organization also
+   * turns them on, digest_emails_enabled, and each user, enable_digest_emails).
+   */
+  sendDigestEmails: boolean;
+  /**
    * Zulip's PUSH_NOTIFICATION_REDACT_CONTENT: a new message's notification says "New message"
    * rather than the message's content (its sender, conversation and id are still in it).
    */
@@ -410,6 +415,7 @@ export function configFromEnv(
       "a whole number of milliseconds",
     ),
     pushNotificationRedactContent: flag(env, "PUSH_NOTIFICATION_REDACT_CONTENT", false),
+    sendDigestEmails: flag(env, "SEND_DIGEST_EMAILS", true),
     maxStreamSizeForTypingNotifications: integer(
       env,
       "MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS",

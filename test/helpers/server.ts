@@ -19,6 +19,7 @@ import { EmailDelivery } from "../../server/workers/email-delivery.ts";
 import type { PrismaClient } from "../../server/db/index.ts";
 import { MissedMessageEmails } from "../../server/workers/missed-message-emails.ts";
 import { PushNotifications } from "../../server/workers/push-notifications.ts";
+import { DigestEmails, DIGEST_INTERVAL_MS } from "../../server/workers/digest-emails.ts";
 import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
@@ -44,6 +45,8 @@ export interface TestServer {
   missedMessageEmails: MissedMessageEmails;
   /** The server's push notifications (to the configured bouncer). */
   pushNotifications: PushNotifications;
+  /** The server's weekly digests (queued in the outbox on each organization's digest day). */
+  digestEmails: DigestEmails;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -96,6 +99,9 @@ export interface TestServerOptions {
   /** The same for push notifications, and the wait before a push's first retry (10 s on a server). */
   pushNotifications?: "timer" | "manual";
   pushRetryBaseMs?: number;
+  /** The same for digests; `digestHourUtc` is when digest days start (18 on a server). */
+  digestEmails?: "timer" | "manual";
+  digestHourUtc?: number;
   /** The wait before an email's first retry (30 s on a server). */
   emailRetryBaseMs?: number;
 }
@@ -181,6 +187,11 @@ export async function startTestServer(
     retryBaseMs: options.pushRetryBaseMs,
   });
   if (options.pushNotifications !== "manual") pushNotifications.start();
+  const digestEmails = new DigestEmails(deps, {
+    intervalMs: DIGEST_INTERVAL_MS,
+    hourUtc: options.digestHourUtc,
+  });
+  if (options.digestEmails !== "manual") digestEmails.start();
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
@@ -204,6 +215,7 @@ export async function startTestServer(
     emailDelivery,
     missedMessageEmails,
     pushNotifications,
+    digestEmails,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -228,6 +240,7 @@ export async function startTestServer(
         emailDelivery.stop(),
         missedMessageEmails.stop(),
         pushNotifications.stop(),
+        digestEmails.stop(),
       ]);
       deps.events.close();
       server.closeAllConnections();

@@ -82,7 +82,7 @@ function groupName(names: string[]): string {
 }
 
 /** Relative links and images made absolute; inline image previews dropped (the mail server cannot fetch them with the user's login). */
-function emailHtml(rendered: string, realmUrl: string): string {
+export function emailHtml(rendered: string, realmUrl: string): string {
   return rendered
     .replace(/<div class="message_inline_image">[\s\S]*?<\/div>/g, "")
     .replace(/<div class="spoiler-content"[^>]*>[\s\S]*?<\/div>/g, "")
@@ -94,7 +94,7 @@ function emailHtml(rendered: string, realmUrl: string): string {
 }
 
 /** The text part's form of a message: its Markdown, image links bare, uploads absolute, quoted. */
-function emailText(content: string, realmUrl: string): string {
+export function emailText(content: string, realmUrl: string): string {
   return content
     .replace(/\[(\S*)\]\((\S*)\)/g, "$2")
     .replace(/(^|[^\w/])\/user_uploads\//g, `$1${realmUrl}/user_uploads/`)
