@@ -2515,8 +2515,9 @@ export interface paths {
          *     empty topics, spectator access and email visibility, channel event messages, the GIF rating
          *     and the size of media previews, plus the organization's name and description.
          *
-         *     `send_channel_events_messages`, `avatar_changes_disabled`, `gif_rating_policy` and `media_preview_size` are announced
-         *     as Zulip's do_set_realm_property announces them: a `realm` event with op `update`.
+         *     `send_channel_events_messages`, `avatar_changes_disabled`, `gif_rating_policy`, `media_preview_size`,
+         *     `digest_emails_enabled` and `digest_weekday` are announced as Zulip's do_set_realm_property
+         *     announces them: a `realm` event with op `update`.
          */
         patch: operations["update-realm"];
         trace?: never;
@@ -14225,6 +14226,19 @@ export interface operations {
                      */
                     media_preview_size?: 100 | 150 | 200;
                     /**
+                     * @description Whether users who have not been active for five days get a weekly digest email
+                     *     of the conversations they missed (each user may still turn theirs off,
+                     *     `enable_digest_emails`). Off by default. Reported by register as
+                     *     `realm_digest_emails_enabled`.
+                     */
+                    digest_emails_enabled?: boolean;
+                    /**
+                     * @description The day of the week digests go out: 0 Monday … 6 Sunday (by the server's UTC
+                     *     clock). Reported by register as `realm_digest_weekday`.
+                     * @enum {integer}
+                     */
+                    digest_weekday?: 0 | 1 | 2 | 3 | 4 | 5 | 6;
+                    /**
                      * @description The video-call provider of the compose box's call button: an `id` of register's
                      *     `realm_available_video_chat_providers` (0 none, 1 Jitsi Meet, and those the
                      *     server has credentials for: 3 Zoom, 4 BigBlueButton, 8 Webex); any other value
@@ -14295,6 +14309,8 @@ export interface operations {
                         gif_rating_policy?: number;
                         /** @enum {integer} */
                         media_preview_size?: 100 | 150 | 200;
+                        digest_emails_enabled?: boolean;
+                        digest_weekday?: number;
                     } & components["schemas"]["JsonSuccessBase"];
                 };
             };

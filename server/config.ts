@@ -130,6 +130,16 @@ export interface Config {
   zulipOrgKey: string;
   /** How long a request to the bouncer may take before it counts as a network failure. */
   pushBouncerTimeoutMs: number;
+  /**
+   * Zulip's SEND_DIGEST_EMAILS: whether weekly digests go out at all (each organization also
+   * turns them on, digest_emails_enabled, and each user, enable_digest_emails).
+   */
+  sendDigestEmails: boolean;
+  /**
+   * Zulip's PUSH_NOTIFICATION_REDACT_CONTENT: a new message's notification says "New message"
+   * rather than the message's content (its sender, conversation and id are still in it).
+   */
+  pushNotificationRedactContent: boolean;
   /** Channels with more active subscribers than this get no typing notifications (Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS). */
   maxStreamSizeForTypingNotifications: number;
   /** The OAuth 2 video-call provider (Zoom-style; see lib/realm/video-calls.ts), used by organizations whose video_chat_provider is Zoom or Webex. */
@@ -404,6 +414,8 @@ export function configFromEnv(
       600_000,
       "a whole number of milliseconds",
     ),
+    pushNotificationRedactContent: flag(env, "PUSH_NOTIFICATION_REDACT_CONTENT", false),
+    sendDigestEmails: flag(env, "SEND_DIGEST_EMAILS", true),
     maxStreamSizeForTypingNotifications: integer(
       env,
       "MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS",

@@ -23,6 +23,7 @@ import { PushNotifications } from "./workers/push-notifications.ts";
 import { RealmExports } from "./workers/realm-exports.ts";
 import { EmailDelivery } from "./workers/email-delivery.ts";
 import { MessageRetention } from "./workers/retention.ts";
+import { DigestEmails, DIGEST_INTERVAL_MS } from "./workers/digest-emails.ts";
 import { configFromEnv, ConfigError, type Config } from "./config.ts";
 import { openDatabase, type Database } from "./db/index.ts";
 import { DataDirInUseError } from "./db/lock.ts";
@@ -282,6 +283,9 @@ const realmExports = new RealmExports(deps, {
 }).start();
 // And applies the message retention policy; SKIP LOCKED keeps each message archived once.
 const retention = new MessageRetention(deps, { intervalMs: config.retentionIntervalMs }).start();
+// And sends the weekly digests on each organization's digest day; a claim per user and day keeps
+// each user's digest sent once (workers/digest-emails.ts).
+const digestEmails = new DigestEmails(deps, { intervalMs: DIGEST_INTERVAL_MS }).start();
 
 const drain = gracefulShutdown(server);
 let stopping = false;
@@ -320,6 +324,7 @@ async function shutdown(signal: string) {
     pushNotifications.stop(),
     realmExports.stop(),
     retention.stop(),
+    digestEmails.stop(),
   ]);
   try {
     await database.close();

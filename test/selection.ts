@@ -87,6 +87,11 @@ export const RULES: ReadonlyArray<readonly [path: string, where: Where, why: str
     "the decision in the send's statement, the lease and retry of the push loop",
   ],
   ["test/api/scheduled-messages.test.ts", "both", "the delivery loop's locks and clock"],
+  [
+    "test/api/digest-emails.test.ts",
+    "both",
+    "the per-user claim (an upsert) racing between two loops, the signing key before the transaction",
+  ],
   ["test/api/rate-limits.test.ts", "both", "in-memory vs database lease store"],
 
   // The web app's page tests: the page, with the API (tested on both) behind it. Their part that

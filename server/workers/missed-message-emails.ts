@@ -25,6 +25,7 @@ import {
   type MissedMessage,
 } from "../lib/notifications/missed-message-email.ts";
 import { Trigger } from "../lib/notifications/missed-messages.ts";
+import { mentionedGroups } from "../lib/notifications/group-mentions.ts";
 import { unsubscribeUrl } from "../lib/notifications/unsubscribe.ts";
 import { signingKey } from "../lib/uploads/uploads.ts";
 import { DeliveryLoop, type DeliveryLoopOptions } from "./delivery-loop.ts";
@@ -111,12 +112,14 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
 
   /** Takes the user's due rows and queues their emails, in the caller's transaction; how many. */
   private async emailUser(tx: Tx, userId: number, now: Date, key: Buffer): Promise<number> {
-    const rows = await tx.$queryRaw<{ messageId: number; trigger: string }[]>`
+    const rows = await tx.$queryRaw<
+      { messageId: number; trigger: string; mentionedUserGroupId: number | null }[]
+    >`
       DELETE FROM scheduled_message_notification_email
       WHERE id IN (SELECT id FROM scheduled_message_notification_email
                    WHERE user_profile_id = ${userId} AND scheduled_timestamp <= ${now}
                    FOR UPDATE SKIP LOCKED)
-      RETURNING message_id AS "messageId", trigger`;
+      RETURNING message_id AS "messageId", trigger, mentioned_user_group_id AS "mentionedUserGroupId"`;
     if (rows.length === 0) return 0;
     const [user] = await tx.$queryRaw<
       {
@@ -149,12 +152,21 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
           (r) =>
             user.offline || !(OFFLINE_SETTING_TRIGGERS as readonly string[]).includes(r.trigger),
         )
-        .map((r) => [Number(r.messageId), r.trigger]),
+        .map((r) => [
+          Number(r.messageId),
+          {
+            trigger: r.trigger,
+            mentionedUserGroupId:
+              r.mentionedUserGroupId === null ? null : Number(r.mentionedUserGroupId),
+          },
+        ]),
     );
     if (triggers.size === 0) return 0;
 
     // The messages still unread, and a channel topic's context before each conversation's first.
-    const messages = await tx.$queryRaw<(Omit<MissedMessage, "trigger"> & { missed: boolean })[]>`
+    const messages = await tx.$queryRaw<
+      (Omit<MissedMessage, "trigger" | "mentionedUserGroupId"> & { missed: boolean })[]
+    >`
       WITH missed AS (
         SELECT m.id, m.realm_id, m.recipient_id, m.subject, m.date_sent, m.is_channel_message
         FROM message m JOIN user_message um ON um.message_id = m.id AND um.user_profile_id = ${userId}
@@ -181,7 +193,8 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
       const message: MissedMessage = {
         ...m,
         recipientType: Number(m.recipientType),
-        trigger: m.missed ? triggers.get(m.id)! : null,
+        trigger: m.missed ? triggers.get(m.id)!.trigger : null,
+        mentionedUserGroupId: m.missed ? triggers.get(m.id)!.mentionedUserGroupId : null,
       };
       const key = conversationKey(message);
       byConversation.set(key, [...(byConversation.get(key) ?? []), message]);
@@ -203,6 +216,14 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
           WHERE sub.recipient_id = ANY (${groups}::int[]) AND up.id <> ${userId}
           ORDER BY up.id`
       : [];
+    // The groups whose mentions the rows record, named in the footer (get_mentioned_user_group).
+    const mentioned = await mentionedGroups(tx, [
+      ...new Set(
+        [...triggers.values()].flatMap((t) =>
+          t.mentionedUserGroupId === null ? [] : [t.mentionedUserGroupId],
+        ),
+      ),
+    ]);
     const realm = {
       id: user.realmId,
       name: user.realmName,
@@ -217,6 +238,7 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
         realm,
         messages: ms,
         others: members.filter((x) => x.recipientId === ms[0]!.recipientId),
+        groups: mentioned,
         unsubscribeUrl: unsubscribe,
         noreplyAddress: this.deps.config.noreplyEmailAddress,
       }),

@@ -3,7 +3,7 @@
  * handle_remove_push_notification), in every server process at once, from the rows the
  * transactions that cause them write (push_notification_queue): a new message's, decided in the
  * send (lib/notifications/missed-messages.ts), and a removal's, when messages notified are read
- * (actions/push/push-notifications.ts).
+ * (actions/push/push-notifications.ts) or deleted (actions/messages/message-delete.ts).
  *
  * The claim protocol is the email outbox's (email-delivery.ts): one short statement claims a row
  * (FOR UPDATE SKIP LOCKED, stamped with a lease), the bouncer is called with no transaction open,
@@ -55,6 +55,7 @@ interface ClaimedRow {
   userId: number;
   type: "message" | "remove";
   messageIds: number[];
+  mentionedUserGroupId: number | null;
   attempts: number;
 }
 
@@ -120,7 +121,8 @@ export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
           AND (claimed_at IS NULL OR claimed_at <= ${expired})
         ORDER BY scheduled_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED)
-      RETURNING id, user_profile_id AS "userId", type, message_ids AS "messageIds", attempts`;
+      RETURNING id, user_profile_id AS "userId", type, message_ids AS "messageIds",
+        mentioned_user_group_id AS "mentionedUserGroupId", attempts`;
     return row ?? null;
   }
 
@@ -187,6 +189,7 @@ export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
           renderedContent: string;
           dateSent: Date;
           participantIds: number[];
+          groupName: string | null;
         }[]
       >`
         SELECT m.sender_id AS "senderId", s.full_name AS "fullName", s.realm_id AS "realmId",
@@ -198,7 +201,8 @@ export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
           CASE r.type WHEN ${RecipientType.PERSONAL} THEN ARRAY[m.sender_id, ${row.userId}]
             WHEN ${RecipientType.DIRECT_MESSAGE_GROUP} THEN ARRAY(
               SELECT sub.user_profile_id FROM subscription sub WHERE sub.recipient_id = m.recipient_id)
-            ELSE '{}'::int[] END AS "participantIds"
+            ELSE '{}'::int[] END AS "participantIds",
+          (SELECT g.name FROM named_user_group g WHERE g.id = ${row.mentionedUserGroupId}::int) AS "groupName"
         FROM message m JOIN user_profile s ON s.id = m.sender_id JOIN recipient r ON r.id = m.recipient_id
         LEFT JOIN stream st ON r.type = ${RecipientType.STREAM} AND st.id = r.type_id
         WHERE m.id = ${messageId}`;
@@ -209,19 +213,29 @@ export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
     return {
       realm,
       devices,
-      payload: messagePayload(named, row.userId, {
-        id: messageId,
-        senderId: message.senderId,
-        senderFullName: message.fullName,
-        senderAvatarUrl: avatar.startsWith("/") ? `${url}${avatar}` : avatar,
-        recipientType: Number(message.recipientType),
-        channelId: message.channelId,
-        channelName: message.channelName,
-        topic: message.topic,
-        renderedContent: message.renderedContent,
-        dateSent: message.dateSent,
-        participantIds: message.participantIds.map(Number),
-      }),
+      payload: messagePayload(
+        named,
+        row.userId,
+        {
+          id: messageId,
+          senderId: message.senderId,
+          senderFullName: message.fullName,
+          senderAvatarUrl: avatar.startsWith("/") ? `${url}${avatar}` : avatar,
+          recipientType: Number(message.recipientType),
+          channelId: message.channelId,
+          channelName: message.channelName,
+          topic: message.topic,
+          renderedContent: message.renderedContent,
+          dateSent: message.dateSent,
+          participantIds: message.participantIds.map(Number),
+          // get_mentioned_user_group of the one message: the group the row recorded.
+          mentionedGroup:
+            row.mentionedUserGroupId !== null && message.groupName !== null
+              ? { id: Number(row.mentionedUserGroupId), name: message.groupName }
+              : null,
+        },
+        this.deps.config.pushNotificationRedactContent,
+      ),
     };
   }
 

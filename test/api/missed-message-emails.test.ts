@@ -148,6 +148,40 @@ describe("missed-message emails", () => {
     expect(mention.text).toContain("King Hamlet:\n> @**Prospero from The Tempest** have a look");
   });
 
+  it("a mention through a user group names the group in the footer (mentioned_user_group_name); mentioned by name as well, the mention is personal", async () => {
+    smtp.messages.length = 0;
+    await batching("prospero", 1);
+    const { group_id } = await expectSuccess(
+      server.as("hamlet").POST("/user_groups/create", {
+        body: {
+          name: "tempest crew",
+          description: "",
+          members: [user("prospero").user_id, user("shiva").user_id],
+        },
+      }),
+    );
+    const { id: grouped } = await post("hamlet", "storm", "@*tempest crew* to the ship");
+    const { id: named } = await post(
+      "hamlet",
+      "calm",
+      "@**Prospero from The Tempest** and @*tempest crew*: all is well",
+    );
+    expect(
+      (await pending("prospero")).map((r) => [r.messageId, r.trigger, r.mentionedUserGroupId]),
+    ).toEqual([
+      [grouped, "mentioned", group_id],
+      [named, "mentioned", null],
+    ]);
+    await sleep(1200);
+    const mails = await settle("prospero");
+    const storm = mails.find((m) => m.subject === "#Verona > storm")!;
+    expect(storm.text).toContain("You are receiving this because @tempest crew was mentioned.");
+    expect(storm.html).toContain("You are receiving this because @tempest crew was mentioned.");
+    const calm = mails.find((m) => m.subject === "#Verona > calm")!;
+    expect(calm.text).toContain("You are receiving this because you were personally mentioned.");
+    expect(calm.text).not.toContain("tempest crew was mentioned");
+  });
+
   it("a channel's email notifications follow the subscription's setting, and a muted topic sends nothing", async () => {
     smtp.messages.length = 0;
     await batching("othello", 1);

@@ -16,6 +16,7 @@ import {
   type RelayRequest,
 } from "../helpers/push-relay.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { MessageRetention } from "../../server/workers/retention.ts";
 
 let relay: PushRelay;
 const server = useTestServer({}, { pushRetryBaseMs: 200 });
@@ -224,6 +225,156 @@ describe("push notifications", () => {
       await sleep(20);
     }
     throw new Error("the gone device kept its registration");
+  });
+
+  it("a message deleted after its push is removed from the phone, by a deletion or by the retention policy; one never pushed sends nothing", async () => {
+    const device = await phone("aaron", 5004);
+    const pushes = () => relay.requests.filter((r) => r.endpoint === "push/e2ee/notify").length;
+    const dm = (content: string) =>
+      send("hamlet", { type: "direct", to: JSON.stringify([user("aaron").user_id]), content });
+    const { id: deleted } = await dm("Deleted soon");
+    await notified(1);
+    // Its sender deletes it (DELETE /messages/{id}): Zulip's do_delete_messages.
+    await expectSuccess(
+      server
+        .as("hamlet")
+        .DELETE("/messages/{message_id}", { params: { path: { message_id: deleted } } }),
+    );
+    const [, removal] = await notified(2);
+    expect(payloadOf(removal!, device.key).data).toEqual({
+      message_ids: [deleted],
+      realm_name: expect.any(String),
+      realm_url: "http://zulip.testserver",
+      type: "remove",
+      user_id: user("aaron").user_id,
+    });
+
+    // The retention policy archives a pushed message and one never pushed (a channel message
+    // aaron was not told of): the removal names only the pushed one.
+    const { id: expired } = await dm("Expires");
+    await notified(3);
+    const { id: quiet } = await send("hamlet", {
+      type: "stream",
+      to: "Verona",
+      topic: "retention",
+      content: "Nothing to push",
+    });
+    await server.db.message.updateMany({
+      where: { id: { in: [expired, quiet] } },
+      data: { dateSent: new Date(Date.now() - 400 * 86_400_000) },
+    });
+    await server.db.realm.update({
+      where: { id: server.creds.realm.id },
+      data: { messageRetentionDays: 365 },
+    });
+    const retention = new MessageRetention(server.deps, { intervalMs: 3_600_000 });
+    try {
+      expect((await retention.deliverDue()).archived).toBeGreaterThanOrEqual(2);
+    } finally {
+      await retention.stop();
+      await server.db.realm.update({
+        where: { id: server.creds.realm.id },
+        data: { messageRetentionDays: null },
+      });
+    }
+    const [, , , retained] = await notified(4);
+    expect(payloadOf(retained!, device.key).data).toMatchObject({
+      message_ids: [expired],
+      type: "remove",
+    });
+    await sleep(300);
+    expect(pushes()).toBe(4);
+    expect(await server.db.pushNotificationQueue.count()).toBe(0);
+  });
+
+  it("a mention through user groups names the smallest group the user is in (mentioned_user_group_id, _name); a personal mention names none", async () => {
+    const device = await phone("shiva", 5005);
+    // Others in the groups have phones too: only the pushes to this device are read.
+    const toDevice = async (count: number) => {
+      for (let seen = 0; ;) {
+        const sent = await notified(seen + 1);
+        seen = sent.length;
+        const mine = sent.filter((r) =>
+          (r.body.push_requests as { device_id: number }[]).some(
+            (p) => p.device_id === device.bouncerDeviceId,
+          ),
+        );
+        if (mine.length >= count) return mine.map((r) => payloadOf(r, device.key).data);
+      }
+    };
+    const group = async (name: string, members: string[]) => {
+      const { group_id } = await expectSuccess(
+        server.as("hamlet").POST("/user_groups/create", {
+          body: { name, description: "", members: members.map((m) => user(m).user_id) },
+        }),
+      );
+      return group_id;
+    };
+    const watch = await group("night watch", ["shiva", "othello"]);
+    await group("the court", ["shiva", "othello", "iago", "cordelia", "aaron"]);
+    const { id } = await send("hamlet", {
+      type: "stream",
+      to: "Verona",
+      topic: "castle",
+      content: "@*the court* and @*night watch*: to the walls",
+    });
+    const [data] = await toDevice(1);
+    expect(data).toMatchObject({
+      message_id: id,
+      mentioned_user_group_id: watch,
+      mentioned_user_group_name: "night watch",
+      recipient_type: "channel",
+    });
+
+    // Named as well as through the group: a personal mention, which has precedence.
+    const { id: personal } = await send("hamlet", {
+      type: "stream",
+      to: "Verona",
+      topic: "castle",
+      content: "@**Shiva** and @*night watch*: stay",
+    });
+    const [, pushed] = await toDevice(2);
+    expect(pushed!.message_id).toBe(personal);
+    expect(pushed).not.toHaveProperty("mentioned_user_group_id");
+    expect(pushed).not.toHaveProperty("mentioned_user_group_name");
+    // The other members' pushes go out before the next test counts requests.
+    for (let i = 0; i < 250 && (await server.db.pushNotificationQueue.count()) > 0; i++)
+      await sleep(20);
+  });
+
+  it("with PUSH_NOTIFICATION_REDACT_CONTENT the content is Zulip's redacted text, the rest of the payload as it was", async () => {
+    const device = await phone("desdemona", 5006);
+    server.deps.config.pushNotificationRedactContent = true;
+    try {
+      const { id } = await send("hamlet", {
+        type: "direct",
+        to: JSON.stringify([user("desdemona").user_id]),
+        content: "The **secret** plan",
+      });
+      const [request] = await notified(1);
+      const { data } = payloadOf(request!, device.key);
+      expect(data).toMatchObject({
+        content: "New message",
+        message_id: id,
+        recipient_type: "direct",
+        sender_full_name: "King Hamlet",
+        type: "message",
+      });
+      // Nothing of the message's text anywhere in the payload.
+      expect(JSON.stringify(data)).not.toContain("secret");
+    } finally {
+      server.deps.config.pushNotificationRedactContent = false;
+    }
+    const { id: plain } = await send("hamlet", {
+      type: "direct",
+      to: JSON.stringify([user("desdemona").user_id]),
+      content: "The open plan",
+    });
+    const [, request] = await notified(2);
+    expect(payloadOf(request!, device.key).data).toMatchObject({
+      content: "The open plan",
+      message_id: plain,
+    });
   });
 
   it("nothing is queued without a bouncer, nor for a user without a registered device", async () => {

@@ -20,6 +20,7 @@ import type { PrismaClient } from "../../server/db/index.ts";
 import { MissedMessageEmails } from "../../server/workers/missed-message-emails.ts";
 import { PushNotifications } from "../../server/workers/push-notifications.ts";
 import { RealmExports } from "../../server/workers/realm-exports.ts";
+import { DigestEmails, DIGEST_INTERVAL_MS } from "../../server/workers/digest-emails.ts";
 import { EventBus, type EventBusOptions } from "../../server/events/index.ts";
 import { invalidateCaches } from "../../server/lib/caches.ts";
 import { createLogger } from "../../server/logger.ts";
@@ -46,6 +47,8 @@ export interface TestServer {
   /** The server's push notifications (to the configured bouncer). */
   pushNotifications: PushNotifications;
   realmExports: RealmExports;
+  /** The server's weekly digests (queued in the outbox on each organization's digest day). */
+  digestEmails: DigestEmails;
   /** A client authenticated as a user or bot of the development organization, by short name. */
   as(shortName: string): ZulipClient;
   /** A client with explicit (possibly wrong) credentials, or none. */
@@ -100,6 +103,9 @@ export interface TestServerOptions {
   pushRetryBaseMs?: number;
   /** The same for data exports: "manual" makes them only on `realmExports.deliverDue()`. */
   realmExports?: "timer" | "manual";
+  /** The same for digests; `digestHourUtc` is when digest days start (18 on a server). */
+  digestEmails?: "timer" | "manual";
+  digestHourUtc?: number;
   /** The wait before an email's first retry (30 s on a server). */
   emailRetryBaseMs?: number;
 }
@@ -187,6 +193,11 @@ export async function startTestServer(
   if (options.pushNotifications !== "manual") pushNotifications.start();
   const realmExports = new RealmExports(deps, { intervalMs: config.emailDeliveryIntervalMs });
   if (options.realmExports !== "manual") realmExports.start();
+  const digestEmails = new DigestEmails(deps, {
+    intervalMs: DIGEST_INTERVAL_MS,
+    hourUtc: options.digestHourUtc,
+  });
+  if (options.digestEmails !== "manual") digestEmails.start();
   const listen = (port: number): Promise<Server> =>
     new Promise((resolve, reject) => {
       const s = createApp(deps).listen(port, "127.0.0.1", () => resolve(s));
@@ -211,6 +222,7 @@ export async function startTestServer(
     missedMessageEmails,
     pushNotifications,
     realmExports,
+    digestEmails,
     as(shortName) {
       const cred = creds.users[shortName] ?? creds.bots[shortName];
       if (!cred) throw new Error(`No user or bot '${shortName}' in the development organization`);
@@ -236,6 +248,7 @@ export async function startTestServer(
         missedMessageEmails.stop(),
         pushNotifications.stop(),
         realmExports.stop(),
+        digestEmails.stop(),
       ]);
       deps.events.close();
       server.closeAllConnections();

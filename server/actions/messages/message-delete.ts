@@ -24,8 +24,10 @@ import { unixSeconds } from "../../lib/time.ts";
 import { isRealmAdmin } from "../../lib/users/users.ts";
 import { JsonableError } from "../../errors.ts";
 import { topicMessages } from "./message-edit-checks.ts";
-import { inRawTransaction, inTransaction } from "../transaction.ts";
+import { afterCommit, inRawTransaction, inTransaction } from "../transaction.ts";
 import { mutedTopics } from "../channels/user-topics.ts";
+import { FLAG_BITS } from "../../lib/messages/flags.ts";
+import { pushNotificationsQueued } from "../../workers/push-notifications.ts";
 
 /** Zulip's ArchiveTransaction types. */
 export const ArchiveType = { RETENTION_POLICY_BASED: 1, MANUAL: 2 } as const;
@@ -52,7 +54,10 @@ interface DeletedGroup {
  * Moves the messages `target` selects (a `SELECT m.id FROM message m …`, which should lock them)
  * to the archive in one statement: an archive transaction, copies of the message rows and of
  * everything that hangs on them, then the messages' deletion (the rest follows by its foreign
- * keys' ON DELETE CASCADE). Channels whose first message went get their next one. With `notify`,
+ * keys' ON DELETE CASCADE). Channels whose first message went get their next one. Users whose
+ * phone shows a notification of one of them (active_mobile_push_notification) get a `remove`
+ * push of those, queued in the same statement (Zulip's do_delete_messages clears them with
+ * do_clear_mobile_push_notifications_for_ids before archiving). With `notify`,
  * answers who is told of each (channel, topic) or conversation's deletion: those who may still read
  * its messages (event_recipient_ids_for_action_on_messages, lib/access/messages.ts), and which
  * of them `actingUserId` may read (read before the deletion, in the statement's snapshot).
@@ -65,6 +70,7 @@ export async function archiveMessages(
   notify: boolean,
   actingUserId: number | null = null,
 ): Promise<{ archived: number; groups: DeletedGroup[] }> {
+  const active = FLAG_BITS.active_mobile_push_notification;
   const actorIds =
     actingUserId === null
       ? Prisma.sql`NULL::int[]`
@@ -74,7 +80,7 @@ export async function archiveMessages(
             Prisma.sql`EXISTS (SELECT 1 FROM user_message act_um WHERE act_um.user_profile_id = act_u.id AND act_um.message_id = x)`,
             { stream: "s" },
           )}, FALSE))`;
-  const [row] = await tx.$queryRaw<{ archived: number; groups: unknown }[]>`
+  const [row] = await tx.$queryRaw<{ archived: number; removals: number; groups: unknown }[]>`
     WITH target AS (${target}),
     t AS (SELECT m.* FROM message m WHERE m.id IN (SELECT id FROM target)),
     atx AS (INSERT INTO archive_transaction (realm_id, type) SELECT ${realmId}::int, ${type}::int WHERE EXISTS (SELECT 1 FROM target) RETURNING id),
@@ -100,6 +106,10 @@ export async function archiveMessages(
       ON CONFLICT (id) DO NOTHING),
     aam AS (INSERT INTO archived_attachment_message (attachment_id, message_id)
       SELECT attachment_id, message_id FROM attachment_message WHERE message_id IN (SELECT id FROM target)),
+    pr AS (INSERT INTO push_notification_queue (user_profile_id, type, message_ids)
+      SELECT user_profile_id, 'remove', array_agg(message_id ORDER BY message_id) FROM user_message
+      WHERE message_id IN (SELECT id FROM target) AND flags & ${active}::bigint <> 0
+      GROUP BY user_profile_id RETURNING 1),
     del AS (DELETE FROM message WHERE id IN (SELECT id FROM target)),
     first AS (
       UPDATE stream s SET first_message_id = (
@@ -109,7 +119,7 @@ export async function archiveMessages(
     groups AS (
       SELECT t.recipient_id, t.is_channel_message, CASE WHEN t.is_channel_message THEN lower(t.subject) END AS topic, array_agg(t.id ORDER BY t.id) AS ids
       FROM t WHERE ${notify} GROUP BY 1, 2, 3)
-    SELECT (SELECT count(*) FROM am)::int AS archived,
+    SELECT (SELECT count(*) FROM am)::int AS archived, (SELECT count(*) FROM pr)::int AS removals,
       COALESCE((SELECT json_agg(json_build_object(
         'ids', g.ids, 'topic', g.topic, 'stream_id', s.id, 'name', s.name,
         'first_message_id', f.first_message_id, 'first_changed', f.id IS NOT NULL,
@@ -120,6 +130,7 @@ export async function archiveMessages(
   const groups = (
     typeof row!.groups === "string" ? JSON.parse(row!.groups) : row!.groups
   ) as DeletedGroup[];
+  if (row!.removals > 0) afterCommit(tx, pushNotificationsQueued);
   return { archived: row!.archived, groups };
 }
 

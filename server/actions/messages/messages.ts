@@ -60,6 +60,7 @@ import {
   notificationDecisionSql,
   pushRowsSql,
 } from "../../lib/notifications/missed-messages.ts";
+import { mentionedGroupByUser } from "../../lib/notifications/group-mentions.ts";
 import { usesNotificationBouncer } from "../../lib/push/push-bouncer.ts";
 import { pushNotificationsQueued } from "../../workers/push-notifications.ts";
 
@@ -346,6 +347,11 @@ export interface SendMessageRequest {
   rendered: RenderResult;
   /** Users mentioned directly or through a group they belong to. */
   mentionedUserIds: Set<number>;
+  /**
+   * Members of a mentioned group not mentioned by name, and the group their notifications name
+   * (lib/notifications/group-mentions.ts).
+   */
+  mentionedGroupByUser: ReadonlyMap<number, number>;
   /** Users whose alert words the content contains (rendering_result.user_ids_with_alert_words). */
   alertedUserIds: ReadonlySet<number>;
   /** The topic's links (linkifiers and bare URLs), for the message event. */
@@ -406,6 +412,12 @@ export async function checkMessageWith(
     content,
     rendered,
     mentionedUserIds,
+    mentionedGroupByUser: await mentionedGroupByUser(
+      ctx.db,
+      ctx.realm.id,
+      rendered.mentionedGroupIds,
+      rendered.mentionedUserIds,
+    ),
     topicLinks: stream ? topicLinksOf(markdown.linkifiers ?? [], topic) : [],
     sendingClientId,
     clientName: storedClientName(input.clientName),
@@ -503,6 +515,7 @@ export async function doSendMessage(
   };
   // The message and every recipient's row in one statement, whatever the number of recipients.
   const flags = userIds.map((id) => flagsFor(id).toString());
+  const groups = userIds.map((id) => request.mentionedGroupByUser.get(id) ?? null);
   // Who is emailed or pushed to about it while away is decided here too
   // (lib/notifications/missed-messages.ts).
   const notified = {
@@ -524,7 +537,7 @@ export async function doSendMessage(
       VALUES (${realm.id}, ${sender.id}, ${recipientId}, ${request.topic}, ${request.content}, ${rendered.html}, 1, ${request.sentAt},
               ${request.sendingClientId}, 1, ${rendered.hasAttachment}, ${rendered.hasImage}, ${rendered.hasLink}, ${stream !== null})
       RETURNING id),
-    rcp AS (SELECT u, f FROM unnest(${userIds}::int[], ${flags}::bigint[]) AS t(u, f)),
+    rcp AS (SELECT u, f, g FROM unnest(${userIds}::int[], ${flags}::bigint[], ${groups}::int[]) AS t(u, f, g)),
     um AS (
       INSERT INTO user_message (user_profile_id, message_id, flags)
       SELECT u, m.id, CASE WHEN u IN (SELECT user_profile_id FROM mu) THEN f | ${FLAG_BITS.read} ELSE f END

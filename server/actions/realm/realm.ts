@@ -243,6 +243,8 @@ export interface RealmChanges {
   gif_rating_policy?: number;
   media_preview_size?: number;
   video_chat_provider?: number;
+  digest_emails_enabled?: boolean;
+  digest_weekday?: number;
 }
 
 const TIME_LIMITS = {
@@ -271,6 +273,9 @@ const PROPERTIES = {
   gif_rating_policy: "gifRatingPolicy",
   media_preview_size: "mediaPreviewSize",
   video_chat_provider: "videoChatProvider",
+  // The weekly digest (workers/digest-emails.ts): whether, and on which day.
+  digest_emails_enabled: "digestEmailsEnabled",
+  digest_weekday: "digestWeekday",
 } as const;
 
 /** Settings announced together in one `update_dict` event, as Zulip groups them. */

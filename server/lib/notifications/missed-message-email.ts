@@ -15,6 +15,7 @@ import { encodeChannel, encodeHashComponent, encodeUserIds } from "../messages/m
 import { RESOLVED_TOPIC_PREFIX } from "../messages/topics.ts";
 import { RecipientType } from "../recipients.ts";
 import { MENTION_TRIGGERS, Trigger } from "./missed-messages.ts";
+import { groupToName, type MentionedGroup } from "./group-mentions.ts";
 
 export interface MissedMessage {
   id: number;
@@ -30,6 +31,8 @@ export interface MissedMessage {
   dateSent: Date;
   /** Why the user is told of it; null for a message shown for context only. */
   trigger: string | null;
+  /** The user group whose mention it is told for (the trigger is then "mentioned"), or null. */
+  mentionedUserGroupId: number | null;
 }
 
 export interface EmailRecipient {
@@ -79,7 +82,7 @@ function groupName(names: string[]): string {
 }
 
 /** Relative links and images made absolute; inline image previews dropped (the mail server cannot fetch them with the user's login). */
-function emailHtml(rendered: string, realmUrl: string): string {
+export function emailHtml(rendered: string, realmUrl: string): string {
   return rendered
     .replace(/<div class="message_inline_image">[\s\S]*?<\/div>/g, "")
     .replace(/<div class="spoiler-content"[^>]*>[\s\S]*?<\/div>/g, "")
@@ -91,7 +94,7 @@ function emailHtml(rendered: string, realmUrl: string): string {
 }
 
 /** The text part's form of a message: its Markdown, image links bare, uploads absolute, quoted. */
-function emailText(content: string, realmUrl: string): string {
+export function emailText(content: string, realmUrl: string): string {
   return content
     .replace(/\[(\S*)\]\((\S*)\)/g, "$2")
     .replace(/(^|[^\w/])\/user_uploads\//g, `$1${realmUrl}/user_uploads/`)
@@ -108,6 +111,8 @@ export interface ConversationEmail {
   messages: MissedMessage[];
   /** For a group DM: the other members' ids and names. */
   others: { id: number; fullName: string }[];
+  /** The groups the messages' mentions name (mentionedUserGroupId), with their sizes. */
+  groups: ReadonlyMap<number, MentionedGroup>;
   unsubscribeUrl: string;
   noreplyAddress: string;
 }
@@ -155,7 +160,7 @@ export function conversationEmail(input: ConversationEmail): OutgoingEmail {
   if (!user.showContent) subject = "New messages";
   if (user.realmNameInSubject) subject += ` [${realm.name}]`;
 
-  const reason = reasonText(first, triggers);
+  const reason = reasonText(first, triggers, groupToName(missed, input.groups));
   const text: string[] = [];
   const html: string[] = [];
   if (user.showContent) {
@@ -213,13 +218,17 @@ export function conversationEmail(input: ConversationEmail): OutgoingEmail {
   };
 }
 
-/** The footer's "You are receiving this because …", by the strongest trigger. */
-function reasonText(m: MissedMessage, triggers: Set<string>): string {
+/**
+ * The footer's "You are receiving this because …", by the strongest trigger; a mention through a
+ * group (and none by name) names the group, as the template's mentioned_user_group_name does.
+ */
+function reasonText(m: MissedMessage, triggers: Set<string>, group: MentionedGroup | null): string {
   const channel = `#${m.streamName}`;
   if (triggers.has(Trigger.DIRECT_MESSAGE))
     return m.recipientType === RecipientType.DIRECT_MESSAGE_GROUP
       ? "You are receiving this because you were included in a group direct message."
       : "You are receiving this because you received a direct message.";
+  if (group) return `You are receiving this because @${group.name} was mentioned.`;
   if (triggers.has(Trigger.MENTION))
     return "You are receiving this because you were personally mentioned.";
   if (

@@ -90,8 +90,8 @@ const PUSH: Medium = {
 
 /**
  * The CTEs `nc` (the recipients a trigger may apply to) and `nd` (each one's `email` and `push`
- * trigger, or null, and their batching period), over `rcp(u, f)`: the message's recipients and
- * their flags. The muting users of the sender are in `mu` (user_profile_id), as the send statement
+ * trigger, or null, their batching period, and `g`, the group a mention through a group names),
+ * over `rcp(u, f, g)`: the message's recipients, their flags and mentioned group. The muting users of the sender are in `mu` (user_profile_id), as the send statement
  * already has them. Email needs the user away; push needs them away or
  * enable_online_push_notifications (get_push_notification_trigger).
  */
@@ -113,9 +113,9 @@ export function notificationDecisionSql(msg: NotifiedMessage): Prisma.Sql {
     const dm = (medium: Medium) =>
       when(medium, Prisma.sql`CASE WHEN ${medium.offline} THEN ${Trigger.DIRECT_MESSAGE} END`);
     return Prisma.sql`
-    nc AS (SELECT c.u, c.f FROM rcp c WHERE ${base}),
+    nc AS (SELECT c.u, c.f, c.g FROM rcp c WHERE ${base}),
     nd AS (
-      SELECT c.u, up.email_notifications_batching_period_seconds AS period,
+      SELECT c.u, c.g, up.email_notifications_batching_period_seconds AS period,
         ${dm(EMAIL)} AS email, ${dm(PUSH)} AS push
       FROM nc c ${users})`;
   }
@@ -163,7 +163,7 @@ export function notificationDecisionSql(msg: NotifiedMessage): Prisma.Sql {
     : Prisma.sql`enable_stream_email_notifications`;
   return Prisma.sql`
     nc AS (
-      SELECT c.u, c.f FROM rcp c
+      SELECT c.u, c.f, c.g FROM rcp c
       WHERE ${base} AND (
         c.f & ${PERSONAL | TOPIC_WILDCARD | STREAM_WILDCARD} <> 0
         OR c.u IN (SELECT user_profile_id FROM user_topic WHERE stream_id = ${streamId}
@@ -172,13 +172,20 @@ export function notificationDecisionSql(msg: NotifiedMessage): Prisma.Sql {
                    AND active AND ${channelOn})
         OR c.u IN (SELECT id FROM user_profile WHERE realm_id = ${msg.realmId} AND ${userOn}))),
     nd AS (
-      SELECT c.u, up.email_notifications_batching_period_seconds AS period,
+      SELECT c.u, c.g, up.email_notifications_batching_period_seconds AS period,
         ${triggers(EMAIL)} AS email, ${triggers(PUSH)} AS push
       FROM nc c ${users}
       LEFT JOIN subscription s ON s.user_profile_id = c.u AND s.recipient_id = ${recipientId}
       LEFT JOIN user_topic ut ON ut.user_profile_id = c.u AND ut.stream_id = ${streamId}
         AND ut.topic_name_lower = ${lower})`;
 }
+
+/**
+ * The group a row records: only where the trigger is the mention (what Zulip's API documents of
+ * `mentioned_user_group_id`: present when the notification is due to that group's mention).
+ */
+const groupOf = (trigger: Prisma.Sql) =>
+  Prisma.sql`CASE WHEN ${trigger} = ${Trigger.MENTION} THEN d.g END`;
 
 /**
  * The step that writes the email rows, after `m` (the new message) and `nd`: each row due with
@@ -189,8 +196,8 @@ export function notificationDecisionSql(msg: NotifiedMessage): Prisma.Sql {
 export function emailRowsSql(sentAt: Date): Prisma.Sql {
   return Prisma.sql`
     ne AS (
-      INSERT INTO scheduled_message_notification_email (user_profile_id, message_id, trigger, scheduled_timestamp)
-      SELECT d.u, m.id, d.email,
+      INSERT INTO scheduled_message_notification_email (user_profile_id, message_id, trigger, mentioned_user_group_id, scheduled_timestamp)
+      SELECT d.u, m.id, d.email, ${groupOf(Prisma.sql`d.email`)},
         COALESCE((SELECT min(e.scheduled_timestamp) FROM scheduled_message_notification_email e
                   WHERE e.user_profile_id = d.u),
                  ${sentAt}::timestamptz + make_interval(secs => d.period))
@@ -205,8 +212,8 @@ export function emailRowsSql(sentAt: Date): Prisma.Sql {
 export function pushRowsSql(): Prisma.Sql {
   return Prisma.sql`
     np AS (
-      INSERT INTO push_notification_queue (user_profile_id, type, message_ids, trigger)
-      SELECT d.u, 'message', ARRAY[m.id], d.push FROM m, nd d
+      INSERT INTO push_notification_queue (user_profile_id, type, message_ids, trigger, mentioned_user_group_id)
+      SELECT d.u, 'message', ARRAY[m.id], d.push, ${groupOf(Prisma.sql`d.push`)} FROM m, nd d
       WHERE d.push IS NOT NULL
         AND EXISTS (SELECT 1 FROM push_device pd WHERE pd.user_profile_id = d.u AND pd.push_token_id IS NOT NULL)
       RETURNING 1)`;

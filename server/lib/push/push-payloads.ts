@@ -7,6 +7,9 @@
  */
 import { RecipientType } from "../recipients.ts";
 
+/** What a notification says of any message when the server redacts content. */
+export const REDACTED_CONTENT = "New message";
+
 /** Zulip truncates a notification's content to 200 characters, then an ellipsis. */
 const CONTENT_LIMIT = 200;
 
@@ -66,12 +69,22 @@ export interface PushedMessage {
   dateSent: Date;
   /** A direct message's participants, the user and the sender included. */
   participantIds: number[];
+  /** The group whose mention the push is for (not for a personal mention). */
+  mentionedGroup: { id: number; name: string } | null;
 }
 
-/** A new message's payload. */
-export function messagePayload(realm: PushRealm, userId: number, m: PushedMessage) {
+/**
+ * A new message's payload (get_message_payload). With `redact` (Zulip's
+ * PUSH_NOTIFICATION_REDACT_CONTENT) the content is get_mobile_push_content's "New message"
+ * rather than the message's: the relay and the phone's platform see nothing of it.
+ */
+export function messagePayload(realm: PushRealm, userId: number, m: PushedMessage, redact = false) {
   const common = {
-    content: pushContent(m.renderedContent),
+    content: redact ? REDACTED_CONTENT : pushContent(m.renderedContent),
+    ...(m.mentionedGroup && {
+      mentioned_user_group_id: m.mentionedGroup.id,
+      mentioned_user_group_name: m.mentionedGroup.name,
+    }),
     message_id: m.id,
     realm_name: realm.name,
     realm_url: realm.url,
@@ -97,10 +110,16 @@ export function messagePayload(realm: PushRealm, userId: number, m: PushedMessag
   };
 }
 
-/** The payload that removes the notifications of messages read elsewhere. */
+/**
+ * handle_remove_push_notification's limit: a removal names the newest 200 messages at most (APNs
+ * takes 4 KB; older notifications are the likeliest to have been dismissed by hand already).
+ */
+const MAX_REMOVED_IDS = 200;
+
+/** The payload that removes the notifications of messages read (or deleted) elsewhere. */
 export function removePayload(realm: PushRealm, userId: number, messageIds: number[]) {
   return {
-    message_ids: messageIds,
+    message_ids: [...messageIds].sort((a, b) => a - b).slice(-MAX_REMOVED_IDS),
     realm_name: realm.name,
     realm_url: realm.url,
     type: "remove",

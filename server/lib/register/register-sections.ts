@@ -34,6 +34,9 @@ export async function realmSettingsState(ctx: Pick<RequestContext, "db" | "confi
     realm_default_language: realm.defaultLanguage,
     realm_welcome_message_custom_text: realm.welcomeMessageCustomText,
     realm_digest_emails_enabled: realm.digestEmailsEnabled,
+    realm_digest_weekday: realm.digestWeekday,
+    // Zulip's SEND_DIGEST_EMAILS: clients offer the digest settings only when digests go out.
+    settings_send_digest_emails: ctx.config.sendDigestEmails,
     realm_disallow_disposable_email_addresses: realm.disallowDisposableEmailAddresses,
     realm_invite_required: realm.inviteRequired,
     realm_inline_image_preview: realm.inlineImagePreview,

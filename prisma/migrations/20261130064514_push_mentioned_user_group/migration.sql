@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "push_notification_queue" ADD COLUMN     "mentioned_user_group_id" INTEGER;
