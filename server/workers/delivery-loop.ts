@@ -18,7 +18,19 @@ export interface DeliveryLoopOptions {
   processId?: string;
 }
 
+/** The loops started in this process, by their class: what a change committed here wakes. */
+const running = new Map<abstract new (...args: never[]) => unknown, Set<DeliveryLoop<unknown>>>();
+
 export abstract class DeliveryLoop<Report> {
+  /**
+   * Something this process committed is due at `at` (now, by default): the running loops of
+   * this class look then rather than at their next poll. Other processes' loops find it by
+   * their poll.
+   */
+  static wakeRunning(this: abstract new (...args: never[]) => unknown, at = new Date(0)) {
+    for (const loop of running.get(this) ?? []) loop.wakeAt(at);
+  }
+
   readonly processId: string;
   protected stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -43,6 +55,8 @@ export abstract class DeliveryLoop<Report> {
 
   /** Starts the timer (again, after a stop): a round now, then at each next due time. */
   start(): this {
+    const kind = this.constructor as abstract new (...args: never[]) => unknown;
+    running.set(kind, (running.get(kind) ?? new Set()).add(this));
     this.stopped = false;
     this.arm(0);
     return this;
@@ -50,6 +64,7 @@ export abstract class DeliveryLoop<Report> {
 
   /** Stops the timer and waits for a round in progress. */
   async stop(): Promise<void> {
+    running.get(this.constructor as abstract new (...args: never[]) => unknown)?.delete(this);
     this.stopped = true;
     clearTimeout(this.timer);
     await Promise.all([this.ticking, this.round.catch(() => {})]);

@@ -73,12 +73,9 @@ interface ClaimedRow {
   attempts: number;
 }
 
-/** The loops running in this process, woken when mail is queued here. */
-const running = new Set<EmailDelivery>();
-
 /** Mail due at `at` was committed in this process: its loops look then. */
 export function emailQueued(at: Date) {
-  for (const delivery of running) delivery.wakeAt(at);
+  EmailDelivery.wakeRunning(at);
 }
 
 export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
@@ -101,13 +98,11 @@ export class EmailDelivery extends DeliveryLoop<EmailDeliveryReport> {
         { emailDirectory: to.directory },
         `email is not sent: each message is written to ${to.directory} as an .eml file (set EMAIL_HOST to send it by SMTP)`,
       );
-    running.add(this);
     return super.start();
   }
 
   /** Stops the timer, waits for a send in progress, and closes the transport. */
   override async stop(): Promise<void> {
-    running.delete(this);
     await super.stop();
     this.transport.close();
   }

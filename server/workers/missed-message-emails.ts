@@ -52,12 +52,9 @@ export interface MissedMessageEmailsReport {
   emails: number;
 }
 
-/** The loops running in this process, woken when a send here schedules an email. */
-const running = new Set<MissedMessageEmails>();
-
 /** A send committed here scheduled a missed-message email due at `at`. */
 export function missedMessageEmailScheduled(at: Date) {
-  for (const loop of running) loop.wakeAt(at);
+  MissedMessageEmails.wakeRunning(at);
 }
 
 export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport> {
@@ -66,16 +63,6 @@ export class MissedMessageEmails extends DeliveryLoop<MissedMessageEmailsReport>
     options: DeliveryLoopOptions,
   ) {
     super(deps, { ...options, name: "missed-message emails" });
-  }
-
-  override start(): this {
-    running.add(this);
-    return super.start();
-  }
-
-  override async stop(): Promise<void> {
-    running.delete(this);
-    await super.stop();
   }
 
   protected async nextDueAt(): Promise<Date | null> {

@@ -66,11 +66,9 @@ interface Push {
   payload: object;
 }
 
-const running = new Set<PushNotifications>();
-
 /** Rows were queued in this process: its loops look now. */
 export function pushNotificationsQueued() {
-  for (const loop of running) loop.wakeAt(new Date(0));
+  PushNotifications.wakeRunning();
 }
 
 export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
@@ -79,16 +77,6 @@ export class PushNotifications extends DeliveryLoop<PushNotificationsReport> {
     private readonly options: PushNotificationsOptions,
   ) {
     super(deps, { ...options, name: "push notifications" });
-  }
-
-  override start(): this {
-    running.add(this);
-    return super.start();
-  }
-
-  override async stop(): Promise<void> {
-    running.delete(this);
-    await super.stop();
   }
 
   protected async nextDueAt(): Promise<Date | null> {

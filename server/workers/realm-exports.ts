@@ -35,11 +35,9 @@ export interface RealmExportsReport {
   failed: number[];
 }
 
-const running = new Set<RealmExports>();
-
 /** An export was requested here: look now. */
 export function realmExportsRequested() {
-  for (const loop of running) loop.wakeAt(new Date(0));
+  RealmExports.wakeRunning();
 }
 
 interface Claimed {
@@ -55,16 +53,6 @@ export class RealmExports extends DeliveryLoop<RealmExportsReport> {
     options: DeliveryLoopOptions,
   ) {
     super(deps, { ...options, name: "data exports" });
-  }
-
-  override start(): this {
-    running.add(this);
-    return super.start();
-  }
-
-  override async stop(): Promise<void> {
-    running.delete(this);
-    await super.stop();
   }
 
   protected async nextDueAt(): Promise<Date | null> {

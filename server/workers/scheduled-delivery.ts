@@ -73,12 +73,9 @@ export type ScheduledDeliveryOptions = DeliveryLoopOptions;
 
 type Deps = Pick<AppDeps, "db" | "events" | "log" | "config" | "now">;
 
-/** The loops running in this process, woken when a message is scheduled here. */
-const running = new Set<ScheduledDelivery>();
-
 /** A message was scheduled (or rescheduled) for `at` in this process: its loops look then. */
 export function scheduledMessageChanged(at: Date) {
-  for (const delivery of running) delivery.wakeAt(at);
+  ScheduledDelivery.wakeRunning(at);
 }
 
 export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
@@ -89,16 +86,6 @@ export class ScheduledDelivery extends DeliveryLoop<DeliveryReport> {
     options: ScheduledDeliveryOptions,
   ) {
     super(deps, { ...options, name: "scheduled message delivery" });
-  }
-
-  override start(): this {
-    running.add(this);
-    return super.start();
-  }
-
-  override stop(): Promise<void> {
-    running.delete(this);
-    return super.stop();
   }
 
   protected async nextDueAt(): Promise<Date | null> {
