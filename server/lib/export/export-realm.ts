@@ -1,15 +1,21 @@
 /**
  * Writing an organization in Zulip's export format (lib/export/zulip-format.ts): `realm.json`,
- * the message files of 1,000 messages each, and `export.json` (what made it), into a directory,
- * then packed as `<name>.tar.gz` with one top directory as Zulip packs it. The messages are read
- * 1,000 at a time by id, so memory stays flat whatever their number.
+ * the message files of 1,000 messages each, `attachment.json` with the uploads' rows, the files
+ * themselves (uploads, avatars, custom emoji, icon and logos: export-files.ts) and `export.json`
+ * (what made it), into a directory, then packed as `<name>.tar.gz` with one top directory as
+ * Zulip packs it. The messages are read 1,000 at a time by id and the files streamed one at a
+ * time, so memory stays flat whatever their number and size.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Prisma, type Db } from "../../db/index.ts";
+import type { UploadStorage } from "../uploads/upload-storage.ts";
 import { packTarGz } from "./archive.ts";
+import { exportFiles } from "./export-files.ts";
 import {
   AFTER_MESSAGES,
+  ATTACHMENT_FILE,
+  ATTACHMENT_TABLE,
   CLIENT_KEY,
   FORMAT,
   isTime,
@@ -20,6 +26,7 @@ import {
   tableColumns,
   USER_MESSAGE_TABLE,
   type ExportTable,
+  type FileKind,
 } from "./zulip-format.ts";
 
 /** Which rows of a table belong to the organization. */
@@ -37,7 +44,11 @@ function realmRows(table: string, realmId: number): Prisma.Sql {
 }
 
 /** Rows as Zulip writes them: foreign keys by field name, times as float seconds. */
-async function exportRows(db: Db, spec: ExportTable, where: Prisma.Sql): Promise<object[]> {
+async function exportRows(
+  db: Db,
+  spec: ExportTable,
+  where: Prisma.Sql,
+): Promise<Record<string, unknown>[]> {
   const columns = await tableColumns(db, spec);
   const [{ rows }] = await db.$queryRaw<[{ rows: Record<string, unknown>[] | null }]>`
     SELECT json_agg(t ORDER BY ${Prisma.raw(spec.table === "user_message" ? "t.message_id, t.user_profile_id" : "t.id")}) AS rows
@@ -63,15 +74,21 @@ async function exportRows(db: Db, spec: ExportTable, where: Prisma.Sql): Promise
 export interface ExportResult {
   tarball: string;
   messages: number;
+  /** Message files written. */
   files: number;
+  /** Stored files written, by kind. */
+  stored: Record<FileKind, number>;
+  /** Path ids of files the organization refers to that the upload store does not have. */
+  missing: string[];
 }
 
-/** Exports the organization `realmId` to `<outDir>/<name>.tar.gz`. */
+/** Exports the organization `realmId`, with its files from `storage`, to `<outDir>/<name>.tar.gz`. */
 export async function exportRealm(
   db: Db,
   realmId: number,
   outDir: string,
   name: string,
+  storage: UploadStorage,
 ): Promise<ExportResult> {
   const dir = join(outDir, name);
   rmSync(dir, { recursive: true, force: true });
@@ -108,14 +125,41 @@ export async function exportRealm(
       messages += ids.length;
       after = ids.at(-1)!;
     }
+
+    const stored = await exportFiles(db, storage, realmId, dir);
+    writeFileSync(
+      join(dir, ATTACHMENT_FILE),
+      JSON.stringify({ [ATTACHMENT_TABLE.key]: await attachmentRows(db, realmId, stored.uploads) }),
+    );
     writeFileSync(
       join(dir, "export.json"),
       JSON.stringify({ ...FORMAT, exported_at: new Date().toISOString(), messages }, null, 2),
     );
     const tarball = join(outDir, `${name}.tar.gz`);
     await packTarGz(dir, name, tarball);
-    return { tarball, messages, files };
+    return { tarball, messages, files, stored: stored.counts, missing: stored.missing };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The uploads' rows whose files were exported, each with the ids of the messages linking it
+ * (Zulip's `messages`, of the exported messages: all of the organization's) and of its scheduled
+ * messages (`scheduled_messages`: none, as scheduled messages are not exported here).
+ */
+async function attachmentRows(db: Db, realmId: number, exported: Set<string>) {
+  const rows = await exportRows(db, ATTACHMENT_TABLE, Prisma.sql`realm_id = ${realmId}`);
+  const links = await db.$queryRaw<{ id: number; messages: number[] }[]>`
+    SELECT am.attachment_id AS id, array_agg(am.message_id ORDER BY am.message_id) AS messages
+    FROM attachment_message am JOIN message m ON m.id = am.message_id
+    WHERE m.realm_id = ${realmId} GROUP BY am.attachment_id`;
+  const messages = new Map(links.map((l) => [l.id, l.messages]));
+  return rows
+    .filter((r) => exported.has(r.path_id as string))
+    .map((r) => ({
+      ...r,
+      messages: messages.get(r.id as number) ?? [],
+      scheduled_messages: [],
+    }));
 }
