@@ -18,6 +18,9 @@ import type { FileKind } from "../lib/export/zulip-format.ts";
 import { labelled, UsageError, type Command } from "./cli.ts";
 import { organization, realmOption } from "./commands.ts";
 
+/** Files the store lacks listed by name after an export; beyond that, only their number. */
+const MISSING_LISTED = 20;
+
 export const exportCommand: Command<{ realm?: string; output: string }> = {
   name: "export",
   summary: "Export an organization in Zulip's export format (a .tar.gz another server imports).",
@@ -64,7 +67,10 @@ export const exportCommand: Command<{ realm?: string; output: string }> = {
       ...(result.missing.length
         ? [
             `not in the upload store (left out): ${result.missing.length}`,
-            ...result.missing.map((p) => `  ${p}`),
+            ...result.missing.slice(0, MISSING_LISTED).map((p) => `  ${p}`),
+            ...(result.missing.length > MISSING_LISTED
+              ? [`  … and ${result.missing.length - MISSING_LISTED} more`]
+              : []),
           ]
         : []),
     ];

@@ -286,7 +286,7 @@ export async function convertSlackExport(
       .filter((f) => /^\d{4}-\d{2}-\d{2}\.json$/.test(f))
       .sort();
     const raw: Json[] = [];
-    // (A message's own `file` is Slack's: a file_share's file.)
+    // Each message as Slack wrote it (its own `file`, if any, is a file_share's file).
     for (const day of days) raw.push(...readList(dir, day));
     raw.sort((a, b) => Number(a.ts) - Number(b.ts));
     for (const m of raw) {

@@ -1,8 +1,8 @@
 /**
  * Where stored files live (Zulip's upload backends, zerver/lib/upload/local.py and s3.py): every
- * file the server keeps — message uploads and custom emoji images — is written, served and
- * deleted through one UploadStorage, named by its path id (`<realm_id>/<hex>/<random>/<name>`,
- * `avatars/<realm_id>/emoji/images/<file>`).
+ * file the server keeps — message uploads, avatars and custom emoji images — is written, served,
+ * read back (by an organization export) and deleted through one UploadStorage, named by its path
+ * id (`<realm_id>/<hex>/<random>/<name>`, `avatars/<realm_id>/emoji/images/<file>`).
  *
  * - the local disk (default): the files under `DATA_DIR/uploads/<path id>`, served by this process.
  * - S3-compatible object storage when S3_BUCKET is set (upload-storage-s3.ts): objects keyed by
