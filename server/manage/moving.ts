@@ -13,8 +13,13 @@ import { exportRealm } from "../lib/export/export-realm.ts";
 import { convertSlackExport, SlackExportError, type SlackConversion } from "../lib/export/slack.ts";
 import { JsonableError } from "../errors.ts";
 import { realmUrl, subdomainProblem } from "../lib/realm/realm.ts";
+import { uploadStorage } from "../lib/uploads/upload-storage.ts";
+import type { FileKind } from "../lib/export/zulip-format.ts";
 import { labelled, UsageError, type Command } from "./cli.ts";
 import { organization, realmOption } from "./commands.ts";
+
+/** Files the store lacks listed by name after an export; beyond that, only their number. */
+const MISSING_LISTED = 20;
 
 export const exportCommand: Command<{ realm?: string; output: string }> = {
   name: "export",
@@ -32,7 +37,7 @@ export const exportCommand: Command<{ realm?: string; output: string }> = {
     },
   },
   notes:
-    "The export holds every user's password hash and API key: keep it as you keep the database.",
+    "The export holds every user's password hash and API key, and every uploaded file: keep it as you keep the database.",
   check(values) {
     const output = resolve((values.output as string | undefined) ?? ".");
     if (!existsSync(output) || !statSync(output).isDirectory())
@@ -44,12 +49,31 @@ export const exportCommand: Command<{ realm?: string; output: string }> = {
     const started = Date.now();
     const stamp = new Date().toISOString().replace(/[-:]|\.\d+/g, "");
     const name = `zulip-export-${realm.stringId || "root"}-${stamp}`;
-    const result = await exportRealm(deps.db, realm.id, output, name);
-    return labelled(`Exported "${realm.name}".`, [
-      ["file", result.tarball],
-      ["messages", result.messages],
-      ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
-    ]);
+    const result = await exportRealm(
+      deps.db,
+      realm.id,
+      output,
+      name,
+      await uploadStorage(deps.config),
+    );
+    return [
+      ...labelled(`Exported "${realm.name}".`, [
+        ["file", result.tarball],
+        ["messages", result.messages],
+        ["files", fileCounts(result.stored)],
+        ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
+      ]),
+      // An organization's file the store has lost is left out (with its attachment), not fatal.
+      ...(result.missing.length
+        ? [
+            `not in the upload store (left out): ${result.missing.length}`,
+            ...result.missing.slice(0, MISSING_LISTED).map((p) => `  ${p}`),
+            ...(result.missing.length > MISSING_LISTED
+              ? [`  … and ${result.missing.length - MISSING_LISTED} more`]
+              : []),
+          ]
+        : []),
+    ];
   },
 };
 
@@ -94,6 +118,7 @@ export const importZulipCommand: Command<{ path: string; subdomain?: string }> =
         ["users", result.users],
         ["channels", result.channels],
         ["messages", result.messages],
+        ["files", fileCounts(result.files)],
         ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
       ]);
     } finally {
@@ -102,7 +127,17 @@ export const importZulipCommand: Command<{ path: string; subdomain?: string }> =
   },
 };
 
-export const importSlackCommand: Command<{ path: string; subdomain: string; name: string }> = {
+/** `3 uploads, 2 avatars, 1 custom emoji, 0 icons and logos`. */
+function fileCounts(counts: Record<FileKind, number>): string {
+  return `${counts.uploads} uploads, ${counts.avatars} avatars, ${counts.emoji} custom emoji, ${counts.realmIcons} icons and logos`;
+}
+
+export const importSlackCommand: Command<{
+  path: string;
+  subdomain: string;
+  name: string;
+  token?: string;
+}> = {
   name: "import-slack",
   summary: "Import a Slack workspace export (.zip, or its directory) as a new organization.",
   positional: {
@@ -121,9 +156,15 @@ export const importSlackCommand: Command<{ path: string; subdomain: string; name
       value: "NAME",
       description: "the new organization's name (default: the subdomain)",
     },
+    token: {
+      type: "string",
+      value: "TOKEN",
+      description:
+        "the workspace's Slack token (xoxb-… or xoxp-…): messages' files are downloaded with it",
+    },
   },
   notes:
-    "Mapped as Zulip's Slack importer maps it; what could not be mapped is listed. The import is one transaction: a refusal or a crash leaves nothing behind.",
+    "Mapped as Zulip's Slack importer maps it; what could not be mapped is listed. Slack's export holds no files: with --token each message's file is downloaded from Slack and becomes an upload, without it (or when a download fails) it stays linked to Slack. The import is one transaction: a refusal or a crash leaves nothing behind.",
   check(values) {
     const path = resolve(values.path as string);
     if (!existsSync(path))
@@ -131,9 +172,12 @@ export const importSlackCommand: Command<{ path: string; subdomain: string; name
     const subdomain = values.subdomain as string;
     const problem = subdomainProblem(subdomain);
     if (problem) throw new UsageError(`--subdomain ${subdomain}: ${problem}`);
-    return { path, subdomain, name: (values.name as string | undefined) ?? subdomain };
+    const token = values.token as string | undefined;
+    if (token !== undefined && !/^xox[bp]-\S+$/.test(token))
+      throw new UsageError("--token: a Slack token starts with xoxb- or xoxp-");
+    return { path, subdomain, name: (values.name as string | undefined) ?? subdomain, token };
   },
-  async run({ path, subdomain, name }, deps) {
+  async run({ path, subdomain, name, token }, deps) {
     const started = Date.now();
     const work = mkdtempSync(join(os.tmpdir(), "slack-import-"));
     try {
@@ -149,10 +193,11 @@ export const importSlackCommand: Command<{ path: string; subdomain: string; name
       const converted = join(work, "zulip");
       let report: SlackConversion;
       try {
-        report = convertSlackExport(dir, converted, {
+        report = await convertSlackExport(dir, converted, {
           name,
           stringId: subdomain,
           fakeEmailDomain: deps.config.fakeEmailDomain || deps.config.externalHost,
+          token,
         });
       } catch (err) {
         if (err instanceof SlackExportError) throw new JsonableError(err.message);
@@ -166,6 +211,7 @@ export const importSlackCommand: Command<{ path: string; subdomain: string; name
           ["users", report.users],
           ["channels", report.channels],
           ["messages", report.messages],
+          ["files", result.files.uploads],
           ["seconds", ((Date.now() - started) / 1000).toFixed(1)],
         ]),
         ...(report.unmapped.length

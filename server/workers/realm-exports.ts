@@ -112,7 +112,8 @@ export class RealmExports extends DeliveryLoop<RealmExportsReport> {
       };
       await mkdir(work, { recursive: true });
       const name = `zulip-export-${randomBytes(6).toString("hex")}`;
-      const result = await exportRealm(db, realm.id, work, name, scope);
+      const storage = await uploadStorage(config);
+      const result = await exportRealm(db, realm.id, work, name, storage, scope);
       const size = (await stat(result.tarball)).size;
       const sha256 = await sha256Of(result.tarball);
       const exportPath = `exports/${realm.id}/${randomBytes(18).toString("base64url")}/${basename(result.tarball)}`;

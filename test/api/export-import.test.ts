@@ -2,13 +2,28 @@
  * Moving an organization out and in: the development organization exported in Zulip's format
  * (lib/export/export-realm.ts, a .tar.gz), imported back as a new organization on the same
  * server (actions/realm/import-zulip.ts), and the two compared through the API as their users see
- * them: register's state and the messages with their flags and reactions. Then the refusals:
- * an organization that exists, a truncated file, a reference to a user the export lacks, an
- * unknown format; each leaves nothing behind.
+ * them: register's state, the messages with their flags and reactions, and the files (an upload
+ * a message links, an image's thumbnail, an avatar, a custom emoji) served by the new
+ * organization under its own path ids. Then the refusals: an organization that exists, a
+ * truncated file, a reference to a user the export lacks, an unknown format, a file the records
+ * name that the export lacks; each leaves nothing behind, files included. Then Zulip's own
+ * format with its files, and Slack's, whose files are downloaded with the workspace's token from
+ * a Slack served on loopback.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createZulipClient, type ZulipClient } from "../../client/src/index.ts";
 import { doImportZulip, ImportError } from "../../server/actions/realm/import-zulip.ts";
@@ -17,10 +32,13 @@ import { exportRealm } from "../../server/lib/export/export-realm.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { fetchAsHost } from "../helpers/host-fetch.ts";
 import { useTestServer } from "../helpers/server.ts";
-import { zulipExportFixture } from "../fixtures/zulip-export.ts";
-import { slackExportFixture } from "../fixtures/slack-export.ts";
+import { FIXTURE_PNG, FIXTURE_UPLOAD, zulipExportFixture } from "../fixtures/zulip-export.ts";
+import { SLACK_FILE, slackExportFixture } from "../fixtures/slack-export.ts";
 import { convertSlackExport } from "../../server/lib/export/slack.ts";
+import { realmImagePathId } from "../../server/lib/realm/realm.ts";
+import { uploadStorage } from "../../server/lib/uploads/upload-storage.ts";
 import { specCheckMiddleware } from "../helpers/spec-check.ts";
+import { basicAuth, uploadFile } from "../helpers/upload.ts";
 
 const server = useTestServer();
 let work: string;
@@ -35,19 +53,69 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const id = (name: string) => server.creds.users[name]!.user_id;
 const verona = () => server.creds.channels.Verona!.stream_id;
 
-/** A client of the imported organization, as the user of that email there. */
-async function importedAs(email: string): Promise<ZulipClient> {
-  const user = await server.db.userProfile.findFirstOrThrow({
+const importedUser = (email: string) =>
+  server.db.userProfile.findFirstOrThrow({
     where: { realmId: imported.realmId, deliveryEmail: email },
   });
+const importedHost = () => `${imported.stringId}.${server.deps.config.externalHost}`;
+
+/** A client of the imported organization, as the user of that email there. */
+async function importedAs(email: string): Promise<ZulipClient> {
+  const user = await importedUser(email);
   return createZulipClient({
     baseUrl: server.baseUrl,
     email: user.email,
     apiKey: user.apiKey,
-    fetch: fetchAsHost(`${imported.stringId}.${server.deps.config.externalHost}`),
+    fetch: fetchAsHost(importedHost()),
     middleware: [specCheckMiddleware],
   });
 }
+
+/** A file of the imported organization, fetched on its host (as the user of that email there). */
+async function importedFile(path: string, email?: string) {
+  const headers: Record<string, string> = {};
+  if (email) {
+    const user = await importedUser(email);
+    headers.Authorization = `Basic ${Buffer.from(`${user.email}:${user.apiKey}`).toString("base64")}`;
+  }
+  const response = await fetchAsHost(importedHost())(server.baseUrl + path, { headers });
+  return {
+    status: response.status,
+    type: response.headers.get("content-type"),
+    bytes: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+/** POST an image in a multipart body as the web app does (an avatar, a custom emoji). */
+async function postImage(path: string, as: string, data: Buffer) {
+  const form = new FormData();
+  form.append("file", new Blob([data], { type: "image/png" }), "image.png");
+  const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
+    method: "POST",
+    headers: { Authorization: basicAuth(server, as) },
+    body: form,
+  });
+  expect(response.status).toBe(200);
+}
+
+/** Every file in the upload store (the test server's is the local disk), by path id. */
+function storedFiles(): string[] {
+  const root = join(server.deps.config.dataDir, "uploads");
+  const out: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === ".incoming") continue;
+      if (entry.isDirectory()) walk(join(dir, entry.name), `${prefix}${entry.name}/`);
+      else out.push(prefix + entry.name);
+    }
+  };
+  walk(root, "");
+  return out.sort();
+}
+
+/** An upload's path id in a link: `/user_uploads/<realm>/<hex>/<random>/` made one placeholder. */
+const UPLOAD_PATH = /\/user_uploads\/(thumbnail\/)?\d+\/[0-9a-f]{1,2}\/[A-Za-z0-9_-]{24}\//g;
 
 /** What a user sees of an organization, with ids replaced by what they name. */
 async function view(client: ZulipClient) {
@@ -98,7 +166,8 @@ async function view(client: ZulipClient) {
     profileFields: state.custom_profile_fields.map((f: any) => `${f.name}|${f.type}`),
     muted: state.muted_users.map((m: any) => emailOf.get(m.id)),
     messages: messages.map((m: any) => ({
-      content: m.content,
+      // Uploads have new path ids in the new organization (checked apart).
+      content: m.content.replace(UPLOAD_PATH, "/user_uploads/$1…/"),
       topic: m.subject,
       sender: m.sender_email,
       type: m.type,
@@ -156,10 +225,34 @@ describe("export and import-zulip", () => {
         body: { name: "movers", description: "They move", members: [id("hamlet"), id("iago")] },
       }),
     );
+    // Files: an upload and an image linked by a message, an avatar, a custom emoji.
+    const notes = await uploadFile(server, "hamlet", "moving notes.txt", "What we take with us");
+    const picture = await uploadFile(server, "hamlet", "view.png", FIXTURE_PNG, "image/png");
+    const { id: withFiles } = await expectSuccess(
+      hamlet.POST("/messages", {
+        body: {
+          type: "stream",
+          to: "Verona",
+          topic: "moving",
+          content: `[notes](${notes}) and [the view](${picture})`,
+        },
+      }),
+    );
+    await postImage("/users/me/avatar", "hamlet", FIXTURE_PNG);
+    await postImage("/realm/emoji/moving_van", "iago", FIXTURE_PNG);
+    const oldHamlet = await server.db.userProfile.findUniqueOrThrow({
+      where: { id: id("hamlet") },
+    });
     const before = await view(hamlet);
 
     const realm = await server.db.realm.findFirstOrThrow({ orderBy: { id: "asc" } });
-    const result = await exportRealm(server.db, realm.id, work, "zulip-export-test");
+    const result = await exportRealm(
+      server.db,
+      realm.id,
+      work,
+      "zulip-export-test",
+      await uploadStorage(server.deps.config),
+    );
     expect(result.messages).toBe(before.messages.length);
     unpacked = join(work, "unpacked");
     await unpackArchive(result.tarball, unpacked);
@@ -176,13 +269,113 @@ describe("export and import-zulip", () => {
     expect(messageFile.zerver_message[0]).toHaveProperty("sender");
     expect(messageFile.zerver_usermessage[0]).toHaveProperty("flags_mask");
 
+    // The files as Zulip's local storage exports them: records sorted by path, with its keys.
+    const exported = (file: string) =>
+      JSON.parse(readFileSync(join(unpacked, "zulip-export-test", file), "utf8"));
+    const oldNotes = notes.slice("/user_uploads/".length);
+    const uploads = exported("uploads/records.json");
+    expect(uploads.map((r: any) => r.path)).toEqual(uploads.map((r: any) => r.path).sort());
+    expect(uploads.find((r: any) => r.path === oldNotes)).toEqual({
+      realm_id: realm.id,
+      user_profile_id: id("hamlet"),
+      user_profile_email: server.creds.users.hamlet!.email,
+      s3_path: oldNotes,
+      path: oldNotes,
+      size: "What we take with us".length,
+      last_modified: expect.any(Number),
+      content_type: null,
+    });
+    expect(readFileSync(join(unpacked, "zulip-export-test", "uploads", oldNotes), "utf8")).toBe(
+      "What we take with us",
+    );
+    expect(
+      exported("attachment.json").zerver_attachment.find((a: any) => a.path_id === oldNotes),
+    ).toMatchObject({
+      file_name: "moving notes.txt",
+      owner: id("hamlet"),
+      realm: realm.id,
+      size: "What we take with us".length,
+      messages: [withFiles],
+      scheduled_messages: [],
+    });
+    const avatarBase = `${realm.id}/${oldHamlet.avatarHash!.replace(/\.png$/, "")}`;
+    expect(
+      exported("avatars/records.json")
+        .filter((r: any) => r.user_profile_id === id("hamlet"))
+        .map((r: any) => [r.path, r.avatar_version]),
+    ).toEqual([
+      [`${avatarBase}.original`, oldHamlet.avatarVersion],
+      [`${avatarBase}.png`, oldHamlet.avatarVersion],
+    ]);
+    expect(exported("emoji/records.json")).toEqual([
+      expect.objectContaining({ name: "moving_van", author: id("iago"), deactivated: false }),
+    ]);
+    expect(exported("realm_icons/records.json")).toEqual([]);
+
+    const storedBefore = storedFiles().length;
     const done = await doImportZulip(server.deps, unpacked, { subdomain: "imported" });
     imported = done;
-    expect(done).toMatchObject({ stringId: "imported", messages: before.messages.length });
+    expect(done).toMatchObject({
+      stringId: "imported",
+      messages: before.messages.length,
+      files: { uploads: 2, avatars: 1, emoji: 1, realmIcons: 0 },
+    });
     expect(done.realmId).not.toBe(realm.id);
+    // Two uploads and the image's thumbnail, the avatar's three sizes, the emoji: in the store.
+    expect(storedFiles().length).toBe(storedBefore + 3 + 3 + 1);
 
     const after = await view(await importedAs("hamlet@zulip.com"));
     expect(after).toEqual(before);
+
+    // The message links its uploads under new path ids of the new organization, which serve
+    // the same bytes; the image's thumbnail was made again.
+    const { messages: importedMessages } = (await expectSuccess(
+      (await importedAs("hamlet@zulip.com")).GET("/messages", {
+        params: { query: { anchor: "newest", num_before: 5, num_after: 0 } },
+      }),
+    )) as any;
+    const linking = importedMessages.find((m: any) => m.content.includes("moving-notes.txt"));
+    const newNotes = /href="(\/user_uploads\/[^"]+\/moving-notes\.txt)"/.exec(linking.content)![1]!;
+    expect(newNotes).toMatch(new RegExp(`^/user_uploads/${done.realmId}/`));
+    expect(newNotes).not.toBe(notes);
+    const got = await importedFile(newNotes, "hamlet@zulip.com");
+    expect(got.status).toBe(200);
+    expect(got.bytes.toString()).toBe("What we take with us");
+    const thumbnail = /src="(\/user_uploads\/thumbnail\/[^"]+)"/.exec(linking.content)![1]!;
+    expect(thumbnail).toMatch(new RegExp(`^/user_uploads/thumbnail/${done.realmId}/`));
+    expect(await importedFile(thumbnail, "hamlet@zulip.com")).toMatchObject({
+      status: 200,
+      type: "image/webp",
+    });
+    // The old path id is still the old organization's file, not the new one's to see.
+    expect((await importedFile(notes, "hamlet@zulip.com")).status).toBe(403);
+
+    // The avatar, under a new name, in both sizes (the medium one made again from the original).
+    const me = (await expectSuccess(
+      (await importedAs("hamlet@zulip.com")).GET("/users/me"),
+    )) as any;
+    expect(me.avatar_url).toMatch(
+      new RegExp(`^/user_avatars/${done.realmId}/[0-9a-f]{40}\\.png\\?version=\\d+$`),
+    );
+    expect(me.avatar_url).not.toContain(oldHamlet.avatarHash!);
+    for (const [url, size] of [
+      [me.avatar_url.split("?")[0], 100],
+      [me.avatar_url.split("?")[0].replace(/\.png$/, "-medium.png"), 500],
+    ] as const) {
+      const image = await importedFile(url);
+      expect(image).toMatchObject({ status: 200, type: "image/png" });
+      expect((await sharp(image.bytes).metadata()).width).toBe(size);
+    }
+
+    // The custom emoji, listed and served from the new organization.
+    const { emoji } = (await expectSuccess(
+      (await importedAs("hamlet@zulip.com")).GET("/realm/emoji"),
+    )) as any;
+    const van = Object.values(emoji).find((e: any) => e.name === "moving_van") as any;
+    expect(van.source_url).toMatch(new RegExp(`^/user_avatars/${done.realmId}/emoji/images/`));
+    const image = await importedFile(van.source_url);
+    expect(image.status).toBe(200);
+    expect(image.bytes.equals(FIXTURE_PNG)).toBe(true);
     // The imported organization's users are its own: a send there reaches its users only.
     const { id: sent } = await expectSuccess(
       (await importedAs("hamlet@zulip.com")).POST("/messages", {
@@ -232,17 +425,49 @@ describe("export and import-zulip", () => {
       "export.json: format version 99 is newer than this server reads (1)",
     );
     writeFileSync(join(root, "export.json"), made);
+
+    // A file the records name that the export lacks: refused before anything is written.
+    const stored = storedFiles();
+    const [first] = JSON.parse(readFileSync(join(root, "uploads", "records.json"), "utf8"));
+    const file = join(root, "uploads", first.path);
+    const bytes = readFileSync(file);
+    rmSync(file);
+    expect(await refused(unpacked, "nofile")).toBe(
+      `uploads/records.json: record 1 (${first.path}): uploads/${first.path} is missing from the export`,
+    );
+    writeFileSync(file, bytes);
+    expect(storedFiles()).toEqual(stored);
+
+    // A refusal after the files were stored (they go in before the messages): they go again.
+    const broken = JSON.parse(messages);
+    broken.zerver_usermessage.at(-1).user_profile = 999_999;
+    writeFileSync(join(root, "messages-000001.json"), JSON.stringify(broken));
+    expect(await refused(unpacked, "halfway")).toMatch(
+      /^messages-000001\.json: zerver_usermessage row \{.*\}: user_profile 999999 is not in the export$/,
+    );
+    writeFileSync(join(root, "messages-000001.json"), messages);
+    expect(storedFiles()).toEqual(stored);
   });
 });
 
 describe("import-zulip of an export Zulip made", () => {
   it("imports Zulip's format: system bots and mirror dummies as users, messages rendered where the export has no rendering, flags, reactions to custom emoji, profile fields of users, muting, groups and the group DM", async () => {
     const dir = join(work, "from-zulip");
-    mkdirSync(dir, { recursive: true });
-    for (const [file, data] of Object.entries(zulipExportFixture()))
-      writeFileSync(join(dir, file), JSON.stringify(data));
+    for (const [file, data] of Object.entries(zulipExportFixture())) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(
+        join(dir, file),
+        typeof data === "string" || Buffer.isBuffer(data) ? data : JSON.stringify(data),
+      );
+    }
     const done = await doImportZulip(server.deps, dir);
-    expect(done).toMatchObject({ stringId: "acme", users: 5, channels: 1, messages: 4 });
+    expect(done).toMatchObject({
+      stringId: "acme",
+      users: 5,
+      channels: 1,
+      messages: 5,
+      files: { uploads: 1, avatars: 1, emoji: 1, realmIcons: 1 },
+    });
     imported = done;
     const bob = await importedAs("bob@acme.example");
     const idOf = async (email: string) =>
@@ -269,7 +494,25 @@ describe("import-zulip of an export Zulip made", () => {
         "<p><strong>Public</strong> channel created.</p>",
         [],
       ],
+      [
+        "bob@acme.example",
+        "lunch",
+        expect.stringMatching(
+          new RegExp(
+            `^<p><a href="/user_uploads/${done.realmId}/[0-9a-f]{1,2}/[A-Za-z0-9_-]{24}/spec\\.txt">spec\\.txt</a></p>$`,
+          ),
+        ),
+        ["read"],
+      ],
     ]);
+    // The upload, at the link rewritten to its new path id (Zulip's fix_upload_links).
+    const link = /href="([^"]+)"/.exec(messages[4].content)![1]!;
+    expect(link).not.toContain(FIXTURE_UPLOAD.pathId);
+    expect(await importedFile(link, "carol@acme.example")).toMatchObject({
+      status: 200,
+      type: "text/plain; charset=utf-8",
+      bytes: Buffer.from(FIXTURE_UPLOAD.bytes),
+    });
     // Times as Zulip wrote them (float seconds).
     expect(messages[0].timestamp).toBe(1_700_000_000 + 3600 + 100);
     const emoji = await server.db.realmEmoji.findFirstOrThrow({ where: { realmId: done.realmId } });
@@ -294,6 +537,32 @@ describe("import-zulip of an export Zulip made", () => {
       )]: { value: JSON.stringify([await idOf("alice@acme.example")]) },
     });
     expect(users.has("notification-bot@zulip.com")).toBe(true);
+    // Alice's avatar (Zulip's `<hash>.png` and `.original`) under a name of this server.
+    const aliceAvatar = (users.get("alice@acme.example") as any).avatar_url.split("?")[0];
+    expect(aliceAvatar).toMatch(new RegExp(`^/user_avatars/${done.realmId}/[0-9a-f]{40}\\.png$`));
+    expect(await importedFile(aliceAvatar)).toMatchObject({ status: 200, type: "image/png" });
+    expect((await importedFile(aliceAvatar.replace(".png", "-medium.png"))).status).toBe(200);
+    // Carol's avatar file does not decode: she has Gravatar's (register leaves its URL to the
+    // client, as for every Gravatar), as Zulip's process_avatars leaves her.
+    expect((users.get("carol@acme.example") as any).avatar_url).toBeNull();
+    expect(await importedUser("carol@acme.example")).toMatchObject({
+      avatarSource: "G",
+      avatarHash: null,
+    });
+    // The custom emoji's image, re-based on the new organization's id.
+    expect(await importedFile(`/user_avatars/${done.realmId}/emoji/images/5.png`)).toMatchObject({
+      status: 200,
+      bytes: FIXTURE_PNG,
+    });
+    // The icon, where its URL names it (this server does not serve icons yet: read from the store).
+    expect(state.realm_icon_url).toBe(`/user_avatars/${done.realmId}/realm/icon.png?version=2`);
+    const storage = await uploadStorage(server.deps.config);
+    for (const name of ["icon.png", "icon.original"]) {
+      const icon = await storage.read(realmImagePathId(done.realmId, name));
+      expect(icon).not.toBeNull();
+      icon!.body.destroy();
+      expect(icon!.size).toBe(FIXTURE_PNG.length);
+    }
     // The mirror dummy is an inactive user.
     expect(users.has("dave@old.example")).toBe(false);
     expect(
@@ -336,7 +605,7 @@ describe("import-slack", () => {
       writeFileSync(join(dir, file), JSON.stringify(data));
     }
     const converted = join(work, "slack-converted");
-    const report = convertSlackExport(dir, converted, {
+    const report = await convertSlackExport(dir, converted, {
       name: "Acme on Slack",
       stringId: "acmeslack",
       fakeEmailDomain: "zulip.testserver",
@@ -438,6 +707,79 @@ describe("import-slack", () => {
     )) as any;
     expect(catsView.message.flags.sort()).toEqual(["mentioned", "read"]);
   });
+
+  it("with the workspace's token downloads each file Slack hosts (Authorization: Bearer) and makes it an upload the message links; without the token, or refused, the file stays linked to Slack and is reported as not copied", async () => {
+    const token = "xoxb-1234-acme";
+    const asked: (string | undefined)[] = [];
+    // Slack's file host on loopback: the file for the workspace's token, its sign-in page otherwise.
+    const slack = http.createServer((req, res) => {
+      asked.push(req.headers.authorization);
+      if (req.url !== SLACK_FILE.path) return void res.writeHead(404).end();
+      if (req.headers.authorization !== `Bearer ${token}`)
+        return void res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
+      res.writeHead(200, { "content-type": "text/plain" }).end(SLACK_FILE.bytes);
+    });
+    await new Promise<void>((resolve) => slack.listen(0, "127.0.0.1", resolve));
+    const host = `127.0.0.1:${(slack.address() as AddressInfo).port}`;
+    try {
+      const dir = join(work, "slack-with-files");
+      for (const [file, data] of Object.entries(slackExportFixture(`http://${host}`))) {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        writeFileSync(join(dir, file), JSON.stringify(data));
+      }
+      const convert = (out: string, with_?: string) =>
+        convertSlackExport(dir, join(work, out), {
+          name: "Acme files",
+          stringId: "acmefiles",
+          fakeEmailDomain: "zulip.testserver",
+          token: with_,
+          hosts: [host],
+        });
+
+      expect((await convert("slack-no-token")).unmapped).toContain("1 files linked, not copied");
+      expect(asked).toEqual([]);
+      expect((await convert("slack-wrong-token", "xoxb-9-other")).unmapped).toContain(
+        "1 files linked, not copied (the download failed)",
+      );
+      expect(asked).toEqual(["Bearer xoxb-9-other"]);
+
+      const report = await convert("slack-token", token);
+      expect(asked.at(-1)).toBe(`Bearer ${token}`);
+      expect(report.unmapped.filter((line) => line.includes("files"))).toEqual([]);
+      imported = await doImportZulip(server.deps, join(work, "slack-token"));
+      expect(imported).toMatchObject({ stringId: "acmefiles", files: { uploads: 1 } });
+
+      const attachment = await server.db.attachment.findFirstOrThrow({
+        where: { realmId: imported.realmId },
+        include: { messages: true },
+      });
+      expect(attachment).toMatchObject({
+        fileName: "log.txt",
+        size: Buffer.byteLength(SLACK_FILE.bytes),
+        contentType: "text/plain",
+        ownerId: (await importedUser("u006@zulip.testserver")).id,
+      });
+      const { messages } = (await expectSuccess(
+        (await importedAs("ann@acme.example")).GET("/messages", {
+          params: {
+            query: { anchor: "newest", num_before: 1, num_after: 0, apply_markdown: false },
+          },
+        }),
+      )) as any;
+      expect(messages[0]).toMatchObject({
+        id: attachment.messages[0]!.messageId,
+        sender_full_name: "Deploy Bot",
+        content: `Deployed <v2>\n[log.txt](/user_uploads/${attachment.pathId})`,
+      });
+      expect(await importedFile(`/user_uploads/${attachment.pathId}`, "ann@acme.example")).toEqual({
+        status: 200,
+        type: "text/plain; charset=utf-8",
+        bytes: Buffer.from(SLACK_FILE.bytes),
+      });
+    } finally {
+      await new Promise((resolve) => slack.close(resolve));
+    }
+  });
 });
 
 describe("export and import-zulip: what users keep", () => {
@@ -529,7 +871,13 @@ describe("export and import-zulip: what users keep", () => {
     expect(before.history).toHaveLength(2);
 
     const realm = await server.db.realm.findFirstOrThrow({ orderBy: { id: "asc" } });
-    const result = await exportRealm(server.db, realm.id, work, "zulip-export-kept");
+    const result = await exportRealm(
+      server.db,
+      realm.id,
+      work,
+      "zulip-export-kept",
+      await uploadStorage(server.deps.config),
+    );
     const dir = join(work, "unpacked-kept");
     await unpackArchive(result.tarball, dir);
     const done = await doImportZulip(server.deps, dir, { subdomain: "kept" });

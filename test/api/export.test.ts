@@ -17,6 +17,7 @@ import { untyped } from "../helpers/builders.ts";
 import { queueOf } from "../helpers/event-queue.ts";
 import { expectError, expectSuccess } from "../helpers/expect.ts";
 import { useTestServer } from "../helpers/server.ts";
+import { uploadFile } from "../helpers/upload.ts";
 import { zulipEventErrors } from "../helpers/zulip-spec.ts";
 import { doImportZulip } from "../../server/actions/realm/import-zulip.ts";
 import { doCreateUserWithDefaultChannels } from "../../server/actions/users/users.ts";
@@ -177,11 +178,32 @@ describe("POST /export/realm and the export it makes", () => {
     await expectSuccess(
       server.as("cordelia").PATCH("/settings", { body: { email_address_visibility: 4 } }),
     );
+    // An upload in a direct message stays out; one in a public channel goes in, file and all.
+    const privateUpload = await uploadFile(server, "hamlet", "private.txt", "for Othello only");
+    const publicUpload = await uploadFile(server, "hamlet", "public.txt", "for everyone");
+    await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "direct", to: [user("othello").user_id], content: `[p](${privateUpload})` },
+      }),
+    );
+    await expectSuccess(
+      server.as("hamlet").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "files", content: `[f](${publicUpload})` },
+      }),
+    );
     const { id } = await expectSuccess(server.as("desdemona").POST("/export/realm", {}));
     expect(await server.realmExports.deliverDue()).toEqual({ succeeded: [id], failed: [] });
     const made = (await listExports()).find((e) => e.id === id)!;
     expect(made).toMatchObject({ export_type: 1, pending: false });
-    const { realm, messages } = await download(made.export_url!);
+    const { root, realm, messages } = await download(made.export_url!);
+    const { zerver_attachment } = JSON.parse(readFileSync(join(root, "attachment.json"), "utf8"));
+    const exported = zerver_attachment.map((a: any) => a.path_id);
+    const pathOf = (url: string) => url.replace(/^\/user_uploads\//, "");
+    expect(exported).toContain(pathOf(publicUpload));
+    expect(exported).not.toContain(pathOf(privateUpload));
+    expect(readFileSync(join(root, "uploads", pathOf(publicUpload)), "utf8")).toBe("for everyone");
+    const records = JSON.parse(readFileSync(join(root, "uploads", "records.json"), "utf8"));
+    expect(records.map((r: any) => r.path)).not.toContain(pathOf(privateUpload));
     const privateRecipients = new Set(
       realm.zerver_stream.filter((s: any) => s.invite_only).map((s: any) => s.recipient),
     );

@@ -2,8 +2,8 @@
  * The upload store on both backends (lib/uploads/upload-storage.ts): the same flows on the local disk
  * and on a real S3-compatible server on loopback (s3rver): upload, serving (on S3 a redirect to
  * a presigned URL, fetched like a browser follows it), access refused as before, temporary URLs,
- * custom emoji images, images' thumbnails, and the retention loop deleting unclaimed and archived
- * uploads' files.
+ * custom emoji images, images' thumbnails, the retention loop deleting unclaimed and archived
+ * uploads' files, and reading a file back as a stream (an organization export's files).
  * test/api/uploads.test.ts covers the rest of uploads in detail on the local disk.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -16,6 +16,8 @@ import { MessageRetention } from "../../server/workers/retention.ts";
 import { createApp } from "../../server/app.ts";
 import { configFromEnv, type Config } from "../../server/config.ts";
 import { signingKey } from "../../server/lib/uploads/uploads.ts";
+import { uploadStorage } from "../../server/lib/uploads/upload-storage.ts";
+import { exportFiles } from "../../server/lib/export/export-files.ts";
 import { expectSuccess } from "../helpers/expect.ts";
 import { startS3, type TestS3 } from "../helpers/s3.ts";
 import { useTestServer } from "../helpers/server.ts";
@@ -102,6 +104,34 @@ describe.each(["local disk", "S3"] as const)("uploads on the %s", (backend) => {
       const uploads = join(server.deps.config.dataDir, "uploads");
       expect(readdirSync(uploads).filter((f) => f !== ".incoming")).toEqual([]);
       expect(readdirSync(join(uploads, ".incoming"))).toEqual([]);
+    }
+  });
+
+  it("reads a stored file back as a stream, with its size and time (what an export copies), and nothing for a path id it lacks", async () => {
+    const url = await uploadFile(server, "hamlet", "read.txt", "read me back");
+    const pathId = url.slice("/user_uploads/".length);
+    const storage = await uploadStorage(server.deps.config);
+    const file = await storage.read(pathId);
+    expect(file).toMatchObject({ size: "read me back".length, lastModified: expect.any(Date) });
+    expect(Math.abs(file!.lastModified.getTime() - Date.now())).toBeLessThan(60_000);
+    const chunks: Buffer[] = [];
+    for await (const chunk of file!.body) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe("read me back");
+    expect(await storage.read(`${pathId}.gone`)).toBeNull();
+
+    // An organization export's files come from this store, whichever it is.
+    const dir = mkdtempSync(join(tmpdir(), "export-files-"));
+    try {
+      const exported = await exportFiles(server.db, storage, server.creds.realm.id, dir);
+      expect(exported.missing).toEqual([]);
+      expect(readFileSync(join(dir, "uploads", pathId), "utf8")).toBe("read me back");
+      const records = JSON.parse(readFileSync(join(dir, "uploads", "records.json"), "utf8"));
+      expect(records.find((r: { path: string }) => r.path === pathId)).toMatchObject({
+        s3_path: pathId,
+        size: "read me back".length,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -558,6 +558,11 @@ describe("npm run manage: the commands", { timeout: 300_000 }, () => {
       expect(imported).toMatchObject({ code: 0, stderr: "" });
       expect(imported.stdout).toMatch(/^Imported "Zulip Dev"\./);
       expect(field(imported.stdout, "messages")).toBe(field(exported.stdout, "messages"));
+      // The files travel too, and the import says what it stored of them.
+      expect(field(exported.stdout, "files")).toMatch(
+        /^\d+ uploads, \d+ avatars, \d+ custom emoji, \d+ icons and logos$/,
+      );
+      expect(field(imported.stdout, "files")).toBe(field(exported.stdout, "files"));
       const copied = await withDb(dataDir, (db) =>
         db.realm.findUniqueOrThrow({ where: { stringId: "copy" } }),
       );
@@ -599,6 +604,17 @@ describe("npm run manage: the commands", { timeout: 300_000 }, () => {
       expect(run.stdout).toMatch(/^Imported "Acme" from Slack\./);
       expect(field(run.stdout, "messages")).toBe("10");
       expect(run.stdout).toContain("not mapped:\n  1 channel_join events skipped\n");
+      // Without --token the file stays at Slack; a token that is none is refused before anything.
+      expect(run.stdout).toContain("  1 files linked, not copied\n");
+      expect(field(run.stdout, "files")).toBe("0");
+      expect((await manage("import-slack", "--help")).stdout).toContain("--token TOKEN");
+      expect(
+        await manage("import-slack", zip, "--subdomain", "acme2", "--token", "secret"),
+      ).toMatchObject({
+        code: 2,
+        stderr:
+          "error: --token: a Slack token starts with xoxb- or xoxp- (see npm run manage -- import-slack --help)\n",
+      });
       const missing = await manage("import-slack", zip);
       expect(missing).toMatchObject({
         code: 2,

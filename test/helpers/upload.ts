@@ -13,10 +13,15 @@ export async function uploadFile(
   server: TestServer,
   shortName: string,
   fileName: string,
-  data = "zulip!",
+  data: string | Buffer = "zulip!",
+  type = "text/plain",
 ): Promise<string> {
   const form = new FormData();
-  form.append("file", new Blob([data], { type: "text/plain" }), fileName);
+  form.append(
+    "file",
+    new Blob([typeof data === "string" ? data : new Uint8Array(data)], { type }),
+    fileName,
+  );
   const response = await fetch(`${server.baseUrl}/api/v1/user_uploads`, {
     method: "POST",
     headers: { Authorization: basicAuth(server, shortName) },

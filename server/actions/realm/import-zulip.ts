@@ -18,11 +18,15 @@
  *   subscriptions, direct-message groups, default channels, domains, linkifiers, custom emoji
  *   (their rows), profile fields and values, topics' visibility, muted users, alert words,
  *   messages with each user's flags (rendered where the export lacks it), reactions and
- *   submessages.
+ *   submessages, the uploads' rows and the messages linking them; and the files (uploads,
+ *   avatars, custom emoji images, icon and logos: import-zulip-files.ts), stored under the new
+ *   organization's path ids, with messages' links to uploads rewritten to them (Zulip's
+ *   fix_upload_links). A file the records name that the export lacks is refused before anything
+ *   is written; if the transaction fails after files were stored, they are deleted again.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { AppDeps } from "../../context.ts";
 import type { Tx } from "../../db/index.ts";
 import { generateApiKey } from "../../lib/auth/passwords.ts";
@@ -34,8 +38,14 @@ import type { MarkdownContext, MentionUser } from "../../lib/markdown/types.ts";
 import { directMessageGroupHash, RecipientType } from "../../lib/recipients.ts";
 import { subdomainProblem } from "../../lib/realm/realm.ts";
 import { editRows } from "../../lib/export/edit-history.ts";
+import { uploadStorage } from "../../lib/uploads/upload-storage.ts";
+import { guessType, newPathId } from "../../lib/uploads/uploads.ts";
+import { ImportError } from "./import-error.ts";
+import { PlacedFiles, readExportFiles } from "./import-zulip-files.ts";
 import {
   AFTER_MESSAGES,
+  ATTACHMENT_FILE,
+  ATTACHMENT_TABLE,
   CLIENT_KEY,
   FORMAT,
   isTime,
@@ -46,10 +56,10 @@ import {
   USER_MESSAGE_TABLE,
   type Column,
   type ExportTable,
+  type FileKind,
 } from "../../lib/export/zulip-format.ts";
 
-/** A refusal of the export: one line naming the file and the record. */
-export class ImportError extends Error {}
+export { ImportError };
 
 export interface ImportResult {
   realmId: number;
@@ -57,6 +67,8 @@ export interface ImportResult {
   users: number;
   channels: number;
   messages: number;
+  /** What was stored, by kind: uploads, users' avatars, emoji, icon and logos (each in its forms). */
+  files: Record<FileKind, number>;
 }
 
 type Row = Record<string, unknown>;
@@ -193,6 +205,39 @@ export async function doImportZulip(
     messageCount += messages.length;
   }
 
+  // The files, and the uploads' rows with the messages linking each: every file must be there.
+  const exported = readExportFiles(root);
+  const attachments = existsSync(join(root, ATTACHMENT_FILE))
+    ? rowsOf(ATTACHMENT_FILE, readJson(root, ATTACHMENT_FILE), ATTACHMENT_TABLE.key)
+    : [];
+  tables.set(ATTACHMENT_TABLE.table, attachments);
+  /** The path ids each message links (by the message's id in the export), to rewrite its links. */
+  const linkedUploads = new Map<number, string[]>();
+  /** The same for the scheduled messages. */
+  const scheduledUploads = new Map<number, string[]>();
+  const scheduledIds = new Set(tables.get("scheduled_message")!.map((r) => Number(r.id)));
+  for (const a of attachments) {
+    const where = `${ATTACHMENT_FILE}: ${ATTACHMENT_TABLE.key} row ${str(a.id)}`;
+    const pathId = str(a.path_id);
+    if (!exported.uploads.has(pathId))
+      throw new ImportError(`${where}: its file ${pathId} is not in uploads/records.json`);
+    if (!Array.isArray(a.messages ?? [])) throw new ImportError(`${where}: messages is not a list`);
+    for (const m of (a.messages ?? []) as unknown[]) {
+      const id = Number(m);
+      if (!(id >= minMessage && id <= maxMessage))
+        throw new ImportError(`${where}: message ${String(m)} is not in the export`);
+      linkedUploads.set(id, [...(linkedUploads.get(id) ?? []), pathId]);
+    }
+    if (!Array.isArray(a.scheduled_messages ?? []))
+      throw new ImportError(`${where}: scheduled_messages is not a list`);
+    for (const m of (a.scheduled_messages ?? []) as unknown[]) {
+      const id = Number(m);
+      if (!scheduledIds.has(id))
+        throw new ImportError(`${where}: scheduled message ${String(m)} is not in the export`);
+      scheduledUploads.set(id, [...(scheduledUploads.get(id) ?? []), pathId]);
+    }
+  }
+
   // What each table's rows are, for checking references before writing anything.
   const known = new Map<string, Set<number>>();
   for (const [table, rows] of tables) known.set(table, new Set(rows.map((r) => Number(r.id))));
@@ -216,8 +261,20 @@ export async function doImportZulip(
   const userActive = new Map(
     tables.get("user_profile")!.map((r) => [Number(r.id), r.is_active !== false]),
   );
+  for (const userId of exported.avatars.keys())
+    if (!known.get("user_profile")!.has(userId))
+      throw new ImportError(
+        `avatars/records.json: the avatar of user ${userId}: user ${userId} is not in the export`,
+      );
+  // An uploaded avatar gets a new random name; one whose files the export lacks is Gravatar's.
+  const avatarHashes = new Map<number, string>();
+  for (const u of tables.get("user_profile")!)
+    if (u.avatar_source === "U" && exported.avatars.has(Number(u.id)))
+      avatarHashes.set(Number(u.id), randomBytes(20).toString("hex") + ".png");
 
-  const result = await deps.db.$transaction(
+  const placed = new PlacedFiles(await uploadStorage(config), config);
+
+  const work = deps.db.$transaction(
     async (tx) => {
       // Offsets: each table's ids move above what its sequence has handed out.
       const offsets = new Map<string, number>();
@@ -245,6 +302,13 @@ export async function doImportZulip(
       if (messageCount) await allocate("message", [minMessage, maxMessage]);
       else offsets.set("message", 0);
       const realmId = Number(realmRow.id) + offsets.get("realm")!;
+      // Each upload's new path id, as an upload here gets one (Zulip's import_uploads).
+      const uploadPaths = new Map(
+        attachments.map((a) => {
+          const old = str(a.path_id);
+          return [old, newPathId(realmId, exported.uploads.get(old)!.name)] as const;
+        }),
+      );
 
       // What rendering a message the export has no rendering for needs: the organization's
       // users, groups and channels by name, as they will be (made once, when first needed).
@@ -350,6 +414,16 @@ export async function doImportZulip(
         return out;
       };
 
+      /** Links to uploads in these text columns, moved to the uploads' new path ids. */
+      const relink = (out: Row, olds: string[] | undefined, columns: string[]) => {
+        for (const old of olds ?? []) {
+          const path = uploadPaths.get(old)!;
+          for (const column of columns)
+            if (typeof out[column] === "string")
+              out[column] = (out[column] as string).split(old).join(path);
+        }
+      };
+
       /** Our own columns, recomputed. */
       const complete = (spec: ExportTable, out: Row, row: Row) => {
         switch (spec.table) {
@@ -358,6 +432,8 @@ export async function doImportZulip(
             break;
           case "user_profile":
             if (!out.api_key || usedKeys.has(str(out.api_key))) out.api_key = generateApiKey();
+            out.avatar_hash = avatarHashes.get(Number(row.id)) ?? null;
+            if (out.avatar_source === "U" && !out.avatar_hash) out.avatar_source = "G";
             break;
           case "subscription":
             out.is_user_active = userActive.get(Number(row.user_profile)) ?? true;
@@ -378,6 +454,9 @@ export async function doImportZulip(
             if (out.subject === "\u0007") out.subject = "";
             out.is_channel_message =
               recipientTypes.get(Number(row.recipient)) === RecipientType.STREAM;
+            // Links to its uploads name their new path ids (Zulip's fix_upload_links).
+            if (row.has_attachment === true)
+              relink(out, linkedUploads.get(Number(row.id)), ["content", "rendered_content"]);
             if (out.rendered_content == null) {
               out.rendered_content = renderMarkdown(str(out.content), renderContext()).html;
               out.rendered_content_version = 1;
@@ -394,6 +473,14 @@ export async function doImportZulip(
                   (id) => Number(id) + offsets.get("user_profile")!,
                 ),
               );
+            break;
+          case "scheduled_message":
+            if (row.has_attachment === true)
+              relink(out, scheduledUploads.get(Number(row.id)), ["content", "rendered_content"]);
+            break;
+          case "attachment":
+            out.path_id = uploadPaths.get(str(row.path_id));
+            out.content_type ??= guessType(str(out.file_name));
             break;
           case "reaction":
           case "user_status":
@@ -472,6 +559,41 @@ export async function doImportZulip(
         }
       }
 
+      // The files, before the messages as in Zulip (an image's thumbnails exist when a message
+      // shows it). Deleted again if the import fails from here on.
+      const files: Record<FileKind, number> = { uploads: 0, avatars: 0, emoji: 0, realmIcons: 0 };
+      for (const a of attachments) {
+        const contentType =
+          str(a.content_type) || guessType(str(a.file_name)) || "application/octet-stream";
+        const path = uploadPaths.get(str(a.path_id))!;
+        await placed.storeUpload(
+          tx,
+          realmId,
+          path,
+          exported.uploads.get(str(a.path_id))!.file,
+          contentType,
+        );
+        files.uploads++;
+      }
+      for (const [userId, hash] of avatarHashes) {
+        if (await placed.storeAvatar(realmId, hash, exported.avatars.get(userId)!)) {
+          files.avatars++;
+          continue;
+        }
+        deps.log.warn({ userId }, "import: an avatar does not decode; the user has Gravatar's");
+        await tx.$executeRaw`
+          UPDATE user_profile SET avatar_source = 'G', avatar_hash = NULL
+          WHERE id = ${userId + offsets.get("user_profile")!}`;
+      }
+      for (const emoji of exported.emoji) {
+        await placed.storeEmoji(realmId, emoji);
+        if (!emoji.original) files.emoji++;
+      }
+      for (const image of exported.realmIcons) await placed.storeRealmImage(realmId, image);
+      files.realmIcons = new Set(
+        exported.realmIcons.map((i) => i.name.replace(/\.[a-z]+$/, "")),
+      ).size;
+
       for (const file of messageFiles) {
         const data = readJson(root, file);
         const messages = rowsOf(file, data, MESSAGE_TABLE.key);
@@ -480,12 +602,19 @@ export async function doImportZulip(
         // Their edit histories, as this server keeps them: rows of message_edit.
         const edits = messages.flatMap((m) => {
           try {
-            return editRows(
+            const rows = editRows(
               m.edit_history,
               { id: Number(m.id) + offsets.get("message")!, realmId },
               (u) => (known.get("user_profile")!.has(u) ? u + offsets.get("user_profile")! : null),
               (c) => (known.get("stream")!.has(c) ? c + offsets.get("stream")! : null),
             );
+            if (m.has_attachment === true)
+              for (const edit of rows)
+                relink(edit as unknown as Row, linkedUploads.get(Number(m.id)), [
+                  "prev_content",
+                  "prev_rendered_content",
+                ]);
+            return rows;
           } catch (err) {
             throw new ImportError(
               `${file}: ${MESSAGE_TABLE.key} row ${str(m.id)}: ${(err as Error).message}`,
@@ -501,6 +630,35 @@ export async function doImportZulip(
           );
       }
       for (const spec of AFTER_MESSAGES) await insert("realm.json", spec, tables.get(spec.table)!);
+
+      // The uploads' rows and the messages and scheduled messages linking each.
+      await insert(ATTACHMENT_FILE, ATTACHMENT_TABLE, attachments);
+      const links = attachments.flatMap((a) =>
+        ((a.messages ?? []) as unknown[]).map((m) => ({
+          attachment_id: Number(a.id) + offsets.get("attachment")!,
+          message_id: Number(m) + offsets.get("message")!,
+        })),
+      );
+      for (let i = 0; i < links.length; i += BATCH)
+        await insertBatch(
+          tx,
+          "attachment_message",
+          links.slice(i, i + BATCH),
+          `${ATTACHMENT_FILE}: ${ATTACHMENT_TABLE.key} messages`,
+        );
+      const scheduledLinks = attachments.flatMap((a) =>
+        ((a.scheduled_messages ?? []) as unknown[]).map((m) => ({
+          attachment_id: Number(a.id) + offsets.get("attachment")!,
+          scheduled_message_id: Number(m) + offsets.get("scheduled_message")!,
+        })),
+      );
+      for (let i = 0; i < scheduledLinks.length; i += BATCH)
+        await insertBatch(
+          tx,
+          "attachment_scheduled_message",
+          scheduledLinks.slice(i, i + BATCH),
+          `${ATTACHMENT_FILE}: ${ATTACHMENT_TABLE.key} scheduled_messages`,
+        );
 
       // Zulip's system bots live outside organizations: an organization from Zulip gets its
       // internal bots (notices are sent as them), as every organization made here has them.
@@ -518,11 +676,22 @@ export async function doImportZulip(
         users: tables.get("user_profile")!.length,
         channels: tables.get("stream")!.length,
         messages: messageCount,
+        files,
       };
     },
     { timeout: 24 * 60 * 60_000, maxWait: 60_000 },
   );
-  return result;
+  try {
+    return await work;
+  } catch (err) {
+    // Nothing half-imported is left behind: the rows rolled back, the files go too.
+    await placed
+      .remove()
+      .catch((e: unknown) =>
+        deps.log.error({ err: e }, "import: files placed by a failed import could not be deleted"),
+      );
+    throw err;
+  }
 }
 
 const names = (row: Row) =>

@@ -1,12 +1,15 @@
 /**
  * Writing an organization in Zulip's export format (lib/export/zulip-format.ts): `realm.json`,
- * the message files of 1,000 messages each, and `export.json` (what made it), into a directory,
- * then packed as `<name>.tar.gz` with one top directory as Zulip packs it. The messages are read
- * 1,000 at a time by id, so memory stays flat whatever their number.
+ * the message files of 1,000 messages each, `attachment.json` with the uploads' rows, the files
+ * themselves (uploads, avatars, custom emoji, icon and logos: export-files.ts) and `export.json`
+ * (what made it), into a directory, then packed as `<name>.tar.gz` with one top directory as
+ * Zulip packs it. The messages are read 1,000 at a time by id and the files streamed one at a
+ * time, so memory stays flat whatever their number and size.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Prisma, type Db } from "../../db/index.ts";
+import type { UploadStorage } from "../uploads/upload-storage.ts";
 import { packTarGz } from "./archive.ts";
 import { editHistories } from "./edit-history.ts";
 import {
@@ -20,8 +23,11 @@ import {
   scopeUserRow,
   type ExportScope,
 } from "./export-scope.ts";
+import { exportFiles } from "./export-files.ts";
 import {
   AFTER_MESSAGES,
+  ATTACHMENT_FILE,
+  ATTACHMENT_TABLE,
   CLIENT_KEY,
   FORMAT,
   isTime,
@@ -33,6 +39,7 @@ import {
   tableColumns,
   USER_MESSAGE_TABLE,
   type ExportTable,
+  type FileKind,
 } from "./zulip-format.ts";
 
 /** Which rows of a table the export holds: the organization's, within the export's scope. */
@@ -73,7 +80,11 @@ function organizationRows(table: string, realmId: number): Prisma.Sql {
 }
 
 /** Rows as Zulip writes them: foreign keys by field name, times as float seconds. */
-async function exportRows(db: Db, spec: ExportTable, where: Prisma.Sql): Promise<object[]> {
+async function exportRows(
+  db: Db,
+  spec: ExportTable,
+  where: Prisma.Sql,
+): Promise<Record<string, unknown>[]> {
   const columns = await tableColumns(db, spec);
   const [{ rows }] = await db.$queryRaw<[{ rows: Record<string, unknown>[] | null }]>`
     SELECT json_agg(t ORDER BY ${Prisma.raw(spec.table === "user_message" ? "t.message_id, t.user_profile_id" : "t.id")}) AS rows
@@ -99,18 +110,25 @@ async function exportRows(db: Db, spec: ExportTable, where: Prisma.Sql): Promise
 export interface ExportResult {
   tarball: string;
   messages: number;
+  /** Message files written. */
   files: number;
+  /** Stored files written, by kind. */
+  stored: Record<FileKind, number>;
+  /** Path ids of files the organization refers to that the upload store does not have. */
+  missing: string[];
 }
 
 /**
- * Exports the organization `realmId` to `<outDir>/<name>.tar.gz`: everything, or what the
- * scope of a data export requested through the API holds (lib/export/export-scope.ts).
+ * Exports the organization `realmId`, with its files from `storage`, to `<outDir>/<name>.tar.gz`:
+ * everything, or what the scope of a data export requested through the API holds
+ * (lib/export/export-scope.ts).
  */
 export async function exportRealm(
   db: Db,
   realmId: number,
   outDir: string,
   name: string,
+  storage: UploadStorage,
   scope: ExportScope = FULL_EXPORT,
 ): Promise<ExportResult> {
   const dir = join(outDir, name);
@@ -181,14 +199,71 @@ export async function exportRealm(
       messages += ids.length;
       after = ids.at(-1)!;
     }
+
+    // The uploads the exported messages and scheduled messages link, as far as the scope goes.
+    const exportedMessage = Prisma.sql`SELECT m.id FROM message m WHERE m.realm_id = ${realmId} AND ${inMessages}`;
+    const exportedScheduled = Prisma.sql`SELECT id FROM scheduled_message
+      WHERE realm_id = ${realmId} AND ${privateRowsCondition("scheduled_message", scope) ?? Prisma.sql`TRUE`}`;
+    const uploadsInScope =
+      scope === FULL_EXPORT
+        ? Prisma.sql`TRUE`
+        : Prisma.sql`(EXISTS (SELECT 1 FROM attachment_message am WHERE am.attachment_id = a.id
+              AND am.message_id IN (${exportedMessage}))
+            OR EXISTS (SELECT 1 FROM attachment_scheduled_message asm WHERE asm.attachment_id = a.id
+              AND asm.scheduled_message_id IN (${exportedScheduled})))`;
+    const stored = await exportFiles(db, storage, realmId, dir, uploadsInScope);
+    writeFileSync(
+      join(dir, ATTACHMENT_FILE),
+      JSON.stringify({
+        [ATTACHMENT_TABLE.key]: await attachmentRows(
+          db,
+          realmId,
+          stored.uploads,
+          exportedMessage,
+          exportedScheduled,
+        ),
+      }),
+    );
     writeFileSync(
       join(dir, "export.json"),
       JSON.stringify({ ...FORMAT, exported_at: new Date().toISOString(), messages }, null, 2),
     );
     const tarball = join(outDir, `${name}.tar.gz`);
     await packTarGz(dir, name, tarball);
-    return { tarball, messages, files };
+    return { tarball, messages, files, stored: stored.counts, missing: stored.missing };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The uploads' rows whose files were exported, each with the ids of the exported messages linking
+ * it (Zulip's `messages`) and of the exported scheduled messages (`scheduled_messages`).
+ */
+async function attachmentRows(
+  db: Db,
+  realmId: number,
+  exported: Set<string>,
+  exportedMessage: Prisma.Sql,
+  exportedScheduled: Prisma.Sql,
+) {
+  const rows = await exportRows(db, ATTACHMENT_TABLE, Prisma.sql`realm_id = ${realmId}`);
+  const links = await db.$queryRaw<{ id: number; messages: number[] }[]>`
+    SELECT am.attachment_id AS id, array_agg(am.message_id ORDER BY am.message_id) AS messages
+    FROM attachment_message am WHERE am.message_id IN (${exportedMessage})
+    GROUP BY am.attachment_id`;
+  const scheduledLinks = await db.$queryRaw<{ id: number; scheduled: number[] }[]>`
+    SELECT asm.attachment_id AS id,
+      array_agg(asm.scheduled_message_id ORDER BY asm.scheduled_message_id) AS scheduled
+    FROM attachment_scheduled_message asm WHERE asm.scheduled_message_id IN (${exportedScheduled})
+    GROUP BY asm.attachment_id`;
+  const messages = new Map(links.map((l) => [l.id, l.messages]));
+  const scheduled = new Map(scheduledLinks.map((l) => [l.id, l.scheduled]));
+  return rows
+    .filter((r) => exported.has(r.path_id as string))
+    .map((r) => ({
+      ...r,
+      messages: messages.get(r.id as number) ?? [],
+      scheduled_messages: scheduled.get(r.id as number) ?? [],
+    }));
 }

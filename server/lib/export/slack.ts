@@ -15,8 +15,9 @@
  * - Slack's markup becomes Zulip's Markdown: `<@U123>` a mention, `<#C123|name>` a channel link,
  *   `<!channel>`/`<!here>`/`<!everyone>` a wildcard mention, `<url|text>` a link, `*bold*`,
  *   `_italic_` and `~strike~` Zulip's.
- * - Reactions with the emoji of their name. Files are linked in the message (the file itself
- *   stays at Slack). What cannot be mapped is counted in the report.
+ * - Reactions with the emoji of their name. Files Slack hosts are downloaded with the
+ *   workspace's token and become uploads (slack-files.ts); without one they stay linked to
+ *   Slack. What cannot be mapped is counted in the report.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,6 +34,7 @@ import {
 import { emojiCodeForName } from "../markdown/emoji.ts";
 import { RecipientType } from "../recipients.ts";
 import { Role } from "../users/users.ts";
+import { SlackFiles, type SlackFileOptions } from "./slack-files.ts";
 import { MESSAGES_PER_FILE, messagesFile, str } from "./zulip-format.ts";
 
 /** Zulip's Message.MessageType.NORMAL (2 is a resolve-topic notice). */
@@ -97,12 +99,17 @@ function slackRoot(dir: string): string {
   throw new SlackExportError("users.json: not found (is this a Slack export?)");
 }
 
-/** Converts the Slack export in `slackDir` into a Zulip export in `outDir`. */
-export function convertSlackExport(
+/** Converts the Slack export in `slackDir` into a Zulip export in `outDir`, with its files (see slack-files.ts). */
+export async function convertSlackExport(
   slackDir: string,
   outDir: string,
-  options: { name: string; stringId: string; fakeEmailDomain: string; now?: Date },
-): SlackConversion {
+  options: {
+    name: string;
+    stringId: string;
+    fakeEmailDomain: string;
+    now?: Date;
+  } & SlackFileOptions,
+): Promise<SlackConversion> {
   const root = slackRoot(slackDir);
   const now = (options.now ?? new Date()).getTime() / 1000;
   const counts = new Map<string, number>();
@@ -126,7 +133,10 @@ export function convertSlackExport(
 
   // Users, by Slack id: ids 100, 101, … and personal recipients 1000, 1001, …
   const slackUsers = readList(root, "users.json", true);
-  const users = new Map<string, { id: number; name: string; recipient: number; active: boolean }>();
+  const users = new Map<
+    string,
+    { id: number; name: string; email: string; recipient: number; active: boolean }
+  >();
   const userRows: Json[] = [];
   const recipients: Json[] = [];
   const memberships: Json[] = [];
@@ -149,7 +159,7 @@ export function convertSlackExport(
             ? Role.GUEST
             : Role.MEMBER;
     const active = !u.deleted;
-    users.set(str(u.id), { id, name: fullName, recipient: 1000 + i, active });
+    users.set(str(u.id), { id, name: fullName, email, recipient: 1000 + i, active });
     userRows.push({
       id,
       realm: 1,
@@ -263,7 +273,10 @@ export function convertSlackExport(
     readers: number[];
     mentioned: Set<number>;
     reactions: Json[];
+    attachments: Json[];
   }
+  mkdirSync(outDir, { recursive: true });
+  const slackFiles = new SlackFiles(outDir, 1, options, count);
   const pending: Pending[] = [];
   const threadTopics = new Map<string, string>();
   for (const conv of conversations) {
@@ -273,8 +286,8 @@ export function convertSlackExport(
       .filter((f) => /^\d{4}-\d{2}-\d{2}\.json$/.test(f))
       .sort();
     const raw: Json[] = [];
-    for (const day of days)
-      raw.push(...readList(dir, day).map((m) => ({ ...m, file: `${conv.dir}/${day}` })));
+    // Each message as Slack wrote it (its own `file`, if any, is a file_share's file).
+    for (const day of days) raw.push(...readList(dir, day));
     raw.sort((a, b) => Number(a.ts) - Number(b.ts));
     for (const m of raw) {
       if (m.type !== "message") continue;
@@ -296,16 +309,8 @@ export function convertSlackExport(
         },
         channel: (id) => channelNames.get(id),
       });
-      const files = Array.isArray(m.files) ? (m.files as Json[]) : [];
-      if (files.length) {
-        count("files linked, not copied", files.length);
-        content += files
-          .map(
-            (f) =>
-              `\n[${str(f.name) || str(f.title) || "file"}](${str(f.url_private) || str(f.permalink)})`,
-          )
-          .join("");
-      }
+      const files = await slackFiles.convert(m, sender);
+      content += files.links.map((link) => `\n${link}`).join("");
       if (content.trim() === "") {
         count("empty messages skipped");
         continue;
@@ -354,19 +359,19 @@ export function convertSlackExport(
           date_sent: Number(m.ts),
           sending_client: 1,
           type: NORMAL_MESSAGE,
-          has_attachment: false,
-          has_image: false,
-          has_link: files.length > 0 || /https?:\/\//.test(content),
+          has_attachment: files.hasAttachment,
+          has_image: files.hasImage,
+          has_link: files.links.length > 0 || /https?:\/\//.test(content),
         },
         readers: conv.members,
         mentioned,
         reactions,
+        attachments: files.attachments,
       });
     }
   }
   pending.sort((a, b) => a.ts - b.ts);
 
-  mkdirSync(outDir, { recursive: true });
   const reactionRows: Json[] = [];
   let file = 0;
   for (let i = 0; i < pending.length; i += MESSAGES_PER_FILE) {
@@ -386,6 +391,7 @@ export function convertSlackExport(
         });
       for (const r of p.reactions)
         reactionRows.push({ id: reactionRows.length + 1, message: id, ...r });
+      for (const a of p.attachments) a.messages = [id];
     });
     writeFileSync(
       join(outDir, messagesFile(++file)),
@@ -433,6 +439,7 @@ export function convertSlackExport(
     zerver_reaction: reactionRows,
   };
   writeFileSync(join(outDir, "realm.json"), JSON.stringify(realm));
+  slackFiles.write();
   return {
     users: userRows.length,
     channels: channelRows.length,

@@ -98,6 +98,28 @@ export const AFTER_MESSAGES: ExportTable[] = [
 ];
 /** Tables of AFTER_MESSAGES whose rows belong to one message (`message_id`). */
 export const PER_MESSAGE = new Set(["reaction", "submessage"]);
+
+/**
+ * `attachment.json`: the uploads' rows (`zerver_attachment`), each with the ids of the exported
+ * messages that link it (`messages`) and of the scheduled messages (`scheduled_messages`).
+ */
+export const ATTACHMENT_FILE = "attachment.json";
+export const ATTACHMENT_TABLE: ExportTable = { table: "attachment", key: "zerver_attachment" };
+
+/**
+ * The directories of an export's files (Zulip's export_uploads_and_avatars), each with a
+ * `records.json` listing its files: message uploads, avatars, custom emoji images, and the
+ * organization's icon and logos.
+ */
+export const FILE_DIRS = {
+  uploads: "uploads",
+  avatars: "avatars",
+  emoji: "emoji",
+  realmIcons: "realm_icons",
+} as const;
+export type FileKind = keyof typeof FILE_DIRS;
+export const RECORDS_FILE = "records.json";
+
 /** The clients messages were sent from: global, matched by name on import. */
 export const CLIENT_KEY = "zerver_client";
 
@@ -150,3 +172,12 @@ export const isTime = (c: Column) => c.type.startsWith("timestamp");
 /** A value of an export as text: strings and numbers as they are, anything else empty. */
 export const str = (value: unknown): string =>
   typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+
+/**
+ * Whether a record's path stays inside its directory: `/`-separated parts, none empty, `.` or
+ * `..`, no backslash or NUL. An export's paths are checked so before a file is read or written.
+ */
+export const isSafeRelativePath = (path: string): boolean =>
+  path !== "" &&
+  !/[\\\0]/.test(path) &&
+  !path.split("/").some((part) => part === "" || part === "." || part === "..");

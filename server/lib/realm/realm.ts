@@ -59,6 +59,23 @@ export function realmIconUrl(realm: Pick<Realm, "id" | "iconSource" | "iconVersi
     : DEFAULT_REALM_ICON;
 }
 
+/**
+ * The organization's uploaded icon and logos in the upload store, where their URLs
+ * (`/user_avatars/<realm_id>/realm/icon.png`, …) name them, as Zulip's local storage keeps them:
+ * each as shown (`.png`) and as uploaded (`.original`). An export carries whichever exist.
+ */
+export const REALM_IMAGE_FILES = [
+  "icon.png",
+  "icon.original",
+  "logo.png",
+  "logo.original",
+  "night_logo.png",
+  "night_logo.original",
+] as const;
+
+export const realmImagePathId = (realmId: number, name: string) =>
+  `avatars/${realmId}/realm/${name}`;
+
 /** Domain of dummy API emails `user<id>@<domain>` and of bots' addresses (Zulip's get_fake_email_domain). */
 export async function fakeEmailDomain(
   db: Db,

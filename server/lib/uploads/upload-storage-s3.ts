@@ -9,6 +9,7 @@
  */
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { Readable } from "node:stream";
 import type { S3Config } from "../../config.ts";
 import type { UploadStorage } from "./upload-store.ts";
 import { removeFile } from "./uploads.ts";
@@ -69,6 +70,21 @@ export async function s3Storage(config: S3Config): Promise<UploadStorage> {
         );
         if (Errors?.length)
           throw new Error(`S3 DeleteObjects: ${Errors[0]!.Key}: ${Errors[0]!.Message}`);
+      }
+    },
+    async read(pathId) {
+      try {
+        const { Body, ContentLength, LastModified } = await client.send(
+          new GetObjectCommand({ Bucket, Key: pathId }),
+        );
+        // In Node the SDK's body is an IncomingMessage: a Readable already, streamed as it arrives.
+        if (!(Body instanceof Readable)) throw new Error(`S3 GetObject ${pathId}: no body stream`);
+        return { body: Body, size: ContentLength ?? 0, lastModified: LastModified ?? new Date(0) };
+      } catch (err) {
+        const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata
+          ?.httpStatusCode;
+        if (status === 404 || (err as { name?: string }).name === "NoSuchKey") return null;
+        throw err;
       }
     },
     async serve(pathId, as) {

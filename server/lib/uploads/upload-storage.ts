@@ -1,21 +1,21 @@
 /**
  * Where stored files live (Zulip's upload backends, zerver/lib/upload/local.py and s3.py): every
- * file the server keeps — message uploads and custom emoji images — is written, served and
- * deleted through one UploadStorage, named by its path id (`<realm_id>/<hex>/<random>/<name>`,
- * `avatars/<realm_id>/emoji/images/<file>`).
+ * file the server keeps — message uploads, avatars and custom emoji images — is written, served,
+ * read back (by an organization export) and deleted through one UploadStorage, named by its path
+ * id (`<realm_id>/<hex>/<random>/<name>`, `avatars/<realm_id>/emoji/images/<file>`).
  *
  * - the local disk (default): the files under `DATA_DIR/uploads/<path id>`, served by this process.
  * - S3-compatible object storage when S3_BUCKET is set (upload-storage-s3.ts): objects keyed by
  *   path id; after its access check the server redirects to a short-lived presigned URL, as
  *   Zulip's serve_s3 does, so that several machines share one store.
  */
-import { access, mkdir, rename } from "node:fs/promises";
+import { access, mkdir, open, rename } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import type { Config } from "../../config.ts";
 import { removeFile, uploadsRoot } from "./uploads.ts";
 import type { UploadStorage } from "./upload-store.ts";
 
-export type { ServeAs, Served, UploadStorage } from "./upload-store.ts";
+export type { ServeAs, Served, StoredFile, UploadStorage } from "./upload-store.ts";
 
 /** The file of a path id, or null for one that would leave the store. */
 export function storedFilePath(config: Pick<Config, "dataDir">, pathId: string): string | null {
@@ -51,6 +51,27 @@ export function localStorage(config: Pick<Config, "dataDir">): UploadStorage {
       for (const pathId of pathIds) {
         const path = storedFilePath(config, pathId);
         if (path) await removeFile(path);
+      }
+    },
+    async read(pathId) {
+      const path = storedFilePath(config, pathId);
+      if (!path) return null;
+      // Opened once: the size and time are those of the file the stream reads.
+      const handle = await open(path, "r").catch((err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT" || err.code === "ENOTDIR") return null;
+        throw err;
+      });
+      if (!handle) return null;
+      try {
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+          await handle.close();
+          return null;
+        }
+        return { body: handle.createReadStream(), size: stat.size, lastModified: stat.mtime };
+      } catch (err) {
+        await handle.close();
+        throw err;
       }
     },
     serve(pathId) {

@@ -3,12 +3,20 @@
  * S3 in upload-storage-s3.ts). Its own module, so that both stores implement it without
  * importing each other.
  */
+import type { Readable } from "node:stream";
 
 /** How a file is to reach the browser: the headers a local file is sent with, or a presigned URL answers with. */
 export interface ServeAs {
   contentType: string;
   contentDisposition?: string;
   cacheControl: string;
+}
+
+/** A stored file being read: its bytes as a stream (to be consumed or destroyed), size and time. */
+export interface StoredFile {
+  body: Readable;
+  size: number;
+  lastModified: Date;
 }
 
 /** A file this process sends itself, or the URL the client is redirected to. */
@@ -20,6 +28,11 @@ export interface UploadStorage {
   exists(pathId: string): Promise<boolean>;
   /** Deletes the files of these path ids; one already gone is no error. */
   delete(pathIds: string[]): Promise<void>;
+  /**
+   * Reads a stored file (an export copies each so, one at a time, whatever its size), or null
+   * when the store has none under that path id.
+   */
+  read(pathId: string): Promise<StoredFile | null>;
   /** How to serve a path id, or null for one that names nothing this store can hold. */
   serve(pathId: string, as: ServeAs): Promise<Served | null>;
 }
