@@ -419,8 +419,7 @@ export async function doImportZulip(
         for (const old of olds ?? []) {
           const path = uploadPaths.get(old)!;
           for (const column of columns)
-            if (typeof out[column] === "string")
-              out[column] = (out[column] as string).split(old).join(path);
+            if (typeof out[column] === "string") out[column] = out[column].split(old).join(path);
         }
       };
 

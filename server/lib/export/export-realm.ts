@@ -179,10 +179,7 @@ export async function exportRealm(
       ).map((r) => r.id);
       if (ids.length === 0) break;
       const inBatch = Prisma.sql`id = ANY (${ids}::int[])`;
-      const messageRows = (await exportRows(db, MESSAGE_TABLE, inBatch)) as Record<
-        string,
-        unknown
-      >[];
+      const messageRows = await exportRows(db, MESSAGE_TABLE, inBatch);
       const histories = await editHistories(db, ids);
       for (const m of messageRows) m.edit_history = histories.get(Number(m.id)) ?? null;
       const file = {
