@@ -144,8 +144,24 @@ async function view(client: ZulipClient) {
       params: { query: { anchor: "newest", num_before: 1000, num_after: 0 } },
     }),
   )) as any;
+  // Each channel's topics with their latest message (the database's channel_topic summary),
+  // that message named by what it says.
+  const said = new Map<number, string>(
+    messages.map((m: any) => [
+      m.id,
+      `${m.timestamp} ${m.content.replace(UPLOAD_PATH, "/user_uploads/$1…/")}`,
+    ]),
+  );
+  const channelTopics: string[] = [];
+  for (const s of state.subscriptions) {
+    const { topics } = (await expectSuccess(
+      client.GET("/users/me/{stream_id}/topics", { params: { path: { stream_id: s.stream_id } } }),
+    )) as any;
+    for (const t of topics) channelTopics.push(`${s.name}|${t.name}|${said.get(t.max_id)}`);
+  }
   return {
     realm: { name: state.realm_name, waiting: state.realm_waiting_period_threshold },
+    channelTopics: channelTopics.sort(),
     users: state.realm_users
       .map((u: any) => `${u.delivery_email ?? u.email}|${u.full_name}|${u.role}|${u.is_bot}`)
       .sort(),
@@ -203,6 +219,12 @@ describe("export and import-zulip", () => {
     const { id: posted } = await expectSuccess(
       hamlet.POST("/messages", {
         body: { type: "stream", to: "Verona", topic: "moving", content: "We are moving :tada:" },
+      }),
+    );
+    // The same topic named otherwise by a later message: the topic takes the later name.
+    await expectSuccess(
+      server.as("othello").POST("/messages", {
+        body: { type: "stream", to: "Verona", topic: "Moving", content: "So are we" },
       }),
     );
     await expectSuccess(
