@@ -371,6 +371,14 @@ describe("DELETE /export/realm/{export_id}", () => {
       400,
       "Invalid data export ID",
     );
+    // Beyond the database's integers too.
+    await expectError(
+      server
+        .as("iago")
+        .DELETE("/export/realm/{export_id}", { params: { path: { export_id: 2 ** 31 } } }),
+      400,
+      "Invalid data export ID",
+    );
   });
 });
 

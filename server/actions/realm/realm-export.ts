@@ -7,6 +7,7 @@
 import type { RequestContext } from "../../context.ts";
 import type { Tx } from "../../db/index.ts";
 import { JsonableError } from "../../errors.ts";
+import { isStorableId } from "../../lib/ids.ts";
 import { checkExportRequest, exportPathId, ExportStatus } from "../../lib/realm/export.ts";
 import { uploadStorage } from "../../lib/uploads/upload-storage.ts";
 import { inTransaction } from "../transaction.ts";
@@ -60,6 +61,8 @@ export async function doDeleteRealmExport(ctx: RequestContext, exportId: number)
 }
 
 async function lockedExport(tx: Tx, realmId: number, exportId: number) {
+  // An id no row can have (beyond the column's integer) names no export.
+  if (!isStorableId(exportId)) return null;
   const [row] = await tx.$queryRaw<{ id: number; status: number; exportPath: string | null }[]>`
     SELECT id, status, export_path AS "exportPath" FROM realm_export
     WHERE id = ${exportId} AND realm_id = ${realmId} FOR UPDATE`;
