@@ -5,18 +5,14 @@
  * every kind of change: sent, revoked, resent, used.
  */
 import type { UnitOfWork } from "../../events/index.ts";
-import { Role } from "../../lib/users/users.ts";
+import { activeAdminIds } from "../../lib/users/users.ts";
 
 export async function notifyInvitesChanged(
   { tx, events }: UnitOfWork,
   realmId: number,
   changedInviteReferrerId?: number | null,
 ): Promise<void> {
-  const admins = await tx.userProfile.findMany({
-    where: { realmId, isActive: true, role: { lte: Role.ADMINISTRATOR } },
-    select: { id: true },
-  });
-  const ids = admins.map((a) => a.id);
+  const ids = await activeAdminIds(tx, realmId);
   if (changedInviteReferrerId != null && !ids.includes(changedInviteReferrerId))
     ids.push(changedInviteReferrerId);
   if (ids.length) events.add({ type: "invites_changed" }, ids);

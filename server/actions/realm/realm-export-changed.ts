@@ -8,7 +8,7 @@ import type { AppDeps } from "../../context.ts";
 import type { UnitOfWork } from "../../events/index.ts";
 import { realmExports } from "../../lib/realm/export.ts";
 import { realmUrl } from "../../lib/realm/realm.ts";
-import { Role } from "../../lib/users/users.ts";
+import { activeAdminIds } from "../../lib/users/users.ts";
 
 /** To the organization's human administrators, who alone may list the exports. */
 export async function notifyRealmExport(
@@ -16,16 +16,10 @@ export async function notifyRealmExport(
   deps: Pick<AppDeps, "config">,
   realm: { id: number; stringId: string },
 ): Promise<void> {
-  const admins = await tx.userProfile.findMany({
-    where: { realmId: realm.id, isActive: true, isBot: false, role: { lte: Role.ADMINISTRATOR } },
-    select: { id: true },
-  });
+  const admins = await activeAdminIds(tx, realm.id, { humans: true });
   if (admins.length === 0) return;
   const exports = await realmExports(tx, realm.id, await realmUrl(tx, realm, deps.config));
-  events.add(
-    { type: "realm_export", exports },
-    admins.map((a) => a.id),
-  );
+  events.add({ type: "realm_export", exports }, admins);
 }
 
 /**
@@ -38,13 +32,10 @@ export async function notifyExportConsent(
   realmId: number,
   user: { id: number; allowPrivateDataExport: boolean },
 ): Promise<void> {
-  const admins = await tx.userProfile.findMany({
-    where: { realmId, isActive: true, role: { lte: Role.ADMINISTRATOR } },
-    select: { id: true },
-  });
+  const admins = await activeAdminIds(tx, realmId);
   if (admins.length)
     events.add(
       { type: "realm_export_consent", user_id: user.id, consented: user.allowPrivateDataExport },
-      admins.map((a) => a.id),
+      admins,
     );
 }

@@ -8,7 +8,14 @@ import { JsonableError, OrganizationOwnerRequiredError } from "../../errors.ts";
 import { isValidEmail } from "../email/addresses.ts";
 import { isStorableId } from "../ids.ts";
 import { can } from "../groups/permissions.ts";
-import { avatarUrl, canAdminUser, isRealmAdmin, Role, type AvatarRow } from "./users.ts";
+import {
+  activeAdminIds,
+  avatarUrl,
+  canAdminUser,
+  isRealmAdmin,
+  Role,
+  type AvatarRow,
+} from "./users.ts";
 import { accessSql } from "../access/channels.ts";
 
 /** UserProfile.bot_type. */
@@ -108,12 +115,7 @@ export async function botOwnerUserIds(
                    AND s.id IN (u.default_sending_stream_id, u.default_events_register_stream_id)) AS private
     FROM user_profile u WHERE u.id = ANY(${botIds}::int[])`;
   const admins = rows.some((r) => !r.private)
-    ? (
-        await db.userProfile.findMany({
-          where: { realmId, isActive: true, isBot: false, role: { lte: Role.ADMINISTRATOR } },
-          select: { id: true },
-        })
-      ).map((u) => u.id)
+    ? await activeAdminIds(db, realmId, { humans: true })
     : [];
   return new Map(
     rows.map((r) => {

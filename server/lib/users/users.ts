@@ -280,6 +280,28 @@ export async function activeUserIds(db: Db, realmId: number): Promise<number[]> 
   ).map((u) => u.id);
 }
 
+/**
+ * The ids of the organization's active administrators and owners (Zulip's get_admin_users_and_bots,
+ * or get_human_admin_users with `humans`): the audience of administrators' events.
+ */
+export async function activeAdminIds(
+  db: Db,
+  realmId: number,
+  { humans = false }: { humans?: boolean } = {},
+): Promise<number[]> {
+  return (
+    await db.userProfile.findMany({
+      where: {
+        realmId,
+        isActive: true,
+        role: { lte: Role.ADMINISTRATOR },
+        ...(humans ? { isBot: false } : {}),
+      },
+      select: { id: true },
+    })
+  ).map((u) => u.id);
+}
+
 /** UserProfile.MAX_NAME_LENGTH / MIN_NAME_LENGTH. */
 export const MAX_NAME_LENGTH = 100;
 export const MIN_NAME_LENGTH = 2;
